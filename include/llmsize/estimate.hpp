@@ -1,0 +1,90 @@
+// The estimate: weights, KV cache, compute buffers, runtime overhead and headroom, part by part.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsize/compute_buffer.hpp"
+#include "llmsize/kv_cache.hpp"
+#include "llmsize/model_spec.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/tensors.hpp"
+
+namespace llmsize {
+
+// Runtime and driver context per GPU (CUDA context, cuBLAS workspace, allocator slack).
+// A stated constant, overridable with --overhead-mib: a CUDA context alone takes 300-500 MiB
+// depending on GPU and driver (see docs/formulas.md).
+constexpr uint64_t kDefaultOverheadPerGpuBytes = 512ull << 20;
+constexpr double kDefaultHeadroom = 0.2;
+
+struct RunConfig {
+  const QuantPreset* quant = nullptr;  // REQUIRES: non-null
+  KvCacheConfig kv;
+  bool flash_attn = true;
+  double headroom = kDefaultHeadroom;  // fraction added on top of the sum
+  uint64_t overhead_per_gpu_bytes = kDefaultOverheadPerGpuBytes;
+  uint32_t n_gpus = 1;  // each GPU holds its own compute buffer and runtime overhead
+};
+
+struct TypeUsage {
+  TensorType type;
+  uint32_t n_tensors = 0;
+  uint64_t n_elements = 0;
+  uint64_t bytes = 0;
+};
+
+struct Weights {
+  uint64_t params = 0;
+  uint64_t active_params = 0;
+  uint64_t bytes = 0;       // all tensor data: a GGUF file's tensor bytes
+  uint64_t host_bytes = 0;  // kept in system RAM by the engine (llama.cpp: token_embd)
+  uint64_t vram_bytes = 0;  // bytes - host_bytes, plus a duplicated tied output
+  std::vector<TypeUsage> by_type;
+  double bits_per_weight() const { return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0; }
+};
+
+// Weights of model m under preset q. llama.cpp keeps token_embd in host memory and, for tied
+// embeddings, puts a copy on the GPU as the output layer (llama-model.cpp TENSOR_DUPLICATED);
+// other engines (non-GGUF presets) keep every weight on the GPU.
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q);
+
+// One formula with its inputs put in, for --explain.
+struct Derivation {
+  std::string quantity;
+  std::string formula;
+  std::string result;
+};
+
+struct Estimate {
+  Weights weights;
+  KvCache kv;
+  ComputeBuffer compute;  // per GPU
+  uint32_t n_gpus = 1;
+  uint64_t weights_bytes = 0;      // in VRAM
+  uint64_t kv_cache_bytes = 0;
+  uint64_t activations_bytes = 0;  // compute buffer x n_gpus
+  uint64_t overhead_bytes = 0;     // overhead x n_gpus
+  uint64_t headroom_bytes = 0;
+  uint64_t subtotal_bytes() const { return weights_bytes + kv_cache_bytes + activations_bytes + overhead_bytes; }
+  uint64_t total_bytes() const { return subtotal_bytes() + headroom_bytes; }
+  // The bare rule of thumb "VRAM = 1.2 x weights", for comparison.
+  uint64_t naive_rule_bytes = 0;
+  std::vector<Derivation> derivations;
+  std::vector<std::string> warnings;
+};
+
+// REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.
+Estimate estimate(const ModelSpec& m, const RunConfig& c);
+
+// The smallest number of GPUs of `usable_bytes_each` that hold the estimate with a layer split:
+// each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and
+// the headroom applies to each GPU's sum. 0 when even max_gpus are not enough.
+uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
+                     uint32_t max_gpus = 1024);
+
+// What one of n GPUs must hold under the same split, headroom included.
+uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);
+
+}  // namespace llmsize

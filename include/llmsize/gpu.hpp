@@ -1,0 +1,40 @@
+// An accelerator as the catalog describes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llmsize {
+
+struct GpuSpec {
+  std::string id;  // stable catalog id, "rtx-4090"
+  std::string name;
+  std::string vendor;      // nvidia | amd | intel | apple
+  std::string gpu_class;   // consumer | workstation | datacenter | soc
+  uint64_t memory_bytes = 0;
+  double memory_fraction = 1.0;  // share a model may use (Apple unified memory: ~0.75)
+  std::string memory_type;
+  double bandwidth_gb_per_s = 0;  // decimal GB/s
+  double board_power_w = 0;
+  double fp16_tflops_dense = 0;   // 0 = unknown
+  double bf16_tflops_dense = 0;
+  std::string interconnect;       // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
+  double interconnect_gb_per_s = 0;
+  uint32_t pcie_gen = 0;
+  uint32_t pcie_lanes = 0;
+  uint32_t slot_width = 0;        // 0 for SXM/OAM/SoC modules
+  std::string form_factor;
+  bool unified_memory = false;
+  std::vector<std::string> backends;
+  double price_usd = 0;           // 0 = unknown
+  std::string price_date;
+  std::string price_kind;
+
+  // Memory a model may use on one device.
+  uint64_t usable_bytes() const {
+    return static_cast<uint64_t>(static_cast<double>(memory_bytes) * memory_fraction);
+  }
+};
+
+}  // namespace llmsize

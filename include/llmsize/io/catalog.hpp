@@ -1,0 +1,56 @@
+// The catalogs of models and GPUs: embedded JSON (data/*.json, compiled into the binary) plus
+// user files given with --catalog, whose entries add to or replace the built-in ones by id.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsize/gpu.hpp"
+#include "llmsize/model_spec.hpp"
+
+namespace llmsize {
+
+struct CatalogModel {
+  ModelSpec spec;
+  std::vector<std::string> aliases;
+  std::vector<std::string> shorthand;  // size shorthands this model stands for ("70b")
+  std::string hf_repo;
+  std::string source;
+  std::string origin;  // "built-in" or the catalog file it came from
+};
+
+struct CatalogGpu {
+  GpuSpec spec;
+  std::vector<std::string> aliases;
+  std::string source;  // the memory/bandwidth sources, joined
+  std::string origin;
+};
+
+class Catalog {
+ public:
+  // The catalogs compiled into the binary. Throws InputError if they do not validate (a build bug).
+  static Catalog builtin();
+  // Adds or replaces entries from a JSON file with "models" and/or "gpus" arrays in the built-in
+  // format. Throws InputError naming the file and the JSON path of a bad field.
+  void merge_file(const std::string& path);
+  // Same, from text already read; `where` names it in errors.
+  void merge_json(std::string_view text, const std::string& where);
+
+  const std::vector<CatalogModel>& models() const { return models_; }
+  const std::vector<CatalogGpu>& gpus() const { return gpus_; }
+
+  // By id or alias, case-insensitively; nullptr when absent.
+  const CatalogModel* find_model(std::string_view name) const;
+  const CatalogModel* find_model_by_shorthand(std::string_view shorthand) const;
+  const CatalogGpu* find_gpu(std::string_view name) const;
+  // Every id and alias, for "did you mean".
+  std::vector<std::string> model_names() const;
+  std::vector<std::string> gpu_names() const;
+
+ private:
+  std::vector<CatalogModel> models_;
+  std::vector<CatalogGpu> gpus_;
+};
+
+}  // namespace llmsize

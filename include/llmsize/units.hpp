@@ -1,0 +1,80 @@
+// Units used across llmsize. Memory is binary (GiB), disks and bandwidth decimal (GB).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+namespace llmsize {
+
+constexpr uint64_t kKiB = 1ull << 10;
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kGB = 1'000'000'000ull;
+
+// Thrown when a byte count would not fit in 64 bits (a hostile or absurd input).
+class OverflowError : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+// a * b, throwing OverflowError instead of wrapping.
+inline uint64_t checked_mul(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw OverflowError("byte count overflows 64 bits");
+  return r;
+}
+
+// a + b, throwing OverflowError instead of wrapping.
+inline uint64_t checked_add(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw OverflowError("byte count overflows 64 bits");
+  return r;
+}
+
+// Rounds n up to a multiple of m (GGML_PAD). REQUIRES: m > 0.
+constexpr uint64_t pad_to(uint64_t n, uint64_t m) { return (n + m - 1) / m * m; }
+
+// A byte count. Adds, subtracts and compares; scales by a factor rounding up; never Bytes * Bytes.
+class Bytes {
+ public:
+  constexpr Bytes() = default;
+  constexpr explicit Bytes(uint64_t n) : n_(n) {}
+  constexpr uint64_t count() const { return n_; }
+  double gib() const { return static_cast<double>(n_) / static_cast<double>(kGiB); }
+  double mib() const { return static_cast<double>(n_) / static_cast<double>(kMiB); }
+  double gb() const { return static_cast<double>(n_) / static_cast<double>(kGB); }
+
+  Bytes& operator+=(Bytes o) {
+    n_ = checked_add(n_, o.n_);
+    return *this;
+  }
+  friend Bytes operator+(Bytes a, Bytes b) { return a += b; }
+  // Saturates at zero: a remaining capacity is never negative.
+  friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes(a.n_ > b.n_ ? a.n_ - b.n_ : 0); }
+  friend Bytes operator*(Bytes a, uint64_t k) { return Bytes(checked_mul(a.n_, k)); }
+  // Scales by a non-negative factor, rounding up to a whole byte.
+  friend Bytes scale_up(Bytes a, double f);
+  friend constexpr bool operator==(Bytes a, Bytes b) { return a.n_ == b.n_; }
+  friend constexpr bool operator!=(Bytes a, Bytes b) { return a.n_ != b.n_; }
+  friend constexpr bool operator<(Bytes a, Bytes b) { return a.n_ < b.n_; }
+  friend constexpr bool operator<=(Bytes a, Bytes b) { return a.n_ <= b.n_; }
+  friend constexpr bool operator>(Bytes a, Bytes b) { return a.n_ > b.n_; }
+  friend constexpr bool operator>=(Bytes a, Bytes b) { return a.n_ >= b.n_; }
+
+ private:
+  uint64_t n_ = 0;
+};
+
+inline Bytes scale_up(Bytes a, double f) {
+  const double v = static_cast<double>(a.n_) * f;
+  if (!(v >= 0) || v >= 1.8e19) throw OverflowError("byte count overflows 64 bits");
+  auto r = static_cast<uint64_t>(v);
+  if (static_cast<double>(r) < v) ++r;
+  return Bytes(r);
+}
+
+constexpr Bytes gib(uint64_t n) { return Bytes(n * kGiB); }
+constexpr Bytes mib(uint64_t n) { return Bytes(n * kMiB); }
+
+}  // namespace llmsize

@@ -1,0 +1,157 @@
+#include "cli/resolve.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+bool is_regular_file(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_directory(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool ends_with(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+ModelSpec read_config_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open");
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  // A config.json is a few KB; refuse anything that could not be one.
+  if (size > (16 << 20)) throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
+  in.seekg(0);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  ModelSpec m = model_from_hf_config(j, path);
+  m.name = path;
+  if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
+      !j["_name_or_path"].get<std::string>().empty())
+    m.name = j["_name_or_path"].get<std::string>();
+  return m;
+}
+
+}  // namespace
+
+ModelSpec generic_dense_model(double params) {
+  // Llama-3 proportions: head_dim 128, 8 KV heads, n_ff = 3.5 x n_embd, vocab 128256, untied;
+  // width grows with depth as n_embd ~ 128 x n_layer (Llama-3.1-8B: 32 layers x 4096).
+  ModelSpec m;
+  m.arch = Arch::llama;
+  m.n_vocab = 128256;
+  m.n_head_kv = 8;
+  m.n_embd_head_k = m.n_embd_head_v = 128;
+  m.n_ctx_train = 131072;
+  const double per_layer_coeff = 2.0 + 2.0 * 1024 / 4096 + 3 * 3.5;  // at n_embd 4096, ~12.5
+  double n_layer = std::cbrt(params / (per_layer_coeff * 128.0 * 128.0));
+  n_layer = std::max(4.0, n_layer);
+  uint32_t n_embd = static_cast<uint32_t>(std::max(1.0, std::round(128.0 * n_layer / 512.0))) * 512;
+  n_embd = std::max<uint32_t>(n_embd, 1024);
+  m.n_embd = n_embd;
+  m.n_head = n_embd / 128;
+  m.n_ff = static_cast<uint32_t>(std::round(3.5 * n_embd / 256.0)) * 256;
+  const double e = n_embd;
+  const double per_layer = 2 * e * e + 2 * e * 1024 + 3 * e * m.n_ff + 2 * e;
+  const double rest = 2.0 * e * m.n_vocab;
+  m.n_layer = static_cast<uint32_t>(std::max(1.0, std::round((params - rest) / per_layer)));
+  return m;
+}
+
+uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string range = "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError(flag + ": " + range + ", got '" + text + "'");
+  // 19 digits always fit in 64 bits; anything longer is out of range anyway.
+  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi) throw InputError(flag + ": " + range + ", got '" + text + "'");
+  return std::stoull(text);
+}
+
+double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+    throw InputError(flag + ": " + buf + ", got '" + text + "'");
+  return v;
+}
+
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
+  ResolvedModel r;
+  if (text.empty()) throw InputError("MODEL: missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
+  if (const auto* cm = cat.find_model(text)) {
+    r.spec = cm->spec;
+    r.source = "catalog";
+    return r;
+  }
+  // Files: config.json (or a directory holding one).
+  const bool looks_like_path = text.find('/') != std::string::npos || ends_with(text, ".json") ||
+                               ends_with(text, ".gguf") || ends_with(text, ".safetensors");
+  if (is_directory(text)) {
+    const std::string cfg = text + "/config.json";
+    if (!is_regular_file(cfg)) throw InputError(text + ": directory has no config.json");
+    r.spec = read_config_json(cfg);
+    r.source = "config.json";
+    return r;
+  }
+  if (is_regular_file(text)) {
+    if (ends_with(text, ".gguf") || ends_with(text, ".safetensors"))
+      throw InputError(text + ": reading GGUF and safetensors headers is not supported yet; pass the "
+                              "model's config.json instead");
+    r.spec = read_config_json(text);
+    r.source = "config.json";
+    return r;
+  }
+  if (looks_like_path) throw InputError(text + ": no such file");
+
+  // Size shorthands: 70b, 0.5b, 8x7b.
+  static const std::regex kSize(R"(^(\d{1,4}x)?(\d{1,5}(\.\d{1,3})?)b$)", std::regex::icase);
+  std::smatch sm;
+  std::string lower = text;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (std::regex_match(lower, sm, kSize)) {
+    if (const auto* cm = cat.find_model_by_shorthand(lower)) {
+      r.spec = cm->spec;
+      r.source = "shorthand";
+      r.assumption = "\"" + text + "\" is the catalog's reference model of that size, " + cm->spec.id;
+      return r;
+    }
+    if (sm[1].matched)
+      throw InputError("MODEL: no catalog model of size " + text +
+                       "; name an MoE model (llmsize models) or pass its config.json");
+    const double b = std::stod(sm[2].str());
+    if (b < 0.05 || b > 5000) throw InputError("MODEL: size " + text + " is outside 0.05b to 5000b");
+    r.spec = generic_dense_model(b * 1e9);
+    r.spec.name = "generic " + sm[2].str() + "B dense";
+    r.source = "generic";
+    r.assumption = "no catalog model is the reference for \"" + text +
+                   "\": a generic dense Llama-3-like architecture of that size (" +
+                   std::to_string(r.spec.n_layer) + " layers, n_embd " + std::to_string(r.spec.n_embd) +
+                   ", GQA 8 KV heads of 128, vocab 128256)";
+    return r;
+  }
+  throw InputError("MODEL: unknown model '" + text + "'" + did_you_mean(text, cat.model_names()) +
+                   "; see llmsize models");
+}
+
+}  // namespace llmsize::cli

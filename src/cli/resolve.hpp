@@ -1,0 +1,29 @@
+// Turns what the user typed (flags, names, files) into plain specs for the core.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/gpu.hpp"
+#include "llmsize/io/catalog.hpp"
+
+namespace llmsize::cli {
+
+struct ResolvedModel {
+  ModelSpec spec;
+  std::string source;      // catalog | shorthand | config.json | generic
+  std::string assumption;  // why this model, for a shorthand or generic size; empty otherwise
+};
+
+// MODEL as a catalog id or alias, a size shorthand ("70b", "8x7b"), or a path to config.json.
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat);
+
+// A generic dense Llama-3-like architecture of about `params` parameters (shorthand fallback).
+ModelSpec generic_dense_model(double params);
+
+// Integer flag in [lo, hi]; InputError naming the flag and the range otherwise.
+uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);
+double parse_real(const std::string& flag, const std::string& text, double lo, double hi);
+
+}  // namespace llmsize::cli

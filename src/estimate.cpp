@@ -1,0 +1,161 @@
+#include "llmsize/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+std::string num(uint64_t v) {
+  // 1234567 -> "1,234,567"
+  std::string s = std::to_string(v), r;
+  int k = 0;
+  for (auto it = s.rbegin(); it != s.rend(); ++it) {
+    if (k && k % 3 == 0) r.push_back(',');
+    r.push_back(*it);
+    ++k;
+  }
+  return {r.rbegin(), r.rend()};
+}
+
+std::string mib_str(uint64_t b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / static_cast<double>(kMiB));
+  return buf;
+}
+
+std::string gib_str(uint64_t b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / static_cast<double>(kGiB));
+  return buf;
+}
+
+std::string bytes_str(uint64_t b) { return num(b) + " B = " + (b >= kGiB ? gib_str(b) : mib_str(b)); }
+
+}  // namespace
+
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
+  const auto tensors = model_tensors(m);
+  const auto types = assign_tensor_types(m, tensors, q);
+  const ParamCount pc = count_params(m, tensors);
+  Weights w;
+  w.params = pc.total;
+  w.active_params = pc.active;
+  uint64_t embd_bytes = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    const uint64_t b = tensor_bytes(types[i], t.ne[0], t.n_elements());
+    w.bytes = checked_add(w.bytes, b);
+    if (t.role == TensorRole::token_embd) embd_bytes = b;
+    auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
+                           [&](const TypeUsage& u) { return u.type == types[i]; });
+    if (it == w.by_type.end()) it = w.by_type.insert(w.by_type.end(), TypeUsage{types[i]});
+    it->n_tensors++;
+    it->n_elements += t.n_elements();
+    it->bytes += b;
+  }
+  std::sort(w.by_type.begin(), w.by_type.end(),
+            [](const TypeUsage& a, const TypeUsage& b) { return a.bytes > b.bytes; });
+  if (q.gguf) {
+    w.host_bytes = embd_bytes;
+    w.vram_bytes = w.bytes - embd_bytes + (m.tied_embeddings ? embd_bytes : 0);
+  } else {
+    w.vram_bytes = w.bytes;
+  }
+  return w;
+}
+
+Estimate estimate(const ModelSpec& m, const RunConfig& c) {
+  Estimate e;
+  e.n_gpus = c.n_gpus;
+  e.weights = compute_weights(m, *c.quant);
+  e.kv = kv_cache(m, c.kv);
+  e.compute = compute_buffer(m, e.kv.cells_full, std::min(c.kv.n_ubatch, c.kv.n_ctx * c.kv.n_seq),
+                             c.flash_attn);
+  e.weights_bytes = e.weights.vram_bytes;
+  e.kv_cache_bytes = e.kv.total_bytes();
+  e.activations_bytes = checked_mul(e.compute.bytes(), c.n_gpus);
+  e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
+  e.headroom_bytes = scale_up(Bytes(e.subtotal_bytes()), c.headroom).count();
+  e.naive_rule_bytes = scale_up(Bytes(e.weights.bytes), 1.2).count();
+
+  auto& d = e.derivations;
+  {
+    std::string mix;
+    for (const auto& u : e.weights.by_type) {
+      if (!mix.empty()) mix += " + ";
+      mix += num(u.n_elements) + " x " + traits(u.type).name;
+    }
+    d.push_back({"weights", "sum over tensors of elements x bytes per block / block size (" + mix + ")",
+                 bytes_str(e.weights.bytes)});
+    if (e.weights.host_bytes)
+      d.push_back({"weights in VRAM",
+                   std::string("weights - token_embd kept in host memory by llama.cpp") +
+                       (m.tied_embeddings ? " + its copy as the tied output layer" : "") + " = " +
+                       num(e.weights.bytes) + " - " + num(e.weights.host_bytes) +
+                       (m.tied_embeddings ? " + " + num(e.weights.host_bytes) : ""),
+                   bytes_str(e.weights_bytes)});
+  }
+  {
+    std::string f = "n_seq x (cells x layers) x (K row + V row): " + std::to_string(c.kv.n_seq) +
+                    " x (" + num(e.kv.cells_full) + " x " + std::to_string(e.kv.n_layer_full);
+    if (e.kv.n_layer_swa) f += " + " + num(e.kv.cells_swa) + " x " + std::to_string(e.kv.n_layer_swa) + " SWA";
+    f += ") x (" + num(e.kv.k_bytes_per_cell_layer) + " + " + num(e.kv.v_bytes_per_cell_layer) + " B)";
+    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to 256";
+    if (e.kv.n_layer_swa)
+      f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) + " + n_ubatch " +
+           std::to_string(c.kv.n_ubatch) + "), 256)";
+    if (m.is_mla()) f += "; MLA caches kv_lora_rank + n_rot = " + num(m.n_embd_k_gqa()) + " per token";
+    else f += "; K row = n_head_kv " + std::to_string(m.n_head_kv) + " x n_embd_head_k " +
+              std::to_string(m.n_embd_head_k) + " in " + traits(c.kv.type_k).name;
+    d.push_back({"KV cache", f, bytes_str(e.kv_cache_bytes)});
+  }
+  {
+    const auto& cb = e.compute;
+    d.push_back({"compute buffer per GPU",
+                 std::string("max(output 4 x n_ubatch x (n_vocab + n_embd) = ") + mib_str(cb.output_bytes) +
+                     ", attention " + (c.flash_attn ? "(flash) " : "4 x (n_kv x n_ubatch x n_head + 5 x n_embd x n_ubatch) = ") +
+                     mib_str(cb.attention_bytes) + ", ffn 4 x n_ubatch x (2 n_ff + 2 n_embd) = " +
+                     mib_str(cb.ffn_bytes) + "); peak: " + cb.peak(),
+                 bytes_str(cb.bytes())});
+    d.push_back({"activations", "compute buffer x GPUs = " + mib_str(cb.bytes()) + " x " + std::to_string(c.n_gpus),
+                 bytes_str(e.activations_bytes)});
+  }
+  d.push_back({"overhead", "runtime per GPU x GPUs = " + mib_str(c.overhead_per_gpu_bytes) + " x " +
+                               std::to_string(c.n_gpus),
+               bytes_str(e.overhead_bytes)});
+  {
+    char h[32];
+    std::snprintf(h, sizeof h, "%.2f", c.headroom);
+    d.push_back({"headroom", std::string(h) + " x (weights + KV + activations + overhead) = " + h + " x " +
+                                 num(e.subtotal_bytes()),
+                 bytes_str(e.headroom_bytes)});
+  }
+  d.push_back({"total", "weights + KV + activations + overhead + headroom", bytes_str(e.total_bytes())});
+
+  if (e.total_bytes() > e.naive_rule_bytes)
+    e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
+                         ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
+                         " short of this estimate (" + gib_str(e.total_bytes()) + ")");
+  if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
+    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) + " exceeds the model's trained context " +
+                         std::to_string(m.n_ctx_train));
+  return e;
+}
+
+uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
+  const uint64_t shared = e.weights_bytes + e.kv_cache_bytes;
+  const uint64_t each = (shared + n - 1) / n + e.compute.bytes() + c.overhead_per_gpu_bytes;
+  return each + scale_up(Bytes(each), c.headroom).count();
+}
+
+uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t max_gpus) {
+  for (uint32_t n = 1; n <= max_gpus; ++n)
+    if (per_gpu_bytes(e, c, n) <= usable_bytes_each) return n;
+  return 0;
+}
+
+}  // namespace llmsize

@@ -1,0 +1,228 @@
+#include "llmsize/io/catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "embedded_catalogs.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+using json = nlohmann::json;
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+struct Ctx {
+  std::string where;
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError(where + ": " + path + ": " + what);
+  }
+  std::string str(const json& o, const std::string& path, const char* key, bool required = true) const {
+    if (!o.contains(key) || o[key].is_null()) {
+      if (required) fail(path + "/" + key, "missing (expected a string)");
+      return {};
+    }
+    if (!o[key].is_string()) fail(path + "/" + key, "expected a string, got " + o[key].dump());
+    return o[key].get<std::string>();
+  }
+  double num(const json& o, const std::string& path, const char* key, bool required, double lo = 0,
+             double hi = 1e12) const {
+    if (!o.contains(key) || o[key].is_null()) {
+      if (required) fail(path + "/" + key, "missing (expected a number)");
+      return 0;
+    }
+    if (!o[key].is_number()) fail(path + "/" + key, "expected a number, got " + o[key].dump());
+    const double v = o[key].get<double>();
+    if (!(v >= lo && v <= hi)) fail(path + "/" + key, "out of range: " + o[key].dump());
+    return v;
+  }
+  std::vector<std::string> strs(const json& o, const std::string& path, const char* key) const {
+    std::vector<std::string> v;
+    if (!o.contains(key) || o[key].is_null()) return v;
+    if (!o[key].is_array()) fail(path + "/" + key, "expected an array of strings");
+    for (size_t i = 0; i < o[key].size(); ++i) {
+      if (!o[key][i].is_string()) fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
+      v.push_back(lower(o[key][i].get<std::string>()));
+    }
+    return v;
+  }
+};
+
+CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
+  if (!e.is_object()) c.fail(path, "expected an object");
+  CatalogModel cm;
+  const std::string id = c.str(e, path, "id");
+  if (id.empty() || lower(id) != id) c.fail(path + "/id", "expected a lowercase id, got \"" + id + "\"");
+  if (!e.contains("config")) c.fail(path + "/config", "missing (expected the model's config.json fields)");
+  cm.spec = model_from_hf_config(e["config"], c.where + ": " + path + "/config");
+  cm.spec.id = id;
+  cm.spec.name = c.str(e, path, "name");
+  const double p = c.num(e, path, "params_official", false, 0, 1e15);
+  cm.spec.params_official = static_cast<uint64_t>(p);
+  cm.spec.params_source = c.str(e, path, "params_source", false);
+  cm.aliases = c.strs(e, path, "aliases");
+  cm.shorthand = c.strs(e, path, "shorthand");
+  cm.hf_repo = c.str(e, path, "hf_repo", false);
+  cm.source = c.str(e, path, "source", true);
+  cm.origin = c.where;
+  return cm;
+}
+
+CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
+  if (!e.is_object()) c.fail(path, "expected an object");
+  CatalogGpu g;
+  GpuSpec& s = g.spec;
+  s.id = c.str(e, path, "id");
+  if (s.id.empty() || lower(s.id) != s.id) c.fail(path + "/id", "expected a lowercase id, got \"" + s.id + "\"");
+  s.name = c.str(e, path, "name");
+  s.vendor = c.str(e, path, "vendor");
+  s.gpu_class = c.str(e, path, "class", false);
+  const double mem_gib = c.num(e, path, "memory_gib", true, 0.001, 1e6);
+  s.memory_bytes = static_cast<uint64_t>(mem_gib * static_cast<double>(kGiB));
+  s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
+  if (s.memory_fraction == 0) s.memory_fraction = 1.0;
+  s.memory_type = c.str(e, path, "memory_type", false);
+  s.bandwidth_gb_per_s = c.num(e, path, "bandwidth_gb_per_s", false, 0, 1e6);
+  s.board_power_w = c.num(e, path, "board_power_w", false, 0, 1e5);
+  s.fp16_tflops_dense = c.num(e, path, "fp16_tflops_dense", false, 0, 1e6);
+  s.bf16_tflops_dense = c.num(e, path, "bf16_tflops_dense", false, 0, 1e6);
+  if (e.contains("interconnect") && e["interconnect"].is_object()) {
+    s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
+    s.interconnect_gb_per_s = c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
+  } else if (e.contains("interconnect") && !e["interconnect"].is_null()) {
+    c.fail(path + "/interconnect", "expected an object {kind, bandwidth_gb_per_s}");
+  }
+  if (s.interconnect.empty()) s.interconnect = "none";
+  s.pcie_gen = static_cast<uint32_t>(c.num(e, path, "pcie_gen", false, 0, 10));
+  s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
+  s.slot_width = static_cast<uint32_t>(c.num(e, path, "slot_width", false, 0, 8));
+  s.form_factor = c.str(e, path, "form_factor", false);
+  if (e.contains("unified_memory") && e["unified_memory"].is_boolean()) s.unified_memory = e["unified_memory"].get<bool>();
+  s.backends = c.strs(e, path, "backends");
+  s.price_usd = c.num(e, path, "price_usd", false, 0, 1e8);
+  s.price_date = c.str(e, path, "price_date", false);
+  s.price_kind = c.str(e, path, "price_kind", false);
+  g.aliases = c.strs(e, path, "aliases");
+  if (e.contains("sources") && e["sources"].is_object()) {
+    for (const char* k : {"memory", "bandwidth"})
+      if (e["sources"].contains(k) && e["sources"][k].is_string()) {
+        if (!g.source.empty()) g.source += "; ";
+        g.source += e["sources"][k].get<std::string>();
+      }
+  }
+  g.origin = c.where;
+  return g;
+}
+
+template <class T>
+void upsert(std::vector<T>& v, T item, const std::string& id) {
+  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.spec.id == id; });
+  if (it != v.end()) *it = std::move(item);
+  else v.push_back(std::move(item));
+}
+
+}  // namespace
+
+Catalog Catalog::builtin() {
+  Catalog c;
+  c.merge_json(embedded::kModelsJson, "built-in data/models.json");
+  c.merge_json(embedded::kGpusJson, "built-in data/gpus.json");
+  for (auto& m : c.models_) m.origin = "built-in";
+  for (auto& g : c.gpus_) g.origin = "built-in";
+  return c;
+}
+
+void Catalog::merge_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open catalog file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  merge_json(ss.str(), path);
+}
+
+void Catalog::merge_json(std::string_view text, const std::string& where) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  Ctx c{where};
+  if (!doc.is_object()) c.fail("", "expected a JSON object with \"models\" and/or \"gpus\"");
+  if (!doc.contains("models") && !doc.contains("gpus"))
+    c.fail("", "expected a \"models\" or \"gpus\" array");
+  for (const auto& [key, val] : doc.items())
+    if (key != "models" && key != "gpus" && key != "schema_version" && key != "note")
+      c.fail("/" + key, "unknown field (expected models, gpus, schema_version or note)");
+  if (doc.contains("models")) {
+    if (!doc["models"].is_array()) c.fail("/models", "expected an array");
+    for (size_t i = 0; i < doc["models"].size(); ++i) {
+      auto m = read_model(doc["models"][i], "/models/" + std::to_string(i), c);
+      const std::string id = m.spec.id;
+      upsert(models_, std::move(m), id);
+    }
+  }
+  if (doc.contains("gpus")) {
+    if (!doc["gpus"].is_array()) c.fail("/gpus", "expected an array");
+    for (size_t i = 0; i < doc["gpus"].size(); ++i) {
+      auto g = read_gpu(doc["gpus"][i], "/gpus/" + std::to_string(i), c);
+      const std::string id = g.spec.id;
+      upsert(gpus_, std::move(g), id);
+    }
+  }
+}
+
+const CatalogModel* Catalog::find_model(std::string_view name) const {
+  const std::string n = lower(name);
+  for (const auto& m : models_)
+    if (m.spec.id == n) return &m;
+  for (const auto& m : models_)
+    if (std::find(m.aliases.begin(), m.aliases.end(), n) != m.aliases.end()) return &m;
+  return nullptr;
+}
+
+const CatalogModel* Catalog::find_model_by_shorthand(std::string_view shorthand) const {
+  const std::string n = lower(shorthand);
+  for (const auto& m : models_)
+    if (std::find(m.shorthand.begin(), m.shorthand.end(), n) != m.shorthand.end()) return &m;
+  return nullptr;
+}
+
+const CatalogGpu* Catalog::find_gpu(std::string_view name) const {
+  const std::string n = lower(name);
+  for (const auto& g : gpus_)
+    if (g.spec.id == n) return &g;
+  for (const auto& g : gpus_)
+    if (std::find(g.aliases.begin(), g.aliases.end(), n) != g.aliases.end()) return &g;
+  return nullptr;
+}
+
+std::vector<std::string> Catalog::model_names() const {
+  std::vector<std::string> v;
+  for (const auto& m : models_) {
+    v.push_back(m.spec.id);
+    v.insert(v.end(), m.aliases.begin(), m.aliases.end());
+  }
+  return v;
+}
+
+std::vector<std::string> Catalog::gpu_names() const {
+  std::vector<std::string> v;
+  for (const auto& g : gpus_) {
+    v.push_back(g.spec.id);
+    v.insert(v.end(), g.aliases.begin(), g.aliases.end());
+  }
+  return v;
+}
+
+}  // namespace llmsize

@@ -1,0 +1,58 @@
+#include "llmsize/io/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace llmsize {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
+                                       size_t max) {
+  const std::string n = lower(name);
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& c : candidates) {
+    const std::string lc = lower(c);
+    size_t d = edit_distance(n, lc);
+    if (!n.empty() && lc.find(n) != std::string::npos) d = std::min(d, lc.size() - n.size() > 0 ? size_t{1} : size_t{0});
+    const size_t limit = std::max<size_t>(2, n.size() / 3);
+    if (d <= limit) scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    if (out.size() == max) break;
+  }
+  return out;
+}
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+  const auto c = closest_names(name, candidates);
+  if (c.empty()) return "";
+  std::string s = " (did you mean ";
+  for (size_t i = 0; i < c.size(); ++i) s += (i ? ", " : "") + c[i];
+  return s + "?)";
+}
+
+}  // namespace llmsize
