@@ -79,8 +79,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c) {
   e.kv_cache_bytes = e.kv.total_bytes();
   e.activations_bytes = checked_mul(e.compute.bytes(), c.n_gpus);
   e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
-  e.headroom_bytes = scale_up(Bytes(e.subtotal_bytes()), c.headroom).count();
-  e.naive_rule_bytes = scale_up(Bytes(e.weights.bytes), 1.2).count();
+  e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
+  e.naive_rule_bytes = fraction_of(e.weights.bytes, 1.2);
 
   auto& d = e.derivations;
   {
@@ -149,7 +149,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c) {
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
   const uint64_t shared = e.weights_bytes + e.kv_cache_bytes;
   const uint64_t each = (shared + n - 1) / n + e.compute.bytes() + c.overhead_per_gpu_bytes;
-  return each + scale_up(Bytes(each), c.headroom).count();
+  return each + fraction_of(each, c.headroom);
 }
 
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t max_gpus) {

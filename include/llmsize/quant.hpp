@@ -45,8 +45,8 @@ const std::vector<QuantAlias>& quant_aliases();
 const QuantPreset* find_quant_preset(std::string_view name);
 const QuantPreset* find_quant_preset(Ftype f);
 
-// Whether imatrix is assumed: llama.cpp requires it for IQ1/IQ2 and quantizers publish IQ files
-// made with one; for the other types it only changes the Q4_0/Q5_0/IQ4 ffn_down choice.
+// Whether an importance matrix is assumed: llama.cpp requires one for IQ1/IQ2 and IQ3_XXS files are
+// published with one; for other types it only changes the Q4_0/Q5_0/IQ4 first-ffn_down choice.
 bool assumes_imatrix(const QuantPreset& p);
 
 // The storage type of each tensor under preset p, in the order of `tensors`.

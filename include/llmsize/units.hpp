@@ -74,6 +74,16 @@ inline Bytes scale_up(Bytes a, double f) {
   return Bytes(r);
 }
 
+// ceil(n x f) computed exactly for f given to 6 decimals (0.2 -> 200000 ppm), so a 20% headroom
+// is exactly ceil(n / 5). REQUIRES: 0 <= f <= 1000.
+inline uint64_t fraction_of(uint64_t n, double f) {
+  __extension__ typedef unsigned __int128 u128;
+  const auto ppm = static_cast<u128>(static_cast<uint64_t>(f * 1e6 + 0.5));
+  const u128 r = (static_cast<u128>(n) * ppm + 999999) / 1000000;
+  if (r > std::numeric_limits<uint64_t>::max()) throw OverflowError("byte count overflows 64 bits");
+  return static_cast<uint64_t>(r);
+}
+
 constexpr Bytes gib(uint64_t n) { return Bytes(n * kGiB); }
 constexpr Bytes mib(uint64_t n) { return Bytes(n * kMiB); }
 

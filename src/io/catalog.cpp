@@ -25,7 +25,7 @@ std::string lower(std::string_view s) {
 struct Ctx {
   std::string where;
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError(where + ": " + path + ": " + what);
+    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + what);
   }
   std::string str(const json& o, const std::string& path, const char* key, bool required = true) const {
     if (!o.contains(key) || o[key].is_null()) {

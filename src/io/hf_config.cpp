@@ -172,7 +172,7 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     if (!r.boolean("new_decoder_architecture", false)) m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
   }
   // The expert FFN width is the expert's own; n_ff stays the dense width.
-  for (const auto& p : validate(m)) throw InputError(where + ": " + path + ": " + p);
+  for (const auto& p : validate(m)) throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + p);
   if (m.n_embd % m.n_head != 0 && !r.has("head_dim"))
     r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) + " is not divisible by " +
                                      std::to_string(m.n_head) + " heads and no head_dim is given");

@@ -1,0 +1,99 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/io/error.hpp"
+#include "test_util.hpp"
+
+using namespace llmsize;
+
+TEST_CASE("every built-in model loads, validates and estimates", "[catalog]") {
+  const auto& models = test::catalog().models();
+  CHECK(models.size() >= 38);
+  std::set<std::string> names;
+  for (const auto& cm : models) {
+    INFO(cm.spec.id);
+    CHECK(validate(cm.spec).empty());
+    CHECK_FALSE(cm.source.empty());
+    RunConfig c;
+    c.quant = find_quant_preset("q4_k_m");
+    const auto e = estimate(cm.spec, c);
+    CHECK(e.total_bytes() > e.weights_bytes);
+    for (const auto& n : std::vector<std::string>{cm.spec.id}) CHECK(names.insert(n).second);
+    for (const auto& a : cm.aliases) CHECK(names.insert(a).second);
+  }
+  for (const char* id : {"llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "deepseek-v3"})
+    CHECK(test::catalog().find_model(id) != nullptr);
+  CHECK(test::catalog().find_model("LLAMA-3.1-70B") != nullptr);
+}
+
+TEST_CASE("every built-in GPU has memory, bandwidth and power with a source", "[catalog]") {
+  const auto& gpus = test::catalog().gpus();
+  std::set<std::string> names;
+  for (const auto& g : gpus) {
+    INFO(g.spec.id);
+    CHECK(g.spec.memory_bytes >= (4ull << 30));
+    CHECK(g.spec.bandwidth_gb_per_s > 100);
+    CHECK(g.spec.board_power_w > 0);
+    CHECK(g.spec.memory_fraction > 0.5);
+    CHECK(g.spec.memory_fraction <= 1.0);
+    CHECK_FALSE(g.source.empty());
+    CHECK(names.insert(g.spec.id).second);
+    for (const auto& a : g.aliases) CHECK(names.insert(a).second);
+  }
+  // The list the catalog issue asks for.
+  for (const char* id : {"rtx-3060-12gb", "rtx-3070", "rtx-3080", "rtx-3080-ti", "rtx-3090", "rtx-3090-ti",
+                         "rtx-4060-ti-16gb", "rtx-4070-ti", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
+                         "rtx-4090", "rtx-5090", "rtx-a4000", "rtx-a5000", "rtx-a6000", "rtx-4000-ada",
+                         "rtx-5000-ada", "rtx-6000-ada", "rtx-pro-6000", "t4", "l4", "l40s", "a10",
+                         "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm", "h100-pcie",
+                         "h100-sxm", "h100-nvl", "h200", "b200", "gh200", "v100-16gb", "v100-32gb",
+                         "rx-6700-xt", "rx-6800-xt", "rx-7900-xt", "rx-7900-xtx", "w7900", "mi210", "mi250x",
+                         "mi300x", "mi325x", "arc-a770", "gaudi3", "m1-max", "m2-max", "m3-max", "m4-max",
+                         "m1-ultra", "m2-ultra"}) {
+    INFO(id);
+    CHECK(test::catalog().find_gpu(id) != nullptr);
+  }
+  // Datasheet figures: RTX 4090 24 GiB, 1008 GB/s, 450 W; H100 SXM 80 GiB, 3350 GB/s.
+  const auto* g = test::catalog().find_gpu("rtx-4090");
+  REQUIRE(g);
+  CHECK(g->spec.memory_bytes == 24ull << 30);
+  CHECK(g->spec.bandwidth_gb_per_s == 1008);
+  CHECK(g->spec.board_power_w == 450);
+  const auto* h = test::catalog().find_gpu("h100-sxm");
+  REQUIRE(h);
+  CHECK(h->spec.memory_bytes == 80ull << 30);
+  CHECK(h->spec.bandwidth_gb_per_s == 3350);
+  CHECK(test::catalog().find_gpu("m2-ultra")->spec.unified_memory);
+}
+
+TEST_CASE("a user catalog adds and overrides entries by id", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  c.merge_json(R"({"gpus": [{"id": "rtx-4090", "name": "RTX 4090 48GB mod", "vendor": "nvidia", "memory_gib": 48,
+                   "bandwidth_gb_per_s": 1008, "board_power_w": 450}],
+                   "models": [{"id": "tiny", "name": "Tiny", "source": "test",
+                   "config": {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
+                   "intermediate_size": 512, "num_attention_heads": 4, "vocab_size": 1000}}]})",
+               "user.json");
+  CHECK(c.find_gpu("rtx-4090")->spec.memory_bytes == 48ull << 30);
+  CHECK(c.find_model("tiny")->spec.n_layer == 2);
+  CHECK(c.gpus().size() == Catalog::builtin().gpus().size());
+}
+
+TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  auto [text, message] = GENERATE(table<std::string, std::string>({
+      {"{", "user.json: not valid JSON (byte 2)"},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v", "memory_gib": "lots"}]})",
+       "user.json: /gpus/0/memory_gib: expected a number, got \"lots\""},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v"}]})", "user.json: /gpus/0/memory_gib: missing (expected a number)"},
+      {R"({"models": [{"id": "m", "name": "M", "source": "s", "config": {"model_type": "llama",
+          "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 32,
+          "num_key_value_heads": 5, "vocab_size": 1000}}]})",
+       "user.json: /models/0/config: n_head (32) is not divisible by n_head_kv (5)"},
+      {R"({"modles": []})", "user.json: expected a \"models\" or \"gpus\" array"},
+      {R"({"models": [], "extra": 1})", "user.json: /extra: unknown field (expected models, gpus, schema_version or note)"},
+  }));
+  CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
+}

@@ -1,0 +1,203 @@
+// End-to-end tests: run the real llmsize binary and check its output and exit codes.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using json = nlohmann::json;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result run(const std::string& args, const std::string& cwd = "") {
+  char errpath[] = "/tmp/llmsize_cli_err_XXXXXX";
+  const int fd = mkstemp(errpath);
+  close(fd);
+  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(LLMSIZE_BIN) + " " + args + " 2>" + errpath;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(errpath);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(errpath);
+  return r;
+}
+
+json run_json(const std::string& args) {
+  const auto r = run(args + " --format json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+const std::string kData = LLMSIZE_TEST_DATA;
+const std::string kFixtures = kData + "/../fixtures";
+
+}  // namespace
+
+TEST_CASE("the main job prints a readable table", "[cli]") {
+  const auto r = run("70b --quant q4 --ctx 8192");
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  for (const char* s : {"Llama-3.1-70B", "\"70b\" is the catalog's reference model", "q4_k_m", "weights", "KV cache",
+                        "compute buffers", "runtime overhead", "headroom (20%)", "total", "24 GiB class", "48 GiB class",
+                        "80 GiB class"}) {
+    INFO(s);
+    CHECK(r.out.find(s) != std::string::npos);
+  }
+}
+
+TEST_CASE("JSON carries the contract's fields and adds up", "[cli]") {
+  const auto j = run_json("llama-3.1-70b --quant q4 --ctx 8192");
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["model"]["name"] == "Llama-3.1-70B");
+  CHECK(j["model"]["source"] == "catalog");
+  CHECK(j["model"]["params"] == 70553706496ull);  // official count, derived exactly
+  CHECK(j["settings"]["quant"] == "q4_k_m");
+  CHECK(j["settings"]["quant_requested"] == "q4");
+  CHECK(j["settings"]["context"] == 8192);
+  CHECK(j["settings"]["headroom"] == 0.2);
+  const auto& v = j["vram"];
+  const uint64_t sum = v["weights_bytes"].get<uint64_t>() + v["kv_cache_bytes"].get<uint64_t>() +
+                       v["activations_bytes"].get<uint64_t>() + v["overhead_bytes"].get<uint64_t>() +
+                       v["headroom_bytes"].get<uint64_t>();
+  CHECK(v["total_bytes"].get<uint64_t>() == sum);
+  // KV: 2 x 80 layers x 8192 x 8 x 128 x 2 B = 2.5 GiB.
+  CHECK(v["kv_cache_bytes"] == 2684354560ull);
+  CHECK(j["model"]["weights_bytes"].get<uint64_t>() - v["weights_bytes"].get<uint64_t>() ==
+        v["weights_host_bytes"].get<uint64_t>());
+  CHECK(j["gpu"].contains("fits"));
+  CHECK(j["gpu"]["count_24gib"] == 3);
+  CHECK(j["gpu"]["count_80gib"] == 1);
+  CHECK(j["warnings"].is_array());
+}
+
+TEST_CASE("with --gpu it says how many hold the model and whether --gpus is enough", "[cli]") {
+  const auto one = run_json("llama-3.1-70b -q q4_k_m --ctx 8192 --gpu rtx-4090 --gpus 1");
+  CHECK(one["gpu"]["id"] == "rtx-4090");
+  CHECK(one["gpu"]["count"] == 1);
+  CHECK(one["gpu"]["count_needed"] == 3);
+  CHECK(one["gpu"]["fits"] == false);
+  CHECK(one["gpu"]["memory_bytes_each"] == 25769803776ull);
+  const auto three = run_json("llama-3.1-70b -q q4_k_m --ctx 8192 --gpu 4090 --gpus 3");
+  CHECK(three["gpu"]["fits"] == true);
+  CHECK(three["vram"]["overhead_bytes"] == 3ull * 512 * 1024 * 1024);  // overhead counted per GPU
+  const auto table = run("llama-3.1-70b -q q4_k_m --ctx 8192 --gpu rtx-4090 --gpus 1");
+  CHECK(table.code == 0);
+  CHECK(table.out.find("--gpus 1 is NOT enough") != std::string::npos);
+}
+
+TEST_CASE("CSV is one header row and one data row with JSON-path columns", "[cli]") {
+  const auto r = run("llama-3.1-8b --format csv");
+  REQUIRE(r.code == 0);
+  std::istringstream in(r.out);
+  std::string header, row, extra;
+  std::getline(in, header);
+  std::getline(in, row);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK(header.rfind("schema_version,model.name,", 0) == 0);
+  CHECK(header.find("vram.total_bytes") != std::string::npos);
+  CHECK(header.find("gpu.fits") != std::string::npos);
+  CHECK(std::count(header.begin(), header.end(), ',') >= 30);
+}
+
+TEST_CASE("a config.json path is read and its shapes used", "[cli]") {
+  const auto j = run_json(kFixtures + "/llama-3.1-8b_config.json -q f16");
+  CHECK(j["model"]["source"] == "config.json");
+  CHECK(j["model"]["name"] == "meta-llama/Llama-3.1-8B");
+  CHECK(j["model"]["params"] == 8030261248ull);
+  CHECK(j["model"]["n_ctx_train"] == 131072);
+}
+
+TEST_CASE("size shorthands without a catalog model use a stated generic architecture", "[cli]") {
+  const auto j = run_json("20b");
+  CHECK(j["model"]["source"] == "generic");
+  CHECK(j["model"]["assumed"].get<std::string>().find("generic dense") != std::string::npos);
+  CHECK(j["model"]["params"].get<double>() == Approx(20e9).epsilon(0.05));
+}
+
+TEST_CASE("explain prints every formula with its numbers", "[cli]") {
+  const auto r = run("llama-3.1-8b --ctx 8192 --explain");
+  REQUIRE(r.code == 0);
+  for (const char* s : {"How each figure is computed", "KV cache", "n_ctx 8192 padded to 256", "headroom", "0.20 x"}) {
+    INFO(s);
+    CHECK(r.out.find(s) != std::string::npos);
+  }
+  const auto j = run_json("llama-3.1-8b --explain");
+  CHECK(j["explain"].size() >= 6);
+}
+
+TEST_CASE("catalog listings work as tables and JSON", "[cli]") {
+  const auto models = run_json("models");
+  CHECK(models["models"].size() >= 38);
+  const auto gpus = run_json("gpus");
+  CHECK(gpus["gpus"].size() >= 53);
+  const auto quants = run_json("quants");
+  CHECK(quants["presets"].size() >= 30);
+  CHECK(quants["tensor_types"].size() >= 30);
+  for (const char* cmd : {"models", "gpus", "quants"}) {
+    const auto r = run(cmd);
+    INFO(cmd);
+    CHECK(r.code == 0);
+    CHECK(r.out.size() > 500);
+  }
+}
+
+TEST_CASE("the binary needs no data files: it runs from any directory", "[cli]") {
+  const auto r = run("llama-3.1-8b --format json", "/");
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("bad input exits 2 with a precise message and nothing on stdout", "[cli]") {
+  auto [args, message] = GENERATE(table<std::string, std::string>({
+      {"llama-3.1-70 ", "llmsize: error: MODEL: unknown model 'llama-3.1-70' (did you mean llama-3.1-70b"},
+      {"llama-3.1-8b --gpu rtx-4909", "llmsize: error: --gpu: unknown GPU 'rtx-4909' (did you mean rtx-4090"},
+      {"llama-3.1-8b --quant q4_k_x", "llmsize: error: --quant: unknown quantization 'q4_k_x' (did you mean q4_k_m"},
+      {"llama-3.1-8b --ctx 0", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '0'"},
+      {"llama-3.1-8b --ctx 99999999999", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '99999999999'"},
+      {"llama-3.1-8b --ctx 8k", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '8k'"},
+      {"llama-3.1-8b --batch -1", "llmsize: error: --batch: expected an integer from 1 to 65536, got '-1'"},
+      {"llama-3.1-8b --headroom 7", "llmsize: error: --headroom: expected a number from 0 to 1, got '7'"},
+      {"llama-3.1-8b --gpus 0 --gpu rtx-4090", "llmsize: error: --gpus: expected an integer from 1 to 1024, got '0'"},
+      {"llama-3.1-8b --format xml", "llmsize: error: --format: expected table, json, csv or markdown, got 'xml'"},
+      {"llama-3.1-8b --kv-quant q4_0 --flash-attn off", "llmsize: error: --kv-quant q4_0 with --flash-attn off"},
+      {"llama-3.1-8b --kv-quant q3", "llmsize: error: --kv-quant: unknown KV cache type 'q3'"},
+      {"llama-3.1-8b --bogus", "llmsize: error: The following argument was not expected: --bogus"},
+      {"/nonexistent/config.json", "llmsize: error: /nonexistent/config.json: no such file"},
+  }));
+  const auto r = run(args);
+  INFO(args << " -> " << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind(message, 0) == 0);
+}
+
+TEST_CASE("a malformed config.json or catalog names the file and the JSON path", "[cli]") {
+  const auto heads = run(kFixtures + "/bad_heads_config.json");
+  CHECK(heads.code == 2);
+  CHECK(heads.out.empty());
+  CHECK(heads.err.find("bad_heads_config.json: n_head (32) is not divisible by n_head_kv (5)") != std::string::npos);
+  const auto missing = run(kFixtures + "/missing_field_config.json");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("missing_field_config.json: /intermediate_size: missing (expected a positive integer)") !=
+        std::string::npos);
+  const auto cat = run("llama-3.1-8b --catalog " + kFixtures + "/bad_heads_config.json");
+  CHECK(cat.code == 2);
+  CHECK(cat.err.find("bad_heads_config.json: expected a \"models\" or \"gpus\" array") != std::string::npos);
+}

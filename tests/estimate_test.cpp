@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/units.hpp"
+#include "test_util.hpp"
+
+using namespace llmsize;
+
+namespace {
+RunConfig config(const char* quant, uint32_t n_ctx) {
+  RunConfig c;
+  c.quant = find_quant_preset(quant);
+  c.kv.n_ctx = n_ctx;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("the total is the sum of the parts plus 20% headroom on that sum", "[estimate]") {
+  const auto c = config("q4_k_m", 8192);
+  const auto e = estimate(test::model("llama-3.1-8b"), c);
+  const uint64_t sum = e.weights_bytes + e.kv_cache_bytes + e.activations_bytes + e.overhead_bytes;
+  CHECK(e.subtotal_bytes() == sum);
+  CHECK(e.headroom_bytes == (sum + 4) / 5);  // 0.2 x sum, rounded up
+  CHECK(e.total_bytes() == sum + e.headroom_bytes);
+  CHECK(e.overhead_bytes == 512ull << 20);
+  CHECK(e.kv_cache_bytes == 1ull << 30);
+  // VRAM weights leave token_embd (128256 x 4096 at Q4_K = 295,526,400 B) in host memory.
+  CHECK(e.weights.host_bytes == 128256ull * 4096 / 256 * 144);
+  CHECK(e.weights_bytes == e.weights.bytes - e.weights.host_bytes);
+}
+
+TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it says so", "[estimate]") {
+  auto c = config("q4_k_m", 131072);
+  const auto e = estimate(test::model("llama-3.1-8b"), c);
+  CHECK(e.total_bytes() > e.naive_rule_bytes);
+  REQUIRE_FALSE(e.warnings.empty());
+  CHECK(e.warnings[0].find("rule of thumb 1.2 x weights") != std::string::npos);
+}
+
+TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom", "[estimate]") {
+  const auto c = config("q4_k_m", 8192);
+  const auto e = estimate(test::model("llama-3.1-70b"), c);
+  // per GPU(n) = ceil((W + KV) / n) + compute + overhead, then x 1.2.
+  for (uint32_t n : {1u, 2u, 3u}) {
+    const uint64_t each = (e.weights_bytes + e.kv_cache_bytes + n - 1) / n + e.compute.bytes() + (512ull << 20);
+    CHECK(per_gpu_bytes(e, c, n) == each + (each + 4) / 5);
+  }
+  const uint32_t n24 = gpus_needed(e, c, 24ull << 30);
+  CHECK(per_gpu_bytes(e, c, n24) <= 24ull << 30);
+  CHECK(per_gpu_bytes(e, c, n24 - 1) > 24ull << 30);
+  CHECK(gpus_needed(e, c, 80ull << 30) == 1);
+  CHECK(gpus_needed(e, c, 1ull << 30, 4) == 0);  // cannot fit in 4 x 1 GiB
+}
+
+TEST_CASE("explain derivations cover every part with the numbers put in", "[estimate]") {
+  const auto e = estimate(test::model("llama-3.1-8b"), config("q8_0", 4096));
+  std::vector<std::string> q;
+  for (const auto& d : e.derivations) q.push_back(d.quantity);
+  for (const char* part : {"weights", "KV cache", "activations", "overhead", "headroom", "total"})
+    CHECK(std::find(q.begin(), q.end(), part) != q.end());
+}
