@@ -68,10 +68,10 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
   return w;
 }
 
-Estimate estimate(const ModelSpec& m, const RunConfig& c) {
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;
-  e.weights = compute_weights(m, *c.quant);
+  e.weights = exact_weights ? *exact_weights : compute_weights(m, *c.quant);
   e.kv = kv_cache(m, c.kv);
   e.compute = compute_buffer(m, e.kv.cells_full, std::min(c.kv.n_ubatch, c.kv.n_ctx * c.kv.n_seq),
                              c.flash_attn);

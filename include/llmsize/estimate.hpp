@@ -76,7 +76,9 @@ struct Estimate {
 };
 
 // REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.
-Estimate estimate(const ModelSpec& m, const RunConfig& c);
+// `exact_weights`, when given (a GGUF or safetensors file read tensor by tensor), replaces the
+// weights derived from m and c.quant.
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights = nullptr);
 
 // The smallest number of GPUs of `usable_bytes_each` that hold the estimate with a layer split:
 // each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and

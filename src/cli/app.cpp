@@ -87,7 +87,8 @@ std::string run_estimate(const Options& o) {
 
   // First pass on one GPU to size the split, then the estimate for the GPUs it runs on.
   c.n_gpus = gpus_requested ? gpus_requested : 1;
-  Estimate base = estimate(m, c);
+  const Weights* exact = r.model.exact_weights ? &*r.model.exact_weights : nullptr;
+  Estimate base = estimate(m, c, exact);
   for (uint32_t cls : kClasses) r.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
   if (gpu) {
     GpuPlan p;
@@ -107,7 +108,7 @@ std::string run_estimate(const Options& o) {
     }
     r.gpu = p;
   }
-  r.estimate = estimate(m, c);
+  r.estimate = estimate(m, c, exact);
   if (!r.model.assumption.empty()) r.warnings.insert(r.warnings.begin(), "assumed: " + r.model.assumption);
   for (const auto& w : r.estimate.warnings) r.warnings.push_back(w);
   if (r.quant_requested != r.quant->id)
@@ -133,17 +134,17 @@ void setup_app(CLI::App& app, Options& o) {
   app.add_option("MODEL", o.model, "catalog id or alias, size shorthand (70b), or path to config.json");
   app.add_option("-q,--quant", o.quant, "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); q4 = q4_k_m")
       ->capture_default_str();
-  app.add_option("-c,--ctx,--n-ctx", o.ctx, "context length per sequence, tokens")->capture_default_str();
-  app.add_option("-b,--batch,--n-seq", o.batch, "concurrent sequences, each with its own KV cache")->capture_default_str();
-  app.add_option("--ubatch,--n-ubatch", o.ubatch, "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")->capture_default_str();
+  app.add_option("-c,--ctx,--n-ctx", o.ctx, "context length per sequence, tokens")->type_name("N")->capture_default_str();
+  app.add_option("-b,--batch,--n-seq", o.batch, "concurrent sequences, each with its own KV cache")->type_name("N")->capture_default_str();
+  app.add_option("--ubatch,--n-ubatch", o.ubatch, "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")->type_name("N")->capture_default_str();
   app.add_option("--kv-quant,--cache-type", o.kv_quant, "KV cache type: f16, bf16, q8_0, q5_0, q4_0, ...")->capture_default_str();
   app.add_option("--flash-attn,--fa", o.flash_attn, "flash attention: on or off")->capture_default_str();
-  app.add_option("-g,--gpu", o.gpu, "GPU from the catalog (llmsize gpus): how many hold the model");
-  app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough?");
-  app.add_option("--headroom", o.headroom, "fraction added on top of the sum, 0 to 1")->capture_default_str();
-  app.add_option("--overhead-mib", o.overhead_mib, "runtime overhead per GPU, MiB")->capture_default_str();
-  app.add_option("--catalog", o.catalogs, "JSON catalog file adding or overriding models/GPUs (repeatable)");
-  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")->capture_default_str();
+  app.add_option("-g,--gpu", o.gpu, "GPU from the catalog (llmsize gpus): how many hold the model")->type_name("NAME");
+  app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough?")->type_name("N");
+  app.add_option("--headroom", o.headroom, "fraction added on top of the sum, 0 to 1")->type_name("F")->capture_default_str();
+  app.add_option("--overhead-mib", o.overhead_mib, "runtime overhead per GPU, MiB")->type_name("MIB")->capture_default_str();
+  app.add_option("--catalog", o.catalogs, "JSON catalog file adding or overriding models/GPUs (repeatable)")->type_name("FILE");
+  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")->type_name("FORMAT")->capture_default_str();
   app.add_flag("--explain", o.explain, "print every formula with its numbers");
 
   auto* models = app.add_subcommand("models", "list the model catalog");

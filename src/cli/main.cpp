@@ -7,7 +7,7 @@
 #include "llmsize/units.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app;
+  CLI::App app{"", "llmsize"};
   llmsize::cli::Options opts;
   llmsize::cli::setup_app(app, opts);
   try {

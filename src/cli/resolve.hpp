@@ -1,6 +1,7 @@
 // Turns what the user typed (flags, names, files) into plain specs for the core.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,12 @@ namespace llmsize::cli {
 
 struct ResolvedModel {
   ModelSpec spec;
-  std::string source;      // catalog | shorthand | config.json | generic
+  std::string source;      // catalog | shorthand | config.json | generic | gguf | safetensors
   std::string assumption;  // why this model, for a shorthand or generic size; empty otherwise
+  // Set when the model came from a weights file: the exact per-tensor weights, which replace the
+  // weights derived from the architecture and --quant.
+  std::optional<Weights> exact_weights;
+  std::string file_quant;  // the file's own type, e.g. "q4_k_m" (GGUF general.file_type), or "bf16"
 };
 
 // MODEL as a catalog id or alias, a size shorthand ("70b", "8x7b"), or a path to config.json.
