@@ -49,7 +49,14 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
     const auto& t = tensors[i];
     const uint64_t b = tensor_bytes(types[i], t.ne[0], t.n_elements());
     w.bytes = checked_add(w.bytes, b);
-    if (t.role == TensorRole::token_embd) embd_bytes = b;
+    if (t.role == TensorRole::token_embd) {
+      embd_bytes = b;
+    } else if (t.role == TensorRole::ffn_gate_exps || t.role == TensorRole::ffn_up_exps ||
+               t.role == TensorRole::ffn_down_exps) {
+      w.active_bytes += b / m.n_expert * m.n_expert_used;
+    } else {
+      w.active_bytes += b;
+    }
     auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
                            [&](const TypeUsage& u) { return u.type == types[i]; });
     if (it == w.by_type.end()) it = w.by_type.insert(w.by_type.end(), TypeUsage{types[i]});

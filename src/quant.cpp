@@ -52,6 +52,7 @@ const std::vector<QuantPreset> kPresets = {
     {"awq-4bit", F::HF_AWQ4, T::AWQ4_G128, false, "AWQ 4-bit g128 linear layers; rest FP16"},
     {"nvfp4", F::HF_NVFP4, T::NVFP4, false, "NVFP4 linear layers; rest BF16 (Blackwell)"},
     {"hf-bf16", F::HF_BF16, T::BF16, false, "unquantized BF16 checkpoint as vLLM/transformers load it"},
+    {"hf-f32", F::HF_F32, T::F32, false, "unquantized FP32 checkpoint (safetensors files) as transformers loads it"},
     {"hf-f16", F::HF_F16, T::F16, false, "unquantized FP16 checkpoint as vLLM/transformers load it"},
 };
 

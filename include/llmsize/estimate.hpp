@@ -41,6 +41,9 @@ struct Weights {
   uint64_t bytes = 0;       // all tensor data: a GGUF file's tensor bytes
   uint64_t host_bytes = 0;  // kept in system RAM by the engine (llama.cpp: token_embd)
   uint64_t vram_bytes = 0;  // bytes - host_bytes, plus a duplicated tied output
+  // Bytes read per generated token: every tensor once, routed experts only n_expert_used of
+  // n_expert (MoE), token_embd only one row (a lookup). 0 = unknown (then vram_bytes is used).
+  uint64_t active_bytes = 0;
   std::vector<TypeUsage> by_type;
   double bits_per_weight() const { return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0; }
 };

@@ -23,7 +23,7 @@ struct GpuSpec {
   double interconnect_gb_per_s = 0;
   uint32_t pcie_gen = 0;
   uint32_t pcie_lanes = 0;
-  uint32_t slot_width = 0;        // 0 for SXM/OAM/SoC modules
+  double slot_width = 0;          // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC
   std::string form_factor;
   bool unified_memory = false;
   std::vector<std::string> backends;

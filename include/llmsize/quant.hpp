@@ -21,7 +21,7 @@ enum class Ftype : uint32_t {
   IQ4_NL = 25, IQ3_S = 26, IQ3_M = 27, IQ2_S = 28, IQ2_M = 29, IQ4_XS = 30, IQ1_M = 31,
   BF16 = 32, TQ1_0 = 36, TQ2_0 = 37, MXFP4_MOE = 38,
   // Not llama.cpp file types: checkpoints of other engines (vLLM, transformers, TensorRT-LLM).
-  HF_FP8 = 1000, HF_INT8, HF_GPTQ4, HF_GPTQ8, HF_AWQ4, HF_NVFP4, HF_F16, HF_BF16,
+  HF_FP8 = 1000, HF_INT8, HF_GPTQ4, HF_GPTQ8, HF_AWQ4, HF_NVFP4, HF_F16, HF_BF16, HF_F32,
 };
 
 struct QuantPreset {

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,22 +10,48 @@
 namespace llmsize::cli {
 
 struct Options {
-  // main job
+  // model and memory
   std::string model;
   std::string quant = "q4_k_m";
   std::string ctx = "4096";
-  std::string batch = "1";
+  std::string batch;            // concurrent sequences; defaults to --users, else 1
   std::string ubatch = "512";
   std::string kv_quant = "f16";
   std::string flash_attn = "on";
-  std::string gpu;
-  std::string gpus;
   std::string headroom = "0.2";
   std::string overhead_mib = "512";
   std::vector<std::string> catalogs;
+  // hardware
+  std::string gpu;
+  std::string gpus;
+  std::vector<std::string> prices;  // NAME=USD
+  std::string split = "layer";
+  std::string top = "5";
+  // speed and capacity
+  std::string users;
+  std::string target_tps;
+  std::string prompt = "1024";
+  // host, power, cost
+  std::string ram_channels;     // default: the platform's
+  std::string ram_mts = "4800";
+  std::string keep_models = "3";
+  std::string dataset_gb = "0";
+  std::string power_limit = "100%";
+  std::string mains = "230";
+  std::string duty_cycle = "0.5";
+  std::string kwh_price = "0.15";
+  std::string years = "3";
+  std::string utilization = "0.5";
+  std::string cloud_price;
+  // fine-tuning
+  std::string mode = "inference";
+  std::string seq = "2048";
+  std::string optimizer = "adamw";
+  std::string lora_rank = "16";
+  std::string checkpointing = "on";
+  // output
   std::string format = "table";
   bool explain = false;
-  // which command ran
   std::string command = "estimate";  // estimate | models | gpus | quants
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "llmsize/quant.hpp"
@@ -15,6 +16,7 @@ using ojson = nlohmann::ordered_json;
 constexpr int kSchemaVersion = 1;
 
 double gib_of(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); }
+double gb_of(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGB); }
 
 std::string group(uint64_t v) {
   std::string s = std::to_string(v), r;
@@ -27,6 +29,22 @@ std::string group(uint64_t v) {
 }
 
 std::string billions(uint64_t p) { return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9); }
+
+std::string usd(double v) {
+  if (v <= 0) return "n/a";
+  return "$" + group(static_cast<uint64_t>(std::llround(v)));
+}
+
+std::string duration(double s) {
+  if (s < 120) return fmt::format("{:.1f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+std::string tb_str(uint64_t b) {
+  const double tb = static_cast<double>(b) / 1e12;
+  return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
+}
 
 std::string quant_line(const Report& r) {
   std::string q = r.quant->id;
@@ -82,24 +100,61 @@ std::vector<Row> memory_rows(const Report& r) {
   return rows;
 }
 
-std::string interconnect_advice(const GpuPlan& p) {
-  if (p.count <= 1) return "single GPU";
-  if (p.gpu.interconnect != "none" && !p.gpu.interconnect.empty())
-    return fmt::format("{} ({:.0f} GB/s)", p.gpu.interconnect, p.gpu.interconnect_gb_per_s);
-  return p.gpu.pcie_gen ? fmt::format("PCIe {}.0 x{}", p.gpu.pcie_gen, p.gpu.pcie_lanes ? p.gpu.pcie_lanes : 16)
-                        : "PCIe";
-}
-
 std::string gpu_verdict(const GpuPlan& p) {
   if (p.count_needed == 0) return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
-  std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
-                              gib_of(p.gpu.usable_bytes()));
+  std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name, gib_of(p.gpu.usable_bytes()));
   if (p.count_requested) {
     s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
-                : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB", p.count_requested,
-                              gib_of(p.per_gpu_bytes));
+                : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB", p.count_requested, gib_of(p.per_gpu_bytes));
   }
   return s;
+}
+
+// The bill of materials: component, spec, quantity, why.
+struct BomLine {
+  std::string component, spec, qty, why;
+};
+
+std::vector<BomLine> bom_lines(const Report& r) {
+  std::vector<BomLine> b;
+  if (!r.gpu) return b;
+  const auto& p = *r.gpu;
+  std::string why = r.capacity && r.capacity->gpus && !p.count_requested
+                        ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
+                                      r.capacity->target_tokens_per_s, p.split, r.capacity->limited_by)
+                        : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes), gib_of(p.gpu.usable_bytes()), p.split);
+  if (r.gpu_recommended) why = "cheapest catalog option that holds it; " + why;
+  std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd), p.gpu.price_kind, p.gpu.price_date) : "";
+  b.push_back({"GPU", fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name, gib_of(p.gpu.memory_bytes), p.gpu.memory_type,
+                                  p.gpu.bandwidth_gb_per_s, p.gpu.board_power_w, price),
+               std::to_string(p.count), why});
+  if (p.count > 1) b.push_back({"GPU link", p.link, "-", p.link_reason});
+  if (p.nodes > 1) b.push_back({"Nodes", fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)), std::to_string(p.nodes),
+                                "more GPUs than one chassis holds"});
+  if (r.host) {
+    const auto& h = *r.host;
+    const auto& ps = platform_spec(h.platform);
+    b.push_back({"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
+                 h.chassis_slot_widths > 0
+                     ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {:g} slot widths of GPUs", h.pcie_lanes_needed,
+                                   h.chassis_slot_widths)
+                     : fmt::format("{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
+                                   p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
+    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    b.push_back({"System RAM", fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib, h.ram.installed_bytes / kGiB),
+                 std::to_string(h.ram.dimms),
+                 fmt::format("needs {:.0f} GiB: {}; every channel populated", gib_of(h.ram.required_bytes), h.ram.rule)});
+    b.push_back({"Data storage", fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+                 std::to_string(h.storage.data_drives),
+                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB", gb_of(h.storage.required_bytes))});
+    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1", "system on its own drive"});
+  }
+  if (r.power) {
+    const auto& w = *r.power;
+    b.push_back({"PSU", fmt::format("{:.0f} W{}", w.psu_w, r.host && r.host->platform == Platform::server ? " server modules, N+1" : " 80 PLUS Platinum"),
+                 std::to_string(w.psus), fmt::format("peak {:.0f} W ≤ 80% of the rating", w.peak_w)});
+  }
+  return b;
 }
 
 }  // namespace
@@ -112,20 +167,95 @@ std::string render_table(const Report& r) {
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r)) o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
-  o += fmt::format("{:<18} {:>10.2f}  {} GPU{} (GiB = 2^30 bytes)\n", "total", gib_of(e.total_bytes()), e.n_gpus,
-                   e.n_gpus == 1 ? "" : "s");
-  o += fmt::format("\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
-                   gib_of(e.weights.bytes), static_cast<double>(e.weights.bytes) / kGB, gib_of(e.naive_rule_bytes));
+  o += fmt::format("{:<18} {:>10.2f}  {} GPU{} (GiB = 2^30 bytes)\n", "total", gib_of(e.total_bytes()), e.n_gpus, e.n_gpus == 1 ? "" : "s");
+  o += fmt::format("\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n", gib_of(e.weights.bytes),
+                   gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
   o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead and headroom)\n";
   for (const auto& c : r.classes)
     o += c.count ? fmt::format("  {:>3} GiB class  {:>3} GPU{}\n", c.memory_gib, c.count, c.count == 1 ? "" : "s")
                  : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
+
+  if (!r.options.empty()) {
+    o += "\nGPU options (cheapest first at catalog prices; --price NAME=USD to override)\n";
+    for (const auto& opt : r.options)
+      o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id, opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+  }
   if (r.gpu) {
-    const auto& p = *r.gpu;
-    o += fmt::format("\nGPU       {}\n", gpu_verdict(p));
-    if (p.count_needed)
-      o += fmt::format("          {} × {}: {:.2f} GiB per GPU of {:.2f} usable · link: {}\n", p.count, p.gpu.id,
-                       gib_of(p.per_gpu_bytes), gib_of(p.gpu.usable_bytes()), interconnect_advice(p));
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu), r.gpu_recommended ? " — recommended" : "");
+    o += "\nBill of materials\n";
+    const auto lines = bom_lines(r);
+    size_t w0 = 9, w1 = 4;
+    for (const auto& l : lines) w0 = std::max(w0, l.component.size());
+    for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
+    o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
+    for (const auto& l : lines) o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+  }
+  if (r.offload)
+    o += fmt::format("\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × {} MT/s)\n",
+                     r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes), r.ram_bandwidth_gb_per_s,
+                     r.ram_channels, r.ram_mts);
+  if (r.speed) {
+    const auto& s = *r.speed;
+    o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
+    o += fmt::format("  decode          {:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}\n", s.decode_tokens_per_s, s.decode_low,
+                     s.decode_high, group(r.speed_input.n_ctx));
+    o += fmt::format("  aggregate       {:.1f} tok/s over {} sequence{}\n", s.aggregate_tokens_per_s,
+                     r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
+                     r.speed_input.n_seq == 1 ? "" : "s");
+    o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s, s.prefill_low, s.prefill_high);
+    o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s, group(r.speed_input.prompt_tokens));
+    o += fmt::format("  concurrency     {} sequences of {} tokens fit beside the weights\n", r.max_concurrent_sequences,
+                     group(r.config.kv.n_ctx));
+  }
+  if (r.power) {
+    const auto& w = *r.power;
+    o += "\nPower and cooling\n";
+    o += fmt::format("  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and fans {:.0f})\n", w.peak_w,
+                     w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
+    o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
+    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, w.circuit);
+    o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
+    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n", w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
+  }
+  if (r.host) {
+    o += fmt::format("\nModel load time ({:.1f} GB from disk)\n", gb_of(r.estimate.weights.bytes));
+    for (const auto& l : r.host->load_times) o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s, duration(l.seconds));
+  }
+  if (r.cost) {
+    const auto& c = *r.cost;
+    o += "\nCost\n";
+    if (c.priced) {
+      o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd), usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
+                       usd(r.cost_input.host_usd));
+      o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year), r.cost_input.kwh_price_usd);
+      o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n", c.usd_per_mtok, r.cost_input.years,
+                       r.cost_input.utilization * 100);
+      if (r.cost_input.cloud_price_per_mtok > 0)
+        o += c.breakeven_months > 0 ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n", c.breakeven_months,
+                                                  r.cost_input.cloud_price_per_mtok)
+                                    : fmt::format("  break-even      never at ${:.2f} per 1M tokens (energy costs more)\n",
+                                                  r.cost_input.cloud_price_per_mtok);
+    } else {
+      o += fmt::format("  energy          {} per year; no GPU price in the catalog (--price NAME=USD)\n", usd(c.energy_usd_per_year));
+    }
+  }
+  if (r.train) {
+    const auto& t = *r.train;
+    o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
+                     r.train_config.mode == TrainMode::full ? "full" : r.train_config.mode == TrainMode::qlora ? "QLoRA" : "LoRA",
+                     r.train_config.seq, r.train_config.batch,
+                     r.train_config.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW", r.train_config.checkpointing ? "on" : "off");
+    o += fmt::format("  trainable       {}\n", billions(t.trainable_params));
+    o += fmt::format("  weights         {:>8.2f} GiB\n  gradients       {:>8.2f} GiB\n  optimizer       {:>8.2f} GiB\n"
+                     "  activations     {:>8.2f} GiB\n  total           {:>8.2f} GiB",
+                     gib_of(t.weights_bytes), gib_of(t.gradients_bytes), gib_of(t.optimizer_bytes), gib_of(t.activations_bytes),
+                     gib_of(t.total_bytes()));
+    o += r.gpu ? fmt::format(" → {} × {} with FSDP sharding\n", r.train_gpus, r.gpu->gpu.id) : "\n";
+  }
+  if (!r.checklist.empty()) {
+    o += "\nChecklist\n";
+    for (const auto& c : r.checklist) o += "  [ ] " + c + "\n";
   }
   if (!r.warnings.empty()) {
     o += "\nWarnings\n";
@@ -134,6 +264,38 @@ std::string render_table(const Report& r) {
   if (r.explain) {
     o += "\nHow each figure is computed\n";
     for (const auto& d : e.derivations) o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
+    if (r.speed && r.gpu) {
+      const auto& s = *r.speed;
+      const auto& cal = *s.calibration;
+      o += fmt::format("  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer {} × {:.0f} µs){}\n      = 1 / ({} B / ... ) = {:.2f} tok/s "
+                       "[calibration {}: {}]\n",
+                       cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
+                       r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1 ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1) : "",
+                       r.model.spec.n_layer, cal.t_layer_s * 1e6,
+                       r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s) : "",
+                       group(s.bytes_per_step), s.decode_tokens_per_s, cal.family, cal.basis);
+      o += fmt::format("  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 × n_head × head_dim)\n      = {:.0f} tok/s\n",
+                       std::string(cal.family).empty() ? 0.0 : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized ? cal.flops_efficiency_16bit : cal.flops_efficiency_quant),
+                       r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
+    }
+    if (r.power) {
+      const auto& w = *r.power;
+      o += fmt::format("  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM 5 W × {} + NVMe 8 W × {} + board/fans {:.0f} = {:.0f} W peak;"
+                       " PSU ≥ peak / 0.8 = {:.0f} W; wall = peak / 0.92 = {:.0f} W; {:.0f} W / {:.0f} V = {:.1f} A; heat = W × 3.412 = {:.0f} BTU/h\n",
+                       r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w, r.power_input.dimms,
+                       r.power_input.nvme_drives, w.board_fans_w, w.peak_w, w.peak_w / 0.8, w.wall_w, w.wall_w, r.power_input.mains_v, w.amps,
+                       w.heat_btu_per_h);
+    }
+    if (r.host) {
+      o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule, gib_of(r.host->ram.required_bytes), r.host->ram.dimms,
+                       r.host->ram.dimm_gib);
+      o += fmt::format("  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
+                       gb_of(e.weights.bytes));
+    }
+    if (r.cost && r.cost->priced)
+      o += fmt::format("  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / ({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
+                       usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year), r.cost_input.aggregate_tokens_per_s,
+                       r.cost_input.utilization * 100, r.cost->usd_per_mtok);
   }
   return o;
 }
@@ -144,24 +306,49 @@ std::string render_markdown(const Report& r) {
   o += fmt::format("## {}\n\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("*Assumed:* {}\n\n", r.model.assumption);
   o += fmt::format("*Settings:* {}\n\n", settings_line(r));
-  o += "| VRAM part | GiB | how |\n|---|---:|---|\n";
+  const auto lines = bom_lines(r);
+  if (!lines.empty()) {
+    o += "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
+    for (const auto& l : lines) o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
+    o += "\n";
+  }
+  o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
   for (const auto& row : memory_rows(r)) o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
   o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
   o += "| GPU class | GPUs needed |\n|---|---:|\n";
   for (const auto& c : r.classes) o += fmt::format("| {} GiB | {} |\n", c.memory_gib, c.count ? std::to_string(c.count) : "does not fit");
   if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu));
+  if (r.speed)
+    o += fmt::format("\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, prefill {:.0f} tok/s, "
+                     "first token {:.2f} s\n",
+                     r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high, r.speed->aggregate_tokens_per_s,
+                     r.speed->prefill_tokens_per_s, r.speed->time_to_first_token_s);
+  if (r.power)
+    o += fmt::format("\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n", r.power->peak_w, r.power->wall_w,
+                     r.power->circuit, r.power->heat_btu_per_h, r.power->energy_kwh_per_year);
+  if (r.cost && r.cost->priced)
+    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n", usd(r.cost->capex_usd),
+                     usd(r.cost->energy_usd_per_year), r.cost->usd_per_mtok,
+                     r.cost->breakeven_months > 0 ? fmt::format(", break-even {:.1f} months", r.cost->breakeven_months) : "");
+  if (!r.checklist.empty()) {
+    o += "\n### Checklist\n\n";
+    for (const auto& c : r.checklist) o += "- [ ] " + c + "\n";
+  }
   if (!r.warnings.empty()) {
-    o += "\n**Warnings**\n\n";
+    o += "\n### Warnings\n\n";
     for (const auto& w : r.warnings) o += "- " + w + "\n";
   }
   if (r.explain) {
-    o += "\n**How each figure is computed**\n\n";
+    o += "\n### How each figure is computed\n\n";
     for (const auto& d : e.derivations) o += fmt::format("- **{}** = {} = {}\n", d.quantity, d.formula, d.result);
   }
   return o;
 }
 
 namespace {
+
+ojson opt(double v) { return v > 0 ? ojson(v) : ojson(); }
+double r2(double v) { return std::round(v * 100) / 100; }
 
 ojson report_json(const Report& r) {
   const auto& e = r.estimate;
@@ -219,24 +406,117 @@ ojson report_json(const Report& r) {
   j["vram"] = v;
 
   ojson g;
-  if (r.gpu) {
-    const auto& p = *r.gpu;
-    g["name"] = p.gpu.name;
-    g["id"] = p.gpu.id;
-    g["count"] = p.count;
-    g["count_needed"] = p.count_needed;
-    g["memory_bytes_each"] = p.gpu.memory_bytes;
-    g["usable_bytes_each"] = p.gpu.usable_bytes();
-    g["per_gpu_bytes"] = p.per_gpu_bytes;
-    g["fits"] = p.fits;
-    g["interconnect"] = interconnect_advice(p);
-  } else {
-    for (const char* k : {"name", "id", "count", "count_needed", "memory_bytes_each", "usable_bytes_each",
-                          "per_gpu_bytes", "fits", "interconnect"})
-      g[k] = nullptr;
-  }
+  const GpuPlan* p = r.gpu ? &*r.gpu : nullptr;
+  g["name"] = p ? ojson(p->gpu.name) : ojson();
+  g["id"] = p ? ojson(p->gpu.id) : ojson();
+  g["recommended"] = r.gpu_recommended;
+  g["count"] = p ? ojson(p->count) : ojson();
+  g["count_needed"] = p ? ojson(p->count_needed) : ojson();
+  g["memory_bytes_each"] = p ? ojson(p->gpu.memory_bytes) : ojson();
+  g["usable_bytes_each"] = p ? ojson(p->gpu.usable_bytes()) : ojson();
+  g["per_gpu_bytes"] = p ? ojson(p->per_gpu_bytes) : ojson();
+  g["fits"] = p ? ojson(p->fits) : ojson();
+  g["split"] = p ? ojson(p->split) : ojson();
+  g["tp_degree"] = p && p->tp_degree ? ojson(p->tp_degree) : ojson();
+  g["nodes"] = p ? ojson(p->nodes) : ojson();
+  g["interconnect"] = p ? ojson(p->link) : ojson();
+  g["price_usd_each"] = p ? opt(p->gpu.price_usd) : ojson();
+  g["offload_layers_gpu"] = r.offload ? ojson(r.offload->n_layer_gpu) : ojson();
+  g["offload_layers_cpu"] = r.offload ? ojson(r.offload->n_layer_cpu) : ojson();
+  g["offload_ram_bytes"] = r.offload ? ojson(r.offload->ram_bytes) : ojson();
   for (const auto& cl : r.classes) g[fmt::format("count_{}gib", cl.memory_gib)] = cl.count ? ojson(cl.count) : ojson();
   j["gpu"] = g;
+
+  ojson sys;
+  const HostPlan* h = r.host ? &*r.host : nullptr;
+  sys["platform"] = h ? ojson(platform_name(h->platform)) : ojson();
+  sys["ram_bytes"] = h ? ojson(h->ram.installed_bytes) : ojson();
+  sys["ram_required_bytes"] = h ? ojson(h->ram.required_bytes) : ojson();
+  sys["ram_dimms"] = h ? ojson(h->ram.dimms) : ojson();
+  sys["ram_dimm_gib"] = h ? ojson(h->ram.dimm_gib) : ojson();
+  sys["storage_bytes"] = h ? ojson(h->storage.required_bytes) : ojson();
+  sys["data_drive_bytes"] = h ? ojson(h->storage.drive_bytes) : ojson();
+  sys["data_drives"] = h ? ojson(h->storage.data_drives) : ojson();
+  sys["os_drive_bytes"] = h ? ojson(h->storage.os_drive_bytes) : ojson();
+  sys["load_time_s"] = h ? ojson(r2(h->load_times[3].seconds)) : ojson();  // NVMe Gen4
+  if (h)
+    for (const auto& l : h->load_times) {
+      std::string k = l.drive_class;
+      for (auto& ch : k) ch = std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch))) : '_';
+      while (k.find("__") != std::string::npos) k.erase(k.find("__"), 1);
+      if (!k.empty() && k.back() == '_') k.pop_back();
+      sys["load_time_s_" + k] = r2(l.seconds);
+    }
+  sys["cpu_cores"] = h ? ojson(h->cpu_cores) : ojson();
+  sys["pcie_lanes"] = h ? ojson(h->pcie_lanes_needed) : ojson();
+  sys["ram_bandwidth_gb_per_s"] = r.ram_bandwidth_gb_per_s > 0 ? ojson(r2(r.ram_bandwidth_gb_per_s)) : ojson();
+  j["system"] = sys;
+
+  ojson pw;
+  const PowerPlan* w = r.power ? &*r.power : nullptr;
+  pw["peak_watts"] = w ? ojson(std::round(w->peak_w)) : ojson();
+  pw["psu_watts"] = w ? ojson(w->psu_w) : ojson();
+  pw["psu_count"] = w ? ojson(w->psus) : ojson();
+  pw["wall_watts"] = w ? ojson(std::round(w->wall_w)) : ojson();
+  pw["mains_volts"] = r.power_input.mains_v;
+  pw["circuit_amps"] = w ? ojson(r2(w->amps)) : ojson();
+  pw["fits_ordinary_outlet"] = w ? ojson(w->fits_outlet) : ojson();
+  pw["circuit"] = w ? ojson(w->circuit) : ojson();
+  pw["heat_watts"] = w ? ojson(std::round(w->wall_w)) : ojson();
+  pw["heat_btu_per_hour"] = w ? ojson(std::round(w->heat_btu_per_h)) : ojson();
+  pw["energy_kwh_per_year"] = w ? ojson(std::round(w->energy_kwh_per_year)) : ojson();
+  j["power"] = pw;
+
+  ojson t;
+  const Speed* sp = r.speed ? &*r.speed : nullptr;
+  t["decode_tokens_per_s"] = sp ? ojson(r2(sp->decode_tokens_per_s)) : ojson();
+  t["decode_tokens_per_s_low"] = sp ? ojson(r2(sp->decode_low)) : ojson();
+  t["decode_tokens_per_s_high"] = sp ? ojson(r2(sp->decode_high)) : ojson();
+  t["aggregate_tokens_per_s"] = sp ? ojson(r2(sp->aggregate_tokens_per_s)) : ojson();
+  t["prefill_tokens_per_s"] = sp ? ojson(std::round(sp->prefill_tokens_per_s)) : ojson();
+  t["prefill_tokens_per_s_low"] = sp ? ojson(std::round(sp->prefill_low)) : ojson();
+  t["prefill_tokens_per_s_high"] = sp ? ojson(std::round(sp->prefill_high)) : ojson();
+  t["time_to_first_token_s"] = sp ? ojson(std::round(sp->time_to_first_token_s * 1000) / 1000) : ojson();
+  t["prompt_tokens"] = r.speed_input.prompt_tokens;
+  t["max_concurrent_sequences"] = r.gpu ? ojson(r.max_concurrent_sequences) : ojson();
+  t["calibration"] = sp ? ojson(sp->calibration->family) : ojson();
+  const CapacityPlan* cp = r.capacity ? &*r.capacity : nullptr;
+  t["users"] = cp ? ojson(cp->users) : ojson();
+  t["target_tokens_per_s"] = cp ? ojson(cp->target_tokens_per_s) : ojson();
+  t["capacity_gpus"] = cp && cp->gpus ? ojson(cp->gpus) : ojson();
+  t["capacity_tp_degree"] = cp && cp->gpus ? ojson(cp->tp_degree) : ojson();
+  t["capacity_replicas"] = cp && cp->gpus ? ojson(cp->replicas) : ojson();
+  t["capacity_limited_by"] = cp ? ojson(cp->limited_by) : ojson();
+  j["throughput"] = t;
+
+  ojson co;
+  const CostPlan* cc = r.cost ? &*r.cost : nullptr;
+  co["hardware_usd"] = cc && cc->priced ? ojson(std::round(cc->capex_usd)) : ojson();
+  co["gpus_usd"] = cc && cc->priced ? ojson(std::round(r.cost_input.gpu_price_usd * r.cost_input.n_gpus)) : ojson();
+  co["host_usd"] = cc ? ojson(std::round(r.cost_input.host_usd)) : ojson();
+  co["energy_usd_per_year"] = cc ? ojson(std::round(cc->energy_usd_per_year)) : ojson();
+  co["usd_per_million_tokens"] = cc && cc->priced && cc->usd_per_mtok > 0 ? ojson(std::round(cc->usd_per_mtok * 10000) / 10000) : ojson();
+  co["cloud_usd_per_million_tokens"] = r.cost_input.cloud_price_per_mtok > 0 ? ojson(r.cost_input.cloud_price_per_mtok) : ojson();
+  co["breakeven_months"] = cc && cc->breakeven_months > 0 ? ojson(r2(cc->breakeven_months)) : ojson();
+  co["years"] = r.cost_input.years;
+  co["utilization"] = r.cost_input.utilization;
+  co["kwh_price_usd"] = r.cost_input.kwh_price_usd;
+  j["cost"] = co;
+
+  if (r.train) {
+    const auto& tm = *r.train;
+    j["finetune"] = {{"mode", r.train_config.mode == TrainMode::full ? "full" : r.train_config.mode == TrainMode::qlora ? "qlora" : "lora"},
+                     {"trainable_params", tm.trainable_params}, {"weights_bytes", tm.weights_bytes},
+                     {"gradients_bytes", tm.gradients_bytes}, {"optimizer_bytes", tm.optimizer_bytes},
+                     {"activations_bytes", tm.activations_bytes}, {"total_bytes", tm.total_bytes()},
+                     {"gpus", r.train_gpus ? ojson(r.train_gpus) : ojson()}};
+  }
+  ojson options = ojson::array();
+  for (const auto& o : r.options)
+    options.push_back({{"id", o.plan.gpu.id}, {"count", o.plan.count}, {"total_price_usd", opt(o.total_price_usd)},
+                       {"per_gpu_bytes", o.plan.per_gpu_bytes}, {"split", o.plan.split}});
+  j["gpu_options"] = options;
+  j["checklist"] = r.checklist;
   j["warnings"] = r.warnings;
   if (r.explain) {
     ojson ex = ojson::array();
@@ -291,6 +571,8 @@ std::string render_json(const Report& r) { return report_json(r).dump(2) + "\n";
 std::string render_csv(const Report& r) {
   ojson j = report_json(r);
   j.erase("explain");
+  j.erase("gpu_options");
+  j.erase("finetune");
   j["model"].erase("tensor_types");
   std::vector<std::pair<std::string, std::string>> cells;
   flatten(j, "", cells);

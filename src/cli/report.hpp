@@ -6,9 +6,15 @@
 #include <vector>
 
 #include "cli/resolve.hpp"
+#include "llmsize/capacity.hpp"
+#include "llmsize/cost.hpp"
 #include "llmsize/estimate.hpp"
-#include "llmsize/gpu.hpp"
+#include "llmsize/finetune.hpp"
+#include "llmsize/gpu_plan.hpp"
+#include "llmsize/host.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/power.hpp"
+#include "llmsize/speed.hpp"
 
 namespace llmsize::cli {
 
@@ -18,23 +24,39 @@ struct ClassFit {
   uint32_t count;  // 0: does not fit even in 1024
 };
 
-struct GpuPlan {
-  GpuSpec gpu;
-  uint32_t count = 0;          // GPUs the estimate is for (requested, else needed)
-  uint32_t count_needed = 0;   // 0: no count up to 1024 holds it
-  uint32_t count_requested = 0;
-  uint64_t per_gpu_bytes = 0;  // what each of `count` GPUs must hold, headroom included
-  bool fits = false;
-};
-
 struct Report {
   ResolvedModel model;
   const QuantPreset* quant = nullptr;
   std::string quant_requested;
   RunConfig config;
   Estimate estimate;
-  std::optional<GpuPlan> gpu;
   std::vector<ClassFit> classes;
+
+  // The GPUs of the bill: given with --gpu, else llmsize's first choice.
+  std::optional<GpuPlan> gpu;
+  bool gpu_recommended = false;
+  std::vector<GpuOption> options;  // ranked alternatives when no --gpu
+  std::optional<CapacityPlan> capacity;
+  std::optional<Offload> offload;
+  uint32_t max_concurrent_sequences = 0;
+
+  std::optional<Speed> speed;
+  SpeedInput speed_input;
+  double ram_bandwidth_gb_per_s = 0;
+  uint32_t ram_channels = 0;
+  uint32_t ram_mts = 0;
+
+  std::optional<HostPlan> host;
+  std::optional<PowerPlan> power;
+  PowerInput power_input;
+  std::optional<CostPlan> cost;
+  CostInput cost_input;
+
+  std::optional<TrainMemory> train;
+  TrainConfig train_config;
+  uint32_t train_gpus = 0;
+
+  std::vector<std::string> checklist;
   std::vector<std::string> warnings;
   bool explain = false;
 };

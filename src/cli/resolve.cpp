@@ -9,6 +9,7 @@
 
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/model_file.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -27,28 +28,20 @@ bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-ModelSpec read_config_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  // A config.json is a few KB; refuse anything that could not be one.
-  if (size > (16 << 20)) throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
-  in.seekg(0);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
-  ModelSpec m = model_from_hf_config(j, path);
-  m.name = path;
-  if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
-      !j["_name_or_path"].get<std::string>().empty())
-    m.name = j["_name_or_path"].get<std::string>();
-  return m;
+ModelSpec read_config_json(const std::string& path) { return read_hf_config_file(path); }
+
+// A model file read header-only: the architecture and the exact per-tensor weights.
+ResolvedModel resolve_model_file(const std::string& path) {
+  ModelFile f = read_model_file(path);
+  if (!f.spec)
+    throw InputError(path + ": " + f.spec_missing_reason);
+  ResolvedModel r;
+  r.spec = *f.spec;
+  r.source = f.format;
+  r.exact_weights = f.weights;
+  r.file_quant = f.file_quant;
+  for (const auto& n : f.notes) r.assumption += (r.assumption.empty() ? "" : "; ") + n;
+  return r;
 }
 
 }  // namespace
@@ -108,16 +101,15 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
   const bool looks_like_path = text.find('/') != std::string::npos || ends_with(text, ".json") ||
                                ends_with(text, ".gguf") || ends_with(text, ".safetensors");
   if (is_directory(text)) {
+    if (is_model_file_path(text)) return resolve_model_file(text);
     const std::string cfg = text + "/config.json";
     if (!is_regular_file(cfg)) throw InputError(text + ": directory has no config.json");
     r.spec = read_config_json(cfg);
     r.source = "config.json";
     return r;
   }
+  if (is_model_file_path(text)) return resolve_model_file(text);
   if (is_regular_file(text)) {
-    if (ends_with(text, ".gguf") || ends_with(text, ".safetensors"))
-      throw InputError(text + ": reading GGUF and safetensors headers is not supported yet; pass the "
-                              "model's config.json instead");
     r.spec = read_config_json(text);
     r.source = "config.json";
     return r;

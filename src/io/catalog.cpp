@@ -105,7 +105,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   if (s.interconnect.empty()) s.interconnect = "none";
   s.pcie_gen = static_cast<uint32_t>(c.num(e, path, "pcie_gen", false, 0, 10));
   s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
-  s.slot_width = static_cast<uint32_t>(c.num(e, path, "slot_width", false, 0, 8));
+  s.slot_width = c.num(e, path, "slot_width", false, 0, 8);
   s.form_factor = c.str(e, path, "form_factor", false);
   if (e.contains("unified_memory") && e["unified_memory"].is_boolean()) s.unified_memory = e["unified_memory"].get<bool>();
   s.backends = c.strs(e, path, "backends");

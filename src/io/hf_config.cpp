@@ -1,6 +1,8 @@
 #include "llmsize/io/hf_config.hpp"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "llmsize/io/error.hpp"
 
@@ -177,6 +179,34 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) + " is not divisible by " +
                                      std::to_string(m.n_head) + " heads and no head_dim is given");
   return m;
+}
+
+ModelSpec parse_hf_config(std::string_view text, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  ModelSpec m = model_from_hf_config(j, where);
+  m.name = where;
+  if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
+      !j["_name_or_path"].get<std::string>().empty())
+    m.name = j["_name_or_path"].get<std::string>();
+  return m;
+}
+
+ModelSpec read_hf_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open");
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  // A config.json is a few KB; refuse anything that could not be one.
+  if (size > (16 << 20)) throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
+  in.seekg(0);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_hf_config(ss.str(), path);
 }
 
 }  // namespace llmsize

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "llmsize/model_spec.hpp"
 
@@ -13,6 +15,13 @@ namespace llmsize {
 // /models/3/config"). Unknown fields are ignored; a missing, mistyped or inconsistent field
 // throws InputError naming `where` and the JSON path.
 ModelSpec model_from_hf_config(const nlohmann::json& cfg, const std::string& where);
+
+// Parses config.json text (untrusted): a JSON syntax error names the byte, a field error the JSON
+// path. The spec's name is _name_or_path when present, else `where`.
+ModelSpec parse_hf_config(std::string_view text, const std::string& where);
+
+// Reads a config.json file of at most 16 MiB and parses it with parse_hf_config.
+ModelSpec read_hf_config_file(const std::string& path);
 
 // The model_type values model_from_hf_config understands.
 const std::vector<std::string>& supported_model_types();

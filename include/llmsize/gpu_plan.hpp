@@ -1,0 +1,55 @@
+// How many GPUs of one kind hold a model, how they split it and how they should be linked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/gpu.hpp"
+
+namespace llmsize {
+
+// GPU positions in one server: 8 (HGX/OAM boards, and 4U PCIe servers with 8 double-width slots).
+constexpr uint32_t kMaxGpusPerNode = 8;
+// Slot widths a GPU server chassis offers (8 double-width positions).
+constexpr double kChassisSlotWidths = 16;
+
+struct GpuPlan {
+  GpuSpec gpu;
+  uint32_t count_needed = 0;     // layer split, smallest count that holds it; 0 = none up to 1024
+  uint32_t count_requested = 0;  // --gpus, 0 when not given
+  uint32_t count = 0;            // what the plan is for: requested, else needed
+  uint64_t per_gpu_bytes = 0;    // each of `count` must hold this, headroom included
+  bool fits = false;
+  // Tensor parallelism: the smallest degree >= count_needed dividing n_head and n_head_kv (vLLM's
+  // and TensorRT-LLM's requirement); 0 when no degree up to 64 qualifies.
+  uint32_t tp_degree = 0;
+  uint32_t gpus_per_node = 0;
+  uint32_t nodes = 1;
+  std::string split;         // "single GPU", "layer split", "tensor parallel"
+  std::string link;          // the interconnect to buy
+  std::string link_reason;
+  std::vector<uint32_t> layers_per_gpu;  // layer split: whole layers per GPU
+};
+
+// Largest number of this GPU one server chassis holds (slot width, SXM boards of 8).
+uint32_t max_gpus_per_node(const GpuSpec& g);
+
+// Smallest tensor-parallel degree >= n that divides the attention heads and KV heads.
+uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n);
+
+// The plan for `gpu`; requested = 0 lets the estimate choose.
+GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
+                  uint32_t requested);
+
+struct GpuOption {
+  GpuPlan plan;
+  double total_price_usd = 0;  // count x catalog price (0 = no public price)
+};
+
+// Catalog GPUs that hold the model, cheapest first (unpriced last), ties by fewer cards.
+std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
+                                 const std::vector<GpuSpec>& gpus);
+
+}  // namespace llmsize

@@ -1,0 +1,43 @@
+// Power, circuits and cooling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "llmsize/host.hpp"
+
+namespace llmsize {
+
+struct PowerInput {
+  uint32_t n_gpus = 1;
+  double gpu_board_w = 0;
+  double power_limit = 1.0;   // fraction of board power the GPUs are capped at (--power-limit)
+  Platform platform = Platform::desktop;
+  uint32_t dimms = 2;
+  uint32_t nvme_drives = 3;
+  double mains_v = 230;       // 120 or 230 (and 100-240 in between)
+  double duty_cycle = 0.5;    // share of the year at peak draw, for energy
+};
+
+struct PowerPlan {
+  double gpu_w = 0, cpu_w = 0, ram_w = 0, drives_w = 0, board_fans_w = 0;
+  double peak_w = 0;          // DC load at full tilt
+  double psu_w = 0;           // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
+  uint32_t psus = 1;          // servers: N+1 redundant
+  double wall_w = 0;          // AC draw at peak: peak / PSU efficiency
+  double amps = 0;            // at mains_v
+  double outlet_continuous_a = 0;  // what one ordinary outlet carries continuously
+  bool fits_outlet = false;
+  std::string circuit;        // advice
+  double heat_btu_per_h = 0;  // wall_w x 3.412
+  double energy_kwh_per_year = 0;
+};
+
+// 80 PLUS Platinum: >= 92% efficient at 50% load at 230 V (80 PLUS program), used for wall draw.
+constexpr double kPsuEfficiency = 0.92;
+// Continuous load on a branch circuit is limited to 80% of its rating (NEC 210.19(A), 210.20(A)).
+constexpr double kContinuousDerate = 0.8;
+
+PowerPlan plan_power(const PowerInput& in);
+
+}  // namespace llmsize

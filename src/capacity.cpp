@@ -1,0 +1,68 @@
+#include "llmsize/capacity.hpp"
+
+#include <algorithm>
+
+#include "llmsize/gpu_plan.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+
+CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuSpec& gpu, uint32_t users,
+                           double target, const Weights* exact_weights) {
+  CapacityPlan best;
+  best.users = users;
+  best.target_tokens_per_s = target;
+  const uint32_t max_tp = std::min<uint32_t>(8, max_gpus_per_node(gpu));
+  const uint32_t t_min = tensor_parallel_degree(m, 1);
+  uint32_t memory_only = 0;  // GPUs that hold all users in one replica, speed ignored
+  for (uint32_t r = 1; r <= users && r <= 4096; ++r) {
+    if (best.gpus && r * t_min >= best.gpus) break;  // more replicas cannot use fewer GPUs
+    const uint32_t u = (users + r - 1) / r;
+    RunConfig c = base;
+    c.kv.n_seq = u;
+    for (uint32_t t = t_min; t && t <= max_tp; t = tensor_parallel_degree(m, t + 1)) {
+      if (best.gpus && t * r >= best.gpus) break;
+      c.n_gpus = t;
+      const Estimate e = estimate(m, c, exact_weights);
+      const uint64_t each = per_gpu_bytes(e, c, t);
+      if (each > gpu.usable_bytes()) continue;
+      if (r == 1 && !memory_only) memory_only = t;
+      SpeedInput in;
+      in.n_gpus = t;
+      in.tensor_parallel = true;
+      in.n_seq = u;
+      in.n_ctx = c.kv.n_ctx;
+      const Speed s = estimate_speed(m, e, gpu, in);
+      if (s.decode_tokens_per_s < target) continue;  // more GPUs per replica read faster
+      best.tp_degree = t;
+      best.replicas = r;
+      best.gpus = t * r;
+      best.users_per_replica = u;
+      best.per_user_tokens_per_s = s.decode_tokens_per_s;
+      best.per_gpu_bytes = each;
+      break;
+    }
+  }
+  if (best.gpus)
+    best.limited_by = !memory_only || best.gpus == memory_only ? "memory" : "speed";
+  else if (!memory_only && max_tp)
+    best.limited_by = "no tensor-parallel degree up to " + std::to_string(max_tp) + " holds the model and KV cache";
+  else
+    best.limited_by = "no split reaches the target per user: one sequence is already slower (bandwidth bound)";
+  return best;
+}
+
+Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c, uint64_t usable_each, uint32_t n_gpus) {
+  Offload o;
+  const uint64_t fixed = e.compute.bytes() + c.overhead_per_gpu_bytes;
+  // Per GPU, (layers + fixed) x (1 + headroom) <= usable.
+  const uint64_t budget_each = static_cast<uint64_t>(static_cast<double>(usable_each) / (1 + c.headroom));
+  const uint64_t budget = budget_each > fixed ? (budget_each - fixed) * n_gpus : 0;
+  const uint64_t per_layer = (e.weights_bytes + e.kv_cache_bytes) / std::max<uint32_t>(1, m.n_layer);
+  o.n_layer_gpu = per_layer ? static_cast<uint32_t>(std::min<uint64_t>(m.n_layer, budget / per_layer)) : m.n_layer;
+  o.n_layer_cpu = m.n_layer - o.n_layer_gpu;
+  o.ram_bytes = per_layer * o.n_layer_cpu;
+  return o;
+}
+
+}  // namespace llmsize

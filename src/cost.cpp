@@ -1,0 +1,29 @@
+#include "llmsize/cost.hpp"
+
+namespace llmsize {
+
+double host_base_usd(int platform) {
+  // desktop (AM5 board + Ryzen 9 + case + PSU), workstation (TRX50/WRX90 + Threadripper PRO),
+  // server (4U 8-GPU chassis + EPYC + redundant PSUs).
+  static const double kBase[] = {1500, 6000, 15000};
+  return platform >= 0 && platform < 3 ? kBase[platform] : 0;
+}
+
+CostPlan plan_cost(const CostInput& in) {
+  CostPlan c;
+  c.energy_usd_per_year = in.kwh_per_year * in.kwh_price_usd;
+  c.tokens_per_year = in.aggregate_tokens_per_s * in.utilization * 3600 * 8760;
+  c.priced = in.gpu_price_usd > 0;
+  if (!c.priced) return c;
+  c.capex_usd = in.gpu_price_usd * in.n_gpus + in.host_usd;
+  if (c.tokens_per_year > 0)
+    c.usd_per_mtok = (c.capex_usd / in.years + c.energy_usd_per_year) / c.tokens_per_year * 1e6;
+  if (in.cloud_price_per_mtok > 0 && c.tokens_per_year > 0) {
+    const double cloud_per_month = in.cloud_price_per_mtok * c.tokens_per_year / 1e6 / 12;
+    const double saving = cloud_per_month - c.energy_usd_per_year / 12;
+    if (saving > 0) c.breakeven_months = c.capex_usd / saving;
+  }
+  return c;
+}
+
+}  // namespace llmsize

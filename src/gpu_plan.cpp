@@ -1,0 +1,89 @@
+#include "llmsize/gpu_plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace llmsize {
+
+uint32_t max_gpus_per_node(const GpuSpec& g) {
+  if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board or SoC
+  return std::max<uint32_t>(1, std::min<uint32_t>(kMaxGpusPerNode, static_cast<uint32_t>(kChassisSlotWidths / g.slot_width)));
+}
+
+uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n) {
+  // MLA shares one latent across heads: only n_head must divide.
+  const uint32_t kv = m.is_mla() ? m.n_head : m.n_head_kv;
+  for (uint32_t t = std::max<uint32_t>(1, n); t <= 64; ++t)
+    if (m.n_head % t == 0 && kv % t == 0) return t;
+  return 0;
+}
+
+GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
+                  uint32_t requested) {
+  GpuPlan p;
+  p.gpu = gpu;
+  p.count_requested = requested;
+  p.count_needed = gpus_needed(e, c, gpu.usable_bytes());
+  p.count = requested ? requested : std::max<uint32_t>(1, p.count_needed);
+  p.per_gpu_bytes = per_gpu_bytes(e, c, p.count);
+  p.fits = p.count_needed != 0 && p.per_gpu_bytes <= gpu.usable_bytes();
+  p.tp_degree = tensor_parallel_degree(m, std::max<uint32_t>(1, p.count_needed));
+  p.gpus_per_node = std::min(max_gpus_per_node(gpu), p.count);
+  p.nodes = (p.count + max_gpus_per_node(gpu) - 1) / max_gpus_per_node(gpu);
+
+  // Whole layers per GPU, as llama.cpp's --split-mode layer assigns them (even split).
+  for (uint32_t i = 0; i < p.count; ++i) p.layers_per_gpu.push_back(m.n_layer / p.count + (i < m.n_layer % p.count ? 1 : 0));
+
+  char buf[256];
+  const bool fast_link = gpu.interconnect != "none" && !gpu.interconnect.empty();
+  if (p.count <= 1) {
+    p.split = "single GPU";
+    p.link = "none needed";
+    p.link_reason = "one GPU";
+  } else if (p.nodes > 1) {
+    p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node ? "tensor parallel in each node, pipeline across nodes"
+                                                             : "layer (pipeline) split across nodes";
+    std::snprintf(buf, sizeof buf, "%u nodes of up to %u GPUs: 400 Gb/s InfiniBand or RoCE per GPU for "
+                  "tensor parallelism across nodes; 100-200 GbE is enough for a pipeline split",
+                  p.nodes, max_gpus_per_node(gpu));
+    p.link = buf;
+    p.link_reason = "more GPUs than one chassis holds";
+  } else if (fast_link) {
+    p.split = "tensor parallel";
+    std::snprintf(buf, sizeof buf, "%s, %.0f GB/s per GPU", gpu.interconnect.c_str(), gpu.interconnect_gb_per_s);
+    p.link = buf;
+    p.link_reason = gpu.interconnect == "nvlink-bridge" && p.count > 2
+                        ? "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe"
+                        : "tensor parallelism all-reduces every layer: use the GPU's own link";
+  } else {
+    p.split = "layer split";
+    std::snprintf(buf, sizeof buf, "PCIe %u.0 x%u (%.0f GB/s per direction per GPU)", gpu.pcie_gen ? gpu.pcie_gen : 4,
+                  gpu.pcie_lanes ? gpu.pcie_lanes : 16,
+                  (gpu.pcie_gen >= 5 ? 64.0 : gpu.pcie_gen == 4 || gpu.pcie_gen == 0 ? 32.0 : 16.0) *
+                      (gpu.pcie_lanes ? gpu.pcie_lanes : 16) / 16.0);
+    p.link = buf;
+    p.link_reason = "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+  }
+  return p;
+}
+
+std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
+                                 const std::vector<GpuSpec>& gpus) {
+  std::vector<GpuOption> out;
+  for (const auto& g : gpus) {
+    GpuOption o;
+    o.plan = plan_gpus(m, e, c, g, 0);
+    if (!o.plan.fits || o.plan.count > 64) continue;
+    o.total_price_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
+    out.push_back(o);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const GpuOption& a, const GpuOption& b) {
+    const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
+    if (pa != pb) return pa;
+    if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;
+    return a.plan.count < b.plan.count;
+  });
+  return out;
+}
+
+}  // namespace llmsize

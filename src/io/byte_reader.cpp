@@ -1,0 +1,148 @@
+#include "byte_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace llmsize::io {
+namespace {
+
+// Bytes fetched per refill: large enough that a 20 MB tokenizer header takes few syscalls.
+constexpr size_t kWindow = 1 << 20;
+
+}  // namespace
+
+void fail_at(const std::string& where, const std::string& what, uint64_t at) {
+  throw InputError(where + ": " + what + " (at byte " + std::to_string(at) + ")");
+}
+
+void MemorySource::read(uint64_t off, void* dst, size_t n) const {
+  if (n) std::memcpy(dst, bytes_.data() + off, n);
+}
+
+FileSource::FileSource(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError(path + ": not a regular file");
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+FileSource::~FileSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileSource::read(uint64_t off, void* dst, size_t n) const {
+  auto* p = static_cast<char*>(dst);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(off));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      fail_at(path_, got == 0 ? "file shrank while being read" : std::string("read error: ") + std::strerror(errno), off);
+    p += got;
+    off += static_cast<uint64_t>(got);
+    n -= static_cast<size_t>(got);
+  }
+}
+
+Cursor::Cursor(const ByteSource& src, std::string where) : src_(src), where_(std::move(where)), size_(src.size()) {}
+
+void Cursor::need(uint64_t n, const char* what) const {
+  if (n > remaining())
+    fail(std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " +
+             std::to_string(remaining()) + " remain",
+         pos_);
+}
+
+const uint8_t* Cursor::window(size_t n, const char* what) {
+  need(n, what);
+  if (pos_ < buf_off_ || pos_ + n > buf_off_ + buf_.size()) {
+    const auto len = static_cast<size_t>(std::min<uint64_t>(std::max(kWindow, n), remaining()));
+    buf_.resize(len);
+    src_.read(pos_, buf_.data(), len);
+    buf_off_ = pos_;
+  }
+  const uint8_t* p = buf_.data() + (pos_ - buf_off_);
+  pos_ += n;
+  return p;
+}
+
+uint8_t Cursor::u8(const char* what) { return *window(1, what); }
+
+uint16_t Cursor::u16(const char* what) {
+  const uint8_t* p = window(2, what);
+  return static_cast<uint16_t>(p[0] | p[1] << 8);
+}
+
+uint32_t Cursor::u32(const char* what) {
+  const uint8_t* p = window(4, what);
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+uint64_t Cursor::u64(const char* what) {
+  const uint8_t* p = window(8, what);
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+std::string Cursor::bytes(uint64_t n, const char* what) {
+  need(n, what);
+  std::string s(static_cast<size_t>(n), '\0');
+  if (pos_ >= buf_off_ && pos_ + n <= buf_off_ + buf_.size()) {
+    std::memcpy(s.data(), buf_.data() + (pos_ - buf_off_), static_cast<size_t>(n));
+  } else if (n <= kWindow) {
+    std::memcpy(s.data(), window(static_cast<size_t>(n), what), static_cast<size_t>(n));
+    return s;
+  } else {
+    src_.read(pos_, s.data(), static_cast<size_t>(n));
+  }
+  pos_ += n;
+  return s;
+}
+
+void Cursor::skip(uint64_t n, const char* what) {
+  need(n, what);
+  pos_ += n;
+}
+
+bool valid_utf8(std::string_view s, size_t* bad) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) len = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) len = 3;
+    else if (c == 0xED) len = 3, hi = 0x9F;  // no UTF-16 surrogates
+    else if (c >= 0xEE && c <= 0xEF) len = 3;
+    else if (c == 0xF0) len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) len = 4, hi = 0x8F;  // at most U+10FFFF
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) {
+      const unsigned b = p[i + k];
+      ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
+    }
+    if (!ok) {
+      if (bad) *bad = i;
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace llmsize::io

@@ -1,0 +1,94 @@
+// Bounds-checked reading of untrusted binary headers: a byte source (a file read with pread, or
+// bytes in memory for the fuzzers) and a cursor that never reads past the end. Every failure is an
+// InputError "<where>: <what> (at byte N)". Private to src/io.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsize/io/error.hpp"
+
+namespace llmsize::io {
+
+// "<where>: <what> (at byte <at>)".
+[[noreturn]] void fail_at(const std::string& where, const std::string& what, uint64_t at);
+
+// Random access to the bytes of one file or buffer.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual uint64_t size() const = 0;
+  // Copies [off, off + n) to dst. REQUIRES: off + n <= size().
+  virtual void read(uint64_t off, void* dst, size_t n) const = 0;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  uint64_t size() const override { return bytes_.size(); }
+  void read(uint64_t off, void* dst, size_t n) const override;
+
+ private:
+  std::string_view bytes_;
+};
+
+// An open file; never maps or reads more than the cursor asks for, so the size of the tensor data
+// behind a header costs nothing.
+class FileSource final : public ByteSource {
+ public:
+  // Throws InputError "<path>: cannot open (<reason>)" or "<path>: not a regular file".
+  explicit FileSource(const std::string& path);
+  ~FileSource() override;
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  uint64_t size() const override { return size_; }
+  void read(uint64_t off, void* dst, size_t n) const override;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// Sequential little-endian reads through a window buffer. Every read checks the remaining bytes
+// first, so a length or count field is always tested against the file before it is used.
+class Cursor {
+ public:
+  Cursor(const ByteSource& src, std::string where);
+
+  uint64_t pos() const { return pos_; }
+  uint64_t size() const { return size_; }
+  uint64_t remaining() const { return size_ - pos_; }
+  const std::string& where() const { return where_; }
+
+  [[noreturn]] void fail(const std::string& what, uint64_t at) const { fail_at(where_, what, at); }
+  // Fails with "truncated: <what> needs N bytes, M remain" unless n bytes remain.
+  void need(uint64_t n, const char* what) const;
+
+  uint8_t u8(const char* what);
+  uint16_t u16(const char* what);
+  uint32_t u32(const char* what);
+  uint64_t u64(const char* what);
+  // n bytes as a string. REQUIRES: the caller bounded n (need() is checked here too).
+  std::string bytes(uint64_t n, const char* what);
+  void skip(uint64_t n, const char* what);
+  void seek(uint64_t off) { pos_ = off; }
+
+ private:
+  const uint8_t* window(size_t n, const char* what);
+
+  const ByteSource& src_;
+  std::string where_;
+  uint64_t size_ = 0;
+  uint64_t pos_ = 0;
+  std::vector<uint8_t> buf_;
+  uint64_t buf_off_ = 0;  // file offset of buf_[0]
+};
+
+// Whether s is well-formed UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+// On failure, *bad is the index of the first offending byte.
+bool valid_utf8(std::string_view s, size_t* bad);
+
+}  // namespace llmsize::io

@@ -1,0 +1,281 @@
+#include "llmsize/io/safetensors.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "byte_reader.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+using json = nlohmann::json;
+
+struct Dtype {
+  const char* name;
+  uint32_t bytes;  // per element
+  TensorType type;
+};
+
+// huggingface/safetensors safetensors/src/tensor.rs enum Dtype, each counted as the llmsize type of
+// the same width. Sub-byte dtypes (F4, F6_*) are not supported.
+const Dtype kDtypes[] = {
+    {"F64", 8, TensorType::F64},     {"F32", 4, TensorType::F32},          {"F16", 2, TensorType::F16},
+    {"BF16", 2, TensorType::BF16},   {"F8_E4M3", 1, TensorType::FP8_E4M3}, {"F8_E5M2", 1, TensorType::FP8_E4M3},
+    {"F8_E8M0", 1, TensorType::I8},  {"I64", 8, TensorType::I64},          {"U64", 8, TensorType::I64},
+    {"I32", 4, TensorType::I32},     {"U32", 4, TensorType::I32},          {"I16", 2, TensorType::I16},
+    {"U16", 2, TensorType::I16},     {"I8", 1, TensorType::INT8},          {"U8", 1, TensorType::I8},
+    {"BOOL", 1, TensorType::I8},
+};
+
+const Dtype* find_dtype(std::string_view name) {
+  for (const auto& d : kDtypes)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+std::string dtype_list() {
+  std::string s;
+  for (const auto& d : kDtypes) s += (s.empty() ? "" : ", ") + std::string(d.name);
+  return s;
+}
+
+std::string shape_str(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+bool as_u64(const json& v, uint64_t& out) {
+  if (v.is_number_unsigned()) {
+    out = v.get<uint64_t>();
+    return true;
+  }
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+    out = static_cast<uint64_t>(v.get<int64_t>());
+    return true;
+  }
+  return false;
+}
+
+class HeaderParser {
+ public:
+  HeaderParser(SafetensorsFile& f, std::string_view header) : f_(f), header_(header) {}
+
+  [[noreturn]] void fail(const std::string& what, uint64_t at) const { io::fail_at(f_.path, what, at); }
+
+  // The file byte where `name` appears as a JSON key in the header, else the header's start.
+  uint64_t key_pos(const std::string& name) const {
+    const std::string needle = json(name).dump();
+    const auto p = header_.find(needle);
+    return 8 + (p == std::string_view::npos ? 0 : p);
+  }
+
+  void parse() {
+    if (header_.empty() || header_[0] != '{')
+      fail("the JSON header must start with '{' (the safetensors format)", 8);
+    json j;
+    std::set<std::string> keys;
+    // The format disallows duplicate keys; nlohmann would keep the last one silently.
+    const json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
+      if (ev == json::parse_event_t::key && depth == 1 && !keys.insert(parsed.get<std::string>()).second)
+        fail("duplicate tensor name " + parsed.dump(), key_pos(parsed.get<std::string>()));
+      return true;
+    };
+    try {
+      j = json::parse(header_.begin(), header_.end(), cb);
+    } catch (const json::parse_error& e) {
+      // e.byte is 1-based within the header; the header starts at byte 8.
+      std::string what = e.what();
+      const auto colon = what.find("syntax error");
+      fail("the JSON header is not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
+           8 + (e.byte ? e.byte - 1 : 0));
+    }
+    if (!j.is_object()) fail("the JSON header is not an object", 8);
+    f_.tensors.reserve(j.size());
+    for (const auto& [name, v] : j.items()) {
+      if (name == "__metadata__") {
+        read_metadata(v);
+        continue;
+      }
+      f_.tensors.push_back(read_tensor(name, v));
+    }
+    check_offsets();
+  }
+
+ private:
+  void read_metadata(const json& v) {
+    if (!v.is_object()) fail("__metadata__ must be an object of strings", key_pos("__metadata__"));
+    for (const auto& [k, s] : v.items()) {
+      if (!s.is_string()) fail("__metadata__." + k + " must be a string, got " + s.dump(), key_pos(k));
+      f_.metadata[k] = s.get<std::string>();
+    }
+  }
+
+  SafetensorsTensor read_tensor(const std::string& name, const json& v) {
+    const uint64_t at = key_pos(name);
+    const std::string q = json(name).dump();
+    if (!v.is_object()) fail("tensor " + q + " must be an object with dtype, shape and data_offsets", at);
+    SafetensorsTensor t;
+    t.name = name;
+    if (!v.contains("dtype") || !v["dtype"].is_string()) fail("tensor " + q + ": dtype missing or not a string", at);
+    t.dtype = v["dtype"].get<std::string>();
+    const Dtype* d = find_dtype(t.dtype);
+    if (!d) fail("tensor " + q + " has unknown or unsupported dtype " + json(t.dtype).dump() + " (supported: " + dtype_list() + ")", at);
+    t.type = d->type;
+    if (!v.contains("shape") || !v["shape"].is_array()) fail("tensor " + q + ": shape missing or not an array", at);
+    t.n_elements = 1;
+    for (const auto& x : v["shape"]) {
+      uint64_t n = 0;
+      if (!as_u64(x, n)) fail("tensor " + q + ": shape holds " + x.dump() + ", not a non-negative integer", at);
+      t.shape.push_back(n);
+    }
+    for (uint64_t n : t.shape)
+      if (__builtin_mul_overflow(t.n_elements, n, &t.n_elements))
+        fail("tensor " + q + " shape " + shape_str(t.shape) + " has more elements than fit in 64 bits", at);
+    uint64_t need = 0;
+    if (__builtin_mul_overflow(t.n_elements, d->bytes, &need))
+      fail("tensor " + q + " shape " + shape_str(t.shape) + " in " + t.dtype + " has more bytes than fit in 64 bits", at);
+    const json* off = v.contains("data_offsets") ? &v["data_offsets"] : nullptr;
+    if (!off || !off->is_array() || off->size() != 2 || !as_u64((*off)[0], t.begin) || !as_u64((*off)[1], t.end))
+      fail("tensor " + q + ": data_offsets must be [begin, end], two non-negative integers", at);
+    if (t.end < t.begin)
+      fail("tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] end before they begin", at);
+    if (t.end - t.begin != need)
+      fail("tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
+               std::to_string(t.end - t.begin) + " bytes, but " + t.dtype + " " + shape_str(t.shape) + " needs " +
+               std::to_string(need),
+           at);
+    return t;
+  }
+
+  // The byte buffer must be covered exactly: no data past the end, no overlap, no hole
+  // (the README: "The byte buffer needs to be entirely indexed, and cannot contain holes").
+  void check_offsets() {
+    auto& ts = f_.tensors;
+    std::sort(ts.begin(), ts.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    const uint64_t buffer = f_.file_size - f_.data_offset;
+    uint64_t expect = 0;
+    const SafetensorsTensor* prev = nullptr;
+    for (const auto& t : ts) {
+      const std::string q = json(t.name).dump();
+      if (t.end > buffer)
+        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                 ") runs past the end of the file (the byte buffer holds " + std::to_string(buffer) + " bytes)",
+             checked_add(f_.data_offset, std::min(t.begin, buffer)));
+      if (t.begin < expect)
+        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + ") overlaps tensor " +
+                 json(prev->name).dump() + " [" + std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
+             f_.data_offset + t.begin);
+      if (t.begin > expect)
+        fail("the byte buffer has a hole of " + std::to_string(t.begin - expect) + " bytes before tensor " + q,
+             f_.data_offset + expect);
+      expect = t.end;
+      prev = &t;
+    }
+    if (expect != buffer)
+      fail(std::to_string(buffer - expect) + " bytes after the last tensor's data are not indexed by the header",
+           f_.data_offset + expect);
+  }
+
+  SafetensorsFile& f_;
+  std::string_view header_;
+};
+
+SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
+  SafetensorsFile f;
+  f.path = where;
+  f.file_size = src.size();
+  io::Cursor c(src, where);
+  if (c.size() < 8)
+    c.fail("truncated: " + std::to_string(c.size()) + " bytes cannot hold the 8-byte header length of a safetensors file", 0);
+  f.header_size = c.u64("header length");
+  if (f.header_size > kSafetensorsMaxHeader)
+    c.fail("header length " + std::to_string(f.header_size) + " exceeds the format's limit of " +
+               std::to_string(kSafetensorsMaxHeader) + " bytes",
+           0);
+  if (f.header_size > c.remaining())
+    c.fail("header length " + std::to_string(f.header_size) + " runs past the end of the file (" +
+               std::to_string(c.remaining()) + " bytes follow)",
+           0);
+  f.data_offset = 8 + f.header_size;
+  const std::string header = c.bytes(f.header_size, "JSON header");
+  HeaderParser(f, header).parse();
+  return f;
+}
+
+std::string read_small_file(const std::string& path, uint64_t max_bytes) {
+  const io::FileSource src(path);
+  if (src.size() > max_bytes)
+    throw InputError(path + ": " + std::to_string(src.size()) + " bytes is too large for a JSON index (at most " +
+                     std::to_string(max_bytes) + ")");
+  std::string s(static_cast<size_t>(src.size()), '\0');
+  src.read(0, s.data(), s.size());
+  return s;
+}
+
+}  // namespace
+
+std::optional<TensorType> tensor_type_from_safetensors_dtype(std::string_view dtype) {
+  if (const Dtype* d = find_dtype(dtype)) return d->type;
+  return std::nullopt;
+}
+
+uint64_t SafetensorsFile::tensor_bytes() const {
+  uint64_t s = 0;
+  for (const auto& t : tensors) s = checked_add(s, t.bytes());
+  return s;
+}
+
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& where) {
+  const io::MemorySource src(bytes);
+  return parse(src, where);
+}
+
+SafetensorsFile read_safetensors_file(const std::string& path) {
+  const io::FileSource src(path);
+  return parse(src, path);
+}
+
+SafetensorsIndex parse_safetensors_index(std::string_view text, const std::string& where) {
+  SafetensorsIndex ix;
+  ix.path = where;
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    io::fail_at(where, "not valid JSON", e.byte ? e.byte - 1 : 0);
+  }
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+    throw InputError(where + ": /weight_map: missing (expected an object of tensor name -> shard file)");
+  if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size")) {
+    const json& ts = j["metadata"]["total_size"];
+    if (!as_u64(ts, ix.total_size) && !(ts.is_number_float() && ts.get<double>() >= 0))
+      throw InputError(where + ": /metadata/total_size: expected a byte count, got " + ts.dump());
+  }
+  std::set<std::string> seen;
+  for (const auto& [tensor, shard] : j["weight_map"].items()) {
+    if (!shard.is_string())
+      throw InputError(where + ": /weight_map/" + tensor + ": expected a shard file name, got " + shard.dump());
+    const std::string s = shard.get<std::string>();
+    // Shards live beside the index: no absolute paths, no way out of the directory.
+    if (s.empty() || s[0] == '/' || s == ".." || s.rfind("../", 0) == 0 || s.find("/../") != std::string::npos ||
+        (s.size() >= 3 && s.compare(s.size() - 3, 3, "/..") == 0))
+      throw InputError(where + ": /weight_map/" + tensor + ": shard " + json(s).dump() + " is not a file beside the index");
+    ix.weight_map[tensor] = s;
+    if (seen.insert(s).second) ix.shards.push_back(s);
+  }
+  if (ix.shards.empty()) throw InputError(where + ": /weight_map: names no tensor");
+  return ix;
+}
+
+SafetensorsIndex read_safetensors_index(const std::string& path) {
+  return parse_safetensors_index(read_small_file(path, kSafetensorsMaxHeader), path);
+}
+
+}  // namespace llmsize
