@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "llmsize/cost.hpp"
+#include "llmsize/host.hpp"
+
 namespace llmsize {
 
 uint32_t max_gpus_per_node(const GpuSpec& g) {
@@ -74,7 +77,11 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     GpuOption o;
     o.plan = plan_gpus(m, e, c, g, 0);
     if (!o.plan.fits || o.plan.count > 64) continue;
-    o.total_price_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
+    const Platform pf = choose_platform(o.plan.count, g.slot_width, g.slot_width <= 0 && !g.unified_memory, false);
+    o.platform = platform_name(pf);
+    o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf));
+    o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
+    o.total_price_usd = o.gpus_usd > 0 ? o.gpus_usd + o.host_usd : 0;
     out.push_back(o);
   }
   std::stable_sort(out.begin(), out.end(), [](const GpuOption& a, const GpuOption& b) {

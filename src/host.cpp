@@ -55,22 +55,22 @@ std::vector<LoadTime> load_times(uint64_t bytes) {
   return v;
 }
 
+Platform choose_platform(uint32_t n_gpus, double slot_width, bool module, bool fine_tuning) {
+  // A desktop board (AM5) gives one GPU x16, or two GPUs x8/x8 when they are at most two slots
+  // wide, with the drives on chipset lanes; more cards, wider pairs or fine-tuning need a
+  // workstation (128 lanes, 7 slots); SXM/OAM modules or more than 4 cards need a server.
+  if (module || n_gpus > 4) return Platform::server;
+  const bool desktop_ok = n_gpus == 1 || (n_gpus == 2 && slot_width > 0 && slot_width <= 2);
+  return !desktop_ok || fine_tuning ? Platform::workstation : Platform::desktop;
+}
+
 HostPlan plan_host(const HostInput& in) {
   HostPlan h;
   // PCIe: x16 per GPU, x4 per NVMe (2 data + 1 OS), x16 per NIC.
   const uint32_t nvme = 3;
   h.pcie_lanes_needed = 16 * (in.gpu_is_module ? 0 : in.n_gpus) + 4 * nvme + 16 * in.nics;
   h.chassis_slot_widths = in.gpu_slot_width * in.n_gpus;
-  // Platform: a desktop board (AM5) gives one GPU x16, or two GPUs x8/x8 when they are at most two
-  // slots wide, with the drives on chipset lanes; more cards, wider pairs, SXM/OAM modules or
-  // fine-tuning need a workstation (128 lanes) or a server.
-  const bool desktop_ok = in.n_gpus == 1 || (in.n_gpus == 2 && in.gpu_slot_width > 0 && in.gpu_slot_width <= 2);
-  if (in.gpu_is_module || in.n_gpus > 4 || h.pcie_lanes_needed > platform_spec(Platform::workstation).pcie_lanes)
-    h.platform = Platform::server;
-  else if (!desktop_ok || in.fine_tuning)
-    h.platform = Platform::workstation;
-  else
-    h.platform = Platform::desktop;
+  h.platform = choose_platform(in.n_gpus, in.gpu_slot_width, in.gpu_is_module, in.fine_tuning);
   if (in.n_gpus == 2 && h.platform == Platform::desktop)
     h.notes.push_back("two GPUs on a desktop run at x8/x8: fine for a layer split, slower for tensor parallelism");
 

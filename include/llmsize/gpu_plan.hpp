@@ -45,10 +45,14 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
 
 struct GpuOption {
   GpuPlan plan;
-  double total_price_usd = 0;  // count x catalog price (0 = no public price)
+  double gpus_usd = 0;         // count x catalog price (0 = no public price)
+  double host_usd = 0;         // the platform that count of cards needs (desktop/workstation/server)
+  double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
+  const char* platform = "";
 };
 
-// Catalog GPUs that hold the model, cheapest first (unpriced last), ties by fewer cards.
+// Catalog GPUs that hold the model, cheapest system first (GPUs + the platform their count and
+// slot width need; unpriced last), ties by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus);
 

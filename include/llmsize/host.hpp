@@ -70,6 +70,9 @@ struct HostPlan {
   std::vector<std::string> notes;
 };
 
+// The platform class that holds n_gpus cards of slot_width (0 = SXM/OAM module).
+Platform choose_platform(uint32_t n_gpus, double slot_width, bool module, bool fine_tuning);
+
 HostPlan plan_host(const HostInput& in);
 
 // Load time of `bytes` at each drive class's sequential read.

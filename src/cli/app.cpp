@@ -203,7 +203,12 @@ std::string run_estimate(const Options& o) {
 
   if (!gpu) {
     r.options = rank_gpus(m, base, c, gpus);
+    r.fewest = r.options;
+    std::stable_sort(r.fewest.begin(), r.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
+      return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
+    });
     if (r.options.size() > top) r.options.resize(top);
+    if (r.fewest.size() > top) r.fewest.resize(top);
     if (!r.options.empty()) {
       gpu = &*std::find_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.id == r.options.front().plan.gpu.id; });
       r.gpu_recommended = true;

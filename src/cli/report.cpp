@@ -123,7 +123,7 @@ std::vector<BomLine> bom_lines(const Report& r) {
                         ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
                                       r.capacity->target_tokens_per_s, p.split, r.capacity->limited_by)
                         : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes), gib_of(p.gpu.usable_bytes()), p.split);
-  if (r.gpu_recommended) why = "cheapest catalog option that holds it; " + why;
+  if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
   std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd), p.gpu.price_kind, p.gpu.price_date) : "";
   b.push_back({"GPU", fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name, gib_of(p.gpu.memory_bytes), p.gpu.memory_type,
                                   p.gpu.bandwidth_gb_per_s, p.gpu.board_power_w, price),
@@ -176,8 +176,15 @@ std::string render_table(const Report& r) {
                  : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
 
   if (!r.options.empty()) {
-    o += "\nGPU options (cheapest first at catalog prices; --price NAME=USD to override)\n";
+    o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; --price NAME=USD)\n";
     for (const auto& opt : r.options)
+      o += fmt::format("  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id, opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
+                       std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+  }
+  if (!r.fewest.empty()) {
+    o += "\nFewest cards\n";
+    for (const auto& opt : r.fewest)
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id, opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
   }
@@ -267,13 +274,16 @@ std::string render_table(const Report& r) {
     if (r.speed && r.gpu) {
       const auto& s = *r.speed;
       const auto& cal = *s.calibration;
-      o += fmt::format("  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer {} × {:.0f} µs){}\n      = 1 / ({} B / ... ) = {:.2f} tok/s "
-                       "[calibration {}: {}]\n",
+      const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
+                        (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1 ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency : 1);
+      o += fmt::format("  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × t_layer{})\n"
+                       "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per sequence\n"
+                       "      bytes per step = active weights + KV read at context {} × {} sequence(s); calibration {}: {}\n",
                        cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
                        r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1 ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1) : "",
-                       r.model.spec.n_layer, cal.t_layer_s * 1e6,
                        r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s) : "",
-                       group(s.bytes_per_step), s.decode_tokens_per_s, cal.family, cal.basis);
+                       group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3, s.decode_tokens_per_s,
+                       group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family, cal.basis);
       o += fmt::format("  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 × n_head × head_dim)\n      = {:.0f} tok/s\n",
                        std::string(cal.family).empty() ? 0.0 : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized ? cal.flops_efficiency_16bit : cal.flops_efficiency_quant),
                        r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
@@ -514,8 +524,13 @@ ojson report_json(const Report& r) {
   ojson options = ojson::array();
   for (const auto& o : r.options)
     options.push_back({{"id", o.plan.gpu.id}, {"count", o.plan.count}, {"total_price_usd", opt(o.total_price_usd)},
+                       {"gpus_usd", opt(o.gpus_usd)}, {"platform", o.platform},
                        {"per_gpu_bytes", o.plan.per_gpu_bytes}, {"split", o.plan.split}});
   j["gpu_options"] = options;
+  ojson fewest = ojson::array();
+  for (const auto& o : r.fewest)
+    fewest.push_back({{"id", o.plan.gpu.id}, {"count", o.plan.count}, {"total_price_usd", opt(o.total_price_usd)}});
+  j["gpu_options_fewest_cards"] = fewest;
   j["checklist"] = r.checklist;
   j["warnings"] = r.warnings;
   if (r.explain) {
@@ -572,6 +587,7 @@ std::string render_csv(const Report& r) {
   ojson j = report_json(r);
   j.erase("explain");
   j.erase("gpu_options");
+  j.erase("gpu_options_fewest_cards");
   j.erase("finetune");
   j["model"].erase("tensor_types");
   std::vector<std::pair<std::string, std::string>> cells;

@@ -35,7 +35,8 @@ struct Report {
   // The GPUs of the bill: given with --gpu, else llmsize's first choice.
   std::optional<GpuPlan> gpu;
   bool gpu_recommended = false;
-  std::vector<GpuOption> options;  // ranked alternatives when no --gpu
+  std::vector<GpuOption> options;  // ranked alternatives when no --gpu, cheapest first
+  std::vector<GpuOption> fewest;   // the same catalog ranked by fewest cards
   std::optional<CapacityPlan> capacity;
   std::optional<Offload> offload;
   uint32_t max_concurrent_sequences = 0;

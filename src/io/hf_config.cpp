@@ -68,6 +68,13 @@ const std::vector<std::string> kTypes = {"llama", "mistral", "mixtral", "qwen2",
 
 const std::vector<std::string>& supported_model_types() { return kTypes; }
 
+std::string json_reason(const nlohmann::json::exception& e) {
+  // "[json.exception.out_of_range.406] number overflow parsing '1e432'" -> the part after "] ".
+  const std::string w = e.what();
+  const auto p = w.find("] ");
+  return p == std::string::npos ? w : w.substr(p + 2);
+}
+
 ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   if (!cfg_in.is_object()) throw InputError(where + ": expected a JSON object");
   const json* cfg = &cfg_in;
@@ -187,6 +194,9 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& where) {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {
+    // out_of_range 406: a number too large for a double ("1e432"); found by fuzzing.
+    throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   ModelSpec m = model_from_hf_config(j, where);
   m.name = where;

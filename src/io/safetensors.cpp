@@ -7,6 +7,7 @@
 
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -89,10 +90,17 @@ class HeaderParser {
       j = json::parse(header_.begin(), header_.end(), cb);
     } catch (const json::parse_error& e) {
       // e.byte is 1-based within the header; the header starts at byte 8.
+      // nlohmann: "...: syntax error while parsing X - <reason>; last read: '<bytes>'"; the bytes
+      // read may be the invalid ones, so only the reason is kept.
       std::string what = e.what();
-      const auto colon = what.find("syntax error");
-      fail("the JSON header is not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
-           8 + (e.byte ? e.byte - 1 : 0));
+      const auto dash = what.find(" - ");
+      if (dash != std::string::npos) what = what.substr(dash + 3);
+      const auto last = what.find("; last read");
+      if (last != std::string::npos) what = what.substr(0, last);
+      fail("the JSON header is not valid JSON: " + what, 8 + (e.byte ? e.byte - 1 : 0));
+    } catch (const json::exception& e) {
+      // out_of_range 406: a number beyond a double ("1e432"), no byte position given.
+      fail("the JSON header is not valid JSON: " + json_reason(e), 8);
     }
     if (!j.is_object()) fail("the JSON header is not an object", 8);
     f_.tensors.reserve(j.size());
@@ -250,6 +258,8 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     io::fail_at(where, "not valid JSON", e.byte ? e.byte - 1 : 0);
+  } catch (const json::exception& e) {
+    throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
     throw InputError(where + ": /weight_map: missing (expected an object of tensor name -> shard file)");

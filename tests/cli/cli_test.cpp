@@ -201,3 +201,77 @@ TEST_CASE("a malformed config.json or catalog names the file and the JSON path",
   CHECK(cat.code == 2);
   CHECK(cat.err.find("bad_heads_config.json: expected a \"models\" or \"gpus\" array") != std::string::npos);
 }
+
+TEST_CASE("the two bill-of-materials commands print complete BOMs", "[cli][bom]") {
+  const auto a = run("llama-3.1-70b --quant q4_k_m --ctx 8192 --gpu rtx-4090");
+  REQUIRE(a.code == 0);
+  for (const char* s : {"Bill of materials", "GPU link", "Platform", "System RAM", "Data storage", "OS drive", "PSU",
+                        "decode", "prefill", "first token", "Power and cooling", "BTU/h", "Model load time", "NVMe PCIe 4.0",
+                        "Cost", "per 1M tokens", "Checklist"}) {
+    INFO(s);
+    CHECK(a.out.find(s) != std::string::npos);
+  }
+  const auto j = run_json("llama-3.1-70b --gpu h100-sxm --users 50 --target-tps 20");
+  CHECK(j["gpu"]["id"] == "h100-sxm");
+  CHECK(j["throughput"]["users"] == 50);
+  CHECK(j["throughput"]["capacity_gpus"].get<int>() >= 2);
+  CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() >= 20);
+  CHECK(j["throughput"]["decode_tokens_per_s_low"].get<double>() < j["throughput"]["decode_tokens_per_s"].get<double>());
+  CHECK(j["system"]["platform"] == "server");
+  CHECK(j["system"]["ram_bytes"].get<uint64_t>() >= (64ull << 30));
+  CHECK(j["power"]["peak_watts"].get<double>() > 1400);
+  CHECK(j["power"]["heat_btu_per_hour"].get<double>() > 0);
+  CHECK(j["settings"]["batch"] == 50);
+  const auto ex = run("llama-3.1-70b --gpu h100-sxm --users 50 --target-tps 20 --explain");
+  for (const char* s : {"decode\n", "prefill\n", "power\n", "system RAM\n", "load time\n"}) {
+    INFO(s);
+    CHECK(ex.out.find(s) != std::string::npos);
+  }
+}
+
+TEST_CASE("without --gpu llmsize recommends GPUs by price and fewest cards", "[cli][bom]") {
+  const auto j = run_json("llama-3.1-8b --ctx 8192");
+  REQUIRE(j["gpu_options"].size() >= 3);
+  CHECK(j["gpu"]["recommended"] == true);
+  CHECK(j["gpu"]["id"] == j["gpu_options"][0]["id"]);
+  // Cheapest first.
+  CHECK(j["gpu_options"][0]["total_price_usd"].get<double>() <= j["gpu_options"][1]["total_price_usd"].get<double>());
+  // --price overrides the catalog.
+  const auto cheap = run_json("llama-3.1-8b --ctx 8192 --price rtx-4090=1");
+  CHECK(cheap["gpu_options"][0]["id"] == "rtx-4090");
+}
+
+TEST_CASE("too few GPUs: what spills to system RAM and how slow it gets", "[cli][bom]") {
+  const auto j = run_json("llama-3.1-70b --ctx 8192 --gpu rtx-4090 --gpus 1 --ram-channels 2 --ram-mts 5600");
+  CHECK(j["gpu"]["fits"] == false);
+  CHECK(j["gpu"]["offload_layers_cpu"].get<int>() > 0);
+  CHECK(j["gpu"]["offload_layers_gpu"].get<int>() + j["gpu"]["offload_layers_cpu"].get<int>() == 80);
+  CHECK(j["system"]["ram_bandwidth_gb_per_s"] == 89.6);  // 2 channels x 5600 MT/s x 8 B
+  CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() < 5);
+}
+
+TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
+  auto [args, message] = GENERATE(table<std::string, std::string>({
+      {"llama-3.1-70b --mains 0", "llmsize: error: --mains: expected a number from 100 to 240, got '0'"},
+      {"llama-3.1-70b --power-limit 150%", "llmsize: error: --power-limit: expected a percentage from 10% to 100%"},
+      {"llama-3.1-70b --gpu rtx-49090", "llmsize: error: --gpu: unknown GPU 'rtx-49090' (did you mean"},
+      {"llama-3.1-70b --users 0", "llmsize: error: --users: expected an integer from 1 to 100000, got '0'"},
+      {"llama-3.1-70b --target-tps 20", "llmsize: error: --target-tps: needs --users N"},
+      {"llama-3.1-70b --mode lorra", "llmsize: error: --mode: expected inference, lora, qlora or full, got 'lorra'"},
+      {"llama-3.1-70b --price rtx-4090", "llmsize: error: --price: expected NAME=USD, got 'rtx-4090'"},
+      {"llama-3.1-70b --price nosuchgpu=100", "llmsize: error: --price: unknown GPU 'nosuchgpu'"},
+      {"llama-3.1-70b --years 0", "llmsize: error: --years: expected a number from 0.25 to 20, got '0'"},
+  }));
+  const auto r = run(args);
+  INFO(args << " -> " << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind(message, 0) == 0);
+}
+
+TEST_CASE("fine-tuning mode reports gradients, optimizer and activations", "[cli][bom]") {
+  const auto j = run_json("llama-3.1-8b --mode full --seq 2048 --gpu h100-sxm");
+  CHECK(j["finetune"]["mode"] == "full");
+  CHECK(j["finetune"]["optimizer_bytes"] == 12ull * 8030261248ull);
+  CHECK(j["finetune"]["gpus"].get<int>() >= 2);
+}

@@ -23,6 +23,9 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& where);
 // Reads a config.json file of at most 16 MiB and parses it with parse_hf_config.
 ModelSpec read_hf_config_file(const std::string& path);
 
+// The reason of a nlohmann exception without its "[json.exception...]" prefix.
+std::string json_reason(const nlohmann::json::exception& e);
+
 // The model_type values model_from_hf_config understands.
 const std::vector<std::string>& supported_model_types();
 
