@@ -4,9 +4,10 @@
 // and checks that each answer's weights_bytes and params are the files' exact sums.
 // The files are sparse (tests/model_file_writer.hpp): they cost no disk and no time to write.
 //
-//   llmsize_file_bench [--runs N] [--drop-caches] [--smoke]
+//   llmsize_file_bench [--runs N] [--drop-caches] [--smoke] [--keep]
 // --drop-caches (root) empties the page cache before each run, so the header comes from disk.
 // --smoke writes small files and only checks the answers (what ctest runs).
+// --keep leaves the files in /tmp/llmsize_bench_files for other tools.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -163,18 +164,19 @@ bool check(const Case& c, const Run& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool smoke = false, drop = false;
+  bool smoke = false, drop = false, keep = false;
   int runs = 20;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--smoke")) smoke = true;
     else if (!std::strcmp(argv[i], "--drop-caches")) drop = true;
+    else if (!std::strcmp(argv[i], "--keep")) keep = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--drop-caches] [--smoke]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--drop-caches] [--smoke] [--keep]\n", argv[0]);
       return 2;
     }
   }
-  TempDir d;
+  TempDir d(keep ? "/tmp/llmsize_bench_files" : "");
   const std::vector<Case> cases = smoke ? std::vector<Case>{make_gguf(d, 2, 128256), make_safetensors(d, 2, 3)}
                                         : std::vector<Case>{make_gguf(d, 110, 128256), make_safetensors(d, 80, 30)};
   const std::string out = d / "out.json";

@@ -268,12 +268,20 @@ class SafetensorsWriter {
 // A temporary directory, removed with its files at the end of the scope.
 class TempDir {
  public:
-  TempDir() {
+  // A fresh /tmp/llmsize_files_XXXXXX; or, given a path, that directory, created and kept.
+  explicit TempDir(const std::string& keep = "") {
+    if (!keep.empty()) {
+      [[maybe_unused]] const int rc = std::system(("mkdir -p '" + keep + "'").c_str());
+      path_ = keep;
+      keep_ = true;
+      return;
+    }
     char t[] = "/tmp/llmsize_files_XXXXXX";
     if (!::mkdtemp(t)) throw std::runtime_error("mkdtemp");
     path_ = t;
   }
   ~TempDir() {
+    if (keep_) return;
     [[maybe_unused]] const int rc = std::system(("rm -rf '" + path_ + "'").c_str());
   }
   TempDir(const TempDir&) = delete;
@@ -283,6 +291,7 @@ class TempDir {
 
  private:
   std::string path_;
+  bool keep_ = false;
 };
 
 }  // namespace llmsize::test

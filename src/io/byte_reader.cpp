@@ -11,8 +11,11 @@
 namespace llmsize::io {
 namespace {
 
-// Bytes fetched per refill: large enough that a 20 MB tokenizer header takes few syscalls.
-constexpr size_t kWindow = 1 << 20;
+// Bytes fetched per refill: the first read is small (a safetensors length, a short GGUF header),
+// later ones double up to kMaxWindow so a 20 MB tokenizer header takes few syscalls. Reading far
+// past a header would cost time on every file (zero pages of a sparse file are copied too).
+constexpr size_t kFirstWindow = 16 << 10;
+constexpr size_t kMaxWindow = 1 << 20;
 
 }  // namespace
 
@@ -53,7 +56,8 @@ void FileSource::read(uint64_t off, void* dst, size_t n) const {
   }
 }
 
-Cursor::Cursor(const ByteSource& src, std::string where) : src_(src), where_(std::move(where)), size_(src.size()) {}
+Cursor::Cursor(const ByteSource& src, std::string where)
+    : src_(src), where_(std::move(where)), size_(src.size()), window_(kFirstWindow) {}
 
 void Cursor::need(uint64_t n, const char* what) const {
   if (n > remaining())
@@ -64,13 +68,18 @@ void Cursor::need(uint64_t n, const char* what) const {
 
 const uint8_t* Cursor::window(size_t n, const char* what) {
   need(n, what);
-  if (pos_ < buf_off_ || pos_ + n > buf_off_ + buf_.size()) {
-    const auto len = static_cast<size_t>(std::min<uint64_t>(std::max(kWindow, n), remaining()));
-    buf_.resize(len);
-    src_.read(pos_, buf_.data(), len);
+  if (pos_ < buf_off_ || pos_ + n > buf_off_ + size_ok_) {
+    const auto len = static_cast<size_t>(std::min<uint64_t>(std::max(window_, n), remaining()));
+    if (len > cap_) {
+      buf_.reset(new uint8_t[len]);  // not value-initialised: the read fills it
+      cap_ = len;
+    }
+    size_ok_ = len;
+    src_.read(pos_, buf_.get(), len);
     buf_off_ = pos_;
+    window_ = std::min(window_ * 2, kMaxWindow);
   }
-  const uint8_t* p = buf_.data() + (pos_ - buf_off_);
+  const uint8_t* p = buf_.get() + (pos_ - buf_off_);
   pos_ += n;
   return p;
 }
@@ -97,13 +106,14 @@ uint64_t Cursor::u64(const char* what) {
 std::string Cursor::bytes(uint64_t n, const char* what) {
   need(n, what);
   std::string s(static_cast<size_t>(n), '\0');
-  if (pos_ >= buf_off_ && pos_ + n <= buf_off_ + buf_.size()) {
-    std::memcpy(s.data(), buf_.data() + (pos_ - buf_off_), static_cast<size_t>(n));
-  } else if (n <= kWindow) {
+  if (pos_ >= buf_off_ && pos_ + n <= buf_off_ + size_ok_) {
+    std::memcpy(s.data(), buf_.get() + (pos_ - buf_off_), static_cast<size_t>(n));
+  } else if (n < 256) {
+    // Short strings (keys, tensor names) refill the window: more of them follow.
     std::memcpy(s.data(), window(static_cast<size_t>(n), what), static_cast<size_t>(n));
     return s;
   } else {
-    src_.read(pos_, s.data(), static_cast<size_t>(n));
+    src_.read(pos_, s.data(), static_cast<size_t>(n));  // exactly these bytes, nothing after
   }
   pos_ += n;
   return s;

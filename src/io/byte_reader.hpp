@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,8 +84,11 @@ class Cursor {
   std::string where_;
   uint64_t size_ = 0;
   uint64_t pos_ = 0;
-  std::vector<uint8_t> buf_;
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t cap_ = 0;        // bytes allocated in buf_
+  size_t size_ok_ = 0;    // bytes of buf_ holding file data
   uint64_t buf_off_ = 0;  // file offset of buf_[0]
+  size_t window_;         // bytes the next refill reads
 };
 
 // Whether s is well-formed UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).

@@ -1,0 +1,263 @@
+// The accuracy benchmark: llmsize's predictions against every public measurement shipped in
+// tests/data (GGUF file sizes, llama.cpp KV and compute buffers, decode speeds), with the rules of
+// thumb other calculators use on the same rows. `--check` compares the errors with
+// bench/accuracy_thresholds.json and exits 1 when one grew: accuracy can only improve.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "llmsize/compute_buffer.hpp"
+#include "llmsize/estimate.hpp"
+#include "llmsize/io/catalog.hpp"
+#include "llmsize/speed.hpp"
+#include "llmsize/units.hpp"
+
+using json = nlohmann::json;
+using namespace llmsize;
+
+namespace {
+
+json load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "accuracy: cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+struct Row {
+  std::string label;
+  double predicted, measured;
+  double err() const { return std::abs(predicted - measured) / measured; }
+};
+
+struct Category {
+  std::string name;
+  std::vector<Row> rows;
+  std::map<std::string, std::vector<Row>> peers;  // rule of thumb -> same rows
+};
+
+struct Stats {
+  size_t n = 0;
+  double median = 0, p90 = 0, max = 0;
+  std::string worst;
+};
+
+Stats stats(const std::vector<Row>& rows) {
+  Stats s;
+  std::vector<double> e;
+  for (const auto& r : rows) e.push_back(r.err());
+  s.n = e.size();
+  if (e.empty()) return s;
+  std::vector<double> sorted = e;
+  std::sort(sorted.begin(), sorted.end());
+  s.median = sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  s.p90 = sorted[std::min(sorted.size() - 1, static_cast<size_t>(std::ceil(0.9 * static_cast<double>(sorted.size()))) - 1)];
+  s.max = sorted.back();
+  const auto it = std::max_element(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.err() < b.err(); });
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s: predicted %.4g, measured %.4g", it->label.c_str(), it->predicted, it->measured);
+  s.worst = buf;
+  return s;
+}
+
+// The catalog model a measurement's model name refers to (same tensor shapes).
+std::string model_for(const std::string& name) {
+  if (name.rfind("Llama-3.1-8B", 0) == 0 || name.rfind("Meta-Llama-3-8B", 0) == 0 || name.rfind("Meta-Llama-3 8B", 0) == 0 ||
+      name.rfind("llama 8B", 0) == 0)
+    return "llama-3.1-8b";
+  if (name.find("Qwen2.5") != std::string::npos && name.find("7B") != std::string::npos) return "qwen2.5-7b";
+  if (name.rfind("LLaMA 7B", 0) == 0 || name.rfind("open_llama_7b", 0) == 0 || name.rfind("Llama-2-7B", 0) == 0 ||
+      name.rfind("LLaMA/Llama-2 7B", 0) == 0)
+    return "llama-2-7b";
+  if (name == "Meta-Llama-3-70B") return "llama-3.1-70b";
+  if (name == "Llama-2-70B") return "llama-2-70b";
+  return "";
+}
+
+// Nominal bits other calculators assume for a file type ("Q4" = 4 bits).
+double nominal_bits(const std::string& q) {
+  if (q.rfind("f16", 0) == 0 || q.rfind("bf16", 0) == 0) return 16;
+  if (q.rfind("f32", 0) == 0) return 32;
+  for (char c : q)
+    if (c >= '1' && c <= '8') return c - '0';
+  return 16;
+}
+
+double unit_bytes(const std::string& unit) {
+  if (unit == "GiB" || unit.rfind("GB as printed (matches llama.cpp GiB", 0) == 0) return static_cast<double>(kGiB);
+  if (unit == "bytes") return 1;
+  return 1e9;
+}
+
+std::string gpu_for(const std::string& name) {
+  const std::pair<const char*, const char*> k[] = {
+      {"RTX 3070", "rtx-3070"},       {"RTX 3080 10GB", "rtx-3080"}, {"RTX 3080 Ti", "rtx-3080-ti"},
+      {"RTX 4070 Ti", "rtx-4070-ti"}, {"RTX 4080", "rtx-4080"},      {"RTX 3090", "rtx-3090"},
+      {"RTX 4090", "rtx-4090"},       {"A100 80GB", "a100-80gb-pcie"}, {"M3 Max", "m3-max"},
+      {"M2 Ultra", "m2-ultra"},       {"M1 Max", "m1-max"}};
+  for (const auto& [n, id] : k)
+    if (name.find(n) != std::string::npos) return id;
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check = false;
+  std::string data = LLMSIZE_TEST_DATA, thresholds_path = LLMSIZE_THRESHOLDS;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check") check = true;
+    else if (a == "--data" && i + 1 < argc) data = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: llmsize_accuracy [--check] [--data DIR]\n");
+      return 2;
+    }
+  }
+  const Catalog cat = Catalog::builtin();
+  std::vector<Category> cats;
+  std::vector<std::string> excluded;
+
+  // 1. Weights from architecture + preset vs published GGUF sizes.
+  Category w{"weights (GGUF file size)", {}, {}};
+  const json sizes = load(data + "/gguf_sizes.json");
+  for (const auto& r : sizes["rows"]) {
+    const std::string model = r["model"], unit = r["unit"], q = r["quant"];
+    const std::string id = model_for(model);
+    const auto* preset = find_quant_preset(q);
+    std::string label = model + " " + q + " (" + r["source"].get<std::string>().substr(0, 40) + ")";
+    if (id.empty() || !preset) {
+      excluded.push_back(label + ": no catalog architecture or llama.cpp file type (e.g. Q4_K_L)");
+      continue;
+    }
+    if (model.find("GGML v3") != std::string::npos) {
+      excluded.push_back(label + ": GGML v3 file, not GGUF (older quantization rules)");
+      continue;
+    }
+    if (model.rfind("LLaMA/Llama-2 7B", 0) == 0 && q == "F16") {
+      excluded.push_back(label + ": inconsistent unit: the same table's Q4_0 (3.82) is decimal GB, but 12.63 is neither the "
+                                 "GB (13.48) nor the GiB (12.55, llama.cpp PR 3084) of a LLaMA-7B F16 file");
+      continue;
+    }
+    if (unit.find("Size/GB") != std::string::npos) {
+      excluded.push_back(label + ": 'Size/GB' column rounded up, 1-4% above the exact listing of the same files");
+      continue;
+    }
+    const double measured = r["size_as_printed"].get<double>() * unit_bytes(unit);
+    const auto& m = cat.find_model(id)->spec;
+    const auto wts = compute_weights(m, *preset);
+    w.rows.push_back({label, static_cast<double>(wts.bytes), measured});
+    const double params = static_cast<double>(wts.params), bits = nominal_bits(preset->id);
+    w.peers["params x bits / 8 x 1.2"].push_back({label, params * bits / 8 * 1.2, measured});
+    w.peers["params x bits / 8 (Q4 = 0.5 B/param)"].push_back({label, params * bits / 8, measured});
+  }
+  cats.push_back(w);
+
+  // 2. KV cache and 3. compute buffers vs llama.cpp logs.
+  Category kv{"KV cache (llama.cpp log)", {}, {}}, cb{"compute buffer (llama.cpp CUDA log)", {}, {}};
+  const json memory = load(data + "/measured_memory.json");
+  for (const auto& rec : memory["records"]) {
+    const std::string id = rec["id"];
+    const auto& meas = rec["measurements_mib"];
+    const auto& m = cat.find_model("llama-2-7b")->spec;
+    KvCacheConfig c;
+    c.n_ctx = rec["n_ctx"].get<uint32_t>();
+    const auto kvc = kv_cache(m, c);
+    double logged = 0;
+    if (meas.contains("kv_buffer")) {
+      if (meas["kv_buffer"].is_object()) {
+        for (const auto& [dev, v] : meas["kv_buffer"].items())
+          if (dev == "CUDA0" || dev == "CPU") logged = v.get<double>();
+      } else {
+        logged = meas["kv_buffer"].get<double>();
+      }
+    }
+    if (logged > 0) {
+      kv.rows.push_back({id, static_cast<double>(kvc.total_bytes()) / kMiB, logged});
+      // Peers that ignore GQA and padding still get this MHA model right; a 2 x n_layer x n_embd x ctx rule:
+      kv.peers["2 x n_layer x n_embd x ctx x 2 B"].push_back({id, 2.0 * m.n_layer * m.n_embd * c.n_ctx * 2 / kMiB, logged});
+    }
+    if (meas.contains("compute_buffer") && meas["compute_buffer"].is_object() && meas["compute_buffer"].contains("CUDA0")) {
+      const auto buf = compute_buffer(m, pad_to(c.n_ctx, kKvPadding), 512, false);
+      cb.rows.push_back({id, static_cast<double>(buf.bytes()) / kMiB, meas["compute_buffer"]["CUDA0"].get<double>()});
+    }
+  }
+  cats.push_back(kv);
+  cats.push_back(cb);
+
+  // 4. Decode speed vs llama.cpp measurements.
+  Category sp{"decode speed (llama.cpp tg)", {}, {}};
+  const json speeds = load(data + "/measured_speed.json");
+  for (const auto& r : speeds["rows"]) {
+    const std::string test = r["test"];
+    if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
+    const std::string gid = gpu_for(r["gpu"]), mid = model_for(r["model"]);
+    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
+    std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() + " " + r["quant"].get<std::string>() +
+                        " x" + std::to_string(r["n_gpus"].get<int>());
+    if (gid.empty() || mid.empty() || !preset) {
+      excluded.push_back(label + ": GPU or model not in the catalog");
+      continue;
+    }
+    const auto& g = cat.find_gpu(gid)->spec;
+    const auto& m = cat.find_model(mid)->spec;
+    RunConfig c;
+    c.quant = preset;
+    c.kv.n_ctx = 512;
+    const auto e = estimate(m, c);
+    SpeedInput in;
+    in.n_gpus = r["n_gpus"].get<uint32_t>();
+    in.n_ctx = 256;
+    const auto s = estimate_speed(m, e, g, in);
+    const double measured = r["tokens_per_s"].get<double>();
+    sp.rows.push_back({label, s.decode_tokens_per_s, measured});
+    sp.peers["bandwidth / file size"].push_back({label, g.bandwidth_gb_per_s * 1e9 / static_cast<double>(e.weights.bytes), measured});
+  }
+  cats.push_back(sp);
+
+  // Print.
+  std::printf("llmsize accuracy against %s\n\n", "tests/data (public measurements, sources in each row)");
+  std::printf("| category | method | n | median abs error | p90 | max | worst row |\n|---|---|---:|---:|---:|---:|---|\n");
+  std::map<std::string, Stats> ours;
+  for (const auto& c : cats) {
+    const Stats s = stats(c.rows);
+    ours[c.name] = s;
+    std::printf("| %s | **llmsize** | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(), s.n, s.median * 100, s.p90 * 100,
+                s.max * 100, s.worst.c_str());
+    for (const auto& [rule, rows] : c.peers) {
+      const Stats p = stats(rows);
+      std::printf("| %s | %s | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(), rule.c_str(), p.n, p.median * 100, p.p90 * 100,
+                  p.max * 100, p.worst.c_str());
+    }
+  }
+  std::printf("\nExcluded rows (%zu):\n", excluded.size());
+  for (const auto& e : excluded) std::printf("- %s\n", e.c_str());
+
+  if (!check) return 0;
+  // The gate: every category's median and max must stay at or below the committed thresholds.
+  const json th = load(thresholds_path);
+  int failed = 0;
+  for (const auto& [name, s] : ours) {
+    if (!th.contains(name)) {
+      std::printf("GATE: no threshold for '%s' in %s\n", name.c_str(), thresholds_path.c_str());
+      ++failed;
+      continue;
+    }
+    const double med = th[name]["median"].get<double>(), mx = th[name]["max"].get<double>();
+    const bool ok = s.median <= med && s.max <= mx;
+    std::printf("GATE %s: median %.4f <= %.4f, max %.4f <= %.4f: %s\n", name.c_str(), s.median, med, s.max, mx, ok ? "ok" : "FAILED");
+    if (!ok) ++failed;
+  }
+  std::printf("%d passed, %d failed\n", static_cast<int>(ours.size()) - failed, failed);
+  return failed ? 1 : 0;
+}
