@@ -79,7 +79,7 @@ void apply_prices(const Options& o, Catalog& cat, std::vector<GpuSpec>& gpus) {
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
-    if (!g) throw InputError("--price: unknown GPU '" + name + "'" + did_you_mean(name, cat.gpu_names()));
+    if (!g) throw InputError("--price: unknown GPU '" + name + "'" + cat.suggest_gpu(name));
     for (auto& s : gpus)
       if (s.id == g->spec.id) {
         s.price_usd = usd;
@@ -179,7 +179,7 @@ std::string run_estimate(const Options& o) {
   const GpuSpec* gpu = nullptr;
   if (!o.gpu.empty()) {
     const auto* cg = cat.find_gpu(o.gpu);
-    if (!cg) throw InputError("--gpu: unknown GPU '" + o.gpu + "'" + did_you_mean(o.gpu, cat.gpu_names()) + "; see llmsize gpus");
+    if (!cg) throw InputError("--gpu: unknown GPU '" + o.gpu + "'" + cat.suggest_gpu(o.gpu) + "; see llmsize gpus");
     gpu = &*std::find_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.id == cg->spec.id; });
   }
 

@@ -142,7 +142,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
                    ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
-  throw InputError("MODEL: unknown model '" + text + "'" + did_you_mean(text, cat.model_names()) +
+  throw InputError("MODEL: unknown model '" + text + "'" + cat.suggest_model(text) +
                    "; see llmsize models");
 }
 

@@ -12,10 +12,11 @@ namespace llmsize::io {
 namespace {
 
 // Bytes fetched per refill: the first read is small (a safetensors length, a short GGUF header),
-// later ones double up to kMaxWindow so a 20 MB tokenizer header takes few syscalls. Reading far
-// past a header would cost time on every file (zero pages of a sparse file are copied too).
-constexpr size_t kFirstWindow = 16 << 10;
-constexpr size_t kMaxWindow = 1 << 20;
+// later ones 64 KiB. Reading far past a header costs time on every file (the zero pages of a
+// sparse file are copied too), and so does a large buffer: in a VM each page first touched is a
+// costly fault, more than the extra pread calls of a small window.
+constexpr size_t kFirstWindow = 4 << 10;
+constexpr size_t kMaxWindow = 64 << 10;
 
 }  // namespace
 
@@ -77,7 +78,7 @@ const uint8_t* Cursor::window(size_t n, const char* what) {
     size_ok_ = len;
     src_.read(pos_, buf_.get(), len);
     buf_off_ = pos_;
-    window_ = std::min(window_ * 2, kMaxWindow);
+    window_ = kMaxWindow;
   }
   const uint8_t* p = buf_.get() + (pos_ - buf_off_);
   pos_ += n;

@@ -225,4 +225,30 @@ std::vector<std::string> Catalog::gpu_names() const {
   return v;
 }
 
+namespace {
+
+template <class Find>
+std::string suggest_ids(std::string_view name, const std::vector<std::string>& names, Find find) {
+  std::vector<std::string> ids;
+  for (const auto& n : closest_names(name, names, 12)) {
+    const std::string id = find(n);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    if (ids.size() == 3) break;
+  }
+  if (ids.empty()) return "";
+  std::string s = " (did you mean ";
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + ids[i];
+  return s + "?)";
+}
+
+}  // namespace
+
+std::string Catalog::suggest_model(std::string_view name) const {
+  return suggest_ids(name, model_names(), [this](const std::string& n) { return find_model(n)->spec.id; });
+}
+
+std::string Catalog::suggest_gpu(std::string_view name) const {
+  return suggest_ids(name, gpu_names(), [this](const std::string& n) { return find_gpu(n)->spec.id; });
+}
+
 }  // namespace llmsize

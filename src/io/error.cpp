@@ -34,6 +34,11 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     const std::string lc = lower(c);
     size_t d = edit_distance(n, lc);
     if (!n.empty() && lc.find(n) != std::string::npos) d = std::min(d, lc.size() - n.size() > 0 ? size_t{1} : size_t{0});
+    // A shared size token ("72b", "4090") is a strong hint: qwen-72b -> qwen2.5-72b.
+    const size_t tok = n.find_last_of("-_ ");
+    const std::string last = tok == std::string::npos ? n : n.substr(tok + 1);
+    if (last.size() >= 2 && std::isdigit(static_cast<unsigned char>(last[0])) && lc.find(last) != std::string::npos)
+      d = d >= 2 ? d - 2 : 0;
     const size_t limit = std::max<size_t>(2, n.size() / 3);
     if (d <= limit) scored.emplace_back(d, c);
   }

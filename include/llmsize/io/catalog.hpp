@@ -47,6 +47,9 @@ class Catalog {
   // Every id and alias, for "did you mean".
   std::vector<std::string> model_names() const;
   std::vector<std::string> gpu_names() const;
+  // " (did you mean a, b?)" naming up to three distinct ids whose id or alias is close; or "".
+  std::string suggest_model(std::string_view name) const;
+  std::string suggest_gpu(std::string_view name) const;
 
  private:
   std::vector<CatalogModel> models_;
