@@ -118,9 +118,10 @@ std::vector<std::string> checklist(const Report& r) {
   return c;
 }
 
-std::string run_estimate(const Options& o) {
-  check_choice("--format", o.format, kFormats);
-  Catalog cat = load_catalog(o);
+}  // namespace
+
+Report build_report(const Options& o, const Catalog& catalog) {
+  Catalog cat = catalog;
   std::vector<GpuSpec> gpus;
   for (const auto& g : cat.gpus()) gpus.push_back(g.spec);
   apply_prices(o, cat, gpus);
@@ -354,7 +355,14 @@ std::string run_estimate(const Options& o) {
   if (r.speed && r.speed->calibration && std::string(r.speed->calibration->family) == "other")
     r.warnings.push_back("speed for " + r.gpu->gpu.name + " is not calibrated against measurements: wide range");
   r.checklist = checklist(r);
+  return r;
+}
 
+namespace {
+
+std::string run_estimate(const Options& o) {
+  check_choice("--format", o.format, kFormats);
+  const Report r = build_report(o, load_catalog(o));
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);

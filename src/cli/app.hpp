@@ -7,6 +7,10 @@
 
 #include "cli/resolve.hpp"
 
+namespace llmsize {
+class Catalog;
+}
+
 namespace llmsize::cli {
 
 struct Options {
@@ -57,6 +61,12 @@ struct Options {
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
 void setup_app(CLI::App& app, Options& o);
+
+struct Report;
+
+// The whole estimate and bill of materials for one configuration, without rendering: validates
+// every flag, resolves the model and GPUs in `catalog`, computes. Throws InputError on bad input.
+Report build_report(const Options& o, const Catalog& catalog);
 
 // Runs the parsed options; writes the result to `out`. Throws InputError on bad input (nothing
 // written to out in that case).
