@@ -6,9 +6,12 @@
 
 namespace llmsize {
 
-uint64_t ComputeBuffer::bytes() const { return std::max({output_bytes, attention_bytes, ffn_bytes}); }
+uint64_t ComputeBuffer::bytes() const {
+  return summed ? output_bytes + attention_bytes + ffn_bytes : std::max({output_bytes, attention_bytes, ffn_bytes});
+}
 
 const char* ComputeBuffer::peak() const {
+  if (summed) return "sum";
   const uint64_t b = bytes();
   return b == attention_bytes ? "attention" : b == output_bytes ? "output" : "ffn";
 }
@@ -30,6 +33,18 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
   if (m.is_moe())
     n_ff = std::max<uint64_t>(n_ff, uint64_t{m.n_ff_exp} * m.n_expert_used + m.n_ff_shexp);
   c.ffn_bytes = checked_mul(kF32 * ub, 2 * n_ff + 2 * n_embd);
+  return c;
+}
+
+ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows) {
+  ComputeBuffer c;
+  uint64_t n_ff = m.n_ff;
+  if (m.is_moe()) n_ff = std::max<uint64_t>(n_ff, uint64_t{m.n_ff_exp} * m.n_expert_used + m.n_ff_shexp);
+  c.ffn_bytes = checked_mul(2 * tokens, 2 * n_ff + 4 * uint64_t{m.n_embd});
+  const uint64_t qkv = uint64_t{m.n_head} * m.n_embd_head_k + m.n_embd_k_gqa() + m.n_embd_v_gqa();
+  c.attention_bytes = checked_mul(2 * tokens, qkv + m.n_embd);
+  c.output_bytes = checked_mul(4 * logit_rows, m.n_vocab);
+  c.summed = true;
   return c;
 }
 

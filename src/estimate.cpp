@@ -37,7 +37,7 @@ std::string bytes_str(uint64_t b) { return num(b) + " B = " + (b >= kGiB ? gib_s
 
 }  // namespace
 
-Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host) {
   const auto tensors = model_tensors(m);
   const auto types = assign_tensor_types(m, tensors, q);
   const ParamCount pc = count_params(m, tensors);
@@ -66,7 +66,7 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
   }
   std::sort(w.by_type.begin(), w.by_type.end(),
             [](const TypeUsage& a, const TypeUsage& b) { return a.bytes > b.bytes; });
-  if (q.gguf) {
+  if (q.gguf && embeddings_on_host) {
     w.host_bytes = embd_bytes;
     w.vram_bytes = w.bytes - embd_bytes + (m.tied_embeddings ? embd_bytes : 0);
   } else {
@@ -78,16 +78,46 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q) {
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;
-  e.weights = exact_weights ? *exact_weights : compute_weights(m, *c.quant);
-  e.kv = kv_cache(m, c.kv);
-  e.compute = compute_buffer(m, e.kv.cells_full, std::min(c.kv.n_ubatch, c.kv.n_ctx * c.kv.n_seq),
-                             c.flash_attn);
+  const EngineProfile& ep = engine_profile(c.engine);
+  e.weights = exact_weights ? *exact_weights : compute_weights(m, *c.quant, ep.embeddings_on_host);
+  if (!ep.embeddings_on_host && e.weights.host_bytes) {  // a GGUF's weights, loaded whole on the GPU
+    e.weights.vram_bytes = e.weights.bytes;
+    e.weights.host_bytes = 0;
+  }
+  KvCacheConfig kvc = c.kv;
+  kvc.padding = ep.kv_cell_padding;
+  e.kv = kv_cache(m, kvc);
+  const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
+  switch (c.engine) {
+    case Engine::llama_cpp:
+    case Engine::ollama:
+      e.compute = compute_buffer(m, e.kv.cells_full, static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)),
+                                 c.flash_attn);
+      break;
+    case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs sampled
+      e.compute = torch_activations(m, ep.max_num_batched_tokens, ep.max_num_seqs);
+      break;
+    case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
+      e.compute = torch_activations(m, tokens_total, c.kv.n_seq);
+      break;
+  }
   e.weights_bytes = e.weights.vram_bytes;
   e.kv_cache_bytes = e.kv.total_bytes();
   e.activations_bytes = checked_mul(e.compute.bytes(), c.n_gpus);
   e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
   e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
   e.naive_rule_bytes = fraction_of(e.weights.bytes, 1.2);
+  {
+    const double act_err = e.compute.summed ? kTorchActivationError : kComputeError;
+    const auto bound = [&](double sign) {
+      const double sum = static_cast<double>(e.weights_bytes) * (1 + sign * kWeightsError) + static_cast<double>(e.kv_cache_bytes) +
+                         static_cast<double>(e.activations_bytes) * (1 + sign * act_err) +
+                         static_cast<double>(e.overhead_bytes) * (1 + sign * kOverheadError);
+      return static_cast<uint64_t>(std::llround(sum * (1 + c.headroom)));
+    };
+    e.total_low_bytes = bound(-1);
+    e.total_high_bytes = bound(+1);
+  }
 
   auto& d = e.derivations;
   {
@@ -111,7 +141,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
                     " x (" + num(e.kv.cells_full) + " x " + std::to_string(e.kv.n_layer_full);
     if (e.kv.n_layer_swa) f += " + " + num(e.kv.cells_swa) + " x " + std::to_string(e.kv.n_layer_swa) + " SWA";
     f += ") x (" + num(e.kv.k_bytes_per_cell_layer) + " + " + num(e.kv.v_bytes_per_cell_layer) + " B)";
-    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to 256";
+    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to " + std::to_string(ep.kv_cell_padding) + " (" +
+         ep.name + ")";
     if (e.kv.n_layer_swa)
       f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) + " + n_ubatch " +
            std::to_string(c.kv.n_ubatch) + "), 256)";
@@ -122,6 +153,16 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   {
     const auto& cb = e.compute;
+    if (cb.summed)
+      d.push_back({"compute buffer per GPU",
+                   std::string(ep.name) + " activations (BF16, flash attention): logits 4 x " +
+                       std::to_string(c.engine == Engine::vllm ? ep.max_num_seqs : c.kv.n_seq) + " x n_vocab = " +
+                       mib_str(cb.output_bytes) + " + attention 2 x tokens x (q + k + v + n_embd) = " +
+                       mib_str(cb.attention_bytes) + " + ffn 2 x tokens x (2 n_ff + 4 n_embd) = " + mib_str(cb.ffn_bytes) +
+                       ", tokens = " + (c.engine == Engine::vllm ? std::to_string(ep.max_num_batched_tokens) + " (max_num_batched_tokens)"
+                                                                 : std::to_string(uint64_t{c.kv.n_ctx} * c.kv.n_seq) + " (the whole context)"),
+                   bytes_str(cb.bytes())});
+    else
     d.push_back({"compute buffer per GPU",
                  std::string("max(output 4 x n_ubatch x (n_vocab + n_embd) = ") + mib_str(cb.output_bytes) +
                      ", attention " + (c.flash_attn ? "(flash) " : "4 x (n_kv x n_ubatch x n_head + 5 x n_embd x n_ubatch) = ") +
@@ -157,6 +198,12 @@ uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
   const uint64_t shared = e.weights_bytes + e.kv_cache_bytes;
   const uint64_t each = (shared + n - 1) / n + e.compute.bytes() + c.overhead_per_gpu_bytes;
   return each + fraction_of(each, c.headroom);
+}
+
+uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t n) {
+  const double budget = static_cast<double>(usable_bytes_each) * n / (1 + c.headroom);
+  const double used = static_cast<double>(e.weights_bytes) + static_cast<double>(n) * static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
+  return budget > used ? static_cast<uint64_t>(budget - used) : 0;
 }
 
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t max_gpus) {

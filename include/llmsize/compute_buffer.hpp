@@ -27,11 +27,21 @@ struct ComputeBuffer {
   uint64_t output_bytes = 0;
   uint64_t attention_bytes = 0;
   uint64_t ffn_bytes = 0;
+  bool summed = false;  // PyTorch engines: the parts add up instead of sharing one arena
   uint64_t bytes() const;
   const char* peak() const;  // "output", "attention" or "ffn"
 };
 
 // n_kv: KV cells per sequence of the largest (full-attention) layer; n_ubatch: micro-batch.
 ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatch, bool flash_attn);
+
+// PyTorch engines (vLLM, transformers) with fused flash attention, BF16 activations
+// (APPROXIMATION): a forward pass over `tokens` keeps the MLP's gate and up outputs and a few
+// hidden-state copies alive, plus FP32 logits for `logit_rows` sampled positions:
+//   ffn       = 2 B x tokens x (2 x n_ff + 4 x n_embd)   (MoE: n_ff = routed x n_ff_exp + shared)
+//   attention = 2 B x tokens x (q + k + v widths + n_embd)
+//   output    = 4 B x logit_rows x n_vocab
+// the buffer is their sum (PyTorch's caching allocator does not overlap them the way ggml does).
+ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows);
 
 }  // namespace llmsize

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "llmsize/compute_buffer.hpp"
+#include "llmsize/engine.hpp"
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
@@ -19,6 +20,15 @@ namespace llmsize {
 constexpr uint64_t kDefaultOverheadPerGpuBytes = 512ull << 20;
 constexpr double kDefaultHeadroom = 0.2;
 
+// Measured error bounds per part (bench/accuracy on tests/data): weights from architecture +
+// preset, max 1.43% over 84 GGUF files; llama.cpp compute buffers, max 7.2% over 9 CUDA logs;
+// PyTorch activations (vLLM, transformers), max ~60% over 4 vLLM logs; runtime overhead, a CUDA
+// context of 300-700 MiB against the 512 MiB default.
+constexpr double kWeightsError = 0.015;
+constexpr double kComputeError = 0.08;
+constexpr double kTorchActivationError = 0.6;
+constexpr double kOverheadError = 0.4;
+
 struct RunConfig {
   const QuantPreset* quant = nullptr;  // REQUIRES: non-null
   KvCacheConfig kv;
@@ -26,6 +36,7 @@ struct RunConfig {
   double headroom = kDefaultHeadroom;  // fraction added on top of the sum
   uint64_t overhead_per_gpu_bytes = kDefaultOverheadPerGpuBytes;
   uint32_t n_gpus = 1;  // each GPU holds its own compute buffer and runtime overhead
+  Engine engine = Engine::llama_cpp;  // whose allocation rules apply (engine.hpp)
 };
 
 struct TypeUsage {
@@ -51,7 +62,8 @@ struct Weights {
 // Weights of model m under preset q. llama.cpp keeps token_embd in host memory and, for tied
 // embeddings, puts a copy on the GPU as the output layer (llama-model.cpp TENSOR_DUPLICATED);
 // other engines (non-GGUF presets) keep every weight on the GPU.
-Weights compute_weights(const ModelSpec& m, const QuantPreset& q);
+// embeddings_on_host = false for engines that load every weight on the GPU (vLLM, transformers).
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true);
 
 // One formula with its inputs put in, for --explain.
 struct Derivation {
@@ -72,6 +84,11 @@ struct Estimate {
   uint64_t headroom_bytes = 0;
   uint64_t subtotal_bytes() const { return weights_bytes + kv_cache_bytes + activations_bytes + overhead_bytes; }
   uint64_t total_bytes() const { return subtotal_bytes() + headroom_bytes; }
+  // Low-high range of the total from each part's measured error (bench/accuracy): weights
+  // kWeightsError, KV exact, compute buffers kComputeError (llama.cpp) or kTorchActivationError,
+  // overhead kOverheadError; headroom applied to each bound.
+  uint64_t total_low_bytes = 0;
+  uint64_t total_high_bytes = 0;
   // The bare rule of thumb "VRAM = 1.2 x weights", for comparison.
   uint64_t naive_rule_bytes = 0;
   std::vector<Derivation> derivations;
@@ -91,5 +108,10 @@ uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_byte
 
 // What one of n GPUs must hold under the same split, headroom included.
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);
+
+// KV cache memory n GPUs of `usable_bytes_each` have left once weights, compute buffers and
+// overhead are placed and the headroom kept: vLLM's "available KV cache memory" when headroom is
+// 1/gpu_memory_utilization - 1. 0 when nothing is left.
+uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t n);
 
 }  // namespace llmsize

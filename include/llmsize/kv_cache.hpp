@@ -18,6 +18,7 @@ struct KvCacheConfig {
   uint32_t n_ubatch = 512;   // micro-batch: the SWA cache keeps n_swa + n_ubatch cells
   TensorType type_k = TensorType::F16;
   TensorType type_v = TensorType::F16;
+  uint32_t padding = kKvPadding;  // cell granularity: 256 (llama.cpp), 16 (vLLM block), 1 (transformers)
 };
 
 struct KvCache {

@@ -142,13 +142,23 @@ Report build_report(const Options& o, const Catalog& catalog) {
   c.kv.n_seq = !o.batch.empty() ? static_cast<uint32_t>(parse_int("--batch", o.batch, 1, 65536)) : users ? users : 1;
   c.kv.n_ubatch = static_cast<uint32_t>(parse_int("--ubatch", o.ubatch, 1, 65536));
   c.kv.type_k = c.kv.type_v = parse_kv_type(o.kv_quant);
-  check_choice("--flash-attn", o.flash_attn, {"on", "off"});
-  c.flash_attn = o.flash_attn == "on";
+  {
+    const auto eng = engine_from_name(o.engine);
+    if (!eng) {
+      std::vector<std::string> names(engine_names().begin(), engine_names().end());
+      check_choice("--engine", o.engine, names);
+    }
+    c.engine = *eng;
+  }
+  const EngineProfile& ep = engine_profile(c.engine);
+  if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
+  c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
   if (traits(c.kv.type_v).quantized && !c.flash_attn)
     throw InputError("--kv-quant " + o.kv_quant +
                      " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
-  c.headroom = parse_real("--headroom", o.headroom, 0.0, 1.0);
-  c.overhead_per_gpu_bytes = static_cast<uint64_t>(parse_real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
+  c.headroom = o.headroom.empty() ? ep.headroom_default : parse_real("--headroom", o.headroom, 0.0, 1.0);
+  c.overhead_per_gpu_bytes = o.overhead_mib.empty() ? ep.overhead_per_gpu_bytes
+                                                    : static_cast<uint64_t>(parse_real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
   const uint32_t gpus_requested = o.gpus.empty() ? 0 : static_cast<uint32_t>(parse_int("--gpus", o.gpus, 1, 1024));
   const double target_tps = o.target_tps.empty() ? 0 : parse_real("--target-tps", o.target_tps, 0.1, 100000);
   if (target_tps > 0 && users == 0) throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
@@ -260,6 +270,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
     const uint64_t fixed = fraction_of(r.estimate.weights_bytes + r.estimate.activations_bytes + r.estimate.overhead_bytes, 1 + c.headroom);
     const uint64_t kv_seq = r.estimate.kv_cache_bytes / std::max<uint32_t>(1, c.kv.n_seq);
     const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
+    r.kv_available_bytes = available_kv_bytes(r.estimate, c, p.gpu.usable_bytes(), p.count);
     r.max_concurrent_sequences = usable > fixed && kv_seq_h ? static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30)) : 0;
   }
 
@@ -386,9 +397,11 @@ void setup_app(CLI::App& app, Options& o) {
   app.add_option("--ubatch,--n-ubatch", o.ubatch, "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
       ->capture_default_str()->type_name("N")->group(mem);
   app.add_option("--kv-quant,--cache-type", o.kv_quant, "KV cache type: f16, bf16, q8_0, q5_0, q4_0, ...")->capture_default_str()->group(mem);
-  app.add_option("--flash-attn,--fa", o.flash_attn, "flash attention: on or off")->capture_default_str()->group(mem);
-  app.add_option("--headroom", o.headroom, "fraction added on top of the sum, 0 to 1")->capture_default_str()->type_name("F")->group(mem);
-  app.add_option("--overhead-mib", o.overhead_mib, "runtime overhead per GPU, MiB")->capture_default_str()->type_name("MIB")->group(mem);
+  app.add_option("--flash-attn,--fa", o.flash_attn, "flash attention: on or off (default: the engine's)")->group(mem);
+  app.add_option("--headroom", o.headroom, "fraction added on top of the sum, 0 to 1 (default 0.2; vllm 0.111 = 90% utilization)")
+      ->type_name("F")->group(mem);
+  app.add_option("--overhead-mib", o.overhead_mib, "runtime overhead per GPU, MiB (default 512; vllm 1024)")->type_name("MIB")->group(mem);
+  app.add_option("-e,--engine", o.engine, "memory rules of: llama.cpp, vllm, transformers or ollama")->capture_default_str()->group(mem);
   app.add_option("--catalog", o.catalogs, "JSON catalog file adding or overriding models/GPUs (repeatable)")->type_name("FILE")->group(mem);
 
   auto* hw = "GPUs and speed";

@@ -21,9 +21,10 @@ struct Options {
   std::string batch;            // concurrent sequences; defaults to --users, else 1
   std::string ubatch = "512";
   std::string kv_quant = "f16";
-  std::string flash_attn = "on";
-  std::string headroom = "0.2";
-  std::string overhead_mib = "512";
+  std::string flash_attn;     // default: the engine's
+  std::string headroom;       // default: the engine's (0.2; vLLM 1/0.9 - 1)
+  std::string overhead_mib;   // default: the engine's
+  std::string engine = "llama.cpp";
   std::vector<std::string> catalogs;
   // hardware
   std::string gpu;

@@ -167,7 +167,8 @@ std::string render_table(const Report& r) {
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r)) o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
-  o += fmt::format("{:<18} {:>10.2f}  {} GPU{} (GiB = 2^30 bytes)\n", "total", gib_of(e.total_bytes()), e.n_gpus, e.n_gpus == 1 ? "" : "s");
+  o += fmt::format("{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = 2^30 bytes)\n", "total",
+                   gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes), e.n_gpus, e.n_gpus == 1 ? "" : "s");
   o += fmt::format("\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n", gib_of(e.weights.bytes),
                    gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
   o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead and headroom)\n";
@@ -212,8 +213,8 @@ std::string render_table(const Report& r) {
                      r.speed_input.n_seq == 1 ? "" : "s");
     o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s, s.prefill_low, s.prefill_high);
     o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s, group(r.speed_input.prompt_tokens));
-    o += fmt::format("  concurrency     {} sequences of {} tokens fit beside the weights\n", r.max_concurrent_sequences,
-                     group(r.config.kv.n_ctx));
+    o += fmt::format("  concurrency     {} sequences of {} tokens fit beside the weights ({:.2f} GiB left for KV)\n",
+                     r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
   }
   if (r.power) {
     const auto& w = *r.power;
@@ -397,7 +398,7 @@ ojson report_json(const Report& r) {
   s["flash_attn"] = c.flash_attn;
   s["headroom"] = c.headroom;
   s["overhead_bytes_per_gpu"] = c.overhead_per_gpu_bytes;
-  s["engine"] = r.quant->gguf ? "llama.cpp" : "llama.cpp rules, all weights on GPU";
+  s["engine"] = engine_profile(c.engine).name;
   j["settings"] = s;
 
   ojson v;
@@ -408,9 +409,12 @@ ojson report_json(const Report& r) {
   v["overhead_bytes"] = e.overhead_bytes;
   v["headroom_bytes"] = e.headroom_bytes;
   v["total_bytes"] = e.total_bytes();
+  v["total_bytes_low"] = e.total_low_bytes;
+  v["total_bytes_high"] = e.total_high_bytes;
   v["kv_cells"] = e.kv.cells_full;
   v["kv_cells_swa"] = e.kv.cells_swa;
   v["compute_buffer_bytes_per_gpu"] = e.compute.bytes();
+  v["kv_available_bytes"] = r.gpu ? ojson(r.kv_available_bytes) : ojson();
   v["gpus"] = e.n_gpus;
   v["rule_of_thumb_bytes"] = e.naive_rule_bytes;
   j["vram"] = v;

@@ -40,6 +40,7 @@ struct Report {
   std::optional<CapacityPlan> capacity;
   std::optional<Offload> offload;
   uint32_t max_concurrent_sequences = 0;
+  uint64_t kv_available_bytes = 0;  // KV memory left on the GPUs (vLLM's KV pool)
 
   std::optional<Speed> speed;
   SpeedInput speed_input;
