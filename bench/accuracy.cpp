@@ -225,6 +225,41 @@ int main(int argc, char** argv) {
   }
   cats.push_back(sp);
 
+  // 5. Engine profiles: vLLM's KV pool and Ollama's graph against their logs.
+  Category vpool{"vLLM KV cache pool (vLLM log)", {}, {}}, ograph{"Ollama graph (Ollama log)", {}, {}};
+  const json engines = load(data + "/engine_measurements.json");
+  for (const auto& r : engines["vllm"]) {
+    const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
+    RunConfig c;
+    c.engine = Engine::vllm;
+    c.quant = find_quant_preset(r["quant"].get<std::string>());
+    c.headroom = 1 / r["gpu_memory_utilization"].get<double>() - 1;
+    c.overhead_per_gpu_bytes = engine_profile(Engine::vllm).overhead_per_gpu_bytes;
+    c.kv.n_ctx = r["max_model_len"].get<uint32_t>();
+    const uint32_t tp = r["tp"].get<uint32_t>();
+    c.n_gpus = tp;
+    const auto e = estimate(m, c);
+    const auto total = static_cast<uint64_t>(r["gpu_total_gib"].get<double>() * kGiB);
+    const double pool = static_cast<double>(available_kv_bytes(e, c, total, tp)) / kGiB / tp;
+    const double logged = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>() : r["kv_cache_gib_per_gpu"].get<double>();
+    vpool.rows.push_back({r["id"].get<std::string>(), pool, logged});
+    // Peers: "total x 0.9 - 1.2 x weights" ignores activations and runtime.
+    vpool.peers["0.9 x memory - weights"].push_back(
+        {r["id"].get<std::string>(), (static_cast<double>(total) * 0.9 * tp - static_cast<double>(e.weights_bytes)) / kGiB / tp, logged});
+  }
+  for (const auto& r : engines["ollama"]) {
+    const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
+    RunConfig c;
+    c.engine = Engine::ollama;
+    c.quant = find_quant_preset("q4_0");
+    c.flash_attn = false;
+    c.kv.n_ctx = r["num_ctx"].get<uint32_t>();
+    const auto e = estimate(m, c);
+    ograph.rows.push_back({r["id"].get<std::string>(), static_cast<double>(e.compute.bytes()) / kMiB, r["graph_full_mib"].get<double>()});
+  }
+  cats.push_back(vpool);
+  cats.push_back(ograph);
+
   // Print.
   std::printf("llmsize accuracy against %s\n\n", "tests/data (public measurements, sources in each row)");
   std::printf("| category | method | n | median abs error | p90 | max | worst row |\n|---|---|---:|---:|---:|---:|---|\n");
