@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages llmsize builds and tests with, if any is missing.
+#   bash scripts/install-deps.sh        the build and the tests (what CI needs)
+#   bash scripts/install-deps.sh fuzz   also clang and its sanitizer/libFuzzer runtime, for
+#                                       -DLLMSIZE_FUZZ=ON (optional: the normal build never needs them)
 set -euo pipefail
 pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq)
+for group in "$@"; do
+  case "$group" in
+    fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    *) echo "install-deps: unknown group '$group' (known: fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

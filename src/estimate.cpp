@@ -75,7 +75,7 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   return w;
 }
 
-Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights, bool derivations) {
   Estimate e;
   e.n_gpus = c.n_gpus;
   const EngineProfile& ep = engine_profile(c.engine);
@@ -118,6 +118,16 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     e.total_low_bytes = bound(-1);
     e.total_high_bytes = bound(+1);
   }
+
+  if (e.total_bytes() > e.naive_rule_bytes)
+    e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
+                         ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
+                         " short of this estimate (" + gib_str(e.total_bytes()) + ")");
+  if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
+    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) + " exceeds the model's trained context " +
+                         std::to_string(m.n_ctx_train));
+  // Sweeps and searches call this millions of times: the text of --explain only when asked.
+  if (!derivations) return e;
 
   auto& d = e.derivations;
   {
@@ -184,13 +194,6 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   d.push_back({"total", "weights + KV + activations + overhead + headroom", bytes_str(e.total_bytes())});
 
-  if (e.total_bytes() > e.naive_rule_bytes)
-    e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
-                         ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
-                         " short of this estimate (" + gib_str(e.total_bytes()) + ")");
-  if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
-    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) + " exceeds the model's trained context " +
-                         std::to_string(m.n_ctx_train));
   return e;
 }
 

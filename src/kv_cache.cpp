@@ -23,6 +23,20 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
                                            checked_mul(r.cells_swa, r.n_layer_swa));
   r.k_bytes = checked_mul(checked_mul(cell_layers, r.k_bytes_per_cell_layer), c.n_seq);
   r.v_bytes = checked_mul(checked_mul(cell_layers, r.v_bytes_per_cell_layer), c.n_seq);
+  if (!m.n_head_kv_per_layer.empty() && !m.is_mla()) {
+    // KV heads vary by layer: sum cells(il) x row_size(type, n_head_kv(il) x head size) layer by
+    // layer (llama-kv-cache.cpp sizes each layer with n_embd_k_gqa(il)); the per-cell figures
+    // above stay those of the widest layer.
+    uint64_t k = 0, v = 0;
+    for (uint32_t il = 0; il < m.n_layer && il < m.n_head_kv_per_layer.size(); ++il) {
+      const uint64_t cells = m.is_swa_layer(il) ? r.cells_swa : r.cells_full;
+      const uint64_t heads = m.n_head_kv_per_layer[il];
+      k = checked_add(k, checked_mul(cells, row_size(c.type_k, heads * m.n_embd_head_k)));
+      v = checked_add(v, checked_mul(cells, row_size(c.type_v, heads * m.n_embd_head_v)));
+    }
+    r.k_bytes = checked_mul(k, c.n_seq);
+    r.v_bytes = checked_mul(v, c.n_seq);
+  }
   return r;
 }
 

@@ -97,3 +97,29 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
   }));
   CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
 }
+
+TEST_CASE("data/quants.json is exactly what llmsize quants --format json derives", "[catalog]") {
+  // The quantization catalog in data/ is generated from the code's tables (ggml type traits and
+  // llama.cpp's per-tensor rules) so it can be read without the binary; it must never drift.
+  const auto doc = test::data_file("../../data/quants.json");
+  REQUIRE(doc["tensor_types"].size() == all_tensor_types().size());
+  for (size_t i = 0; i < all_tensor_types().size(); ++i) {
+    const auto& t = all_tensor_types()[i];
+    const auto& j = doc["tensor_types"][i];
+    INFO(t.name);
+    CHECK(j["name"] == t.name);
+    CHECK(j["block_size"] == t.block_size);
+    CHECK(j["bytes_per_block"] == t.type_size);
+  }
+  REQUIRE(doc["presets"].size() == all_quant_presets().size());
+  for (size_t i = 0; i < all_quant_presets().size(); ++i) {
+    const auto& p = all_quant_presets()[i];
+    const auto& j = doc["presets"][i];
+    INFO(p.id);
+    CHECK(j["id"] == p.id);
+    CHECK(j["base_type"] == traits(p.default_type).name);
+    // bits per weight on Llama-3.1-8B shapes, derived per tensor, rounded to 3 decimals
+    const auto w = compute_weights(test::model("llama-3.1-8b"), p);
+    CHECK(j["bits_per_weight_llama_3_1_8b"].get<double>() == Approx(std::round(w.bits_per_weight() * 1000) / 1000));
+  }
+}

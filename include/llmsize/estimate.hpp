@@ -97,8 +97,10 @@ struct Estimate {
 
 // REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.
 // `exact_weights`, when given (a GGUF or safetensors file read tensor by tensor), replaces the
-// weights derived from m and c.quant.
-Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights = nullptr);
+// weights derived from m and c.quant. derivations = false leaves Estimate::derivations empty (the
+// numbers and warnings are the same), for callers that estimate many configurations.
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights = nullptr,
+                  bool derivations = true);
 
 // The smallest number of GPUs of `usable_bytes_each` that hold the estimate with a layer split:
 // each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and

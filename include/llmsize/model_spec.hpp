@@ -26,6 +26,9 @@ struct ModelSpec {
   uint32_t n_ff = 0;  // dense FFN width (the leading dense layers of an MoE)
   uint32_t n_head = 0;
   uint32_t n_head_kv = 0;
+  // KV heads layer by layer when they vary (a GGUF's per-layer attention.head_count_kv, llama.cpp
+  // hparams.n_head_kv(il)); empty when every layer has n_head_kv, which is then the largest.
+  std::vector<uint32_t> n_head_kv_per_layer;
   uint32_t n_embd_head_k = 0;  // per-head K width (head_dim); MLA: qk_nope + qk_rope
   uint32_t n_embd_head_v = 0;  // per-head V width; MLA: v_head_dim
   uint32_t n_vocab = 0;

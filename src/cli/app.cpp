@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cli/inspect.hpp"
+#include "cli/planning.hpp"
 #include "cli/report.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/quant.hpp"
@@ -120,6 +121,8 @@ std::vector<std::string> checklist(const Report& r) {
 
 }  // namespace
 
+// sweep.cpp mirrors the --gpu/--gpus path of this function for speed; `sweep --verify` and
+// tests/cli/planning_cli_test.cpp check that its rows equal this function's.
 Report build_report(const Options& o, const Catalog& catalog) {
   Catalog cat = catalog;
   std::vector<GpuSpec> gpus;
@@ -284,6 +287,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
     hi.weights_bytes = r.estimate.weights.bytes;
     hi.host_weights_bytes = r.estimate.weights.host_bytes + (r.offload ? r.offload->ram_bytes : 0);
     hi.keep_models = keep_models;
+    r.host_keep_models = keep_models;
     hi.dataset_bytes = static_cast<uint64_t>(dataset_gb * 1e9);
     hi.fine_tuning = training;
     hi.checkpoint_bytes = training ? r.estimate.weights.bytes * 2 : 0;
@@ -373,7 +377,9 @@ namespace {
 
 std::string run_estimate(const Options& o) {
   check_choice("--format", o.format, kFormats);
-  const Report r = build_report(o, load_catalog(o));
+  const Catalog cat = load_catalog(o);
+  const Report r = o.ctx == "max" ? build_report_max_context(o, cat) : build_report(o, cat);
+  if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);
@@ -450,25 +456,30 @@ void setup_app(CLI::App& app, Options& o) {
                                        "model.safetensors.index.json, or a directory")->required();
   inspect->add_option("-f,--format", o.format, "output: table or json")->capture_default_str();
   inspect->callback([&o] { o.command = "inspect"; });
+  setup_planning(app, o);
 }
 
-void run(const Options& o, std::string& out) {
+int run(const Options& o, std::string& out) {
+  if (is_planning_command(o.command)) return run_planning(o, out);
   if (o.command == "models" || o.command == "gpus" || o.command == "quants") {
     check_choice("--format", o.format, {"table", "json", "csv"});
     if (o.command == "quants") {
       out = render_quants(o.format);
-      return;
+      return 0;
     }
     const Catalog cat = load_catalog(o);
     out = o.command == "models" ? render_models(cat, o.format) : render_gpus(cat, o.format);
-    return;
+    return 0;
   }
   if (o.command == "inspect") {
     check_choice("--format", o.format, {"table", "json"});
     out = run_inspect(o.model, o.format);
-    return;
+    return 0;
   }
   out = run_estimate(o);
+  return 0;
 }
+
+std::vector<std::string> report_checklist(const Report& r) { return checklist(r); }
 
 }  // namespace llmsize::cli

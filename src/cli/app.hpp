@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/planning_options.hpp"
 #include "cli/resolve.hpp"
 
 namespace llmsize {
@@ -58,6 +59,7 @@ struct Options {
   std::string format = "table";
   bool explain = false;
   std::string command = "estimate";  // estimate | models | gpus | quants
+  PlanningOptions planning;          // check, fit, sweep, --plot, completions, man
 };
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
@@ -69,8 +71,12 @@ struct Report;
 // every flag, resolves the model and GPUs in `catalog`, computes. Throws InputError on bad input.
 Report build_report(const Options& o, const Catalog& catalog);
 
-// Runs the parsed options; writes the result to `out`. Throws InputError on bad input (nothing
+// Runs the parsed options; writes the result to `out` (sweep streams to stdout itself). Returns the
+// exit code: 0, or 1 when `check` finds a plan that fails. Throws InputError on bad input (nothing
 // written to out in that case).
-void run(const Options& o, std::string& out);
+int run(const Options& o, std::string& out);
+
+// The checklist lines of a report (power, links, growth, software, maintenance), for sweep.
+std::vector<std::string> report_checklist(const Report& r);
 
 }  // namespace llmsize::cli

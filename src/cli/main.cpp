@@ -22,9 +22,9 @@ int main(int argc, char** argv) {
   }
   try {
     std::string out;
-    llmsize::cli::run(opts, out);
+    const int code = llmsize::cli::run(opts, out);
     std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
+    return code;
   } catch (const llmsize::InputError& e) {
     std::fprintf(stderr, "llmsize: error: %s\n", e.what());
   } catch (const llmsize::OverflowError& e) {

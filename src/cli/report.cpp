@@ -302,6 +302,20 @@ std::string render_table(const Report& r) {
                        r.host->ram.dimm_gib);
       o += fmt::format("  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
                        gb_of(e.weights.bytes));
+      o += fmt::format("  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
+                       gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
+                       r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes), tb_str(r.host->storage.os_drive_bytes));
+      o += fmt::format("  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} = {} → {} platform\n",
+                       r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "", r.host->pcie_lanes_needed,
+                       platform_name(r.host->platform));
+    }
+    if (r.gpu) {
+      const auto& p = *r.gpu;
+      o += fmt::format("  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × (1 + {:.2f}) ≤ {:.2f} GiB usable"
+                       " → n = {}; {} GPUs: {:.2f} GiB each\n",
+                       r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count, gib_of(p.per_gpu_bytes));
+      o += fmt::format("  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n", std::max<uint32_t>(1, p.count_needed),
+                       r.model.spec.n_head, r.model.spec.n_head_kv, p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
     }
     if (r.cost && r.cost->priced)
       o += fmt::format("  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / ({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",

@@ -49,6 +49,7 @@ struct Report {
   uint32_t ram_mts = 0;
 
   std::optional<HostPlan> host;
+  uint32_t host_keep_models = 1;
   std::optional<PowerPlan> power;
   PowerInput power_input;
   std::optional<CostPlan> cost;

@@ -488,8 +488,9 @@ class ArchReader {
   }
 
   // A scalar, or an array with one value per layer (llama.cpp get_key_or_arr). An array that varies
-  // gives its largest value, with a note.
-  std::optional<uint32_t> per_layer(const std::string& k, uint32_t n_layer) {
+  // gives its largest value and, when `layers` is given, every value there; else a note says the
+  // largest is used for every layer.
+  std::optional<uint32_t> per_layer(const std::string& k, uint32_t n_layer, std::vector<uint32_t>* layers = nullptr) {
     const GgufValue* v = f_.find(k);
     if (!v) return std::nullopt;
     if (v->type != GgufType::ARRAY) return to_u32(k, *v);
@@ -497,15 +498,24 @@ class ArchReader {
       fail(k, v, "array of " + std::to_string(v->n) + " values for " + std::to_string(n_layer) + " layers");
     if (v->items.size() != v->n) fail(k, v, "array of " + std::to_string(v->n) + " is too long");
     uint32_t lo = std::numeric_limits<uint32_t>::max(), hi = 0;
+    std::vector<uint32_t> all;
     for (const auto& it : v->items) {
       const uint32_t x = to_u32(k, it);
+      all.push_back(x);
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }
     if (v->n == 0) return std::nullopt;
-    if (lo != hi)
-      out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                           ": the largest is used for every layer");
+    if (lo != hi) {
+      if (layers) {
+        *layers = std::move(all);
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                             ": the KV cache is summed layer by layer");
+      } else {
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                             ": the largest is used for every layer");
+      }
+    }
     return hi;
   }
 
@@ -556,7 +566,7 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   m.n_ff = r.per_layer(r.key("feed_forward_length"), m.n_layer).value_or(0);
   m.n_head = r.per_layer(r.key("attention.head_count"), m.n_layer).value_or(0);
   if (m.n_head == 0) throw InputError(f.path + ": " + r.key("attention.head_count") + ": missing or 0 (needed for the KV cache)");
-  m.n_head_kv = r.per_layer(r.key("attention.head_count_kv"), m.n_layer).value_or(m.n_head);
+  m.n_head_kv = r.per_layer(r.key("attention.head_count_kv"), m.n_layer, &m.n_head_kv_per_layer).value_or(m.n_head);
   const uint32_t head_dim = m.n_embd / m.n_head;
   m.n_embd_head_k = r.u32(r.key("attention.key_length"), head_dim);
   m.n_embd_head_v = r.u32(r.key("attention.value_length"), head_dim);

@@ -65,8 +65,19 @@ bool is_routed_expert(const std::string& name, bool gguf) {
   return gguf ? name.find("_exps.") != std::string::npos : name.find(".experts.") != std::string::npos;
 }
 
-// Weights tensor by tensor, and the histogram by the file's type names.
+void add_up_unchecked(ModelFile& f, bool gguf);
+
+// Weights tensor by tensor, and the histogram by the file's type names. The sums cannot overflow
+// for data that fits in files, but a count is never trusted.
 void add_up(ModelFile& f, bool gguf) {
+  try {
+    add_up_unchecked(f, gguf);
+  } catch (const OverflowError&) {
+    throw InputError(f.path + ": the tensors' sizes add up to more than 2^64");
+  }
+}
+
+void add_up_unchecked(ModelFile& f, bool gguf) {
   Weights& w = f.weights;
   const ModelSpec* m = f.spec ? &*f.spec : nullptr;
   const bool moe = m && m->n_expert > 1 && m->n_expert_used > 0;
@@ -89,8 +100,10 @@ void add_up(ModelFile& f, bool gguf) {
     w.active_params = checked_add(w.active_params, active);
     w.active_bytes = checked_add(w.active_bytes, active_bytes);
     if (t.name == "token_embd.weight") {
+      // One row of ne[0] elements is read per token. A tensor with no elements has no rows.
       embd_bytes = t.bytes;
-      embd_row = t.shape.empty() || t.shape[0] == 0 ? 0 : t.bytes / (t.n_elements / t.shape[0]);
+      const uint64_t rows = t.shape.empty() || t.shape[0] == 0 ? 0 : t.n_elements / t.shape[0];
+      embd_row = rows ? t.bytes / rows : 0;
     }
     if (t.name == "output.weight") has_output = true;
 
@@ -130,11 +143,13 @@ void add_up(ModelFile& f, bool gguf) {
 
 // ---- GGUF ----
 
-ModelFile read_gguf_model(const std::string& path) {
+}  // namespace
+
+ModelFile model_file_from_gguf(const std::vector<GgufFile>& shards, const std::string& path) {
+  if (shards.empty()) throw InputError(path + ": no GGUF file");
   ModelFile f;
   f.path = path;
   f.format = "gguf";
-  const auto shards = read_gguf(path);
   f.version = shards.front().version;
   for (const auto& s : shards) {
     f.files.push_back(s.path);
@@ -187,7 +202,11 @@ ModelFile read_gguf_model(const std::string& path) {
   return f;
 }
 
+namespace {
+
 // ---- safetensors ----
+
+void finish_safetensors(ModelFile& f);
 
 void add_safetensors(ModelFile& f, const SafetensorsFile& s, std::set<std::string>& names) {
   f.files.push_back(s.path);
@@ -246,6 +265,30 @@ ModelFile read_safetensors_model(const std::string& path) {
   if (is_file(cfg)) {
     f.spec = read_hf_config_file(cfg);
     f.files.push_back(cfg);
+  }
+  finish_safetensors(f);
+  return f;
+}
+
+}  // namespace
+
+ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files, const std::optional<ModelSpec>& spec,
+                                      const std::string& path) {
+  ModelFile f;
+  f.path = path;
+  f.format = "safetensors";
+  std::set<std::string> names;
+  for (const auto& s : files) add_safetensors(f, s, names);
+  f.spec = spec;
+  finish_safetensors(f);
+  return f;
+}
+
+namespace {
+
+// The architecture's name, the weights and the file type of safetensors files already added.
+void finish_safetensors(ModelFile& f) {
+  if (f.spec) {
     f.arch = arch_name(f.spec->arch);
     f.arch_known = true;
   } else {
@@ -268,7 +311,6 @@ ModelFile read_safetensors_model(const std::string& path) {
   f.file_quant = it != kPreset.end() ? it->second : "hf-bf16";
   f.file_type = body + " (the dtype holding the most bytes)";
   if (it == kPreset.end()) f.notes.push_back("the largest dtype " + body + " is described as hf-bf16 in the report");
-  return f;
 }
 
 }  // namespace
@@ -280,7 +322,7 @@ bool is_model_file_path(const std::string& path) {
 }
 
 ModelFile read_model_file(const std::string& path) {
-  if (ends_with(path, ".gguf")) return read_gguf_model(path);
+  if (ends_with(path, ".gguf")) return model_file_from_gguf(read_gguf(path), path);
   if (is_model_file_path(path)) return read_safetensors_model(path);
   throw InputError(path + ": not a model file (expected *.gguf, *.safetensors, *.safetensors.index.json or a "
                           "directory holding safetensors)");

@@ -163,7 +163,7 @@ TEST_CASE("a split GGUF reads every shard, whichever is named", "[file]") {
 
 TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sliding window", "[file]") {
   TempDir d;
-  SECTION("a per-layer head_count_kv array uses its largest value, with a note") {
+  SECTION("a per-layer head_count_kv array sizes the KV cache layer by layer") {
     GgufWriter w;
     w.str("general.architecture", "llama").u32("llama.block_count", 2).u32("llama.embedding_length", 256);
     w.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8);
@@ -171,9 +171,11 @@ TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sli
     w.tensor("token_embd.weight", kF16, {256, 16});
     w.write(d / "arr.gguf");
     const auto j = run_json(d / "arr.gguf");
-    CHECK(j["model"]["n_head_kv"] == 4);
-    CHECK(j["model"]["assumed"].get<std::string>().find("llama.attention.head_count_kv varies by layer from 2 to 4") !=
-          std::string::npos);
+    CHECK(j["model"]["n_head_kv"] == 4);  // the widest layer
+    CHECK(j["model"]["assumed"] == "llama.attention.head_count_kv varies by layer from 2 to 4: the KV cache is summed "
+                                   "layer by layer");
+    // 4096 cells x (2 + 4) heads x 32 (256 / 8) x 2 (K, V) x 2 B (f16) = 3 MiB, not 2 x 4 heads' 4 MiB.
+    CHECK(j["vram"]["kv_cache_bytes"] == 4096 * (2 + 4) * 32 * 2 * 2);
   }
   SECTION("gemma3's sliding window shrinks the cache of 5 of every 6 layers") {
     GgufWriter w;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "llmsize/estimate.hpp"
+#include "llmsize/io/gguf.hpp"
+#include "llmsize/io/safetensors.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"
 
@@ -60,5 +62,11 @@ bool is_model_file_path(const std::string& path);
 
 // Reads the headers only. Throws InputError naming the file, what is wrong and the byte offset.
 ModelFile read_model_file(const std::string& path);
+
+// The halves of read_model_file after the files are parsed (the fuzzers' entry points): GGUF
+// shards in order; safetensors files with the architecture of their config.json, if any.
+ModelFile model_file_from_gguf(const std::vector<GgufFile>& shards, const std::string& path);
+ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files, const std::optional<ModelSpec>& spec,
+                                      const std::string& path);
 
 }  // namespace llmsize

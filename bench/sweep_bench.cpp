@@ -1,0 +1,110 @@
+// Speed of `llmsize sweep` on one core: configurations computed per second (every column's value,
+// nothing written) and CSV rows written per second (computed and formatted into the output
+// buffer, which is then dropped), on a grid of 6 models x 8 quantizations x 32 contexts x 10 GPUs
+// x 8 GPU counts = 122,880 configurations, each timing including the sweep's setup (one
+// build_report() per model x quantization and per GPU).
+//
+//   llmsize_sweep_bench            the timings (Release build)
+//   llmsize_sweep_bench --smoke    ctest: a small grid, every row of the fast path compared with
+//                                  build_report() + render_json() in CSV and JSON Lines; no timing
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/sweep.hpp"
+#include "llmsize/io/catalog.hpp"
+
+using namespace llmsize;
+using namespace llmsize::cli;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Options grid(bool smoke) {
+  Options o;
+  auto& p = o.planning;
+  if (smoke) {
+    p.models = {"llama-3.1-8b", "70b", "gemma-3-27b", "deepseek-v3"};
+    p.quants = {"q4", "q8_0", "fp8"};
+    p.ctxs = {"1", "4096", "32768", "131072"};
+    p.gpu_list = {"rtx-4090", "h100-sxm", "m3-max", "arc-a770"};
+    p.counts = {"1", "3", "8"};
+    return o;
+  }
+  p.models = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-32b", "mixtral-8x7b", "gemma-3-27b", "deepseek-v3"};
+  p.quants = {"f16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "iq2_xs"};
+  for (uint32_t c = 1024; c <= 128 * 1024; c += 4096) p.ctxs.push_back(std::to_string(c));
+  p.gpu_list = {"rtx-3090", "rtx-4090", "rtx-5090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x", "m2-ultra", "arc-a770"};
+  p.counts = {"1", "2", "3", "4", "5", "6", "7", "8"};
+  return o;
+}
+
+int smoke() {
+  const Catalog cat = Catalog::builtin();
+  int bad = 0;
+  for (const char* format : {"csv", "jsonl"}) {
+    Options o = grid(true);
+    o.planning.sweep_format = format;
+    Sweep s(o, cat);
+    if (!s.fast()) {
+      std::fprintf(stderr, "sweep_bench: the fast path is off for the default options\n");
+      return 1;
+    }
+    for (uint64_t i = 0; i < s.size(); ++i) {
+      const std::string fast = s.fast_row(i), slow = s.slow_row(i);
+      if (fast != slow) {
+        if (bad++ < 3) std::fprintf(stderr, "sweep_bench: %s row %llu differs\nfast: %smain: %s", format,
+                                    static_cast<unsigned long long>(i), fast.c_str(), slow.c_str());
+      }
+    }
+    std::printf("sweep_bench --smoke: %s, %llu rows compared with build_report()\n", format, static_cast<unsigned long long>(s.size()));
+  }
+  if (bad) std::fprintf(stderr, "sweep_bench: %d rows differ\n", bad);
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--smoke") == 0) return smoke();
+  const Catalog cat = Catalog::builtin();
+  const Options o = grid(false);
+
+  // Configurations computed: every value of every column, nothing formatted.
+  double best_compute = 1e9;
+  uint64_t rows = 0, fits = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    const double t0 = now_s();
+    Sweep s(o, cat);
+    fits = s.compute_only();
+    const double t = now_s() - t0;
+    rows = s.size();
+    if (t < best_compute) best_compute = t;
+  }
+  // CSV rows written: computed, formatted and appended to the output buffer (then dropped).
+  double best_write = 1e9;
+  uint64_t bytes = 0, written = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    uint64_t n = 0;
+    const double t0 = now_s();
+    Sweep s(o, cat);
+    written = s.run([&n](std::string_view chunk) { n += chunk.size(); });
+    const double t = now_s() - t0;
+    bytes = n;
+    if (t < best_write) best_write = t;
+  }
+  std::printf("grid: 6 models x 8 quants x 32 contexts x 10 GPUs x 8 counts = %llu configurations (%llu fit)\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(fits));
+  std::printf("computed: %.3f s = %.2f M configurations/s (best of 3, setup included)\n", best_compute,
+              static_cast<double>(rows) / best_compute / 1e6);
+  std::printf("CSV: %llu rows, %.1f MB in %.3f s = %.0f k rows/s, %.0f MB/s (best of 3, setup included)\n",
+              static_cast<unsigned long long>(written), static_cast<double>(bytes) / 1e6, best_write,
+              static_cast<double>(written) / best_write / 1e3, static_cast<double>(bytes) / best_write / 1e6);
+  return 0;
+}

@@ -1,0 +1,207 @@
+#include "cli/row_writer.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace llmsize::cli {
+namespace {
+
+std::string_view group_of(const std::string& c) {
+  const auto dot = c.find('.');
+  return dot == std::string::npos ? std::string_view() : std::string_view(c).substr(0, dot);
+}
+
+std::string_view key_of(const std::string& c) {
+  const auto dot = c.find('.');
+  return dot == std::string::npos ? std::string_view(c) : std::string_view(c).substr(dot + 1);
+}
+
+bool needs_csv_quotes(std::string_view s) {
+  for (char ch : s)
+    if (ch == ',' || ch == '"' || ch == '\n') return true;
+  return false;
+}
+
+void append_csv_quoted(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char ch : s) {
+    if (ch == '"') out.push_back('"');
+    out.push_back(ch);
+  }
+  out.push_back('"');
+}
+
+}  // namespace
+
+void append_u64(std::string& out, uint64_t v) {
+  static const char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char buf[24];
+  char* p = buf + sizeof buf;
+  while (v >= 100) {
+    const auto i = static_cast<size_t>(v % 100) * 2;
+    v /= 100;
+    *--p = kPairs[i + 1];
+    *--p = kPairs[i];
+  }
+  if (v >= 10) {
+    const auto i = static_cast<size_t>(v) * 2;
+    *--p = kPairs[i + 1];
+    *--p = kPairs[i];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
+}
+
+RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns) : format_(format), columns_(std::move(columns)) {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    std::string l;
+    if (format_ == RowFormat::csv) {
+      l = i ? "," : "";
+    } else {
+      const std::string_view g = group_of(columns_[i]);
+      const std::string_view prev = i ? group_of(columns_[i - 1]) : std::string_view();
+      if (i == 0) l = "{";
+      if (i && g != prev && !prev.empty()) l += "}";
+      if (i) l += ",";
+      if (g != prev && !g.empty()) l += "\"" + std::string(g) + "\":{";
+      l += "\"" + std::string(key_of(columns_[i])) + "\":";
+    }
+    leads_.push_back(l);
+  }
+  if (format_ == RowFormat::csv) {
+    tail_ = "\n";
+  } else {
+    tail_ = !columns_.empty() && !group_of(columns_.back()).empty() ? "}}\n" : "}\n";
+  }
+}
+
+std::string RowWriter::header() const {
+  if (format_ != RowFormat::csv) return "";
+  std::string h;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (i) h += ',';
+    if (needs_csv_quotes(columns_[i])) append_csv_quoted(h, columns_[i]);
+    else h += columns_[i];
+  }
+  return h + "\n";
+}
+
+size_t RowWriter::index(std::string_view name) const {
+  for (size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i] == name) return i;
+  throw std::logic_error("row writer: no column " + std::string(name));
+}
+
+void RowWriter::null() {
+  lead();
+  if (format_ == RowFormat::jsonl) out_->append("null");
+}
+
+void RowWriter::skip() {
+  if (format_ == RowFormat::csv) lead();
+  else ++col_;
+}
+
+void RowWriter::boolean(bool v) {
+  lead();
+  out_->append(v ? "true" : "false");
+}
+
+void RowWriter::u64(uint64_t v) {
+  lead();
+  append_u64(*out_, v);
+}
+
+void RowWriter::f64(double v) {
+  lead();
+  if (!std::isfinite(v)) {
+    out_->append("null");  // nlohmann dumps NaN and infinities as null, in CSV cells too
+    return;
+  }
+  char buf[64];
+  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+  out_->append(buf, static_cast<size_t>(end - buf));
+}
+
+void RowWriter::append_json_string(std::string_view v) {
+  // As nlohmann's serializer with ensure_ascii off: quotes, backslashes and control characters.
+  std::string& o = *out_;
+  o.push_back('"');
+  size_t run = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(v[i]);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+    o.append(v.data() + run, i - run);
+    run = i + 1;
+    switch (ch) {
+      case '"': o.append("\\\""); break;
+      case '\\': o.append("\\\\"); break;
+      case '\b': o.append("\\b"); break;
+      case '\f': o.append("\\f"); break;
+      case '\n': o.append("\\n"); break;
+      case '\r': o.append("\\r"); break;
+      case '\t': o.append("\\t"); break;
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
+        o.append(buf);
+      }
+    }
+  }
+  o.append(v.data() + run, v.size() - run);
+  o.push_back('"');
+}
+
+void RowWriter::str(std::string_view v) {
+  lead();
+  if (format_ == RowFormat::jsonl) append_json_string(v);
+  else if (needs_csv_quotes(v)) append_csv_quoted(*out_, v);
+  else out_->append(v);
+}
+
+void RowWriter::strs(const std::string_view* items, size_t n) {
+  lead();
+  if (format_ == RowFormat::jsonl) {
+    out_->push_back('[');
+    for (size_t i = 0; i < n; ++i) {
+      if (i) out_->push_back(',');
+      append_json_string(items[i]);
+    }
+    out_->push_back(']');
+    return;
+  }
+  // render_csv's flatten: items joined by "; " (a separator only after a non-empty prefix), the
+  // cell quoted when any item needs it.
+  bool quote = false;
+  for (size_t i = 0; i < n && !quote; ++i) quote = needs_csv_quotes(items[i]);
+  std::string& o = *out_;
+  if (quote) o.push_back('"');
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (any) o.append("; ");
+    any = any || !items[i].empty();
+    if (!quote) {
+      o.append(items[i]);
+      continue;
+    }
+    for (char ch : items[i]) {
+      if (ch == '"') o.push_back('"');
+      o.push_back(ch);
+    }
+  }
+  if (quote) o.push_back('"');
+}
+
+void RowWriter::end() {
+  if (col_ != columns_.size())
+    throw std::logic_error("row writer: " + std::to_string(col_) + " of " + std::to_string(columns_.size()) + " columns written");
+  out_->append(tail_);
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,90 @@
+// llmsize sweep: the Cartesian product of models x quantizations x contexts x GPUs x GPU counts,
+// one row per configuration with the main command's CSV columns, streamed as CSV or JSON Lines.
+//
+// The fast path does no per-row lookups or parsing: per model x quantization it resolves the
+// model and computes the weights once (through build_report(), which also validates every flag);
+// per context x GPU count it runs the estimate without its --explain text, and per row only the
+// fit, speed and cost arithmetic; host, power and checklist are cached per GPU, count and
+// offload. It mirrors build_report() for a given --gpu and --gpus; configurations it does not
+// cover (--target-tps capacity planning, --mode lora|qlora|full) go through build_report() row by
+// row. --verify (hidden, for tests) computes every row both ways and fails on any difference.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/row_writer.hpp"
+
+namespace llmsize {
+class Catalog;
+}
+
+namespace llmsize::cli {
+
+// The main command's CSV columns, in order (the JSON paths of render_json without the arrays and
+// the fine-tuning block that render_csv leaves out).
+const std::vector<std::string>& report_columns();
+
+// A series of the sweep's picture: one model x quantization, total VRAM at the first GPU count.
+struct SweepSeries {
+  std::string label;                     // "llama-3.1-8b q4_k_m"
+  std::vector<uint32_t> ctx;             // x, ascending as given
+  std::vector<uint64_t> total_bytes;     // y
+};
+struct SweepCapacity {
+  std::string label;  // "2 × rtx-4090"
+  uint64_t usable_bytes = 0;  // count x usable per GPU
+};
+struct SweepPlotData {
+  uint32_t n_gpus = 1;  // the series' GPU count (the first of --gpus)
+  std::vector<SweepSeries> series;
+  std::vector<SweepCapacity> capacity;
+};
+
+class Sweep {
+ public:
+  // Validates the lists and every flag (InputError naming the flag), resolves each model, quant
+  // and GPU once. Nothing is computed per row yet.
+  Sweep(const Options& o, const Catalog& catalog);
+  ~Sweep();
+  Sweep(const Sweep&) = delete;
+  Sweep& operator=(const Sweep&) = delete;
+
+  // Configurations in the product (before --only-fits).
+  uint64_t size() const;
+  // Whether rows come from the fast path (false: build_report() per row).
+  bool fast() const;
+
+  // Writes the header and every row to `sink` in chunks of about `chunk_bytes`.
+  // Returns the rows written (after --only-fits).
+  uint64_t run(const std::function<void(std::string_view)>& sink, size_t chunk_bytes = 1 << 20);
+
+  // Computes every row without writing it (the benchmark's "configurations computed"); returns
+  // how many fit, so the work cannot be optimised away.
+  uint64_t compute_only();
+
+  // The header line (CSV; empty for JSON Lines).
+  std::string header() const;
+  // Row `index` in [0, size()) (model, quant, context, GPU, count nested in that order) from the
+  // fast path, and from the reference: build_report() and render_json() written by the same
+  // writer. Equal, or the fast path has a bug.
+  std::string fast_row(uint64_t index);
+  std::string slow_row(uint64_t index) const;
+
+  // Data for --plot, filled by run().
+  const SweepPlotData& plot_data() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs `llmsize sweep`: streams rows to stdout as they are made; writes --plot.
+void run_sweep(const Options& o);
+
+}  // namespace llmsize::cli
