@@ -4,7 +4,8 @@
 #   bash scripts/install-deps.sh fuzz   also clang and its sanitizer/libFuzzer runtime, for
 #                                       -DLLMSIZE_FUZZ=ON (optional: the normal build never needs them)
 set -euo pipefail
-pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq)
+# librsvg2-bin: rsvg-convert renders the --plot SVGs in tests/cli/planning_cli_test.cpp.
+pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin)
 for group in "$@"; do
   case "$group" in
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;

@@ -142,6 +142,24 @@ TEST_CASE("safetensors headers give dtypes, shapes and metadata; the buffer is c
   CHECK_FALSE(tensor_type_from_safetensors_dtype("F4"));
 }
 
+TEST_CASE("memory stays proportional to the file: hostile shapes are refused early", "[safetensors][gguf]") {
+  auto st = [](const std::string& h) { return ByteWriter().u64(h.size()).raw(h).buf; };
+  CHECK_THROWS_MATCHES(parse_safetensors(st(R"({"a":{"shape":[[1]]}})"), "m.safetensors"), InputError,
+                       Catch::Message("m.safetensors: the JSON header nests deeper than a safetensors header (at byte 8)"));
+  std::string dims = "[1";
+  for (int i = 0; i < 64; ++i) dims += ",1";
+  CHECK_THROWS_MATCHES(parse_safetensors(st(R"({"a":{"dtype":"F32","shape":)" + dims + "]}}"), "m.safetensors"), InputError,
+                       Catch::Message("m.safetensors: tensor \"a\" has an array of more than 64 values (at byte 9)"));
+  // 70,000 key/values would fit in the 1 MB that follows (13 bytes each at least), but no model
+  // has more than tens: refused before any is stored.
+  GgufWriter w;
+  w.kv_count = 70000;
+  std::string img = w.header();
+  img.resize(1 << 20, '\0');
+  CHECK_THROWS_MATCHES(parse_gguf(img, "k.gguf"), InputError,
+                       Catch::Message("k.gguf: metadata count 70000 is more than the 65536 llmsize reads (models have tens) (at byte 16)"));
+}
+
 TEST_CASE("an index maps tensors to shard files beside it, and nowhere else", "[safetensors]") {
   const auto ix = parse_safetensors_index(
       R"({"metadata": {"total_size": 10}, "weight_map": {"a": "s1.safetensors", "b": "s2.safetensors", "c": "s1.safetensors"}})",

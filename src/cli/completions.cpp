@@ -88,6 +88,7 @@ Cmd describe(const CLI::App& app, const std::string& name) {
       continue;
     }
     if (opt->get_group().empty()) continue;  // hidden
+    if (!name.empty() && opt->get_name() == "--help") continue;  // every command has it; listed once
     Opt o;
     for (const auto& l : opt->get_lnames()) o.names.push_back("--" + l);
     for (const auto& s : opt->get_snames()) o.names.push_back("-" + s);
@@ -173,13 +174,14 @@ std::string bash(const std::vector<Cmd>& cmds) {
 
 // --- zsh -----------------------------------------------------------------------------------------
 
+// Text inside a single-quoted _arguments/_describe item: brackets would end the description early;
+// colons after the name are fine there.
 std::string zsh_text(std::string t) {
   std::string r;
   for (char ch : t) {
     if (ch == '[') r += '(';
     else if (ch == ']') r += ')';
     else if (ch == '\'') r += "'\\''";
-    else if (ch == ':') r += "\\:";
     else r += ch;
   }
   return r;

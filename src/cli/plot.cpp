@@ -201,7 +201,14 @@ std::string sweep_svg(const SweepPlotData& d) {
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"#c0392b\">{} ({:.0f} GiB)</text>\n", L + pw + 6, y + 4,
                      xml(d.capacity[i].label), gib(d.capacity[i].usable_bytes));
   }
-  // Series.
+  // Series, with the legend on a light box so lines behind it stay readable.
+  size_t longest = 0;
+  for (const auto& ser : d.series) longest = std::max(longest, ser.label.size());
+  const size_t shown = std::min<size_t>(d.series.size(), static_cast<size_t>((ph - 14) / 20));
+  std::string legend;
+  if (shown)
+    legend = fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#cccccc\"/>\n",
+                         L + 4, T + 2, 34 + 7 * longest, 20 * shown + 4);
   for (size_t i = 0; i < d.series.size(); ++i) {
     const auto& ser = d.series[i];
     const char* color = kPalette[i % 10];
@@ -213,12 +220,12 @@ std::string sweep_svg(const SweepPlotData& d) {
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} at {}: {:.2f} GiB</title></circle>\n",
                        X(ser.ctx[k]), Y(gib(ser.total_bytes[k])), color, xml(ser.label), ser.ctx[k], gib(ser.total_bytes[k]));
     const int ly = T + 14 + static_cast<int>(i) * 20;
-    if (ly < T + ph) {
-      s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n", L + 10, ly - 5, color);
-      s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", L + 30, ly, xml(ser.label));
+    if (i < shown) {
+      legend += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n", L + 10, ly - 5, color);
+      legend += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", L + 30, ly, xml(ser.label));
     }
   }
-  s += "</svg>\n";
+  s += legend + "</svg>\n";
   return s;
 }
 

@@ -773,6 +773,8 @@ void run_sweep(const Options& o) {
   Catalog cat = Catalog::builtin();
   for (const auto& f : o.catalogs) cat.merge_file(f);
   Sweep sweep(o, cat);
+  // An unwritable --plot path is an error before the first row, not after the last.
+  if (!o.planning.plot.empty()) write_text_file("--plot", o.planning.plot, "");
   std::FILE* out = stdout;
   sweep.run([out](std::string_view chunk) {
     if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) throw InputError("sweep: cannot write to stdout");

@@ -27,6 +27,12 @@ constexpr int kMaxArrayDepth = 4;            // arrays of arrays: none deeper in
 constexpr uint64_t kMaxVarItems = 1ull << 24;
 // Tensor infos reserved ahead; beyond this the vector grows as infos are actually read.
 constexpr size_t kReserve = 1 << 12;
+// Real files hold tens of key/values; a stored value costs ~100 bytes, so a cap keeps memory to a
+// small multiple of the header whatever it claims.
+constexpr uint64_t kMaxKv = 1 << 16;
+// Array elements stored over the whole file (the per-layer arrays need a few hundred); past this,
+// arrays keep only their length.
+constexpr uint64_t kKeptItemsBudget = 1 << 16;
 
 const char* const kTypeNames[] = {"uint8", "int8",  "uint16", "int16", "uint32", "int32", "float32",
                                   "bool",  "string", "array", "uint64", "int64", "float64"};
@@ -92,6 +98,10 @@ class Parser {
     if (n_kv > c_.remaining() / kMinKvBytes)
       c_.fail("metadata count " + std::to_string(n_kv) + " needs at least " + mul_str(n_kv, kMinKvBytes) +
                   " bytes, only " + std::to_string(c_.remaining()) + " remain",
+              16);
+    if (n_kv > kMaxKv)
+      c_.fail("metadata count " + std::to_string(n_kv) + " is more than the " + std::to_string(kMaxKv) +
+                  " llmsize reads (models have tens)",
               16);
     read_metadata(f, n_kv);
     if (n_tensors > c_.remaining() / kMinInfoBytes)
@@ -181,7 +191,9 @@ class Parser {
                   " needs at least " + mul_str(v.n, each) + " bytes, only " + std::to_string(c_.remaining()) +
                   " remain",
               at);
-    const bool keep_items = keep && v.n <= kGgufKeptItems;
+    // Only flat arrays are kept (per-layer values); nested ones are read and skipped.
+    const bool keep_items = keep && v.n <= kGgufKeptItems && v.n <= kept_budget_ && v.elem_type != GgufType::ARRAY;
+    if (keep_items) kept_budget_ -= v.n;
     if (fixed_size(v.elem_type) && !keep_items) {
       c_.skip(v.n * each, "array");  // bounded by the check above
       return;
@@ -311,6 +323,7 @@ class Parser {
   }
 
   Cursor c_;
+  uint64_t kept_budget_ = kKeptItemsBudget;
 };
 
 GgufFile parse(const io::ByteSource& src, const std::string& where) {

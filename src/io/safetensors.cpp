@@ -62,6 +62,11 @@ bool as_u64(const json& v, uint64_t& out) {
   return false;
 }
 
+// Bounds of a header's JSON: a tensor has dtype, shape and data_offsets (a few more fields are
+// tolerated); a shape has at most a handful of dimensions (torch allows 64).
+constexpr uint64_t kMaxFields = 16;
+constexpr uint64_t kMaxDims = 64;
+
 class HeaderParser {
  public:
   HeaderParser(SafetensorsFile& f, std::string_view header) : f_(f), header_(header) {}
@@ -78,13 +83,36 @@ class HeaderParser {
   void parse() {
     if (header_.empty() || header_[0] != '{')
       fail("the JSON header must start with '{' (the safetensors format)", 8);
+    // Tensors are read as the parser finishes each one and their JSON discarded, so memory stays
+    // proportional to the tensors, not to what a hostile header nests: depth is limited to that of
+    // a header ({name: {shape: [n]}}) and arrays to what a shape or data_offsets holds.
     json j;
     std::set<std::string> keys;
-    // The format disallows duplicate keys; nlohmann would keep the last one silently.
+    std::string name;
+    bool root_object = false;
+    uint64_t in_array = 0, in_object = 0;
     const json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
-      if (ev == json::parse_event_t::key && depth == 1 && !keys.insert(parsed.get<std::string>()).second)
-        fail("duplicate tensor name " + parsed.dump(), key_pos(parsed.get<std::string>()));
-      return true;
+      using E = json::parse_event_t;
+      if (depth > 3) fail("the JSON header nests deeper than a safetensors header", 8);
+      if (depth == 0 && ev == E::object_start) root_object = true;
+      if (!root_object || depth == 0) return true;
+      if (depth == 1 && ev == E::key) {
+        name = parsed.get<std::string>();
+        // The format disallows duplicate keys; nlohmann would keep the last one silently.
+        if (!keys.insert(name).second) fail("duplicate tensor name " + parsed.dump(), key_pos(name));
+        in_object = 0;
+      }
+      if (depth == 2 && ev == E::key && name != "__metadata__" && ++in_object > kMaxFields)
+        fail("tensor " + json(name).dump() + " has more than " + std::to_string(kMaxFields) + " fields", key_pos(name));
+      if (depth == 2 && ev == E::array_start) in_array = 0;
+      if (depth == 3 && ev == E::value && ++in_array > kMaxDims)
+        fail("tensor " + json(name).dump() + " has an array of more than " + std::to_string(kMaxDims) + " values",
+             key_pos(name));
+      const bool done = depth == 1 && (ev == E::object_end || ev == E::array_end || ev == E::value);
+      if (!done) return true;
+      if (name == "__metadata__") read_metadata(parsed);
+      else f_.tensors.push_back(read_tensor(name, parsed));
+      return false;  // read: drop its JSON
     };
     try {
       j = json::parse(header_.begin(), header_.end(), cb);
@@ -103,14 +131,6 @@ class HeaderParser {
       fail("the JSON header is not valid JSON: " + json_reason(e), 8);
     }
     if (!j.is_object()) fail("the JSON header is not an object", 8);
-    f_.tensors.reserve(j.size());
-    for (const auto& [name, v] : j.items()) {
-      if (name == "__metadata__") {
-        read_metadata(v);
-        continue;
-      }
-      f_.tensors.push_back(read_tensor(name, v));
-    }
     check_offsets();
   }
 
