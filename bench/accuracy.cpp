@@ -60,24 +60,30 @@ Stats stats(const std::vector<Row>& rows) {
   if (e.empty()) return s;
   std::vector<double> sorted = e;
   std::sort(sorted.begin(), sorted.end());
-  s.median = sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-  s.p90 = sorted[std::min(sorted.size() - 1, static_cast<size_t>(std::ceil(0.9 * static_cast<double>(sorted.size()))) - 1)];
+  s.median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                               : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  s.p90 = sorted[std::min(
+      sorted.size() - 1,
+      static_cast<size_t>(std::ceil(0.9 * static_cast<double>(sorted.size()))) - 1)];
   s.max = sorted.back();
-  const auto it = std::max_element(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.err() < b.err(); });
+  const auto it = std::max_element(rows.begin(), rows.end(),
+                                   [](const Row& a, const Row& b) { return a.err() < b.err(); });
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s: predicted %.4g, measured %.4g", it->label.c_str(), it->predicted, it->measured);
+  std::snprintf(buf, sizeof buf, "%s: predicted %.4g, measured %.4g", it->label.c_str(),
+                it->predicted, it->measured);
   s.worst = buf;
   return s;
 }
 
 // The catalog model a measurement's model name refers to (same tensor shapes).
 std::string model_for(const std::string& name) {
-  if (name.rfind("Llama-3.1-8B", 0) == 0 || name.rfind("Meta-Llama-3-8B", 0) == 0 || name.rfind("Meta-Llama-3 8B", 0) == 0 ||
-      name.rfind("llama 8B", 0) == 0)
+  if (name.rfind("Llama-3.1-8B", 0) == 0 || name.rfind("Meta-Llama-3-8B", 0) == 0 ||
+      name.rfind("Meta-Llama-3 8B", 0) == 0 || name.rfind("llama 8B", 0) == 0)
     return "llama-3.1-8b";
-  if (name.find("Qwen2.5") != std::string::npos && name.find("7B") != std::string::npos) return "qwen2.5-7b";
-  if (name.rfind("LLaMA 7B", 0) == 0 || name.rfind("open_llama_7b", 0) == 0 || name.rfind("Llama-2-7B", 0) == 0 ||
-      name.rfind("LLaMA/Llama-2 7B", 0) == 0)
+  if (name.find("Qwen2.5") != std::string::npos && name.find("7B") != std::string::npos)
+    return "qwen2.5-7b";
+  if (name.rfind("LLaMA 7B", 0) == 0 || name.rfind("open_llama_7b", 0) == 0 ||
+      name.rfind("Llama-2-7B", 0) == 0 || name.rfind("LLaMA/Llama-2 7B", 0) == 0)
     return "llama-2-7b";
   if (name == "Meta-Llama-3-70B") return "llama-3.1-70b";
   if (name == "Llama-2-70B") return "llama-2-70b";
@@ -94,17 +100,24 @@ double nominal_bits(const std::string& q) {
 }
 
 double unit_bytes(const std::string& unit) {
-  if (unit == "GiB" || unit.rfind("GB as printed (matches llama.cpp GiB", 0) == 0) return static_cast<double>(kGiB);
+  if (unit == "GiB" || unit.rfind("GB as printed (matches llama.cpp GiB", 0) == 0)
+    return static_cast<double>(kGiB);
   if (unit == "bytes") return 1;
   return 1e9;
 }
 
 std::string gpu_for(const std::string& name) {
-  const std::pair<const char*, const char*> k[] = {
-      {"RTX 3070", "rtx-3070"},       {"RTX 3080 10GB", "rtx-3080"}, {"RTX 3080 Ti", "rtx-3080-ti"},
-      {"RTX 4070 Ti", "rtx-4070-ti"}, {"RTX 4080", "rtx-4080"},      {"RTX 3090", "rtx-3090"},
-      {"RTX 4090", "rtx-4090"},       {"A100 80GB", "a100-80gb-pcie"}, {"M3 Max", "m3-max"},
-      {"M2 Ultra", "m2-ultra"},       {"M1 Max", "m1-max"}};
+  const std::pair<const char*, const char*> k[] = {{"RTX 3070", "rtx-3070"},
+                                                   {"RTX 3080 10GB", "rtx-3080"},
+                                                   {"RTX 3080 Ti", "rtx-3080-ti"},
+                                                   {"RTX 4070 Ti", "rtx-4070-ti"},
+                                                   {"RTX 4080", "rtx-4080"},
+                                                   {"RTX 3090", "rtx-3090"},
+                                                   {"RTX 4090", "rtx-4090"},
+                                                   {"A100 80GB", "a100-80gb-pcie"},
+                                                   {"M3 Max", "m3-max"},
+                                                   {"M2 Ultra", "m2-ultra"},
+                                                   {"M1 Max", "m1-max"}};
   for (const auto& [n, id] : k)
     if (name.find(n) != std::string::npos) return id;
   return "";
@@ -117,8 +130,10 @@ int main(int argc, char** argv) {
   std::string data = LLMSIZE_TEST_DATA, thresholds_path = LLMSIZE_THRESHOLDS;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--check") check = true;
-    else if (a == "--data" && i + 1 < argc) data = argv[++i];
+    if (a == "--check")
+      check = true;
+    else if (a == "--data" && i + 1 < argc)
+      data = argv[++i];
     else {
       std::fprintf(stderr, "usage: llmsize_accuracy [--check] [--data DIR]\n");
       return 2;
@@ -145,12 +160,16 @@ int main(int argc, char** argv) {
       continue;
     }
     if (model.rfind("LLaMA/Llama-2 7B", 0) == 0 && q == "F16") {
-      excluded.push_back(label + ": inconsistent unit: the same table's Q4_0 (3.82) is decimal GB, but 12.63 is neither the "
-                                 "GB (13.48) nor the GiB (12.55, llama.cpp PR 3084) of a LLaMA-7B F16 file");
+      excluded.push_back(
+          label +
+          ": inconsistent unit: the same table's Q4_0 (3.82) is decimal GB, but 12.63 is neither "
+          "the "
+          "GB (13.48) nor the GiB (12.55, llama.cpp PR 3084) of a LLaMA-7B F16 file");
       continue;
     }
     if (unit.find("Size/GB") != std::string::npos) {
-      excluded.push_back(label + ": 'Size/GB' column rounded up, 1-4% above the exact listing of the same files");
+      excluded.push_back(
+          label + ": 'Size/GB' column rounded up, 1-4% above the exact listing of the same files");
       continue;
     }
     const double measured = r["size_as_printed"].get<double>() * unit_bytes(unit);
@@ -164,7 +183,8 @@ int main(int argc, char** argv) {
   cats.push_back(w);
 
   // 2. KV cache and 3. compute buffers vs llama.cpp logs.
-  Category kv{"KV cache (llama.cpp log)", {}, {}}, cb{"compute buffer (llama.cpp CUDA log)", {}, {}};
+  Category kv{"KV cache (llama.cpp log)", {}, {}},
+      cb{"compute buffer (llama.cpp CUDA log)", {}, {}};
   const json memory = load(data + "/measured_memory.json");
   for (const auto& rec : memory["records"]) {
     const std::string id = rec["id"];
@@ -184,12 +204,16 @@ int main(int argc, char** argv) {
     }
     if (logged > 0) {
       kv.rows.push_back({id, static_cast<double>(kvc.total_bytes()) / kMiB, logged});
-      // Peers that ignore GQA and padding still get this MHA model right; a 2 x n_layer x n_embd x ctx rule:
-      kv.peers["2 x n_layer x n_embd x ctx x 2 B"].push_back({id, 2.0 * m.n_layer * m.n_embd * c.n_ctx * 2 / kMiB, logged});
+      // Peers that ignore GQA and padding still get this MHA model right; a 2 x n_layer x n_embd x
+      // ctx rule:
+      kv.peers["2 x n_layer x n_embd x ctx x 2 B"].push_back(
+          {id, 2.0 * m.n_layer * m.n_embd * c.n_ctx * 2 / kMiB, logged});
     }
-    if (meas.contains("compute_buffer") && meas["compute_buffer"].is_object() && meas["compute_buffer"].contains("CUDA0")) {
+    if (meas.contains("compute_buffer") && meas["compute_buffer"].is_object() &&
+        meas["compute_buffer"].contains("CUDA0")) {
       const auto buf = compute_buffer(m, pad_to(c.n_ctx, kKvPadding), 512, false);
-      cb.rows.push_back({id, static_cast<double>(buf.bytes()) / kMiB, meas["compute_buffer"]["CUDA0"].get<double>()});
+      cb.rows.push_back({id, static_cast<double>(buf.bytes()) / kMiB,
+                         meas["compute_buffer"]["CUDA0"].get<double>()});
     }
   }
   cats.push_back(kv);
@@ -203,8 +227,9 @@ int main(int argc, char** argv) {
     if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
     const std::string gid = gpu_for(r["gpu"]), mid = model_for(r["model"]);
     const auto* preset = find_quant_preset(r["quant"].get<std::string>());
-    std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() + " " + r["quant"].get<std::string>() +
-                        " x" + std::to_string(r["n_gpus"].get<int>());
+    std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() + " " +
+                        r["quant"].get<std::string>() + " x" +
+                        std::to_string(r["n_gpus"].get<int>());
     if (gid.empty() || mid.empty() || !preset) {
       excluded.push_back(label + ": GPU or model not in the catalog");
       continue;
@@ -221,12 +246,14 @@ int main(int argc, char** argv) {
     const auto s = estimate_speed(m, e, g, in);
     const double measured = r["tokens_per_s"].get<double>();
     sp.rows.push_back({label, s.decode_tokens_per_s, measured});
-    sp.peers["bandwidth / file size"].push_back({label, g.bandwidth_gb_per_s * 1e9 / static_cast<double>(e.weights.bytes), measured});
+    sp.peers["bandwidth / file size"].push_back(
+        {label, g.bandwidth_gb_per_s * 1e9 / static_cast<double>(e.weights.bytes), measured});
   }
   cats.push_back(sp);
 
   // 5. Engine profiles: vLLM's KV pool and Ollama's graph against their logs.
-  Category vpool{"vLLM KV cache pool (vLLM log)", {}, {}}, ograph{"Ollama graph (Ollama log)", {}, {}};
+  Category vpool{"vLLM KV cache pool (vLLM log)", {}, {}},
+      ograph{"Ollama graph (Ollama log)", {}, {}};
   const json engines = load(data + "/engine_measurements.json");
   for (const auto& r : engines["vllm"]) {
     const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
@@ -241,11 +268,14 @@ int main(int argc, char** argv) {
     const auto e = estimate(m, c);
     const auto total = static_cast<uint64_t>(r["gpu_total_gib"].get<double>() * kGiB);
     const double pool = static_cast<double>(available_kv_bytes(e, c, total, tp)) / kGiB / tp;
-    const double logged = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>() : r["kv_cache_gib_per_gpu"].get<double>();
+    const double logged = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>()
+                                                     : r["kv_cache_gib_per_gpu"].get<double>();
     vpool.rows.push_back({r["id"].get<std::string>(), pool, logged});
     // Peers: "total x 0.9 - 1.2 x weights" ignores activations and runtime.
     vpool.peers["0.9 x memory - weights"].push_back(
-        {r["id"].get<std::string>(), (static_cast<double>(total) * 0.9 * tp - static_cast<double>(e.weights_bytes)) / kGiB / tp, logged});
+        {r["id"].get<std::string>(),
+         (static_cast<double>(total) * 0.9 * tp - static_cast<double>(e.weights_bytes)) / kGiB / tp,
+         logged});
   }
   for (const auto& r : engines["ollama"]) {
     const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
@@ -255,24 +285,29 @@ int main(int argc, char** argv) {
     c.flash_attn = false;
     c.kv.n_ctx = r["num_ctx"].get<uint32_t>();
     const auto e = estimate(m, c);
-    ograph.rows.push_back({r["id"].get<std::string>(), static_cast<double>(e.compute.bytes()) / kMiB, r["graph_full_mib"].get<double>()});
+    ograph.rows.push_back({r["id"].get<std::string>(),
+                           static_cast<double>(e.compute.bytes()) / kMiB,
+                           r["graph_full_mib"].get<double>()});
   }
   cats.push_back(vpool);
   cats.push_back(ograph);
 
   // Print.
-  std::printf("llmsize accuracy against %s\n\n", "tests/data (public measurements, sources in each row)");
-  std::printf("| category | method | n | median abs error | p90 | max | worst row |\n|---|---|---:|---:|---:|---:|---|\n");
+  std::printf("llmsize accuracy against %s\n\n",
+              "tests/data (public measurements, sources in each row)");
+  std::printf(
+      "| category | method | n | median abs error | p90 | max | worst row "
+      "|\n|---|---|---:|---:|---:|---:|---|\n");
   std::map<std::string, Stats> ours;
   for (const auto& c : cats) {
     const Stats s = stats(c.rows);
     ours[c.name] = s;
-    std::printf("| %s | **llmsize** | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(), s.n, s.median * 100, s.p90 * 100,
-                s.max * 100, s.worst.c_str());
+    std::printf("| %s | **llmsize** | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(), s.n,
+                s.median * 100, s.p90 * 100, s.max * 100, s.worst.c_str());
     for (const auto& [rule, rows] : c.peers) {
       const Stats p = stats(rows);
-      std::printf("| %s | %s | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(), rule.c_str(), p.n, p.median * 100, p.p90 * 100,
-                  p.max * 100, p.worst.c_str());
+      std::printf("| %s | %s | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(),
+                  rule.c_str(), p.n, p.median * 100, p.p90 * 100, p.max * 100, p.worst.c_str());
     }
   }
   std::printf("\nExcluded rows (%zu):\n", excluded.size());
@@ -290,7 +325,8 @@ int main(int argc, char** argv) {
     }
     const double med = th[name]["median"].get<double>(), mx = th[name]["max"].get<double>();
     const bool ok = s.median <= med && s.max <= mx;
-    std::printf("GATE %s: median %.4f <= %.4f, max %.4f <= %.4f: %s\n", name.c_str(), s.median, med, s.max, mx, ok ? "ok" : "FAILED");
+    std::printf("GATE %s: median %.4f <= %.4f, max %.4f <= %.4f: %s\n", name.c_str(), s.median, med,
+                s.max, mx, ok ? "ok" : "FAILED");
     if (!ok) ++failed;
   }
   std::printf("%d passed, %d failed\n", static_cast<int>(ours.size()) - failed, failed);

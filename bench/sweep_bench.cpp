@@ -37,10 +37,12 @@ Options grid(bool smoke) {
     p.counts = {"1", "3", "8"};
     return o;
   }
-  p.models = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-32b", "mixtral-8x7b", "gemma-3-27b", "deepseek-v3"};
+  p.models = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-32b",
+              "mixtral-8x7b", "gemma-3-27b",   "deepseek-v3"};
   p.quants = {"f16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "iq2_xs"};
   for (uint32_t c = 1024; c <= 128 * 1024; c += 4096) p.ctxs.push_back(std::to_string(c));
-  p.gpu_list = {"rtx-3090", "rtx-4090", "rtx-5090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x", "m2-ultra", "arc-a770"};
+  p.gpu_list = {"rtx-3090", "rtx-4090", "rtx-5090", "l40s",     "a100-80gb-sxm",
+                "h100-sxm", "h200",     "mi300x",   "m2-ultra", "arc-a770"};
   p.counts = {"1", "2", "3", "4", "5", "6", "7", "8"};
   return o;
 }
@@ -59,11 +61,13 @@ int smoke() {
     for (uint64_t i = 0; i < s.size(); ++i) {
       const std::string fast = s.fast_row(i), slow = s.slow_row(i);
       if (fast != slow) {
-        if (bad++ < 3) std::fprintf(stderr, "sweep_bench: %s row %llu differs\nfast: %smain: %s", format,
-                                    static_cast<unsigned long long>(i), fast.c_str(), slow.c_str());
+        if (bad++ < 3)
+          std::fprintf(stderr, "sweep_bench: %s row %llu differs\nfast: %smain: %s", format,
+                       static_cast<unsigned long long>(i), fast.c_str(), slow.c_str());
       }
     }
-    std::printf("sweep_bench --smoke: %s, %llu rows compared with build_report()\n", format, static_cast<unsigned long long>(s.size()));
+    std::printf("sweep_bench --smoke: %s, %llu rows compared with build_report()\n", format,
+                static_cast<unsigned long long>(s.size()));
   }
   if (bad) std::fprintf(stderr, "sweep_bench: %d rows differ\n", bad);
   return bad ? 1 : 0;
@@ -99,12 +103,16 @@ int main(int argc, char** argv) {
     bytes = n;
     if (t < best_write) best_write = t;
   }
-  std::printf("grid: 6 models x 8 quants x 32 contexts x 10 GPUs x 8 counts = %llu configurations (%llu fit)\n",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(fits));
-  std::printf("computed: %.3f s = %.2f M configurations/s (best of 3, setup included)\n", best_compute,
-              static_cast<double>(rows) / best_compute / 1e6);
-  std::printf("CSV: %llu rows, %.1f MB in %.3f s = %.0f k rows/s, %.0f MB/s (best of 3, setup included)\n",
-              static_cast<unsigned long long>(written), static_cast<double>(bytes) / 1e6, best_write,
-              static_cast<double>(written) / best_write / 1e3, static_cast<double>(bytes) / best_write / 1e6);
+  std::printf(
+      "grid: 6 models x 8 quants x 32 contexts x 10 GPUs x 8 counts = %llu configurations (%llu "
+      "fit)\n",
+      static_cast<unsigned long long>(rows), static_cast<unsigned long long>(fits));
+  std::printf("computed: %.3f s = %.2f M configurations/s (best of 3, setup included)\n",
+              best_compute, static_cast<double>(rows) / best_compute / 1e6);
+  std::printf(
+      "CSV: %llu rows, %.1f MB in %.3f s = %.0f k rows/s, %.0f MB/s (best of 3, setup included)\n",
+      static_cast<unsigned long long>(written), static_cast<double>(bytes) / 1e6, best_write,
+      static_cast<double>(written) / best_write / 1e3,
+      static_cast<double>(bytes) / best_write / 1e6);
   return 0;
 }

@@ -7,8 +7,8 @@
 
 namespace llmsize {
 
-CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuSpec& gpu, uint32_t users,
-                           double target, const Weights* exact_weights) {
+CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuSpec& gpu,
+                           uint32_t users, double target, const Weights* exact_weights) {
   CapacityPlan best;
   best.users = users;
   best.target_tokens_per_s = target;
@@ -46,20 +46,27 @@ CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuS
   if (best.gpus)
     best.limited_by = !memory_only || best.gpus == memory_only ? "memory" : "speed";
   else if (!memory_only && max_tp)
-    best.limited_by = "no tensor-parallel degree up to " + std::to_string(max_tp) + " holds the model and KV cache";
+    best.limited_by = "no tensor-parallel degree up to " + std::to_string(max_tp) +
+                      " holds the model and KV cache";
   else
-    best.limited_by = "no split reaches the target per user: one sequence is already slower (bandwidth bound)";
+    best.limited_by =
+        "no split reaches the target per user: one sequence is already slower (bandwidth bound)";
   return best;
 }
 
-Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c, uint64_t usable_each, uint32_t n_gpus) {
+Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c,
+                     uint64_t usable_each, uint32_t n_gpus) {
   Offload o;
   const uint64_t fixed = e.compute.bytes() + c.overhead_per_gpu_bytes;
   // Per GPU, (layers + fixed) x (1 + headroom) <= usable.
-  const uint64_t budget_each = static_cast<uint64_t>(static_cast<double>(usable_each) / (1 + c.headroom));
+  const uint64_t budget_each =
+      static_cast<uint64_t>(static_cast<double>(usable_each) / (1 + c.headroom));
   const uint64_t budget = budget_each > fixed ? (budget_each - fixed) * n_gpus : 0;
-  const uint64_t per_layer = (e.weights_bytes + e.kv_cache_bytes) / std::max<uint32_t>(1, m.n_layer);
-  o.n_layer_gpu = per_layer ? static_cast<uint32_t>(std::min<uint64_t>(m.n_layer, budget / per_layer)) : m.n_layer;
+  const uint64_t per_layer =
+      (e.weights_bytes + e.kv_cache_bytes) / std::max<uint32_t>(1, m.n_layer);
+  o.n_layer_gpu = per_layer
+                      ? static_cast<uint32_t>(std::min<uint64_t>(m.n_layer, budget / per_layer))
+                      : m.n_layer;
   o.n_layer_cpu = m.n_layer - o.n_layer_gpu;
   o.ram_bytes = per_layer * o.n_layer_cpu;
   return o;

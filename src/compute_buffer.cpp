@@ -7,7 +7,8 @@
 namespace llmsize {
 
 uint64_t ComputeBuffer::bytes() const {
-  return summed ? output_bytes + attention_bytes + ffn_bytes : std::max({output_bytes, attention_bytes, ffn_bytes});
+  return summed ? output_bytes + attention_bytes + ffn_bytes
+                : std::max({output_bytes, attention_bytes, ffn_bytes});
 }
 
 const char* ComputeBuffer::peak() const {
@@ -16,7 +17,8 @@ const char* ComputeBuffer::peak() const {
   return b == attention_bytes ? "attention" : b == output_bytes ? "output" : "ffn";
 }
 
-ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatch, bool flash_attn) {
+ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatch,
+                             bool flash_attn) {
   constexpr uint64_t kF32 = 4;
   const uint64_t ub = n_ubatch;
   const uint64_t n_embd = m.n_embd;
@@ -39,7 +41,8 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
 ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows) {
   ComputeBuffer c;
   uint64_t n_ff = m.n_ff;
-  if (m.is_moe()) n_ff = std::max<uint64_t>(n_ff, uint64_t{m.n_ff_exp} * m.n_expert_used + m.n_ff_shexp);
+  if (m.is_moe())
+    n_ff = std::max<uint64_t>(n_ff, uint64_t{m.n_ff_exp} * m.n_expert_used + m.n_ff_shexp);
   c.ffn_bytes = checked_mul(2 * tokens, 2 * n_ff + 4 * uint64_t{m.n_embd});
   const uint64_t qkv = uint64_t{m.n_head} * m.n_embd_head_k + m.n_embd_k_gqa() + m.n_embd_v_gqa();
   c.attention_bytes = checked_mul(2 * tokens, qkv + m.n_embd);

@@ -33,7 +33,9 @@ std::string gib_str(uint64_t b) {
   return buf;
 }
 
-std::string bytes_str(uint64_t b) { return num(b) + " B = " + (b >= kGiB ? gib_str(b) : mib_str(b)); }
+std::string bytes_str(uint64_t b) {
+  return num(b) + " B = " + (b >= kGiB ? gib_str(b) : mib_str(b));
+}
 
 }  // namespace
 
@@ -75,12 +77,14 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   return w;
 }
 
-Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights, bool derivations) {
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights,
+                  bool derivations) {
   Estimate e;
   e.n_gpus = c.n_gpus;
   const EngineProfile& ep = engine_profile(c.engine);
   e.weights = exact_weights ? *exact_weights : compute_weights(m, *c.quant, ep.embeddings_on_host);
-  if (!ep.embeddings_on_host && e.weights.host_bytes) {  // a GGUF's weights, loaded whole on the GPU
+  if (!ep.embeddings_on_host &&
+      e.weights.host_bytes) {  // a GGUF's weights, loaded whole on the GPU
     e.weights.vram_bytes = e.weights.bytes;
     e.weights.host_bytes = 0;
   }
@@ -91,10 +95,12 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   switch (c.engine) {
     case Engine::llama_cpp:
     case Engine::ollama:
-      e.compute = compute_buffer(m, e.kv.cells_full, static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)),
-                                 c.flash_attn);
+      e.compute = compute_buffer(
+          m, e.kv.cells_full,
+          static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)), c.flash_attn);
       break;
-    case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs sampled
+    case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
+                        // sampled
       e.compute = torch_activations(m, ep.max_num_batched_tokens, ep.max_num_seqs);
       break;
     case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
@@ -110,7 +116,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   {
     const double act_err = e.compute.summed ? kTorchActivationError : kComputeError;
     const auto bound = [&](double sign) {
-      const double sum = static_cast<double>(e.weights_bytes) * (1 + sign * kWeightsError) + static_cast<double>(e.kv_cache_bytes) +
+      const double sum = static_cast<double>(e.weights_bytes) * (1 + sign * kWeightsError) +
+                         static_cast<double>(e.kv_cache_bytes) +
                          static_cast<double>(e.activations_bytes) * (1 + sign * act_err) +
                          static_cast<double>(e.overhead_bytes) * (1 + sign * kOverheadError);
       return static_cast<uint64_t>(std::llround(sum * (1 + c.headroom)));
@@ -124,8 +131,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
                          ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
                          " short of this estimate (" + gib_str(e.total_bytes()) + ")");
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
-    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) + " exceeds the model's trained context " +
-                         std::to_string(m.n_ctx_train));
+    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) +
+                         " exceeds the model's trained context " + std::to_string(m.n_ctx_train));
   // Sweeps and searches call this millions of times: the text of --explain only when asked.
   if (!derivations) return e;
 
@@ -136,7 +143,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
       if (!mix.empty()) mix += " + ";
       mix += num(u.n_elements) + " x " + traits(u.type).name;
     }
-    d.push_back({"weights", "sum over tensors of elements x bytes per block / block size (" + mix + ")",
+    d.push_back({"weights",
+                 "sum over tensors of elements x bytes per block / block size (" + mix + ")",
                  bytes_str(e.weights.bytes)});
     if (e.weights.host_bytes)
       d.push_back({"weights in VRAM",
@@ -149,50 +157,66 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   {
     std::string f = "n_seq x (cells x layers) x (K row + V row): " + std::to_string(c.kv.n_seq) +
                     " x (" + num(e.kv.cells_full) + " x " + std::to_string(e.kv.n_layer_full);
-    if (e.kv.n_layer_swa) f += " + " + num(e.kv.cells_swa) + " x " + std::to_string(e.kv.n_layer_swa) + " SWA";
-    f += ") x (" + num(e.kv.k_bytes_per_cell_layer) + " + " + num(e.kv.v_bytes_per_cell_layer) + " B)";
-    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to " + std::to_string(ep.kv_cell_padding) + " (" +
-         ep.name + ")";
+    if (e.kv.n_layer_swa)
+      f += " + " + num(e.kv.cells_swa) + " x " + std::to_string(e.kv.n_layer_swa) + " SWA";
+    f += ") x (" + num(e.kv.k_bytes_per_cell_layer) + " + " + num(e.kv.v_bytes_per_cell_layer) +
+         " B)";
+    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to " +
+         std::to_string(ep.kv_cell_padding) + " (" + ep.name + ")";
     if (e.kv.n_layer_swa)
       f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) + " + n_ubatch " +
            std::to_string(c.kv.n_ubatch) + "), 256)";
-    if (m.is_mla()) f += "; MLA caches kv_lora_rank + n_rot = " + num(m.n_embd_k_gqa()) + " per token";
-    else f += "; K row = n_head_kv " + std::to_string(m.n_head_kv) + " x n_embd_head_k " +
-              std::to_string(m.n_embd_head_k) + " in " + traits(c.kv.type_k).name;
+    if (m.is_mla())
+      f += "; MLA caches kv_lora_rank + n_rot = " + num(m.n_embd_k_gqa()) + " per token";
+    else
+      f += "; K row = n_head_kv " + std::to_string(m.n_head_kv) + " x n_embd_head_k " +
+           std::to_string(m.n_embd_head_k) + " in " + traits(c.kv.type_k).name;
     d.push_back({"KV cache", f, bytes_str(e.kv_cache_bytes)});
   }
   {
     const auto& cb = e.compute;
     if (cb.summed)
-      d.push_back({"compute buffer per GPU",
-                   std::string(ep.name) + " activations (BF16, flash attention): logits 4 x " +
-                       std::to_string(c.engine == Engine::vllm ? ep.max_num_seqs : c.kv.n_seq) + " x n_vocab = " +
-                       mib_str(cb.output_bytes) + " + attention 2 x tokens x (q + k + v + n_embd) = " +
-                       mib_str(cb.attention_bytes) + " + ffn 2 x tokens x (2 n_ff + 4 n_embd) = " + mib_str(cb.ffn_bytes) +
-                       ", tokens = " + (c.engine == Engine::vllm ? std::to_string(ep.max_num_batched_tokens) + " (max_num_batched_tokens)"
-                                                                 : std::to_string(uint64_t{c.kv.n_ctx} * c.kv.n_seq) + " (the whole context)"),
-                   bytes_str(cb.bytes())});
+      d.push_back(
+          {"compute buffer per GPU",
+           std::string(ep.name) + " activations (BF16, flash attention): logits 4 x " +
+               std::to_string(c.engine == Engine::vllm ? ep.max_num_seqs : c.kv.n_seq) +
+               " x n_vocab = " + mib_str(cb.output_bytes) +
+               " + attention 2 x tokens x (q + k + v + n_embd) = " + mib_str(cb.attention_bytes) +
+               " + ffn 2 x tokens x (2 n_ff + 4 n_embd) = " + mib_str(cb.ffn_bytes) +
+               ", tokens = " +
+               (c.engine == Engine::vllm
+                    ? std::to_string(ep.max_num_batched_tokens) + " (max_num_batched_tokens)"
+                    : std::to_string(uint64_t{c.kv.n_ctx} * c.kv.n_seq) + " (the whole context)"),
+           bytes_str(cb.bytes())});
     else
-    d.push_back({"compute buffer per GPU",
-                 std::string("max(output 4 x n_ubatch x (n_vocab + n_embd) = ") + mib_str(cb.output_bytes) +
-                     ", attention " + (c.flash_attn ? "(flash) " : "4 x (n_kv x n_ubatch x n_head + 5 x n_embd x n_ubatch) = ") +
-                     mib_str(cb.attention_bytes) + ", ffn 4 x n_ubatch x (2 n_ff + 2 n_embd) = " +
-                     mib_str(cb.ffn_bytes) + "); peak: " + cb.peak(),
-                 bytes_str(cb.bytes())});
-    d.push_back({"activations", "compute buffer x GPUs = " + mib_str(cb.bytes()) + " x " + std::to_string(c.n_gpus),
-                 bytes_str(e.activations_bytes)});
+      d.push_back(
+          {"compute buffer per GPU",
+           std::string("max(output 4 x n_ubatch x (n_vocab + n_embd) = ") +
+               mib_str(cb.output_bytes) + ", attention " +
+               (c.flash_attn ? "(flash) "
+                             : "4 x (n_kv x n_ubatch x n_head + 5 x n_embd x n_ubatch) = ") +
+               mib_str(cb.attention_bytes) + ", ffn 4 x n_ubatch x (2 n_ff + 2 n_embd) = " +
+               mib_str(cb.ffn_bytes) + "); peak: " + cb.peak(),
+           bytes_str(cb.bytes())});
+    d.push_back(
+        {"activations",
+         "compute buffer x GPUs = " + mib_str(cb.bytes()) + " x " + std::to_string(c.n_gpus),
+         bytes_str(e.activations_bytes)});
   }
-  d.push_back({"overhead", "runtime per GPU x GPUs = " + mib_str(c.overhead_per_gpu_bytes) + " x " +
-                               std::to_string(c.n_gpus),
+  d.push_back({"overhead",
+               "runtime per GPU x GPUs = " + mib_str(c.overhead_per_gpu_bytes) + " x " +
+                   std::to_string(c.n_gpus),
                bytes_str(e.overhead_bytes)});
   {
     char h[32];
     std::snprintf(h, sizeof h, "%.2f", c.headroom);
-    d.push_back({"headroom", std::string(h) + " x (weights + KV + activations + overhead) = " + h + " x " +
-                                 num(e.subtotal_bytes()),
+    d.push_back({"headroom",
+                 std::string(h) + " x (weights + KV + activations + overhead) = " + h + " x " +
+                     num(e.subtotal_bytes()),
                  bytes_str(e.headroom_bytes)});
   }
-  d.push_back({"total", "weights + KV + activations + overhead + headroom", bytes_str(e.total_bytes())});
+  d.push_back(
+      {"total", "weights + KV + activations + overhead + headroom", bytes_str(e.total_bytes())});
 
   return e;
 }
@@ -203,13 +227,17 @@ uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
   return each + fraction_of(each, c.headroom);
 }
 
-uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t n) {
+uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
+                            uint32_t n) {
   const double budget = static_cast<double>(usable_bytes_each) * n / (1 + c.headroom);
-  const double used = static_cast<double>(e.weights_bytes) + static_cast<double>(n) * static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
+  const double used =
+      static_cast<double>(e.weights_bytes) +
+      static_cast<double>(n) * static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
   return budget > used ? static_cast<uint64_t>(budget - used) : 0;
 }
 
-uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t max_gpus) {
+uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
+                     uint32_t max_gpus) {
   for (uint32_t n = 1; n <= max_gpus; ++n)
     if (per_gpu_bytes(e, c, n) <= usable_bytes_each) return n;
   return 0;

@@ -10,8 +10,8 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
   const auto tensors = model_tensors(m);
   uint64_t linear = 0, lora = 0;
   for (const auto& x : tensors) {
-    if (x.bias || x.n_dims < 2 || x.role == TensorRole::token_embd || x.role == TensorRole::output ||
-        x.role == TensorRole::ffn_gate_inp)
+    if (x.bias || x.n_dims < 2 || x.role == TensorRole::token_embd ||
+        x.role == TensorRole::output || x.role == TensorRole::ffn_gate_inp)
       continue;
     linear += x.n_elements();
     lora += uint64_t{c.lora_rank} * (x.ne[0] + x.ne[1]) * x.ne[2];
@@ -27,9 +27,11 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
     case TrainMode::lora:
     case TrainMode::qlora: {
       t.trainable_params = lora;
-      const uint64_t frozen = c.mode == TrainMode::lora ? checked_mul(params, 2)
-                                                         : linear / 64 * 33 + linear % 64 + checked_mul(other, 2);
-      // QLoRA NF4: 4 bits + 8-bit absmax per 64 + FP32 absmax-of-absmax per 256 blocks ~= 33 B per 64.
+      const uint64_t frozen = c.mode == TrainMode::lora
+                                  ? checked_mul(params, 2)
+                                  : linear / 64 * 33 + linear % 64 + checked_mul(other, 2);
+      // QLoRA NF4: 4 bits + 8-bit absmax per 64 + FP32 absmax-of-absmax per 256 blocks ~= 33 B
+      // per 64.
       t.weights_bytes = frozen + lora * 4;
       t.gradients_bytes = lora * 4;
       t.optimizer_bytes = lora * (c.optimizer == Optimizer::adamw ? 8 : 2);
@@ -40,7 +42,9 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
   const uint64_t logits = uint64_t{c.seq} * c.batch * m.n_vocab * 4 * 2;
   if (c.checkpointing) {
     t.activations_bytes = checked_mul(sbh * 2, m.n_layer) + sbh * 34 + logits;
-    t.activation_formula = "2 x seq x batch x n_embd x n_layer (checkpoints) + 34 x seq x batch x n_embd (one layer) + logits";
+    t.activation_formula =
+        "2 x seq x batch x n_embd x n_layer (checkpoints) + 34 x seq x batch x n_embd (one layer) "
+        "+ logits";
   } else {
     t.activations_bytes = checked_mul(sbh * 34, m.n_layer) + logits;
     t.activation_formula = "34 x seq x batch x n_embd x n_layer + logits";

@@ -10,7 +10,9 @@ namespace llmsize {
 
 uint32_t max_gpus_per_node(const GpuSpec& g) {
   if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board or SoC
-  return std::max<uint32_t>(1, std::min<uint32_t>(kMaxGpusPerNode, static_cast<uint32_t>(kChassisSlotWidths / g.slot_width)));
+  return std::max<uint32_t>(
+      1, std::min<uint32_t>(kMaxGpusPerNode,
+                            static_cast<uint32_t>(kChassisSlotWidths / g.slot_width)));
 }
 
 uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n) {
@@ -35,7 +37,8 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
   p.nodes = (p.count + max_gpus_per_node(gpu) - 1) / max_gpus_per_node(gpu);
 
   // Whole layers per GPU, as llama.cpp's --split-mode layer assigns them (even split).
-  for (uint32_t i = 0; i < p.count; ++i) p.layers_per_gpu.push_back(m.n_layer / p.count + (i < m.n_layer % p.count ? 1 : 0));
+  for (uint32_t i = 0; i < p.count; ++i)
+    p.layers_per_gpu.push_back(m.n_layer / p.count + (i < m.n_layer % p.count ? 1 : 0));
 
   char buf[256];
   const bool fast_link = gpu.interconnect != "none" && !gpu.interconnect.empty();
@@ -44,28 +47,35 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
     p.link = "none needed";
     p.link_reason = "one GPU";
   } else if (p.nodes > 1) {
-    p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node ? "tensor parallel in each node, pipeline across nodes"
-                                                             : "layer (pipeline) split across nodes";
-    std::snprintf(buf, sizeof buf, "%u nodes of up to %u GPUs: 400 Gb/s InfiniBand or RoCE per GPU for "
+    p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node
+                  ? "tensor parallel in each node, pipeline across nodes"
+                  : "layer (pipeline) split across nodes";
+    std::snprintf(buf, sizeof buf,
+                  "%u nodes of up to %u GPUs: 400 Gb/s InfiniBand or RoCE per GPU for "
                   "tensor parallelism across nodes; 100-200 GbE is enough for a pipeline split",
                   p.nodes, max_gpus_per_node(gpu));
     p.link = buf;
     p.link_reason = "more GPUs than one chassis holds";
   } else if (fast_link) {
     p.split = "tensor parallel";
-    std::snprintf(buf, sizeof buf, "%s, %.0f GB/s per GPU", gpu.interconnect.c_str(), gpu.interconnect_gb_per_s);
+    std::snprintf(buf, sizeof buf, "%s, %.0f GB/s per GPU", gpu.interconnect.c_str(),
+                  gpu.interconnect_gb_per_s);
     p.link = buf;
-    p.link_reason = gpu.interconnect == "nvlink-bridge" && p.count > 2
-                        ? "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe"
-                        : "tensor parallelism all-reduces every layer: use the GPU's own link";
+    p.link_reason =
+        gpu.interconnect == "nvlink-bridge" && p.count > 2
+            ? "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe"
+            : "tensor parallelism all-reduces every layer: use the GPU's own link";
   } else {
     p.split = "layer split";
-    std::snprintf(buf, sizeof buf, "PCIe %u.0 x%u (%.0f GB/s per direction per GPU)", gpu.pcie_gen ? gpu.pcie_gen : 4,
-                  gpu.pcie_lanes ? gpu.pcie_lanes : 16,
-                  (gpu.pcie_gen >= 5 ? 64.0 : gpu.pcie_gen == 4 || gpu.pcie_gen == 0 ? 32.0 : 16.0) *
+    std::snprintf(buf, sizeof buf, "PCIe %u.0 x%u (%.0f GB/s per direction per GPU)",
+                  gpu.pcie_gen ? gpu.pcie_gen : 4, gpu.pcie_lanes ? gpu.pcie_lanes : 16,
+                  (gpu.pcie_gen >= 5                        ? 64.0
+                   : gpu.pcie_gen == 4 || gpu.pcie_gen == 0 ? 32.0
+                                                            : 16.0) *
                       (gpu.pcie_lanes ? gpu.pcie_lanes : 16) / 16.0);
     p.link = buf;
-    p.link_reason = "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    p.link_reason =
+        "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
   }
   return p;
 }
@@ -77,7 +87,8 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     GpuOption o;
     o.plan = plan_gpus(m, e, c, g, 0);
     if (!o.plan.fits || o.plan.count > 64) continue;
-    const Platform pf = choose_platform(o.plan.count, g.slot_width, g.slot_width <= 0 && !g.unified_memory, false);
+    const Platform pf =
+        choose_platform(o.plan.count, g.slot_width, g.slot_width <= 0 && !g.unified_memory, false);
     o.platform = platform_name(pf);
     o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf));
     o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;

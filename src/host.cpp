@@ -8,10 +8,12 @@ namespace llmsize {
 namespace {
 
 const PlatformSpec kPlatforms[] = {
-    {Platform::desktop, 2, 2, 24, 170, "AMD AM5 (Ryzen 9 9950X: 24 usable PCIe 5.0 lanes, 2 DDR5 channels, 170 W)"},
+    {Platform::desktop, 2, 2, 24, 170,
+     "AMD AM5 (Ryzen 9 9950X: 24 usable PCIe 5.0 lanes, 2 DDR5 channels, 170 W)"},
     {Platform::workstation, 8, 1, 128, 350,
      "AMD Threadripper PRO 7000 WX (128 PCIe 5.0 lanes, 8 DDR5 channels, 350 W)"},
-    {Platform::server, 12, 1, 128, 360, "AMD EPYC 9004 single socket (128 PCIe 5.0 lanes, 12 DDR5 channels, up to 360 W)"},
+    {Platform::server, 12, 1, 128, 360,
+     "AMD EPYC 9004 single socket (128 PCIe 5.0 lanes, 12 DDR5 channels, up to 360 W)"},
 };
 
 // DDR5 module sizes sold (GiB): UDIMM 16/32/48, RDIMM 16..256.
@@ -33,14 +35,19 @@ const LoadTime kDrives[] = {
 
 const char* platform_name(Platform p) {
   switch (p) {
-    case Platform::desktop: return "desktop";
-    case Platform::workstation: return "workstation";
-    case Platform::server: return "server";
+    case Platform::desktop:
+      return "desktop";
+    case Platform::workstation:
+      return "workstation";
+    case Platform::server:
+      return "server";
   }
   return "?";
 }
 
-const PlatformSpec& platform_spec(Platform p) { return kPlatforms[static_cast<int>(p)]; }
+const PlatformSpec& platform_spec(Platform p) {
+  return kPlatforms[static_cast<int>(p)];
+}
 
 double ram_bandwidth_gb_per_s(uint32_t channels, uint32_t mt_per_s) {
   return static_cast<double>(channels) * mt_per_s * 8 / 1000.0;
@@ -72,21 +79,25 @@ HostPlan plan_host(const HostInput& in) {
   h.chassis_slot_widths = in.gpu_slot_width * in.n_gpus;
   h.platform = choose_platform(in.n_gpus, in.gpu_slot_width, in.gpu_is_module, in.fine_tuning);
   if (in.n_gpus == 2 && h.platform == Platform::desktop)
-    h.notes.push_back("two GPUs on a desktop run at x8/x8: fine for a layer split, slower for tensor parallelism");
+    h.notes.push_back(
+        "two GPUs on a desktop run at x8/x8: fine for a layer split, slower for tensor "
+        "parallelism");
 
-  // CPU: 4 cores per GPU for the engine, tokenizer and scheduler, at least 8 (a sizing rule of ours).
+  // CPU: 4 cores per GPU for the engine, tokenizer and scheduler, at least 8 (a sizing rule of
+  // ours).
   h.cpu_cores = std::max<uint32_t>(8, 4 * in.n_gpus);
 
   // RAM: >= 2 x weights (the seed's rule: the file is read through the page cache while the engine
-  // holds its own copy of host-side tensors), plus host-resident weights; floor 64 GiB for a server;
-  // fine-tuning doubles it for data loaders and optimizer offload.
+  // holds its own copy of host-side tensors), plus host-resident weights; floor 64 GiB for a
+  // server; fine-tuning doubles it for data loaders and optimizer offload.
   RamPlan& r = h.ram;
   uint64_t need = 2 * in.weights_bytes + in.host_weights_bytes;
   if (in.fine_tuning) need *= 2;
   if (h.platform != Platform::desktop) need = std::max<uint64_t>(need, 64 * kGiB);
   r.required_bytes = need;
   r.rule = "2 x weights" + std::string(in.host_weights_bytes ? " + host-resident weights" : "") +
-           (in.fine_tuning ? ", x 2 for fine-tuning" : "") + (h.platform != Platform::desktop ? ", floor 64 GiB" : "");
+           (in.fine_tuning ? ", x 2 for fine-tuning" : "") +
+           (h.platform != Platform::desktop ? ", floor 64 GiB" : "");
   const auto& ps = platform_spec(h.platform);
   // Fill every channel with identical DIMMs (balanced bandwidth): smallest module that reaches it,
   // then a second DIMM per channel where the platform allows.
@@ -106,13 +117,14 @@ HostPlan plan_host(const HostInput& in) {
     r.dimms = ps.memory_channels * ps.dimms_per_channel;
     r.dimm_gib = 256;
     r.installed_bytes = uint64_t{256} * kGiB * r.dimms;
-    h.notes.push_back("the RAM rule exceeds one platform's largest population; use a dual-socket server");
+    h.notes.push_back(
+        "the RAM rule exceeds one platform's largest population; use a dual-socket server");
   }
 
   // Storage: weights x models kept + datasets + checkpoints, floor 2 TB, RAID 1 pair + OS drive.
   StoragePlan& s = h.storage;
-  s.required_bytes = std::max<uint64_t>(in.weights_bytes * std::max<uint32_t>(1, in.keep_models) + in.dataset_bytes +
-                                            in.checkpoint_bytes,
+  s.required_bytes = std::max<uint64_t>(in.weights_bytes * std::max<uint32_t>(1, in.keep_models) +
+                                            in.dataset_bytes + in.checkpoint_bytes,
                                         2 * 1000 * kGB);
   s.drive_bytes = static_cast<uint64_t>(kDriveTb[sizeof kDriveTb / sizeof kDriveTb[0] - 1] * 1e12);
   for (double tb : kDriveTb)
@@ -122,7 +134,8 @@ HostPlan plan_host(const HostInput& in) {
     }
   s.data_drives = 2;
   s.os_drive_bytes = 1000 * kGB;
-  s.drive_class = h.platform == Platform::desktop ? "NVMe PCIe 4.0 (client)" : "NVMe PCIe 4.0/5.0 U.2/E3.S (enterprise)";
+  s.drive_class = h.platform == Platform::desktop ? "NVMe PCIe 4.0 (client)"
+                                                  : "NVMe PCIe 4.0/5.0 U.2/E3.S (enterprise)";
   h.load_times = load_times(in.weights_bytes);
   return h;
 }

@@ -13,8 +13,10 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
   // iSWA cache: size_swa = GGML_PAD(min(size_base, n_swa + n_ubatch), 256) per stream
   // (llama-kv-cache-iswa.cpp, with swa_full = false as llama-cli/llama-server set it).
   if (m.n_swa > 0)
-    r.cells_swa = pad_to(std::min<uint64_t>(r.cells_full, uint64_t{m.n_swa} + c.n_ubatch), c.padding);
-  for (uint32_t il = 0; il < m.n_layer; ++il) (m.is_swa_layer(il) ? r.n_layer_swa : r.n_layer_full)++;
+    r.cells_swa =
+        pad_to(std::min<uint64_t>(r.cells_full, uint64_t{m.n_swa} + c.n_ubatch), c.padding);
+  for (uint32_t il = 0; il < m.n_layer; ++il)
+    (m.is_swa_layer(il) ? r.n_layer_swa : r.n_layer_full)++;
 
   r.k_bytes_per_cell_layer = row_size(c.type_k, m.n_embd_k_gqa());
   r.v_bytes_per_cell_layer = m.n_embd_v_gqa() ? row_size(c.type_v, m.n_embd_v_gqa()) : 0;

@@ -10,9 +10,9 @@ struct ArchName {
 };
 // llama.cpp src/llama-arch.cpp LLM_ARCH_NAMES.
 const ArchName kArchNames[] = {
-    {Arch::llama, "llama"},       {Arch::qwen2, "qwen2"},         {Arch::qwen2moe, "qwen2moe"},
-    {Arch::qwen3, "qwen3"},       {Arch::qwen3moe, "qwen3moe"},   {Arch::gemma2, "gemma2"},
-    {Arch::gemma3, "gemma3"},     {Arch::phi3, "phi3"},           {Arch::deepseek2, "deepseek2"},
+    {Arch::llama, "llama"},         {Arch::qwen2, "qwen2"},       {Arch::qwen2moe, "qwen2moe"},
+    {Arch::qwen3, "qwen3"},         {Arch::qwen3moe, "qwen3moe"}, {Arch::gemma2, "gemma2"},
+    {Arch::gemma3, "gemma3"},       {Arch::phi3, "phi3"},         {Arch::deepseek2, "deepseek2"},
     {Arch::command_r, "command-r"}, {Arch::falcon, "falcon"},
 };
 }  // namespace
@@ -76,15 +76,18 @@ std::vector<std::string> validate(const ModelSpec& m) {
     if (m.n_expert_used > m.n_expert)
       p.push_back("n_expert_used (" + std::to_string(m.n_expert_used) + ") exceeds n_expert (" +
                   std::to_string(m.n_expert) + ")");
-    if (m.n_layer_dense_lead > m.n_layer)
-      p.push_back("n_layer_dense_lead exceeds n_layer");
+    if (m.n_layer_dense_lead > m.n_layer) p.push_back("n_layer_dense_lead exceeds n_layer");
   }
   if (m.n_swa > 0 && m.swa_pattern == 0) p.push_back("swa_pattern must be set when n_swa is");
   if (m.is_mla() && m.n_rot == 0) p.push_back("n_rot (qk_rope_head_dim) must be set for MLA");
   // Guard against absurd sizes that would only come from a broken file (2^24 = 16M).
   const uint32_t kMax = 1u << 24;
-  for (auto [v, f] : {std::pair{m.n_layer, "n_layer"}, {m.n_embd, "n_embd"}, {m.n_ff, "n_ff"},
-                      {m.n_head, "n_head"}, {m.n_vocab, "n_vocab"}, {m.n_expert, "n_expert"}})
+  for (auto [v, f] : {std::pair{m.n_layer, "n_layer"},
+                      {m.n_embd, "n_embd"},
+                      {m.n_ff, "n_ff"},
+                      {m.n_head, "n_head"},
+                      {m.n_vocab, "n_vocab"},
+                      {m.n_expert, "n_expert"}})
     if (v > kMax) p.push_back(std::string(f) + " (" + std::to_string(v) + ") is implausibly large");
   return p;
 }

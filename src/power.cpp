@@ -15,9 +15,11 @@ PowerPlan plan_power(const PowerInput& in) {
   PowerPlan p;
   p.gpu_w = in.gpu_board_w * in.n_gpus * in.power_limit;
   p.cpu_w = platform_spec(in.platform).cpu_watts;
-  p.ram_w = 5.0 * in.dimms;            // DDR5 DIMM ~3-6 W under load (Micron DDR5 power calculator)
-  p.drives_w = 8.0 * in.nvme_drives;   // NVMe active read ~6-9 W (Samsung 990 PRO datasheet)
-  p.board_fans_w = in.platform == Platform::server ? 150.0 : in.platform == Platform::workstation ? 100.0 : 60.0;
+  p.ram_w = 5.0 * in.dimms;           // DDR5 DIMM ~3-6 W under load (Micron DDR5 power calculator)
+  p.drives_w = 8.0 * in.nvme_drives;  // NVMe active read ~6-9 W (Samsung 990 PRO datasheet)
+  p.board_fans_w = in.platform == Platform::server        ? 150.0
+                   : in.platform == Platform::workstation ? 100.0
+                                                          : 60.0;
   p.peak_w = p.gpu_w + p.cpu_w + p.ram_w + p.drives_w + p.board_fans_w;
 
   const double rating = p.peak_w / 0.8;  // peak at most 80% of the PSU rating
@@ -25,7 +27,10 @@ PowerPlan plan_power(const PowerInput& in) {
     // Redundant modules: N modules carry the load, one more for redundancy (N+1).
     double module = kServerPsuW[sizeof kServerPsuW / sizeof kServerPsuW[0] - 1];
     for (double w : kServerPsuW)
-      if (w * 2 >= rating || w >= 3000) { module = w; break; }
+      if (w * 2 >= rating || w >= 3000) {
+        module = w;
+        break;
+      }
     const uint32_t n = static_cast<uint32_t>(std::ceil(rating / module));
     p.psu_w = module;
     p.psus = n + 1;
@@ -33,7 +38,10 @@ PowerPlan plan_power(const PowerInput& in) {
     p.psus = 1;
     p.psu_w = 0;
     for (double w : kAtxPsuW)
-      if (w >= rating) { p.psu_w = w; break; }
+      if (w >= rating) {
+        p.psu_w = w;
+        break;
+      }
     if (p.psu_w == 0) {  // above 1600 W: two PSUs (or a server)
       p.psus = static_cast<uint32_t>(std::ceil(rating / 1600));
       p.psu_w = 1600;
@@ -48,17 +56,23 @@ PowerPlan plan_power(const PowerInput& in) {
   p.fits_outlet = p.amps <= p.outlet_continuous_a;
   char buf[256];
   if (p.fits_outlet) {
-    std::snprintf(buf, sizeof buf, "%.1f A at %.0f V fits one ordinary %s outlet (%.1f A continuous)", p.amps, in.mains_v,
-                  na ? "15 A" : "10 A", p.outlet_continuous_a);
+    std::snprintf(buf, sizeof buf,
+                  "%.1f A at %.0f V fits one ordinary %s outlet (%.1f A continuous)", p.amps,
+                  in.mains_v, na ? "15 A" : "10 A", p.outlet_continuous_a);
   } else if (!na && p.amps <= 16.0 * kContinuousDerate) {
-    std::snprintf(buf, sizeof buf, "%.1f A at %.0f V: needs a 16 A circuit (12.8 A continuous), not a 10 A outlet", p.amps,
-                  in.mains_v);
+    std::snprintf(buf, sizeof buf,
+                  "%.1f A at %.0f V: needs a 16 A circuit (12.8 A continuous), not a 10 A outlet",
+                  p.amps, in.mains_v);
   } else if (na && p.amps <= 20.0 * kContinuousDerate) {
-    std::snprintf(buf, sizeof buf, "%.1f A at %.0f V: needs a dedicated 20 A circuit (16 A continuous)", p.amps, in.mains_v);
+    std::snprintf(buf, sizeof buf,
+                  "%.1f A at %.0f V: needs a dedicated 20 A circuit (16 A continuous)", p.amps,
+                  in.mains_v);
   } else {
     const double per_circuit = (na ? 30.0 : 32.0) * kContinuousDerate;
-    std::snprintf(buf, sizeof buf, "%.1f A at %.0f V: dedicated %s circuits (%.0f A continuous each): %.0f of them", p.amps,
-                  in.mains_v, na ? "30 A 208/240 V" : "32 A", per_circuit, std::ceil(p.amps / per_circuit));
+    std::snprintf(buf, sizeof buf,
+                  "%.1f A at %.0f V: dedicated %s circuits (%.0f A continuous each): %.0f of them",
+                  p.amps, in.mains_v, na ? "30 A 208/240 V" : "32 A", per_circuit,
+                  std::ceil(p.amps / per_circuit));
   }
   p.circuit = buf;
   p.heat_btu_per_h = p.wall_w * 3.412;  // 1 W = 3.412 BTU/h

@@ -28,7 +28,8 @@ const std::vector<QuantPreset> kPresets = {
     {"iq4_xs", F::IQ4_XS, T::IQ4_XS, true, "IQ4_XS; attn_v Q5_K with GQA; output Q6_K"},
     {"iq4_nl", F::IQ4_NL, T::IQ4_NL, true, "IQ4_NL; attn_v Q5_K with GQA; output Q6_K"},
     {"q3_k_l", F::Q3_K_L, T::Q3_K, true, "Q3_K; attn_v, ffn_down, attn_output Q5_K"},
-    {"q3_k_m", F::Q3_K_M, T::Q3_K, true, "Q3_K; attn_v Q4/Q5_K, ffn_down Q4/Q5_K, attn_output Q4_K"},
+    {"q3_k_m", F::Q3_K_M, T::Q3_K, true,
+     "Q3_K; attn_v Q4/Q5_K, ffn_down Q4/Q5_K, attn_output Q4_K"},
     {"q3_k_s", F::Q3_K_S, T::Q3_K, true, "Q3_K throughout; output Q6_K"},
     {"iq3_m", F::IQ3_M, T::IQ3_S, true, "IQ3_S; attn_v/attn_output Q4_K"},
     {"iq3_s", F::IQ3_S, T::IQ3_S, true, "IQ3_S"},
@@ -51,17 +52,20 @@ const std::vector<QuantPreset> kPresets = {
     {"gptq-8bit", F::HF_GPTQ8, T::GPTQ8_G128, false, "GPTQ 8-bit g128 linear layers; rest FP16"},
     {"awq-4bit", F::HF_AWQ4, T::AWQ4_G128, false, "AWQ 4-bit g128 linear layers; rest FP16"},
     {"nvfp4", F::HF_NVFP4, T::NVFP4, false, "NVFP4 linear layers; rest BF16 (Blackwell)"},
-    {"hf-bf16", F::HF_BF16, T::BF16, false, "unquantized BF16 checkpoint as vLLM/transformers load it"},
-    {"hf-f32", F::HF_F32, T::F32, false, "unquantized FP32 checkpoint (safetensors files) as transformers loads it"},
-    {"hf-f16", F::HF_F16, T::F16, false, "unquantized FP16 checkpoint as vLLM/transformers load it"},
+    {"hf-bf16", F::HF_BF16, T::BF16, false,
+     "unquantized BF16 checkpoint as vLLM/transformers load it"},
+    {"hf-f32", F::HF_F32, T::F32, false,
+     "unquantized FP32 checkpoint (safetensors files) as transformers loads it"},
+    {"hf-f16", F::HF_F16, T::F16, false,
+     "unquantized FP16 checkpoint as vLLM/transformers load it"},
 };
 
 const std::vector<QuantAlias> kAliases = {
-    {"q4", "q4_k_m"},   {"q4_k", "q4_k_m"}, {"q5", "q5_k_m"},  {"q5_k", "q5_k_m"},
-    {"q3", "q3_k_m"},   {"q3_k", "q3_k_m"}, {"q2", "q2_k"},    {"q6", "q6_k"},
-    {"q8", "q8_0"},     {"fp16", "f16"},    {"float16", "f16"}, {"half", "f16"},
-    {"fp32", "f32"},    {"float32", "f32"}, {"bfloat16", "bf16"}, {"fp8_e4m3", "fp8"},
-    {"e4m3", "fp8"},    {"gptq", "gptq-4bit"}, {"gptq4", "gptq-4bit"}, {"awq", "awq-4bit"},
+    {"q4", "q4_k_m"},     {"q4_k", "q4_k_m"},     {"q5", "q5_k_m"},       {"q5_k", "q5_k_m"},
+    {"q3", "q3_k_m"},     {"q3_k", "q3_k_m"},     {"q2", "q2_k"},         {"q6", "q6_k"},
+    {"q8", "q8_0"},       {"fp16", "f16"},        {"float16", "f16"},     {"half", "f16"},
+    {"fp32", "f32"},      {"float32", "f32"},     {"bfloat16", "bf16"},   {"fp8_e4m3", "fp8"},
+    {"e4m3", "fp8"},      {"gptq", "gptq-4bit"},  {"gptq4", "gptq-4bit"}, {"awq", "awq-4bit"},
     {"awq4", "awq-4bit"}, {"gptq8", "gptq-8bit"}, {"mxfp4", "mxfp4_moe"},
 };
 
@@ -72,7 +76,9 @@ std::string lower(std::string_view s) {
   return r;
 }
 
-bool any_of(F f, std::initializer_list<F> fs) { return std::find(fs.begin(), fs.end(), f) != fs.end(); }
+bool any_of(F f, std::initializer_list<F> fs) {
+  return std::find(fs.begin(), fs.end(), f) != fs.end();
+}
 
 // llama.cpp's use_more_bits: the first and last eighth of the layers and every third in between.
 bool use_more_bits(int i_layer, int n_layers) {
@@ -86,7 +92,9 @@ bool is_type_70b(const ModelSpec& m) {
   return m.arch == Arch::qwen2;
 }
 
-bool matches(R r, std::initializer_list<R> rs) { return std::find(rs.begin(), rs.end(), r) != rs.end(); }
+bool matches(R r, std::initializer_list<R> rs) {
+  return std::find(rs.begin(), rs.end(), r) != rs.end();
+}
 
 // Counters llama_model_quantize_impl keeps while it walks the tensors.
 struct QuantState {
@@ -96,21 +104,48 @@ struct QuantState {
   bool has_imatrix = false;
 };
 
-bool is_ffn_down(R r) { return matches(r, {R::ffn_down, R::ffn_down_exps, R::ffn_down_shexp}); }
-bool is_ffn_gate(R r) { return matches(r, {R::ffn_gate, R::ffn_gate_exps, R::ffn_gate_shexp}); }
-bool is_ffn_up(R r) { return matches(r, {R::ffn_up, R::ffn_up_exps, R::ffn_up_shexp}); }
+bool is_ffn_down(R r) {
+  return matches(r, {R::ffn_down, R::ffn_down_exps, R::ffn_down_shexp});
+}
+bool is_ffn_gate(R r) {
+  return matches(r, {R::ffn_gate, R::ffn_gate_exps, R::ffn_gate_shexp});
+}
+bool is_ffn_up(R r) {
+  return matches(r, {R::ffn_up, R::ffn_up_exps, R::ffn_up_shexp});
+}
 
 // Fallback when a row does not split into whole blocks of the chosen type (llama-quant.cpp).
 T fallback_type(T t, uint64_t ne0) {
   T r;
   switch (t) {
-    case T::TQ1_0: case T::TQ2_0: r = T::Q4_0; break;
-    case T::IQ2_XXS: case T::IQ2_XS: case T::IQ2_S: case T::IQ3_XXS: case T::IQ3_S:
-    case T::IQ1_S: case T::IQ1_M: case T::Q2_K: case T::Q3_K: case T::IQ4_XS: r = T::IQ4_NL; break;
-    case T::Q4_K: r = T::Q5_0; break;
-    case T::Q5_K: r = T::Q5_1; break;
-    case T::Q6_K: r = T::Q8_0; break;
-    default: r = T::F16; break;
+    case T::TQ1_0:
+    case T::TQ2_0:
+      r = T::Q4_0;
+      break;
+    case T::IQ2_XXS:
+    case T::IQ2_XS:
+    case T::IQ2_S:
+    case T::IQ3_XXS:
+    case T::IQ3_S:
+    case T::IQ1_S:
+    case T::IQ1_M:
+    case T::Q2_K:
+    case T::Q3_K:
+    case T::IQ4_XS:
+      r = T::IQ4_NL;
+      break;
+    case T::Q4_K:
+      r = T::Q5_0;
+      break;
+    case T::Q5_K:
+      r = T::Q5_1;
+      break;
+    case T::Q6_K:
+      r = T::Q8_0;
+      break;
+    default:
+      r = T::F16;
+      break;
   }
   if (ne0 % traits(r).block_size != 0) r = T::F16;
   return r;
@@ -131,7 +166,8 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
   if (output_like) {
     if (falcon || t.ne[0] % traits(nt).block_size != 0) {
       nt = T::Q8_0;
-    } else if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ3_XXS, F::IQ1_S, F::IQ2_S, F::IQ2_M, F::IQ1_M})) {
+    } else if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ3_XXS, F::IQ1_S, F::IQ2_S, F::IQ2_M,
+                           F::IQ1_M})) {
       nt = T::Q5_K;
     } else if (nt != T::Q8_0) {
       nt = T::Q6_K;
@@ -139,9 +175,12 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
   } else if (ft == F::MXFP4_MOE) {
     nt = t.n_dims == 3 ? T::MXFP4 : T::Q8_0;
   } else if (t.role == R::token_embd) {
-    if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ1_S, F::IQ1_M})) nt = T::Q2_K;
-    else if (any_of(ft, {F::IQ2_S, F::IQ2_M, F::IQ3_XXS})) nt = T::IQ3_S;
-    else if (any_of(ft, {F::TQ1_0, F::TQ2_0})) nt = T::Q4_K;
+    if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ1_S, F::IQ1_M}))
+      nt = T::Q2_K;
+    else if (any_of(ft, {F::IQ2_S, F::IQ2_M, F::IQ3_XXS}))
+      nt = T::IQ3_S;
+    else if (any_of(ft, {F::TQ1_0, F::TQ2_0}))
+      nt = T::Q4_K;
   } else if (low_iq) {
     const bool s_or_m = ft == F::IQ2_S || ft == F::IQ2_M;
     if (t.role == R::attn_v) {
@@ -153,51 +192,79 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
       if (qs.i_ffn_down < qs.n_ffn_down / 8) nt = s_or_m ? T::IQ3_S : T::Q2_K;
       ++qs.i_ffn_down;
     } else if (t.role == R::attn_output) {
-      if (n_expert == 8) nt = T::Q5_K;
-      else if (ft == F::IQ1_S || ft == F::IQ1_M) nt = T::IQ2_XXS;
-      else if (s_or_m) nt = T::IQ3_S;
+      if (n_expert == 8)
+        nt = T::Q5_K;
+      else if (ft == F::IQ1_S || ft == F::IQ1_M)
+        nt = T::IQ2_XXS;
+      else if (s_or_m)
+        nt = T::IQ3_S;
     }
   } else if (t.role == R::attn_v) {
-    if (ft == F::Q2_K) nt = gqa >= 4 ? T::Q4_K : T::Q3_K;
-    else if (ft == F::Q2_K_S && gqa >= 4) nt = T::Q4_K;
-    else if (ft == F::IQ3_XXS) nt = gqa >= 4 ? T::Q4_K : !qs.has_imatrix ? T::IQ3_S : T::IQ3_XXS;
-    else if ((ft == F::IQ3_XS || ft == F::IQ3_S) && gqa >= 4) nt = T::Q4_K;
-    else if (ft == F::IQ3_M) nt = T::Q4_K;
-    else if (ft == F::Q3_K_M) nt = qs.i_attention_wv < 2 ? T::Q5_K : T::Q4_K;
-    else if (ft == F::Q3_K_L) nt = T::Q5_K;
-    else if ((ft == F::IQ4_NL || ft == F::IQ4_XS) && gqa >= 4) nt = T::Q5_K;
-    else if ((ft == F::Q4_K_M || ft == F::Q5_K_M) && use_more_bits(qs.i_attention_wv, qs.n_attention_wv))
+    if (ft == F::Q2_K)
+      nt = gqa >= 4 ? T::Q4_K : T::Q3_K;
+    else if (ft == F::Q2_K_S && gqa >= 4)
+      nt = T::Q4_K;
+    else if (ft == F::IQ3_XXS)
+      nt = gqa >= 4 ? T::Q4_K : !qs.has_imatrix ? T::IQ3_S : T::IQ3_XXS;
+    else if ((ft == F::IQ3_XS || ft == F::IQ3_S) && gqa >= 4)
+      nt = T::Q4_K;
+    else if (ft == F::IQ3_M)
+      nt = T::Q4_K;
+    else if (ft == F::Q3_K_M)
+      nt = qs.i_attention_wv < 2 ? T::Q5_K : T::Q4_K;
+    else if (ft == F::Q3_K_L)
+      nt = T::Q5_K;
+    else if ((ft == F::IQ4_NL || ft == F::IQ4_XS) && gqa >= 4)
+      nt = T::Q5_K;
+    else if ((ft == F::Q4_K_M || ft == F::Q5_K_M) &&
+             use_more_bits(qs.i_attention_wv, qs.n_attention_wv))
       nt = T::Q6_K;
-    else if (ft == F::Q4_K_S && qs.i_attention_wv < 4) nt = T::Q5_K;
+    else if (ft == F::Q4_K_S && qs.i_attention_wv < 4)
+      nt = T::Q5_K;
     // 70B: 8 heads share attn_v, so more bits cost little (comment in llama-quant.cpp).
     if (is_type_70b(m) && (nt == T::Q3_K || nt == T::Q4_K)) nt = T::Q5_K;
     if (n_expert == 8) nt = T::Q8_0;
     ++qs.i_attention_wv;
   } else if (t.role == R::attn_k) {
-    if (n_expert == 8) nt = T::Q8_0;
-    else if (ft == F::IQ3_XS) nt = T::IQ3_XXS;
-    else if (ft == F::IQ3_XXS) nt = T::IQ2_S;
+    if (n_expert == 8)
+      nt = T::Q8_0;
+    else if (ft == F::IQ3_XS)
+      nt = T::IQ3_XXS;
+    else if (ft == F::IQ3_XXS)
+      nt = T::IQ2_S;
   } else if (t.role == R::attn_q) {
-    if (ft == F::IQ3_XS) nt = T::IQ3_XXS;
-    else if (ft == F::IQ3_XXS) nt = T::IQ2_S;
+    if (ft == F::IQ3_XS)
+      nt = T::IQ3_XXS;
+    else if (ft == F::IQ3_XXS)
+      nt = T::IQ2_S;
   } else if (is_ffn_down(t.role)) {
     auto [i_layer, n_layer] = layer_info(qs.i_ffn_down, qs.n_ffn_down);
-    if (ft == F::Q2_K) nt = T::Q3_K;
-    else if (ft == F::Q2_K_S) { if (i_layer < n_layer / 8) nt = T::Q4_K; }
-    else if (ft == F::IQ3_XXS && !qs.has_imatrix) nt = i_layer < n_layer / 8 ? T::Q4_K : T::Q3_K;
+    if (ft == F::Q2_K)
+      nt = T::Q3_K;
+    else if (ft == F::Q2_K_S) {
+      if (i_layer < n_layer / 8) nt = T::Q4_K;
+    } else if (ft == F::IQ3_XXS && !qs.has_imatrix)
+      nt = i_layer < n_layer / 8 ? T::Q4_K : T::Q3_K;
     else if (ft == F::Q3_K_M)
-      nt = i_layer < n_layer / 16 ? T::Q5_K
-           : !falcon || use_more_bits(i_layer, n_layer) ? T::Q4_K : T::Q3_K;
-    else if (ft == F::IQ3_M && (i_layer < n_layer / 8 || (n_expert == 8 && use_more_bits(i_layer, n_layer))))
+      nt = i_layer < n_layer / 16                       ? T::Q5_K
+           : !falcon || use_more_bits(i_layer, n_layer) ? T::Q4_K
+                                                        : T::Q3_K;
+    else if (ft == F::IQ3_M &&
+             (i_layer < n_layer / 8 || (n_expert == 8 && use_more_bits(i_layer, n_layer))))
       nt = T::Q4_K;
-    else if (ft == F::Q3_K_L) nt = falcon ? T::Q4_K : T::Q5_K;
+    else if (ft == F::Q3_K_L)
+      nt = falcon ? T::Q4_K : T::Q5_K;
     else if (ft == F::Q4_K_M) {
-      if (falcon) nt = i_layer < n_layer / 16 ? T::Q6_K : use_more_bits(i_layer, n_layer) ? T::Q5_K : T::Q4_K;
-      else if (use_more_bits(i_layer, n_layer)) nt = T::Q6_K;
+      if (falcon)
+        nt = i_layer < n_layer / 16 ? T::Q6_K : use_more_bits(i_layer, n_layer) ? T::Q5_K : T::Q4_K;
+      else if (use_more_bits(i_layer, n_layer))
+        nt = T::Q6_K;
     } else if (i_layer < n_layer / 8 && (ft == F::IQ4_NL || ft == F::IQ4_XS) && !qs.has_imatrix)
       nt = T::Q5_K;
-    else if (ft == F::Q5_K_M && use_more_bits(i_layer, n_layer)) nt = T::Q6_K;
-    else if (ft == F::Q4_K_S && !falcon && i_layer < n_layer / 8) nt = T::Q5_K;
+    else if (ft == F::Q5_K_M && use_more_bits(i_layer, n_layer))
+      nt = T::Q6_K;
+    else if (ft == F::Q4_K_S && !falcon && i_layer < n_layer / 8)
+      nt = T::Q5_K;
     else if ((ft == F::Q4_0 || ft == F::Q5_0) && qs.has_imatrix && i_layer < n_layer / 8)
       nt = ft == F::Q4_0 ? T::Q4_1 : T::Q5_1;
     ++qs.i_ffn_down;
@@ -208,19 +275,27 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
                         F::Q4_K_M, F::IQ3_S, F::IQ3_M, F::IQ4_XS}))
           nt = T::Q5_K;
       } else {
-        if (ft == F::Q2_K) nt = T::Q3_K;
-        else if (ft == F::IQ3_XXS) nt = T::IQ3_S;
-        else if (ft == F::Q3_K_M) nt = T::Q4_K;
-        else if (ft == F::Q3_K_L) nt = T::Q5_K;
-        else if (ft == F::IQ3_M) nt = T::Q4_K;
+        if (ft == F::Q2_K)
+          nt = T::Q3_K;
+        else if (ft == F::IQ3_XXS)
+          nt = T::IQ3_S;
+        else if (ft == F::Q3_K_M)
+          nt = T::Q4_K;
+        else if (ft == F::Q3_K_L)
+          nt = T::Q5_K;
+        else if (ft == F::IQ3_M)
+          nt = T::Q4_K;
       }
     } else if (ft == F::Q3_K_L) {
       nt = T::Q4_K;
     }
   } else if (t.role == R::attn_qkv) {
-    if (ft == F::Q3_K_M || ft == F::Q3_K_L || ft == F::IQ3_M) nt = T::Q4_K;
-    else if (ft == F::Q4_K_M) nt = T::Q5_K;
-    else if (ft == F::Q5_K_M) nt = T::Q6_K;
+    if (ft == F::Q3_K_M || ft == F::Q3_K_L || ft == F::IQ3_M)
+      nt = T::Q4_K;
+    else if (ft == F::Q4_K_M)
+      nt = T::Q5_K;
+    else if (ft == F::Q5_K_M)
+      nt = T::Q6_K;
   } else if (is_ffn_gate(t.role)) {
     auto [i_layer, n_layer] = layer_info(qs.i_ffn_gate, qs.n_ffn_gate);
     if (ft == F::IQ3_XS && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8) nt = T::IQ3_XXS;
@@ -250,8 +325,12 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
 
 }  // namespace
 
-const std::vector<QuantPreset>& all_quant_presets() { return kPresets; }
-const std::vector<QuantAlias>& quant_aliases() { return kAliases; }
+const std::vector<QuantPreset>& all_quant_presets() {
+  return kPresets;
+}
+const std::vector<QuantAlias>& quant_aliases() {
+  return kAliases;
+}
 
 const QuantPreset* find_quant_preset(std::string_view name) {
   std::string n = lower(name);
@@ -270,11 +349,14 @@ const QuantPreset* find_quant_preset(Ftype f) {
 
 bool assumes_imatrix(const QuantPreset& p) {
   // IQ4_NL/IQ4_XS files are commonly made without one: llama.cpp's quantize README table for
-  // Llama-3.1-8B (IQ4_XS 4.17 GiB, IQ4_NL 4.38 GiB) matches the no-imatrix rule (first ffn_down Q5_K).
-  return any_of(p.ftype, {F::IQ1_S, F::IQ1_M, F::IQ2_XXS, F::IQ2_XS, F::IQ2_S, F::IQ2_M, F::IQ3_XXS});
+  // Llama-3.1-8B (IQ4_XS 4.17 GiB, IQ4_NL 4.38 GiB) matches the no-imatrix rule (first ffn_down
+  // Q5_K).
+  return any_of(p.ftype,
+                {F::IQ1_S, F::IQ1_M, F::IQ2_XXS, F::IQ2_XS, F::IQ2_S, F::IQ2_M, F::IQ3_XXS});
 }
 
-std::vector<TensorType> assign_tensor_types(const ModelSpec& m, const std::vector<TensorDesc>& tensors,
+std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
+                                            const std::vector<TensorDesc>& tensors,
                                             const QuantPreset& p) {
   std::vector<TensorType> out;
   out.reserve(tensors.size());
@@ -296,8 +378,8 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m, const std::vecto
   for (const auto& t : tensors) {
     // convert_hf_to_gguf.py stores 1-D tensors, biases and the MoE router as F32; llama-quantize
     // leaves them (and anything not named *.weight) unquantized.
-    const bool quantize = !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp &&
-                          t.role != R::ffn_exp_probs_b;
+    const bool quantize =
+        !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp && t.role != R::ffn_exp_probs_b;
     if (!quantize || p.ftype == F::ALL_F32) {
       out.push_back(T::F32);
     } else if (!quantized_default) {

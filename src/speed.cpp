@@ -8,7 +8,8 @@ namespace {
 // Fitted by least median relative error over the rows named (llama.cpp, CUDA/Metal, 2023-2024).
 const SpeedCalibration kCalibrations[] = {
     {"nvidia-consumer", 0.92, 90e-6, 0.95, 0.80, 0.15, 0.35,
-     "llama.cpp CUDA tg512/tg128 on RTX 3070/3080/3080 Ti/3090/4070 Ti/4080/4090, 1-8 GPUs (27 rows): "
+     "llama.cpp CUDA tg512/tg128 on RTX 3070/3080/3080 Ti/3090/4070 Ti/4080/4090, 1-8 GPUs (27 "
+     "rows): "
      "median |error| 4.5%, max 14.6%"},
     {"nvidia-datacenter", 0.79, 152e-6, 0.30, 0.20, 0.15, 0.50,
      "llama.cpp CUDA on A100 80GB (3 rows, 2023 build): error under 4%; H100/B200 use the same "
@@ -24,18 +25,21 @@ const SpeedCalibration kCalibrations[] = {
 
 const SpeedCalibration& speed_calibration(const GpuSpec& g) {
   if (g.vendor == "apple") return kCalibrations[2];
-  if (g.vendor == "nvidia") return g.gpu_class == "datacenter" ? kCalibrations[1] : kCalibrations[0];
+  if (g.vendor == "nvidia")
+    return g.gpu_class == "datacenter" ? kCalibrations[1] : kCalibrations[0];
   return kCalibrations[3];
 }
 
 uint64_t kv_read_bytes_per_seq(const ModelSpec& m, const KvCache& kv, uint32_t n_ctx) {
   const uint64_t per_cell_layer = kv.k_bytes_per_cell_layer + kv.v_bytes_per_cell_layer;
   const uint64_t full = std::min<uint64_t>(n_ctx, kv.cells_full) * kv.n_layer_full;
-  const uint64_t swa = std::min<uint64_t>({n_ctx, kv.cells_swa, m.n_swa ? m.n_swa : n_ctx}) * kv.n_layer_swa;
+  const uint64_t swa =
+      std::min<uint64_t>({n_ctx, kv.cells_swa, m.n_swa ? m.n_swa : n_ctx}) * kv.n_layer_swa;
   return (full + swa) * per_cell_layer;
 }
 
-Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g, const SpeedInput& in) {
+Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
+                     const SpeedInput& in) {
   Speed s;
   const auto& cal = speed_calibration(g);
   s.calibration = &cal;
@@ -64,9 +68,12 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g, co
 
   // Prefill FLOPs per prompt token: 2 x active params (matmuls) + 4 x n_layer x ctx x n_head x
   // head_dim (QK^T and PV over half the prompt on average, causal).
-  const bool quantized = traits(e.weights.by_type.empty() ? TensorType::F16 : e.weights.by_type.front().type).quantized;
+  const bool quantized =
+      traits(e.weights.by_type.empty() ? TensorType::F16 : e.weights.by_type.front().type)
+          .quantized;
   const double eff = quantized ? cal.flops_efficiency_quant : cal.flops_efficiency_16bit;
-  const double active_params = static_cast<double>(e.weights.active_params ? e.weights.active_params : e.weights.params);
+  const double active_params =
+      static_cast<double>(e.weights.active_params ? e.weights.active_params : e.weights.params);
   const double attn = 4.0 * m.n_layer * (in.prompt_tokens / 2.0) * m.n_head * m.n_embd_head_k;
   const double flops_per_token = 2.0 * active_params + attn;
   double tflops = g.fp16_tflops_dense > 0 ? g.fp16_tflops_dense : g.bf16_tflops_dense;
@@ -74,7 +81,8 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g, co
   double compute = tflops * 1e12 * eff;
   if (in.tensor_parallel && in.n_gpus > 1) compute *= 1 + (in.n_gpus - 1) * kTpEfficiency;
   s.prefill_tokens_per_s = compute / flops_per_token;
-  if (cpu_share > 0) s.prefill_tokens_per_s *= (1 - cpu_share) + cpu_share * 0.05;  // CPU layers ~20x slower
+  if (cpu_share > 0)
+    s.prefill_tokens_per_s *= (1 - cpu_share) + cpu_share * 0.05;  // CPU layers ~20x slower
   s.prefill_low = s.prefill_tokens_per_s * (1 - cal.prefill_error);
   s.prefill_high = s.prefill_tokens_per_s * (1 + cal.prefill_error);
   s.time_to_first_token_s = in.prompt_tokens / s.prefill_tokens_per_s + s.step_s;

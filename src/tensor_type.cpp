@@ -25,17 +25,20 @@ const std::vector<TensorTypeTraits> kTypes = {
     {TensorType::Q8_0, "q8_0", 32, 34, true, "block_q8_0: half d + 32 int8"},
     {TensorType::Q8_1, "q8_1", 32, 36, true, "block_q8_1: half d, s + 32 int8"},
     {TensorType::Q2_K, "q2_K", kQK, 84, true, "block_q2_K: 16 B scales + 64 B quants + 2 half"},
-    {TensorType::Q3_K, "q3_K", kQK, 110, true, "block_q3_K: 32 B hmask + 64 B + 12 B scales + half"},
+    {TensorType::Q3_K, "q3_K", kQK, 110, true,
+     "block_q3_K: 32 B hmask + 64 B + 12 B scales + half"},
     {TensorType::Q4_K, "q4_K", kQK, 144, true, "block_q4_K: 2 half + 12 B scales + 128 B"},
     {TensorType::Q5_K, "q5_K", kQK, 176, true, "block_q5_K: 2 half + 12 B + 32 B qh + 128 B"},
-    {TensorType::Q6_K, "q6_K", kQK, 210, true, "block_q6_K: 128 B ql + 64 B qh + 16 B scales + half"},
+    {TensorType::Q6_K, "q6_K", kQK, 210, true,
+     "block_q6_K: 128 B ql + 64 B qh + 16 B scales + half"},
     {TensorType::Q8_K, "q8_K", kQK, 292, true, "block_q8_K: float d + 256 int8 + 16 int16 bsums"},
     {TensorType::IQ2_XXS, "iq2_xxs", kQK, 66, true, "block_iq2_xxs: half d + 32 uint16"},
     {TensorType::IQ2_XS, "iq2_xs", kQK, 74, true, "block_iq2_xs: half d + 32 uint16 + 8 B scales"},
     {TensorType::IQ3_XXS, "iq3_xxs", kQK, 98, true, "block_iq3_xxs: half d + 96 B"},
     {TensorType::IQ1_S, "iq1_s", kQK, 50, true, "block_iq1_s: half d + 32 B qs + 8 uint16 qh"},
     {TensorType::IQ4_NL, "iq4_nl", 32, 18, true, "block_iq4_nl: half d + 16 B"},
-    {TensorType::IQ3_S, "iq3_s", kQK, 110, true, "block_iq3_s: half d + 64 B + 8 B + 32 B signs + 4 B"},
+    {TensorType::IQ3_S, "iq3_s", kQK, 110, true,
+     "block_iq3_s: half d + 64 B + 8 B + 32 B signs + 4 B"},
     {TensorType::IQ2_S, "iq2_s", kQK, 82, true, "block_iq2_s: half d + 64 B + 8 B qh + 8 B scales"},
     {TensorType::IQ4_XS, "iq4_xs", kQK, 136, true, "block_iq4_xs: half d + uint16 + 4 B + 128 B"},
     {TensorType::I8, "i8", 1, 1, false, "int8"},
@@ -98,7 +101,9 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-const std::vector<TensorTypeTraits>& all_tensor_types() { return kTypes; }
+const std::vector<TensorTypeTraits>& all_tensor_types() {
+  return kTypes;
+}
 
 const TensorTypeTraits& traits(TensorType t) {
   for (const auto& tt : kTypes)

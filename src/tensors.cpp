@@ -6,13 +6,13 @@ namespace llmsize {
 namespace {
 
 const char* const kRoleNames[] = {
-    "token_embd",     "output_norm",    "output",          "attn_norm",       "attn_norm_2",
-    "attn_q",         "attn_k",         "attn_v",          "attn_qkv",        "attn_output",
-    "attn_q_norm",    "attn_k_norm",    "attn_post_norm",  "attn_q_a",        "attn_q_a_norm",
-    "attn_q_b",       "attn_kv_a_mqa",  "attn_kv_a_norm",  "attn_kv_b",       "ffn_norm",
-    "ffn_post_norm",  "ffn_gate",       "ffn_up",          "ffn_down",        "ffn_gate_inp",
-    "ffn_gate_exps",  "ffn_up_exps",    "ffn_down_exps",   "ffn_gate_inp_shexp", "ffn_gate_shexp",
-    "ffn_up_shexp",   "ffn_down_shexp", "exp_probs_b",
+    "token_embd",    "output_norm",    "output",         "attn_norm",          "attn_norm_2",
+    "attn_q",        "attn_k",         "attn_v",         "attn_qkv",           "attn_output",
+    "attn_q_norm",   "attn_k_norm",    "attn_post_norm", "attn_q_a",           "attn_q_a_norm",
+    "attn_q_b",      "attn_kv_a_mqa",  "attn_kv_a_norm", "attn_kv_b",          "ffn_norm",
+    "ffn_post_norm", "ffn_gate",       "ffn_up",         "ffn_down",           "ffn_gate_inp",
+    "ffn_gate_exps", "ffn_up_exps",    "ffn_down_exps",  "ffn_gate_inp_shexp", "ffn_gate_shexp",
+    "ffn_up_shexp",  "ffn_down_shexp", "exp_probs_b",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
                   static_cast<size_t>(TensorRole::ffn_exp_probs_b) + 1,
@@ -22,8 +22,12 @@ class Builder {
  public:
   explicit Builder(std::vector<TensorDesc>& out) : out_(out) {}
   void at(int32_t layer) { layer_ = layer; }
-  void t1(TensorRole r, uint64_t n0, bool bias = false) { out_.push_back({r, bias, layer_, {n0, 1, 1}, 1}); }
-  void t2(TensorRole r, uint64_t n0, uint64_t n1) { out_.push_back({r, false, layer_, {n0, n1, 1}, 2}); }
+  void t1(TensorRole r, uint64_t n0, bool bias = false) {
+    out_.push_back({r, bias, layer_, {n0, 1, 1}, 1});
+  }
+  void t2(TensorRole r, uint64_t n0, uint64_t n1) {
+    out_.push_back({r, false, layer_, {n0, n1, 1}, 2});
+  }
   void t3(TensorRole r, uint64_t n0, uint64_t n1, uint64_t n2) {
     out_.push_back({r, false, layer_, {n0, n1, n2}, 3});
   }
@@ -37,7 +41,9 @@ using R = TensorRole;
 
 }  // namespace
 
-const char* role_name(TensorRole r) { return kRoleNames[static_cast<size_t>(r)]; }
+const char* role_name(TensorRole r) {
+  return kRoleNames[static_cast<size_t>(r)];
+}
 
 std::string TensorDesc::name() const {
   std::string s;
@@ -141,8 +147,8 @@ ParamCount count_params(const ModelSpec& m, const std::vector<TensorDesc>& tenso
   for (const auto& t : tensors) {
     const uint64_t n = t.n_elements();
     p.total += n;
-    const bool routed = t.role == R::ffn_gate_exps || t.role == R::ffn_up_exps ||
-                        t.role == R::ffn_down_exps;
+    const bool routed =
+        t.role == R::ffn_gate_exps || t.role == R::ffn_up_exps || t.role == R::ffn_down_exps;
     p.active += routed && m.n_expert ? n / m.n_expert * m.n_expert_used : n;
     if (t.role == R::token_embd) p.token_embd = n;
   }

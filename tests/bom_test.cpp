@@ -12,7 +12,8 @@
 
 using namespace llmsize;
 
-TEST_CASE("system RAM is 2 x weights, floor 64 GiB on servers, rounded to a full DIMM population", "[host]") {
+TEST_CASE("system RAM is 2 x weights, floor 64 GiB on servers, rounded to a full DIMM population",
+          "[host]") {
   HostInput in;
   in.n_gpus = 1;
   in.weights_bytes = 4'912'898'048;  // Llama-3.1-8B Q4_K_M
@@ -54,7 +55,8 @@ TEST_CASE("PCIe lanes and slots decide the platform", "[host]") {
   CHECK(plan_host(in).platform == Platform::server);
 }
 
-TEST_CASE("storage: models kept + datasets, floor 2 TB, rounded to a drive size, RAID 1", "[host]") {
+TEST_CASE("storage: models kept + datasets, floor 2 TB, rounded to a drive size, RAID 1",
+          "[host]") {
   HostInput in;
   in.weights_bytes = 42'510'000'000;  // 70B Q4_K_M, 42.51 GB
   in.keep_models = 3;
@@ -91,7 +93,7 @@ TEST_CASE("power: peak, PSU at 80% load, amps at the mains, outlet, heat", "[pow
   CHECK(p.psu_w == 1000);  // 714 / 0.8 = 892.5 -> 1000 W
   CHECK(p.wall_w == Approx(714 / 0.92));
   CHECK(p.amps == Approx(714 / 0.92 / 120));  // 6.47 A
-  CHECK(p.fits_outlet);                        // <= 12 A continuous on 120 V / 15 A
+  CHECK(p.fits_outlet);                       // <= 12 A continuous on 120 V / 15 A
   CHECK(p.heat_btu_per_h == Approx(714 / 0.92 * 3.412));
   // Four 4090s at 80% on a workstation at 120 V: 4 x 360 + 350 + 40 + 24 + 100 = 1954 W
   in.n_gpus = 4;
@@ -144,8 +146,8 @@ TEST_CASE("tensor-parallel degree divides the heads; nodes follow the chassis", 
   const auto& m = test::model("llama-3.1-70b");  // 64 heads, 8 KV heads
   CHECK(tensor_parallel_degree(m, 3) == 4);
   CHECK(tensor_parallel_degree(m, 5) == 8);
-  CHECK(tensor_parallel_degree(m, 9) == 0);  // 8 KV heads: no degree above 8
-  const auto& q = test::model("qwen2.5-7b");   // 28 heads, 4 KV heads
+  CHECK(tensor_parallel_degree(m, 9) == 0);   // 8 KV heads: no degree above 8
+  const auto& q = test::model("qwen2.5-7b");  // 28 heads, 4 KV heads
   CHECK(tensor_parallel_degree(q, 3) == 4);
   CHECK(max_gpus_per_node(test::catalog().find_gpu("h100-sxm")->spec) == 8);
   CHECK(max_gpus_per_node(test::catalog().find_gpu("rtx-4090")->spec) == 5);  // 16 / 3 slots
@@ -195,7 +197,8 @@ TEST_CASE("offload: whole layers that do not fit run from system RAM", "[capacit
   c.kv.n_ctx = 8192;
   const auto e = estimate(m, c);
   const auto o = plan_offload(m, e, c, 24ull << 30, 1);
-  // per layer = (39.04 GiB + 2.5 GiB) / 80 = 0.519 GiB; budget = 24 / 1.2 - 0.26 - 0.5 = 19.24 GiB -> 37 layers
+  // per layer = (39.04 GiB + 2.5 GiB) / 80 = 0.519 GiB; budget = 24 / 1.2 - 0.26 - 0.5 = 19.24 GiB
+  // -> 37 layers
   CHECK(o.n_layer_gpu == 37);
   CHECK(o.n_layer_cpu == 43);
   CHECK(o.ram_bytes == (e.weights_bytes + e.kv_cache_bytes) / 80 * 43);
@@ -212,13 +215,16 @@ TEST_CASE("fine-tuning memory: full, LoRA and QLoRA", "[finetune]") {
   c.optimizer = Optimizer::adamw_8bit;
   t = train_memory(m, params, c);
   CHECK(t.optimizer_bytes == 6 * params);
-  // LoRA r = 16 over all linear layers: 32 x 16 x ((4096+4096) x 2 + (4096+1024) x 2 + 3 x (4096+14336))
+  // LoRA r = 16 over all linear layers: 32 x 16 x ((4096+4096) x 2 + (4096+1024) x 2 + 3 x
+  // (4096+14336))
   c = TrainConfig{};
   t = train_memory(m, params, c);
   CHECK(t.trainable_params == 32ull * 16 * (2 * 8192 + 2 * 5120 + 3 * 18432));
   CHECK(t.weights_bytes == 2 * params + 4 * t.trainable_params);
-  // Activations with checkpointing at seq 2048, batch 1: 2 x 2048 x 4096 x 32 + 34 x 2048 x 4096 + logits 2048 x 128256 x 8
-  CHECK(t.activations_bytes == 2ull * 2048 * 4096 * 32 + 34ull * 2048 * 4096 + 2048ull * 128256 * 8);
+  // Activations with checkpointing at seq 2048, batch 1: 2 x 2048 x 4096 x 32 + 34 x 2048 x 4096 +
+  // logits 2048 x 128256 x 8
+  CHECK(t.activations_bytes ==
+        2ull * 2048 * 4096 * 32 + 34ull * 2048 * 4096 + 2048ull * 128256 * 8);
   // QLoRA: linear layers (32 x (41,943,040 + 176,160,768) = 6,979,321,856 params) in NF4 at 33 B
   // per 64 weights; embeddings, head and norms (1,050,939,392 params) in BF16; adapters FP32.
   c.mode = TrainMode::qlora;

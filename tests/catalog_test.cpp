@@ -43,15 +43,59 @@ TEST_CASE("every built-in GPU has memory, bandwidth and power with a source", "[
     for (const auto& a : g.aliases) CHECK(names.insert(a).second);
   }
   // The list the catalog issue asks for.
-  for (const char* id : {"rtx-3060-12gb", "rtx-3070", "rtx-3080", "rtx-3080-ti", "rtx-3090", "rtx-3090-ti",
-                         "rtx-4060-ti-16gb", "rtx-4070-ti", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
-                         "rtx-4090", "rtx-5090", "rtx-a4000", "rtx-a5000", "rtx-a6000", "rtx-4000-ada",
-                         "rtx-5000-ada", "rtx-6000-ada", "rtx-pro-6000", "t4", "l4", "l40s", "a10",
-                         "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm", "h100-pcie",
-                         "h100-sxm", "h100-nvl", "h200", "b200", "gh200", "v100-16gb", "v100-32gb",
-                         "rx-6700-xt", "rx-6800-xt", "rx-7900-xt", "rx-7900-xtx", "w7900", "mi210", "mi250x",
-                         "mi300x", "mi325x", "arc-a770", "gaudi3", "m1-max", "m2-max", "m3-max", "m4-max",
-                         "m1-ultra", "m2-ultra"}) {
+  for (const char* id : {"rtx-3060-12gb",
+                         "rtx-3070",
+                         "rtx-3080",
+                         "rtx-3080-ti",
+                         "rtx-3090",
+                         "rtx-3090-ti",
+                         "rtx-4060-ti-16gb",
+                         "rtx-4070-ti",
+                         "rtx-4070-ti-super",
+                         "rtx-4080",
+                         "rtx-4080-super",
+                         "rtx-4090",
+                         "rtx-5090",
+                         "rtx-a4000",
+                         "rtx-a5000",
+                         "rtx-a6000",
+                         "rtx-4000-ada",
+                         "rtx-5000-ada",
+                         "rtx-6000-ada",
+                         "rtx-pro-6000",
+                         "t4",
+                         "l4",
+                         "l40s",
+                         "a10",
+                         "a100-40gb-pcie",
+                         "a100-40gb-sxm",
+                         "a100-80gb-pcie",
+                         "a100-80gb-sxm",
+                         "h100-pcie",
+                         "h100-sxm",
+                         "h100-nvl",
+                         "h200",
+                         "b200",
+                         "gh200",
+                         "v100-16gb",
+                         "v100-32gb",
+                         "rx-6700-xt",
+                         "rx-6800-xt",
+                         "rx-7900-xt",
+                         "rx-7900-xtx",
+                         "w7900",
+                         "mi210",
+                         "mi250x",
+                         "mi300x",
+                         "mi325x",
+                         "arc-a770",
+                         "gaudi3",
+                         "m1-max",
+                         "m2-max",
+                         "m3-max",
+                         "m4-max",
+                         "m1-ultra",
+                         "m2-ultra"}) {
     INFO(id);
     CHECK(test::catalog().find_gpu(id) != nullptr);
   }
@@ -70,12 +114,13 @@ TEST_CASE("every built-in GPU has memory, bandwidth and power with a source", "[
 
 TEST_CASE("a user catalog adds and overrides entries by id", "[catalog]") {
   Catalog c = Catalog::builtin();
-  c.merge_json(R"({"gpus": [{"id": "rtx-4090", "name": "RTX 4090 48GB mod", "vendor": "nvidia", "memory_gib": 48,
+  c.merge_json(
+      R"({"gpus": [{"id": "rtx-4090", "name": "RTX 4090 48GB mod", "vendor": "nvidia", "memory_gib": 48,
                    "bandwidth_gb_per_s": 1008, "board_power_w": 450}],
                    "models": [{"id": "tiny", "name": "Tiny", "source": "test",
                    "config": {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
                    "intermediate_size": 512, "num_attention_heads": 4, "vocab_size": 1000}}]})",
-               "user.json");
+      "user.json");
   CHECK(c.find_gpu("rtx-4090")->spec.memory_bytes == 48ull << 30);
   CHECK(c.find_model("tiny")->spec.n_layer == 2);
   CHECK(c.gpus().size() == Catalog::builtin().gpus().size());
@@ -87,13 +132,15 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
       {"{", "user.json: not valid JSON (byte 2)"},
       {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v", "memory_gib": "lots"}]})",
        "user.json: /gpus/0/memory_gib: expected a number, got \"lots\""},
-      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v"}]})", "user.json: /gpus/0/memory_gib: missing (expected a number)"},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v"}]})",
+       "user.json: /gpus/0/memory_gib: missing (expected a number)"},
       {R"({"models": [{"id": "m", "name": "M", "source": "s", "config": {"model_type": "llama",
           "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 32,
           "num_key_value_heads": 5, "vocab_size": 1000}}]})",
        "user.json: /models/0/config: n_head (32) is not divisible by n_head_kv (5)"},
       {R"({"modles": []})", "user.json: expected a \"models\" or \"gpus\" array"},
-      {R"({"models": [], "extra": 1})", "user.json: /extra: unknown field (expected models, gpus, schema_version or note)"},
+      {R"({"models": [], "extra": 1})",
+       "user.json: /extra: unknown field (expected models, gpus, schema_version or note)"},
   }));
   CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
 }
@@ -120,6 +167,7 @@ TEST_CASE("data/quants.json is exactly what llmsize quants --format json derives
     CHECK(j["base_type"] == traits(p.default_type).name);
     // bits per weight on Llama-3.1-8B shapes, derived per tensor, rounded to 3 decimals
     const auto w = compute_weights(test::model("llama-3.1-8b"), p);
-    CHECK(j["bits_per_weight_llama_3_1_8b"].get<double>() == Approx(std::round(w.bits_per_weight() * 1000) / 1000));
+    CHECK(j["bits_per_weight_llama_3_1_8b"].get<double>() ==
+          Approx(std::round(w.bits_per_weight() * 1000) / 1000));
   }
 }

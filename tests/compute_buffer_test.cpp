@@ -7,25 +7,30 @@ using namespace llmsize;
 
 TEST_CASE("compute buffers are within 15% or 64 MiB of llama.cpp's CUDA logs", "[compute_buffer]") {
   // (model, n_ctx, logged CUDA0 compute buffer MiB, source). Flash attention off, n_ubatch 512.
-  auto [id, n_ctx, logged_mib, source] = GENERATE(table<std::string, uint32_t, double, std::string>({
-      {"llama-2-7b", 512, 77.55, "ggml-org/ci V100 open_llama_7b_v2 tg-q4_0 log"},
-      {"llama-2-7b", 2048, 171.60, "ggml-org/ci V100 open_llama_7b_v2 perplexity log"},
-      {"llama-2-7b", 2048, 164.01, "utilityai/llama-cpp-rs README example output"},
-      {"llama-3.1-8b", 8192, 560.0, "shared reference README: Llama-3-8B, n_ctx 8192, n_ubatch 512"},
-  }));
+  auto [id, n_ctx, logged_mib, source] =
+      GENERATE(table<std::string, uint32_t, double, std::string>({
+          {"llama-2-7b", 512, 77.55, "ggml-org/ci V100 open_llama_7b_v2 tg-q4_0 log"},
+          {"llama-2-7b", 2048, 171.60, "ggml-org/ci V100 open_llama_7b_v2 perplexity log"},
+          {"llama-2-7b", 2048, 164.01, "utilityai/llama-cpp-rs README example output"},
+          {"llama-3.1-8b", 8192, 560.0,
+           "shared reference README: Llama-3-8B, n_ctx 8192, n_ubatch 512"},
+      }));
   const auto cb = compute_buffer(test::model(id), n_ctx, 512, false);
   const double got = static_cast<double>(cb.bytes()) / test::kMiBd;
-  INFO(id << " n_ctx " << n_ctx << ": predicted " << got << " MiB, logged " << logged_mib << " MiB (" << source << ")");
+  INFO(id << " n_ctx " << n_ctx << ": predicted " << got << " MiB, logged " << logged_mib
+          << " MiB (" << source << ")");
   CHECK((std::abs(got - logged_mib) <= 64 || std::abs(got - logged_mib) / logged_mib <= 0.15));
 }
 
 TEST_CASE("compute buffer peaks are computed from the formula", "[compute_buffer]") {
   const auto& m = test::model("llama-3.1-8b");
-  // Flash attention off at n_ctx 8192: KQ 8192 x 512 x 32 x 4 B = 512 MiB + 5 x 4096 x 512 x 4 = 40 MiB.
+  // Flash attention off at n_ctx 8192: KQ 8192 x 512 x 32 x 4 B = 512 MiB + 5 x 4096 x 512 x 4 = 40
+  // MiB.
   const auto off = compute_buffer(m, 8192, 512, false);
   CHECK(off.attention_bytes == (512ull + 40) << 20);
   CHECK(std::string(off.peak()) == "attention");
-  // Flash attention on: the logits dominate, 4 x 512 x (128256 + 4096) B = 356.25 MiB... = 373,489,664 B.
+  // Flash attention on: the logits dominate, 4 x 512 x (128256 + 4096) B = 356.25 MiB... =
+  // 373,489,664 B.
   const auto on = compute_buffer(m, 8192, 512, true);
   CHECK(on.output_bytes == 4ull * 512 * (128256 + 4096));
   CHECK(on.bytes() == on.output_bytes);

@@ -28,11 +28,16 @@ TEST_CASE("vLLM: weights and the KV pool match published vLLM memory profiles", 
     const auto e = estimate(m, c);
     const auto total = static_cast<uint64_t>(r["gpu_total_gib"].get<double>() * kGiB);
     const double pool_gib = static_cast<double>(available_kv_bytes(e, c, total, tp)) / kGiB / tp;
-    const double logged_pool = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>() : r["kv_cache_gib_per_gpu"].get<double>();
-    const double logged_weights = r.contains("weights_gib") ? r["weights_gib"].get<double>() : r["weights_gib_per_gpu"].get<double>();
-    INFO(r["id"].get<std::string>() << ": KV pool predicted " << pool_gib << " GiB, logged " << logged_pool << " (" << r["source"] << ")");
+    const double logged_pool = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>()
+                                                          : r["kv_cache_gib_per_gpu"].get<double>();
+    const double logged_weights = r.contains("weights_gib")
+                                      ? r["weights_gib"].get<double>()
+                                      : r["weights_gib_per_gpu"].get<double>();
+    INFO(r["id"].get<std::string>() << ": KV pool predicted " << pool_gib << " GiB, logged "
+                                    << logged_pool << " (" << r["source"] << ")");
     CHECK(std::abs(pool_gib - logged_pool) / logged_pool <= 0.15);
-    // Weights: BF16 2 bytes per parameter, all on the GPUs, split by tensor parallelism (within 1%).
+    // Weights: BF16 2 bytes per parameter, all on the GPUs, split by tensor parallelism (within
+    // 1%).
     CHECK(static_cast<double>(e.weights_bytes) / kGiB / tp == Approx(logged_weights).epsilon(0.01));
     ++checked;
   }
@@ -49,12 +54,15 @@ TEST_CASE("vLLM allocates KV in 16-token blocks and keeps every weight on the GP
   CHECK(e.kv.cells_full == 1008);
   CHECK(e.weights.host_bytes == 0);
   CHECK(e.weights_bytes == 2 * 8030261248ull);
-  // Activations of the profiling run: 2 B x 8192 x (2 x 14336 + 4 x 4096) + 2 B x 8192 x (4096 + 1024
+  // Activations of the profiling run: 2 B x 8192 x (2 x 14336 + 4 x 4096) + 2 B x 8192 x (4096 +
+  // 1024
   // + 1024 + 4096) + 4 B x 256 x 128256.
-  CHECK(e.compute.bytes() == 2ull * 8192 * (2 * 14336 + 4 * 4096) + 2ull * 8192 * (4096 + 2048 + 4096) + 4ull * 256 * 128256);
+  CHECK(e.compute.bytes() == 2ull * 8192 * (2 * 14336 + 4 * 4096) +
+                                 2ull * 8192 * (4096 + 2048 + 4096) + 4ull * 256 * 128256);
 }
 
-TEST_CASE("Ollama: llama.cpp's KV and graph for num_ctx x parallel, against Ollama's server logs", "[engine]") {
+TEST_CASE("Ollama: llama.cpp's KV and graph for num_ctx x parallel, against Ollama's server logs",
+          "[engine]") {
   // Ollama logs memory.required.kv, memory.graph.full and memory.required.full; its default tags
   // are Q4_0 files and flash attention is off.
   const auto doc = test::data_file("engine_measurements.json");
@@ -70,15 +78,22 @@ TEST_CASE("Ollama: llama.cpp's KV and graph for num_ctx x parallel, against Olla
     INFO(r["id"].get<std::string>() << " (" << r["source"] << ")");
     CHECK(static_cast<double>(e.kv_cache_bytes) / kMiB == r["kv_mib"].get<double>());  // exact
     const double graph = static_cast<double>(e.compute.bytes()) / kMiB;
-    CHECK(std::abs(graph - r["graph_full_mib"].get<double>()) / r["graph_full_mib"].get<double>() <= 0.15);
-    // Ollama's "required" (weights + KV + graph + CUDA runtime) vs our sum before headroom: within 12%
-    // (llama3:70b: Ollama counts 39.9 GiB of weights for the Q4_0 file where the tensors hold 37.2).
+    CHECK(std::abs(graph - r["graph_full_mib"].get<double>()) / r["graph_full_mib"].get<double>() <=
+          0.15);
+    // Ollama's "required" (weights + KV + graph + CUDA runtime) vs our sum before headroom: within
+    // 12% (llama3:70b: Ollama counts 39.9 GiB of weights for the Q4_0 file where the tensors
+    // hold 37.2).
     const double required = static_cast<double>(e.subtotal_bytes()) / kGiB;
-    CHECK(std::abs(required - r["required_full_gib"].get<double>()) / r["required_full_gib"].get<double>() <= 0.12);
+    CHECK(std::abs(required - r["required_full_gib"].get<double>()) /
+              r["required_full_gib"].get<double>() <=
+          0.12);
   }
 }
 
-TEST_CASE("transformers: no padding, no preallocation beyond the tokens, prefill activations grow with the prompt", "[engine]") {
+TEST_CASE(
+    "transformers: no padding, no preallocation beyond the tokens, prefill activations grow with "
+    "the prompt",
+    "[engine]") {
   const auto& m = test::model("llama-3.1-8b");
   RunConfig c;
   c.engine = Engine::transformers;
@@ -101,7 +116,10 @@ TEST_CASE("totals carry a range from each part's measured error", "[engine]") {
   CHECK(e.total_low_bytes < e.total_bytes());
   CHECK(e.total_high_bytes > e.total_bytes());
   // Weights dominate: the range is about +/- 1.5% of them plus the buffers' and overhead's errors.
-  const double expected_high = (static_cast<double>(e.weights_bytes) * 1.015 + static_cast<double>(e.kv_cache_bytes) +
-                                static_cast<double>(e.activations_bytes) * 1.08 + static_cast<double>(e.overhead_bytes) * 1.4) * 1.2;
+  const double expected_high =
+      (static_cast<double>(e.weights_bytes) * 1.015 + static_cast<double>(e.kv_cache_bytes) +
+       static_cast<double>(e.activations_bytes) * 1.08 +
+       static_cast<double>(e.overhead_bytes) * 1.4) *
+      1.2;
   CHECK(static_cast<double>(e.total_high_bytes) == Approx(expected_high).epsilon(1e-9));
 }

@@ -29,7 +29,8 @@ TEST_CASE("the total is the sum of the parts plus 20% headroom on that sum", "[e
   CHECK(e.weights_bytes == e.weights.bytes - e.weights.host_bytes);
 }
 
-TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it says so", "[estimate]") {
+TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it says so",
+          "[estimate]") {
   auto c = config("q4_k_m", 131072);
   const auto e = estimate(test::model("llama-3.1-8b"), c);
   CHECK(e.total_bytes() > e.naive_rule_bytes);
@@ -37,12 +38,14 @@ TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it s
   CHECK(e.warnings[0].find("rule of thumb 1.2 x weights") != std::string::npos);
 }
 
-TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom", "[estimate]") {
+TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom",
+          "[estimate]") {
   const auto c = config("q4_k_m", 8192);
   const auto e = estimate(test::model("llama-3.1-70b"), c);
   // per GPU(n) = ceil((W + KV) / n) + compute + overhead, then x 1.2.
   for (uint32_t n : {1u, 2u, 3u}) {
-    const uint64_t each = (e.weights_bytes + e.kv_cache_bytes + n - 1) / n + e.compute.bytes() + (512ull << 20);
+    const uint64_t each =
+        (e.weights_bytes + e.kv_cache_bytes + n - 1) / n + e.compute.bytes() + (512ull << 20);
     CHECK(per_gpu_bytes(e, c, n) == each + (each + 4) / 5);
   }
   const uint32_t n24 = gpus_needed(e, c, 24ull << 30);

@@ -8,11 +8,12 @@ using json = nlohmann::json;
 
 TEST_CASE("config.json fields map to llama.cpp's terms", "[hf_config]") {
   // Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json): head_dim 128 != 2048 / 32.
-  const auto m = model_from_hf_config(json::parse(R"({"model_type": "qwen3_moe", "num_hidden_layers": 48,
+  const auto m =
+      model_from_hf_config(json::parse(R"({"model_type": "qwen3_moe", "num_hidden_layers": 48,
       "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768, "num_attention_heads": 32,
       "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936, "num_experts": 128,
       "num_experts_per_tok": 8, "max_position_embeddings": 40960, "rope_scaling": {"type": "yarn"}})"),
-                                      "config.json");
+                           "config.json");
   CHECK(m.arch == Arch::qwen3moe);
   CHECK(m.n_embd_head_k == 128);
   CHECK(m.n_expert == 128);
@@ -35,16 +36,22 @@ TEST_CASE("Gemma-3 multimodal configs are read from text_config", "[hf_config]")
 
 TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]") {
   auto [text, message] = GENERATE(table<std::string, std::string>({
-      {R"({"model_type": "llama"})", "config.json: /num_hidden_layers: missing (expected a positive integer)"},
-      {R"({"model_type": "llama", "num_hidden_layers": "32"})", "config.json: /num_hidden_layers: expected an integer, got \"32\""},
-      {R"({"model_type": "llama", "num_hidden_layers": -1})", "config.json: /num_hidden_layers: out of range: -1"},
+      {R"({"model_type": "llama"})",
+       "config.json: /num_hidden_layers: missing (expected a positive integer)"},
+      {R"({"model_type": "llama", "num_hidden_layers": "32"})",
+       "config.json: /num_hidden_layers: expected an integer, got \"32\""},
+      {R"({"model_type": "llama", "num_hidden_layers": -1})",
+       "config.json: /num_hidden_layers: out of range: -1"},
       {R"({"model_type": "lama", "num_hidden_layers": 2})",
-       "config.json: /model_type: unsupported \"lama\" (did you mean llama?); supported: llama, mistral, mixtral, "
-       "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, deepseek_v2, deepseek_v3, cohere, falcon"},
+       "config.json: /model_type: unsupported \"lama\" (did you mean llama?); supported: llama, "
+       "mistral, mixtral, "
+       "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, deepseek_v2, "
+       "deepseek_v3, cohere, falcon"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
        "config.json: n_head (6) is not divisible by n_head_kv (4)"},
       {R"([1, 2])", "config.json: expected a JSON object"},
   }));
-  CHECK_THROWS_MATCHES(model_from_hf_config(json::parse(text), "config.json"), InputError, Catch::Message(message));
+  CHECK_THROWS_MATCHES(model_from_hf_config(json::parse(text), "config.json"), InputError,
+                       Catch::Message(message));
 }

@@ -40,7 +40,8 @@ TEST_CASE("KV cache follows GQA, padding, sequences, quantized types, SWA and ML
   SECTION("cells are padded to 256 and each sequence has its own") {
     c.n_ctx = 1000;  // -> 1024 cells
     c.n_seq = 4;
-    CHECK(kv_cache(test::model("llama-3.1-8b"), c).total_bytes() == 4ull * 2 * 32 * 1024 * 1024 * 2);
+    CHECK(kv_cache(test::model("llama-3.1-8b"), c).total_bytes() ==
+          4ull * 2 * 32 * 1024 * 1024 * 2);
   }
   SECTION("q8_0 KV: 1024 elements = 32 blocks x 34 B per cell per layer, each of K and V") {
     c.n_ctx = 8192;

@@ -51,7 +51,8 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("GGUF metadata values keep their types; tensor infos their shapes and offsets", "[gguf]") {
+TEST_CASE("GGUF metadata values keep their types; tensor infos their shapes and offsets",
+          "[gguf]") {
   GgufWriter w;
   w.version = 2;
   w.alignment = 64;
@@ -80,21 +81,29 @@ TEST_CASE("GGUF metadata values keep their types; tensor infos their shapes and 
 
 TEST_CASE("GGUF split names list every shard; other names only themselves", "[gguf]") {
   CHECK(gguf_split_paths("/m/x-00002-of-00003.gguf") ==
-        std::vector<std::string>{"/m/x-00001-of-00003.gguf", "/m/x-00002-of-00003.gguf", "/m/x-00003-of-00003.gguf"});
+        std::vector<std::string>{"/m/x-00001-of-00003.gguf", "/m/x-00002-of-00003.gguf",
+                                 "/m/x-00003-of-00003.gguf"});
   CHECK(gguf_split_paths("x.gguf") == std::vector<std::string>{"x.gguf"});
-  CHECK(gguf_split_paths("x-00004-of-00003.gguf") == std::vector<std::string>{"x-00004-of-00003.gguf"});
+  CHECK(gguf_split_paths("x-00004-of-00003.gguf") ==
+        std::vector<std::string>{"x-00004-of-00003.gguf"});
 }
 
 TEST_CASE("the GGUF architecture comes from {arch}.* keys and the tensors", "[gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "deepseek2").u32("deepseek2.block_count", 2).u32("deepseek2.embedding_length", 256);
+  w.str("general.architecture", "deepseek2")
+      .u32("deepseek2.block_count", 2)
+      .u32("deepseek2.embedding_length", 256);
   w.u32("deepseek2.feed_forward_length", 512).u32("deepseek2.attention.head_count", 8);
   w.u32("deepseek2.attention.kv_lora_rank", 64).u32("deepseek2.rope.dimension_count", 16);
-  w.u32("deepseek2.attention.key_length", 80).u32("deepseek2.attention.value_length", 64);  // latent sizes
+  w.u32("deepseek2.attention.key_length", 80)
+      .u32("deepseek2.attention.value_length", 64);  // latent sizes
   w.u32("deepseek2.attention.key_length_mla", 48).u32("deepseek2.attention.value_length_mla", 32);
-  w.u32("deepseek2.leading_dense_block_count", 1).u32("deepseek2.expert_count", 4).u32("deepseek2.expert_used_count", 2);
+  w.u32("deepseek2.leading_dense_block_count", 1)
+      .u32("deepseek2.expert_count", 4)
+      .u32("deepseek2.expert_used_count", 2);
   w.u32("deepseek2.expert_shared_count", 1).u32("deepseek2.context_length", 4096).vocab(32);
-  w.tensor("token_embd.weight", kF16, {256, 32}).tensor("blk.1.ffn_up_exps.weight", kQ8_0, {256, 96, 4});
+  w.tensor("token_embd.weight", kF16, {256, 32})
+      .tensor("blk.1.ffn_up_exps.weight", kQ8_0, {256, 96, 4});
   w.tensor("blk.1.ffn_up_shexp.weight", kQ8_0, {256, 96});
   const auto a = gguf_arch({parse_gguf(image(w), "ds.gguf")});
   CHECK(a.known);
@@ -113,22 +122,30 @@ TEST_CASE("the GGUF architecture comes from {arch}.* keys and the tensors", "[gg
 TEST_CASE("GGUF architecture faults name the file and the key", "[gguf]") {
   GgufWriter w;
   w.str("general.architecture", "llama").u32("llama.embedding_length", 256);
-  CHECK_THROWS_MATCHES(gguf_arch({parse_gguf(image(w), "a.gguf")}), InputError,
-                       Catch::Message("a.gguf: llama.block_count: missing (needed for the architecture)"));
+  CHECK_THROWS_MATCHES(
+      gguf_arch({parse_gguf(image(w), "a.gguf")}), InputError,
+      Catch::Message("a.gguf: llama.block_count: missing (needed for the architecture)"));
   GgufWriter s;
   s.str("general.architecture", "llama").str("llama.block_count", "two");
   // block_count's value follows the header (24), architecture (8 + 20 + 4 + 8 + 5) and its key
   // (8 + 17) and type (4): byte 98.
-  CHECK_THROWS_MATCHES(gguf_arch({parse_gguf(image(s), "b.gguf")}), InputError,
-                       Catch::Message("b.gguf: llama.block_count: expected a non-negative integer, got a string (at byte 98)"));
+  CHECK_THROWS_MATCHES(
+      gguf_arch({parse_gguf(image(s), "b.gguf")}), InputError,
+      Catch::Message(
+          "b.gguf: llama.block_count: expected a non-negative integer, got a string (at byte 98)"));
   GgufWriter n;
   CHECK_THROWS_MATCHES(gguf_arch({parse_gguf(image(n), "c.gguf")}), InputError,
-                       Catch::Message("c.gguf: general.architecture: missing (the GGUF metadata does not say which model this is)"));
+                       Catch::Message("c.gguf: general.architecture: missing (the GGUF metadata "
+                                      "does not say which model this is)"));
 }
 
-TEST_CASE("safetensors headers give dtypes, shapes and metadata; the buffer is covered exactly", "[safetensors]") {
+TEST_CASE("safetensors headers give dtypes, shapes and metadata; the buffer is covered exactly",
+          "[safetensors]") {
   SafetensorsWriter w;
-  w.metadata("format", "pt").tensor("e", "BF16", {4, 8}).tensor("s", "F32", {}).tensor("z", "I8", {0, 3});
+  w.metadata("format", "pt")
+      .tensor("e", "BF16", {4, 8})
+      .tensor("s", "F32", {})
+      .tensor("z", "I8", {0, 3});
   w.tensor("q", "F8_E5M2", {16});
   const SafetensorsFile f = parse_safetensors(st_image(w), "m.safetensors");
   CHECK(f.metadata.at("format") == "pt");
@@ -142,14 +159,20 @@ TEST_CASE("safetensors headers give dtypes, shapes and metadata; the buffer is c
   CHECK_FALSE(tensor_type_from_safetensors_dtype("F4"));
 }
 
-TEST_CASE("memory stays proportional to the file: hostile shapes are refused early", "[safetensors][gguf]") {
+TEST_CASE("memory stays proportional to the file: hostile shapes are refused early",
+          "[safetensors][gguf]") {
   auto st = [](const std::string& h) { return ByteWriter().u64(h.size()).raw(h).buf; };
-  CHECK_THROWS_MATCHES(parse_safetensors(st(R"({"a":{"shape":[[1]]}})"), "m.safetensors"), InputError,
-                       Catch::Message("m.safetensors: the JSON header nests deeper than a safetensors header (at byte 8)"));
+  CHECK_THROWS_MATCHES(
+      parse_safetensors(st(R"({"a":{"shape":[[1]]}})"), "m.safetensors"), InputError,
+      Catch::Message(
+          "m.safetensors: the JSON header nests deeper than a safetensors header (at byte 8)"));
   std::string dims = "[1";
   for (int i = 0; i < 64; ++i) dims += ",1";
-  CHECK_THROWS_MATCHES(parse_safetensors(st(R"({"a":{"dtype":"F32","shape":)" + dims + "]}}"), "m.safetensors"), InputError,
-                       Catch::Message("m.safetensors: tensor \"a\" has an array of more than 64 values (at byte 9)"));
+  CHECK_THROWS_MATCHES(
+      parse_safetensors(st(R"({"a":{"dtype":"F32","shape":)" + dims + "]}}"), "m.safetensors"),
+      InputError,
+      Catch::Message(
+          "m.safetensors: tensor \"a\" has an array of more than 64 values (at byte 9)"));
   // 70,000 key/values would fit in the 1 MB that follows (13 bytes each at least), but no model
   // has more than tens: refused before any is stored.
   GgufWriter w;
@@ -157,7 +180,8 @@ TEST_CASE("memory stays proportional to the file: hostile shapes are refused ear
   std::string img = w.header();
   img.resize(1 << 20, '\0');
   CHECK_THROWS_MATCHES(parse_gguf(img, "k.gguf"), InputError,
-                       Catch::Message("k.gguf: metadata count 70000 is more than the 65536 llmsize reads (models have tens) (at byte 16)"));
+                       Catch::Message("k.gguf: metadata count 70000 is more than the 65536 llmsize "
+                                      "reads (models have tens) (at byte 16)"));
 }
 
 TEST_CASE("an index maps tensors to shard files beside it, and nowhere else", "[safetensors]") {
@@ -166,21 +190,30 @@ TEST_CASE("an index maps tensors to shard files beside it, and nowhere else", "[
       "i.json");
   CHECK(ix.shards == std::vector<std::string>{"s1.safetensors", "s2.safetensors"});
   CHECK(ix.total_size == 10);
-  CHECK_THROWS_MATCHES(parse_safetensors_index(R"({"weight_map": {"a": "../../etc/passwd"}})", "i.json"), InputError,
-                       Catch::Message("i.json: /weight_map/a: shard \"../../etc/passwd\" is not a file beside the index"));
-  CHECK_THROWS_MATCHES(parse_safetensors_index(R"({"weight_map": 3})", "i.json"), InputError,
-                       Catch::Message("i.json: /weight_map: missing (expected an object of tensor name -> shard file)"));
+  CHECK_THROWS_MATCHES(
+      parse_safetensors_index(R"({"weight_map": {"a": "../../etc/passwd"}})", "i.json"), InputError,
+      Catch::Message(
+          "i.json: /weight_map/a: shard \"../../etc/passwd\" is not a file beside the index"));
+  CHECK_THROWS_MATCHES(
+      parse_safetensors_index(R"({"weight_map": 3})", "i.json"), InputError,
+      Catch::Message(
+          "i.json: /weight_map: missing (expected an object of tensor name -> shard file)"));
 }
 
-TEST_CASE("a number beyond a double is a JSON error, not a crash (fuzzing finding)", "[hf_config]") {
+TEST_CASE("a number beyond a double is a JSON error, not a crash (fuzzing finding)",
+          "[hf_config]") {
   // nlohmann throws out_of_range 406, not parse_error, for "1e432"; found by fuzz_hf_config.
-  CHECK_THROWS_MATCHES(parse_hf_config(R"({"model_type": "llama", "hidden_size": 1e432})", "config.json"), InputError,
-                       Catch::Message("config.json: not valid JSON (number overflow parsing '1e432')"));
-  CHECK_THROWS_MATCHES(parse_safetensors_index(R"({"weight_map": {"a": 1e999}})", "i.json"), InputError,
+  CHECK_THROWS_MATCHES(
+      parse_hf_config(R"({"model_type": "llama", "hidden_size": 1e432})", "config.json"),
+      InputError, Catch::Message("config.json: not valid JSON (number overflow parsing '1e432')"));
+  CHECK_THROWS_MATCHES(parse_safetensors_index(R"({"weight_map": {"a": 1e999}})", "i.json"),
+                       InputError,
                        Catch::Message("i.json: not valid JSON (number overflow parsing '1e999')"));
   const std::string h = R"({"a":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})";
-  CHECK_THROWS_MATCHES(parse_safetensors(ByteWriter().u64(h.size()).raw(h).buf, "m.safetensors"), InputError,
-                       Catch::Message("m.safetensors: the JSON header is not valid JSON: number overflow parsing '1e400' (at byte 8)"));
+  CHECK_THROWS_MATCHES(parse_safetensors(ByteWriter().u64(h.size()).raw(h).buf, "m.safetensors"),
+                       InputError,
+                       Catch::Message("m.safetensors: the JSON header is not valid JSON: number "
+                                      "overflow parsing '1e400' (at byte 8)"));
 }
 
 TEST_CASE("every fuzzing corpus input parses or fails with InputError", "[fuzz]") {

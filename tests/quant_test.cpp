@@ -10,7 +10,8 @@ using namespace llmsize;
 namespace {
 
 double unit_bytes(const std::string& unit) {
-  if (unit == "GiB" || unit.rfind("GB as printed (matches llama.cpp GiB", 0) == 0) return test::kGiBd;
+  if (unit == "GiB" || unit.rfind("GB as printed (matches llama.cpp GiB", 0) == 0)
+    return test::kGiBd;
   if (unit == "bytes") return 1;
   return 1e9;  // GB, and HF "Size/GB"
 }
@@ -28,18 +29,23 @@ TEST_CASE("weights from architecture + preset match real GGUF sizes within 2%", 
   for (const auto& r : doc["rows"]) {
     const std::string model = r["model"];
     std::string id;
-    if (model.rfind("Llama-3.1-8B", 0) == 0 || model.rfind("Meta-Llama-3", 0) == 0) id = "llama-3.1-8b";
-    else if (model.find("Qwen2.5") != std::string::npos && model.find("7B") != std::string::npos) id = "qwen2.5-7b";
-    else continue;
+    if (model.rfind("Llama-3.1-8B", 0) == 0 || model.rfind("Meta-Llama-3", 0) == 0)
+      id = "llama-3.1-8b";
+    else if (model.find("Qwen2.5") != std::string::npos && model.find("7B") != std::string::npos)
+      id = "qwen2.5-7b";
+    else
+      continue;
     const std::string unit = r["unit"];
     if (unit.find("Size/GB") != std::string::npos) continue;  // see above
     const auto* preset = find_quant_preset(r["quant"].get<std::string>());
-    if (!preset) continue;  // Q4_K_L: a bartowski variant with Q8_0 embeddings, not a llama.cpp ftype
+    if (!preset)
+      continue;  // Q4_K_L: a bartowski variant with Q8_0 embeddings, not a llama.cpp ftype
     const double actual = r["size_as_printed"].get<double>() * unit_bytes(unit);
     const auto w = compute_weights(test::model(id), *preset);
     const double err = (static_cast<double>(w.bytes) - actual) / actual;
-    INFO(id << " " << preset->id << ": predicted " << w.bytes << " B, published " << r["size_as_printed"] << " "
-            << unit << " (" << r["source"] << "), error " << err * 100 << "%");
+    INFO(id << " " << preset->id << ": predicted " << w.bytes << " B, published "
+            << r["size_as_printed"] << " " << unit << " (" << r["source"] << "), error "
+            << err * 100 << "%");
     CHECK(std::abs(err) <= 0.02);
     ++checked;
   }
@@ -51,8 +57,8 @@ TEST_CASE("LLaMA-7B GPU model buffers equal llama.cpp's logged sizes", "[quant]"
   // token_embd (kept on the CPU: the "CPU" buffer). Logged in MiB with 2 decimals.
   const auto& m = test::model("llama-2-7b");  // same tensor shapes as open_llama_7b_v2
   auto [quant, cuda_mib, cpu_mib] = GENERATE(table<std::string, double, double>({
-      {"q4_0", 3577.56, 70.31},   // Q4_0 body, output Q6_K, token_embd Q4_0
-      {"q4_k_m", 3820.94, 70.31}, // 16 of 32 attn_v/ffn_down Q6_K (use_more_bits), output Q6_K
+      {"q4_0", 3577.56, 70.31},    // Q4_0 body, output Q6_K, token_embd Q4_0
+      {"q4_k_m", 3820.94, 70.31},  // 16 of 32 attn_v/ffn_down Q6_K (use_more_bits), output Q6_K
       {"q5_k_m", 4474.94, 85.94},
       {"q6_k", 5169.81, 102.54},
       {"q8_0", 6695.84, 132.81},  // output stays Q8_0
@@ -64,7 +70,8 @@ TEST_CASE("LLaMA-7B GPU model buffers equal llama.cpp's logged sizes", "[quant]"
   CHECK(static_cast<double>(w.host_bytes) / test::kMiBd == Approx(cpu_mib).margin(0.01));
 }
 
-TEST_CASE("Q4_K_M promotes attn_v and ffn_down by use_more_bits, and 70B attn_v to Q5_K", "[quant]") {
+TEST_CASE("Q4_K_M promotes attn_v and ffn_down by use_more_bits, and 70B attn_v to Q5_K",
+          "[quant]") {
   const auto& m8 = test::model("llama-3.1-8b");
   const auto t8 = model_tensors(m8);
   const auto ty8 = assign_tensor_types(m8, t8, *find_quant_preset("q4_k_m"));
@@ -86,7 +93,8 @@ TEST_CASE("Q4_K_M promotes attn_v and ffn_down by use_more_bits, and 70B attn_v 
   CHECK(v5 == 40);
 }
 
-TEST_CASE("rows that do not split into k-quant blocks fall back as llama-quantize does", "[quant]") {
+TEST_CASE("rows that do not split into k-quant blocks fall back as llama-quantize does",
+          "[quant]") {
   // Qwen2.5-0.5B: n_embd 896 is not a multiple of 256, so Q4_K tensors whose rows are 896 long fall
   // back to Q5_0 and Q6_K ones to Q8_0; ffn_down rows are 4864 = 19 x 256 and keep k-quants.
   const auto& m = test::model("qwen2.5-0.5b");

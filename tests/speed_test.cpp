@@ -12,11 +12,17 @@ namespace {
 
 // Maps the measurement tables' names to catalog ids.
 std::string gpu_id(const std::string& name) {
-  const std::pair<const char*, const char*> k[] = {
-      {"RTX 3070", "rtx-3070"},       {"RTX 3080 10GB", "rtx-3080"}, {"RTX 3080 Ti", "rtx-3080-ti"},
-      {"RTX 4070 Ti", "rtx-4070-ti"}, {"RTX 4080", "rtx-4080"},      {"RTX 3090", "rtx-3090"},
-      {"RTX 4090", "rtx-4090"},       {"A100 80GB", "a100-80gb-pcie"}, {"M3 Max", "m3-max"},
-      {"M2 Ultra", "m2-ultra"},       {"M1 Max", "m1-max"}};
+  const std::pair<const char*, const char*> k[] = {{"RTX 3070", "rtx-3070"},
+                                                   {"RTX 3080 10GB", "rtx-3080"},
+                                                   {"RTX 3080 Ti", "rtx-3080-ti"},
+                                                   {"RTX 4070 Ti", "rtx-4070-ti"},
+                                                   {"RTX 4080", "rtx-4080"},
+                                                   {"RTX 3090", "rtx-3090"},
+                                                   {"RTX 4090", "rtx-4090"},
+                                                   {"A100 80GB", "a100-80gb-pcie"},
+                                                   {"M3 Max", "m3-max"},
+                                                   {"M2 Ultra", "m2-ultra"},
+                                                   {"M1 Max", "m1-max"}};
   for (const auto& [n, id] : k)
     if (name.find(n) != std::string::npos) return id;
   return "";
@@ -40,7 +46,8 @@ struct Errors {
 
 }  // namespace
 
-TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measurements, per GPU family", "[speed]") {
+TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measurements, per GPU family",
+          "[speed]") {
   // tests/data/measured_speed.json: llama-bench tg rows and main's eval rate, context ~256 tokens.
   // Excluded, with reason: M1 Max rows (lower-bin GPU, measured 10-80% below the bandwidth model)
   // and Llama-2-70B on a 48 GB M3 Max (the model does not fit in its GPU working set and swaps).
@@ -66,8 +73,8 @@ TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measuremen
     const auto s = estimate_speed(m, e, g, in);
     const double measured = r["tokens_per_s"].get<double>();
     const double err = std::abs(s.decode_tokens_per_s - measured) / measured;
-    INFO(gid << " " << mid << " " << preset->id << " x" << in.n_gpus << ": predicted " << s.decode_tokens_per_s << ", measured "
-             << measured << " (" << r["source"] << ")");
+    INFO(gid << " " << mid << " " << preset->id << " x" << in.n_gpus << ": predicted "
+             << s.decode_tokens_per_s << ", measured " << measured << " (" << r["source"] << ")");
     CHECK(err < 0.35);  // no single row far off
     by_family[s.calibration->family].v.push_back(err);
   }

@@ -22,9 +22,11 @@ TEST_CASE("every catalog model with an official count matches it within 0.5%", "
     const auto& m = cm.spec;
     if (!m.params_official) continue;
     const auto p = count_params(m, model_tensors(m));
-    INFO(m.id << ": derived " << p.total << ", official " << m.params_official << " (" << m.params_source << ")");
-    const double err = std::abs(static_cast<double>(p.total) - static_cast<double>(m.params_official)) /
-                       static_cast<double>(m.params_official);
+    INFO(m.id << ": derived " << p.total << ", official " << m.params_official << " ("
+              << m.params_source << ")");
+    const double err =
+        std::abs(static_cast<double>(p.total) - static_cast<double>(m.params_official)) /
+        static_cast<double>(m.params_official);
     CHECK(err <= 0.005);
     ++checked;
   }

@@ -12,9 +12,9 @@ enum class Engine { llama_cpp, vllm, transformers, ollama };
 
 struct EngineProfile {
   Engine engine;
-  const char* name;                 // "llama.cpp", "vllm", "transformers", "ollama"
-  uint32_t kv_cell_padding;         // llama.cpp pads n_ctx to 256; vLLM allocates 16-token blocks
-  bool embeddings_on_host;          // llama.cpp keeps token_embd in host memory
+  const char* name;          // "llama.cpp", "vllm", "transformers", "ollama"
+  uint32_t kv_cell_padding;  // llama.cpp pads n_ctx to 256; vLLM allocates 16-token blocks
+  bool embeddings_on_host;   // llama.cpp keeps token_embd in host memory
   bool flash_attn_default;
   uint64_t overhead_per_gpu_bytes;  // runtime outside the model's tensors
   double headroom_default;          // the 20% rule; vLLM: 1/0.9 - 1 so the sum is 90% of memory

@@ -35,7 +35,7 @@ struct RunConfig {
   bool flash_attn = true;
   double headroom = kDefaultHeadroom;  // fraction added on top of the sum
   uint64_t overhead_per_gpu_bytes = kDefaultOverheadPerGpuBytes;
-  uint32_t n_gpus = 1;  // each GPU holds its own compute buffer and runtime overhead
+  uint32_t n_gpus = 1;                // each GPU holds its own compute buffer and runtime overhead
   Engine engine = Engine::llama_cpp;  // whose allocation rules apply (engine.hpp)
 };
 
@@ -56,7 +56,9 @@ struct Weights {
   // n_expert (MoE), token_embd only one row (a lookup). 0 = unknown (then vram_bytes is used).
   uint64_t active_bytes = 0;
   std::vector<TypeUsage> by_type;
-  double bits_per_weight() const { return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0; }
+  double bits_per_weight() const {
+    return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0;
+  }
 };
 
 // Weights of model m under preset q. llama.cpp keeps token_embd in host memory and, for tied
@@ -77,12 +79,14 @@ struct Estimate {
   KvCache kv;
   ComputeBuffer compute;  // per GPU
   uint32_t n_gpus = 1;
-  uint64_t weights_bytes = 0;      // in VRAM
+  uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
   uint64_t activations_bytes = 0;  // compute buffer x n_gpus
   uint64_t overhead_bytes = 0;     // overhead x n_gpus
   uint64_t headroom_bytes = 0;
-  uint64_t subtotal_bytes() const { return weights_bytes + kv_cache_bytes + activations_bytes + overhead_bytes; }
+  uint64_t subtotal_bytes() const {
+    return weights_bytes + kv_cache_bytes + activations_bytes + overhead_bytes;
+  }
   uint64_t total_bytes() const { return subtotal_bytes() + headroom_bytes; }
   // Low-high range of the total from each part's measured error (bench/accuracy): weights
   // kWeightsError, KV exact, compute buffers kComputeError (llama.cpp) or kTorchActivationError,
@@ -114,6 +118,7 @@ uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);
 // KV cache memory n GPUs of `usable_bytes_each` have left once weights, compute buffers and
 // overhead are placed and the headroom kept: vLLM's "available KV cache memory" when headroom is
 // 1/gpu_memory_utilization - 1. 0 when nothing is left.
-uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each, uint32_t n);
+uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
+                            uint32_t n);
 
 }  // namespace llmsize

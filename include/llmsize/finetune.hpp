@@ -15,18 +15,20 @@ struct TrainConfig {
   TrainMode mode = TrainMode::lora;
   Optimizer optimizer = Optimizer::adamw;
   uint32_t seq = 2048;
-  uint32_t batch = 1;           // micro-batch per GPU
+  uint32_t batch = 1;  // micro-batch per GPU
   uint32_t lora_rank = 16;
-  bool checkpointing = true;    // activation (gradient) checkpointing
+  bool checkpointing = true;  // activation (gradient) checkpointing
 };
 
 struct TrainMemory {
   uint64_t trainable_params = 0;
-  uint64_t weights_bytes = 0;     // frozen + trainable weights as held on the GPU
+  uint64_t weights_bytes = 0;  // frozen + trainable weights as held on the GPU
   uint64_t gradients_bytes = 0;
-  uint64_t optimizer_bytes = 0;   // Adam moments (+ FP32 master weights for full fine-tuning)
+  uint64_t optimizer_bytes = 0;  // Adam moments (+ FP32 master weights for full fine-tuning)
   uint64_t activations_bytes = 0;
-  uint64_t total_bytes() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes; }
+  uint64_t total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes;
+  }
   std::string activation_formula;
 };
 
@@ -37,9 +39,9 @@ struct TrainMemory {
 // Full: BF16 weights and gradients (2 + 2 B) + FP32 master copy (4 B) + Adam moments (8 B, or
 //   2 B with 8-bit Adam) = 16 B/param (ZeRO paper, Rajbhandari et al. 2020: 16 B/param).
 // Activations per layer (Korthikanti et al. 2022, "Reducing Activation Recomputation", BF16, flash
-//   attention so no s^2 term): 34 x seq x batch x n_embd bytes; with checkpointing only each layer's
-//   input (2 x seq x batch x n_embd) is kept plus one layer recomputed. Logits: seq x batch x n_vocab
-//   x 4 B x 2 (FP32 logits and their gradient).
+//   attention so no s^2 term): 34 x seq x batch x n_embd bytes; with checkpointing only each
+//   layer's input (2 x seq x batch x n_embd) is kept plus one layer recomputed. Logits: seq x batch
+//   x n_vocab x 4 B x 2 (FP32 logits and their gradient).
 TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig& c);
 
 }  // namespace llmsize

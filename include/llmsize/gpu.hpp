@@ -10,24 +10,24 @@ namespace llmsize {
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"
   std::string name;
-  std::string vendor;      // nvidia | amd | intel | apple
-  std::string gpu_class;   // consumer | workstation | datacenter | soc
+  std::string vendor;     // nvidia | amd | intel | apple
+  std::string gpu_class;  // consumer | workstation | datacenter | soc
   uint64_t memory_bytes = 0;
   double memory_fraction = 1.0;  // share a model may use (Apple unified memory: ~0.75)
   std::string memory_type;
   double bandwidth_gb_per_s = 0;  // decimal GB/s
   double board_power_w = 0;
-  double fp16_tflops_dense = 0;   // 0 = unknown
+  double fp16_tflops_dense = 0;  // 0 = unknown
   double bf16_tflops_dense = 0;
-  std::string interconnect;       // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
+  std::string interconnect;  // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
   double interconnect_gb_per_s = 0;
   uint32_t pcie_gen = 0;
   uint32_t pcie_lanes = 0;
-  double slot_width = 0;          // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC
+  double slot_width = 0;  // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC
   std::string form_factor;
   bool unified_memory = false;
   std::vector<std::string> backends;
-  double price_usd = 0;           // 0 = unknown
+  double price_usd = 0;  // 0 = unknown
   std::string price_date;
   std::string price_kind;
 

@@ -27,8 +27,8 @@ struct GpuPlan {
   uint32_t tp_degree = 0;
   uint32_t gpus_per_node = 0;
   uint32_t nodes = 1;
-  std::string split;         // "single GPU", "layer split", "tensor parallel"
-  std::string link;          // the interconnect to buy
+  std::string split;  // "single GPU", "layer split", "tensor parallel"
+  std::string link;   // the interconnect to buy
   std::string link_reason;
   std::vector<uint32_t> layers_per_gpu;  // layer split: whole layers per GPU
 };
@@ -45,8 +45,8 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
 
 struct GpuOption {
   GpuPlan plan;
-  double gpus_usd = 0;         // count x catalog price (0 = no public price)
-  double host_usd = 0;         // the platform that count of cards needs (desktop/workstation/server)
+  double gpus_usd = 0;  // count x catalog price (0 = no public price)
+  double host_usd = 0;  // the platform that count of cards needs (desktop/workstation/server)
   double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
   const char* platform = "";
 };

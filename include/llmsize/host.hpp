@@ -14,9 +14,9 @@ struct PlatformSpec {
   Platform platform;
   uint32_t memory_channels;
   uint32_t dimms_per_channel;
-  uint32_t pcie_lanes;     // CPU lanes available to devices
-  double cpu_watts;        // typical CPU TDP of the class
-  const char* example;     // a real platform of the class
+  uint32_t pcie_lanes;  // CPU lanes available to devices
+  double cpu_watts;     // typical CPU TDP of the class
+  const char* example;  // a real platform of the class
 };
 
 // Desktop AM5 (24 usable PCIe 5.0 lanes, 2 channels); workstation Threadripper PRO 7000 WX (128
@@ -25,15 +25,16 @@ const PlatformSpec& platform_spec(Platform p);
 
 struct HostInput {
   uint32_t n_gpus = 1;
-  double gpu_slot_width = 2;     // 0 for SXM/OAM boards (a server by construction)
-  bool gpu_is_module = false;    // SXM/OAM: an HGX-class server
-  uint64_t weights_bytes = 0;    // the model file
-  uint64_t host_weights_bytes = 0;  // weights the engine keeps in RAM (llama.cpp token_embd, offload)
-  uint32_t keep_models = 1;      // models or variants kept on disk
+  double gpu_slot_width = 2;   // 0 for SXM/OAM boards (a server by construction)
+  bool gpu_is_module = false;  // SXM/OAM: an HGX-class server
+  uint64_t weights_bytes = 0;  // the model file
+  uint64_t host_weights_bytes =
+      0;                     // weights the engine keeps in RAM (llama.cpp token_embd, offload)
+  uint32_t keep_models = 1;  // models or variants kept on disk
   uint64_t dataset_bytes = 0;
-  uint64_t checkpoint_bytes = 0; // fine-tuning checkpoints
+  uint64_t checkpoint_bytes = 0;  // fine-tuning checkpoints
   bool fine_tuning = false;
-  uint32_t nics = 0;             // x16 network cards (multi-node)
+  uint32_t nics = 0;  // x16 network cards (multi-node)
 };
 
 struct RamPlan {
@@ -45,11 +46,11 @@ struct RamPlan {
 };
 
 struct StoragePlan {
-  uint64_t required_bytes = 0;   // models x keep + datasets + checkpoints, floor 2 TB
-  uint64_t drive_bytes = 0;      // one data drive (RAID 1 pair: two of these)
+  uint64_t required_bytes = 0;  // models x keep + datasets + checkpoints, floor 2 TB
+  uint64_t drive_bytes = 0;     // one data drive (RAID 1 pair: two of these)
   uint32_t data_drives = 2;
   uint64_t os_drive_bytes = 0;
-  std::string drive_class;       // suggested class
+  std::string drive_class;  // suggested class
 };
 
 struct LoadTime {

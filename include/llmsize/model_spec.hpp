@@ -10,7 +10,19 @@
 namespace llmsize {
 
 // Architectures whose tensor layout llmsize knows; names are llama.cpp's LLM_ARCH names.
-enum class Arch { llama, qwen2, qwen2moe, qwen3, qwen3moe, gemma2, gemma3, phi3, deepseek2, command_r, falcon };
+enum class Arch {
+  llama,
+  qwen2,
+  qwen2moe,
+  qwen3,
+  qwen3moe,
+  gemma2,
+  gemma3,
+  phi3,
+  deepseek2,
+  command_r,
+  falcon
+};
 
 const char* arch_name(Arch a);
 std::optional<Arch> arch_from_name(std::string_view name);
@@ -39,10 +51,11 @@ struct ModelSpec {
   // Mixture of experts. n_expert == 0 for a dense model.
   uint32_t n_expert = 0;
   uint32_t n_expert_used = 0;
-  uint32_t n_expert_shared = 0;     // shared experts per MoE layer
-  uint32_t n_ff_exp = 0;            // FFN width of one routed expert
-  uint32_t n_ff_shexp = 0;          // FFN width of the shared expert block (all shared experts)
-  uint32_t n_layer_dense_lead = 0;  // leading layers with a dense FFN (deepseek first_k_dense_replace)
+  uint32_t n_expert_shared = 0;  // shared experts per MoE layer
+  uint32_t n_ff_exp = 0;         // FFN width of one routed expert
+  uint32_t n_ff_shexp = 0;       // FFN width of the shared expert block (all shared experts)
+  uint32_t n_layer_dense_lead =
+      0;  // leading layers with a dense FFN (deepseek first_k_dense_replace)
 
   // Sliding-window attention. n_swa == 0: none. swa_pattern p: layer il uses the window when
   // il % p < p - 1 (llama.cpp hparams.set_swa_pattern); p == 1 means every layer.

@@ -11,21 +11,21 @@ namespace llmsize {
 struct PowerInput {
   uint32_t n_gpus = 1;
   double gpu_board_w = 0;
-  double power_limit = 1.0;   // fraction of board power the GPUs are capped at (--power-limit)
+  double power_limit = 1.0;  // fraction of board power the GPUs are capped at (--power-limit)
   Platform platform = Platform::desktop;
   uint32_t dimms = 2;
   uint32_t nvme_drives = 3;
-  double mains_v = 230;       // 120 or 230 (and 100-240 in between)
-  double duty_cycle = 0.5;    // share of the year at peak draw, for energy
+  double mains_v = 230;     // 120 or 230 (and 100-240 in between)
+  double duty_cycle = 0.5;  // share of the year at peak draw, for energy
 };
 
 struct PowerPlan {
   double gpu_w = 0, cpu_w = 0, ram_w = 0, drives_w = 0, board_fans_w = 0;
-  double peak_w = 0;          // DC load at full tilt
-  double psu_w = 0;           // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
-  uint32_t psus = 1;          // servers: N+1 redundant
-  double wall_w = 0;          // AC draw at peak: peak / PSU efficiency
-  double amps = 0;            // at mains_v
+  double peak_w = 0;  // DC load at full tilt
+  double psu_w = 0;   // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
+  uint32_t psus = 1;  // servers: N+1 redundant
+  double wall_w = 0;  // AC draw at peak: peak / PSU efficiency
+  double amps = 0;    // at mains_v
   double outlet_continuous_a = 0;  // what one ordinary outlet carries continuously
   bool fits_outlet = false;
   std::string circuit;        // advice

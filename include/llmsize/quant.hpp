@@ -15,20 +15,56 @@ namespace llmsize {
 
 // llama.cpp's llama_ftype ids (include/llama.h); GGUF general.file_type holds them.
 enum class Ftype : uint32_t {
-  ALL_F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q8_0 = 7, Q5_0 = 8, Q5_1 = 9, Q2_K = 10,
-  Q3_K_S = 11, Q3_K_M = 12, Q3_K_L = 13, Q4_K_S = 14, Q4_K_M = 15, Q5_K_S = 16, Q5_K_M = 17,
-  Q6_K = 18, IQ2_XXS = 19, IQ2_XS = 20, Q2_K_S = 21, IQ3_XS = 22, IQ3_XXS = 23, IQ1_S = 24,
-  IQ4_NL = 25, IQ3_S = 26, IQ3_M = 27, IQ2_S = 28, IQ2_M = 29, IQ4_XS = 30, IQ1_M = 31,
-  BF16 = 32, TQ1_0 = 36, TQ2_0 = 37, MXFP4_MOE = 38,
+  ALL_F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q4_1 = 3,
+  Q8_0 = 7,
+  Q5_0 = 8,
+  Q5_1 = 9,
+  Q2_K = 10,
+  Q3_K_S = 11,
+  Q3_K_M = 12,
+  Q3_K_L = 13,
+  Q4_K_S = 14,
+  Q4_K_M = 15,
+  Q5_K_S = 16,
+  Q5_K_M = 17,
+  Q6_K = 18,
+  IQ2_XXS = 19,
+  IQ2_XS = 20,
+  Q2_K_S = 21,
+  IQ3_XS = 22,
+  IQ3_XXS = 23,
+  IQ1_S = 24,
+  IQ4_NL = 25,
+  IQ3_S = 26,
+  IQ3_M = 27,
+  IQ2_S = 28,
+  IQ2_M = 29,
+  IQ4_XS = 30,
+  IQ1_M = 31,
+  BF16 = 32,
+  TQ1_0 = 36,
+  TQ2_0 = 37,
+  MXFP4_MOE = 38,
   // Not llama.cpp file types: checkpoints of other engines (vLLM, transformers, TensorRT-LLM).
-  HF_FP8 = 1000, HF_INT8, HF_GPTQ4, HF_GPTQ8, HF_AWQ4, HF_NVFP4, HF_F16, HF_BF16, HF_F32,
+  HF_FP8 = 1000,
+  HF_INT8,
+  HF_GPTQ4,
+  HF_GPTQ8,
+  HF_AWQ4,
+  HF_NVFP4,
+  HF_F16,
+  HF_BF16,
+  HF_F32,
 };
 
 struct QuantPreset {
-  const char* id;             // "q4_k_m"
+  const char* id;  // "q4_k_m"
   Ftype ftype;
-  TensorType default_type;    // the body's type before per-tensor adjustments
-  bool gguf;                  // a llama.cpp file type (else a checkpoint format of other engines)
+  TensorType default_type;  // the body's type before per-tensor adjustments
+  bool gguf;                // a llama.cpp file type (else a checkpoint format of other engines)
   const char* description;
 };
 
@@ -50,7 +86,8 @@ const QuantPreset* find_quant_preset(Ftype f);
 bool assumes_imatrix(const QuantPreset& p);
 
 // The storage type of each tensor under preset p, in the order of `tensors`.
-std::vector<TensorType> assign_tensor_types(const ModelSpec& m, const std::vector<TensorDesc>& tensors,
+std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
+                                            const std::vector<TensorDesc>& tensors,
                                             const QuantPreset& p);
 
 }  // namespace llmsize

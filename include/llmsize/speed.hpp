@@ -3,11 +3,11 @@
 // Decode, one step of B sequences (APPROXIMATION, calibrated):
 //   t_step = bytes_read / (e_bw x bandwidth) + n_layer x t_layer
 //   bytes_read = active weights on the GPUs + KV cache read at the current context x B
-// e_bw and t_layer per GPU family, fitted to llama.cpp measurements (tests/data/measured_speed.json,
-// docs/formulas.md): the t_layer term is the per-layer kernel-launch and synchronisation cost that
-// dominates small models on fast GPUs.
-// Layer split (llama.cpp) runs the GPUs one after another, so bandwidth does not add up; tensor
-// parallelism divides bytes_read by the degree at kTpEfficiency.
+// e_bw and t_layer per GPU family, fitted to llama.cpp measurements
+// (tests/data/measured_speed.json, docs/formulas.md): the t_layer term is the per-layer
+// kernel-launch and synchronisation cost that dominates small models on fast GPUs. Layer split
+// (llama.cpp) runs the GPUs one after another, so bandwidth does not add up; tensor parallelism
+// divides bytes_read by the degree at kTpEfficiency.
 //
 // Prefill: t = (2 x active params + attention 4 x n_layer x n_ctx x n_head x head_dim) FLOPs per
 // token / (e_fl x dense FP16 TFLOPS).
@@ -22,14 +22,14 @@
 namespace llmsize {
 
 struct SpeedCalibration {
-  const char* family;     // "nvidia-consumer", "nvidia-datacenter", "apple", "other"
-  double bw_efficiency;   // e_bw
-  double t_layer_s;       // per-layer fixed cost per decode step
+  const char* family;    // "nvidia-consumer", "nvidia-datacenter", "apple", "other"
+  double bw_efficiency;  // e_bw
+  double t_layer_s;      // per-layer fixed cost per decode step
   double flops_efficiency_16bit;
   double flops_efficiency_quant;
-  double decode_error;    // p90 relative error of the calibration: the +/- range printed
+  double decode_error;  // p90 relative error of the calibration: the +/- range printed
   double prefill_error;
-  const char* basis;      // what it was fitted on
+  const char* basis;  // what it was fitted on
 };
 
 // The calibration that applies to a GPU (by vendor and class).
@@ -40,19 +40,19 @@ constexpr double kTpEfficiency = 0.85;
 
 struct SpeedInput {
   uint32_t n_gpus = 1;
-  bool tensor_parallel = false;  // else layer split
-  uint32_t n_seq = 1;            // sequences decoded together
-  uint32_t n_ctx = 4096;         // context at which the KV cache is read (tokens per sequence)
-  uint32_t prompt_tokens = 1024; // for time to first token
+  bool tensor_parallel = false;   // else layer split
+  uint32_t n_seq = 1;             // sequences decoded together
+  uint32_t n_ctx = 4096;          // context at which the KV cache is read (tokens per sequence)
+  uint32_t prompt_tokens = 1024;  // for time to first token
   // Layers whose weights and KV live in system RAM (offload), read at ram_bandwidth_gb_per_s.
   uint32_t n_layer_cpu = 0;
   double ram_bandwidth_gb_per_s = 0;
 };
 
 struct Speed {
-  double decode_tokens_per_s = 0;       // per sequence
+  double decode_tokens_per_s = 0;  // per sequence
   double decode_low = 0, decode_high = 0;
-  double aggregate_tokens_per_s = 0;    // all sequences together
+  double aggregate_tokens_per_s = 0;  // all sequences together
   double prefill_tokens_per_s = 0;
   double prefill_low = 0, prefill_high = 0;
   double time_to_first_token_s = 0;

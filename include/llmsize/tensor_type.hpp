@@ -62,7 +62,7 @@ struct TensorTypeTraits {
   uint32_t block_size;  // elements per block
   uint32_t type_size;   // bytes per block
   bool quantized;
-  const char* layout;   // what a block holds, and the source
+  const char* layout;  // what a block holds, and the source
   double bits_per_weight() const { return 8.0 * type_size / block_size; }
 };
 

@@ -33,7 +33,9 @@ inline uint64_t checked_add(uint64_t a, uint64_t b) {
 }
 
 // Rounds n up to a multiple of m (GGML_PAD). REQUIRES: m > 0.
-constexpr uint64_t pad_to(uint64_t n, uint64_t m) { return (n + m - 1) / m * m; }
+constexpr uint64_t pad_to(uint64_t n, uint64_t m) {
+  return (n + m - 1) / m * m;
+}
 
 // A byte count. Adds, subtracts and compares; scales by a factor rounding up; never Bytes * Bytes.
 class Bytes {
@@ -51,7 +53,9 @@ class Bytes {
   }
   friend Bytes operator+(Bytes a, Bytes b) { return a += b; }
   // Saturates at zero: a remaining capacity is never negative.
-  friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes(a.n_ > b.n_ ? a.n_ - b.n_ : 0); }
+  friend constexpr Bytes operator-(Bytes a, Bytes b) {
+    return Bytes(a.n_ > b.n_ ? a.n_ - b.n_ : 0);
+  }
   friend Bytes operator*(Bytes a, uint64_t k) { return Bytes(checked_mul(a.n_, k)); }
   // Scales by a non-negative factor, rounding up to a whole byte.
   friend Bytes scale_up(Bytes a, double f);
@@ -84,7 +88,11 @@ inline uint64_t fraction_of(uint64_t n, double f) {
   return static_cast<uint64_t>(r);
 }
 
-constexpr Bytes gib(uint64_t n) { return Bytes(n * kGiB); }
-constexpr Bytes mib(uint64_t n) { return Bytes(n * kMiB); }
+constexpr Bytes gib(uint64_t n) {
+  return Bytes(n * kGiB);
+}
+constexpr Bytes mib(uint64_t n) {
+  return Bytes(n * kMiB);
+}
 
 }  // namespace llmsize

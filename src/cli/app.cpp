@@ -25,7 +25,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-void check_choice(const std::string& flag, const std::string& v, const std::vector<std::string>& choices) {
+void check_choice(const std::string& flag, const std::string& v,
+                  const std::vector<std::string>& choices) {
   if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
   std::string list;
   for (size_t i = 0; i < choices.size(); ++i)
@@ -34,7 +35,8 @@ void check_choice(const std::string& flag, const std::string& v, const std::vect
 }
 
 TensorType parse_kv_type(const std::string& text) {
-  static const std::vector<std::string> kKv = {"f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  static const std::vector<std::string> kKv = {"f32",  "f16",  "bf16", "q8_0",  "q5_1",
+                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
   std::string t = lower(text);
   if (t == "fp16") t = "f16";
   if (t == "q8") t = "q8_0";
@@ -47,7 +49,9 @@ TensorType parse_kv_type(const std::string& text) {
 
 // "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
 double parse_power_limit(const std::string& text) {
-  const std::string msg = "--power-limit: expected a percentage from 10% to 100% (or a fraction 0.1 to 1), got '" + text + "'";
+  const std::string msg =
+      "--power-limit: expected a percentage from 10% to 100% (or a fraction 0.1 to 1), got '" +
+      text + "'";
   std::string t = text;
   const bool pct = !t.empty() && t.back() == '%';
   if (pct) t.pop_back();
@@ -76,7 +80,8 @@ Catalog load_catalog(const Options& o) {
 void apply_prices(const Options& o, Catalog& cat, std::vector<GpuSpec>& gpus) {
   for (const auto& p : o.prices) {
     const auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError("--price: expected NAME=USD, got '" + p + "'");
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--price: expected NAME=USD, got '" + p + "'");
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
@@ -94,27 +99,37 @@ std::vector<std::string> checklist(const Report& r) {
   std::vector<std::string> c;
   if (r.power) {
     c.push_back(fmt::format("Circuit: {}", r.power->circuit));
-    c.push_back(fmt::format("Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w, r.power->heat_btu_per_h,
-                            r.power->wall_w > 1500 ? " (more than an office's air conditioning: plan a server room or rack cooling)" : ""));
+    c.push_back(fmt::format(
+        "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
+        r.power->heat_btu_per_h,
+        r.power->wall_w > 1500
+            ? " (more than an office's air conditioning: plan a server room or rack cooling)"
+            : ""));
   }
   if (r.gpu) {
     const auto& p = *r.gpu;
     c.push_back(fmt::format("Links: {} — {}", p.link, p.link_reason));
-    const uint32_t room = max_gpus_per_node(p.gpu) > p.count ? max_gpus_per_node(p.gpu) - p.count : 0;
-    c.push_back(room ? fmt::format("Growth: the chassis class holds {} more {} (up to {} per node)", room, p.gpu.id,
-                                   max_gpus_per_node(p.gpu))
+    const uint32_t room =
+        max_gpus_per_node(p.gpu) > p.count ? max_gpus_per_node(p.gpu) - p.count : 0;
+    c.push_back(room ? fmt::format("Growth: the chassis class holds {} more {} (up to {} per node)",
+                                   room, p.gpu.id, max_gpus_per_node(p.gpu))
                      : "Growth: the node is full; more capacity means another node");
     std::string backends;
     for (const auto& b : p.gpu.backends) backends += (backends.empty() ? "" : ", ") + b;
-    const bool cuda = std::find(p.gpu.backends.begin(), p.gpu.backends.end(), "cuda") != p.gpu.backends.end();
-    c.push_back(fmt::format("Software: {} supports {}{}", p.gpu.name, backends.empty() ? "(unknown)" : backends,
-                            cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
-                                 : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
-    c.push_back(p.gpu.gpu_class == "consumer"
-                    ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers need "
-                      "open-air spacing, and the GeForce driver licence restricts datacenter deployment"
-                    : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a spare and "
-                      "firmware updates");
+    const bool cuda =
+        std::find(p.gpu.backends.begin(), p.gpu.backends.end(), "cuda") != p.gpu.backends.end();
+    c.push_back(fmt::format(
+        "Software: {} supports {}{}", p.gpu.name, backends.empty() ? "(unknown)" : backends,
+        cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
+             : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
+    c.push_back(
+        p.gpu.gpu_class == "consumer"
+            ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers "
+              "need "
+              "open-air spacing, and the GeForce driver licence restricts datacenter deployment"
+            : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a "
+              "spare and "
+              "firmware updates");
   }
   return c;
 }
@@ -134,15 +149,18 @@ Report build_report(const Options& o, const Catalog& catalog) {
   r.quant_requested = o.quant;
   r.quant = find_quant_preset(o.quant);
   if (!r.quant)
-    throw InputError("--quant: unknown quantization '" + o.quant + "'" + did_you_mean(o.quant, quant_names()) +
-                     "; see llmsize quants");
+    throw InputError("--quant: unknown quantization '" + o.quant + "'" +
+                     did_you_mean(o.quant, quant_names()) + "; see llmsize quants");
 
   // Every flag is validated before any work, so a typo never yields half a result.
   RunConfig& c = r.config;
   c.quant = r.quant;
   c.kv.n_ctx = static_cast<uint32_t>(parse_int("--ctx", o.ctx, 1, 16u << 20));
-  const uint32_t users = o.users.empty() ? 0 : static_cast<uint32_t>(parse_int("--users", o.users, 1, 100000));
-  c.kv.n_seq = !o.batch.empty() ? static_cast<uint32_t>(parse_int("--batch", o.batch, 1, 65536)) : users ? users : 1;
+  const uint32_t users =
+      o.users.empty() ? 0 : static_cast<uint32_t>(parse_int("--users", o.users, 1, 100000));
+  c.kv.n_seq = !o.batch.empty() ? static_cast<uint32_t>(parse_int("--batch", o.batch, 1, 65536))
+               : users          ? users
+                                : 1;
   c.kv.n_ubatch = static_cast<uint32_t>(parse_int("--ubatch", o.ubatch, 1, 65536));
   c.kv.type_k = c.kv.type_v = parse_kv_type(o.kv_quant);
   {
@@ -157,20 +175,32 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
   if (traits(c.kv.type_v).quantized && !c.flash_attn)
-    throw InputError("--kv-quant " + o.kv_quant +
-                     " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
-  c.headroom = o.headroom.empty() ? ep.headroom_default : parse_real("--headroom", o.headroom, 0.0, 1.0);
-  c.overhead_per_gpu_bytes = o.overhead_mib.empty() ? ep.overhead_per_gpu_bytes
-                                                    : static_cast<uint64_t>(parse_real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
-  const uint32_t gpus_requested = o.gpus.empty() ? 0 : static_cast<uint32_t>(parse_int("--gpus", o.gpus, 1, 1024));
-  const double target_tps = o.target_tps.empty() ? 0 : parse_real("--target-tps", o.target_tps, 0.1, 100000);
-  if (target_tps > 0 && users == 0) throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
+    throw InputError(
+        "--kv-quant " + o.kv_quant +
+        " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
+  c.headroom =
+      o.headroom.empty() ? ep.headroom_default : parse_real("--headroom", o.headroom, 0.0, 1.0);
+  c.overhead_per_gpu_bytes =
+      o.overhead_mib.empty()
+          ? ep.overhead_per_gpu_bytes
+          : static_cast<uint64_t>(parse_real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
+  const uint32_t gpus_requested =
+      o.gpus.empty() ? 0 : static_cast<uint32_t>(parse_int("--gpus", o.gpus, 1, 1024));
+  const double target_tps =
+      o.target_tps.empty() ? 0 : parse_real("--target-tps", o.target_tps, 0.1, 100000);
+  if (target_tps > 0 && users == 0)
+    throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
   check_choice("--split", o.split, {"layer", "tensor"});
   const uint32_t top = static_cast<uint32_t>(parse_int("--top", o.top, 1, 100));
-  r.speed_input.prompt_tokens = static_cast<uint32_t>(parse_int("--prompt", o.prompt, 1, 16u << 20));
+  r.speed_input.prompt_tokens =
+      static_cast<uint32_t>(parse_int("--prompt", o.prompt, 1, 16u << 20));
   const uint32_t ram_mts = static_cast<uint32_t>(parse_int("--ram-mts", o.ram_mts, 400, 20000));
-  const uint32_t ram_channels_flag = o.ram_channels.empty() ? 0 : static_cast<uint32_t>(parse_int("--ram-channels", o.ram_channels, 1, 24));
-  const uint32_t keep_models = static_cast<uint32_t>(parse_int("--keep-models", o.keep_models, 1, 1000));
+  const uint32_t ram_channels_flag =
+      o.ram_channels.empty()
+          ? 0
+          : static_cast<uint32_t>(parse_int("--ram-channels", o.ram_channels, 1, 24));
+  const uint32_t keep_models =
+      static_cast<uint32_t>(parse_int("--keep-models", o.keep_models, 1, 1000));
   const double dataset_gb = parse_real("--dataset-gb", o.dataset_gb, 0, 1e7);
   r.power_input.power_limit = parse_power_limit(o.power_limit);
   r.power_input.mains_v = parse_real("--mains", o.mains, 100, 240);
@@ -178,10 +208,13 @@ Report build_report(const Options& o, const Catalog& catalog) {
   r.cost_input.kwh_price_usd = parse_real("--kwh-price", o.kwh_price, 0, 10);
   r.cost_input.years = parse_real("--years", o.years, 0.25, 20);
   r.cost_input.utilization = parse_real("--utilization", o.utilization, 0, 1);
-  r.cost_input.cloud_price_per_mtok = o.cloud_price.empty() ? 0 : parse_real("--cloud-price", o.cloud_price, 0.0001, 10000);
+  r.cost_input.cloud_price_per_mtok =
+      o.cloud_price.empty() ? 0 : parse_real("--cloud-price", o.cloud_price, 0.0001, 10000);
   check_choice("--mode", o.mode, {"inference", "lora", "qlora", "full"});
   const bool training = o.mode != "inference";
-  r.train_config.mode = o.mode == "full" ? TrainMode::full : o.mode == "qlora" ? TrainMode::qlora : TrainMode::lora;
+  r.train_config.mode = o.mode == "full"    ? TrainMode::full
+                        : o.mode == "qlora" ? TrainMode::qlora
+                                            : TrainMode::lora;
   r.train_config.seq = static_cast<uint32_t>(parse_int("--seq", o.seq, 1, 16u << 20));
   check_choice("--optimizer", o.optimizer, {"adamw", "adamw-8bit"});
   r.train_config.optimizer = o.optimizer == "adamw" ? Optimizer::adamw : Optimizer::adamw_8bit;
@@ -193,8 +226,11 @@ Report build_report(const Options& o, const Catalog& catalog) {
   const GpuSpec* gpu = nullptr;
   if (!o.gpu.empty()) {
     const auto* cg = cat.find_gpu(o.gpu);
-    if (!cg) throw InputError("--gpu: unknown GPU '" + o.gpu + "'" + cat.suggest_gpu(o.gpu) + "; see llmsize gpus");
-    gpu = &*std::find_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.id == cg->spec.id; });
+    if (!cg)
+      throw InputError("--gpu: unknown GPU '" + o.gpu + "'" + cat.suggest_gpu(o.gpu) +
+                       "; see llmsize gpus");
+    gpu = &*std::find_if(gpus.begin(), gpus.end(),
+                         [&](const GpuSpec& g) { return g.id == cg->spec.id; });
   }
 
   r.model = resolve_model(o.model, cat);
@@ -202,7 +238,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (r.model.exact_weights) {
     if (const QuantPreset* fq = find_quant_preset(r.model.file_quant)) {
       if (lower(o.quant) != "q4_k_m" && find_quant_preset(o.quant) != fq)
-        r.warnings.push_back("--quant " + o.quant + " is ignored: the file's tensors give the weights (" + fq->id + ")");
+        r.warnings.push_back("--quant " + o.quant +
+                             " is ignored: the file's tensors give the weights (" + fq->id + ")");
       r.quant = c.quant = fq;
       r.quant_requested = fq->id;
     }
@@ -213,7 +250,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
   // First pass on one GPU (or the count given) to size the split.
   c.n_gpus = gpus_requested ? gpus_requested : 1;
   const Estimate base = estimate(m, c, exact);
-  for (uint32_t cls : kClasses) r.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
+  for (uint32_t cls : kClasses)
+    r.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
 
   if (!gpu) {
     r.options = rank_gpus(m, base, c, gpus);
@@ -224,7 +262,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
     if (r.options.size() > top) r.options.resize(top);
     if (r.fewest.size() > top) r.fewest.resize(top);
     if (!r.options.empty()) {
-      gpu = &*std::find_if(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.id == r.options.front().plan.gpu.id; });
+      gpu = &*std::find_if(gpus.begin(), gpus.end(),
+                           [&](const GpuSpec& g) { return g.id == r.options.front().plan.gpu.id; });
       r.gpu_recommended = true;
     } else {
       r.warnings.push_back("no catalog GPU holds this model in up to 64 cards");
@@ -240,7 +279,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (gpu) {
     GpuPlan p = plan_gpus(m, base, c, *gpu, count);
     if (r.capacity && r.capacity->gpus && !gpus_requested) {
-      p.split = r.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}", r.capacity->replicas, r.capacity->tp_degree)
+      p.split = r.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}",
+                                                       r.capacity->replicas, r.capacity->tp_degree)
                                          : fmt::format("tensor parallel {}", r.capacity->tp_degree);
     }
     c.n_gpus = p.count;
@@ -261,20 +301,29 @@ Report build_report(const Options& o, const Catalog& catalog) {
     }
     const auto& p = *r.gpu;
     if (p.gpu.unified_memory)
-      r.warnings.push_back(fmt::format("{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-                                       p.gpu.name, p.gpu.memory_fraction * 100, static_cast<double>(p.gpu.memory_bytes) / kGiB));
+      r.warnings.push_back(fmt::format(
+          "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
+          p.gpu.name, p.gpu.memory_fraction * 100, static_cast<double>(p.gpu.memory_bytes) / kGiB));
     if (!p.fits) {
-      if (p.count_needed == 0) r.warnings.push_back(p.gpu.name + " cannot hold this model at any count up to 1024");
-      else r.warnings.push_back(fmt::format("{} × {} is not enough: {} are needed", p.count, p.gpu.name, p.count_needed));
+      if (p.count_needed == 0)
+        r.warnings.push_back(p.gpu.name + " cannot hold this model at any count up to 1024");
+      else
+        r.warnings.push_back(fmt::format("{} × {} is not enough: {} are needed", p.count,
+                                         p.gpu.name, p.count_needed));
       r.offload = plan_offload(m, r.estimate, c, p.gpu.usable_bytes(), p.count);
     }
     // Sequences that fit beside the weights: free memory / KV per sequence.
     const uint64_t usable = p.gpu.usable_bytes() * p.count;
-    const uint64_t fixed = fraction_of(r.estimate.weights_bytes + r.estimate.activations_bytes + r.estimate.overhead_bytes, 1 + c.headroom);
+    const uint64_t fixed = fraction_of(
+        r.estimate.weights_bytes + r.estimate.activations_bytes + r.estimate.overhead_bytes,
+        1 + c.headroom);
     const uint64_t kv_seq = r.estimate.kv_cache_bytes / std::max<uint32_t>(1, c.kv.n_seq);
     const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
     r.kv_available_bytes = available_kv_bytes(r.estimate, c, p.gpu.usable_bytes(), p.count);
-    r.max_concurrent_sequences = usable > fixed && kv_seq_h ? static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30)) : 0;
+    r.max_concurrent_sequences =
+        usable > fixed && kv_seq_h
+            ? static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30))
+            : 0;
   }
 
   // Host: RAM channels for offload speed.
@@ -293,9 +342,13 @@ Report build_report(const Options& o, const Catalog& catalog) {
     hi.checkpoint_bytes = training ? r.estimate.weights.bytes * 2 : 0;
     hi.nics = p.nodes > 1 ? 1 : 0;
     if (!p.gpu.unified_memory) r.host = plan_host(hi);
-    r.ram_channels = ram_channels_flag ? ram_channels_flag : r.host ? platform_spec(r.host->platform).memory_channels : 2;
+    r.ram_channels = ram_channels_flag ? ram_channels_flag
+                     : r.host          ? platform_spec(r.host->platform).memory_channels
+                                       : 2;
     r.ram_mts = ram_mts;
-    r.ram_bandwidth_gb_per_s = p.gpu.unified_memory ? p.gpu.bandwidth_gb_per_s : ram_bandwidth_gb_per_s(r.ram_channels, ram_mts);
+    r.ram_bandwidth_gb_per_s = p.gpu.unified_memory
+                                   ? p.gpu.bandwidth_gb_per_s
+                                   : ram_bandwidth_gb_per_s(r.ram_channels, ram_mts);
 
     SpeedInput& si = r.speed_input;
     si.n_gpus = p.count;
@@ -311,8 +364,10 @@ Report build_report(const Options& o, const Catalog& catalog) {
       si.ram_bandwidth_gb_per_s = r.ram_bandwidth_gb_per_s;
     }
     if (o.split == "tensor" && p.count > 1 && p.tp_degree != p.count)
-      r.warnings.push_back(fmt::format("--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
-                                       "valid degrees start at {}", p.count, m.n_head, m.n_head_kv, p.tp_degree));
+      r.warnings.push_back(fmt::format(
+          "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
+          "valid degrees start at {}",
+          p.count, m.n_head, m.n_head_kv, p.tp_degree));
     Speed s = estimate_speed(m, r.estimate, p.gpu, si);
     if (r.capacity && r.capacity->replicas > 1) s.aggregate_tokens_per_s *= r.capacity->replicas;
     r.speed = s;
@@ -327,16 +382,23 @@ Report build_report(const Options& o, const Catalog& catalog) {
       r.power = pw;
       r.cost_input.gpu_price_usd = p.gpu.price_usd;
       r.cost_input.n_gpus = p.count;
-      r.cost_input.host_usd = host_base_usd(static_cast<int>(r.host->platform)) +
-                              kRamUsdPerGib * static_cast<double>(r.host->ram.installed_bytes) / kGiB +
-                              kNvmeUsdPerTb * (static_cast<double>(r.host->storage.drive_bytes) * r.host->storage.data_drives +
-                                               static_cast<double>(r.host->storage.os_drive_bytes)) / 1e12;
+      r.cost_input.host_usd =
+          host_base_usd(static_cast<int>(r.host->platform)) +
+          kRamUsdPerGib * static_cast<double>(r.host->ram.installed_bytes) / kGiB +
+          kNvmeUsdPerTb *
+              (static_cast<double>(r.host->storage.drive_bytes) * r.host->storage.data_drives +
+               static_cast<double>(r.host->storage.os_drive_bytes)) /
+              1e12;
       r.cost_input.kwh_per_year = pw.energy_kwh_per_year;
       r.cost_input.aggregate_tokens_per_s = s.aggregate_tokens_per_s;
       r.cost = plan_cost(r.cost_input);
-      if (!r.cost->priced) r.warnings.push_back(p.gpu.name + " has no public price in the catalog: give one with --price " + p.gpu.id + "=USD");
+      if (!r.cost->priced)
+        r.warnings.push_back(p.gpu.name +
+                             " has no public price in the catalog: give one with --price " +
+                             p.gpu.id + "=USD");
     } else if (p.gpu.unified_memory) {
-      r.warnings.push_back("Apple silicon is a whole computer: host, power and storage sections are left out");
+      r.warnings.push_back(
+          "Apple silicon is a whole computer: host, power and storage sections are left out");
     }
   }
 
@@ -345,9 +407,11 @@ Report build_report(const Options& o, const Catalog& catalog) {
     if (r.gpu) {
       // FSDP/ZeRO-3 shards weights, gradients and optimizer states; activations stay per GPU.
       const uint64_t usable = r.gpu->gpu.usable_bytes();
-      const uint64_t shardable = r.train->weights_bytes + r.train->gradients_bytes + r.train->optimizer_bytes;
+      const uint64_t shardable =
+          r.train->weights_bytes + r.train->gradients_bytes + r.train->optimizer_bytes;
       for (uint32_t n = 1; n <= 1024; ++n) {
-        const uint64_t each = fraction_of(shardable / n + r.train->activations_bytes + c.overhead_per_gpu_bytes, 1 + c.headroom);
+        const uint64_t each = fraction_of(
+            shardable / n + r.train->activations_bytes + c.overhead_per_gpu_bytes, 1 + c.headroom);
         if (each <= usable) {
           r.train_gpus = n;
           break;
@@ -356,19 +420,25 @@ Report build_report(const Options& o, const Catalog& catalog) {
     }
   }
 
-  if (!r.model.assumption.empty()) r.warnings.insert(r.warnings.begin(), "assumed: " + r.model.assumption);
+  if (!r.model.assumption.empty())
+    r.warnings.insert(r.warnings.begin(), "assumed: " + r.model.assumption);
   for (const auto& w : r.estimate.warnings) r.warnings.push_back(w);
-  if (r.quant_requested != r.quant->id) r.warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
+  if (r.quant_requested != r.quant->id)
+    r.warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
   if (!r.quant->gguf)
     r.warnings.push_back(std::string(r.quant->id) +
-                         " is a checkpoint format of vLLM/transformers: every weight is counted on the GPU, and KV cache "
+                         " is a checkpoint format of vLLM/transformers: every weight is counted on "
+                         "the GPU, and KV cache "
                          "and buffers follow llama.cpp's rules until engine profiles land");
   if (r.offload)
-    r.warnings.push_back(fmt::format("{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} GB/s)",
-                                     r.offload->n_layer_cpu, m.n_layer, static_cast<double>(r.offload->ram_bytes) / kGiB,
-                                     r.ram_bandwidth_gb_per_s));
+    r.warnings.push_back(
+        fmt::format("{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at "
+                    "{:.0f} GB/s)",
+                    r.offload->n_layer_cpu, m.n_layer,
+                    static_cast<double>(r.offload->ram_bytes) / kGiB, r.ram_bandwidth_gb_per_s));
   if (r.speed && r.speed->calibration && std::string(r.speed->calibration->family) == "other")
-    r.warnings.push_back("speed for " + r.gpu->gpu.name + " is not calibrated against measurements: wide range");
+    r.warnings.push_back("speed for " + r.gpu->gpu.name +
+                         " is not calibrated against measurements: wide range");
   r.checklist = checklist(r);
   return r;
 }
@@ -393,54 +463,152 @@ void setup_app(CLI::App& app, Options& o) {
       "llmsize: size the hardware to run a large language model on premises.\n"
       "MODEL is a catalog id or alias (llmsize models), a size (70b, 8x7b) or a config.json path.");
   app.require_subcommand(0, 1);
-  app.add_option("MODEL", o.model, "catalog id or alias, size shorthand (70b), or path to config.json");
+  app.add_option("MODEL", o.model,
+                 "catalog id or alias, size shorthand (70b), or path to config.json");
   auto* mem = "Model and memory";
-  app.add_option("-q,--quant", o.quant, "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); q4 = q4_k_m")
-      ->capture_default_str()->group(mem);
-  app.add_option("-c,--ctx,--n-ctx", o.ctx, "context length per sequence, tokens")->capture_default_str()->type_name("N")->group(mem);
-  app.add_option("-b,--batch,--n-seq", o.batch, "concurrent sequences, each with its own KV cache (default: --users, else 1)")
-      ->type_name("N")->group(mem);
-  app.add_option("--ubatch,--n-ubatch", o.ubatch, "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
-      ->capture_default_str()->type_name("N")->group(mem);
-  app.add_option("--kv-quant,--cache-type", o.kv_quant, "KV cache type: f16, bf16, q8_0, q5_0, q4_0, ...")->capture_default_str()->group(mem);
-  app.add_option("--flash-attn,--fa", o.flash_attn, "flash attention: on or off (default: the engine's)")->group(mem);
-  app.add_option("--headroom", o.headroom, "fraction added on top of the sum, 0 to 1 (default 0.2; vllm 0.111 = 90% utilization)")
-      ->type_name("F")->group(mem);
-  app.add_option("--overhead-mib", o.overhead_mib, "runtime overhead per GPU, MiB (default 512; vllm 1024)")->type_name("MIB")->group(mem);
-  app.add_option("-e,--engine", o.engine, "memory rules of: llama.cpp, vllm, transformers or ollama")->capture_default_str()->group(mem);
-  app.add_option("--catalog", o.catalogs, "JSON catalog file adding or overriding models/GPUs (repeatable)")->type_name("FILE")->group(mem);
+  app.add_option("-q,--quant", o.quant,
+                 "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); "
+                 "q4 = q4_k_m")
+      ->capture_default_str()
+      ->group(mem);
+  app.add_option("-c,--ctx,--n-ctx", o.ctx, "context length per sequence, tokens")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(mem);
+  app.add_option("-b,--batch,--n-seq", o.batch,
+                 "concurrent sequences, each with its own KV cache (default: --users, else 1)")
+      ->type_name("N")
+      ->group(mem);
+  app.add_option("--ubatch,--n-ubatch", o.ubatch,
+                 "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(mem);
+  app.add_option("--kv-quant,--cache-type", o.kv_quant,
+                 "KV cache type: f16, bf16, q8_0, q5_0, q4_0, ...")
+      ->capture_default_str()
+      ->group(mem);
+  app.add_option("--flash-attn,--fa", o.flash_attn,
+                 "flash attention: on or off (default: the engine's)")
+      ->group(mem);
+  app.add_option(
+         "--headroom", o.headroom,
+         "fraction added on top of the sum, 0 to 1 (default 0.2; vllm 0.111 = 90% utilization)")
+      ->type_name("F")
+      ->group(mem);
+  app.add_option("--overhead-mib", o.overhead_mib,
+                 "runtime overhead per GPU, MiB (default 512; vllm 1024)")
+      ->type_name("MIB")
+      ->group(mem);
+  app.add_option("-e,--engine", o.engine,
+                 "memory rules of: llama.cpp, vllm, transformers or ollama")
+      ->capture_default_str()
+      ->group(mem);
+  app.add_option("--catalog", o.catalogs,
+                 "JSON catalog file adding or overriding models/GPUs (repeatable)")
+      ->type_name("FILE")
+      ->group(mem);
 
   auto* hw = "GPUs and speed";
-  app.add_option("-g,--gpu", o.gpu, "GPU from the catalog (llmsize gpus); without it llmsize recommends one")->type_name("NAME")->group(hw);
-  app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough? what spills to RAM?")->type_name("N")->group(hw);
-  app.add_option("--price", o.prices, "override a GPU's catalog price, e.g. rtx-4090=1800 (repeatable)")->type_name("NAME=USD")->group(hw);
-  app.add_option("--split", o.split, "multi-GPU split for the speed estimate: layer (llama.cpp default) or tensor")->capture_default_str()->group(hw);
-  app.add_option("--top", o.top, "how many GPU options to list when llmsize recommends")->capture_default_str()->type_name("N")->group(hw);
-  app.add_option("-u,--users", o.users, "people served at once (concurrent sequences)")->type_name("N")->group(hw);
-  app.add_option("--target-tps", o.target_tps, "tokens/s each user must get: plans the GPU count (tensor parallel + replicas)")->type_name("T")->group(hw);
-  app.add_option("--prompt", o.prompt, "prompt length for time to first token, tokens")->capture_default_str()->type_name("N")->group(hw);
+  app.add_option("-g,--gpu", o.gpu,
+                 "GPU from the catalog (llmsize gpus); without it llmsize recommends one")
+      ->type_name("NAME")
+      ->group(hw);
+  app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough? what spills to RAM?")
+      ->type_name("N")
+      ->group(hw);
+  app.add_option("--price", o.prices,
+                 "override a GPU's catalog price, e.g. rtx-4090=1800 (repeatable)")
+      ->type_name("NAME=USD")
+      ->group(hw);
+  app.add_option("--split", o.split,
+                 "multi-GPU split for the speed estimate: layer (llama.cpp default) or tensor")
+      ->capture_default_str()
+      ->group(hw);
+  app.add_option("--top", o.top, "how many GPU options to list when llmsize recommends")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(hw);
+  app.add_option("-u,--users", o.users, "people served at once (concurrent sequences)")
+      ->type_name("N")
+      ->group(hw);
+  app.add_option("--target-tps", o.target_tps,
+                 "tokens/s each user must get: plans the GPU count (tensor parallel + replicas)")
+      ->type_name("T")
+      ->group(hw);
+  app.add_option("--prompt", o.prompt, "prompt length for time to first token, tokens")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(hw);
 
   auto* host = "Host, power and cost";
-  app.add_option("--ram-channels", o.ram_channels, "memory channels populated (default: the platform's)")->type_name("N")->group(host);
-  app.add_option("--ram-mts", o.ram_mts, "DIMM speed, MT/s (offload bandwidth = channels x MT/s x 8 B)")->capture_default_str()->type_name("N")->group(host);
-  app.add_option("--keep-models", o.keep_models, "models or variants kept on disk")->capture_default_str()->type_name("N")->group(host);
-  app.add_option("--dataset-gb", o.dataset_gb, "datasets kept on disk, GB")->capture_default_str()->type_name("GB")->group(host);
-  app.add_option("--power-limit", o.power_limit, "GPU power cap, e.g. 80%")->capture_default_str()->type_name("PCT")->group(host);
-  app.add_option("--mains", o.mains, "mains voltage: 120 or 230")->capture_default_str()->type_name("V")->group(host);
-  app.add_option("--duty-cycle", o.duty_cycle, "share of the year at full load, for energy")->capture_default_str()->type_name("F")->group(host);
-  app.add_option("--kwh-price", o.kwh_price, "electricity price, USD per kWh")->capture_default_str()->type_name("USD")->group(host);
-  app.add_option("--years", o.years, "amortisation period")->capture_default_str()->type_name("N")->group(host);
-  app.add_option("--utilization", o.utilization, "share of the year generating, for cost per token")->capture_default_str()->type_name("F")->group(host);
-  app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")->type_name("USD")->group(host);
+  app.add_option("--ram-channels", o.ram_channels,
+                 "memory channels populated (default: the platform's)")
+      ->type_name("N")
+      ->group(host);
+  app.add_option("--ram-mts", o.ram_mts,
+                 "DIMM speed, MT/s (offload bandwidth = channels x MT/s x 8 B)")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(host);
+  app.add_option("--keep-models", o.keep_models, "models or variants kept on disk")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(host);
+  app.add_option("--dataset-gb", o.dataset_gb, "datasets kept on disk, GB")
+      ->capture_default_str()
+      ->type_name("GB")
+      ->group(host);
+  app.add_option("--power-limit", o.power_limit, "GPU power cap, e.g. 80%")
+      ->capture_default_str()
+      ->type_name("PCT")
+      ->group(host);
+  app.add_option("--mains", o.mains, "mains voltage: 120 or 230")
+      ->capture_default_str()
+      ->type_name("V")
+      ->group(host);
+  app.add_option("--duty-cycle", o.duty_cycle, "share of the year at full load, for energy")
+      ->capture_default_str()
+      ->type_name("F")
+      ->group(host);
+  app.add_option("--kwh-price", o.kwh_price, "electricity price, USD per kWh")
+      ->capture_default_str()
+      ->type_name("USD")
+      ->group(host);
+  app.add_option("--years", o.years, "amortisation period")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(host);
+  app.add_option("--utilization", o.utilization, "share of the year generating, for cost per token")
+      ->capture_default_str()
+      ->type_name("F")
+      ->group(host);
+  app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
+      ->type_name("USD")
+      ->group(host);
 
   auto* ft = "Fine-tuning";
-  app.add_option("--mode", o.mode, "inference, lora, qlora or full")->capture_default_str()->group(ft);
-  app.add_option("--seq", o.seq, "training sequence length")->capture_default_str()->type_name("N")->group(ft);
-  app.add_option("--optimizer", o.optimizer, "adamw or adamw-8bit")->capture_default_str()->group(ft);
-  app.add_option("--lora-rank", o.lora_rank, "LoRA rank")->capture_default_str()->type_name("N")->group(ft);
-  app.add_option("--checkpointing", o.checkpointing, "activation checkpointing: on or off")->capture_default_str()->group(ft);
+  app.add_option("--mode", o.mode, "inference, lora, qlora or full")
+      ->capture_default_str()
+      ->group(ft);
+  app.add_option("--seq", o.seq, "training sequence length")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(ft);
+  app.add_option("--optimizer", o.optimizer, "adamw or adamw-8bit")
+      ->capture_default_str()
+      ->group(ft);
+  app.add_option("--lora-rank", o.lora_rank, "LoRA rank")
+      ->capture_default_str()
+      ->type_name("N")
+      ->group(ft);
+  app.add_option("--checkpointing", o.checkpointing, "activation checkpointing: on or off")
+      ->capture_default_str()
+      ->group(ft);
 
-  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")->capture_default_str()->type_name("FORMAT");
+  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")
+      ->capture_default_str()
+      ->type_name("FORMAT");
   app.add_flag("--explain", o.explain, "print every formula with its numbers");
 
   auto* models = app.add_subcommand("models", "list the model catalog");
@@ -448,12 +616,17 @@ void setup_app(CLI::App& app, Options& o) {
   auto* quants = app.add_subcommand("quants", "list quantization presets and tensor types");
   for (auto* sc : {models, gpus, quants}) {
     sc->add_option("-f,--format", o.format, "output: table, json or csv")->capture_default_str();
-    sc->add_option("--catalog", o.catalogs, "JSON catalog file adding or overriding entries (repeatable)");
+    sc->add_option("--catalog", o.catalogs,
+                   "JSON catalog file adding or overriding entries (repeatable)");
     sc->callback([&o, sc] { o.command = sc->get_name(); });
   }
-  auto* inspect = app.add_subcommand("inspect", "read a GGUF or safetensors file's headers and describe it");
-  inspect->add_option("PATH", o.model, "*.gguf (a split set's shard reads all), *.safetensors, "
-                                       "model.safetensors.index.json, or a directory")->required();
+  auto* inspect =
+      app.add_subcommand("inspect", "read a GGUF or safetensors file's headers and describe it");
+  inspect
+      ->add_option("PATH", o.model,
+                   "*.gguf (a split set's shard reads all), *.safetensors, "
+                   "model.safetensors.index.json, or a directory")
+      ->required();
   inspect->add_option("-f,--format", o.format, "output: table or json")->capture_default_str();
   inspect->callback([&o] { o.command = "inspect"; });
   setup_planning(app, o);
@@ -480,6 +653,8 @@ int run(const Options& o, std::string& out) {
   return 0;
 }
 
-std::vector<std::string> report_checklist(const Report& r) { return checklist(r); }
+std::vector<std::string> report_checklist(const Report& r) {
+  return checklist(r);
+}
 
 }  // namespace llmsize::cli

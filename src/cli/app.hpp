@@ -19,12 +19,12 @@ struct Options {
   std::string model;
   std::string quant = "q4_k_m";
   std::string ctx = "4096";
-  std::string batch;            // concurrent sequences; defaults to --users, else 1
+  std::string batch;  // concurrent sequences; defaults to --users, else 1
   std::string ubatch = "512";
   std::string kv_quant = "f16";
-  std::string flash_attn;     // default: the engine's
-  std::string headroom;       // default: the engine's (0.2; vLLM 1/0.9 - 1)
-  std::string overhead_mib;   // default: the engine's
+  std::string flash_attn;    // default: the engine's
+  std::string headroom;      // default: the engine's (0.2; vLLM 1/0.9 - 1)
+  std::string overhead_mib;  // default: the engine's
   std::string engine = "llama.cpp";
   std::vector<std::string> catalogs;
   // hardware
@@ -38,7 +38,7 @@ struct Options {
   std::string target_tps;
   std::string prompt = "1024";
   // host, power, cost
-  std::string ram_channels;     // default: the platform's
+  std::string ram_channels;  // default: the platform's
   std::string ram_mts = "4800";
   std::string keep_models = "3";
   std::string dataset_gb = "0";

@@ -31,30 +31,53 @@ struct Field {
 
 // The plan format; docs/plan.schema.json describes the same fields (a test keeps them in step).
 const Field kTopFields[] = {{"$schema", Kind::string}, {"plans", Kind::object}};
-const Field kPlanFields[] = {
-    {"name", Kind::string},       {"description", Kind::string},       {"model", Kind::string},
-    {"quant", Kind::string},      {"context", Kind::integer},          {"batch", Kind::integer},
-    {"users", Kind::integer},     {"kv_quant", Kind::string},          {"flash_attn", Kind::boolean},
-    {"ubatch", Kind::integer},    {"engine", Kind::string},            {"headroom", Kind::number},
-    {"gpu", Kind::string},        {"gpus", Kind::integer},             {"gpu_price_usd", Kind::number},
-    {"budget", Kind::object},     {"target_tokens_per_s", Kind::number}};
-const Field kBudgetFields[] = {{"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
+const Field kPlanFields[] = {{"name", Kind::string},
+                             {"description", Kind::string},
+                             {"model", Kind::string},
+                             {"quant", Kind::string},
+                             {"context", Kind::integer},
+                             {"batch", Kind::integer},
+                             {"users", Kind::integer},
+                             {"kv_quant", Kind::string},
+                             {"flash_attn", Kind::boolean},
+                             {"ubatch", Kind::integer},
+                             {"engine", Kind::string},
+                             {"headroom", Kind::number},
+                             {"gpu", Kind::string},
+                             {"gpus", Kind::integer},
+                             {"gpu_price_usd", Kind::number},
+                             {"budget", Kind::object},
+                             {"target_tokens_per_s", Kind::number}};
+const Field kBudgetFields[] = {
+    {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
 
 // A flag named at the start of build_report()'s messages, and the plan field it comes from.
-const std::pair<const char*, const char*> kFlagFields[] = {
-    {"MODEL: ", "model"},        {"--quant: ", "quant"},     {"--ctx: ", "context"},
-    {"--batch: ", "batch"},      {"--users: ", "users"},     {"--kv-quant: ", "kv_quant"},
-    {"--flash-attn: ", "flash_attn"}, {"--ubatch: ", "ubatch"}, {"--engine: ", "engine"},
-    {"--headroom: ", "headroom"}, {"--gpu: ", "gpu"},        {"--gpus: ", "gpus"},
-    {"--price: ", "gpu_price_usd"}};
+const std::pair<const char*, const char*> kFlagFields[] = {{"MODEL: ", "model"},
+                                                           {"--quant: ", "quant"},
+                                                           {"--ctx: ", "context"},
+                                                           {"--batch: ", "batch"},
+                                                           {"--users: ", "users"},
+                                                           {"--kv-quant: ", "kv_quant"},
+                                                           {"--flash-attn: ", "flash_attn"},
+                                                           {"--ubatch: ", "ubatch"},
+                                                           {"--engine: ", "engine"},
+                                                           {"--headroom: ", "headroom"},
+                                                           {"--gpu: ", "gpu"},
+                                                           {"--gpus: ", "gpus"},
+                                                           {"--price: ", "gpu_price_usd"}};
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::string: return "a string";
-    case Kind::integer: return "an integer";
-    case Kind::number: return "a number";
-    case Kind::boolean: return "true or false";
-    case Kind::object: return "an object";
+    case Kind::string:
+      return "a string";
+    case Kind::integer:
+      return "an integer";
+    case Kind::number:
+      return "a number";
+    case Kind::boolean:
+      return "true or false";
+    case Kind::object:
+      return "an object";
   }
   return "?";
 }
@@ -68,26 +91,38 @@ std::string field_list(const Field (&fields)[N]) {
 
 // Every key of `j` is one of `fields` and has its type; InputError "FILE: POINTER/key: ..." else.
 template <size_t N>
-void check_fields(const std::string& file, const std::string& ptr, const json& j, const Field (&fields)[N]) {
+void check_fields(const std::string& file, const std::string& ptr, const json& j,
+                  const Field (&fields)[N]) {
   for (const auto& [key, v] : j.items()) {
-    const Field* f = std::find_if(std::begin(fields), std::end(fields), [&](const Field& x) { return key == x.name; });
-    if (f == std::end(fields))
-    {
+    const Field* f = std::find_if(std::begin(fields), std::end(fields),
+                                  [&](const Field& x) { return key == x.name; });
+    if (f == std::end(fields)) {
       std::vector<std::string> names;
       for (const auto& x : fields) names.push_back(x.name);
-      throw InputError(file + ": " + ptr + "/" + key + ": unknown field" + did_you_mean(key, names) + "; the fields are " +
-                       field_list(fields));
+      throw InputError(file + ": " + ptr + "/" + key + ": unknown field" +
+                       did_you_mean(key, names) + "; the fields are " + field_list(fields));
     }
     bool ok = false;
     switch (f->kind) {
-      case Kind::string: ok = v.is_string(); break;
-      case Kind::integer: ok = v.is_number_unsigned() || (v.is_number_integer() && v.template get<int64_t>() >= 0); break;
-      case Kind::number: ok = v.is_number(); break;
-      case Kind::boolean: ok = v.is_boolean(); break;
-      case Kind::object: ok = key == std::string("plans") ? v.is_array() : v.is_object(); break;
+      case Kind::string:
+        ok = v.is_string();
+        break;
+      case Kind::integer:
+        ok = v.is_number_unsigned() || (v.is_number_integer() && v.template get<int64_t>() >= 0);
+        break;
+      case Kind::number:
+        ok = v.is_number();
+        break;
+      case Kind::boolean:
+        ok = v.is_boolean();
+        break;
+      case Kind::object:
+        ok = key == std::string("plans") ? v.is_array() : v.is_object();
+        break;
     }
     if (!ok)
-      throw InputError(file + ": " + ptr + "/" + key + ": expected " + (key == std::string("plans") ? "an array of plans" : kind_name(f->kind)) +
+      throw InputError(file + ": " + ptr + "/" + key + ": expected " +
+                       (key == std::string("plans") ? "an array of plans" : kind_name(f->kind)) +
                        ", got " + v.dump());
   }
 }
@@ -121,7 +156,9 @@ std::string gib_short(uint64_t b) {
   return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
 }
 
-std::string gib1(uint64_t b) { return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB)); }
+std::string gib1(uint64_t b) {
+  return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB));
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -147,16 +184,20 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
     const auto b = w.find("] ");
     throw InputError(file + ": invalid JSON: " + (b == std::string::npos ? w : w.substr(b + 2)));
   }
-  if (!doc.is_object()) throw InputError(file + ": expected an object with \"plans\": [...], got " + std::string(doc.type_name()));
+  if (!doc.is_object())
+    throw InputError(file + ": expected an object with \"plans\": [...], got " +
+                     std::string(doc.type_name()));
   check_fields(file, "", doc, kTopFields);
-  if (!doc.contains("plans")) throw InputError(file + ": missing field \"plans\" (an array of plans)");
+  if (!doc.contains("plans"))
+    throw InputError(file + ": missing field \"plans\" (an array of plans)");
   const json& plans = doc.at("plans");
   if (plans.empty()) throw InputError(file + ": /plans: no plans in the array");
   std::vector<PlanInput> out;
   for (size_t i = 0; i < plans.size(); ++i) {
     const std::string ptr = "/plans/" + std::to_string(i);
     const json& p = plans[i];
-    if (!p.is_object()) throw InputError(file + ": " + ptr + ": expected a plan object, got " + p.dump());
+    if (!p.is_object())
+      throw InputError(file + ": " + ptr + ": expected a plan object, got " + p.dump());
     check_fields(file, ptr, p, kPlanFields);
     for (const char* req : {"model", "gpu"})
       if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
@@ -179,18 +220,23 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
     if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
     if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
     if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
-    if (p.contains("gpu_price_usd")) o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
+    if (p.contains("gpu_price_usd"))
+      o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
     in.name = p.contains("name") ? p.at("name").get<std::string>() : o.model;
     if (p.contains("budget")) {
       in.budget = p.at("budget");
       check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
       for (const auto& [k, v] : in.budget.items())
-        if (!(v.get<double>() > 0)) throw InputError(file + ": " + ptr + "/budget/" + k + ": expected a number above 0, got " + v.dump());
+        if (!(v.get<double>() > 0))
+          throw InputError(file + ": " + ptr + "/budget/" + k +
+                           ": expected a number above 0, got " + v.dump());
     }
     if (p.contains("target_tokens_per_s")) {
       in.target_tps = p.at("target_tokens_per_s").get<double>();
-      if (!(in.target_tps > 0)) throw InputError(file + ": " + ptr + "/target_tokens_per_s: expected a number above 0, got " +
-                                                 p.at("target_tokens_per_s").dump());
+      if (!(in.target_tps > 0))
+        throw InputError(file + ": " + ptr +
+                         "/target_tokens_per_s: expected a number above 0, got " +
+                         p.at("target_tokens_per_s").dump());
     }
     out.push_back(std::move(in));
   }
@@ -205,7 +251,8 @@ Report plan_report(const PlanInput& in, const Catalog& cat) {
     const std::string m = e.what();
     for (const auto& [flag, field] : kFlagFields) {
       const std::string f = flag;
-      if (m.rfind(f, 0) == 0) throw InputError(in.file + ": " + in.pointer + "/" + field + ": " + m.substr(f.size()));
+      if (m.rfind(f, 0) == 0)
+        throw InputError(in.file + ": " + in.pointer + "/" + field + ": " + m.substr(f.size()));
     }
     throw InputError(in.file + ": " + in.pointer + ": " + m);
   }
@@ -221,8 +268,10 @@ PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
   const GpuPlan& p = *r.gpu;
   const auto& c = r.config;
   const std::string usable = gib_short(p.gpu.usable_bytes());
-  res.summary = fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU", r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id,
-                            r.quant->id, c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
+  res.summary =
+      fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
+                  r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
+                  c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
 
   if (!p.fits) {
     PlanFailure f;
@@ -230,10 +279,14 @@ PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
     f.value = static_cast<double>(p.per_gpu_bytes);
     f.limit = static_cast<double>(p.gpu.usable_bytes());
     f.unit = "bytes";
-    f.message = p.count_needed == 0
-                    ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB", p.gpu.id, gib1(p.per_gpu_bytes), usable)
-                    : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id, p.count, gib1(p.per_gpu_bytes), usable);
-    f.detail = fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
+    f.message =
+        p.count_needed == 0
+            ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
+                          p.gpu.id, gib1(p.per_gpu_bytes), usable)
+            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
+                          p.count, gib1(p.per_gpu_bytes), usable);
+    f.detail =
+        fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
     if (c.kv.n_seq > 1) f.detail += fmt::format(" for {} sequences", c.kv.n_seq);
     res.failures.push_back(f);
   }
@@ -241,37 +294,52 @@ PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
   if (in.budget.is_object()) {
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
-      if (!r.power) throw InputError(budget_ptr + "power_watts: " + p.gpu.name + " is a whole computer: llmsize has no power figure to check");
+      if (!r.power)
+        throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
+                         " is a whole computer: llmsize has no power figure to check");
       res.summary += fmt::format(", peak {:.0f} W", r.power->peak_w);
       if (r.power->peak_w > b)
-        res.failures.push_back({"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "", r.power->peak_w, b, "W"});
+        res.failures.push_back(
+            {"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "",
+             r.power->peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
-      if (!r.host) throw InputError(budget_ptr + "ram_gib: " + p.gpu.name + " is a whole computer: llmsize plans no separate system RAM");
-      const double need = static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
+      if (!r.host)
+        throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
+                         " is a whole computer: llmsize plans no separate system RAM");
+      const double need =
+          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
       res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
       if (need > b)
-        res.failures.push_back({"ram", fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(r.host->ram.required_bytes), num(b)), "",
-                                static_cast<double>(r.host->ram.required_bytes), b * static_cast<double>(kGiB), "bytes"});
+        res.failures.push_back({"ram",
+                                fmt::format("system RAM {} GiB needed > budget {} GiB",
+                                            gib_short(r.host->ram.required_bytes), num(b)),
+                                "", static_cast<double>(r.host->ram.required_bytes),
+                                b * static_cast<double>(kGiB), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
       if (!r.cost || !r.cost->priced)
-        throw InputError(budget_ptr + "price_usd: " + p.gpu.id + " has no catalog price; give one with \"gpu_price_usd\"");
+        throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
+                         " has no catalog price; give one with \"gpu_price_usd\"");
       res.summary += fmt::format(", {}", usd(r.cost->capex_usd));
       if (r.cost->capex_usd > b)
-        res.failures.push_back({"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "", r.cost->capex_usd, b, "USD"});
+        res.failures.push_back(
+            {"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "",
+             r.cost->capex_usd, b, "USD"});
     }
   }
   if (in.target_tps > 0) {
     const double d = r.speed->decode_tokens_per_s;
     res.summary += fmt::format(", {:.1f} tok/s per sequence", d);
     if (d < in.target_tps)
-      res.failures.push_back({"speed",
-                              fmt::format("decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d, num(in.target_tps),
-                                          c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
-                              "", d, in.target_tps, "tokens/s"});
+      res.failures.push_back(
+          {"speed",
+           fmt::format(
+               "decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d,
+               num(in.target_tps), c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
+           "", d, in.target_tps, "tokens/s"});
   }
   return res;
 }
@@ -280,12 +348,23 @@ std::string xml(const std::string& s) {
   std::string r;
   for (char ch : s) {
     switch (ch) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      case '\'': r += "&apos;"; break;
-      default: r += ch;
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      case '\'':
+        r += "&apos;";
+        break;
+      default:
+        r += ch;
     }
   }
   return r;
@@ -312,7 +391,8 @@ std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanInput> inputs;
   for (const auto& f : o.planning.plan_files) {
     auto v = read_plan_file(f, o);
-    inputs.insert(inputs.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+    inputs.insert(inputs.end(), std::make_move_iterator(v.begin()),
+                  std::make_move_iterator(v.end()));
   }
   std::vector<PlanResult> out;
   for (const auto& in : inputs) out.push_back(check_plan(in, cat));
@@ -331,13 +411,25 @@ std::string render_check_json(const std::vector<PlanResult>& results) {
   for (const auto& r : results) {
     ojson f = ojson::array();
     for (const auto& x : r.failures)
-      f.push_back({{"check", x.check}, {"message", x.message}, {"detail", x.detail.empty() ? ojson() : ojson(x.detail)},
-                   {"value", x.value}, {"limit", x.limit}, {"unit", x.unit}});
+      f.push_back({{"check", x.check},
+                   {"message", x.message},
+                   {"detail", x.detail.empty() ? ojson() : ojson(x.detail)},
+                   {"value", x.value},
+                   {"limit", x.limit},
+                   {"unit", x.unit}});
     failed += !r.pass();
-    plans.push_back({{"file", r.file}, {"pointer", r.pointer}, {"name", r.name}, {"pass", r.pass()}, {"line", r.line()},
-                     {"failures", f}, {"report", ojson::parse(r.report_json)}});
+    plans.push_back({{"file", r.file},
+                     {"pointer", r.pointer},
+                     {"name", r.name},
+                     {"pass", r.pass()},
+                     {"line", r.line()},
+                     {"failures", f},
+                     {"report", ojson::parse(r.report_json)}});
   }
-  const ojson j = {{"schema_version", 1}, {"passed", results.size() - failed}, {"failed", failed}, {"plans", plans}};
+  const ojson j = {{"schema_version", 1},
+                   {"passed", results.size() - failed},
+                   {"failed", failed},
+                   {"plans", plans}};
   return j.dump(2) + "\n";
 }
 
@@ -345,7 +437,9 @@ std::string render_check_junit(const std::vector<PlanResult>& results) {
   size_t failed = 0;
   for (const auto& r : results) failed += !r.pass();
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  s += fmt::format("<testsuites name=\"llmsize check\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", results.size(), failed);
+  s +=
+      fmt::format("<testsuites name=\"llmsize check\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                  results.size(), failed);
   // One suite per plan file, in the order given.
   std::vector<std::string> files;
   for (const auto& r : results)
@@ -357,16 +451,20 @@ std::string render_check_junit(const std::vector<PlanResult>& results) {
         ++n;
         nf += !r.pass();
       }
-    s += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n", xml(file), n, nf);
+    s += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
+        xml(file), n, nf);
     for (const auto& r : results) {
       if (r.file != file) continue;
-      s += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", xml(file), xml(r.name));
+      s += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", xml(file),
+                       xml(r.name));
       if (r.pass()) {
         s += fmt::format("      <system-out>{}</system-out>\n", xml(r.line()));
       } else {
         const auto v = reasons(r);
-        s += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml(r.failures.front().check),
-                         xml(fmt::format("{}", fmt::join(v, "; "))), xml(r.line()));
+        s += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                         xml(r.failures.front().check), xml(fmt::format("{}", fmt::join(v, "; "))),
+                         xml(r.line()));
       }
       s += "    </testcase>\n";
     }
@@ -378,13 +476,16 @@ std::string render_check_junit(const std::vector<PlanResult>& results) {
 
 int run_check(const Options& o, std::string& out) {
   const std::string& fmt_name = o.format;
-  if (fmt_name != "table" && fmt_name != "json") throw InputError("--format: expected table or json, got '" + fmt_name + "'");
+  if (fmt_name != "table" && fmt_name != "json")
+    throw InputError("--format: expected table or json, got '" + fmt_name + "'");
   Catalog cat = Catalog::builtin();
   for (const auto& f : o.catalogs) cat.merge_file(f);
   const std::vector<PlanResult> results = check_plans(o, cat);
-  if (!o.planning.junit.empty()) write_text_file("--junit", o.planning.junit, render_check_junit(results));
+  if (!o.planning.junit.empty())
+    write_text_file("--junit", o.planning.junit, render_check_junit(results));
   out = fmt_name == "json" ? render_check_json(results) : render_check_table(results);
-  const bool all = std::all_of(results.begin(), results.end(), [](const PlanResult& r) { return r.pass(); });
+  const bool all =
+      std::all_of(results.begin(), results.end(), [](const PlanResult& r) { return r.pass(); });
   return all ? 0 : 1;
 }
 

@@ -28,25 +28,32 @@ std::string group(uint64_t v) {
   return {r.rbegin(), r.rend()};
 }
 
-double gib(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); }
+double gib(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGiB);
+}
 
 // Presets whose body type has fewer bits per weight than this lose quality steeply (llama.cpp's
-// quantization perplexity tables: Q4_K_M and up stay within a few percent of F16, Q3 and Q2 do not).
+// quantization perplexity tables: Q4_K_M and up stay within a few percent of F16, Q3 and Q2 do
+// not).
 constexpr double kLossyBelowBpw = 4.0;
 
-bool lossy(const QuantPreset& q) { return traits(q.default_type).bits_per_weight() < kLossyBelowBpw; }
+bool lossy(const QuantPreset& q) {
+  return traits(q.default_type).bits_per_weight() < kLossyBelowBpw;
+}
 
 }  // namespace
 
 const std::vector<std::string>& fit_default_quants() {
-  static const std::vector<std::string> k = {"f16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
+  static const std::vector<std::string> k = {"f16",    "q8_0",   "q6_k", "q5_k_m",
+                                             "q4_k_m", "q3_k_m", "q2_k"};
   return k;
 }
 
 FitResult compute_fit(const Options& o, const Catalog& cat) {
   if (o.gpu.empty()) throw InputError("--gpu: fit needs the GPU to fit on (llmsize gpus)");
   FitResult res;
-  std::vector<std::string> quants = o.planning.fit_quants.empty() ? fit_default_quants() : o.planning.fit_quants;
+  std::vector<std::string> quants =
+      o.planning.fit_quants.empty() ? fit_default_quants() : o.planning.fit_quants;
   Options base = o;
   base.gpus = o.gpus.empty() ? "1" : o.gpus;
   base.planning = PlanningOptions();
@@ -78,7 +85,8 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       f.lossy = lossy(*r.quant);
       f.per_gpu_bytes = p.per_gpu_bytes;
       const uint32_t limit = m.n_ctx_train ? std::min(m.n_ctx_train, kMaxCtx) : kMaxCtx;
-      const MaxContext mc = max_context(m, r.config, r.estimate.weights, p.count, p.gpu.usable_bytes(), limit);
+      const MaxContext mc =
+          max_context(m, r.config, r.estimate.weights, p.count, p.gpu.usable_bytes(), limit);
       f.max_context = mc.n_ctx;
       f.max_context_is_trained = !mc.limited_by_memory;
       fitting.push_back(f);
@@ -87,9 +95,13 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       res.no_fit.push_back(m.id);
       continue;
     }
-    std::sort(fitting.begin(), fitting.end(), [](const FitEntry& a, const FitEntry& b) { return a.bits_per_weight > b.bits_per_weight; });
-    if (o.planning.fit_all) res.fits.insert(res.fits.end(), fitting.begin(), fitting.end());
-    else res.fits.push_back(fitting.front());
+    std::sort(fitting.begin(), fitting.end(), [](const FitEntry& a, const FitEntry& b) {
+      return a.bits_per_weight > b.bits_per_weight;
+    });
+    if (o.planning.fit_all)
+      res.fits.insert(res.fits.end(), fitting.begin(), fitting.end());
+    else
+      res.fits.push_back(fitting.front());
   }
   std::stable_sort(res.fits.begin(), res.fits.end(), [](const FitEntry& a, const FitEntry& b) {
     if (a.lossy != b.lossy) return b.lossy;
@@ -109,53 +121,74 @@ std::string run_fit(const Options& o) {
   if (o.format == "json" || o.format == "csv") {
     ojson arr = ojson::array();
     for (const auto& f : r.fits)
-      arr.push_back({{"model", f.model_id}, {"name", f.model_name}, {"params", f.params}, {"quant", f.quant},
-                     {"bits_per_weight", std::round(f.bits_per_weight * 10000) / 10000}, {"lossy", f.lossy},
-                     {"per_gpu_bytes", f.per_gpu_bytes},
-                     {"max_context", f.max_context},
-                     {"max_context_limited_by", f.max_context_is_trained ? "n_ctx_train" : "memory"}});
+      arr.push_back(
+          {{"model", f.model_id},
+           {"name", f.model_name},
+           {"params", f.params},
+           {"quant", f.quant},
+           {"bits_per_weight", std::round(f.bits_per_weight * 10000) / 10000},
+           {"lossy", f.lossy},
+           {"per_gpu_bytes", f.per_gpu_bytes},
+           {"max_context", f.max_context},
+           {"max_context_limited_by", f.max_context_is_trained ? "n_ctx_train" : "memory"}});
     if (o.format == "json") {
       ojson j = {{"schema_version", 1},
-                 {"gpu", {{"id", r.gpu_id}, {"name", r.gpu_name}, {"count", r.count}, {"usable_bytes_each", r.usable_bytes_each}}},
+                 {"gpu",
+                  {{"id", r.gpu_id},
+                   {"name", r.gpu_name},
+                   {"count", r.count},
+                   {"usable_bytes_each", r.usable_bytes_each}}},
                  {"context", r.context},
                  {"fits", arr},
                  {"left_out_short_context", r.short_context},
                  {"left_out_no_fit", r.no_fit}};
       return j.dump(2) + "\n";
     }
-    std::string out = "model,name,params,quant,bits_per_weight,lossy,per_gpu_bytes,max_context,max_context_limited_by\n";
+    std::string out =
+        "model,name,params,quant,bits_per_weight,lossy,per_gpu_bytes,max_context,max_context_"
+        "limited_by\n";
     for (const auto& x : arr) {
       std::string line;
-      for (const auto& [k, v] : x.items()) line += (line.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+      for (const auto& [k, v] : x.items())
+        line += (line.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
       out += line + "\n";
     }
     return out;
   }
-  std::string out = fmt::format("Fits {} × {} ({:.1f} GiB usable each) at context {} — best quality first\n\n", r.count, r.gpu_id,
-                                gib(r.usable_bytes_each), group(r.context));
+  std::string out =
+      fmt::format("Fits {} × {} ({:.1f} GiB usable each) at context {} — best quality first\n\n",
+                  r.count, r.gpu_id, gib(r.usable_bytes_each), group(r.context));
   if (r.fits.empty()) {
     out += "  nothing in the catalog fits\n";
   } else {
-    out += fmt::format("  {:<30} {:>9}  {:<8} {:>6}  {:>8}  {}\n", "model", "params", "quant", "bits/w", "GiB/GPU", "max context");
+    out += fmt::format("  {:<30} {:>9}  {:<8} {:>6}  {:>8}  {}\n", "model", "params", "quant",
+                       "bits/w", "GiB/GPU", "max context");
     for (const auto& f : r.fits)
-      out += fmt::format("  {:<30} {:>7.2f} B  {:<8} {:>6.2f}  {:>8.2f}  {}{}\n", f.model_id, static_cast<double>(f.params) / 1e9, f.quant,
-                         f.bits_per_weight, gib(f.per_gpu_bytes), group(f.max_context),
+      out += fmt::format("  {:<30} {:>7.2f} B  {:<8} {:>6.2f}  {:>8.2f}  {}{}\n", f.model_id,
+                         static_cast<double>(f.params) / 1e9, f.quant, f.bits_per_weight,
+                         gib(f.per_gpu_bytes), group(f.max_context),
                          f.max_context_is_trained ? " (trained maximum)" : "");
   }
-  out += fmt::format("\nOrder: presets of {:.0f}+ bits per weight first (below that quality drops steeply), then more parameters, "
-                     "then more bits per weight.\nGiB/GPU at context {}, headroom included; max context: the largest that fits, exactly "
-                     "(KV padding, sliding windows), up to the model's trained context.\n",
-                     kLossyBelowBpw, group(r.context));
+  out += fmt::format(
+      "\nOrder: presets of {:.0f}+ bits per weight first (below that quality drops steeply), then "
+      "more parameters, "
+      "then more bits per weight.\nGiB/GPU at context {}, headroom included; max context: the "
+      "largest that fits, exactly "
+      "(KV padding, sliding windows), up to the model's trained context.\n",
+      kLossyBelowBpw, group(r.context));
   if (!r.no_fit.empty())
     out += fmt::format("Too large at every quantization tried: {}\n", fmt::join(r.no_fit, ", "));
   if (!r.short_context.empty())
-    out += fmt::format("Trained context below {}: {}\n", group(r.context), fmt::join(r.short_context, ", "));
+    out += fmt::format("Trained context below {}: {}\n", group(r.context),
+                       fmt::join(r.short_context, ", "));
   return out;
 }
 
 Report build_report_max_context(const Options& o, const Catalog& cat) {
   if (o.gpu.empty())
-    throw InputError("--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs hold");
+    throw InputError(
+        "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs "
+        "hold");
   Options probe = o;
   probe.ctx = "1";
   probe.gpus = o.gpus.empty() ? "1" : o.gpus;
@@ -167,17 +200,22 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
   const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
   const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
   if (mc.n_ctx == 0)
-    throw InputError(fmt::format("--ctx max: {} {} does not fit {} even at context 1 ({:.2f} GiB per GPU > {:.2f} GiB usable)",
-                                 m.id.empty() ? m.name : m.id, p.quant->id, gpus, gib(mc.next_per_gpu_bytes), gib(usable)));
+    throw InputError(fmt::format(
+        "--ctx max: {} {} does not fit {} even at context 1 ({:.2f} GiB per GPU > {:.2f} GiB "
+        "usable)",
+        m.id.empty() ? m.name : m.id, p.quant->id, gpus, gib(mc.next_per_gpu_bytes), gib(usable)));
   Options fin = probe;
   fin.ctx = std::to_string(mc.n_ctx);
   Report r = build_report(fin, cat);
   r.warnings.insert(r.warnings.begin(),
                     mc.limited_by_memory
-                        ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} GiB per GPU; {} would need {:.2f} GiB of {:.2f})",
-                                      group(mc.n_ctx), gpus, gib(mc.per_gpu_bytes), group(mc.n_ctx + 1), gib(mc.next_per_gpu_bytes), gib(usable))
-                        : fmt::format("--ctx max: {}, the model's trained context, fits {} ({:.2f} GiB per GPU of {:.2f})", group(mc.n_ctx),
-                                      gpus, gib(mc.per_gpu_bytes), gib(usable)));
+                        ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} "
+                                      "GiB per GPU; {} would need {:.2f} GiB of {:.2f})",
+                                      group(mc.n_ctx), gpus, gib(mc.per_gpu_bytes),
+                                      group(mc.n_ctx + 1), gib(mc.next_per_gpu_bytes), gib(usable))
+                        : fmt::format("--ctx max: {}, the model's trained context, fits {} ({:.2f} "
+                                      "GiB per GPU of {:.2f})",
+                                      group(mc.n_ctx), gpus, gib(mc.per_gpu_bytes), gib(usable)));
   return r;
 }
 

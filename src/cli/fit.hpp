@@ -37,9 +37,9 @@ struct FitResult {
   uint32_t count = 1;
   uint64_t usable_bytes_each = 0;
   uint32_t context = 0;
-  std::vector<FitEntry> fits;                 // best quality first; one per model unless --all
-  std::vector<std::string> short_context;     // models whose trained context is below `context`
-  std::vector<std::string> no_fit;            // models that fit at none of the quantizations
+  std::vector<FitEntry> fits;              // best quality first; one per model unless --all
+  std::vector<std::string> short_context;  // models whose trained context is below `context`
+  std::vector<std::string> no_fit;         // models that fit at none of the quantizations
 };
 
 // Every catalog model x quantization at o.ctx on o.gpus (default 1) x o.gpu, through

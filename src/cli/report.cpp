@@ -15,8 +15,12 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kSchemaVersion = 1;
 
-double gib_of(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); }
-double gb_of(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGB); }
+double gib_of(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGiB);
+}
+double gb_of(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGB);
+}
 
 std::string group(uint64_t v) {
   std::string s = std::to_string(v), r;
@@ -28,7 +32,9 @@ std::string group(uint64_t v) {
   return {r.rbegin(), r.rend()};
 }
 
-std::string billions(uint64_t p) { return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9); }
+std::string billions(uint64_t p) {
+  return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
+}
 
 std::string usd(double v) {
   if (v <= 0) return "n/a";
@@ -48,15 +54,19 @@ std::string tb_str(uint64_t b) {
 
 std::string quant_line(const Report& r) {
   std::string q = r.quant->id;
-  if (r.quant_requested != r.quant->id) q += fmt::format(" (\"{}\" expands to {})", r.quant_requested, r.quant->id);
+  if (r.quant_requested != r.quant->id)
+    q += fmt::format(" (\"{}\" expands to {})", r.quant_requested, r.quant->id);
   return q;
 }
 
 std::string settings_line(const Report& r) {
   const auto& c = r.config;
-  return fmt::format("{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash attention {}",
-                     quant_line(r), r.estimate.weights.bits_per_weight(), group(c.kv.n_ctx), c.kv.n_seq,
-                     c.kv.n_seq == 1 ? "" : "s", traits(c.kv.type_k).name, c.kv.n_ubatch, c.flash_attn ? "on" : "off");
+  return fmt::format(
+      "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
+      "attention {}",
+      quant_line(r), r.estimate.weights.bits_per_weight(), group(c.kv.n_ctx), c.kv.n_seq,
+      c.kv.n_seq == 1 ? "" : "s", traits(c.kv.type_k).name, c.kv.n_ubatch,
+      c.flash_attn ? "on" : "off");
 }
 
 std::string model_line(const Report& r) {
@@ -80,32 +90,41 @@ std::vector<Row> memory_rows(const Report& r) {
   const auto& m = r.model.spec;
   const auto& c = r.config;
   std::vector<Row> rows;
-  std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.params), e.weights.bits_per_weight());
+  std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.params),
+                              e.weights.bits_per_weight());
   if (e.weights.host_bytes)
     w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
                      m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
   rows.push_back({"weights", e.weights_bytes, w});
-  std::string kv = fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
-                               e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
-  if (e.kv.n_layer_swa) kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
+  std::string kv =
+      fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
+                  e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
+  if (e.kv.n_layer_swa)
+    kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
-  rows.push_back({"compute buffers", e.activations_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {} (peak: {})", static_cast<double>(e.compute.bytes()) / kMiB,
-                              e.n_gpus, e.compute.peak())});
+  rows.push_back(
+      {"compute buffers", e.activations_bytes,
+       fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
+                   static_cast<double>(e.compute.bytes()) / kMiB, e.n_gpus, e.compute.peak())});
   rows.push_back({"runtime overhead", e.overhead_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {}", static_cast<double>(c.overhead_per_gpu_bytes) / kMiB, e.n_gpus)});
-  rows.push_back({fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
+                  fmt::format("{:.0f} MiB per GPU × {}",
+                              static_cast<double>(c.overhead_per_gpu_bytes) / kMiB, e.n_gpus)});
+  rows.push_back(
+      {fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
   return rows;
 }
 
 std::string gpu_verdict(const GpuPlan& p) {
-  if (p.count_needed == 0) return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
-  std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name, gib_of(p.gpu.usable_bytes()));
+  if (p.count_needed == 0)
+    return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
+  std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
+                              gib_of(p.gpu.usable_bytes()));
   if (p.count_requested) {
     s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
-                : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB", p.count_requested, gib_of(p.per_gpu_bytes));
+                : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB",
+                              p.count_requested, gib_of(p.per_gpu_bytes));
   }
   return s;
 }
@@ -119,40 +138,62 @@ std::vector<BomLine> bom_lines(const Report& r) {
   std::vector<BomLine> b;
   if (!r.gpu) return b;
   const auto& p = *r.gpu;
-  std::string why = r.capacity && r.capacity->gpus && !p.count_requested
-                        ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
-                                      r.capacity->target_tokens_per_s, p.split, r.capacity->limited_by)
-                        : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes), gib_of(p.gpu.usable_bytes()), p.split);
+  std::string why =
+      r.capacity && r.capacity->gpus && !p.count_requested
+          ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
+                        r.capacity->target_tokens_per_s, p.split, r.capacity->limited_by)
+          : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
+                        gib_of(p.gpu.usable_bytes()), p.split);
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
-  std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd), p.gpu.price_kind, p.gpu.price_date) : "";
-  b.push_back({"GPU", fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name, gib_of(p.gpu.memory_bytes), p.gpu.memory_type,
-                                  p.gpu.bandwidth_gb_per_s, p.gpu.board_power_w, price),
+  std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd),
+                                                        p.gpu.price_kind, p.gpu.price_date)
+                                          : "";
+  b.push_back({"GPU",
+               fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name,
+                           gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
+                           p.gpu.board_power_w, price),
                std::to_string(p.count), why});
   if (p.count > 1) b.push_back({"GPU link", p.link, "-", p.link_reason});
-  if (p.nodes > 1) b.push_back({"Nodes", fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)), std::to_string(p.nodes),
-                                "more GPUs than one chassis holds"});
+  if (p.nodes > 1)
+    b.push_back({"Nodes",
+                 fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
+                 std::to_string(p.nodes), "more GPUs than one chassis holds"});
   if (r.host) {
     const auto& h = *r.host;
     const auto& ps = platform_spec(h.platform);
-    b.push_back({"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
-                 h.chassis_slot_widths > 0
-                     ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {:g} slot widths of GPUs", h.pcie_lanes_needed,
-                                   h.chassis_slot_widths)
-                     : fmt::format("{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
-                                   p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
-    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
-    b.push_back({"System RAM", fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib, h.ram.installed_bytes / kGiB),
+    b.push_back(
+        {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
+         h.chassis_slot_widths > 0
+             ? fmt::format(
+                   "{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {:g} slot widths of GPUs",
+                   h.pcie_lanes_needed, h.chassis_slot_widths)
+             : fmt::format(
+                   "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
+                   p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
+    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1",
+                 "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    b.push_back({"System RAM",
+                 fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                             h.ram.installed_bytes / kGiB),
                  std::to_string(h.ram.dimms),
-                 fmt::format("needs {:.0f} GiB: {}; every channel populated", gib_of(h.ram.required_bytes), h.ram.rule)});
-    b.push_back({"Data storage", fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+                 fmt::format("needs {:.0f} GiB: {}; every channel populated",
+                             gib_of(h.ram.required_bytes), h.ram.rule)});
+    b.push_back({"Data storage",
+                 fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
                  std::to_string(h.storage.data_drives),
-                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB", gb_of(h.storage.required_bytes))});
-    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1", "system on its own drive"});
+                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
+                             gb_of(h.storage.required_bytes))});
+    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
+                 "system on its own drive"});
   }
   if (r.power) {
     const auto& w = *r.power;
-    b.push_back({"PSU", fmt::format("{:.0f} W{}", w.psu_w, r.host && r.host->platform == Platform::server ? " server modules, N+1" : " 80 PLUS Platinum"),
-                 std::to_string(w.psus), fmt::format("peak {:.0f} W ≤ 80% of the rating", w.peak_w)});
+    b.push_back({"PSU",
+                 fmt::format("{:.0f} W{}", w.psu_w,
+                             r.host && r.host->platform == Platform::server ? " server modules, N+1"
+                                                                            : " 80 PLUS Platinum"),
+                 std::to_string(w.psus),
+                 fmt::format("peak {:.0f} W ≤ 80% of the rating", w.peak_w)});
   }
   return b;
 }
@@ -166,99 +207,137 @@ std::string render_table(const Report& r) {
   if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
-  for (const auto& row : memory_rows(r)) o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
-  o += fmt::format("{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = 2^30 bytes)\n", "total",
-                   gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes), e.n_gpus, e.n_gpus == 1 ? "" : "s");
-  o += fmt::format("\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n", gib_of(e.weights.bytes),
-                   gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
-  o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead and headroom)\n";
+  for (const auto& row : memory_rows(r))
+    o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
+  o += fmt::format(
+      "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = "
+      "2^30 bytes)\n",
+      "total", gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes),
+      e.n_gpus, e.n_gpus == 1 ? "" : "s");
+  o += fmt::format(
+      "\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
+      gib_of(e.weights.bytes), gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
+  o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead "
+       "and headroom)\n";
   for (const auto& c : r.classes)
-    o += c.count ? fmt::format("  {:>3} GiB class  {:>3} GPU{}\n", c.memory_gib, c.count, c.count == 1 ? "" : "s")
+    o += c.count ? fmt::format("  {:>3} GiB class  {:>3} GPU{}\n", c.memory_gib, c.count,
+                               c.count == 1 ? "" : "s")
                  : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
 
   if (!r.options.empty()) {
-    o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; --price NAME=USD)\n";
+    o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; "
+         "--price NAME=USD)\n";
     for (const auto& opt : r.options)
-      o += fmt::format("  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id, opt.plan.count,
-                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
-                       std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+      o += fmt::format("  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}\n",
+                       opt.plan.gpu.id, opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
+                       usd(opt.gpus_usd), std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes),
+                       opt.plan.split);
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
     for (const auto& opt : r.fewest)
-      o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id, opt.plan.count,
-                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+      o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
+                       opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
+                       gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
   }
   if (r.gpu) {
-    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu), r.gpu_recommended ? " — recommended" : "");
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
+                     r.gpu_recommended ? " — recommended" : "");
     o += "\nBill of materials\n";
     const auto lines = bom_lines(r);
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
     for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
     o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
-    for (const auto& l : lines) o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    for (const auto& l : lines)
+      o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
   }
   if (r.offload)
-    o += fmt::format("\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × {} MT/s)\n",
-                     r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes), r.ram_bandwidth_gb_per_s,
-                     r.ram_channels, r.ram_mts);
+    o += fmt::format(
+        "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
+        "{} MT/s)\n",
+        r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
+        r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
   if (r.speed) {
     const auto& s = *r.speed;
     o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
-    o += fmt::format("  decode          {:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}\n", s.decode_tokens_per_s, s.decode_low,
-                     s.decode_high, group(r.speed_input.n_ctx));
-    o += fmt::format("  aggregate       {:.1f} tok/s over {} sequence{}\n", s.aggregate_tokens_per_s,
-                     r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
-                     r.speed_input.n_seq == 1 ? "" : "s");
-    o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s, s.prefill_low, s.prefill_high);
-    o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s, group(r.speed_input.prompt_tokens));
-    o += fmt::format("  concurrency     {} sequences of {} tokens fit beside the weights ({:.2f} GiB left for KV)\n",
-                     r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
+    o +=
+        fmt::format("  decode          {:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}\n",
+                    s.decode_tokens_per_s, s.decode_low, s.decode_high, group(r.speed_input.n_ctx));
+    o +=
+        fmt::format("  aggregate       {:.1f} tok/s over {} sequence{}\n", s.aggregate_tokens_per_s,
+                    r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
+                    r.speed_input.n_seq == 1 ? "" : "s");
+    o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s,
+                     s.prefill_low, s.prefill_high);
+    o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s,
+                     group(r.speed_input.prompt_tokens));
+    o += fmt::format(
+        "  concurrency     {} sequences of {} tokens fit beside the weights ({:.2f} GiB left for "
+        "KV)\n",
+        r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
   }
   if (r.power) {
     const auto& w = *r.power;
     o += "\nPower and cooling\n";
-    o += fmt::format("  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and fans {:.0f})\n", w.peak_w,
-                     w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
+    o += fmt::format(
+        "  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and "
+        "fans {:.0f})\n",
+        w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
     o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
     o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, w.circuit);
     o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
-    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n", w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
+    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
+                     w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
   if (r.host) {
     o += fmt::format("\nModel load time ({:.1f} GB from disk)\n", gb_of(r.estimate.weights.bytes));
-    for (const auto& l : r.host->load_times) o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s, duration(l.seconds));
+    for (const auto& l : r.host->load_times)
+      o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
+                       duration(l.seconds));
   }
   if (r.cost) {
     const auto& c = *r.cost;
     o += "\nCost\n";
     if (c.priced) {
-      o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd), usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
+      o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
+                       usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
                        usd(r.cost_input.host_usd));
-      o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year), r.cost_input.kwh_price_usd);
-      o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n", c.usd_per_mtok, r.cost_input.years,
-                       r.cost_input.utilization * 100);
+      o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
+                       r.cost_input.kwh_price_usd);
+      o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
+                       c.usd_per_mtok, r.cost_input.years, r.cost_input.utilization * 100);
       if (r.cost_input.cloud_price_per_mtok > 0)
-        o += c.breakeven_months > 0 ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n", c.breakeven_months,
-                                                  r.cost_input.cloud_price_per_mtok)
-                                    : fmt::format("  break-even      never at ${:.2f} per 1M tokens (energy costs more)\n",
-                                                  r.cost_input.cloud_price_per_mtok);
+        o += c.breakeven_months > 0
+                 ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n",
+                               c.breakeven_months, r.cost_input.cloud_price_per_mtok)
+                 : fmt::format(
+                       "  break-even      never at ${:.2f} per 1M tokens (energy costs more)\n",
+                       r.cost_input.cloud_price_per_mtok);
     } else {
-      o += fmt::format("  energy          {} per year; no GPU price in the catalog (--price NAME=USD)\n", usd(c.energy_usd_per_year));
+      o += fmt::format(
+          "  energy          {} per year; no GPU price in the catalog (--price NAME=USD)\n",
+          usd(c.energy_usd_per_year));
     }
   }
   if (r.train) {
     const auto& t = *r.train;
     o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
-                     r.train_config.mode == TrainMode::full ? "full" : r.train_config.mode == TrainMode::qlora ? "QLoRA" : "LoRA",
+                     r.train_config.mode == TrainMode::full    ? "full"
+                     : r.train_config.mode == TrainMode::qlora ? "QLoRA"
+                                                               : "LoRA",
                      r.train_config.seq, r.train_config.batch,
-                     r.train_config.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW", r.train_config.checkpointing ? "on" : "off");
+                     r.train_config.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW",
+                     r.train_config.checkpointing ? "on" : "off");
     o += fmt::format("  trainable       {}\n", billions(t.trainable_params));
-    o += fmt::format("  weights         {:>8.2f} GiB\n  gradients       {:>8.2f} GiB\n  optimizer       {:>8.2f} GiB\n"
-                     "  activations     {:>8.2f} GiB\n  total           {:>8.2f} GiB",
-                     gib_of(t.weights_bytes), gib_of(t.gradients_bytes), gib_of(t.optimizer_bytes), gib_of(t.activations_bytes),
-                     gib_of(t.total_bytes()));
+    o += fmt::format(
+        "  weights         {:>8.2f} GiB\n  gradients       {:>8.2f} GiB\n  optimizer       "
+        "{:>8.2f} GiB\n"
+        "  activations     {:>8.2f} GiB\n  total           {:>8.2f} GiB",
+        gib_of(t.weights_bytes), gib_of(t.gradients_bytes), gib_of(t.optimizer_bytes),
+        gib_of(t.activations_bytes), gib_of(t.total_bytes()));
     o += r.gpu ? fmt::format(" → {} × {} with FSDP sharding\n", r.train_gpus, r.gpu->gpu.id) : "\n";
   }
   if (!r.checklist.empty()) {
@@ -271,56 +350,92 @@ std::string render_table(const Report& r) {
   }
   if (r.explain) {
     o += "\nHow each figure is computed\n";
-    for (const auto& d : e.derivations) o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
+    for (const auto& d : e.derivations)
+      o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
     if (r.speed && r.gpu) {
       const auto& s = *r.speed;
       const auto& cal = *s.calibration;
       const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
-                        (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1 ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency : 1);
-      o += fmt::format("  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × t_layer{})\n"
-                       "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per sequence\n"
-                       "      bytes per step = active weights + KV read at context {} × {} sequence(s); calibration {}: {}\n",
-                       cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
-                       r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1 ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1) : "",
-                       r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s) : "",
-                       group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3, s.decode_tokens_per_s,
-                       group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family, cal.basis);
-      o += fmt::format("  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 × n_head × head_dim)\n      = {:.0f} tok/s\n",
-                       std::string(cal.family).empty() ? 0.0 : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized ? cal.flops_efficiency_16bit : cal.flops_efficiency_quant),
-                       r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
+                        (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
+                             ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency
+                             : 1);
+      o += fmt::format(
+          "  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × "
+          "t_layer{})\n"
+          "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per "
+          "sequence\n"
+          "      bytes per step = active weights + KV read at context {} × {} sequence(s); "
+          "calibration {}: {}\n",
+          cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
+          r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
+              ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1)
+              : "",
+          r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s)
+                    : "",
+          group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3,
+          s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
+          cal.basis);
+      o += fmt::format(
+          "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
+          "× n_head × head_dim)\n      = {:.0f} tok/s\n",
+          std::string(cal.family).empty()
+              ? 0.0
+              : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized
+                     ? cal.flops_efficiency_16bit
+                     : cal.flops_efficiency_quant),
+          r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
     }
     if (r.power) {
       const auto& w = *r.power;
-      o += fmt::format("  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM 5 W × {} + NVMe 8 W × {} + board/fans {:.0f} = {:.0f} W peak;"
-                       " PSU ≥ peak / 0.8 = {:.0f} W; wall = peak / 0.92 = {:.0f} W; {:.0f} W / {:.0f} V = {:.1f} A; heat = W × 3.412 = {:.0f} BTU/h\n",
-                       r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w, r.power_input.dimms,
-                       r.power_input.nvme_drives, w.board_fans_w, w.peak_w, w.peak_w / 0.8, w.wall_w, w.wall_w, r.power_input.mains_v, w.amps,
-                       w.heat_btu_per_h);
+      o += fmt::format(
+          "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM 5 W × {} + NVMe 8 W × "
+          "{} + board/fans {:.0f} = {:.0f} W peak;"
+          " PSU ≥ peak / 0.8 = {:.0f} W; wall = peak / 0.92 = {:.0f} W; {:.0f} W / {:.0f} V = "
+          "{:.1f} A; heat = W × 3.412 = {:.0f} BTU/h\n",
+          r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
+          r.power_input.dimms, r.power_input.nvme_drives, w.board_fans_w, w.peak_w, w.peak_w / 0.8,
+          w.wall_w, w.wall_w, r.power_input.mains_v, w.amps, w.heat_btu_per_h);
     }
     if (r.host) {
-      o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule, gib_of(r.host->ram.required_bytes), r.host->ram.dimms,
-                       r.host->ram.dimm_gib);
-      o += fmt::format("  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
-                       gb_of(e.weights.bytes));
-      o += fmt::format("  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
-                       gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
-                       r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes), tb_str(r.host->storage.os_drive_bytes));
-      o += fmt::format("  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} = {} → {} platform\n",
-                       r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "", r.host->pcie_lanes_needed,
-                       platform_name(r.host->platform));
+      o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
+                       gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
+      o += fmt::format(
+          "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
+          "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
+          gb_of(e.weights.bytes));
+      o += fmt::format(
+          "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
+          "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
+          gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
+          r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes),
+          tb_str(r.host->storage.os_drive_bytes));
+      o += fmt::format(
+          "  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} "
+          "= {} → {} platform\n",
+          r.gpu ? r.gpu->count : 1, r.host->cpu_cores,
+          r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "", r.host->pcie_lanes_needed,
+          platform_name(r.host->platform));
     }
     if (r.gpu) {
       const auto& p = *r.gpu;
-      o += fmt::format("  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × (1 + {:.2f}) ≤ {:.2f} GiB usable"
-                       " → n = {}; {} GPUs: {:.2f} GiB each\n",
-                       r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count, gib_of(p.per_gpu_bytes));
-      o += fmt::format("  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n", std::max<uint32_t>(1, p.count_needed),
-                       r.model.spec.n_head, r.model.spec.n_head_kv, p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
+      o += fmt::format(
+          "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
+          "(1 + {:.2f}) ≤ {:.2f} GiB usable"
+          " → n = {}; {} GPUs: {:.2f} GiB each\n",
+          r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
+          gib_of(p.per_gpu_bytes));
+      o += fmt::format(
+          "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
+          std::max<uint32_t>(1, p.count_needed), r.model.spec.n_head, r.model.spec.n_head_kv,
+          p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
     }
     if (r.cost && r.cost->priced)
-      o += fmt::format("  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / ({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-                       usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year), r.cost_input.aggregate_tokens_per_s,
-                       r.cost_input.utilization * 100, r.cost->usd_per_mtok);
+      o += fmt::format(
+          "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
+          "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
+          usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year),
+          r.cost_input.aggregate_tokens_per_s, r.cost_input.utilization * 100,
+          r.cost->usd_per_mtok);
   }
   return o;
 }
@@ -334,27 +449,38 @@ std::string render_markdown(const Report& r) {
   const auto lines = bom_lines(r);
   if (!lines.empty()) {
     o += "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
-    for (const auto& l : lines) o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
+    for (const auto& l : lines)
+      o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
     o += "\n";
   }
   o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
-  for (const auto& row : memory_rows(r)) o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
+  for (const auto& row : memory_rows(r))
+    o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
   o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
   o += "| GPU class | GPUs needed |\n|---|---:|\n";
-  for (const auto& c : r.classes) o += fmt::format("| {} GiB | {} |\n", c.memory_gib, c.count ? std::to_string(c.count) : "does not fit");
+  for (const auto& c : r.classes)
+    o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
+                     c.count ? std::to_string(c.count) : "does not fit");
   if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu));
   if (r.speed)
-    o += fmt::format("\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, prefill {:.0f} tok/s, "
-                     "first token {:.2f} s\n",
-                     r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high, r.speed->aggregate_tokens_per_s,
-                     r.speed->prefill_tokens_per_s, r.speed->time_to_first_token_s);
+    o += fmt::format(
+        "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "
+        "prefill {:.0f} tok/s, "
+        "first token {:.2f} s\n",
+        r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high,
+        r.speed->aggregate_tokens_per_s, r.speed->prefill_tokens_per_s,
+        r.speed->time_to_first_token_s);
   if (r.power)
-    o += fmt::format("\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n", r.power->peak_w, r.power->wall_w,
-                     r.power->circuit, r.power->heat_btu_per_h, r.power->energy_kwh_per_year);
+    o += fmt::format(
+        "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
+        r.power->peak_w, r.power->wall_w, r.power->circuit, r.power->heat_btu_per_h,
+        r.power->energy_kwh_per_year);
   if (r.cost && r.cost->priced)
-    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n", usd(r.cost->capex_usd),
-                     usd(r.cost->energy_usd_per_year), r.cost->usd_per_mtok,
-                     r.cost->breakeven_months > 0 ? fmt::format(", break-even {:.1f} months", r.cost->breakeven_months) : "");
+    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
+                     usd(r.cost->capex_usd), usd(r.cost->energy_usd_per_year), r.cost->usd_per_mtok,
+                     r.cost->breakeven_months > 0
+                         ? fmt::format(", break-even {:.1f} months", r.cost->breakeven_months)
+                         : "");
   if (!r.checklist.empty()) {
     o += "\n### Checklist\n\n";
     for (const auto& c : r.checklist) o += "- [ ] " + c + "\n";
@@ -365,15 +491,20 @@ std::string render_markdown(const Report& r) {
   }
   if (r.explain) {
     o += "\n### How each figure is computed\n\n";
-    for (const auto& d : e.derivations) o += fmt::format("- **{}** = {} = {}\n", d.quantity, d.formula, d.result);
+    for (const auto& d : e.derivations)
+      o += fmt::format("- **{}** = {} = {}\n", d.quantity, d.formula, d.result);
   }
   return o;
 }
 
 namespace {
 
-ojson opt(double v) { return v > 0 ? ojson(v) : ojson(); }
-double r2(double v) { return std::round(v * 100) / 100; }
+ojson opt(double v) {
+  return v > 0 ? ojson(v) : ojson();
+}
+double r2(double v) {
+  return std::round(v * 100) / 100;
+}
 
 ojson report_json(const Report& r) {
   const auto& e = r.estimate;
@@ -398,7 +529,10 @@ ojson report_json(const Report& r) {
   model["n_ctx_train"] = m.n_ctx_train;
   ojson types = ojson::array();
   for (const auto& u : e.weights.by_type)
-    types.push_back({{"type", traits(u.type).name}, {"tensors", u.n_tensors}, {"elements", u.n_elements}, {"bytes", u.bytes}});
+    types.push_back({{"type", traits(u.type).name},
+                     {"tensors", u.n_tensors},
+                     {"elements", u.n_elements},
+                     {"bytes", u.bytes}});
   model["tensor_types"] = types;
   j["model"] = model;
 
@@ -452,7 +586,8 @@ ojson report_json(const Report& r) {
   g["offload_layers_gpu"] = r.offload ? ojson(r.offload->n_layer_gpu) : ojson();
   g["offload_layers_cpu"] = r.offload ? ojson(r.offload->n_layer_cpu) : ojson();
   g["offload_ram_bytes"] = r.offload ? ojson(r.offload->ram_bytes) : ojson();
-  for (const auto& cl : r.classes) g[fmt::format("count_{}gib", cl.memory_gib)] = cl.count ? ojson(cl.count) : ojson();
+  for (const auto& cl : r.classes)
+    g[fmt::format("count_{}gib", cl.memory_gib)] = cl.count ? ojson(cl.count) : ojson();
   j["gpu"] = g;
 
   ojson sys;
@@ -470,14 +605,18 @@ ojson report_json(const Report& r) {
   if (h)
     for (const auto& l : h->load_times) {
       std::string k = l.drive_class;
-      for (auto& ch : k) ch = std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch))) : '_';
+      for (auto& ch : k)
+        ch = std::isalnum(static_cast<unsigned char>(ch))
+                 ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
+                 : '_';
       while (k.find("__") != std::string::npos) k.erase(k.find("__"), 1);
       if (!k.empty() && k.back() == '_') k.pop_back();
       sys["load_time_s_" + k] = r2(l.seconds);
     }
   sys["cpu_cores"] = h ? ojson(h->cpu_cores) : ojson();
   sys["pcie_lanes"] = h ? ojson(h->pcie_lanes_needed) : ojson();
-  sys["ram_bandwidth_gb_per_s"] = r.ram_bandwidth_gb_per_s > 0 ? ojson(r2(r.ram_bandwidth_gb_per_s)) : ojson();
+  sys["ram_bandwidth_gb_per_s"] =
+      r.ram_bandwidth_gb_per_s > 0 ? ojson(r2(r.ram_bandwidth_gb_per_s)) : ojson();
   j["system"] = sys;
 
   ojson pw;
@@ -504,7 +643,8 @@ ojson report_json(const Report& r) {
   t["prefill_tokens_per_s"] = sp ? ojson(std::round(sp->prefill_tokens_per_s)) : ojson();
   t["prefill_tokens_per_s_low"] = sp ? ojson(std::round(sp->prefill_low)) : ojson();
   t["prefill_tokens_per_s_high"] = sp ? ojson(std::round(sp->prefill_high)) : ojson();
-  t["time_to_first_token_s"] = sp ? ojson(std::round(sp->time_to_first_token_s * 1000) / 1000) : ojson();
+  t["time_to_first_token_s"] =
+      sp ? ojson(std::round(sp->time_to_first_token_s * 1000) / 1000) : ojson();
   t["prompt_tokens"] = r.speed_input.prompt_tokens;
   t["max_concurrent_sequences"] = r.gpu ? ojson(r.max_concurrent_sequences) : ojson();
   t["calibration"] = sp ? ojson(sp->calibration->family) : ojson();
@@ -520,12 +660,18 @@ ojson report_json(const Report& r) {
   ojson co;
   const CostPlan* cc = r.cost ? &*r.cost : nullptr;
   co["hardware_usd"] = cc && cc->priced ? ojson(std::round(cc->capex_usd)) : ojson();
-  co["gpus_usd"] = cc && cc->priced ? ojson(std::round(r.cost_input.gpu_price_usd * r.cost_input.n_gpus)) : ojson();
+  co["gpus_usd"] = cc && cc->priced
+                       ? ojson(std::round(r.cost_input.gpu_price_usd * r.cost_input.n_gpus))
+                       : ojson();
   co["host_usd"] = cc ? ojson(std::round(r.cost_input.host_usd)) : ojson();
   co["energy_usd_per_year"] = cc ? ojson(std::round(cc->energy_usd_per_year)) : ojson();
-  co["usd_per_million_tokens"] = cc && cc->priced && cc->usd_per_mtok > 0 ? ojson(std::round(cc->usd_per_mtok * 10000) / 10000) : ojson();
-  co["cloud_usd_per_million_tokens"] = r.cost_input.cloud_price_per_mtok > 0 ? ojson(r.cost_input.cloud_price_per_mtok) : ojson();
-  co["breakeven_months"] = cc && cc->breakeven_months > 0 ? ojson(r2(cc->breakeven_months)) : ojson();
+  co["usd_per_million_tokens"] = cc && cc->priced && cc->usd_per_mtok > 0
+                                     ? ojson(std::round(cc->usd_per_mtok * 10000) / 10000)
+                                     : ojson();
+  co["cloud_usd_per_million_tokens"] =
+      r.cost_input.cloud_price_per_mtok > 0 ? ojson(r.cost_input.cloud_price_per_mtok) : ojson();
+  co["breakeven_months"] =
+      cc && cc->breakeven_months > 0 ? ojson(r2(cc->breakeven_months)) : ojson();
   co["years"] = r.cost_input.years;
   co["utilization"] = r.cost_input.utilization;
   co["kwh_price_usd"] = r.cost_input.kwh_price_usd;
@@ -533,46 +679,62 @@ ojson report_json(const Report& r) {
 
   if (r.train) {
     const auto& tm = *r.train;
-    j["finetune"] = {{"mode", r.train_config.mode == TrainMode::full ? "full" : r.train_config.mode == TrainMode::qlora ? "qlora" : "lora"},
-                     {"trainable_params", tm.trainable_params}, {"weights_bytes", tm.weights_bytes},
-                     {"gradients_bytes", tm.gradients_bytes}, {"optimizer_bytes", tm.optimizer_bytes},
-                     {"activations_bytes", tm.activations_bytes}, {"total_bytes", tm.total_bytes()},
+    j["finetune"] = {{"mode", r.train_config.mode == TrainMode::full    ? "full"
+                              : r.train_config.mode == TrainMode::qlora ? "qlora"
+                                                                        : "lora"},
+                     {"trainable_params", tm.trainable_params},
+                     {"weights_bytes", tm.weights_bytes},
+                     {"gradients_bytes", tm.gradients_bytes},
+                     {"optimizer_bytes", tm.optimizer_bytes},
+                     {"activations_bytes", tm.activations_bytes},
+                     {"total_bytes", tm.total_bytes()},
                      {"gpus", r.train_gpus ? ojson(r.train_gpus) : ojson()}};
   }
   ojson options = ojson::array();
   for (const auto& o : r.options)
-    options.push_back({{"id", o.plan.gpu.id}, {"count", o.plan.count}, {"total_price_usd", opt(o.total_price_usd)},
-                       {"gpus_usd", opt(o.gpus_usd)}, {"platform", o.platform},
-                       {"per_gpu_bytes", o.plan.per_gpu_bytes}, {"split", o.plan.split}});
+    options.push_back({{"id", o.plan.gpu.id},
+                       {"count", o.plan.count},
+                       {"total_price_usd", opt(o.total_price_usd)},
+                       {"gpus_usd", opt(o.gpus_usd)},
+                       {"platform", o.platform},
+                       {"per_gpu_bytes", o.plan.per_gpu_bytes},
+                       {"split", o.plan.split}});
   j["gpu_options"] = options;
   ojson fewest = ojson::array();
   for (const auto& o : r.fewest)
-    fewest.push_back({{"id", o.plan.gpu.id}, {"count", o.plan.count}, {"total_price_usd", opt(o.total_price_usd)}});
+    fewest.push_back({{"id", o.plan.gpu.id},
+                      {"count", o.plan.count},
+                      {"total_price_usd", opt(o.total_price_usd)}});
   j["gpu_options_fewest_cards"] = fewest;
   j["checklist"] = r.checklist;
   j["warnings"] = r.warnings;
   if (r.explain) {
     ojson ex = ojson::array();
-    for (const auto& d : e.derivations) ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
+    for (const auto& d : e.derivations)
+      ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
     j["explain"] = ex;
   }
   return j;
 }
 
-void flatten(const ojson& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+void flatten(const ojson& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
     return;
   }
   std::string val;
-  if (j.is_null()) val = "";
-  else if (j.is_string()) val = j.get<std::string>();
+  if (j.is_null())
+    val = "";
+  else if (j.is_string())
+    val = j.get<std::string>();
   else if (j.is_array()) {
     for (const auto& x : j) {
       if (!val.empty()) val += "; ";
       val += x.is_string() ? x.get<std::string>() : x.dump();
     }
-  } else val = j.dump();
+  } else
+    val = j.dump();
   out.emplace_back(prefix, val);
 }
 
@@ -588,7 +750,8 @@ std::string csv_cell(const std::string& s) {
 
 std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::string>>>& rows) {
   std::string o;
-  for (size_t i = 0; i < rows.front().size(); ++i) o += (i ? "," : "") + csv_cell(rows.front()[i].first);
+  for (size_t i = 0; i < rows.front().size(); ++i)
+    o += (i ? "," : "") + csv_cell(rows.front()[i].first);
   o += "\n";
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) o += (i ? "," : "") + csv_cell(row[i].second);
@@ -599,7 +762,9 @@ std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::str
 
 }  // namespace
 
-std::string render_json(const Report& r) { return report_json(r).dump(2) + "\n"; }
+std::string render_json(const Report& r) {
+  return report_json(r).dump(2) + "\n";
+}
 
 std::string render_csv(const Report& r) {
   ojson j = report_json(r);
@@ -620,13 +785,25 @@ std::string render_models(const Catalog& c, const std::string& format) {
   for (const auto& cm : c.models()) {
     const auto& m = cm.spec;
     const auto w = compute_weights(m, *find_quant_preset("f16"));
-    arr.push_back({{"id", m.id}, {"name", m.name}, {"arch", arch_name(m.arch)}, {"params", w.params},
-                   {"active_params", w.active_params}, {"params_official", m.params_official ? ojson(m.params_official) : ojson()},
-                   {"n_layer", m.n_layer}, {"n_embd", m.n_embd}, {"n_head", m.n_head}, {"n_head_kv", m.n_head_kv},
-                   {"n_ctx_train", m.n_ctx_train}, {"aliases", cm.aliases}, {"shorthand", cm.shorthand},
-                   {"hf_repo", cm.hf_repo}, {"source", cm.source}, {"origin", cm.origin}});
+    arr.push_back({{"id", m.id},
+                   {"name", m.name},
+                   {"arch", arch_name(m.arch)},
+                   {"params", w.params},
+                   {"active_params", w.active_params},
+                   {"params_official", m.params_official ? ojson(m.params_official) : ojson()},
+                   {"n_layer", m.n_layer},
+                   {"n_embd", m.n_embd},
+                   {"n_head", m.n_head},
+                   {"n_head_kv", m.n_head_kv},
+                   {"n_ctx_train", m.n_ctx_train},
+                   {"aliases", cm.aliases},
+                   {"shorthand", cm.shorthand},
+                   {"hf_repo", cm.hf_repo},
+                   {"source", cm.source},
+                   {"origin", cm.origin}});
   }
-  if (format == "json") return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";
   if (format == "csv") {
     std::vector<std::vector<std::pair<std::string, std::string>>> rows;
     for (const auto& x : arr) {
@@ -636,13 +813,15 @@ std::string render_models(const Catalog& c, const std::string& format) {
     }
     return to_csv(rows);
   }
-  std::string o = fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", "id", "arch", "params", "active", "layers",
-                              "ctx", "shorthand");
+  std::string o = fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", "id", "arch",
+                              "params", "active", "layers", "ctx", "shorthand");
   for (const auto& x : arr)
-    o += fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", x["id"].get<std::string>(), x["arch"].get<std::string>(),
-                     billions(x["params"].get<uint64_t>()), billions(x["active_params"].get<uint64_t>()),
-                     x["n_layer"].get<uint32_t>(), x["n_ctx_train"].get<uint32_t>(),
-                     fmt::format("{}", fmt::join(x["shorthand"].get<std::vector<std::string>>(), ",")));
+    o += fmt::format(
+        "{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", x["id"].get<std::string>(),
+        x["arch"].get<std::string>(), billions(x["params"].get<uint64_t>()),
+        billions(x["active_params"].get<uint64_t>()), x["n_layer"].get<uint32_t>(),
+        x["n_ctx_train"].get<uint32_t>(),
+        fmt::format("{}", fmt::join(x["shorthand"].get<std::vector<std::string>>(), ",")));
   return o;
 }
 
@@ -650,16 +829,28 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
   ojson arr = ojson::array();
   for (const auto& cg : c.gpus()) {
     const auto& g = cg.spec;
-    arr.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"class", g.gpu_class},
-                   {"memory_bytes", g.memory_bytes}, {"usable_bytes", g.usable_bytes()},
-                   {"bandwidth_gb_per_s", g.bandwidth_gb_per_s}, {"board_power_w", g.board_power_w},
-                   {"fp16_tflops_dense", g.fp16_tflops_dense}, {"interconnect", g.interconnect},
-                   {"interconnect_gb_per_s", g.interconnect_gb_per_s}, {"pcie_gen", g.pcie_gen},
-                   {"slot_width", g.slot_width}, {"backends", g.backends},
+    arr.push_back({{"id", g.id},
+                   {"name", g.name},
+                   {"vendor", g.vendor},
+                   {"class", g.gpu_class},
+                   {"memory_bytes", g.memory_bytes},
+                   {"usable_bytes", g.usable_bytes()},
+                   {"bandwidth_gb_per_s", g.bandwidth_gb_per_s},
+                   {"board_power_w", g.board_power_w},
+                   {"fp16_tflops_dense", g.fp16_tflops_dense},
+                   {"interconnect", g.interconnect},
+                   {"interconnect_gb_per_s", g.interconnect_gb_per_s},
+                   {"pcie_gen", g.pcie_gen},
+                   {"slot_width", g.slot_width},
+                   {"backends", g.backends},
                    {"price_usd", g.price_usd > 0 ? ojson(g.price_usd) : ojson()},
-                   {"price_date", g.price_date}, {"aliases", cg.aliases}, {"source", cg.source}, {"origin", cg.origin}});
+                   {"price_date", g.price_date},
+                   {"aliases", cg.aliases},
+                   {"source", cg.source},
+                   {"origin", cg.origin}});
   }
-  if (format == "json") return ojson({{"schema_version", kSchemaVersion}, {"gpus", arr}}).dump(2) + "\n";
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"gpus", arr}}).dump(2) + "\n";
   if (format == "csv") {
     std::vector<std::vector<std::pair<std::string, std::string>>> rows;
     for (const auto& x : arr) {
@@ -669,13 +860,14 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
     }
     return to_csv(rows);
   }
-  std::string o = fmt::format("{:<20} {:<40} {:>8} {:>9} {:>7} {:>8}  {}\n", "id", "name", "GiB", "GB/s", "W",
-                              "FP16 TF", "link");
+  std::string o = fmt::format("{:<20} {:<40} {:>8} {:>9} {:>7} {:>8}  {}\n", "id", "name", "GiB",
+                              "GB/s", "W", "FP16 TF", "link");
   for (const auto& cg : c.gpus()) {
     const auto& g = cg.spec;
-    o += fmt::format("{:<20} {:<40} {:>8.1f} {:>9.0f} {:>7.0f} {:>8}  {}\n", g.id, g.name, gib_of(g.memory_bytes),
-                     g.bandwidth_gb_per_s, g.board_power_w,
-                     g.fp16_tflops_dense > 0 ? fmt::format("{:.1f}", g.fp16_tflops_dense) : "-", g.interconnect);
+    o += fmt::format("{:<20} {:<40} {:>8.1f} {:>9.0f} {:>7.0f} {:>8}  {}\n", g.id, g.name,
+                     gib_of(g.memory_bytes), g.bandwidth_gb_per_s, g.board_power_w,
+                     g.fp16_tflops_dense > 0 ? fmt::format("{:.1f}", g.fp16_tflops_dense) : "-",
+                     g.interconnect);
   }
   return o;
 }
@@ -685,25 +877,42 @@ std::string render_quants(const std::string& format) {
   // Bits per weight of each preset on a reference model (Llama-3.1-8B shapes), derived per tensor.
   ModelSpec ref;
   ref.arch = Arch::llama;
-  ref.n_layer = 32; ref.n_embd = 4096; ref.n_ff = 14336; ref.n_head = 32; ref.n_head_kv = 8;
-  ref.n_embd_head_k = ref.n_embd_head_v = 128; ref.n_vocab = 128256;
+  ref.n_layer = 32;
+  ref.n_embd = 4096;
+  ref.n_ff = 14336;
+  ref.n_head = 32;
+  ref.n_head_kv = 8;
+  ref.n_embd_head_k = ref.n_embd_head_v = 128;
+  ref.n_vocab = 128256;
   for (const auto& p : all_quant_presets()) {
     const auto w = compute_weights(ref, p);
     std::vector<std::string> aliases;
     for (const auto& a : quant_aliases())
       if (std::string(a.id) == p.id) aliases.push_back(a.alias);
-    arr.push_back({{"id", p.id}, {"format", p.gguf ? "gguf" : "checkpoint"}, {"base_type", traits(p.default_type).name},
+    arr.push_back({{"id", p.id},
+                   {"format", p.gguf ? "gguf" : "checkpoint"},
+                   {"base_type", traits(p.default_type).name},
                    {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
                    {"bits_per_weight_llama_3_1_8b", std::round(w.bits_per_weight() * 1000) / 1000},
-                   {"aliases", aliases}, {"description", p.description},
-                   {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type" : traits(p.default_type).layout}});
+                   {"aliases", aliases},
+                   {"description", p.description},
+                   {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
+                                     : traits(p.default_type).layout}});
   }
   ojson types = ojson::array();
   for (const auto& t : all_tensor_types())
-    types.push_back({{"name", t.name}, {"ggml_id", static_cast<uint32_t>(t.type) < 1000 ? ojson(static_cast<uint32_t>(t.type)) : ojson()},
-                     {"block_size", t.block_size}, {"bytes_per_block", t.type_size},
-                     {"bits_per_weight", t.bits_per_weight()}, {"layout", t.layout}});
-  if (format == "json") return ojson({{"schema_version", kSchemaVersion}, {"presets", arr}, {"tensor_types", types}}).dump(2) + "\n";
+    types.push_back(
+        {{"name", t.name},
+         {"ggml_id",
+          static_cast<uint32_t>(t.type) < 1000 ? ojson(static_cast<uint32_t>(t.type)) : ojson()},
+         {"block_size", t.block_size},
+         {"bytes_per_block", t.type_size},
+         {"bits_per_weight", t.bits_per_weight()},
+         {"layout", t.layout}});
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"presets", arr}, {"tensor_types", types}})
+               .dump(2) +
+           "\n";
   if (format == "csv") {
     std::vector<std::vector<std::pair<std::string, std::string>>> rows;
     for (const auto& x : arr) {
@@ -713,13 +922,17 @@ std::string render_quants(const std::string& format) {
     }
     return to_csv(rows);
   }
-  std::string o = fmt::format("{:<11} {:<10} {:>9} {:>9}  {:<16} {}\n", "preset", "base", "base bpw", "8B bpw", "aliases", "mix");
+  std::string o = fmt::format("{:<11} {:<10} {:>9} {:>9}  {:<16} {}\n", "preset", "base",
+                              "base bpw", "8B bpw", "aliases", "mix");
   for (const auto& x : arr)
-    o += fmt::format("{:<11} {:<10} {:>9.4f} {:>9.3f}  {:<16} {}\n", x["id"].get<std::string>(), x["base_type"].get<std::string>(),
-                     x["base_type_bits_per_weight"].get<double>(), x["bits_per_weight_llama_3_1_8b"].get<double>(),
-                     fmt::format("{}", fmt::join(x["aliases"].get<std::vector<std::string>>(), ",")),
-                     x["description"].get<std::string>());
-  o += "\n8B bpw: bits per weight of the whole file for Llama-3.1-8B shapes, derived tensor by tensor.\n";
+    o +=
+        fmt::format("{:<11} {:<10} {:>9.4f} {:>9.3f}  {:<16} {}\n", x["id"].get<std::string>(),
+                    x["base_type"].get<std::string>(), x["base_type_bits_per_weight"].get<double>(),
+                    x["bits_per_weight_llama_3_1_8b"].get<double>(),
+                    fmt::format("{}", fmt::join(x["aliases"].get<std::vector<std::string>>(), ",")),
+                    x["description"].get<std::string>());
+  o += "\n8B bpw: bits per weight of the whole file for Llama-3.1-8B shapes, derived tensor by "
+       "tensor.\n";
   return o;
 }
 

@@ -1,11 +1,11 @@
 #include "cli/resolve.hpp"
 
+#include <sys/stat.h>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
@@ -28,13 +28,14 @@ bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-ModelSpec read_config_json(const std::string& path) { return read_hf_config_file(path); }
+ModelSpec read_config_json(const std::string& path) {
+  return read_hf_config_file(path);
+}
 
 // A model file read header-only: the architecture and the exact per-tensor weights.
 ResolvedModel resolve_model_file(const std::string& path) {
   ModelFile f = read_model_file(path);
-  if (!f.spec)
-    throw InputError(path + ": " + f.spec_missing_reason);
+  if (!f.spec) throw InputError(path + ": " + f.spec_missing_reason);
   ResolvedModel r;
   r.spec = *f.spec;
   r.source = f.format;
@@ -71,11 +72,13 @@ ModelSpec generic_dense_model(double params) {
 }
 
 uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
-  const std::string range = "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string range =
+      "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     throw InputError(flag + ": " + range + ", got '" + text + "'");
   // 19 digits always fit in 64 bits; anything longer is out of range anyway.
-  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi) throw InputError(flag + ": " + range + ", got '" + text + "'");
+  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi)
+    throw InputError(flag + ": " + range + ", got '" + text + "'");
   return std::stoull(text);
 }
 
@@ -91,7 +94,9 @@ double parse_real(const std::string& flag, const std::string& text, double lo, d
 
 ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
   ResolvedModel r;
-  if (text.empty()) throw InputError("MODEL: missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
+  if (text.empty())
+    throw InputError(
+        "MODEL: missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
   if (const auto* cm = cat.find_model(text)) {
     r.spec = cm->spec;
     r.source = "catalog";
@@ -125,21 +130,23 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
     if (const auto* cm = cat.find_model_by_shorthand(lower)) {
       r.spec = cm->spec;
       r.source = "shorthand";
-      r.assumption = "\"" + text + "\" is the catalog's reference model of that size, " + cm->spec.id;
+      r.assumption =
+          "\"" + text + "\" is the catalog's reference model of that size, " + cm->spec.id;
       return r;
     }
     if (sm[1].matched)
       throw InputError("MODEL: no catalog model of size " + text +
                        "; name an MoE model (llmsize models) or pass its config.json");
     const double b = std::stod(sm[2].str());
-    if (b < 0.05 || b > 5000) throw InputError("MODEL: size " + text + " is outside 0.05b to 5000b");
+    if (b < 0.05 || b > 5000)
+      throw InputError("MODEL: size " + text + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
     r.spec.name = "generic " + sm[2].str() + "B dense";
     r.source = "generic";
     r.assumption = "no catalog model is the reference for \"" + text +
                    "\": a generic dense Llama-3-like architecture of that size (" +
-                   std::to_string(r.spec.n_layer) + " layers, n_embd " + std::to_string(r.spec.n_embd) +
-                   ", GQA 8 KV heads of 128, vocab 128256)";
+                   std::to_string(r.spec.n_layer) + " layers, n_embd " +
+                   std::to_string(r.spec.n_embd) + ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
   throw InputError("MODEL: unknown model '" + text + "'" + cat.suggest_model(text) +

@@ -58,7 +58,8 @@ void append_u64(std::string& out, uint64_t v) {
   out.append(p, static_cast<size_t>(buf + sizeof buf - p));
 }
 
-RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns) : format_(format), columns_(std::move(columns)) {
+RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns)
+    : format_(format), columns_(std::move(columns)) {
   for (size_t i = 0; i < columns_.size(); ++i) {
     std::string l;
     if (format_ == RowFormat::csv) {
@@ -86,8 +87,10 @@ std::string RowWriter::header() const {
   std::string h;
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (i) h += ',';
-    if (needs_csv_quotes(columns_[i])) append_csv_quoted(h, columns_[i]);
-    else h += columns_[i];
+    if (needs_csv_quotes(columns_[i]))
+      append_csv_quoted(h, columns_[i]);
+    else
+      h += columns_[i];
   }
   return h + "\n";
 }
@@ -104,8 +107,10 @@ void RowWriter::null() {
 }
 
 void RowWriter::skip() {
-  if (format_ == RowFormat::csv) lead();
-  else ++col_;
+  if (format_ == RowFormat::csv)
+    lead();
+  else
+    ++col_;
 }
 
 void RowWriter::boolean(bool v) {
@@ -140,13 +145,27 @@ void RowWriter::append_json_string(std::string_view v) {
     o.append(v.data() + run, i - run);
     run = i + 1;
     switch (ch) {
-      case '"': o.append("\\\""); break;
-      case '\\': o.append("\\\\"); break;
-      case '\b': o.append("\\b"); break;
-      case '\f': o.append("\\f"); break;
-      case '\n': o.append("\\n"); break;
-      case '\r': o.append("\\r"); break;
-      case '\t': o.append("\\t"); break;
+      case '"':
+        o.append("\\\"");
+        break;
+      case '\\':
+        o.append("\\\\");
+        break;
+      case '\b':
+        o.append("\\b");
+        break;
+      case '\f':
+        o.append("\\f");
+        break;
+      case '\n':
+        o.append("\\n");
+        break;
+      case '\r':
+        o.append("\\r");
+        break;
+      case '\t':
+        o.append("\\t");
+        break;
       default: {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
@@ -160,9 +179,12 @@ void RowWriter::append_json_string(std::string_view v) {
 
 void RowWriter::str(std::string_view v) {
   lead();
-  if (format_ == RowFormat::jsonl) append_json_string(v);
-  else if (needs_csv_quotes(v)) append_csv_quoted(*out_, v);
-  else out_->append(v);
+  if (format_ == RowFormat::jsonl)
+    append_json_string(v);
+  else if (needs_csv_quotes(v))
+    append_csv_quoted(*out_, v);
+  else
+    out_->append(v);
 }
 
 void RowWriter::strs(const std::string_view* items, size_t n) {
@@ -200,7 +222,8 @@ void RowWriter::strs(const std::string_view* items, size_t n) {
 
 void RowWriter::end() {
   if (col_ != columns_.size())
-    throw std::logic_error("row writer: " + std::to_string(col_) + " of " + std::to_string(columns_.size()) + " columns written");
+    throw std::logic_error("row writer: " + std::to_string(col_) + " of " +
+                           std::to_string(columns_.size()) + " columns written");
   out_->append(tail_);
 }
 

@@ -60,7 +60,8 @@ class RowWriter {
 
   RowFormat format_;
   std::vector<std::string> columns_;
-  std::vector<std::string> leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
+  std::vector<std::string>
+      leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
   std::string* out_ = nullptr;
   size_t col_ = 0;

@@ -18,36 +18,124 @@
 namespace llmsize::cli {
 
 const std::vector<std::string>& report_columns() {
-  static const std::vector<std::string> kColumns = {
-      "schema_version", "model.name", "model.id", "model.source", "model.assumed", "model.arch", "model.params",
-      "model.active_params", "model.weights_bytes", "model.bits_per_weight", "model.n_layer", "model.n_embd",
-      "model.n_head", "model.n_head_kv", "model.n_ctx_train", "settings.quant", "settings.quant_requested",
-      "settings.kv_quant", "settings.context", "settings.batch", "settings.ubatch", "settings.flash_attn",
-      "settings.headroom", "settings.overhead_bytes_per_gpu", "settings.engine", "vram.weights_bytes",
-      "vram.weights_host_bytes", "vram.kv_cache_bytes", "vram.activations_bytes", "vram.overhead_bytes",
-      "vram.headroom_bytes", "vram.total_bytes", "vram.total_bytes_low", "vram.total_bytes_high", "vram.kv_cells",
-      "vram.kv_cells_swa", "vram.compute_buffer_bytes_per_gpu", "vram.kv_available_bytes", "vram.gpus",
-      "vram.rule_of_thumb_bytes", "gpu.name", "gpu.id", "gpu.recommended", "gpu.count", "gpu.count_needed",
-      "gpu.memory_bytes_each", "gpu.usable_bytes_each", "gpu.per_gpu_bytes", "gpu.fits", "gpu.split",
-      "gpu.tp_degree", "gpu.nodes", "gpu.interconnect", "gpu.price_usd_each", "gpu.offload_layers_gpu",
-      "gpu.offload_layers_cpu", "gpu.offload_ram_bytes", "gpu.count_24gib", "gpu.count_48gib", "gpu.count_80gib",
-      "system.platform", "system.ram_bytes", "system.ram_required_bytes", "system.ram_dimms",
-      "system.ram_dimm_gib", "system.storage_bytes", "system.data_drive_bytes", "system.data_drives",
-      "system.os_drive_bytes", "system.load_time_s", "system.load_time_s_hdd_7200_rpm",
-      "system.load_time_s_sata_ssd", "system.load_time_s_nvme_pcie_3_0", "system.load_time_s_nvme_pcie_4_0",
-      "system.load_time_s_nvme_pcie_5_0", "system.cpu_cores", "system.pcie_lanes", "system.ram_bandwidth_gb_per_s",
-      "power.peak_watts", "power.psu_watts", "power.psu_count", "power.wall_watts", "power.mains_volts",
-      "power.circuit_amps", "power.fits_ordinary_outlet", "power.circuit", "power.heat_watts",
-      "power.heat_btu_per_hour", "power.energy_kwh_per_year", "throughput.decode_tokens_per_s",
-      "throughput.decode_tokens_per_s_low", "throughput.decode_tokens_per_s_high",
-      "throughput.aggregate_tokens_per_s", "throughput.prefill_tokens_per_s",
-      "throughput.prefill_tokens_per_s_low", "throughput.prefill_tokens_per_s_high",
-      "throughput.time_to_first_token_s", "throughput.prompt_tokens", "throughput.max_concurrent_sequences",
-      "throughput.calibration", "throughput.users", "throughput.target_tokens_per_s", "throughput.capacity_gpus",
-      "throughput.capacity_tp_degree", "throughput.capacity_replicas", "throughput.capacity_limited_by",
-      "cost.hardware_usd", "cost.gpus_usd", "cost.host_usd", "cost.energy_usd_per_year",
-      "cost.usd_per_million_tokens", "cost.cloud_usd_per_million_tokens", "cost.breakeven_months", "cost.years",
-      "cost.utilization", "cost.kwh_price_usd", "checklist", "warnings"};
+  static const std::vector<std::string> kColumns = {"schema_version",
+                                                    "model.name",
+                                                    "model.id",
+                                                    "model.source",
+                                                    "model.assumed",
+                                                    "model.arch",
+                                                    "model.params",
+                                                    "model.active_params",
+                                                    "model.weights_bytes",
+                                                    "model.bits_per_weight",
+                                                    "model.n_layer",
+                                                    "model.n_embd",
+                                                    "model.n_head",
+                                                    "model.n_head_kv",
+                                                    "model.n_ctx_train",
+                                                    "settings.quant",
+                                                    "settings.quant_requested",
+                                                    "settings.kv_quant",
+                                                    "settings.context",
+                                                    "settings.batch",
+                                                    "settings.ubatch",
+                                                    "settings.flash_attn",
+                                                    "settings.headroom",
+                                                    "settings.overhead_bytes_per_gpu",
+                                                    "settings.engine",
+                                                    "vram.weights_bytes",
+                                                    "vram.weights_host_bytes",
+                                                    "vram.kv_cache_bytes",
+                                                    "vram.activations_bytes",
+                                                    "vram.overhead_bytes",
+                                                    "vram.headroom_bytes",
+                                                    "vram.total_bytes",
+                                                    "vram.total_bytes_low",
+                                                    "vram.total_bytes_high",
+                                                    "vram.kv_cells",
+                                                    "vram.kv_cells_swa",
+                                                    "vram.compute_buffer_bytes_per_gpu",
+                                                    "vram.kv_available_bytes",
+                                                    "vram.gpus",
+                                                    "vram.rule_of_thumb_bytes",
+                                                    "gpu.name",
+                                                    "gpu.id",
+                                                    "gpu.recommended",
+                                                    "gpu.count",
+                                                    "gpu.count_needed",
+                                                    "gpu.memory_bytes_each",
+                                                    "gpu.usable_bytes_each",
+                                                    "gpu.per_gpu_bytes",
+                                                    "gpu.fits",
+                                                    "gpu.split",
+                                                    "gpu.tp_degree",
+                                                    "gpu.nodes",
+                                                    "gpu.interconnect",
+                                                    "gpu.price_usd_each",
+                                                    "gpu.offload_layers_gpu",
+                                                    "gpu.offload_layers_cpu",
+                                                    "gpu.offload_ram_bytes",
+                                                    "gpu.count_24gib",
+                                                    "gpu.count_48gib",
+                                                    "gpu.count_80gib",
+                                                    "system.platform",
+                                                    "system.ram_bytes",
+                                                    "system.ram_required_bytes",
+                                                    "system.ram_dimms",
+                                                    "system.ram_dimm_gib",
+                                                    "system.storage_bytes",
+                                                    "system.data_drive_bytes",
+                                                    "system.data_drives",
+                                                    "system.os_drive_bytes",
+                                                    "system.load_time_s",
+                                                    "system.load_time_s_hdd_7200_rpm",
+                                                    "system.load_time_s_sata_ssd",
+                                                    "system.load_time_s_nvme_pcie_3_0",
+                                                    "system.load_time_s_nvme_pcie_4_0",
+                                                    "system.load_time_s_nvme_pcie_5_0",
+                                                    "system.cpu_cores",
+                                                    "system.pcie_lanes",
+                                                    "system.ram_bandwidth_gb_per_s",
+                                                    "power.peak_watts",
+                                                    "power.psu_watts",
+                                                    "power.psu_count",
+                                                    "power.wall_watts",
+                                                    "power.mains_volts",
+                                                    "power.circuit_amps",
+                                                    "power.fits_ordinary_outlet",
+                                                    "power.circuit",
+                                                    "power.heat_watts",
+                                                    "power.heat_btu_per_hour",
+                                                    "power.energy_kwh_per_year",
+                                                    "throughput.decode_tokens_per_s",
+                                                    "throughput.decode_tokens_per_s_low",
+                                                    "throughput.decode_tokens_per_s_high",
+                                                    "throughput.aggregate_tokens_per_s",
+                                                    "throughput.prefill_tokens_per_s",
+                                                    "throughput.prefill_tokens_per_s_low",
+                                                    "throughput.prefill_tokens_per_s_high",
+                                                    "throughput.time_to_first_token_s",
+                                                    "throughput.prompt_tokens",
+                                                    "throughput.max_concurrent_sequences",
+                                                    "throughput.calibration",
+                                                    "throughput.users",
+                                                    "throughput.target_tokens_per_s",
+                                                    "throughput.capacity_gpus",
+                                                    "throughput.capacity_tp_degree",
+                                                    "throughput.capacity_replicas",
+                                                    "throughput.capacity_limited_by",
+                                                    "cost.hardware_usd",
+                                                    "cost.gpus_usd",
+                                                    "cost.host_usd",
+                                                    "cost.energy_usd_per_year",
+                                                    "cost.usd_per_million_tokens",
+                                                    "cost.cloud_usd_per_million_tokens",
+                                                    "cost.breakeven_months",
+                                                    "cost.years",
+                                                    "cost.utilization",
+                                                    "cost.kwh_price_usd",
+                                                    "checklist",
+                                                    "warnings"};
   return kColumns;
 }
 
@@ -58,7 +146,9 @@ using ojson = nlohmann::ordered_json;
 // The memory classes of the main command's "GPUs needed" (app.cpp kClasses).
 constexpr uint32_t kClassesGib[] = {24, 48, 80};
 
-double r2(double v) { return std::round(v * 100) / 100; }
+double r2(double v) {
+  return std::round(v * 100) / 100;
+}
 
 std::string lower(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -85,29 +175,36 @@ std::vector<std::string> list_items(const std::string& flag, const std::vector<s
 void write_json_value(RowWriter& w, const ojson* v) {
   if (!v) return w.skip();
   switch (v->type()) {
-    case ojson::value_t::null: return w.null();
-    case ojson::value_t::boolean: return w.boolean(v->get<bool>());
-    case ojson::value_t::number_unsigned: return w.u64(v->get<uint64_t>());
+    case ojson::value_t::null:
+      return w.null();
+    case ojson::value_t::boolean:
+      return w.boolean(v->get<bool>());
+    case ojson::value_t::number_unsigned:
+      return w.u64(v->get<uint64_t>());
     case ojson::value_t::number_integer: {
       const auto i = v->get<int64_t>();
       if (i >= 0) return w.u64(static_cast<uint64_t>(i));
       return w.str(v->dump());  // no negative integers in the report; kept exact if one appears
     }
-    case ojson::value_t::number_float: return w.f64(v->get<double>());
-    case ojson::value_t::string: return w.str(v->get_ref<const std::string&>());
+    case ojson::value_t::number_float:
+      return w.f64(v->get<double>());
+    case ojson::value_t::string:
+      return w.str(v->get_ref<const std::string&>());
     case ojson::value_t::array: {
       std::vector<std::string> items;
       for (const auto& x : *v) items.push_back(x.is_string() ? x.get<std::string>() : x.dump());
       std::vector<std::string_view> views(items.begin(), items.end());
       return w.strs(views.data(), views.size());
     }
-    default: return w.str(v->dump());
+    default:
+      return w.str(v->dump());
   }
 }
 
 // A report written as a row through its JSON: the reference for the fast path. `marks`, when
 // given, receives the output offset at which each column starts (and the end).
-void write_report_row(const Report& r, RowWriter& w, std::string& out, std::vector<size_t>* marks = nullptr) {
+void write_report_row(const Report& r, RowWriter& w, std::string& out,
+                      std::vector<size_t>* marks = nullptr) {
   const ojson j = ojson::parse(render_json(r));
   w.begin(out);
   for (const auto& c : w.columns()) {
@@ -156,12 +253,14 @@ struct HostEntry {
 struct HostKey {
   uint32_t gpu, count, tp, dimms, dimm_gib;
   bool operator==(const HostKey& o) const {
-    return gpu == o.gpu && count == o.count && tp == o.tp && dimms == o.dimms && dimm_gib == o.dimm_gib;
+    return gpu == o.gpu && count == o.count && tp == o.tp && dimms == o.dimms &&
+           dimm_gib == o.dimm_gib;
   }
 };
 struct HostKeyHash {
   size_t operator()(const HostKey& k) const {
-    uint64_t h = (uint64_t{k.gpu} << 48) ^ (uint64_t{k.count} << 32) ^ (uint64_t{k.tp} << 24) ^ (uint64_t{k.dimms} << 16) ^ k.dimm_gib;
+    uint64_t h = (uint64_t{k.gpu} << 48) ^ (uint64_t{k.count} << 32) ^ (uint64_t{k.tp} << 24) ^
+                 (uint64_t{k.dimms} << 16) ^ k.dimm_gib;
     h *= 0x9E3779B97F4A7C15ull;
     return static_cast<size_t>(h ^ (h >> 29));
   }
@@ -170,13 +269,15 @@ struct HostKeyHash {
 // One model x quantization.
 struct Group {
   std::string model_given, quant_given;
-  Report ref;  // build_report() of the group's first configuration
+  Report ref;          // build_report() of the group's first configuration
   std::string prefix;  // written columns before settings.context
   std::string middle;  // written columns after settings.context, before vram.*
-  std::vector<std::string> lead_warnings;  // before the GPU's: "assumed: ...", "--quant ... is ignored"
+  std::vector<std::string>
+      lead_warnings;  // before the GPU's: "assumed: ...", "--quant ... is ignored"
   std::vector<std::string> tail_warnings;  // after the estimate's: quant alias, checkpoint format
   std::vector<std::optional<Estimate>> estimates;  // [ctx][count], made on first use
-  std::vector<std::optional<HostPlan>> base_hosts;  // [gpu][count] without offload, made on first use
+  std::vector<std::optional<HostPlan>>
+      base_hosts;  // [gpu][count] without offload, made on first use
   std::unordered_map<HostKey, HostEntry, HostKeyHash> hosts;
 };
 
@@ -193,7 +294,7 @@ struct RowState {
   Offload offload;
   uint32_t max_sequences = 0;
   uint64_t kv_available = 0;
-  HostPlan row_host;                // the host of a row that offloads layers
+  HostPlan row_host;                    // the host of a row that offloads layers
   const HostPlan* host_plan = nullptr;  // null without a host (unified memory)
   const HostEntry* host = nullptr;
   Speed speed;
@@ -241,7 +342,8 @@ struct Sweep::Impl {
 
   uint64_t size() const {
     uint64_t n = 1;
-    for (uint64_t k : {models.size(), quants.size(), ctxs.size(), gpus.size(), counts.size()}) n = checked_mul(n, k);
+    for (uint64_t k : {models.size(), quants.size(), ctxs.size(), gpus.size(), counts.size()})
+      n = checked_mul(n, k);
     return n;
   }
 
@@ -279,12 +381,16 @@ struct Sweep::Impl {
     if (r.model.exact_weights) {
       const QuantPreset* fq = find_quant_preset(r.model.file_quant);
       if (fq && lower(quants[qi]) != "q4_k_m" && find_quant_preset(quants[qi]) != fq)
-        g.lead_warnings.push_back("--quant " + quants[qi] + " is ignored: the file's tensors give the weights (" + fq->id + ")");
+        g.lead_warnings.push_back("--quant " + quants[qi] +
+                                  " is ignored: the file's tensors give the weights (" + fq->id +
+                                  ")");
     }
-    if (r.quant_requested != r.quant->id) g.tail_warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
+    if (r.quant_requested != r.quant->id)
+      g.tail_warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
     if (!r.quant->gguf)
       g.tail_warnings.push_back(std::string(r.quant->id) +
-                                " is a checkpoint format of vLLM/transformers: every weight is counted on the GPU, and KV cache "
+                                " is a checkpoint format of vLLM/transformers: every weight is "
+                                "counted on the GPU, and KV cache "
                                 "and buffers follow llama.cpp's rules until engine profiles land");
     g.estimates.assign(ctxs.size() * counts.size(), std::nullopt);
     g.base_hosts.assign(gpus.size() * counts.size(), std::nullopt);
@@ -302,7 +408,8 @@ struct Sweep::Impl {
   }
 
   // The host plan of build_report() for this GPU, count and RAM-resident weights.
-  HostPlan plan_row_host(const Estimate& e, const GpuSpec& gpu, uint32_t count, uint64_t host_weights) const {
+  HostPlan plan_row_host(const Estimate& e, const GpuSpec& gpu, uint32_t count,
+                         uint64_t host_weights) const {
     HostInput hi;
     hi.n_gpus = count;
     hi.gpu_slot_width = gpu.slot_width;
@@ -320,7 +427,8 @@ struct Sweep::Impl {
 
   const HostEntry& host_entry(Group& g, size_t gi, const RowState& s) {
     const HostPlan* hp = s.host_plan;
-    const HostKey key{static_cast<uint32_t>(gi), s.count, s.tp, hp ? hp->ram.dimms : 0, hp ? hp->ram.dimm_gib : 0};
+    const HostKey key{static_cast<uint32_t>(gi), s.count, s.tp, hp ? hp->ram.dimms : 0,
+                      hp ? hp->ram.dimm_gib : 0};
     auto it = g.hosts.find(key);
     if (it != g.hosts.end()) return it->second;
     const Report& ref = g.ref;
@@ -332,8 +440,11 @@ struct Sweep::Impl {
     h.nodes = plan.nodes;
     h.has_host = hp != nullptr;
     if (h.has_host) h.host = *hp;
-    h.ram_channels = ram_channels_flag ? ram_channels_flag : h.has_host ? platform_spec(h.host.platform).memory_channels : 2;
-    h.ram_bw = gpu.unified_memory ? gpu.bandwidth_gb_per_s : ram_bandwidth_gb_per_s(h.ram_channels, ram_mts);
+    h.ram_channels = ram_channels_flag ? ram_channels_flag
+                     : h.has_host      ? platform_spec(h.host.platform).memory_channels
+                                       : 2;
+    h.ram_bw = gpu.unified_memory ? gpu.bandwidth_gb_per_s
+                                  : ram_bandwidth_gb_per_s(h.ram_channels, ram_mts);
     PowerInput pi = ref.power_input;
     if (h.has_host) {
       pi.n_gpus = s.count;
@@ -343,10 +454,13 @@ struct Sweep::Impl {
       pi.nvme_drives = h.host.storage.data_drives + 1;
       h.power = plan_power(pi);
       h.has_power = true;
-      h.host_usd = host_base_usd(static_cast<int>(h.host.platform)) +
-                   kRamUsdPerGib * static_cast<double>(h.host.ram.installed_bytes) / kGiB +
-                   kNvmeUsdPerTb * (static_cast<double>(h.host.storage.drive_bytes) * h.host.storage.data_drives +
-                                    static_cast<double>(h.host.storage.os_drive_bytes)) / 1e12;
+      h.host_usd =
+          host_base_usd(static_cast<int>(h.host.platform)) +
+          kRamUsdPerGib * static_cast<double>(h.host.ram.installed_bytes) / kGiB +
+          kNvmeUsdPerTb *
+              (static_cast<double>(h.host.storage.drive_bytes) * h.host.storage.data_drives +
+               static_cast<double>(h.host.storage.os_drive_bytes)) /
+              1e12;
     }
     // The system and power columns but system.ram_required_bytes. The writer's state is its column
     // index: start each segment there.
@@ -400,7 +514,8 @@ struct Sweep::Impl {
       w.f64(ref.power_input.mains_v);
       for (int i = 0; i < 6; ++i) w.null();
     }
-    if (w.col() != col_throughput) throw std::logic_error("sweep: system/power columns out of step");
+    if (w.col() != col_throughput)
+      throw std::logic_error("sweep: system/power columns out of step");
     // The checklist column.
     Report cr;
     cr.gpu = plan;
@@ -421,7 +536,8 @@ struct Sweep::Impl {
     s.c = g.ref.config;
     s.ctx = s.c.kv.n_ctx = ctxs[ci];
     s.count = s.c.n_gpus = counts[ni];
-    for (size_t k = 0; k < 3; ++k) s.classes[k] = gpus_needed(e, s.c, uint64_t{kClassesGib[k]} * kGiB);
+    for (size_t k = 0; k < 3; ++k)
+      s.classes[k] = gpus_needed(e, s.c, uint64_t{kClassesGib[k]} * kGiB);
     const uint64_t usable_each = gpu.usable_bytes();
     s.count_needed = gpus_needed(e, s.c, usable_each);
     s.per_gpu = per_gpu_bytes(e, s.c, s.count);
@@ -431,11 +547,15 @@ struct Sweep::Impl {
     if (s.has_offload) s.offload = plan_offload(m, e, s.c, usable_each, s.count);
     // Sequences that fit beside the weights (build_report()).
     const uint64_t usable = usable_each * s.count;
-    const uint64_t fixed = fraction_of(e.weights_bytes + e.activations_bytes + e.overhead_bytes, 1 + s.c.headroom);
+    const uint64_t fixed =
+        fraction_of(e.weights_bytes + e.activations_bytes + e.overhead_bytes, 1 + s.c.headroom);
     const uint64_t kv_seq = e.kv_cache_bytes / std::max<uint32_t>(1, s.c.kv.n_seq);
     const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + s.c.headroom);
     s.kv_available = available_kv_bytes(e, s.c, usable_each, s.count);
-    s.max_sequences = usable > fixed && kv_seq_h ? static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30)) : 0;
+    s.max_sequences =
+        usable > fixed && kv_seq_h
+            ? static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30))
+            : 0;
     s.host_plan = nullptr;
     if (!gpu.unified_memory) {
       if (s.has_offload) {
@@ -550,9 +670,11 @@ struct Sweep::Impl {
     }
     s.has_cost ? w.f64(std::round(ci.host_usd)) : w.null();
     s.has_cost ? w.f64(std::round(s.cost.energy_usd_per_year)) : w.null();
-    s.has_cost && s.cost.priced && s.cost.usd_per_mtok > 0 ? w.f64(std::round(s.cost.usd_per_mtok * 10000) / 10000) : w.null();
+    s.has_cost&& s.cost.priced&& s.cost.usd_per_mtok > 0
+        ? w.f64(std::round(s.cost.usd_per_mtok * 10000) / 10000)
+        : w.null();
     ci.cloud_price_per_mtok > 0 ? w.f64(ci.cloud_price_per_mtok) : w.null();
-    s.has_cost && s.cost.breakeven_months > 0 ? w.f64(r2(s.cost.breakeven_months)) : w.null();
+    s.has_cost&& s.cost.breakeven_months > 0 ? w.f64(r2(s.cost.breakeven_months)) : w.null();
     w.f64(ci.years);
     w.f64(ci.utilization);
     w.f64(ci.kwh_price_usd);
@@ -567,24 +689,30 @@ struct Sweep::Impl {
       if (s.count_needed == 0) {
         not_enough = gpu.name + " cannot hold this model at any count up to 1024";
       } else {
-        not_enough = fmt::format("{} × {} is not enough: {} are needed", s.count, gpu.name, s.count_needed);
+        not_enough =
+            fmt::format("{} × {} is not enough: {} are needed", s.count, gpu.name, s.count_needed);
       }
       items.push_back(not_enough);
     }
     if (tensor_split && s.count > 1 && s.tp != s.count) {
-      split_warning = fmt::format("--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
-                                  "valid degrees start at {}", s.count, m.n_head, m.n_head_kv, s.tp);
+      split_warning = fmt::format(
+          "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
+          "valid degrees start at {}",
+          s.count, m.n_head, m.n_head_kv, s.tp);
       items.push_back(split_warning);
     }
     if (s.has_cost && !s.cost.priced) items.push_back(ge.no_price_warning);
     if (!s.host->has_host && gpu.unified_memory)
-      items.push_back("Apple silicon is a whole computer: host, power and storage sections are left out");
+      items.push_back(
+          "Apple silicon is a whole computer: host, power and storage sections are left out");
     for (const auto& x : e.warnings) items.push_back(x);
     for (const auto& x : g.tail_warnings) items.push_back(x);
     if (s.has_offload) {
-      offload_warning = fmt::format("{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} GB/s)",
-                                    s.offload.n_layer_cpu, m.n_layer, static_cast<double>(s.offload.ram_bytes) / kGiB,
-                                    s.host->ram_bw);
+      offload_warning = fmt::format(
+          "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
+          "GB/s)",
+          s.offload.n_layer_cpu, m.n_layer, static_cast<double>(s.offload.ram_bytes) / kGiB,
+          s.host->ram_bw);
       items.push_back(offload_warning);
     }
     if (!ge.calibration_warning.empty()) items.push_back(ge.calibration_warning);
@@ -596,10 +724,14 @@ struct Sweep::Impl {
 Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<Impl>(o, catalog)) {
   Impl& s = *impl_;
   const PlanningOptions& p = o.planning;
-  if (p.sweep_format == "csv") s.format = RowFormat::csv;
-  else if (p.sweep_format == "jsonl") s.format = RowFormat::jsonl;
-  else throw InputError("--format: expected csv or jsonl (JSON Lines), got '" + p.sweep_format + "'");
-  if (p.models.empty()) throw InputError("--models: needs at least one model (catalog id, size or config.json)");
+  if (p.sweep_format == "csv")
+    s.format = RowFormat::csv;
+  else if (p.sweep_format == "jsonl")
+    s.format = RowFormat::jsonl;
+  else
+    throw InputError("--format: expected csv or jsonl (JSON Lines), got '" + p.sweep_format + "'");
+  if (p.models.empty())
+    throw InputError("--models: needs at least one model (catalog id, size or config.json)");
   if (p.gpu_list.empty()) throw InputError("--gpu: needs at least one GPU (llmsize gpus)");
   s.models = list_items("--models", p.models, {});
   s.quants = list_items("--quants", p.quants, {o.quant});
@@ -614,7 +746,10 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
   s.tensor_split = o.split == "tensor";
   s.keep_models = static_cast<uint32_t>(parse_int("--keep-models", o.keep_models, 1, 1000));
   s.dataset_gb = parse_real("--dataset-gb", o.dataset_gb, 0, 1e7);
-  s.ram_channels_flag = o.ram_channels.empty() ? 0 : static_cast<uint32_t>(parse_int("--ram-channels", o.ram_channels, 1, 24));
+  s.ram_channels_flag =
+      o.ram_channels.empty()
+          ? 0
+          : static_cast<uint32_t>(parse_int("--ram-channels", o.ram_channels, 1, 24));
   s.ram_mts = static_cast<uint32_t>(parse_int("--ram-mts", o.ram_mts, 400, 20000));
   for (const auto& name : gpu_names) {
     GpuEntry ge;
@@ -623,16 +758,22 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
   }
   {
     uint64_t n = 1;
-    for (uint64_t k : {s.models.size(), s.quants.size(), s.ctxs.size(), s.gpus.size(), s.counts.size()}) {
+    for (uint64_t k :
+         {s.models.size(), s.quants.size(), s.ctxs.size(), s.gpus.size(), s.counts.size()}) {
       if (__builtin_mul_overflow(n, k, &n)) n = UINT64_MAX;
     }
     if (n > max_rows)
-      throw InputError(fmt::format("sweep: {} configurations ({} models × {} quants × {} contexts × {} GPUs × {} counts) exceed "
-                                   "--max-rows {}; raise it to run them all",
-                                   n, s.models.size(), s.quants.size(), s.ctxs.size(), s.gpus.size(), s.counts.size(), max_rows));
+      throw InputError(
+          fmt::format("sweep: {} configurations ({} models × {} quants × {} contexts × {} GPUs × "
+                      "{} counts) exceed "
+                      "--max-rows {}; raise it to run them all",
+                      n, s.models.size(), s.quants.size(), s.ctxs.size(), s.gpus.size(),
+                      s.counts.size(), max_rows));
   }
   const auto& cols = report_columns();
-  const auto col = [&](const char* name) { return static_cast<size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin()); };
+  const auto col = [&](const char* name) {
+    return static_cast<size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+  };
   s.col_ctx = col("settings.context");
   s.col_vram = col("vram.weights_bytes");
   s.col_system = col("system.platform");
@@ -646,11 +787,14 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
     ge.spec = r.gpu->gpu;
     const GpuSpec& g = ge.spec;
     if (g.unified_memory)
-      ge.unified_warning = fmt::format("{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-                                       g.name, g.memory_fraction * 100, static_cast<double>(g.memory_bytes) / kGiB);
-    ge.no_price_warning = g.name + " has no public price in the catalog: give one with --price " + g.id + "=USD";
+      ge.unified_warning = fmt::format(
+          "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
+          g.name, g.memory_fraction * 100, static_cast<double>(g.memory_bytes) / kGiB);
+    ge.no_price_warning =
+        g.name + " has no public price in the catalog: give one with --price " + g.id + "=USD";
     if (std::string(speed_calibration(g).family) == "other")
-      ge.calibration_warning = "speed for " + g.name + " is not calibrated against measurements: wide range";
+      ge.calibration_warning =
+          "speed for " + g.name + " is not calibrated against measurements: wide range";
   }
   s.groups.resize(s.models.size() * s.quants.size());
   for (size_t mi = 0; mi < s.models.size(); ++mi)
@@ -660,11 +804,19 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
 
 Sweep::~Sweep() = default;
 
-uint64_t Sweep::size() const { return impl_->size(); }
-bool Sweep::fast() const { return impl_->fast; }
-const SweepPlotData& Sweep::plot_data() const { return impl_->plot; }
+uint64_t Sweep::size() const {
+  return impl_->size();
+}
+bool Sweep::fast() const {
+  return impl_->fast;
+}
+const SweepPlotData& Sweep::plot_data() const {
+  return impl_->plot;
+}
 
-std::string Sweep::header() const { return impl_->writer(impl_->format).header(); }
+std::string Sweep::header() const {
+  return impl_->writer(impl_->format).header();
+}
 
 std::string Sweep::slow_row(uint64_t index) const {
   size_t mi, qi, ci, gi, ni;
@@ -727,7 +879,8 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
               if (s.base.planning.verify) {
                 reference = slow_row(index);
                 if (std::string_view(buf).substr(at) != reference)
-                  throw std::logic_error("sweep --verify: row " + std::to_string(index) + " differs from the main command:\nfast: " +
+                  throw std::logic_error("sweep --verify: row " + std::to_string(index) +
+                                         " differs from the main command:\nfast: " +
                                          buf.substr(at) + "main: " + reference);
               }
             } else {
@@ -761,7 +914,8 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
         SweepCapacity cap;
         cap.label = fmt::format("{} × {}", n, ge.spec.id);
         cap.usable_bytes = ge.spec.usable_bytes() * n;
-        if (std::none_of(s.plot.capacity.begin(), s.plot.capacity.end(), [&](const SweepCapacity& x) { return x.label == cap.label; }))
+        if (std::none_of(s.plot.capacity.begin(), s.plot.capacity.end(),
+                         [&](const SweepCapacity& x) { return x.label == cap.label; }))
           s.plot.capacity.push_back(cap);
       }
   }
@@ -777,10 +931,12 @@ void run_sweep(const Options& o) {
   if (!o.planning.plot.empty()) write_text_file("--plot", o.planning.plot, "");
   std::FILE* out = stdout;
   sweep.run([out](std::string_view chunk) {
-    if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) throw InputError("sweep: cannot write to stdout");
+    if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size())
+      throw InputError("sweep: cannot write to stdout");
   });
   std::fflush(out);
-  if (!o.planning.plot.empty()) write_text_file("--plot", o.planning.plot, sweep_svg(sweep.plot_data()));
+  if (!o.planning.plot.empty())
+    write_text_file("--plot", o.planning.plot, sweep_svg(sweep.plot_data()));
 }
 
 }  // namespace llmsize::cli

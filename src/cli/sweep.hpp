@@ -32,12 +32,12 @@ const std::vector<std::string>& report_columns();
 
 // A series of the sweep's picture: one model x quantization, total VRAM at the first GPU count.
 struct SweepSeries {
-  std::string label;                     // "llama-3.1-8b q4_k_m"
-  std::vector<uint32_t> ctx;             // x, ascending as given
-  std::vector<uint64_t> total_bytes;     // y
+  std::string label;                  // "llama-3.1-8b q4_k_m"
+  std::vector<uint32_t> ctx;          // x, ascending as given
+  std::vector<uint64_t> total_bytes;  // y
 };
 struct SweepCapacity {
-  std::string label;  // "2 × rtx-4090"
+  std::string label;          // "2 × rtx-4090"
   uint64_t usable_bytes = 0;  // count x usable per GPU
 };
 struct SweepPlotData {

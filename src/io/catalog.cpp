@@ -27,7 +27,8 @@ struct Ctx {
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + what);
   }
-  std::string str(const json& o, const std::string& path, const char* key, bool required = true) const {
+  std::string str(const json& o, const std::string& path, const char* key,
+                  bool required = true) const {
     if (!o.contains(key) || o[key].is_null()) {
       if (required) fail(path + "/" + key, "missing (expected a string)");
       return {};
@@ -51,7 +52,8 @@ struct Ctx {
     if (!o.contains(key) || o[key].is_null()) return v;
     if (!o[key].is_array()) fail(path + "/" + key, "expected an array of strings");
     for (size_t i = 0; i < o[key].size(); ++i) {
-      if (!o[key][i].is_string()) fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
+      if (!o[key][i].is_string())
+        fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
       v.push_back(lower(o[key][i].get<std::string>()));
     }
     return v;
@@ -62,8 +64,10 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   if (!e.is_object()) c.fail(path, "expected an object");
   CatalogModel cm;
   const std::string id = c.str(e, path, "id");
-  if (id.empty() || lower(id) != id) c.fail(path + "/id", "expected a lowercase id, got \"" + id + "\"");
-  if (!e.contains("config")) c.fail(path + "/config", "missing (expected the model's config.json fields)");
+  if (id.empty() || lower(id) != id)
+    c.fail(path + "/id", "expected a lowercase id, got \"" + id + "\"");
+  if (!e.contains("config"))
+    c.fail(path + "/config", "missing (expected the model's config.json fields)");
   cm.spec = model_from_hf_config(e["config"], c.where + ": " + path + "/config");
   cm.spec.id = id;
   cm.spec.name = c.str(e, path, "name");
@@ -83,7 +87,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   CatalogGpu g;
   GpuSpec& s = g.spec;
   s.id = c.str(e, path, "id");
-  if (s.id.empty() || lower(s.id) != s.id) c.fail(path + "/id", "expected a lowercase id, got \"" + s.id + "\"");
+  if (s.id.empty() || lower(s.id) != s.id)
+    c.fail(path + "/id", "expected a lowercase id, got \"" + s.id + "\"");
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
   s.gpu_class = c.str(e, path, "class", false);
@@ -98,7 +103,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.bf16_tflops_dense = c.num(e, path, "bf16_tflops_dense", false, 0, 1e6);
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
     s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
-    s.interconnect_gb_per_s = c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
+    s.interconnect_gb_per_s =
+        c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
   } else if (e.contains("interconnect") && !e["interconnect"].is_null()) {
     c.fail(path + "/interconnect", "expected an object {kind, bandwidth_gb_per_s}");
   }
@@ -107,7 +113,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
   s.slot_width = c.num(e, path, "slot_width", false, 0, 8);
   s.form_factor = c.str(e, path, "form_factor", false);
-  if (e.contains("unified_memory") && e["unified_memory"].is_boolean()) s.unified_memory = e["unified_memory"].get<bool>();
+  if (e.contains("unified_memory") && e["unified_memory"].is_boolean())
+    s.unified_memory = e["unified_memory"].get<bool>();
   s.backends = c.strs(e, path, "backends");
   s.price_usd = c.num(e, path, "price_usd", false, 0, 1e8);
   s.price_date = c.str(e, path, "price_date", false);
@@ -127,8 +134,10 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
 template <class T>
 void upsert(std::vector<T>& v, T item, const std::string& id) {
   auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.spec.id == id; });
-  if (it != v.end()) *it = std::move(item);
-  else v.push_back(std::move(item));
+  if (it != v.end())
+    *it = std::move(item);
+  else
+    v.push_back(std::move(item));
 }
 
 }  // namespace
@@ -244,11 +253,13 @@ std::string suggest_ids(std::string_view name, const std::vector<std::string>& n
 }  // namespace
 
 std::string Catalog::suggest_model(std::string_view name) const {
-  return suggest_ids(name, model_names(), [this](const std::string& n) { return find_model(n)->spec.id; });
+  return suggest_ids(name, model_names(),
+                     [this](const std::string& n) { return find_model(n)->spec.id; });
 }
 
 std::string Catalog::suggest_gpu(std::string_view name) const {
-  return suggest_ids(name, gpu_names(), [this](const std::string& n) { return find_gpu(n)->spec.id; });
+  return suggest_ids(name, gpu_names(),
+                     [this](const std::string& n) { return find_gpu(n)->spec.id; });
 }
 
 }  // namespace llmsize

@@ -18,7 +18,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -26,18 +27,20 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
-                                       size_t max) {
+std::vector<std::string> closest_names(std::string_view name,
+                                       const std::vector<std::string>& candidates, size_t max) {
   const std::string n = lower(name);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& c : candidates) {
     const std::string lc = lower(c);
     size_t d = edit_distance(n, lc);
-    if (!n.empty() && lc.find(n) != std::string::npos) d = std::min(d, lc.size() - n.size() > 0 ? size_t{1} : size_t{0});
+    if (!n.empty() && lc.find(n) != std::string::npos)
+      d = std::min(d, lc.size() - n.size() > 0 ? size_t{1} : size_t{0});
     // A shared size token ("72b", "4090") is a strong hint: qwen-72b -> qwen2.5-72b.
     const size_t tok = n.find_last_of("-_ ");
     const std::string last = tok == std::string::npos ? n : n.substr(tok + 1);
-    if (last.size() >= 2 && std::isdigit(static_cast<unsigned char>(last[0])) && lc.find(last) != std::string::npos)
+    if (last.size() >= 2 && std::isdigit(static_cast<unsigned char>(last[0])) &&
+        lc.find(last) != std::string::npos)
       d = d >= 2 ? d - 2 : 0;
     const size_t limit = std::max<size_t>(2, n.size() / 3);
     if (d <= limit) scored.emplace_back(d, c);

@@ -13,7 +13,8 @@ using json = nlohmann::json;
 
 class Reader {
  public:
-  Reader(const json& j, std::string where, std::string path) : j_(j), where_(std::move(where)), path_(std::move(path)) {}
+  Reader(const json& j, std::string where, std::string path)
+      : j_(j), where_(std::move(where)), path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw InputError(where_ + ": " + path_ + "/" + key + ": " + what);
@@ -27,7 +28,8 @@ class Reader {
       return dflt;
     }
     const json& v = j_.at(key);
-    if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
+    if (!v.is_number_integer() &&
+        !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
       fail(key, "expected an integer, got " + v.dump());
     const double d = v.get<double>();
     if (d < 0 || d > 2147483647.0) fail(key, "out of range: " + v.dump());
@@ -46,7 +48,8 @@ class Reader {
     return v.get<std::string>();
   }
   // The first present key of several synonyms.
-  uint32_t u32_any(std::initializer_list<const char*> keys, bool required, uint32_t dflt = 0) const {
+  uint32_t u32_any(std::initializer_list<const char*> keys, bool required,
+                   uint32_t dflt = 0) const {
     for (const char* k : keys)
       if (has(k)) return u32(k);
     if (required) fail(*keys.begin(), "missing (expected a positive integer)");
@@ -60,13 +63,16 @@ class Reader {
   std::string where_, path_;
 };
 
-const std::vector<std::string> kTypes = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-                                         "qwen3_moe", "gemma2", "gemma3", "gemma3_text", "phi3",
-                                         "deepseek_v2", "deepseek_v3", "cohere", "falcon"};
+const std::vector<std::string> kTypes = {"llama",       "mistral",     "mixtral",   "qwen2",
+                                         "qwen2_moe",   "qwen3",       "qwen3_moe", "gemma2",
+                                         "gemma3",      "gemma3_text", "phi3",      "deepseek_v2",
+                                         "deepseek_v3", "cohere",      "falcon"};
 
 }  // namespace
 
-const std::vector<std::string>& supported_model_types() { return kTypes; }
+const std::vector<std::string>& supported_model_types() {
+  return kTypes;
+}
 
 std::string json_reason(const nlohmann::json::exception& e) {
   // "[json.exception.out_of_range.406] number overflow parsing '1e432'" -> the part after "] ".
@@ -87,14 +93,16 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   }
   Reader r(*cfg, where, path);
   std::string mt = r.has("model_type") ? r.str("model_type")
-                                        : (cfg != &cfg_in && cfg_in.contains("model_type") && cfg_in["model_type"].is_string()
-                                               ? cfg_in["model_type"].get<std::string>()
-                                               : std::string());
+                                       : (cfg != &cfg_in && cfg_in.contains("model_type") &&
+                                                  cfg_in["model_type"].is_string()
+                                              ? cfg_in["model_type"].get<std::string>()
+                                              : std::string());
   if (mt.empty()) r.fail("model_type", "missing (expected one of llama, qwen2, gemma2, ...)");
   if (std::find(kTypes.begin(), kTypes.end(), mt) == kTypes.end()) {
     std::string list;
     for (const auto& t : kTypes) list += (list.empty() ? "" : ", ") + t;
-    r.fail("model_type", "unsupported \"" + mt + "\"" + did_you_mean(mt, kTypes) + "; supported: " + list);
+    r.fail("model_type",
+           "unsupported \"" + mt + "\"" + did_you_mean(mt, kTypes) + "; supported: " + list);
   }
 
   ModelSpec m;
@@ -178,13 +186,16 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     m.arch = Arch::falcon;
     m.n_ff = r.u32("ffn_hidden_size", false, 4 * m.n_embd);
     m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    if (!r.boolean("new_decoder_architecture", false)) m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
+    if (!r.boolean("new_decoder_architecture", false))
+      m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
   }
   // The expert FFN width is the expert's own; n_ff stays the dense width.
-  for (const auto& p : validate(m)) throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + p);
+  for (const auto& p : validate(m))
+    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + p);
   if (m.n_embd % m.n_head != 0 && !r.has("head_dim"))
-    r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) + " is not divisible by " +
-                                     std::to_string(m.n_head) + " heads and no head_dim is given");
+    r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +
+                                      " is not divisible by " + std::to_string(m.n_head) +
+                                      " heads and no head_dim is given");
   return m;
 }
 
@@ -212,7 +223,8 @@ ModelSpec read_hf_config_file(const std::string& path) {
   in.seekg(0, std::ios::end);
   const auto size = in.tellg();
   // A config.json is a few KB; refuse anything that could not be one.
-  if (size > (16 << 20)) throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
+  if (size > (16 << 20))
+    throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
   in.seekg(0);
   std::ostringstream ss;
   ss << in.rdbuf();

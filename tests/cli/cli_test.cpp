@@ -1,13 +1,13 @@
 // End-to-end tests: run the real llmsize binary and check its output and exit codes.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using json = nlohmann::json;
 
@@ -23,7 +23,8 @@ Result run(const std::string& args, const std::string& cwd = "") {
   char errpath[] = "/tmp/llmsize_cli_err_XXXXXX";
   const int fd = mkstemp(errpath);
   close(fd);
-  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(LLMSIZE_BIN) + " " + args + " 2>" + errpath;
+  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(LLMSIZE_BIN) + " " +
+                    args + " 2>" + errpath;
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   char buf[4096];
@@ -55,9 +56,10 @@ TEST_CASE("the main job prints a readable table", "[cli]") {
   const auto r = run("70b --quant q4 --ctx 8192");
   REQUIRE(r.code == 0);
   CHECK(r.err.empty());
-  for (const char* s : {"Llama-3.1-70B", "\"70b\" is the catalog's reference model", "q4_k_m", "weights", "KV cache",
-                        "compute buffers", "runtime overhead", "headroom (20%)", "total", "24 GiB class", "48 GiB class",
-                        "80 GiB class"}) {
+  for (const char* s :
+       {"Llama-3.1-70B", "\"70b\" is the catalog's reference model", "q4_k_m", "weights",
+        "KV cache", "compute buffers", "runtime overhead", "headroom (20%)", "total",
+        "24 GiB class", "48 GiB class", "80 GiB class"}) {
     INFO(s);
     CHECK(r.out.find(s) != std::string::npos);
   }
@@ -75,8 +77,8 @@ TEST_CASE("JSON carries the contract's fields and adds up", "[cli]") {
   CHECK(j["settings"]["headroom"] == 0.2);
   const auto& v = j["vram"];
   const uint64_t sum = v["weights_bytes"].get<uint64_t>() + v["kv_cache_bytes"].get<uint64_t>() +
-                       v["activations_bytes"].get<uint64_t>() + v["overhead_bytes"].get<uint64_t>() +
-                       v["headroom_bytes"].get<uint64_t>();
+                       v["activations_bytes"].get<uint64_t>() +
+                       v["overhead_bytes"].get<uint64_t>() + v["headroom_bytes"].get<uint64_t>();
   CHECK(v["total_bytes"].get<uint64_t>() == sum);
   // KV: 2 x 80 layers x 8192 x 8 x 128 x 2 B = 2.5 GiB.
   CHECK(v["kv_cache_bytes"] == 2684354560ull);
@@ -135,7 +137,8 @@ TEST_CASE("size shorthands without a catalog model use a stated generic architec
 TEST_CASE("explain prints every formula with its numbers", "[cli]") {
   const auto r = run("llama-3.1-8b --ctx 8192 --explain");
   REQUIRE(r.code == 0);
-  for (const char* s : {"How each figure is computed", "KV cache", "n_ctx 8192 padded to 256", "headroom", "0.20 x"}) {
+  for (const char* s : {"How each figure is computed", "KV cache", "n_ctx 8192 padded to 256",
+                        "headroom", "0.20 x"}) {
     INFO(s);
     CHECK(r.out.find(s) != std::string::npos);
   }
@@ -166,17 +169,28 @@ TEST_CASE("the binary needs no data files: it runs from any directory", "[cli]")
 
 TEST_CASE("bad input exits 2 with a precise message and nothing on stdout", "[cli]") {
   auto [args, message] = GENERATE(table<std::string, std::string>({
-      {"llama-3.1-70 ", "llmsize: error: MODEL: unknown model 'llama-3.1-70' (did you mean llama-3.1-70b"},
-      {"llama-3.1-8b --gpu rtx-4909", "llmsize: error: --gpu: unknown GPU 'rtx-4909' (did you mean rtx-4090"},
-      {"llama-3.1-8b --quant q4_k_x", "llmsize: error: --quant: unknown quantization 'q4_k_x' (did you mean q4_k_m"},
-      {"llama-3.1-8b --ctx 0", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '0'"},
-      {"llama-3.1-8b --ctx 99999999999", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '99999999999'"},
-      {"llama-3.1-8b --ctx 8k", "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '8k'"},
-      {"llama-3.1-8b --batch -1", "llmsize: error: --batch: expected an integer from 1 to 65536, got '-1'"},
-      {"llama-3.1-8b --headroom 7", "llmsize: error: --headroom: expected a number from 0 to 1, got '7'"},
-      {"llama-3.1-8b --gpus 0 --gpu rtx-4090", "llmsize: error: --gpus: expected an integer from 1 to 1024, got '0'"},
-      {"llama-3.1-8b --format xml", "llmsize: error: --format: expected table, json, csv or markdown, got 'xml'"},
-      {"llama-3.1-8b --kv-quant q4_0 --flash-attn off", "llmsize: error: --kv-quant q4_0 with --flash-attn off"},
+      {"llama-3.1-70 ",
+       "llmsize: error: MODEL: unknown model 'llama-3.1-70' (did you mean llama-3.1-70b"},
+      {"llama-3.1-8b --gpu rtx-4909",
+       "llmsize: error: --gpu: unknown GPU 'rtx-4909' (did you mean rtx-4090"},
+      {"llama-3.1-8b --quant q4_k_x",
+       "llmsize: error: --quant: unknown quantization 'q4_k_x' (did you mean q4_k_m"},
+      {"llama-3.1-8b --ctx 0",
+       "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '0'"},
+      {"llama-3.1-8b --ctx 99999999999",
+       "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '99999999999'"},
+      {"llama-3.1-8b --ctx 8k",
+       "llmsize: error: --ctx: expected an integer from 1 to 16777216, got '8k'"},
+      {"llama-3.1-8b --batch -1",
+       "llmsize: error: --batch: expected an integer from 1 to 65536, got '-1'"},
+      {"llama-3.1-8b --headroom 7",
+       "llmsize: error: --headroom: expected a number from 0 to 1, got '7'"},
+      {"llama-3.1-8b --gpus 0 --gpu rtx-4090",
+       "llmsize: error: --gpus: expected an integer from 1 to 1024, got '0'"},
+      {"llama-3.1-8b --format xml",
+       "llmsize: error: --format: expected table, json, csv or markdown, got 'xml'"},
+      {"llama-3.1-8b --kv-quant q4_0 --flash-attn off",
+       "llmsize: error: --kv-quant q4_0 with --flash-attn off"},
       {"llama-3.1-8b --kv-quant q3", "llmsize: error: --kv-quant: unknown KV cache type 'q3'"},
       {"llama-3.1-8b --bogus", "llmsize: error: The following argument was not expected: --bogus"},
       {"/nonexistent/config.json", "llmsize: error: /nonexistent/config.json: no such file"},
@@ -192,22 +206,27 @@ TEST_CASE("a malformed config.json or catalog names the file and the JSON path",
   const auto heads = run(kFixtures + "/bad_heads_config.json");
   CHECK(heads.code == 2);
   CHECK(heads.out.empty());
-  CHECK(heads.err.find("bad_heads_config.json: n_head (32) is not divisible by n_head_kv (5)") != std::string::npos);
+  CHECK(heads.err.find("bad_heads_config.json: n_head (32) is not divisible by n_head_kv (5)") !=
+        std::string::npos);
   const auto missing = run(kFixtures + "/missing_field_config.json");
   CHECK(missing.code == 2);
-  CHECK(missing.err.find("missing_field_config.json: /intermediate_size: missing (expected a positive integer)") !=
-        std::string::npos);
+  CHECK(
+      missing.err.find(
+          "missing_field_config.json: /intermediate_size: missing (expected a positive integer)") !=
+      std::string::npos);
   const auto cat = run("llama-3.1-8b --catalog " + kFixtures + "/bad_heads_config.json");
   CHECK(cat.code == 2);
-  CHECK(cat.err.find("bad_heads_config.json: expected a \"models\" or \"gpus\" array") != std::string::npos);
+  CHECK(cat.err.find("bad_heads_config.json: expected a \"models\" or \"gpus\" array") !=
+        std::string::npos);
 }
 
 TEST_CASE("the two bill-of-materials commands print complete BOMs", "[cli][bom]") {
   const auto a = run("llama-3.1-70b --quant q4_k_m --ctx 8192 --gpu rtx-4090");
   REQUIRE(a.code == 0);
-  for (const char* s : {"Bill of materials", "GPU link", "Platform", "System RAM", "Data storage", "OS drive", "PSU",
-                        "decode", "prefill", "first token", "Power and cooling", "BTU/h", "Model load time", "NVMe PCIe 4.0",
-                        "Cost", "per 1M tokens", "Checklist"}) {
+  for (const char* s :
+       {"Bill of materials", "GPU link", "Platform", "System RAM", "Data storage", "OS drive",
+        "PSU", "decode", "prefill", "first token", "Power and cooling", "BTU/h", "Model load time",
+        "NVMe PCIe 4.0", "Cost", "per 1M tokens", "Checklist"}) {
     INFO(s);
     CHECK(a.out.find(s) != std::string::npos);
   }
@@ -216,7 +235,8 @@ TEST_CASE("the two bill-of-materials commands print complete BOMs", "[cli][bom]"
   CHECK(j["throughput"]["users"] == 50);
   CHECK(j["throughput"]["capacity_gpus"].get<int>() >= 2);
   CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() >= 20);
-  CHECK(j["throughput"]["decode_tokens_per_s_low"].get<double>() < j["throughput"]["decode_tokens_per_s"].get<double>());
+  CHECK(j["throughput"]["decode_tokens_per_s_low"].get<double>() <
+        j["throughput"]["decode_tokens_per_s"].get<double>());
   CHECK(j["system"]["platform"] == "server");
   CHECK(j["system"]["ram_bytes"].get<uint64_t>() >= (64ull << 30));
   CHECK(j["power"]["peak_watts"].get<double>() > 1400);
@@ -235,32 +255,42 @@ TEST_CASE("without --gpu llmsize recommends GPUs by price and fewest cards", "[c
   CHECK(j["gpu"]["recommended"] == true);
   CHECK(j["gpu"]["id"] == j["gpu_options"][0]["id"]);
   // Cheapest first.
-  CHECK(j["gpu_options"][0]["total_price_usd"].get<double>() <= j["gpu_options"][1]["total_price_usd"].get<double>());
+  CHECK(j["gpu_options"][0]["total_price_usd"].get<double>() <=
+        j["gpu_options"][1]["total_price_usd"].get<double>());
   // --price overrides the catalog.
   const auto cheap = run_json("llama-3.1-8b --ctx 8192 --price rtx-4090=1");
   CHECK(cheap["gpu_options"][0]["id"] == "rtx-4090");
 }
 
 TEST_CASE("too few GPUs: what spills to system RAM and how slow it gets", "[cli][bom]") {
-  const auto j = run_json("llama-3.1-70b --ctx 8192 --gpu rtx-4090 --gpus 1 --ram-channels 2 --ram-mts 5600");
+  const auto j =
+      run_json("llama-3.1-70b --ctx 8192 --gpu rtx-4090 --gpus 1 --ram-channels 2 --ram-mts 5600");
   CHECK(j["gpu"]["fits"] == false);
   CHECK(j["gpu"]["offload_layers_cpu"].get<int>() > 0);
-  CHECK(j["gpu"]["offload_layers_gpu"].get<int>() + j["gpu"]["offload_layers_cpu"].get<int>() == 80);
+  CHECK(j["gpu"]["offload_layers_gpu"].get<int>() + j["gpu"]["offload_layers_cpu"].get<int>() ==
+        80);
   CHECK(j["system"]["ram_bandwidth_gb_per_s"] == 89.6);  // 2 channels x 5600 MT/s x 8 B
   CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() < 5);
 }
 
 TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
   auto [args, message] = GENERATE(table<std::string, std::string>({
-      {"llama-3.1-70b --mains 0", "llmsize: error: --mains: expected a number from 100 to 240, got '0'"},
-      {"llama-3.1-70b --power-limit 150%", "llmsize: error: --power-limit: expected a percentage from 10% to 100%"},
-      {"llama-3.1-70b --gpu rtx-49090", "llmsize: error: --gpu: unknown GPU 'rtx-49090' (did you mean"},
-      {"llama-3.1-70b --users 0", "llmsize: error: --users: expected an integer from 1 to 100000, got '0'"},
+      {"llama-3.1-70b --mains 0",
+       "llmsize: error: --mains: expected a number from 100 to 240, got '0'"},
+      {"llama-3.1-70b --power-limit 150%",
+       "llmsize: error: --power-limit: expected a percentage from 10% to 100%"},
+      {"llama-3.1-70b --gpu rtx-49090",
+       "llmsize: error: --gpu: unknown GPU 'rtx-49090' (did you mean"},
+      {"llama-3.1-70b --users 0",
+       "llmsize: error: --users: expected an integer from 1 to 100000, got '0'"},
       {"llama-3.1-70b --target-tps 20", "llmsize: error: --target-tps: needs --users N"},
-      {"llama-3.1-70b --mode lorra", "llmsize: error: --mode: expected inference, lora, qlora or full, got 'lorra'"},
-      {"llama-3.1-70b --price rtx-4090", "llmsize: error: --price: expected NAME=USD, got 'rtx-4090'"},
+      {"llama-3.1-70b --mode lorra",
+       "llmsize: error: --mode: expected inference, lora, qlora or full, got 'lorra'"},
+      {"llama-3.1-70b --price rtx-4090",
+       "llmsize: error: --price: expected NAME=USD, got 'rtx-4090'"},
       {"llama-3.1-70b --price nosuchgpu=100", "llmsize: error: --price: unknown GPU 'nosuchgpu'"},
-      {"llama-3.1-70b --years 0", "llmsize: error: --years: expected a number from 0.25 to 20, got '0'"},
+      {"llama-3.1-70b --years 0",
+       "llmsize: error: --years: expected a number from 0.25 to 20, got '0'"},
   }));
   const auto r = run(args);
   INFO(args << " -> " << r.err);

@@ -2,6 +2,9 @@
 // completions, man): they run the real llmsize binary and check its output and exit codes.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,9 +13,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 #include "png_reader.hpp"
@@ -35,7 +35,8 @@ Result sh(const std::string& cmdline, const std::string& cwd = "") {
   char errpath[] = "/tmp/llmsize_planning_err_XXXXXX";
   const int fd = mkstemp(errpath);
   close(fd);
-  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "{ " + cmdline + " ; } 2>" + errpath;
+  const std::string cmd =
+      (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "{ " + cmdline + " ; } 2>" + errpath;
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   char buf[65536];
@@ -51,7 +52,9 @@ Result sh(const std::string& cmdline, const std::string& cwd = "") {
   return r;
 }
 
-Result run(const std::string& args, const std::string& cwd = "") { return sh(kBin + " " + args, cwd); }
+Result run(const std::string& args, const std::string& cwd = "") {
+  return sh(kBin + " " + args, cwd);
+}
 
 std::string read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -60,7 +63,9 @@ std::string read(const std::string& path) {
   return ss.str();
 }
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -88,9 +93,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
     for (size_t i = 0; i < line.size(); ++i) {
       const char ch = line[i];
       if (q) {
-        if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-        else if (ch == '"') q = false;
-        else cells.back() += ch;
+        if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
+          cells.back() += '"', ++i;
+        else if (ch == '"')
+          q = false;
+        else
+          cells.back() += ch;
       } else if (ch == '"') {
         q = true;
       } else if (ch == ',') {
@@ -104,14 +112,16 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return rows;
 }
 
-std::map<std::string, std::string> csv_row(const std::vector<std::vector<std::string>>& rows, size_t i) {
+std::map<std::string, std::string> csv_row(const std::vector<std::vector<std::string>>& rows,
+                                           size_t i) {
   std::map<std::string, std::string> m;
   for (size_t c = 0; c < rows[0].size(); ++c) m[rows[0][c]] = rows[i][c];
   return m;
 }
 
 // Expects exit 2, nothing on stdout and exactly "llmsize: error: <message>" on stderr.
-void expect_error(const std::string& args, const std::string& message, const std::string& cwd = "") {
+void expect_error(const std::string& args, const std::string& message,
+                  const std::string& cwd = "") {
   const auto r = run(args, cwd);
   INFO(args);
   CHECK(r.code == 2);
@@ -131,20 +141,24 @@ std::string plan_file(const std::string& dir, const std::string& name, const std
 
 // --- check ---------------------------------------------------------------------------------------
 
-TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan", "[planning][check]") {
+TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
+          "[planning][check]") {
   const auto r = run("check examples/plan-pass.json", kSource);
   INFO(r.err);
   CHECK(r.code == 0);
   // chat-8b: 4 sequences of 8192 f16 KV cells x 32 layers x 2 x 8 x 128 x 2 B = 4 GiB of KV beside
   // 4.3 GiB of weights; peak 714 W = 450 W GPU + 170 W CPU + 2 DIMMs x 5 W + 3 NVMe x 8 W + 60 W.
   CHECK(lines(r.out) == std::vector<std::string>{
-                           "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
-                           "GiB per GPU, peak 714 W, 9.4 GiB RAM, $3,563, 80.1 tok/s per sequence",
-                           "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m ctx 16384 × 2 on 1 × h100-sxm: 59.8 of "
-                           "80 GiB per GPU, $41,168"});
+                            "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
+                            "ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
+                            "GiB per GPU, peak 714 W, 9.4 GiB RAM, $3,563, 80.1 tok/s per sequence",
+                            "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
+                            "ctx 16384 × 2 on 1 × h100-sxm: 59.8 of "
+                            "80 GiB per GPU, $41,168"});
 }
 
-TEST_CASE("check: the failing sample plan exits 1 with its reason in numbers", "[planning][check]") {
+TEST_CASE("check: the failing sample plan exits 1 with its reason in numbers",
+          "[planning][check]") {
   const auto r = run("check examples/plan-fail.json", kSource);
   CHECK(r.code == 1);
   CHECK(r.err.empty());
@@ -152,25 +166,32 @@ TEST_CASE("check: the failing sample plan exits 1 with its reason in numbers", "
   // 69.8 GiB + KV 10 + compute 0.5 + overhead 0.5 = 80.8, x 1.2 = 97 GiB... per GPU on one H100
   // 95.4 GiB (token_embd stays in host RAM) > 80 GiB; two H100s hold it.
   CHECK(r.out ==
-        "FAIL chat-70b-32k (examples/plan-fail.json#/plans/0): needs 2 × h100-sxm, plan has 1: 95.4 GiB > 80 GiB; "
+        "FAIL chat-70b-32k (examples/plan-fail.json#/plans/0): needs 2 × h100-sxm, plan has 1: "
+        "95.4 GiB > 80 GiB; "
         "KV cache at ctx 32768 adds 10.0 GiB\n");
 }
 
-TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path", "[planning][check]") {
+TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
+          "[planning][check]") {
   expect_error("check examples/plan-broken.json",
-               "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); the fields are name, description, "
-               "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, headroom, gpu, gpus, gpu_price_usd, budget, "
+               "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); "
+               "the fields are name, description, "
+               "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
+               "headroom, gpu, gpus, gpu_price_usd, budget, "
                "target_tokens_per_s",
                kSource);
   // Nothing is printed for the good files either: the whole run is refused.
   expect_error("check examples/plan-pass.json examples/plan-broken.json",
-               "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); the fields are name, description, "
-               "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, headroom, gpu, gpus, gpu_price_usd, budget, "
+               "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); "
+               "the fields are name, description, "
+               "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
+               "headroom, gpu, gpus, gpu_price_usd, budget, "
                "target_tokens_per_s",
                kSource);
 }
 
-TEST_CASE("check: the README's CI step works verbatim on the sample plans", "[planning][check][readme]") {
+TEST_CASE("check: the README's CI step works verbatim on the sample plans",
+          "[planning][check][readme]") {
   // The `run:` line of the README's GitHub Actions step that calls llmsize check.
   std::string step;
   for (const auto& l : lines(read(kSource + "/README.md"))) {
@@ -183,14 +204,21 @@ TEST_CASE("check: the README's CI step works verbatim on the sample plans", "[pl
     const char* sample;
     int code;
   };
-  for (const Case c : {Case{"plan-pass.json", 0}, Case{"plan-fail.json", 1}, Case{"plan-broken.json", 2}}) {
+  for (const Case c :
+       {Case{"plan-pass.json", 0}, Case{"plan-fail.json", 1}, Case{"plan-broken.json", 2}}) {
     const std::string dir = temp_dir();
-    REQUIRE(sh("mkdir -p '" + dir + "/plans' && cp '" + kSource + "/examples/" + c.sample + "' '" + dir + "/plans/'").code == 0);
+    REQUIRE(sh("mkdir -p '" + dir + "/plans' && cp '" + kSource + "/examples/" + c.sample + "' '" +
+               dir + "/plans/'")
+                .code == 0);
     const auto r = sh("PATH='" + bin_dir + "':\"$PATH\" " + step, dir);
     INFO(c.sample << ": " << step << "\n" << r.out << r.err);
     CHECK(r.code == c.code);
-    if (c.code == 1) CHECK(r.out.find("FAIL chat-70b-32k (plans/plan-fail.json#/plans/0): needs 2 × h100-sxm") == 0);
-    if (c.code == 2) CHECK(r.err.find("llmsize: error: plans/plan-broken.json: /plans/0/contxt: unknown field") == 0);
+    if (c.code == 1)
+      CHECK(r.out.find("FAIL chat-70b-32k (plans/plan-fail.json#/plans/0): needs 2 × h100-sxm") ==
+            0);
+    if (c.code == 2)
+      CHECK(r.err.find("llmsize: error: plans/plan-broken.json: /plans/0/contxt: unknown field") ==
+            0);
     // The JUnit report is written whenever the plans could be read.
     const std::string junit = dir + "/llmsize-check.xml";
     CHECK(exists(junit) == (c.code != 2));
@@ -199,14 +227,16 @@ TEST_CASE("check: the README's CI step works verbatim on the sample plans", "[pl
       CHECK(x.find("<testsuites name=\"llmsize check\"") != std::string::npos);
       CHECK(x.find(c.code == 0 ? "failures=\"0\"" : "failures=\"1\"") != std::string::npos);
       if (c.code == 1)
-        CHECK(x.find("<failure type=\"memory\" message=\"needs 2 × h100-sxm, plan has 1: 95.4 GiB &gt; 80 GiB; KV cache at ctx 32768 adds "
+        CHECK(x.find("<failure type=\"memory\" message=\"needs 2 × h100-sxm, plan has 1: 95.4 GiB "
+                     "&gt; 80 GiB; KV cache at ctx 32768 adds "
                      "10.0 GiB\">") != std::string::npos);
     }
     sh("rm -rf '" + dir + "'");
   }
 }
 
-TEST_CASE("check: the README's sample runs print what the README shows", "[planning][check][readme]") {
+TEST_CASE("check: the README's sample runs print what the README shows",
+          "[planning][check][readme]") {
   // Every "$ llmsize check examples/..." line of the README, run from the source directory; the
   // lines after it up to the next "$ " are its output (stdout and stderr).
   const auto doc = lines(read(kSource + "/README.md"));
@@ -215,7 +245,8 @@ TEST_CASE("check: the README's sample runs print what the README shows", "[plann
     if (doc[i].rfind("$ llmsize check examples/", 0) != 0) continue;
     ++seen;
     std::string expected;
-    for (size_t k = i + 1; k < doc.size() && doc[k].rfind("$ ", 0) != 0 && doc[k] != "```"; ++k) expected += doc[k] + "\n";
+    for (size_t k = i + 1; k < doc.size() && doc[k].rfind("$ ", 0) != 0 && doc[k] != "```"; ++k)
+      expected += doc[k] + "\n";
     const auto r = run(doc[i].substr(10), kSource);
     INFO(doc[i]);
     CHECK(r.out + r.err == expected);
@@ -226,28 +257,45 @@ TEST_CASE("check: the README's sample runs print what the README shows", "[plann
 TEST_CASE("check: budgets and the target speed fail with their numbers", "[planning][check]") {
   const std::string dir = temp_dir();
   // llama-3.1-8b q4_k_m at 4096 on one RTX 4090: peak 714 W, 9.4 GiB system RAM needed (2 x 4.58
-  // GiB weights + 0.28 GiB token_embd), $3,563 ($1,599 GPU + $1,964 desktop host), decode 118.5 tok/s.
-  const auto power = run("check " + plan_file(dir, "power.json", "\"budget\": {\"power_watts\": 600}"));
+  // GiB weights + 0.28 GiB token_embd), $3,563 ($1,599 GPU + $1,964 desktop host), decode 118.5
+  // tok/s.
+  const auto power =
+      run("check " + plan_file(dir, "power.json", "\"budget\": {\"power_watts\": 600}"));
   CHECK(power.code == 1);
   CHECK(power.out == "FAIL p (" + dir + "/power.json#/plans/0): peak power 714 W > budget 600 W\n");
   const auto ram = run("check " + plan_file(dir, "ram.json", "\"budget\": {\"ram_gib\": 8}"));
-  CHECK(ram.out == "FAIL p (" + dir + "/ram.json#/plans/0): system RAM 9.4 GiB needed > budget 8 GiB\n");
-  const auto price = run("check " + plan_file(dir, "price.json", "\"budget\": {\"price_usd\": 3000}"));
+  CHECK(ram.out ==
+        "FAIL p (" + dir + "/ram.json#/plans/0): system RAM 9.4 GiB needed > budget 8 GiB\n");
+  const auto price =
+      run("check " + plan_file(dir, "price.json", "\"budget\": {\"price_usd\": 3000}"));
   CHECK(price.out == "FAIL p (" + dir + "/price.json#/plans/0): hardware $3,563 > budget $3,000\n");
   const auto speed = run("check " + plan_file(dir, "speed.json", "\"target_tokens_per_s\": 200"));
-  CHECK(speed.out == "FAIL p (" + dir + "/speed.json#/plans/0): decode 118.5 tok/s per sequence < target 200 tok/s (1 sequence at ctx 4096)\n");
+  CHECK(speed.out == "FAIL p (" + dir +
+                         "/speed.json#/plans/0): decode 118.5 tok/s per sequence < target 200 "
+                         "tok/s (1 sequence at ctx 4096)\n");
   // All of them at once: one line, the reasons in order.
-  const auto all = run("check " + plan_file(dir, "all.json", "\"context\": 131072, \"batch\": 4, \"budget\": {\"power_watts\": 600}"));
+  const auto all =
+      run("check " +
+          plan_file(dir, "all.json",
+                    "\"context\": 131072, \"batch\": 4, \"budget\": {\"power_watts\": 600}"));
   CHECK(all.code == 1);
   // KV: 4 sequences x 131072 cells x 32 layers x 2 x 8 x 128 x 2 B = 64 GiB.
-  CHECK(all.out == "FAIL p (" + dir + "/all.json#/plans/0): needs 4 × rtx-4090, plan has 1: 82.9 GiB > 24 GiB; KV cache at ctx 131072 adds "
-                   "64.0 GiB for 4 sequences; peak power 714 W > budget 600 W\n");
+  CHECK(all.out == "FAIL p (" + dir +
+                       "/all.json#/plans/0): needs 4 × rtx-4090, plan has 1: 82.9 GiB > 24 GiB; KV "
+                       "cache at ctx 131072 adds "
+                       "64.0 GiB for 4 sequences; peak power 714 W > budget 600 W\n");
   // A price budget needs a price: h100-sxm has none in the catalog.
-  write(dir + "/noprice.json", "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": {\"price_usd\": 30000}}]}");
+  write(dir + "/noprice.json",
+        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": "
+        "{\"price_usd\": 30000}}]}");
   expect_error("check " + dir + "/noprice.json",
-               dir + "/noprice.json: /plans/0/budget/price_usd: h100-sxm has no catalog price; give one with \"gpu_price_usd\"");
-  write(dir + "/price.json", "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"gpu_price_usd\": 25000, "
-                             "\"budget\": {\"price_usd\": 50000}}]}");
+               dir +
+                   "/noprice.json: /plans/0/budget/price_usd: h100-sxm has no catalog price; give "
+                   "one with \"gpu_price_usd\"");
+  write(
+      dir + "/price.json",
+      "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"gpu_price_usd\": 25000, "
+      "\"budget\": {\"price_usd\": 50000}}]}");
   // $25,000 + a server ($15,000 platform, RAM and drives) = $41,4xx, within $50,000.
   CHECK(run("check " + dir + "/price.json").code == 0);
   sh("rm -rf '" + dir + "'");
@@ -255,32 +303,45 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
 
 TEST_CASE("check: plan errors name the file and the field", "[planning][check]") {
   const std::string dir = temp_dir();
-  expect_error("check " + plan_file(dir, "a.json", "\"context\": \"8192\""), dir + "/a.json: /plans/0/context: expected an integer, got \"8192\"");
+  expect_error("check " + plan_file(dir, "a.json", "\"context\": \"8192\""),
+               dir + "/a.json: /plans/0/context: expected an integer, got \"8192\"");
   expect_error("check " + plan_file(dir, "b.json", "\"context\": 0"),
                dir + "/b.json: /plans/0/context: expected an integer from 1 to 16777216, got '0'");
   expect_error("check " + plan_file(dir, "c.json", "\"quant\": \"q4_k_x\""),
-               dir + "/c.json: /plans/0/quant: unknown quantization 'q4_k_x' (did you mean q4_k_m, q4_k_s, q5_k_m?); see llmsize quants");
+               dir +
+                   "/c.json: /plans/0/quant: unknown quantization 'q4_k_x' (did you mean q4_k_m, "
+                   "q4_k_s, q5_k_m?); see llmsize quants");
   expect_error("check " + plan_file(dir, "d.json", "\"budget\": {\"watts\": 500}"),
-               dir + "/d.json: /plans/0/budget/watts: unknown field (did you mean power_watts?); the fields are power_watts, ram_gib, price_usd");
+               dir +
+                   "/d.json: /plans/0/budget/watts: unknown field (did you mean power_watts?); the "
+                   "fields are power_watts, ram_gib, price_usd");
   write(dir + "/e.json", "{\"plans\": [{\"model\": \"llama-3.1-8b\"}]}");
   expect_error("check " + dir + "/e.json", dir + "/e.json: /plans/0: missing field \"gpu\"");
   write(dir + "/f.json", "{\"plans\": [\n  {\"model\": \"llama-3.1-8b\",, }\n]}");
   const auto bad_json = run("check " + dir + "/f.json");
   CHECK(bad_json.code == 2);
-  CHECK(bad_json.err.rfind("llmsize: error: " + dir + "/f.json: invalid JSON: parse error at line 2, column 28: syntax error while parsing object key", 0) == 0);
-  expect_error("check " + dir + "/missing.json", dir + "/missing.json: cannot read: No such file or directory");
+  CHECK(bad_json.err.rfind("llmsize: error: " + dir +
+                               "/f.json: invalid JSON: parse error at line 2, column 28: syntax "
+                               "error while parsing object key",
+                           0) == 0);
+  expect_error("check " + dir + "/missing.json",
+               dir + "/missing.json: cannot read: No such file or directory");
   write(dir + "/g.json", "{\"plans\": [{\"model\": \"llama-3.1-70\", \"gpu\": \"rtx-4090\"}]}");
   const auto model = run("check " + dir + "/g.json");
   CHECK(model.code == 2);
-  CHECK(model.err.rfind("llmsize: error: " + dir + "/g.json: /plans/0/model: unknown model 'llama-3.1-70' (did you mean", 0) == 0);
+  CHECK(model.err.rfind("llmsize: error: " + dir +
+                            "/g.json: /plans/0/model: unknown model 'llama-3.1-70' (did you mean",
+                        0) == 0);
   sh("rm -rf '" + dir + "'");
 }
 
-TEST_CASE("check: the JSON Schema in docs/ lists exactly the fields check accepts", "[planning][check]") {
+TEST_CASE("check: the JSON Schema in docs/ lists exactly the fields check accepts",
+          "[planning][check]") {
   const json schema = json::parse(read(kSource + "/docs/plan.schema.json"));
   std::set<std::string> plan_fields, budget_fields;
   for (const auto& [k, v] : schema["$defs"]["plan"]["properties"].items()) plan_fields.insert(k);
-  for (const auto& [k, v] : schema["$defs"]["plan"]["properties"]["budget"]["properties"].items()) budget_fields.insert(k);
+  for (const auto& [k, v] : schema["$defs"]["plan"]["properties"]["budget"]["properties"].items())
+    budget_fields.insert(k);
   // check names its fields when it meets an unknown one.
   const std::string dir = temp_dir();
   const auto fields_of = [](const std::string& err) {
@@ -295,7 +356,8 @@ TEST_CASE("check: the JSON Schema in docs/ lists exactly the fields check accept
     return s;
   };
   CHECK(fields_of(run("check " + plan_file(dir, "x.json", "\"zzz\": 1")).err) == plan_fields);
-  CHECK(fields_of(run("check " + plan_file(dir, "y.json", "\"budget\": {\"zzz\": 1}")).err) == budget_fields);
+  CHECK(fields_of(run("check " + plan_file(dir, "y.json", "\"budget\": {\"zzz\": 1}")).err) ==
+        budget_fields);
   CHECK(schema["$defs"]["plan"]["required"] == json({"model", "gpu"}));
   // The samples follow the schema's shape: every field they use is in it.
   for (const char* sample : {"plan-pass.json", "plan-fail.json"})
@@ -304,8 +366,10 @@ TEST_CASE("check: the JSON Schema in docs/ lists exactly the fields check accept
   sh("rm -rf '" + dir + "'");
 }
 
-TEST_CASE("check --format json is a machine report with each failure's numbers", "[planning][check]") {
-  const auto r = run("check examples/plan-pass.json examples/plan-fail.json --format json", kSource);
+TEST_CASE("check --format json is a machine report with each failure's numbers",
+          "[planning][check]") {
+  const auto r =
+      run("check examples/plan-pass.json examples/plan-fail.json --format json", kSource);
   CHECK(r.code == 1);
   const json j = json::parse(r.out);
   CHECK(j["schema_version"] == 1);
@@ -342,39 +406,53 @@ bool fits_at(const std::string& config, uint64_t ctx) {
 
 }  // namespace
 
-TEST_CASE("ctx max finds the exact largest context: it fits and one more token does not", "[planning][ctx-max]") {
+TEST_CASE("ctx max finds the exact largest context: it fits and one more token does not",
+          "[planning][ctx-max]") {
   // Padding to 256 cells, sliding-window layers (gemma-3), several sequences, other engines.
-  for (const std::string config : {"llama-3.1-8b -q q4_k_m --gpu rtx-4090", "gemma-3-27b -q q4_k_m --gpu rtx-4090",
-                                   "qwen2.5-32b -q q4_k_m --gpu rtx-3090 --gpus 2", "llama-3.1-8b -q q8_0 --gpu rtx-4090 --batch 3",
-                                   "llama-3.1-8b -q f16 --gpu rtx-4090 --engine transformers", "qwen2.5-7b -q q8_0 --gpu rtx-3080 --fa off"}) {
+  for (const std::string config :
+       {"llama-3.1-8b -q q4_k_m --gpu rtx-4090", "gemma-3-27b -q q4_k_m --gpu rtx-4090",
+        "qwen2.5-32b -q q4_k_m --gpu rtx-3090 --gpus 2",
+        "llama-3.1-8b -q q8_0 --gpu rtx-4090 --batch 3",
+        "llama-3.1-8b -q f16 --gpu rtx-4090 --engine transformers",
+        "qwen2.5-7b -q q8_0 --gpu rtx-3080 --fa off"}) {
     INFO(config);
     const json j = main_json(config + " --ctx max");
     const uint64_t ctx = j["settings"]["context"];
     CHECK(j["gpu"]["fits"] == true);
     CHECK(fits_at(config, ctx));
     CHECK_FALSE(fits_at(config, ctx + 1));
-    CHECK(j["warnings"][0].get<std::string>().rfind("--ctx max: " + std::to_string(ctx / 1000) + ",", 0) == 0);
-    CHECK(j["warnings"][0].get<std::string>().find("is the largest context that fits") != std::string::npos);
+    CHECK(j["warnings"][0].get<std::string>().rfind(
+              "--ctx max: " + std::to_string(ctx / 1000) + ",", 0) == 0);
+    CHECK(j["warnings"][0].get<std::string>().find("is the largest context that fits") !=
+          std::string::npos);
   }
   // llama.cpp pads to 256 cells: the answer is a whole number of them.
-  CHECK(main_json("llama-3.1-8b -q q4_k_m --gpu rtx-4090 --ctx max")["settings"]["context"].get<uint64_t>() % 256 == 0);
+  CHECK(main_json("llama-3.1-8b -q q4_k_m --gpu rtx-4090 --ctx max")["settings"]["context"]
+                .get<uint64_t>() %
+            256 ==
+        0);
 }
 
 TEST_CASE("ctx max stops at the model's trained context and says so", "[planning][ctx-max]") {
   const json j = main_json("llama-3.2-1b -q q4_k_m --gpu h100-sxm --ctx max");
   CHECK(j["settings"]["context"] == 131072);
-  CHECK(j["warnings"][0].get<std::string>().rfind("--ctx max: 131,072, the model's trained context, fits 1 × h100-sxm (", 0) == 0);
+  CHECK(j["warnings"][0].get<std::string>().rfind(
+            "--ctx max: 131,072, the model's trained context, fits 1 × h100-sxm (", 0) == 0);
 }
 
 TEST_CASE("ctx max errors: no GPU or nothing fits", "[planning][ctx-max]") {
-  expect_error("llama-3.1-8b --ctx max", "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs hold");
+  expect_error(
+      "llama-3.1-8b --ctx max",
+      "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs hold");
   expect_error("llama-3.1-70b --ctx max --gpu rtx-4090",
-               "--ctx max: llama-3.1-70b q4_k_m does not fit 1 × rtx-4090 even at context 1 (47.55 GiB per GPU > 24.00 GiB usable)");
+               "--ctx max: llama-3.1-70b q4_k_m does not fit 1 × rtx-4090 even at context 1 (47.55 "
+               "GiB per GPU > 24.00 GiB usable)");
 }
 
 // --- fit -----------------------------------------------------------------------------------------
 
-TEST_CASE("fit lists what fits best quality first with each model's exact largest context", "[planning][fit]") {
+TEST_CASE("fit lists what fits best quality first with each model's exact largest context",
+          "[planning][fit]") {
   const auto r = run("fit --gpu rtx-4090 --format json");
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -394,9 +472,11 @@ TEST_CASE("fit lists what fits best quality first with each model's exact larges
   // One row per model, its best preset; models too large are listed as such.
   std::set<std::string> ids;
   for (const auto& f : fits) CHECK(ids.insert(f["model"].get<std::string>()).second);
-  CHECK(std::find(j["left_out_no_fit"].begin(), j["left_out_no_fit"].end(), "llama-3.1-70b") != j["left_out_no_fit"].end());
+  CHECK(std::find(j["left_out_no_fit"].begin(), j["left_out_no_fit"].end(), "llama-3.1-70b") !=
+        j["left_out_no_fit"].end());
   // Llama-3.1-8B fits in F16 (16.0 GiB of weights); its largest context is exact.
-  const auto it = std::find_if(fits.begin(), fits.end(), [](const json& f) { return f["model"] == "llama-3.1-8b"; });
+  const auto it = std::find_if(fits.begin(), fits.end(),
+                               [](const json& f) { return f["model"] == "llama-3.1-8b"; });
   REQUIRE(it != fits.end());
   CHECK((*it)["quant"] == "f16");
   const uint64_t max = (*it)["max_context"];
@@ -405,31 +485,40 @@ TEST_CASE("fit lists what fits best quality first with each model's exact larges
   CHECK(main_json("llama-3.1-8b -q f16 --gpu rtx-4090 --ctx max")["settings"]["context"] == max);
 }
 
-TEST_CASE("fit --all lists every preset that fits and the table says how it orders", "[planning][fit]") {
-  const json all = json::parse(run("fit --gpu h100-sxm --gpus 2 --ctx 32768 --all --format json").out);
+TEST_CASE("fit --all lists every preset that fits and the table says how it orders",
+          "[planning][fit]") {
+  const json all =
+      json::parse(run("fit --gpu h100-sxm --gpus 2 --ctx 32768 --all --format json").out);
   size_t llama70 = 0;
   for (const auto& f : all["fits"]) llama70 += f["model"] == "llama-3.1-70b";
   // Q2_K to Q8_0; F16's 131 GiB of weights + 10 GiB of KV at 32k need 85 GiB on each of the two.
   CHECK(llama70 == 6);
   const auto table = run("fit --gpu rtx-4090 --ctx 8192");
   CHECK(table.code == 0);
-  CHECK(table.out.rfind("Fits 1 × rtx-4090 (24.0 GiB usable each) at context 8,192 — best quality first\n", 0) == 0);
+  CHECK(table.out.rfind(
+            "Fits 1 × rtx-4090 (24.0 GiB usable each) at context 8,192 — best quality first\n",
+            0) == 0);
   CHECK(table.out.find("Order: presets of 4+ bits per weight first") != std::string::npos);
-  expect_error("fit --gpu rtx-4090 --ctx 0", "--ctx: expected an integer from 1 to 16777216, got '0'");
+  expect_error("fit --gpu rtx-4090 --ctx 0",
+               "--ctx: expected an integer from 1 to 16777216, got '0'");
 }
 
 // --- sweep ---------------------------------------------------------------------------------------
 
-TEST_CASE("sweep rows equal the main command's CSV for the same configuration", "[planning][sweep]") {
-  const auto sweep = run("sweep --models llama-3.1-8b,70b,gemma-3-27b --quants q4,q8_0 --ctx 4096,32768 --gpu rtx-4090,m3-max,h100-sxm "
-                         "--gpus 1,3 --split tensor --price h100-sxm=30000");
+TEST_CASE("sweep rows equal the main command's CSV for the same configuration",
+          "[planning][sweep]") {
+  const auto sweep =
+      run("sweep --models llama-3.1-8b,70b,gemma-3-27b --quants q4,q8_0 --ctx 4096,32768 --gpu "
+          "rtx-4090,m3-max,h100-sxm "
+          "--gpus 1,3 --split tensor --price h100-sxm=30000");
   INFO(sweep.err);
   REQUIRE(sweep.code == 0);
   const auto rows = parse_csv(sweep.out);
   REQUIRE(rows.size() == 1 + 3 * 2 * 2 * 3 * 2);
   // Rows nest model, quant, context, GPU, count in that order; check a spread of them.
-  const std::vector<std::string> models = {"llama-3.1-8b", "70b", "gemma-3-27b"}, quants = {"q4", "q8_0"}, ctxs = {"4096", "32768"},
-                                  gpus = {"rtx-4090", "m3-max", "h100-sxm"}, counts = {"1", "3"};
+  const std::vector<std::string> models = {"llama-3.1-8b", "70b", "gemma-3-27b"},
+                                 quants = {"q4", "q8_0"}, ctxs = {"4096", "32768"},
+                                 gpus = {"rtx-4090", "m3-max", "h100-sxm"}, counts = {"1", "3"};
   for (size_t i = 0; i + 1 < rows.size(); i += 5) {
     size_t k = i;
     const auto& n = counts[k % 2];
@@ -440,7 +529,8 @@ TEST_CASE("sweep rows equal the main command's CSV for the same configuration", 
     k /= 2;
     const auto& q = quants[k % 2];
     const auto& m = models[k / 2];
-    const std::string config = m + " --quant " + q + " --ctx " + c + " --gpu " + g + " --gpus " + n + " --split tensor --price h100-sxm=30000";
+    const std::string config = m + " --quant " + q + " --ctx " + c + " --gpu " + g + " --gpus " +
+                               n + " --split tensor --price h100-sxm=30000";
     const auto main = run(config + " --format csv");
     REQUIRE(main.code == 0);
     const auto mrows = parse_csv(main.out);
@@ -456,33 +546,49 @@ TEST_CASE("sweep rows equal the main command's CSV for the same configuration", 
   }
 }
 
-TEST_CASE("sweep JSON Lines rows equal the main command's JSON without its arrays", "[planning][sweep]") {
-  const auto r = run("sweep --models llama-3.1-8b --quants q4_k_m --ctx 8192 --gpu rtx-4090,m3-max --gpus 1 -f jsonl --kv-quant q8_0");
+TEST_CASE("sweep JSON Lines rows equal the main command's JSON without its arrays",
+          "[planning][sweep]") {
+  const auto r =
+      run("sweep --models llama-3.1-8b --quants q4_k_m --ctx 8192 --gpu rtx-4090,m3-max --gpus 1 "
+          "-f jsonl --kv-quant q8_0");
   REQUIRE(r.code == 0);
   const auto ls = lines(r.out);
   REQUIRE(ls.size() == 2);
   for (size_t i = 0; i < 2; ++i) {
-    json want = main_json(std::string("llama-3.1-8b --quant q4_k_m --ctx 8192 --gpus 1 --kv-quant q8_0 --gpu ") + (i ? "m3-max" : "rtx-4090"));
-    for (const char* k : {"gpu_options", "gpu_options_fewest_cards", "explain", "finetune"}) want.erase(k);
+    json want = main_json(
+        std::string("llama-3.1-8b --quant q4_k_m --ctx 8192 --gpus 1 --kv-quant q8_0 --gpu ") +
+        (i ? "m3-max" : "rtx-4090"));
+    for (const char* k : {"gpu_options", "gpu_options_fewest_cards", "explain", "finetune"})
+      want.erase(k);
     want["model"].erase("tensor_types");
     CHECK(json::parse(ls[i]) == want);
   }
 }
 
-TEST_CASE("sweep --verify checks every fast row against the main command's computation", "[planning][sweep]") {
-  for (const std::string extra : {"", "-f jsonl --engine vllm", "--batch 4 --kv-quant q4_0 --ram-channels 4 --mains 120",
-                                  "--users 16 --fa off --headroom 0.1 --cloud-price 1"}) {
-    const auto r = run("sweep --models llama-3.1-8b,deepseek-v3,mixtral-8x7b --quants q4_k_m,iq2_xs,fp8 --ctx 1,2048,65536 "
-                       "--gpu rtx-3090,mi300x,m2-ultra,gaudi3 --gpus 1,2,8 --verify " + extra);
+TEST_CASE("sweep --verify checks every fast row against the main command's computation",
+          "[planning][sweep]") {
+  for (const std::string extra :
+       {"", "-f jsonl --engine vllm", "--batch 4 --kv-quant q4_0 --ram-channels 4 --mains 120",
+        "--users 16 --fa off --headroom 0.1 --cloud-price 1"}) {
+    const auto r =
+        run("sweep --models llama-3.1-8b,deepseek-v3,mixtral-8x7b --quants q4_k_m,iq2_xs,fp8 --ctx "
+            "1,2048,65536 "
+            "--gpu rtx-3090,mi300x,m2-ultra,gaudi3 --gpus 1,2,8 --verify " +
+            extra);
     INFO(extra << "\n" << r.err.substr(0, 2000));
     CHECK(r.code == 0);
-    CHECK(lines(r.out).size() == 3 * 3 * 3 * 4 * 3 + (extra.find("jsonl") == std::string::npos ? 1 : 0));
+    CHECK(lines(r.out).size() ==
+          3 * 3 * 3 * 4 * 3 + (extra.find("jsonl") == std::string::npos ? 1 : 0));
   }
 }
 
 TEST_CASE("sweep --only-fits keeps the configurations that fit", "[planning][sweep]") {
-  const auto all = parse_csv(run("sweep --models llama-3.1-70b --quants q4_k_m,q8_0 --ctx 8192,131072 --gpu rtx-4090 --gpus 1,2,4,8").out);
-  const auto fit = parse_csv(run("sweep --models llama-3.1-70b --quants q4_k_m,q8_0 --ctx 8192,131072 --gpu rtx-4090 --gpus 1,2,4,8 --only-fits").out);
+  const auto all = parse_csv(run("sweep --models llama-3.1-70b --quants q4_k_m,q8_0 --ctx "
+                                 "8192,131072 --gpu rtx-4090 --gpus 1,2,4,8")
+                                 .out);
+  const auto fit = parse_csv(run("sweep --models llama-3.1-70b --quants q4_k_m,q8_0 --ctx "
+                                 "8192,131072 --gpu rtx-4090 --gpus 1,2,4,8 --only-fits")
+                                 .out);
   size_t fitting = 0;
   for (size_t i = 1; i < all.size(); ++i) fitting += csv_row(all, i).at("gpu.fits") == "true";
   CHECK(all.size() == 1 + 16);
@@ -492,20 +598,28 @@ TEST_CASE("sweep --only-fits keeps the configurations that fit", "[planning][swe
   for (size_t i = 1; i < fit.size(); ++i) CHECK(csv_row(fit, i).at("gpu.fits") == "true");
 }
 
-TEST_CASE("sweep refuses more rows than --max-rows and bad lists and prints nothing", "[planning][sweep]") {
-  expect_error("sweep --models 70b --quants q4_k_m --ctx 1024 --gpu rtx-4090,h100-sxm --gpus 1,2,4,8 --max-rows 5",
-               "sweep: 8 configurations (1 models × 1 quants × 1 contexts × 2 GPUs × 4 counts) exceed --max-rows 5; raise it to run them all");
+TEST_CASE("sweep refuses more rows than --max-rows and bad lists and prints nothing",
+          "[planning][sweep]") {
+  expect_error(
+      "sweep --models 70b --quants q4_k_m --ctx 1024 --gpu rtx-4090,h100-sxm --gpus 1,2,4,8 "
+      "--max-rows 5",
+      "sweep: 8 configurations (1 models × 1 quants × 1 contexts × 2 GPUs × 4 counts) exceed "
+      "--max-rows 5; raise it to run them all");
   // 1001 contexts x 1000 counts: past the default of 1 million.
   std::string ctxs = "1", counts = "1";
   for (int i = 2; i <= 1001; ++i) ctxs += "," + std::to_string(i);
   for (int i = 2; i <= 1000; ++i) counts += "," + std::to_string(i);
   expect_error("sweep --models 8b --ctx " + ctxs + " --gpu rtx-4090 --gpus " + counts,
-               "sweep: 1001000 configurations (1 models × 1 quants × 1001 contexts × 1 GPUs × 1000 counts) exceed --max-rows 1000000; "
+               "sweep: 1001000 configurations (1 models × 1 quants × 1001 contexts × 1 GPUs × 1000 "
+               "counts) exceed --max-rows 1000000; "
                "raise it to run them all");
   expect_error("sweep --models llama-3.1-8b,llama-3.1-80b --gpu rtx-4090",
-               "MODEL: unknown model 'llama-3.1-80b' (did you mean llama-3.1-8b, llama-3.1-70b, llama-3.1-405b?); see llmsize models");
-  expect_error("sweep --models llama-3.1-8b --gpu rtx-4090 --ctx 4096,0", "--ctx: expected an integer from 1 to 16777216, got '0'");
-  expect_error("sweep --models llama-3.1-8b --gpu rtx-4090 -f xml", "--format: expected csv or jsonl (JSON Lines), got 'xml'");
+               "MODEL: unknown model 'llama-3.1-80b' (did you mean llama-3.1-8b, llama-3.1-70b, "
+               "llama-3.1-405b?); see llmsize models");
+  expect_error("sweep --models llama-3.1-8b --gpu rtx-4090 --ctx 4096,0",
+               "--ctx: expected an integer from 1 to 16777216, got '0'");
+  expect_error("sweep --models llama-3.1-8b --gpu rtx-4090 -f xml",
+               "--format: expected csv or jsonl (JSON Lines), got 'xml'");
 }
 
 // --- pictures ------------------------------------------------------------------------------------
@@ -538,7 +652,8 @@ double share_not_white(const llmsize::test::Image& img) {
 
 TEST_CASE("plot draws the memory breakdown against the GPUs' capacity", "[planning][plot]") {
   const std::string dir = temp_dir();
-  const auto r = run("llama-3.1-70b --quant q4_k_m --ctx 32768 --gpu rtx-4090 --gpus 3 --plot " + dir + "/mem.svg");
+  const auto r = run("llama-3.1-70b --quant q4_k_m --ctx 32768 --gpu rtx-4090 --gpus 3 --plot " +
+                     dir + "/mem.svg");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("Model     Llama-3.1-70B") == 0);  // the report is printed as usual
   const std::string svg = read(dir + "/mem.svg");
@@ -553,14 +668,19 @@ TEST_CASE("plot draws the memory breakdown against the GPUs' capacity", "[planni
   CHECK(count_color(img, 0xc0392b) > 100);
   CHECK(share_not_white(img) > 0.10);
   // A path that cannot be written is an error before anything is printed.
-  expect_error("llama-3.1-8b --plot " + dir + "/no/such/dir/x.svg", "--plot: cannot write '" + dir + "/no/such/dir/x.svg': No such file or directory");
+  expect_error("llama-3.1-8b --plot " + dir + "/no/such/dir/x.svg",
+               "--plot: cannot write '" + dir + "/no/such/dir/x.svg': No such file or directory");
   sh("rm -rf '" + dir + "'");
 }
 
-TEST_CASE("sweep --plot draws VRAM against context per quantization with capacity lines", "[planning][plot]") {
+TEST_CASE("sweep --plot draws VRAM against context per quantization with capacity lines",
+          "[planning][plot]") {
   const std::string dir = temp_dir();
-  const auto r = run("sweep --models llama-3.1-8b,qwen2.5-32b --quants q4_k_m,q8_0 --ctx 4096,16384,65536,131072 --gpu rtx-4090,h100-sxm "
-                     "--gpus 1,2 --plot " + dir + "/sweep.svg");
+  const auto r =
+      run("sweep --models llama-3.1-8b,qwen2.5-32b --quants q4_k_m,q8_0 --ctx "
+          "4096,16384,65536,131072 --gpu rtx-4090,h100-sxm "
+          "--gpus 1,2 --plot " +
+          dir + "/sweep.svg");
   REQUIRE(r.code == 0);
   CHECK(lines(r.out).size() == 1 + 2 * 2 * 4 * 2 * 2);
   const std::string svg = read(dir + "/sweep.svg");
@@ -568,7 +688,8 @@ TEST_CASE("sweep --plot draws VRAM against context per quantization with capacit
   CHECK(svg.find("2 × h100-sxm (160 GiB)") != std::string::npos);
   const auto img = render(dir + "/sweep.svg");
   CHECK(img.width == 820);
-  for (uint32_t series : {0x4e79a7u, 0xf28e2bu, 0x59a14fu, 0xb07aa1u}) CHECK(count_color(img, series) > 200);  // four lines
+  for (uint32_t series : {0x4e79a7u, 0xf28e2bu, 0x59a14fu, 0xb07aa1u})
+    CHECK(count_color(img, series) > 200);  // four lines
   CHECK(count_color(img, 0xc0392b) > 200);  // capacity lines
   CHECK(share_not_white(img) > 0.03);
   sh("rm -rf '" + dir + "'");
@@ -576,44 +697,55 @@ TEST_CASE("sweep --plot draws VRAM against context per quantization with capacit
 
 // --- completions and man -------------------------------------------------------------------------
 
-TEST_CASE("completions are generated from the command line for bash zsh and fish", "[planning][completions]") {
+TEST_CASE("completions are generated from the command line for bash zsh and fish",
+          "[planning][completions]") {
   const auto b = run("completions bash");
   REQUIRE(b.code == 0);
   const std::string dir = temp_dir();
   write(dir + "/c.bash", b.out);
   CHECK(sh("bash -n '" + dir + "/c.bash'").code == 0);
   // Every subcommand and the new options are there; GPU names complete --gpu.
-  for (const char* s : {"check", "fit", "sweep", "--only-fits", "--max-rows", "--junit", "--plot", "--ctx", "--engine", "rtx-4090"})
+  for (const char* s : {"check", "fit", "sweep", "--only-fits", "--max-rows", "--junit", "--plot",
+                        "--ctx", "--engine", "rtx-4090"})
     CHECK(b.out.find(s) != std::string::npos);
   // Completing "llmsize sweep --gpu rtx-40" offers the RTX 40 series.
-  write(dir + "/t.bash", "source '" + dir + "/c.bash'\nCOMP_WORDS=(llmsize sweep --gpu rtx-409); COMP_CWORD=3; _llmsize\n"
-                        "echo \"${COMPREPLY[*]}\"\n");
+  write(dir + "/t.bash",
+        "source '" + dir +
+            "/c.bash'\nCOMP_WORDS=(llmsize sweep --gpu rtx-409); COMP_CWORD=3; _llmsize\n"
+            "echo \"${COMPREPLY[*]}\"\n");
   const auto c = sh("bash '" + dir + "/t.bash'");
   CHECK(c.out == "rtx-4090\n");
   const auto z = run("completions zsh");
   CHECK(z.out.rfind("#compdef llmsize\n", 0) == 0);
-  CHECK(z.out.find("'--only-fits[only the configurations whose GPUs hold the model]'") != std::string::npos);
+  CHECK(z.out.find("'--only-fits[only the configurations whose GPUs hold the model]'") !=
+        std::string::npos);
   const auto f = run("completions fish");
-  CHECK(f.out.find("complete -c llmsize -n '__fish_seen_subcommand_from check' -l junit -r -F") != std::string::npos);
+  CHECK(f.out.find("complete -c llmsize -n '__fish_seen_subcommand_from check' -l junit -r -F") !=
+        std::string::npos);
   expect_error("completions tcsh", "completions: expected bash, zsh or fish, got 'tcsh'");
   // Hidden from --help: they are tools for packaging.
   CHECK(run("--help").out.find("completions") == std::string::npos);
   sh("rm -rf '" + dir + "'");
 }
 
-TEST_CASE("the man page documents every command and option and cmake --install installs it all", "[planning][completions]") {
+TEST_CASE("the man page documents every command and option and cmake --install installs it all",
+          "[planning][completions]") {
   const auto m = run("man");
   REQUIRE(m.code == 0);
   CHECK(m.out.rfind(".TH LLMSIZE 1", 0) == 0);
-  for (const char* s : {".SS \"llmsize check PLAN\"", ".SS \"llmsize sweep\"", ".SS \"llmsize fit\"", "\\fB\\-\\-only\\-fits\\fR",
-                        "\\fB\\-\\-ctx\\fR", ".SH EXIT STATUS"})
+  for (const char* s :
+       {".SS \"llmsize check PLAN\"", ".SS \"llmsize sweep\"", ".SS \"llmsize fit\"",
+        "\\fB\\-\\-only\\-fits\\fR", "\\fB\\-\\-ctx\\fR", ".SH EXIT STATUS"})
     CHECK(m.out.find(s) != std::string::npos);
   const std::string dir = temp_dir();
-  const auto inst = sh("cmake --install '" + std::string(LLMSIZE_BUILD_DIR) + "' --prefix '" + dir + "'");
+  const auto inst =
+      sh("cmake --install '" + std::string(LLMSIZE_BUILD_DIR) + "' --prefix '" + dir + "'");
   INFO(inst.out << inst.err);
   REQUIRE(inst.code == 0);
-  for (const char* f : {"/bin/llmsize", "/share/bash-completion/completions/llmsize", "/share/zsh/vendor-completions/_llmsize",
-                        "/share/fish/vendor_completions.d/llmsize.fish", "/share/man/man1/llmsize.1"})
+  for (const char* f :
+       {"/bin/llmsize", "/share/bash-completion/completions/llmsize",
+        "/share/zsh/vendor-completions/_llmsize", "/share/fish/vendor_completions.d/llmsize.fish",
+        "/share/man/man1/llmsize.1"})
     CHECK(exists(dir + f));
   CHECK(read(dir + "/share/man/man1/llmsize.1") == m.out);
   sh("rm -rf '" + dir + "'");

@@ -16,8 +16,8 @@ class InputError : public std::runtime_error {
 
 // Up to `max` candidates closest to `name` by edit distance (case-insensitive), best first;
 // only those close enough to be a plausible typo, or containing `name`.
-std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& candidates,
-                                       size_t max = 3);
+std::vector<std::string> closest_names(std::string_view name,
+                                       const std::vector<std::string>& candidates, size_t max = 3);
 
 // " (did you mean a, b?)" or "".
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
