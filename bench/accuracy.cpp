@@ -17,9 +17,12 @@
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
+#include "measurement_names.hpp"
 
 using json = nlohmann::json;
 using namespace llmsize;
+using test::measured_gpu_id;
+using test::measured_model_id;
 
 namespace {
 
@@ -75,21 +78,6 @@ Stats stats(const std::vector<Row>& rows) {
   return s;
 }
 
-// The catalog model a measurement's model name refers to (same tensor shapes).
-std::string model_for(const std::string& name) {
-  if (name.rfind("Llama-3.1-8B", 0) == 0 || name.rfind("Meta-Llama-3-8B", 0) == 0 ||
-      name.rfind("Meta-Llama-3 8B", 0) == 0 || name.rfind("llama 8B", 0) == 0)
-    return "llama-3.1-8b";
-  if (name.find("Qwen2.5") != std::string::npos && name.find("7B") != std::string::npos)
-    return "qwen2.5-7b";
-  if (name.rfind("LLaMA 7B", 0) == 0 || name.rfind("open_llama_7b", 0) == 0 ||
-      name.rfind("Llama-2-7B", 0) == 0 || name.rfind("LLaMA/Llama-2 7B", 0) == 0)
-    return "llama-2-7b";
-  if (name == "Meta-Llama-3-70B") return "llama-3.1-70b";
-  if (name == "Llama-2-70B") return "llama-2-70b";
-  return "";
-}
-
 // Nominal bits other calculators assume for a file type ("Q4" = 4 bits).
 double nominal_bits(const std::string& q) {
   if (q.rfind("f16", 0) == 0 || q.rfind("bf16", 0) == 0) return 16;
@@ -104,23 +92,6 @@ double unit_bytes(const std::string& unit) {
     return static_cast<double>(kGiB);
   if (unit == "bytes") return 1;
   return 1e9;
-}
-
-std::string gpu_for(const std::string& name) {
-  const std::pair<const char*, const char*> k[] = {{"RTX 3070", "rtx-3070"},
-                                                   {"RTX 3080 10GB", "rtx-3080"},
-                                                   {"RTX 3080 Ti", "rtx-3080-ti"},
-                                                   {"RTX 4070 Ti", "rtx-4070-ti"},
-                                                   {"RTX 4080", "rtx-4080"},
-                                                   {"RTX 3090", "rtx-3090"},
-                                                   {"RTX 4090", "rtx-4090"},
-                                                   {"A100 80GB", "a100-80gb-pcie"},
-                                                   {"M3 Max", "m3-max"},
-                                                   {"M2 Ultra", "m2-ultra"},
-                                                   {"M1 Max", "m1-max"}};
-  for (const auto& [n, id] : k)
-    if (name.find(n) != std::string::npos) return id;
-  return "";
 }
 
 }  // namespace
@@ -148,7 +119,7 @@ int main(int argc, char** argv) {
   const json sizes = load(data + "/gguf_sizes.json");
   for (const auto& r : sizes["rows"]) {
     const std::string model = r["model"], unit = r["unit"], q = r["quant"];
-    const std::string id = model_for(model);
+    const std::string id = measured_model_id(model);
     const auto* preset = find_quant_preset(q);
     std::string label = model + " " + q + " (" + r["source"].get<std::string>().substr(0, 40) + ")";
     if (id.empty() || !preset) {
@@ -225,7 +196,7 @@ int main(int argc, char** argv) {
   for (const auto& r : speeds["rows"]) {
     const std::string test = r["test"];
     if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
-    const std::string gid = gpu_for(r["gpu"]), mid = model_for(r["model"]);
+    const std::string gid = measured_gpu_id(r["gpu"]), mid = measured_model_id(r["model"]);
     const auto* preset = find_quant_preset(r["quant"].get<std::string>());
     std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() + " " +
                         r["quant"].get<std::string>() + " x" +

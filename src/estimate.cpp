@@ -9,17 +9,7 @@
 namespace llmsize {
 namespace {
 
-std::string num(uint64_t v) {
-  // 1234567 -> "1,234,567"
-  std::string s = std::to_string(v), r;
-  int k = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it) {
-    if (k && k % 3 == 0) r.push_back(',');
-    r.push_back(*it);
-    ++k;
-  }
-  return {r.rbegin(), r.rend()};
-}
+std::string num(uint64_t v) { return group_digits(v); }
 
 std::string mib_str(uint64_t b) {
   char buf[64];

@@ -4,37 +4,12 @@
 #include <map>
 
 #include "llmsize/speed.hpp"
+#include "measurement_names.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
 
 namespace {
-
-// Maps the measurement tables' names to catalog ids.
-std::string gpu_id(const std::string& name) {
-  const std::pair<const char*, const char*> k[] = {{"RTX 3070", "rtx-3070"},
-                                                   {"RTX 3080 10GB", "rtx-3080"},
-                                                   {"RTX 3080 Ti", "rtx-3080-ti"},
-                                                   {"RTX 4070 Ti", "rtx-4070-ti"},
-                                                   {"RTX 4080", "rtx-4080"},
-                                                   {"RTX 3090", "rtx-3090"},
-                                                   {"RTX 4090", "rtx-4090"},
-                                                   {"A100 80GB", "a100-80gb-pcie"},
-                                                   {"M3 Max", "m3-max"},
-                                                   {"M2 Ultra", "m2-ultra"},
-                                                   {"M1 Max", "m1-max"}};
-  for (const auto& [n, id] : k)
-    if (name.find(n) != std::string::npos) return id;
-  return "";
-}
-
-std::string model_id(const std::string& name) {
-  if (name == "Meta-Llama-3-8B" || name.rfind("llama 8B", 0) == 0) return "llama-3.1-8b";
-  if (name == "Meta-Llama-3-70B") return "llama-3.1-70b";
-  if (name == "Llama-2-7B" || name.rfind("LLaMA 7B", 0) == 0) return "llama-2-7b";
-  if (name == "Llama-2-70B") return "llama-2-70b";
-  return "";
-}
 
 struct Errors {
   std::vector<double> v;
@@ -56,7 +31,7 @@ TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measuremen
   for (const auto& r : doc["rows"]) {
     const std::string test = r["test"];
     if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
-    const std::string gid = gpu_id(r["gpu"]), mid = model_id(r["model"]);
+    const std::string gid = test::measured_gpu_id(r["gpu"]), mid = test::measured_model_id(r["model"]);
     if (gid.empty() || mid.empty() || gid == "m1-max") continue;
     if (gid == "m3-max" && mid == "llama-2-70b") continue;
     const auto* preset = find_quant_preset(r["quant"].get<std::string>());

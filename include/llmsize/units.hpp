@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace llmsize {
 
@@ -86,6 +87,18 @@ inline uint64_t fraction_of(uint64_t n, double f) {
   const u128 r = (static_cast<u128>(n) * ppm + 999999) / 1000000;
   if (r > std::numeric_limits<uint64_t>::max()) throw OverflowError("byte count overflows 64 bits");
   return static_cast<uint64_t>(r);
+}
+
+// 1234567 -> "1,234,567": thousands grouped, for derivations and tables.
+inline std::string group_digits(uint64_t v) {
+  const std::string s = std::to_string(v);
+  std::string r;
+  r.reserve(s.size() + s.size() / 3);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) r.push_back(',');
+    r.push_back(s[i]);
+  }
+  return r;
 }
 
 constexpr Bytes gib(uint64_t n) {

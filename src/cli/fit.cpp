@@ -18,15 +18,7 @@ using ojson = nlohmann::ordered_json;
 
 constexpr uint32_t kMaxCtx = 16u << 20;  // the --ctx flag's range
 
-std::string group(uint64_t v) {
-  std::string s = std::to_string(v), r;
-  int k = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it, ++k) {
-    if (k && k % 3 == 0) r.push_back(',');
-    r.push_back(*it);
-  }
-  return {r.rbegin(), r.rend()};
-}
+std::string group(uint64_t v) { return group_digits(v); }
 
 double gib(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);

@@ -22,15 +22,7 @@ double gb_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGB);
 }
 
-std::string group(uint64_t v) {
-  std::string s = std::to_string(v), r;
-  int k = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it, ++k) {
-    if (k && k % 3 == 0) r.push_back(',');
-    r.push_back(*it);
-  }
-  return {r.rbegin(), r.rend()};
-}
+std::string group(uint64_t v) { return group_digits(v); }
 
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
