@@ -82,21 +82,31 @@ struct Case {
 // n_layer Llama blocks of n_embd 8192, n_ff 28672, 8 KV heads of 128, in Q8_0; 128,256 tokens.
 Case make_gguf(const TempDir& d, uint32_t n_layer, uint32_t n_vocab) {
   GgufWriter w;
-  w.str("general.architecture", "llama").str("general.name", "bench-llama").u32("general.file_type", 7);
-  w.u32("llama.block_count", n_layer).u32("llama.context_length", 131072).u32("llama.embedding_length", 8192);
-  w.u32("llama.feed_forward_length", 28672).u32("llama.attention.head_count", 64).u32("llama.attention.head_count_kv", 8);
+  w.str("general.architecture", "llama")
+      .str("general.name", "bench-llama")
+      .u32("general.file_type", 7);
+  w.u32("llama.block_count", n_layer)
+      .u32("llama.context_length", 131072)
+      .u32("llama.embedding_length", 8192);
+  w.u32("llama.feed_forward_length", 28672)
+      .u32("llama.attention.head_count", 64)
+      .u32("llama.attention.head_count_kv", 8);
   w.u32("llama.rope.dimension_count", 128).vocab(n_vocab);
   w.tensor("token_embd.weight", kQ8_0, {8192, n_vocab}).tensor("output_norm.weight", kF32, {8192});
   w.tensor("output.weight", kQ8_0, {8192, n_vocab});
   for (uint32_t i = 0; i < n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
     w.tensor(p + "attn_norm.weight", kF32, {8192}).tensor(p + "ffn_norm.weight", kF32, {8192});
-    w.tensor(p + "attn_q.weight", kQ8_0, {8192, 8192}).tensor(p + "attn_k.weight", kQ8_0, {8192, 1024});
-    w.tensor(p + "attn_v.weight", kQ8_0, {8192, 1024}).tensor(p + "attn_output.weight", kQ8_0, {8192, 8192});
-    w.tensor(p + "ffn_gate.weight", kQ8_0, {8192, 28672}).tensor(p + "ffn_up.weight", kQ8_0, {8192, 28672});
+    w.tensor(p + "attn_q.weight", kQ8_0, {8192, 8192})
+        .tensor(p + "attn_k.weight", kQ8_0, {8192, 1024});
+    w.tensor(p + "attn_v.weight", kQ8_0, {8192, 1024})
+        .tensor(p + "attn_output.weight", kQ8_0, {8192, 8192});
+    w.tensor(p + "ffn_gate.weight", kQ8_0, {8192, 28672})
+        .tensor(p + "ffn_up.weight", kQ8_0, {8192, 28672});
     w.tensor(p + "ffn_down.weight", kQ8_0, {28672, 8192});
   }
-  Case c{"GGUF", d / "bench-llama-q8_0.gguf", w.data_bytes(), w.n_elements(), 3 + 9 * size_t{n_layer}};
+  Case c{"GGUF", d / "bench-llama-q8_0.gguf", w.data_bytes(), w.n_elements(),
+         3 + 9 * size_t{n_layer}};
   w.write(c.path);
   return c;
 }
@@ -107,7 +117,8 @@ Case make_safetensors(const TempDir& d, uint32_t n_layer, uint32_t n_shards) {
     std::string name;
     std::vector<uint64_t> shape;
   };
-  std::vector<T> ts = {{"model.embed_tokens.weight", {128256, 8192}}, {"model.norm.weight", {8192}},
+  std::vector<T> ts = {{"model.embed_tokens.weight", {128256, 8192}},
+                       {"model.norm.weight", {8192}},
                        {"lm_head.weight", {128256, 8192}}};
   for (uint32_t i = 0; i < n_layer; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
@@ -138,9 +149,11 @@ Case make_safetensors(const TempDir& d, uint32_t n_layer, uint32_t n_shards) {
     c.bytes += w.data_bytes();
     c.params += w.n_elements();
   }
-  std::ofstream(c.path) << "{\"metadata\": {\"total_size\": " << c.bytes << "},\n\"weight_map\": {" << map << "}}\n";
-  std::ofstream(d / "config.json") << R"({"model_type": "llama", "num_hidden_layers": )" << n_layer
-                                   << R"(, "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
+  std::ofstream(c.path) << "{\"metadata\": {\"total_size\": " << c.bytes << "},\n\"weight_map\": {"
+                        << map << "}}\n";
+  std::ofstream(d / "config.json")
+      << R"({"model_type": "llama", "num_hidden_layers": )" << n_layer
+      << R"(, "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
     "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072})";
   return c;
 }
@@ -153,9 +166,10 @@ bool check(const Case& c, const Run& r) {
   const auto j = nlohmann::json::parse(r.out);
   const uint64_t bytes = j["model"]["weights_bytes"], params = j["model"]["params"];
   if (bytes != c.bytes || params != c.params) {
-    std::fprintf(stderr, "%s: weights_bytes %llu params %llu, expected %llu and %llu\n", c.name.c_str(),
-                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(params),
-                 static_cast<unsigned long long>(c.bytes), static_cast<unsigned long long>(c.params));
+    std::fprintf(stderr, "%s: weights_bytes %llu params %llu, expected %llu and %llu\n",
+                 c.name.c_str(), static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(c.bytes),
+                 static_cast<unsigned long long>(c.params));
     return false;
   }
   return true;
@@ -167,18 +181,23 @@ int main(int argc, char** argv) {
   bool smoke = false, drop = false, keep = false;
   int runs = 20;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--smoke")) smoke = true;
-    else if (!std::strcmp(argv[i], "--drop-caches")) drop = true;
-    else if (!std::strcmp(argv[i], "--keep")) keep = true;
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    if (!std::strcmp(argv[i], "--smoke"))
+      smoke = true;
+    else if (!std::strcmp(argv[i], "--drop-caches"))
+      drop = true;
+    else if (!std::strcmp(argv[i], "--keep"))
+      keep = true;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: %s [--runs N] [--drop-caches] [--smoke] [--keep]\n", argv[0]);
       return 2;
     }
   }
   TempDir d(keep ? "/tmp/llmsize_bench_files" : "");
-  const std::vector<Case> cases = smoke ? std::vector<Case>{make_gguf(d, 2, 128256), make_safetensors(d, 2, 3)}
-                                        : std::vector<Case>{make_gguf(d, 110, 128256), make_safetensors(d, 80, 30)};
+  const std::vector<Case> cases =
+      smoke ? std::vector<Case>{make_gguf(d, 2, 128256), make_safetensors(d, 2, 3)}
+            : std::vector<Case>{make_gguf(d, 110, 128256), make_safetensors(d, 80, 30)};
   const std::string out = d / "out.json";
   bool ok = true;
   for (const auto& c : cases) {
@@ -190,9 +209,10 @@ int main(int argc, char** argv) {
       ms.push_back(r.ms);
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("%-12s %6.1f GB in %zu tensors: median %.1f ms, min %.1f, max %.1f over %zu runs%s\n", c.name.c_str(),
-                static_cast<double>(c.bytes) / 1e9, c.tensors, ms[ms.size() / 2], ms.front(), ms.back(), ms.size(),
-                drop ? " (page cache dropped before each)" : "");
+    std::printf(
+        "%-12s %6.1f GB in %zu tensors: median %.1f ms, min %.1f, max %.1f over %zu runs%s\n",
+        c.name.c_str(), static_cast<double>(c.bytes) / 1e9, c.tensors, ms[ms.size() / 2],
+        ms.front(), ms.back(), ms.size(), drop ? " (page cache dropped before each)" : "");
   }
   std::printf("%s\n", ok ? "answers exact" : "WRONG ANSWERS");
   return ok ? 0 : 1;

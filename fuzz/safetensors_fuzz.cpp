@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   try {
-    const std::vector<llmsize::SafetensorsFile> files{llmsize::parse_safetensors(bytes, "fuzz.safetensors")};
+    const std::vector<llmsize::SafetensorsFile> files{
+        llmsize::parse_safetensors(bytes, "fuzz.safetensors")};
     llmsize::ModelSpec moe;
     moe.n_expert = 4;
     moe.n_expert_used = 2;

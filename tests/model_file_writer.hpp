@@ -1,7 +1,8 @@
 // Writes GGUF and safetensors files with chosen tensors, for the tests and the benchmark. Tensor
 // data is never written: the file is extended with ftruncate, so a 100 GB file is sparse and costs
 // no disk. Layouts: ggml-org/ggml docs/gguf.md, huggingface/safetensors README.
-// Byte sizes come from this file's own table, not from llmsize, so tests check one against the other.
+// Byte sizes come from this file's own table, not from llmsize, so tests check one against the
+// other.
 #pragma once
 
 #include <fcntl.h>
@@ -62,7 +63,8 @@ inline void write_sparse(const std::string& path, const std::string& head, uint6
     if (n <= 0) throw std::runtime_error("cannot write " + path);
     done += static_cast<size_t>(n);
   }
-  if (size > head.size() && ::ftruncate(fd, static_cast<off_t>(size)) != 0) throw std::runtime_error("ftruncate " + path);
+  if (size > head.size() && ::ftruncate(fd, static_cast<off_t>(size)) != 0)
+    throw std::runtime_error("ftruncate " + path);
   ::close(fd);
 }
 
@@ -71,8 +73,8 @@ struct GgmlBlock {
   uint32_t id;
   uint64_t block, size;
 };
-constexpr GgmlBlock kF32{0, 1, 4}, kF16{1, 1, 2}, kQ4_0{2, 32, 18}, kQ8_0{8, 32, 34}, kQ4_K{12, 256, 144},
-    kQ6_K{14, 256, 210}, kBF16{30, 1, 2};
+constexpr GgmlBlock kF32{0, 1, 4}, kF16{1, 1, 2}, kQ4_0{2, 32, 18}, kQ8_0{8, 32, 34},
+    kQ4_K{12, 256, 144}, kQ6_K{14, 256, 210}, kBF16{30, 1, 2};
 
 class GgufWriter {
  public:
@@ -90,11 +92,19 @@ class GgufWriter {
     kv_.push_back(b.buf);
     return *this;
   }
-  GgufWriter& u32(const std::string& key, uint32_t v) { return kv(key, U32, ByteWriter().u32(v).buf); }
-  GgufWriter& u16(const std::string& key, uint16_t v) { return kv(key, U16, ByteWriter().u16(v).buf); }
-  GgufWriter& i32(const std::string& key, int32_t v) { return kv(key, I32, ByteWriter().u32(static_cast<uint32_t>(v)).buf); }
+  GgufWriter& u32(const std::string& key, uint32_t v) {
+    return kv(key, U32, ByteWriter().u32(v).buf);
+  }
+  GgufWriter& u16(const std::string& key, uint16_t v) {
+    return kv(key, U16, ByteWriter().u16(v).buf);
+  }
+  GgufWriter& i32(const std::string& key, int32_t v) {
+    return kv(key, I32, ByteWriter().u32(static_cast<uint32_t>(v)).buf);
+  }
   GgufWriter& f32(const std::string& key, float v) { return kv(key, F32, ByteWriter().f32(v).buf); }
-  GgufWriter& str(const std::string& key, const std::string& v) { return kv(key, STRING, ByteWriter().str(v).buf); }
+  GgufWriter& str(const std::string& key, const std::string& v) {
+    return kv(key, STRING, ByteWriter().str(v).buf);
+  }
   GgufWriter& u32s(const std::string& key, const std::vector<uint32_t>& v) {
     ByteWriter b;
     b.u32(U32).u64(v.size());
@@ -129,7 +139,8 @@ class GgufWriter {
     return *this;
   }
   // A tensor whose type id and dims are written as given (hostile cases).
-  GgufWriter& raw_tensor(const std::string& name, uint32_t type_id, std::vector<uint64_t> ne, uint64_t offset) {
+  GgufWriter& raw_tensor(const std::string& name, uint32_t type_id, std::vector<uint64_t> ne,
+                         uint64_t offset) {
     tensors_.push_back({name, type_id, std::move(ne), offset});
     return *this;
   }
@@ -140,7 +151,10 @@ class GgufWriter {
   // Everything before the tensor data, padded to the alignment.
   std::string header() const {
     ByteWriter b;
-    b.raw("GGUF").u32(version).u64(tensor_count.value_or(tensors_.size())).u64(kv_count.value_or(kv_.size()));
+    b.raw("GGUF")
+        .u32(version)
+        .u64(tensor_count.value_or(tensors_.size()))
+        .u64(kv_count.value_or(kv_.size()));
     for (const auto& k : kv_) b.raw(k);
     for (const auto& t : tensors_) {
       b.str(t.name).u32(static_cast<uint32_t>(t.ne.size()));
@@ -177,9 +191,15 @@ class GgufWriter {
 // `body`, ffn_down in `down`, norms F32, token_embd Q4_K... as a test asks.
 inline GgufWriter tiny_llama(uint32_t n_layer, GgmlBlock body, GgmlBlock down, bool tied = false) {
   GgufWriter w;
-  w.str("general.architecture", "llama").str("general.name", "tiny-llama").u32("general.file_type", 15);
-  w.u32("llama.block_count", n_layer).u32("llama.context_length", 8192).u32("llama.embedding_length", 256);
-  w.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8).u32("llama.attention.head_count_kv", 2);
+  w.str("general.architecture", "llama")
+      .str("general.name", "tiny-llama")
+      .u32("general.file_type", 15);
+  w.u32("llama.block_count", n_layer)
+      .u32("llama.context_length", 8192)
+      .u32("llama.embedding_length", 256);
+  w.u32("llama.feed_forward_length", 512)
+      .u32("llama.attention.head_count", 8)
+      .u32("llama.attention.head_count_kv", 2);
   w.u32("llama.rope.dimension_count", 32).vocab(1024);
   w.tensor("token_embd.weight", kQ4_K, {256, 1024});
   w.tensor("output_norm.weight", kF32, {256});
@@ -204,12 +224,13 @@ class SafetensorsWriter {
  public:
   // Bytes per element of the dtypes the tests use (safetensors Dtype::size).
   static uint64_t dtype_size(const std::string& d) {
-    static const std::map<std::string, uint64_t> k = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2},
-                                                      {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I8", 1}, {"U8", 1},
-                                                      {"I32", 4}, {"I64", 8}, {"BOOL", 1}};
+    static const std::map<std::string, uint64_t> k = {
+        {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F8_E4M3", 1}, {"F8_E5M2", 1},
+        {"I8", 1},  {"U8", 1},  {"I32", 4}, {"I64", 8},  {"BOOL", 1}};
     return k.at(d);
   }
-  SafetensorsWriter& tensor(const std::string& name, const std::string& dtype, std::vector<uint64_t> shape) {
+  SafetensorsWriter& tensor(const std::string& name, const std::string& dtype,
+                            std::vector<uint64_t> shape) {
     uint64_t n = 1;
     for (auto x : shape) n *= x;
     const uint64_t bytes = n * dtype_size(dtype);
@@ -230,7 +251,8 @@ class SafetensorsWriter {
     if (!meta_.empty()) {
       j += "\"__metadata__\":{";
       bool first = true;
-      for (const auto& [k, v] : meta_) j += (first ? "" : ",") + quote(k) + ":" + quote(v), first = false;
+      for (const auto& [k, v] : meta_)
+        j += (first ? "" : ",") + quote(k) + ":" + quote(v), first = false;
       j += "}";
     }
     for (const auto& e : entries_) {

@@ -14,6 +14,7 @@
 #include "cli/report.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -93,7 +94,10 @@ std::string field_list(const Field (&fields)[N]) {
 template <size_t N>
 void check_fields(const std::string& file, const std::string& ptr, const json& j,
                   const Field (&fields)[N]) {
-  for (const auto& [key, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
+    const std::string key = item.key();
+    const json& v = item.value();
     const Field* f = std::find_if(std::begin(fields), std::end(fields),
                                   [&](const Field& x) { return key == x.name; });
     if (f == std::end(fields)) {
@@ -179,10 +183,8 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
   json doc;
   try {
     doc = json::parse(read_file(file));
-  } catch (const json::parse_error& e) {
-    std::string w = e.what();
-    const auto b = w.find("] ");
-    throw InputError(file + ": invalid JSON: " + (b == std::string::npos ? w : w.substr(b + 2)));
+  } catch (const json::exception& e) {  // parse errors, and out_of_range for numbers like 1e432
+    throw InputError(file + ": invalid JSON: " + json_reason(e));
   }
   if (!doc.is_object())
     throw InputError(file + ": expected an object with \"plans\": [...], got " +

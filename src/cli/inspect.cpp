@@ -15,21 +15,17 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kSchemaVersion = 1;
 
-std::string group(uint64_t v) {
-  std::string s = std::to_string(v), r;
-  int k = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it, ++k) {
-    if (k && k % 3 == 0) r.push_back(',');
-    r.push_back(*it);
-  }
-  return {r.rbegin(), r.rend()};
-}
+std::string group(uint64_t v) { return group_digits(v); }
 
-double gib(uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); }
+double gib(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGiB);
+}
 double bpw(uint64_t bytes, uint64_t elements) {
   return elements ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;
 }
-double round4(double x) { return std::round(x * 10000) / 10000; }
+double round4(double x) {
+  return std::round(x * 10000) / 10000;
+}
 
 std::string format_line(const ModelFile& f) {
   std::string s = f.format == "gguf" ? fmt::format("GGUF v{}", f.version) : "safetensors";
@@ -37,16 +33,18 @@ std::string format_line(const ModelFile& f) {
   for (const auto& p : f.files)
     if (p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0) --weight_files;
   if (weight_files > 1) s += fmt::format(", {} files", weight_files);
-  return s + fmt::format(" · {:.2f} GiB on disk · header {} bytes", gib(f.file_bytes), group(f.header_bytes));
+  return s + fmt::format(" · {:.2f} GiB on disk · header {} bytes", gib(f.file_bytes),
+                         group(f.header_bytes));
 }
 
 std::string arch_line(const ModelSpec& m) {
-  std::string s = fmt::format("n_layer {} · n_embd {} · n_ff {} · n_head {} · n_head_kv {} · head {}/{} · n_vocab {}",
-                              m.n_layer, m.n_embd, m.n_ff, m.n_head, m.n_head_kv, m.n_embd_head_k, m.n_embd_head_v,
-                              group(m.n_vocab));
+  std::string s = fmt::format(
+      "n_layer {} · n_embd {} · n_ff {} · n_head {} · n_head_kv {} · head {}/{} · n_vocab {}",
+      m.n_layer, m.n_embd, m.n_ff, m.n_head, m.n_head_kv, m.n_embd_head_k, m.n_embd_head_v,
+      group(m.n_vocab));
   if (m.is_moe())
-    s += fmt::format(" · experts {} ({} used, {} shared, n_ff_exp {})", m.n_expert, m.n_expert_used, m.n_expert_shared,
-                     m.n_ff_exp);
+    s += fmt::format(" · experts {} ({} used, {} shared, n_ff_exp {})", m.n_expert, m.n_expert_used,
+                     m.n_expert_shared, m.n_ff_exp);
   if (m.n_swa) s += fmt::format(" · sliding window {} (pattern {})", m.n_swa, m.swa_pattern);
   if (m.is_mla()) s += fmt::format(" · MLA kv_lora_rank {} + n_rot {}", m.kv_lora_rank, m.n_rot);
   if (m.tied_embeddings) s += " · tied embeddings";
@@ -59,27 +57,33 @@ std::string render_table(const ModelFile& f) {
   o += fmt::format("File          {}\n", f.path);
   o += fmt::format("Format        {}\n", format_line(f));
   if (f.spec) {
-    o += fmt::format("Model         {} · {}{}\n", f.spec->name, f.arch, f.arch_known ? "" : " (unknown to llmsize: llama rules)");
+    o += fmt::format("Model         {} · {}{}\n", f.spec->name, f.arch,
+                     f.arch_known ? "" : " (unknown to llmsize: llama rules)");
     o += fmt::format("Architecture  {}\n", arch_line(*f.spec));
-    o += fmt::format("Context       {} tokens trained\n", f.spec->n_ctx_train ? group(f.spec->n_ctx_train) : "unknown");
+    o += fmt::format("Context       {} tokens trained\n",
+                     f.spec->n_ctx_train ? group(f.spec->n_ctx_train) : "unknown");
   } else {
     o += fmt::format("Architecture  unknown: {}\n", f.spec_missing_reason);
   }
-  o += fmt::format("Parameters    {} ({:.2f} B)", group(w.params), static_cast<double>(w.params) / 1e9);
-  if (w.active_params != w.params) o += fmt::format(", {} active per token", group(w.active_params));
+  o += fmt::format("Parameters    {} ({:.2f} B)", group(w.params),
+                   static_cast<double>(w.params) / 1e9);
+  if (w.active_params != w.params)
+    o += fmt::format(", {} active per token", group(w.active_params));
   o += "\n";
   o += fmt::format("Tensors       {} · metadata {} entries\n", f.tensors.size(), f.n_metadata);
   o += fmt::format("File type     {} · {:.2f} bits per weight\n", f.file_type, w.bits_per_weight());
   o += fmt::format("Weights       {} bytes = {:.2f} GiB ({:.2f} GB)", group(w.bytes), gib(w.bytes),
                    static_cast<double>(w.bytes) / kGB);
-  if (w.host_bytes) o += fmt::format(" · token_embd {:.2f} GiB kept in host RAM by llama.cpp", gib(w.host_bytes));
+  if (w.host_bytes)
+    o += fmt::format(" · token_embd {:.2f} GiB kept in host RAM by llama.cpp", gib(w.host_bytes));
   o += "\n\n";
-  o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9} {:>6} {:>6}\n", "type", "tensors", "elements", "bytes", "GiB",
-                   "bpw", "share");
+  o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9} {:>6} {:>6}\n", "type", "tensors", "elements",
+                   "bytes", "GiB", "bpw", "share");
   for (const auto& u : f.histogram)
-    o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name, u.n_tensors,
-                     group(u.n_elements), group(u.bytes), gib(u.bytes), bpw(u.bytes, u.n_elements),
-                     w.bytes ? 100.0 * static_cast<double>(u.bytes) / static_cast<double>(w.bytes) : 0.0);
+    o += fmt::format(
+        "{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name, u.n_tensors,
+        group(u.n_elements), group(u.bytes), gib(u.bytes), bpw(u.bytes, u.n_elements),
+        w.bytes ? 100.0 * static_cast<double>(u.bytes) / static_cast<double>(w.bytes) : 0.0);
   if (!f.notes.empty()) {
     o += "\nNotes\n";
     for (const auto& n : f.notes) o += "  - " + n + "\n";
@@ -109,18 +113,36 @@ std::string render_json(const ModelFile& f) {
   ojson a;
   if (f.spec) {
     const ModelSpec& m = *f.spec;
-    a = {{"name", m.name}, {"arch", f.arch}, {"known", f.arch_known}, {"n_layer", m.n_layer}, {"n_embd", m.n_embd},
-         {"n_ff", m.n_ff}, {"n_head", m.n_head}, {"n_head_kv", m.n_head_kv}, {"n_embd_head_k", m.n_embd_head_k},
-         {"n_embd_head_v", m.n_embd_head_v}, {"n_vocab", m.n_vocab}, {"n_ctx_train", m.n_ctx_train},
-         {"n_expert", m.n_expert}, {"n_expert_used", m.n_expert_used}, {"n_expert_shared", m.n_expert_shared},
-         {"n_ff_exp", m.n_ff_exp}, {"n_swa", m.n_swa}, {"swa_pattern", m.swa_pattern},
-         {"kv_lora_rank", m.kv_lora_rank}, {"n_rot", m.n_rot}, {"tied_embeddings", m.tied_embeddings}};
+    a = {{"name", m.name},
+         {"arch", f.arch},
+         {"known", f.arch_known},
+         {"n_layer", m.n_layer},
+         {"n_embd", m.n_embd},
+         {"n_ff", m.n_ff},
+         {"n_head", m.n_head},
+         {"n_head_kv", m.n_head_kv},
+         {"n_embd_head_k", m.n_embd_head_k},
+         {"n_embd_head_v", m.n_embd_head_v},
+         {"n_vocab", m.n_vocab},
+         {"n_ctx_train", m.n_ctx_train},
+         {"n_expert", m.n_expert},
+         {"n_expert_used", m.n_expert_used},
+         {"n_expert_shared", m.n_expert_shared},
+         {"n_ff_exp", m.n_ff_exp},
+         {"n_swa", m.n_swa},
+         {"swa_pattern", m.swa_pattern},
+         {"kv_lora_rank", m.kv_lora_rank},
+         {"n_rot", m.n_rot},
+         {"tied_embeddings", m.tied_embeddings}};
   }
   j["architecture"] = a;
   j["n_ctx_train"] = f.spec && f.spec->n_ctx_train ? ojson(f.spec->n_ctx_train) : ojson();
   ojson types = ojson::array();
   for (const auto& u : f.histogram)
-    types.push_back({{"type", u.type_name}, {"tensors", u.n_tensors}, {"elements", u.n_elements}, {"bytes", u.bytes},
+    types.push_back({{"type", u.type_name},
+                     {"tensors", u.n_tensors},
+                     {"elements", u.n_elements},
+                     {"bytes", u.bytes},
                      {"bits_per_weight", round4(bpw(u.bytes, u.n_elements))}});
   j["tensor_types"] = types;
   j["notes"] = f.notes;

@@ -50,7 +50,10 @@ void FileSource::read(uint64_t off, void* dst, size_t n) const {
     const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(off));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0)
-      fail_at(path_, got == 0 ? "file shrank while being read" : std::string("read error: ") + std::strerror(errno), off);
+      fail_at(path_,
+              got == 0 ? "file shrank while being read"
+                       : std::string("read error: ") + std::strerror(errno),
+              off);
     p += got;
     off += static_cast<uint64_t>(got);
     n -= static_cast<size_t>(got);
@@ -85,7 +88,9 @@ const uint8_t* Cursor::window(size_t n, const char* what) {
   return p;
 }
 
-uint8_t Cursor::u8(const char* what) { return *window(1, what); }
+uint8_t Cursor::u8(const char* what) {
+  return *window(1, what);
+}
 
 uint16_t Cursor::u16(const char* what) {
   const uint8_t* p = window(2, what);
@@ -133,15 +138,24 @@ bool valid_utf8(std::string_view s, size_t* bad) {
     const unsigned c = p[i];
     size_t len = 0;
     unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c < 0x80) len = 1;
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c == 0xE0) len = 3, lo = 0xA0;
-    else if (c >= 0xE1 && c <= 0xEC) len = 3;
-    else if (c == 0xED) len = 3, hi = 0x9F;  // no UTF-16 surrogates
-    else if (c >= 0xEE && c <= 0xEF) len = 3;
-    else if (c == 0xF0) len = 4, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) len = 4;
-    else if (c == 0xF4) len = 4, hi = 0x8F;  // at most U+10FFFF
+    if (c < 0x80)
+      len = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c == 0xE0)
+      len = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC)
+      len = 3;
+    else if (c == 0xED)
+      len = 3, hi = 0x9F;  // no UTF-16 surrogates
+    else if (c >= 0xEE && c <= 0xEF)
+      len = 3;
+    else if (c == 0xF0)
+      len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      len = 4;
+    else if (c == 0xF4)
+      len = 4, hi = 0x8F;  // at most U+10FFFF
     bool ok = len > 0 && i + len <= n;
     for (size_t k = 1; ok && k < len; ++k) {
       const unsigned b = p[i + k];

@@ -165,6 +165,8 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range 406 for a number like 1e432
+    throw InputError(where + ": " + json_reason(e));
   }
   Ctx c{where};
   if (!doc.is_object()) c.fail("", "expected a JSON object with \"models\" and/or \"gpus\"");

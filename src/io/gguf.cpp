@@ -15,14 +15,15 @@ namespace {
 
 using io::Cursor;
 
-// Layout and limits from ggml-org/ggml docs/gguf.md and ggml/src/gguf.cpp (gguf_init_from_file_impl).
-constexpr uint32_t kMagic = 0x46554747;      // "GGUF" read as a little-endian uint32
-constexpr uint32_t kMaxDims = 4;             // GGML_MAX_DIMS
-constexpr uint64_t kMaxTensorName = 63;      // GGML_MAX_NAME 64, including the NUL
-constexpr uint64_t kMaxKey = 65535;          // gguf.md: keys are at most 2^16 - 1 bytes
-constexpr uint64_t kMinKvBytes = 8 + 4 + 1;  // key length, value type, smallest value
+// Layout and limits from ggml-org/ggml docs/gguf.md and ggml/src/gguf.cpp
+// (gguf_init_from_file_impl).
+constexpr uint32_t kMagic = 0x46554747;            // "GGUF" read as a little-endian uint32
+constexpr uint32_t kMaxDims = 4;                   // GGML_MAX_DIMS
+constexpr uint64_t kMaxTensorName = 63;            // GGML_MAX_NAME 64, including the NUL
+constexpr uint64_t kMaxKey = 65535;                // gguf.md: keys are at most 2^16 - 1 bytes
+constexpr uint64_t kMinKvBytes = 8 + 4 + 1;        // key length, value type, smallest value
 constexpr uint64_t kMinInfoBytes = 8 + 4 + 4 + 8;  // name length, n_dims, type, offset
-constexpr int kMaxArrayDepth = 4;            // arrays of arrays: none deeper in any real file
+constexpr int kMaxArrayDepth = 4;                  // arrays of arrays: none deeper in any real file
 // Elements of an array of strings or arrays are read one by one; more than this is no tokenizer.
 constexpr uint64_t kMaxVarItems = 1ull << 24;
 // Tensor infos reserved ahead; beyond this the vector grows as infos are actually read.
@@ -34,17 +35,30 @@ constexpr uint64_t kMaxKv = 1 << 16;
 // arrays keep only their length.
 constexpr uint64_t kKeptItemsBudget = 1 << 16;
 
-const char* const kTypeNames[] = {"uint8", "int8",  "uint16", "int16", "uint32", "int32", "float32",
-                                  "bool",  "string", "array", "uint64", "int64", "float64"};
+const char* const kTypeNames[] = {"uint8",  "int8",    "uint16", "int16",  "uint32",
+                                  "int32",  "float32", "bool",   "string", "array",
+                                  "uint64", "int64",   "float64"};
 
 // Size of a fixed-size value, 0 for string and array.
 uint64_t fixed_size(GgufType t) {
   switch (t) {
-    case GgufType::UINT8: case GgufType::INT8: case GgufType::BOOL: return 1;
-    case GgufType::UINT16: case GgufType::INT16: return 2;
-    case GgufType::UINT32: case GgufType::INT32: case GgufType::FLOAT32: return 4;
-    case GgufType::UINT64: case GgufType::INT64: case GgufType::FLOAT64: return 8;
-    default: return 0;
+    case GgufType::UINT8:
+    case GgufType::INT8:
+    case GgufType::BOOL:
+      return 1;
+    case GgufType::UINT16:
+    case GgufType::INT16:
+      return 2;
+    case GgufType::UINT32:
+    case GgufType::INT32:
+    case GgufType::FLOAT32:
+      return 4;
+    case GgufType::UINT64:
+    case GgufType::INT64:
+    case GgufType::FLOAT64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -59,7 +73,8 @@ std::string quoted(const std::string& s) {
   std::string r = "'";
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7f && c != '\'') r += static_cast<char>(c);
+    if (c >= 0x20 && c < 0x7f && c != '\'')
+      r += static_cast<char>(c);
     else {
       char b[8];
       std::snprintf(b, sizeof b, "\\x%02x", c);
@@ -77,36 +92,44 @@ class Parser {
     GgufFile f;
     f.path = c_.where();
     f.file_size = c_.size();
-    if (c_.size() < 4) c_.fail("truncated: " + std::to_string(c_.size()) + " bytes cannot hold the GGUF magic", 0);
+    if (c_.size() < 4)
+      c_.fail("truncated: " + std::to_string(c_.size()) + " bytes cannot hold the GGUF magic", 0);
     const uint32_t magic = c_.u32("magic");
     if (magic != kMagic) {
       char b[64];
-      std::snprintf(b, sizeof b, "%02x %02x %02x %02x", magic & 0xff, magic >> 8 & 0xff, magic >> 16 & 0xff,
-                    magic >> 24);
-      c_.fail(std::string("not a GGUF file: starts with ") + b + ", expected 47 47 55 46 (\"GGUF\")", 0);
+      std::snprintf(b, sizeof b, "%02x %02x %02x %02x", magic & 0xff, magic >> 8 & 0xff,
+                    magic >> 16 & 0xff, magic >> 24);
+      c_.fail(
+          std::string("not a GGUF file: starts with ") + b + ", expected 47 47 55 46 (\"GGUF\")",
+          0);
     }
     f.version = c_.u32("version");
     if (f.version == 1) c_.fail("GGUF version 1 is not supported (versions 2 and 3 are)", 4);
     if (f.version != 2 && f.version != 3) {
       if ((f.version & 0xffff) == 0)
-        c_.fail("big-endian GGUF (version field " + std::to_string(f.version) + ") is not supported", 4);
-      c_.fail("unsupported GGUF version " + std::to_string(f.version) + " (versions 2 and 3 are)", 4);
+        c_.fail(
+            "big-endian GGUF (version field " + std::to_string(f.version) + ") is not supported",
+            4);
+      c_.fail("unsupported GGUF version " + std::to_string(f.version) + " (versions 2 and 3 are)",
+              4);
     }
     const uint64_t n_tensors = c_.u64("tensor count");
     const uint64_t n_kv = c_.u64("metadata count");
     // A count is believed only as far as the rest of the file could hold its entries.
     if (n_kv > c_.remaining() / kMinKvBytes)
-      c_.fail("metadata count " + std::to_string(n_kv) + " needs at least " + mul_str(n_kv, kMinKvBytes) +
-                  " bytes, only " + std::to_string(c_.remaining()) + " remain",
+      c_.fail("metadata count " + std::to_string(n_kv) + " needs at least " +
+                  mul_str(n_kv, kMinKvBytes) + " bytes, only " + std::to_string(c_.remaining()) +
+                  " remain",
               16);
     if (n_kv > kMaxKv)
-      c_.fail("metadata count " + std::to_string(n_kv) + " is more than the " + std::to_string(kMaxKv) +
-                  " llmsize reads (models have tens)",
+      c_.fail("metadata count " + std::to_string(n_kv) + " is more than the " +
+                  std::to_string(kMaxKv) + " llmsize reads (models have tens)",
               16);
     read_metadata(f, n_kv);
     if (n_tensors > c_.remaining() / kMinInfoBytes)
-      c_.fail("tensor count " + std::to_string(n_tensors) + " needs at least " + mul_str(n_tensors, kMinInfoBytes) +
-                  " bytes of tensor infos, only " + std::to_string(c_.remaining()) + " remain",
+      c_.fail("tensor count " + std::to_string(n_tensors) + " needs at least " +
+                  mul_str(n_tensors, kMinInfoBytes) + " bytes of tensor infos, only " +
+                  std::to_string(c_.remaining()) + " remain",
               8);
     read_tensor_infos(f, n_tensors);
     check_data(f);
@@ -124,8 +147,9 @@ class Parser {
     const uint64_t at = c_.pos();
     const uint64_t len = c_.u64(what);
     if (len > c_.remaining())
-      c_.fail(std::string(what) + " length " + std::to_string(len) + " runs past the end of the file (" +
-                  std::to_string(c_.remaining()) + " bytes remain)",
+      c_.fail(std::string(what) + " length " + std::to_string(len) +
+                  " runs past the end of the file (" + std::to_string(c_.remaining()) +
+                  " bytes remain)",
               at);
     if (len_out) *len_out = len;
     if (len > keep_max) {
@@ -148,13 +172,28 @@ class Parser {
     v.type = t;
     v.pos = c_.pos();
     switch (t) {
-      case GgufType::UINT8: v.bits = c_.u8("uint8 value"); break;
-      case GgufType::INT8: v.bits = static_cast<uint64_t>(int64_t{static_cast<int8_t>(c_.u8("int8 value"))}); break;
-      case GgufType::UINT16: v.bits = c_.u16("uint16 value"); break;
-      case GgufType::INT16: v.bits = static_cast<uint64_t>(int64_t{static_cast<int16_t>(c_.u16("int16 value"))}); break;
-      case GgufType::UINT32: v.bits = c_.u32("uint32 value"); break;
-      case GgufType::INT32: v.bits = static_cast<uint64_t>(int64_t{static_cast<int32_t>(c_.u32("int32 value"))}); break;
-      case GgufType::UINT64: case GgufType::INT64: v.bits = c_.u64("int64 value"); break;
+      case GgufType::UINT8:
+        v.bits = c_.u8("uint8 value");
+        break;
+      case GgufType::INT8:
+        v.bits = static_cast<uint64_t>(int64_t{static_cast<int8_t>(c_.u8("int8 value"))});
+        break;
+      case GgufType::UINT16:
+        v.bits = c_.u16("uint16 value");
+        break;
+      case GgufType::INT16:
+        v.bits = static_cast<uint64_t>(int64_t{static_cast<int16_t>(c_.u16("int16 value"))});
+        break;
+      case GgufType::UINT32:
+        v.bits = c_.u32("uint32 value");
+        break;
+      case GgufType::INT32:
+        v.bits = static_cast<uint64_t>(int64_t{static_cast<int32_t>(c_.u32("int32 value"))});
+        break;
+      case GgufType::UINT64:
+      case GgufType::INT64:
+        v.bits = c_.u64("int64 value");
+        break;
       case GgufType::FLOAT32: {
         const uint32_t b = c_.u32("float32 value");
         float x;
@@ -170,29 +209,39 @@ class Parser {
       case GgufType::BOOL: {
         v.bits = c_.u8("bool value");
         // gguf.md: "0 is false and 1 is true. Anything else is invalid."
-        if (v.bits > 1) c_.fail("bool value " + std::to_string(v.bits) + " of key " + quoted(key) + " is neither 0 nor 1", v.pos);
+        if (v.bits > 1)
+          c_.fail("bool value " + std::to_string(v.bits) + " of key " + quoted(key) +
+                      " is neither 0 nor 1",
+                  v.pos);
         break;
       }
-      case GgufType::STRING: v.str = read_string("string value", keep ? kGgufKeptString : 0, &v.str_len); break;
-      case GgufType::ARRAY: read_array(v, key, depth, keep); break;
+      case GgufType::STRING:
+        v.str = read_string("string value", keep ? kGgufKeptString : 0, &v.str_len);
+        break;
+      case GgufType::ARRAY:
+        read_array(v, key, depth, keep);
+        break;
     }
     return v;
   }
 
   void read_array(GgufValue& v, const std::string& key, int depth, bool keep) {
     if (depth >= kMaxArrayDepth)
-      c_.fail("arrays nested deeper than " + std::to_string(kMaxArrayDepth) + " in key " + quoted(key), v.pos);
+      c_.fail(
+          "arrays nested deeper than " + std::to_string(kMaxArrayDepth) + " in key " + quoted(key),
+          v.pos);
     v.elem_type = read_type("array element type", key);
     const uint64_t at = c_.pos();
     v.n = c_.u64("array length");
     const uint64_t each = min_size(v.elem_type);
     if (v.n > c_.remaining() / each)
-      c_.fail("array " + quoted(key) + " of " + std::to_string(v.n) + " " + gguf_type_name(v.elem_type) +
-                  " needs at least " + mul_str(v.n, each) + " bytes, only " + std::to_string(c_.remaining()) +
-                  " remain",
+      c_.fail("array " + quoted(key) + " of " + std::to_string(v.n) + " " +
+                  gguf_type_name(v.elem_type) + " needs at least " + mul_str(v.n, each) +
+                  " bytes, only " + std::to_string(c_.remaining()) + " remain",
               at);
     // Only flat arrays are kept (per-layer values); nested ones are read and skipped.
-    const bool keep_items = keep && v.n <= kGgufKeptItems && v.n <= kept_budget_ && v.elem_type != GgufType::ARRAY;
+    const bool keep_items =
+        keep && v.n <= kGgufKeptItems && v.n <= kept_budget_ && v.elem_type != GgufType::ARRAY;
     if (keep_items) kept_budget_ -= v.n;
     if (fixed_size(v.elem_type) && !keep_items) {
       c_.skip(v.n * each, "array");  // bounded by the check above
@@ -200,7 +249,8 @@ class Parser {
     }
     if (!fixed_size(v.elem_type) && v.n > kMaxVarItems)
       c_.fail("array " + quoted(key) + " has " + std::to_string(v.n) + " elements of type " +
-                  gguf_type_name(v.elem_type) + ", more than the " + std::to_string(kMaxVarItems) + " any model uses",
+                  gguf_type_name(v.elem_type) + ", more than the " + std::to_string(kMaxVarItems) +
+                  " any model uses",
               at);
     if (keep_items) v.items.reserve(static_cast<size_t>(v.n));
     for (uint64_t i = 0; i < v.n; ++i) {
@@ -216,19 +266,26 @@ class Parser {
       const uint64_t at = c_.pos();
       uint64_t len = 0;
       std::string key = read_string("key", kMaxKey, &len);
-      if (len > kMaxKey) c_.fail("metadata key " + std::to_string(i) + " is " + std::to_string(len) + " bytes long, more than 65535", at);
+      if (len > kMaxKey)
+        c_.fail("metadata key " + std::to_string(i) + " is " + std::to_string(len) +
+                    " bytes long, more than 65535",
+                at);
       if (key.empty()) c_.fail("metadata key " + std::to_string(i) + " is empty", at);
       size_t bad = 0;
-      if (!io::valid_utf8(key, &bad)) c_.fail("metadata key " + quoted(key) + " is not valid UTF-8", at + 8 + bad);
+      if (!io::valid_utf8(key, &bad))
+        c_.fail("metadata key " + quoted(key) + " is not valid UTF-8", at + 8 + bad);
       if (!seen.insert(key).second) c_.fail("duplicate metadata key " + quoted(key), at);
       const GgufType t = read_type("value type", key);
       GgufValue v = read_value(t, key, 0, true);
       if (t == GgufType::STRING && !v.str.empty()) {
-        if (!io::valid_utf8(v.str, &bad)) c_.fail("string value of key " + quoted(key) + " is not valid UTF-8", v.pos + 8 + bad);
+        if (!io::valid_utf8(v.str, &bad))
+          c_.fail("string value of key " + quoted(key) + " is not valid UTF-8", v.pos + 8 + bad);
       }
       if (key == "general.alignment") {
         // gguf.cpp: general.alignment must be a uint32 power of two.
-        if (t != GgufType::UINT32) c_.fail("general.alignment must be a uint32, got " + std::string(gguf_type_name(t)), v.pos);
+        if (t != GgufType::UINT32)
+          c_.fail("general.alignment must be a uint32, got " + std::string(gguf_type_name(t)),
+                  v.pos);
         if (v.bits == 0 || (v.bits & (v.bits - 1)) != 0)
           c_.fail("general.alignment " + std::to_string(v.bits) + " is not a power of two", v.pos);
         f.alignment = static_cast<uint32_t>(v.bits);
@@ -247,17 +304,19 @@ class Parser {
       t.name = read_string("tensor name", kMaxTensorName, &len);
       if (len == 0) c_.fail("tensor " + std::to_string(i) + " has an empty name", t.info_pos);
       if (len > kMaxTensorName)
-        c_.fail("tensor " + std::to_string(i) + " name is " + std::to_string(len) + " bytes long, more than " +
-                    std::to_string(kMaxTensorName) + " (GGML_MAX_NAME)",
+        c_.fail("tensor " + std::to_string(i) + " name is " + std::to_string(len) +
+                    " bytes long, more than " + std::to_string(kMaxTensorName) + " (GGML_MAX_NAME)",
                 t.info_pos);
       size_t bad = 0;
-      if (!io::valid_utf8(t.name, &bad)) c_.fail("tensor name " + quoted(t.name) + " is not valid UTF-8", t.info_pos + 8 + bad);
-      if (!seen.insert(t.name).second) c_.fail("duplicate tensor name " + quoted(t.name), t.info_pos);
+      if (!io::valid_utf8(t.name, &bad))
+        c_.fail("tensor name " + quoted(t.name) + " is not valid UTF-8", t.info_pos + 8 + bad);
+      if (!seen.insert(t.name).second)
+        c_.fail("duplicate tensor name " + quoted(t.name), t.info_pos);
       const uint64_t dims_at = c_.pos();
       t.n_dims = c_.u32("n_dims");
       if (t.n_dims > kMaxDims)
-        c_.fail("tensor " + quoted(t.name) + " has " + std::to_string(t.n_dims) + " dimensions, more than " +
-                    std::to_string(kMaxDims),
+        c_.fail("tensor " + quoted(t.name) + " has " + std::to_string(t.n_dims) +
+                    " dimensions, more than " + std::to_string(kMaxDims),
                 dims_at);
       for (uint32_t d = 0; d < t.n_dims; ++d) t.ne[d] = c_.u64("dimension");
       // ggml stores dimensions as int64_t and requires their product to fit (gguf.cpp).
@@ -267,28 +326,36 @@ class Parser {
       for (uint32_t d = 0; d < t.n_dims; ++d) {
         if (__builtin_mul_overflow(t.n_elements, t.ne[d], &t.n_elements) ||
             t.n_elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-          c_.fail("tensor " + quoted(t.name) + " shape " + shape + " has more elements than fit in 63 bits", dims_at + 4);
+          c_.fail("tensor " + quoted(t.name) + " shape " + shape +
+                      " has more elements than fit in 63 bits",
+                  dims_at + 4);
       }
       const uint64_t type_at = c_.pos();
       t.ggml_type = c_.u32("tensor type");
       const auto type = tensor_type_from_ggml_id(t.ggml_type);
-      if (!type) c_.fail("tensor " + quoted(t.name) + " has unknown ggml type id " + std::to_string(t.ggml_type), type_at);
+      if (!type)
+        c_.fail(
+            "tensor " + quoted(t.name) + " has unknown ggml type id " + std::to_string(t.ggml_type),
+            type_at);
       t.type = *type;
       const auto& tt = traits(t.type);
       if (t.ne[0] % tt.block_size != 0)
-        c_.fail("tensor " + quoted(t.name) + " rows of " + std::to_string(t.ne[0]) + " elements are not a multiple of the " +
-                    tt.name + " block size " + std::to_string(tt.block_size),
+        c_.fail("tensor " + quoted(t.name) + " rows of " + std::to_string(t.ne[0]) +
+                    " elements are not a multiple of the " + tt.name + " block size " +
+                    std::to_string(tt.block_size),
                 dims_at + 4);
       try {
         t.bytes = tensor_bytes(t.type, t.ne[0], t.n_elements);
       } catch (const OverflowError&) {
-        c_.fail("tensor " + quoted(t.name) + " shape " + shape + " in " + tt.name + " has more bytes than fit in 64 bits", dims_at + 4);
+        c_.fail("tensor " + quoted(t.name) + " shape " + shape + " in " + tt.name +
+                    " has more bytes than fit in 64 bits",
+                dims_at + 4);
       }
       const uint64_t off_at = c_.pos();
       t.offset = c_.u64("tensor offset");
       if (t.offset % f.alignment != 0)
-        c_.fail("tensor " + quoted(t.name) + " offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
-                    std::to_string(f.alignment),
+        c_.fail("tensor " + quoted(t.name) + " offset " + std::to_string(t.offset) +
+                    " is not a multiple of the alignment " + std::to_string(f.alignment),
                 off_at);
       f.tensors.push_back(std::move(t));
     }
@@ -302,11 +369,12 @@ class Parser {
     by_offset.reserve(f.tensors.size());
     for (const auto& t : f.tensors) {
       uint64_t end = 0;
-      if (__builtin_add_overflow(f.data_offset, t.offset, &end) || __builtin_add_overflow(end, t.bytes, &end) ||
-          end > f.file_size)
-        c_.fail("tensor " + quoted(t.name) + " data (" + std::to_string(t.bytes) + " bytes at offset " +
-                    std::to_string(t.offset) + " after byte " + std::to_string(f.data_offset) +
-                    ") runs past the end of the file (" + std::to_string(f.file_size) + " bytes)",
+      if (__builtin_add_overflow(f.data_offset, t.offset, &end) ||
+          __builtin_add_overflow(end, t.bytes, &end) || end > f.file_size)
+        c_.fail("tensor " + quoted(t.name) + " data (" + std::to_string(t.bytes) +
+                    " bytes at offset " + std::to_string(t.offset) + " after byte " +
+                    std::to_string(f.data_offset) + ") runs past the end of the file (" +
+                    std::to_string(f.file_size) + " bytes)",
                 t.info_pos);
       if (t.bytes) by_offset.push_back(&t);
     }
@@ -316,8 +384,9 @@ class Parser {
       const GgufTensor& a = *by_offset[i - 1];
       const GgufTensor& b = *by_offset[i];
       if (b.offset < a.offset + a.bytes)
-        c_.fail("tensor " + quoted(b.name) + " data at offset " + std::to_string(b.offset) + " overlaps tensor " +
-                    quoted(a.name) + " (offsets " + std::to_string(a.offset) + " to " + std::to_string(a.offset + a.bytes) + ")",
+        c_.fail("tensor " + quoted(b.name) + " data at offset " + std::to_string(b.offset) +
+                    " overlaps tensor " + quoted(a.name) + " (offsets " + std::to_string(a.offset) +
+                    " to " + std::to_string(a.offset + a.bytes) + ")",
                 b.info_pos);
     }
   }
@@ -342,11 +411,15 @@ bool parse_split_name(const std::string& path, std::string& prefix, uint32_t& no
   // llama.cpp llama_split_path: "%s-%05d-of-%05d.gguf".
   const std::string suffix = ".gguf";
   constexpr size_t kTail = 1 + 5 + 4 + 5;  // "-00001-of-00005"
-  if (path.size() < suffix.size() + kTail + 1 || path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (path.size() < suffix.size() + kTail + 1 ||
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
     return false;
   const std::string tail = path.substr(path.size() - suffix.size() - kTail, kTail);
-  auto digits = [](const std::string& s) { return s.find_first_not_of("0123456789") == std::string::npos; };
-  if (tail[0] != '-' || tail.compare(6, 4, "-of-") != 0 || !digits(tail.substr(1, 5)) || !digits(tail.substr(10, 5)))
+  auto digits = [](const std::string& s) {
+    return s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (tail[0] != '-' || tail.compare(6, 4, "-of-") != 0 || !digits(tail.substr(1, 5)) ||
+      !digits(tail.substr(10, 5)))
     return false;
   no = static_cast<uint32_t>(std::stoul(tail.substr(1, 5)));
   count = static_cast<uint32_t>(std::stoul(tail.substr(10, 5)));
@@ -364,21 +437,38 @@ const char* gguf_type_name(GgufType t) {
 
 std::optional<uint64_t> GgufValue::as_uint() const {
   switch (type) {
-    case GgufType::UINT8: case GgufType::UINT16: case GgufType::UINT32: case GgufType::UINT64: return bits;
-    case GgufType::INT8: case GgufType::INT16: case GgufType::INT32: case GgufType::INT64:
+    case GgufType::UINT8:
+    case GgufType::UINT16:
+    case GgufType::UINT32:
+    case GgufType::UINT64:
+      return bits;
+    case GgufType::INT8:
+    case GgufType::INT16:
+    case GgufType::INT32:
+    case GgufType::INT64:
       if (static_cast<int64_t>(bits) >= 0) return bits;
       return std::nullopt;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<int64_t> GgufValue::as_int() const {
   switch (type) {
-    case GgufType::UINT8: case GgufType::UINT16: case GgufType::UINT32: case GgufType::UINT64:
-      if (bits <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return static_cast<int64_t>(bits);
+    case GgufType::UINT8:
+    case GgufType::UINT16:
+    case GgufType::UINT32:
+    case GgufType::UINT64:
+      if (bits <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return static_cast<int64_t>(bits);
       return std::nullopt;
-    case GgufType::INT8: case GgufType::INT16: case GgufType::INT32: case GgufType::INT64: return static_cast<int64_t>(bits);
-    default: return std::nullopt;
+    case GgufType::INT8:
+    case GgufType::INT16:
+    case GgufType::INT32:
+    case GgufType::INT64:
+      return static_cast<int64_t>(bits);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -447,27 +537,36 @@ std::vector<GgufFile> read_gguf(const std::string& path) {
       const GgufValue* no = f.find("split.no");
       const GgufValue* count = f.find("split.count");
       if (!no || !count)
-        throw InputError(f.path + ": named as shard " + std::to_string(i + 1) + " of " + std::to_string(paths.size()) +
+        throw InputError(f.path + ": named as shard " + std::to_string(i + 1) + " of " +
+                         std::to_string(paths.size()) +
                          " but has no split.no / split.count metadata");
       if (count->as_uint() != paths.size())
-        io::fail_at(f.path, "split.count is " + (count->as_int() ? std::to_string(*count->as_int()) : std::string("not an integer")) +
-                                ", the file name says " + std::to_string(paths.size()),
+        io::fail_at(f.path,
+                    "split.count is " +
+                        (count->as_int() ? std::to_string(*count->as_int())
+                                         : std::string("not an integer")) +
+                        ", the file name says " + std::to_string(paths.size()),
                     count->pos);
       if (no->as_uint() != i)
-        io::fail_at(f.path, "split.no is " + (no->as_int() ? std::to_string(*no->as_int()) : std::string("not an integer")) +
-                                ", expected " + std::to_string(i) + " for shard " + std::to_string(i + 1),
-                    no->pos);
+        io::fail_at(
+            f.path,
+            "split.no is " +
+                (no->as_int() ? std::to_string(*no->as_int()) : std::string("not an integer")) +
+                ", expected " + std::to_string(i) + " for shard " + std::to_string(i + 1),
+            no->pos);
     }
     for (const auto& t : f.tensors)
       if (!names.insert(t.name).second)
-        io::fail_at(f.path, "tensor " + quoted(t.name) + " also appears in an earlier shard", t.info_pos);
+        io::fail_at(f.path, "tensor " + quoted(t.name) + " also appears in an earlier shard",
+                    t.info_pos);
   }
   if (paths.size() > 1) {
     if (const GgufValue* total = shards[0].find("split.tensors.count")) {
       if (total->as_uint() != names.size())
-        io::fail_at(shards[0].path, "split.tensors.count says " +
-                                        (total->as_int() ? std::to_string(*total->as_int()) : std::string("?")) +
-                                        " tensors, the shards hold " + std::to_string(names.size()),
+        io::fail_at(shards[0].path,
+                    "split.tensors.count says " +
+                        (total->as_int() ? std::to_string(*total->as_int()) : std::string("?")) +
+                        " tensors, the shards hold " + std::to_string(names.size()),
                     total->pos);
     }
   }
@@ -478,7 +577,8 @@ namespace {
 
 class ArchReader {
  public:
-  ArchReader(const std::vector<GgufFile>& shards, GgufArch& out) : shards_(shards), f_(shards.front()), out_(out) {}
+  ArchReader(const std::vector<GgufFile>& shards, GgufArch& out)
+      : shards_(shards), f_(shards.front()), out_(out) {}
 
   std::string key(const char* suffix) const { return out_.arch + "." + suffix; }
 
@@ -503,12 +603,15 @@ class ArchReader {
   // A scalar, or an array with one value per layer (llama.cpp get_key_or_arr). An array that varies
   // gives its largest value and, when `layers` is given, every value there; else a note says the
   // largest is used for every layer.
-  std::optional<uint32_t> per_layer(const std::string& k, uint32_t n_layer, std::vector<uint32_t>* layers = nullptr) {
+  std::optional<uint32_t> per_layer(const std::string& k, uint32_t n_layer,
+                                    std::vector<uint32_t>* layers = nullptr) {
     const GgufValue* v = f_.find(k);
     if (!v) return std::nullopt;
     if (v->type != GgufType::ARRAY) return to_u32(k, *v);
     if (v->n != n_layer)
-      fail(k, v, "array of " + std::to_string(v->n) + " values for " + std::to_string(n_layer) + " layers");
+      fail(k, v,
+           "array of " + std::to_string(v->n) + " values for " + std::to_string(n_layer) +
+               " layers");
     if (v->items.size() != v->n) fail(k, v, "array of " + std::to_string(v->n) + " is too long");
     uint32_t lo = std::numeric_limits<uint32_t>::max(), hi = 0;
     std::vector<uint32_t> all;
@@ -522,11 +625,11 @@ class ArchReader {
     if (lo != hi) {
       if (layers) {
         *layers = std::move(all);
-        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                             ": the KV cache is summed layer by layer");
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " +
+                             std::to_string(hi) + ": the KV cache is summed layer by layer");
       } else {
-        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                             ": the largest is used for every layer");
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " +
+                             std::to_string(hi) + ": the largest is used for every layer");
       }
     }
     return hi;
@@ -538,7 +641,8 @@ class ArchReader {
  private:
   uint32_t to_u32(const std::string& k, const GgufValue& v) const {
     const auto u = v.as_uint();
-    if (!u) fail(k, &v, std::string("expected a non-negative integer, got a ") + gguf_type_name(v.type));
+    if (!u)
+      fail(k, &v, std::string("expected a non-negative integer, got a ") + gguf_type_name(v.type));
     if (*u > 0x7fffffffu) fail(k, &v, std::to_string(*u) + " is out of range");
     return static_cast<uint32_t>(*u);
   }
@@ -556,7 +660,9 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   const GgufFile& f = shards.front();
   const GgufValue* arch = f.find("general.architecture");
   if (!arch || !arch->as_string() || arch->str.empty())
-    throw InputError(f.path + ": general.architecture: missing (the GGUF metadata does not say which model this is)");
+    throw InputError(
+        f.path +
+        ": general.architecture: missing (the GGUF metadata does not say which model this is)");
   a.arch = arch->str;
   ArchReader r(shards, a);
   const auto known = arch_from_name(a.arch);
@@ -564,9 +670,11 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   ModelSpec& m = a.spec;
   m.arch = known.value_or(Arch::llama);
   if (!a.known)
-    a.notes.push_back("architecture '" + a.arch + "' is not one llmsize knows: weights are exact, KV cache and "
+    a.notes.push_back("architecture '" + a.arch +
+                      "' is not one llmsize knows: weights are exact, KV cache and "
                       "buffers use the generic llama formula from the head counts");
-  if (const GgufValue* n = f.find("general.name"); n && n->as_string() && !n->str.empty()) m.name = n->str;
+  if (const GgufValue* n = f.find("general.name"); n && n->as_string() && !n->str.empty())
+    m.name = n->str;
   else {
     const auto slash = f.path.find_last_of('/');
     m.name = slash == std::string::npos ? f.path : f.path.substr(slash + 1);
@@ -578,8 +686,11 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   m.n_ctx_train = r.u32(r.key("context_length"), 0);
   m.n_ff = r.per_layer(r.key("feed_forward_length"), m.n_layer).value_or(0);
   m.n_head = r.per_layer(r.key("attention.head_count"), m.n_layer).value_or(0);
-  if (m.n_head == 0) throw InputError(f.path + ": " + r.key("attention.head_count") + ": missing or 0 (needed for the KV cache)");
-  m.n_head_kv = r.per_layer(r.key("attention.head_count_kv"), m.n_layer, &m.n_head_kv_per_layer).value_or(m.n_head);
+  if (m.n_head == 0)
+    throw InputError(f.path + ": " + r.key("attention.head_count") +
+                     ": missing or 0 (needed for the KV cache)");
+  m.n_head_kv = r.per_layer(r.key("attention.head_count_kv"), m.n_layer, &m.n_head_kv_per_layer)
+                    .value_or(m.n_head);
   const uint32_t head_dim = m.n_embd / m.n_head;
   m.n_embd_head_k = r.u32(r.key("attention.key_length"), head_dim);
   m.n_embd_head_v = r.u32(r.key("attention.value_length"), head_dim);
@@ -591,8 +702,8 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   m.kv_lora_rank = r.u32(r.key("attention.kv_lora_rank"), 0);
   m.n_rot = r.u32(r.key("rope.dimension_count"), 0);
   if (m.kv_lora_rank) {
-    // Files converted for MLA store the decompressed head sizes as key_length_mla / value_length_mla
-    // and the latent sizes as key_length / value_length.
+    // Files converted for MLA store the decompressed head sizes as key_length_mla /
+    // value_length_mla and the latent sizes as key_length / value_length.
     m.n_embd_head_k = r.u32(r.key("attention.key_length_mla"), m.n_embd_head_k);
     m.n_embd_head_v = r.u32(r.key("attention.value_length_mla"), m.n_embd_head_v);
   }
@@ -602,16 +713,21 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   if (m.arch == Arch::gemma2 || m.arch == Arch::gemma3) {
     m.n_swa = r.u32(r.key("attention.sliding_window"), m.arch == Arch::gemma2 ? 4096 : 0);
     m.swa_pattern = m.arch == Arch::gemma2 ? 2 : 6;
-    if (const GgufValue* p = f.find(r.key("attention.sliding_window_pattern")); p && p->type != GgufType::ARRAY)
+    if (const GgufValue* p = f.find(r.key("attention.sliding_window_pattern"));
+        p && p->type != GgufType::ARRAY)
       m.swa_pattern = r.u32(r.key("attention.sliding_window_pattern"), m.swa_pattern);
   } else if (f.find(r.key("attention.sliding_window"))) {
-    if (!a.known) a.notes.push_back(r.key("attention.sliding_window") + " is ignored: every layer is counted with a full cache");
+    if (!a.known)
+      a.notes.push_back(r.key("attention.sliding_window") +
+                        " is ignored: every layer is counted with a full cache");
   }
 
   // Vocabulary: the tokenizer's token list, else the embedding's rows.
   const GgufTensor* embd = r.tensor("token_embd.weight");
   if (const GgufValue* tok = f.find("tokenizer.ggml.tokens"); tok && tok->type == GgufType::ARRAY) {
-    if (tok->n > 0x7fffffffu) io::fail_at(f.path, "tokenizer.ggml.tokens has " + std::to_string(tok->n) + " entries", tok->pos);
+    if (tok->n > 0x7fffffffu)
+      io::fail_at(f.path, "tokenizer.ggml.tokens has " + std::to_string(tok->n) + " entries",
+                  tok->pos);
     m.n_vocab = static_cast<uint32_t>(tok->n);
   } else if (embd && embd->n_dims >= 2 && embd->ne[1] <= 0x7fffffffu) {
     m.n_vocab = static_cast<uint32_t>(embd->ne[1]);
@@ -639,11 +755,13 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
     m.n_expert = 0;  // a single expert is a dense FFN
   }
   if (m.n_ff == 0) {
-    if (const GgufTensor* t = r.tensor("blk.0.ffn_up.weight"); t && t->ne[1] <= 0x7fffffffu) m.n_ff = static_cast<uint32_t>(t->ne[1]);
+    if (const GgufTensor* t = r.tensor("blk.0.ffn_up.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_ff = static_cast<uint32_t>(t->ne[1]);
   }
 
   for (const auto& p : validate(m))
-    throw InputError(f.path + ": the GGUF metadata of architecture '" + a.arch + "' gives an invalid model: " + p);
+    throw InputError(f.path + ": the GGUF metadata of architecture '" + a.arch +
+                     "' gives an invalid model: " + p);
   return a;
 }
 

@@ -62,7 +62,8 @@ std::string upper(std::string s) {
 
 // Routed-expert tensors: GGUF "blk.N.ffn_up_exps.weight", Hugging Face "...mlp.experts.7.up_proj".
 bool is_routed_expert(const std::string& name, bool gguf) {
-  return gguf ? name.find("_exps.") != std::string::npos : name.find(".experts.") != std::string::npos;
+  return gguf ? name.find("_exps.") != std::string::npos
+              : name.find(".experts.") != std::string::npos;
 }
 
 void add_up_unchecked(ModelFile& f, bool gguf);
@@ -107,14 +108,16 @@ void add_up_unchecked(ModelFile& f, bool gguf) {
     }
     if (t.name == "output.weight") has_output = true;
 
-    auto it = std::find_if(w.by_type.begin(), w.by_type.end(), [&](const TypeUsage& u) { return u.type == t.type; });
+    auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
+                           [&](const TypeUsage& u) { return u.type == t.type; });
     if (it == w.by_type.end()) it = w.by_type.insert(w.by_type.end(), TypeUsage{t.type});
     it->n_tensors++;
     it->n_elements += t.n_elements;
     it->bytes += t.bytes;
     auto h = std::find_if(f.histogram.begin(), f.histogram.end(),
                           [&](const FileTypeUsage& u) { return u.type_name == t.type_name; });
-    if (h == f.histogram.end()) h = f.histogram.insert(f.histogram.end(), FileTypeUsage{t.type_name});
+    if (h == f.histogram.end())
+      h = f.histogram.insert(f.histogram.end(), FileTypeUsage{t.type_name});
     h->n_tensors++;
     h->n_elements += t.n_elements;
     h->bytes += t.bytes;
@@ -185,18 +188,21 @@ ModelFile model_file_from_gguf(const std::vector<GgufFile>& shards, const std::s
       f.file_type = upper(p->id) + " (general.file_type " + std::to_string(id) + ")";
     } else {
       p = nullptr;
-      f.notes.push_back("general.file_type " + std::to_string(id) + " is not a llama.cpp file type llmsize knows");
+      f.notes.push_back("general.file_type " + std::to_string(id) +
+                        " is not a llama.cpp file type llmsize knows");
     }
   }
   if (!p) {
-    const TensorType body = f.weights.by_type.empty() ? TensorType::F16 : f.weights.by_type.front().type;
+    const TensorType body =
+        f.weights.by_type.empty() ? TensorType::F16 : f.weights.by_type.front().type;
     for (const auto& q : all_quant_presets())
       if (q.gguf && q.default_type == body) {
         p = &q;
         break;
       }
     if (!p) p = find_quant_preset("f16");
-    f.file_type = upper(p->id) + " (guessed from the largest tensor type, " + traits(body).name + ")";
+    f.file_type =
+        upper(p->id) + " (guessed from the largest tensor type, " + traits(body).name + ")";
   }
   f.file_quant = p->id;
   return f;
@@ -215,7 +221,8 @@ void add_safetensors(ModelFile& f, const SafetensorsFile& s, std::set<std::strin
   f.n_metadata += s.metadata.size();
   for (const auto& t : s.tensors) {
     if (!names.insert(t.name).second)
-      throw InputError(s.path + ": tensor \"" + t.name + "\" also appears in another shard (at byte 8)");
+      throw InputError(s.path + ": tensor \"" + t.name +
+                       "\" also appears in another shard (at byte 8)");
     f.tensors.push_back({t.name, t.dtype, t.type, t.shape, t.n_elements, t.bytes()});
   }
 }
@@ -244,10 +251,12 @@ ModelFile read_safetensors_model(const std::string& path) {
       for (const auto& t : s.tensors) held.insert(t.name);
       for (const auto& t : listed[shard])
         if (!held.count(t))
-          throw InputError(path + ": /weight_map/" + t + " names " + shard + ", which holds no such tensor");
+          throw InputError(path + ": /weight_map/" + t + " names " + shard +
+                           ", which holds no such tensor");
       for (const auto& t : s.tensors)
         if (!ix.weight_map.count(t.name) || ix.weight_map.at(t.name) != shard)
-          throw InputError(s.path + ": tensor \"" + t.name + "\" is not listed for this shard in " + path);
+          throw InputError(s.path + ": tensor \"" + t.name + "\" is not listed for this shard in " +
+                           path);
       add_safetensors(f, s, names);
     }
     f.files.insert(f.files.begin(), path);
@@ -272,7 +281,8 @@ ModelFile read_safetensors_model(const std::string& path) {
 
 }  // namespace
 
-ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files, const std::optional<ModelSpec>& spec,
+ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files,
+                                      const std::optional<ModelSpec>& spec,
                                       const std::string& path) {
   ModelFile f;
   f.path = path;
@@ -292,40 +302,48 @@ void finish_safetensors(ModelFile& f) {
     f.arch = arch_name(f.spec->arch);
     f.arch_known = true;
   } else {
-    f.spec_missing_reason = "no config.json beside it: safetensors headers hold the tensors, not the architecture "
-                            "(layers, heads) that the KV cache needs";
+    f.spec_missing_reason =
+        "no config.json beside it: safetensors headers hold the tensors, not the architecture "
+        "(layers, heads) that the KV cache needs";
   }
   add_up(f, false);
   for (const auto& t : f.tensors)
     if (t.type_name == "I32" && ends_with(t.name, ".qweight")) {
-      f.notes.push_back("packed quantized weights (*.qweight in I32) are counted as stored: params count storage "
-                        "elements, not unpacked weights");
+      f.notes.push_back(
+          "packed quantized weights (*.qweight in I32) are counted as stored: params count storage "
+          "elements, not unpacked weights");
       break;
     }
 
   // The file type: the dtype holding the most bytes.
   const std::string body = f.histogram.empty() ? "BF16" : f.histogram.front().type_name;
   static const std::map<std::string, std::string> kPreset = {
-      {"BF16", "hf-bf16"}, {"F16", "hf-f16"}, {"F32", "hf-f32"}, {"F8_E4M3", "fp8"}, {"F8_E5M2", "fp8"}, {"I8", "int8"}};
+      {"BF16", "hf-bf16"}, {"F16", "hf-f16"},  {"F32", "hf-f32"},
+      {"F8_E4M3", "fp8"},  {"F8_E5M2", "fp8"}, {"I8", "int8"}};
   const auto it = kPreset.find(body);
   f.file_quant = it != kPreset.end() ? it->second : "hf-bf16";
   f.file_type = body + " (the dtype holding the most bytes)";
-  if (it == kPreset.end()) f.notes.push_back("the largest dtype " + body + " is described as hf-bf16 in the report");
+  if (it == kPreset.end())
+    f.notes.push_back("the largest dtype " + body + " is described as hf-bf16 in the report");
 }
 
 }  // namespace
 
 bool is_model_file_path(const std::string& path) {
-  if (ends_with(path, ".gguf") || ends_with(path, ".safetensors") || ends_with(path, ".safetensors.index.json"))
+  if (ends_with(path, ".gguf") || ends_with(path, ".safetensors") ||
+      ends_with(path, ".safetensors.index.json"))
     return true;
-  return is_dir(path) && (is_file(join(path, "model.safetensors.index.json")) || !safetensors_in(path).empty());
+  return is_dir(path) &&
+         (is_file(join(path, "model.safetensors.index.json")) || !safetensors_in(path).empty());
 }
 
 ModelFile read_model_file(const std::string& path) {
   if (ends_with(path, ".gguf")) return model_file_from_gguf(read_gguf(path), path);
   if (is_model_file_path(path)) return read_safetensors_model(path);
-  throw InputError(path + ": not a model file (expected *.gguf, *.safetensors, *.safetensors.index.json or a "
-                          "directory holding safetensors)");
+  throw InputError(
+      path +
+      ": not a model file (expected *.gguf, *.safetensors, *.safetensors.index.json or a "
+      "directory holding safetensors)");
 }
 
 }  // namespace llmsize

@@ -24,11 +24,21 @@ struct Dtype {
 // huggingface/safetensors safetensors/src/tensor.rs enum Dtype, each counted as the llmsize type of
 // the same width. Sub-byte dtypes (F4, F6_*) are not supported.
 const Dtype kDtypes[] = {
-    {"F64", 8, TensorType::F64},     {"F32", 4, TensorType::F32},          {"F16", 2, TensorType::F16},
-    {"BF16", 2, TensorType::BF16},   {"F8_E4M3", 1, TensorType::FP8_E4M3}, {"F8_E5M2", 1, TensorType::FP8_E4M3},
-    {"F8_E8M0", 1, TensorType::I8},  {"I64", 8, TensorType::I64},          {"U64", 8, TensorType::I64},
-    {"I32", 4, TensorType::I32},     {"U32", 4, TensorType::I32},          {"I16", 2, TensorType::I16},
-    {"U16", 2, TensorType::I16},     {"I8", 1, TensorType::INT8},          {"U8", 1, TensorType::I8},
+    {"F64", 8, TensorType::F64},
+    {"F32", 4, TensorType::F32},
+    {"F16", 2, TensorType::F16},
+    {"BF16", 2, TensorType::BF16},
+    {"F8_E4M3", 1, TensorType::FP8_E4M3},
+    {"F8_E5M2", 1, TensorType::FP8_E4M3},
+    {"F8_E8M0", 1, TensorType::I8},
+    {"I64", 8, TensorType::I64},
+    {"U64", 8, TensorType::I64},
+    {"I32", 4, TensorType::I32},
+    {"U32", 4, TensorType::I32},
+    {"I16", 2, TensorType::I16},
+    {"U16", 2, TensorType::I16},
+    {"I8", 1, TensorType::INT8},
+    {"U8", 1, TensorType::I8},
     {"BOOL", 1, TensorType::I8},
 };
 
@@ -71,7 +81,13 @@ class HeaderParser {
  public:
   HeaderParser(SafetensorsFile& f, std::string_view header) : f_(f), header_(header) {}
 
-  [[noreturn]] void fail(const std::string& what, uint64_t at) const { io::fail_at(f_.path, what, at); }
+  [[noreturn]] void fail(const std::string& what, uint64_t at) const {
+    io::fail_at(f_.path, what, at);
+  }
+  // Searching the header for the key costs a pass over it: done only for the error message.
+  [[noreturn]] void fail_tensor(const std::string& name, const std::string& what) const {
+    fail(what, key_pos(name));
+  }
 
   // The file byte where `name` appears as a JSON key in the header, else the header's start.
   uint64_t key_pos(const std::string& name) const {
@@ -99,19 +115,25 @@ class HeaderParser {
       if (depth == 1 && ev == E::key) {
         name = parsed.get<std::string>();
         // The format disallows duplicate keys; nlohmann would keep the last one silently.
-        if (!keys.insert(name).second) fail("duplicate tensor name " + parsed.dump(), key_pos(name));
+        if (!keys.insert(name).second)
+          fail("duplicate tensor name " + parsed.dump(), key_pos(name));
         in_object = 0;
       }
       if (depth == 2 && ev == E::key && name != "__metadata__" && ++in_object > kMaxFields)
-        fail("tensor " + json(name).dump() + " has more than " + std::to_string(kMaxFields) + " fields", key_pos(name));
+        fail("tensor " + json(name).dump() + " has more than " + std::to_string(kMaxFields) +
+                 " fields",
+             key_pos(name));
       if (depth == 2 && ev == E::array_start) in_array = 0;
       if (depth == 3 && ev == E::value && ++in_array > kMaxDims)
-        fail("tensor " + json(name).dump() + " has an array of more than " + std::to_string(kMaxDims) + " values",
+        fail("tensor " + json(name).dump() + " has an array of more than " +
+                 std::to_string(kMaxDims) + " values",
              key_pos(name));
       const bool done = depth == 1 && (ev == E::object_end || ev == E::array_end || ev == E::value);
       if (!done) return true;
-      if (name == "__metadata__") read_metadata(parsed);
-      else f_.tensors.push_back(read_tensor(name, parsed));
+      if (name == "__metadata__")
+        read_metadata(parsed);
+      else
+        f_.tensors.push_back(read_tensor(name, parsed));
       return false;  // read: drop its JSON
     };
     try {
@@ -138,45 +160,57 @@ class HeaderParser {
   void read_metadata(const json& v) {
     if (!v.is_object()) fail("__metadata__ must be an object of strings", key_pos("__metadata__"));
     for (const auto& [k, s] : v.items()) {
-      if (!s.is_string()) fail("__metadata__." + k + " must be a string, got " + s.dump(), key_pos(k));
+      if (!s.is_string())
+        fail("__metadata__." + k + " must be a string, got " + s.dump(), key_pos(k));
       f_.metadata[k] = s.get<std::string>();
     }
   }
 
   SafetensorsTensor read_tensor(const std::string& name, const json& v) {
-    const uint64_t at = key_pos(name);
     const std::string q = json(name).dump();
-    if (!v.is_object()) fail("tensor " + q + " must be an object with dtype, shape and data_offsets", at);
+    if (!v.is_object())
+      fail_tensor(name, "tensor " + q + " must be an object with dtype, shape and data_offsets");
     SafetensorsTensor t;
     t.name = name;
-    if (!v.contains("dtype") || !v["dtype"].is_string()) fail("tensor " + q + ": dtype missing or not a string", at);
+    if (!v.contains("dtype") || !v["dtype"].is_string())
+      fail_tensor(name, "tensor " + q + ": dtype missing or not a string");
     t.dtype = v["dtype"].get<std::string>();
     const Dtype* d = find_dtype(t.dtype);
-    if (!d) fail("tensor " + q + " has unknown or unsupported dtype " + json(t.dtype).dump() + " (supported: " + dtype_list() + ")", at);
+    if (!d)
+      fail_tensor(name, "tensor " + q + " has unknown or unsupported dtype " +
+                            json(t.dtype).dump() + " (supported: " + dtype_list() + ")");
     t.type = d->type;
-    if (!v.contains("shape") || !v["shape"].is_array()) fail("tensor " + q + ": shape missing or not an array", at);
+    if (!v.contains("shape") || !v["shape"].is_array())
+      fail_tensor(name, "tensor " + q + ": shape missing or not an array");
     t.n_elements = 1;
     for (const auto& x : v["shape"]) {
       uint64_t n = 0;
-      if (!as_u64(x, n)) fail("tensor " + q + ": shape holds " + x.dump() + ", not a non-negative integer", at);
+      if (!as_u64(x, n))
+        fail_tensor(name,
+                    "tensor " + q + ": shape holds " + x.dump() + ", not a non-negative integer");
       t.shape.push_back(n);
     }
     for (uint64_t n : t.shape)
       if (__builtin_mul_overflow(t.n_elements, n, &t.n_elements))
-        fail("tensor " + q + " shape " + shape_str(t.shape) + " has more elements than fit in 64 bits", at);
+        fail_tensor(name, "tensor " + q + " shape " + shape_str(t.shape) +
+                              " has more elements than fit in 64 bits");
     uint64_t need = 0;
     if (__builtin_mul_overflow(t.n_elements, d->bytes, &need))
-      fail("tensor " + q + " shape " + shape_str(t.shape) + " in " + t.dtype + " has more bytes than fit in 64 bits", at);
+      fail_tensor(name, "tensor " + q + " shape " + shape_str(t.shape) + " in " + t.dtype +
+                            " has more bytes than fit in 64 bits");
     const json* off = v.contains("data_offsets") ? &v["data_offsets"] : nullptr;
-    if (!off || !off->is_array() || off->size() != 2 || !as_u64((*off)[0], t.begin) || !as_u64((*off)[1], t.end))
-      fail("tensor " + q + ": data_offsets must be [begin, end], two non-negative integers", at);
+    if (!off || !off->is_array() || off->size() != 2 || !as_u64((*off)[0], t.begin) ||
+        !as_u64((*off)[1], t.end))
+      fail_tensor(name,
+                  "tensor " + q + ": data_offsets must be [begin, end], two non-negative integers");
     if (t.end < t.begin)
-      fail("tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] end before they begin", at);
+      fail_tensor(name, "tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " +
+                            std::to_string(t.end) + "] end before they begin");
     if (t.end - t.begin != need)
-      fail("tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
-               std::to_string(t.end - t.begin) + " bytes, but " + t.dtype + " " + shape_str(t.shape) + " needs " +
-               std::to_string(need),
-           at);
+      fail_tensor(name, "tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " +
+                            std::to_string(t.end) + "] hold " + std::to_string(t.end - t.begin) +
+                            " bytes, but " + t.dtype + " " + shape_str(t.shape) + " needs " +
+                            std::to_string(need));
     return t;
   }
 
@@ -194,20 +228,24 @@ class HeaderParser {
       const std::string q = json(t.name).dump();
       if (t.end > buffer)
         fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") runs past the end of the file (the byte buffer holds " + std::to_string(buffer) + " bytes)",
+                 ") runs past the end of the file (the byte buffer holds " +
+                 std::to_string(buffer) + " bytes)",
              checked_add(f_.data_offset, std::min(t.begin, buffer)));
       if (t.begin < expect)
-        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + ") overlaps tensor " +
-                 json(prev->name).dump() + " [" + std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
+        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                 ") overlaps tensor " + json(prev->name).dump() + " [" +
+                 std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
              f_.data_offset + t.begin);
       if (t.begin > expect)
-        fail("the byte buffer has a hole of " + std::to_string(t.begin - expect) + " bytes before tensor " + q,
+        fail("the byte buffer has a hole of " + std::to_string(t.begin - expect) +
+                 " bytes before tensor " + q,
              f_.data_offset + expect);
       expect = t.end;
       prev = &t;
     }
     if (expect != buffer)
-      fail(std::to_string(buffer - expect) + " bytes after the last tensor's data are not indexed by the header",
+      fail(std::to_string(buffer - expect) +
+               " bytes after the last tensor's data are not indexed by the header",
            f_.data_offset + expect);
   }
 
@@ -221,7 +259,9 @@ SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
   f.file_size = src.size();
   io::Cursor c(src, where);
   if (c.size() < 8)
-    c.fail("truncated: " + std::to_string(c.size()) + " bytes cannot hold the 8-byte header length of a safetensors file", 0);
+    c.fail("truncated: " + std::to_string(c.size()) +
+               " bytes cannot hold the 8-byte header length of a safetensors file",
+           0);
   f.header_size = c.u64("header length");
   if (f.header_size > kSafetensorsMaxHeader)
     c.fail("header length " + std::to_string(f.header_size) + " exceeds the format's limit of " +
@@ -240,8 +280,9 @@ SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
 std::string read_small_file(const std::string& path, uint64_t max_bytes) {
   const io::FileSource src(path);
   if (src.size() > max_bytes)
-    throw InputError(path + ": " + std::to_string(src.size()) + " bytes is too large for a JSON index (at most " +
-                     std::to_string(max_bytes) + ")");
+    throw InputError(path + ": " + std::to_string(src.size()) +
+                     " bytes is too large for a JSON index (at most " + std::to_string(max_bytes) +
+                     ")");
   std::string s(static_cast<size_t>(src.size()), '\0');
   src.read(0, s.data(), s.size());
   return s;
@@ -282,7 +323,8 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
     throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-    throw InputError(where + ": /weight_map: missing (expected an object of tensor name -> shard file)");
+    throw InputError(where +
+                     ": /weight_map: missing (expected an object of tensor name -> shard file)");
   if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size")) {
     const json& ts = j["metadata"]["total_size"];
     if (!as_u64(ts, ix.total_size) && !(ts.is_number_float() && ts.get<double>() >= 0))
@@ -291,12 +333,15 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
   std::set<std::string> seen;
   for (const auto& [tensor, shard] : j["weight_map"].items()) {
     if (!shard.is_string())
-      throw InputError(where + ": /weight_map/" + tensor + ": expected a shard file name, got " + shard.dump());
+      throw InputError(where + ": /weight_map/" + tensor + ": expected a shard file name, got " +
+                       shard.dump());
     const std::string s = shard.get<std::string>();
     // Shards live beside the index: no absolute paths, no way out of the directory.
-    if (s.empty() || s[0] == '/' || s == ".." || s.rfind("../", 0) == 0 || s.find("/../") != std::string::npos ||
+    if (s.empty() || s[0] == '/' || s == ".." || s.rfind("../", 0) == 0 ||
+        s.find("/../") != std::string::npos ||
         (s.size() >= 3 && s.compare(s.size() - 3, 3, "/..") == 0))
-      throw InputError(where + ": /weight_map/" + tensor + ": shard " + json(s).dump() + " is not a file beside the index");
+      throw InputError(where + ": /weight_map/" + tensor + ": shard " + json(s).dump() +
+                       " is not a file beside the index");
     ix.weight_map[tensor] = s;
     if (seen.insert(s).second) ix.shards.push_back(s);
   }

@@ -1,4 +1,5 @@
 // End-to-end tests: run the real llmsize binary and check its output and exit codes.
+#include "run_binary.hpp"
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -13,32 +14,8 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::string& args, const std::string& cwd = "") {
-  char errpath[] = "/tmp/llmsize_cli_err_XXXXXX";
-  const int fd = mkstemp(errpath);
-  close(fd);
-  std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(LLMSIZE_BIN) + " " +
-                    args + " 2>" + errpath;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(errpath);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(errpath);
-  return r;
-}
+using llmsize::cli_test::Result;
+using llmsize::cli_test::run;
 
 json run_json(const std::string& args) {
   const auto r = run(args + " --format json");

@@ -1,15 +1,16 @@
 // End-to-end tests of model files: the real llmsize binary reads GGUF and safetensors files that
 // the tests write (tests/model_file_writer.hpp), good ones and hostile ones.
+#include "run_binary.hpp"
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../model_file_writer.hpp"
 
@@ -18,31 +19,8 @@ using namespace llmsize::test;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::string& args) {
-  char errpath[] = "/tmp/llmsize_file_cli_err_XXXXXX";
-  const int fd = mkstemp(errpath);
-  close(fd);
-  const std::string cmd = std::string(LLMSIZE_BIN) + " " + args + " 2>" + errpath;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(errpath);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(errpath);
-  return r;
-}
+using llmsize::cli_test::Result;
+using llmsize::cli_test::run;
 
 json run_json(const std::string& args) {
   const auto r = run(args + " --format json");
@@ -60,7 +38,9 @@ void expect_error(const std::string& args, const std::string& message) {
   CHECK(r.err == "llmsize: error: " + message + "\n");
 }
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // A Llama config.json matching tiny_llama's shapes (n_embd 256, 8 heads, 2 KV heads, n_ff 512).
 const char* kTinyConfig = R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
@@ -116,7 +96,8 @@ TEST_CASE("a sparse multi-GB GGUF is answered from its header", "[file]") {
   w.write(d / "big.gguf");
   const auto t0 = std::chrono::steady_clock::now();
   const auto j = run_json(d / "big.gguf");
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   CHECK(j["model"]["weights_bytes"] == w.data_bytes());
   CHECK(w.data_bytes() == 4831838208ull + 215040 + 1024 + 147456 + 349184);
   CHECK(j["model"]["params"] == w.n_elements());
@@ -127,9 +108,15 @@ TEST_CASE("a split GGUF reads every shard, whichever is named", "[file]") {
   TempDir d;
   // Shard 1 holds the metadata and the globals, shards 2 and 3 a layer each.
   GgufWriter a;
-  a.str("general.architecture", "llama").str("general.name", "split-llama").u32("general.file_type", 15);
-  a.u32("llama.block_count", 2).u32("llama.context_length", 8192).u32("llama.embedding_length", 256);
-  a.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8).u32("llama.attention.head_count_kv", 2);
+  a.str("general.architecture", "llama")
+      .str("general.name", "split-llama")
+      .u32("general.file_type", 15);
+  a.u32("llama.block_count", 2)
+      .u32("llama.context_length", 8192)
+      .u32("llama.embedding_length", 256);
+  a.u32("llama.feed_forward_length", 512)
+      .u32("llama.attention.head_count", 8)
+      .u32("llama.attention.head_count_kv", 2);
   a.vocab(1024).u16("split.no", 0).u16("split.count", 3).i32("split.tensors.count", 4);
   a.tensor("token_embd.weight", kQ4_K, {256, 1024}).tensor("output.weight", kQ6_K, {256, 1024});
   GgufWriter b, c;
@@ -151,36 +138,49 @@ TEST_CASE("a split GGUF reads every shard, whichever is named", "[file]") {
   CHECK(i["tensor_count"] == 4);
 
   std::remove((d / "m-00002-of-00003.gguf").c_str());
-  expect_error(d / "m-00001-of-00003.gguf",
-               d / "m-00002-of-00003.gguf" + ": cannot open (No such file or directory) [shard 2 of 3]");
+  expect_error(
+      d / "m-00001-of-00003.gguf",
+      d / "m-00002-of-00003.gguf" + ": cannot open (No such file or directory) [shard 2 of 3]");
   b.write(d / "m-00002-of-00003.gguf");
   GgufWriter wrong;
   wrong.u16("split.no", 1).u16("split.count", 4).tensor("blk.1.ffn_down.weight", kQ6_K, {512, 256});
   wrong.write(d / "m-00003-of-00003.gguf");
-  // split.count's value: header 24 + split.no (key 8 + 8, type 4, value 2) + key (8 + 11) + type 4 = 69.
-  expect_error(d / "m-00001-of-00003.gguf", d / "m-00003-of-00003.gguf" + ": split.count is 4, the file name says 3 (at byte 69)");
+  // split.count's value: header 24 + split.no (key 8 + 8, type 4, value 2) + key (8 + 11) + type 4
+  // = 69.
+  expect_error(
+      d / "m-00001-of-00003.gguf",
+      d / "m-00003-of-00003.gguf" + ": split.count is 4, the file name says 3 (at byte 69)");
 }
 
-TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sliding window", "[file]") {
+TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sliding window",
+          "[file]") {
   TempDir d;
   SECTION("a per-layer head_count_kv array sizes the KV cache layer by layer") {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 2).u32("llama.embedding_length", 256);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 2)
+        .u32("llama.embedding_length", 256);
     w.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8);
     w.u32s("llama.attention.head_count_kv", {2, 4}).vocab(16);
     w.tensor("token_embd.weight", kF16, {256, 16});
     w.write(d / "arr.gguf");
     const auto j = run_json(d / "arr.gguf");
     CHECK(j["model"]["n_head_kv"] == 4);  // the widest layer
-    CHECK(j["model"]["assumed"] == "llama.attention.head_count_kv varies by layer from 2 to 4: the KV cache is summed "
-                                   "layer by layer");
-    // 4096 cells x (2 + 4) heads x 32 (256 / 8) x 2 (K, V) x 2 B (f16) = 3 MiB, not 2 x 4 heads' 4 MiB.
+    CHECK(j["model"]["assumed"] ==
+          "llama.attention.head_count_kv varies by layer from 2 to 4: the KV cache is summed "
+          "layer by layer");
+    // 4096 cells x (2 + 4) heads x 32 (256 / 8) x 2 (K, V) x 2 B (f16) = 3 MiB, not 2 x 4 heads' 4
+    // MiB.
     CHECK(j["vram"]["kv_cache_bytes"] == 4096 * (2 + 4) * 32 * 2 * 2);
   }
   SECTION("gemma3's sliding window shrinks the cache of 5 of every 6 layers") {
     GgufWriter w;
-    w.str("general.architecture", "gemma3").u32("gemma3.block_count", 6).u32("gemma3.embedding_length", 256);
-    w.u32("gemma3.feed_forward_length", 512).u32("gemma3.attention.head_count", 8).u32("gemma3.attention.head_count_kv", 4);
+    w.str("general.architecture", "gemma3")
+        .u32("gemma3.block_count", 6)
+        .u32("gemma3.embedding_length", 256);
+    w.u32("gemma3.feed_forward_length", 512)
+        .u32("gemma3.attention.head_count", 8)
+        .u32("gemma3.attention.head_count_kv", 4);
     w.u32("gemma3.attention.key_length", 64).u32("gemma3.attention.value_length", 64);
     w.u32("gemma3.attention.sliding_window", 512).u32("gemma3.context_length", 32768).vocab(16);
     w.tensor("token_embd.weight", kF16, {256, 16});
@@ -193,10 +193,13 @@ TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sli
   }
   SECTION("an MoE takes n_ff_exp from the expert tensors and counts active params") {
     GgufWriter w;
-    w.str("general.architecture", "qwen3moe").u32("qwen3moe.block_count", 1).u32("qwen3moe.embedding_length", 256);
+    w.str("general.architecture", "qwen3moe")
+        .u32("qwen3moe.block_count", 1)
+        .u32("qwen3moe.embedding_length", 256);
     w.u32("qwen3moe.attention.head_count", 8).u32("qwen3moe.attention.head_count_kv", 2);
     w.u32("qwen3moe.expert_count", 8).u32("qwen3moe.expert_used_count", 2).vocab(16);
-    w.tensor("token_embd.weight", kF16, {256, 16}).tensor("blk.0.ffn_up_exps.weight", kQ8_0, {256, 128, 8});
+    w.tensor("token_embd.weight", kF16, {256, 16})
+        .tensor("blk.0.ffn_up_exps.weight", kQ8_0, {256, 128, 8});
     w.write(d / "moe.gguf");
     const auto i = run_json("inspect " + (d / "moe.gguf"));
     CHECK(i["architecture"]["n_ff_exp"] == 128);
@@ -207,14 +210,17 @@ TEST_CASE("GGUF metadata sets the architecture: per-layer KV heads, experts, sli
   }
   SECTION("an unknown architecture still gives exact weights, and says so") {
     GgufWriter w;
-    w.str("general.architecture", "mystery").u32("mystery.block_count", 1).u32("mystery.embedding_length", 256);
+    w.str("general.architecture", "mystery")
+        .u32("mystery.block_count", 1)
+        .u32("mystery.embedding_length", 256);
     w.u32("mystery.feed_forward_length", 512).u32("mystery.attention.head_count", 8).vocab(16);
     w.tensor("token_embd.weight", kF16, {256, 16}).tensor("blk.0.x.weight", kBF16, {256, 256});
     w.write(d / "u.gguf");
     const auto j = run_json(d / "u.gguf");
     CHECK(j["model"]["weights_bytes"] == 8192 + 131072);
     CHECK(j["model"]["arch"] == "llama");
-    CHECK(j["warnings"][0].get<std::string>().find("architecture 'mystery' is not one llmsize knows") != std::string::npos);
+    CHECK(j["warnings"][0].get<std::string>().find(
+              "architecture 'mystery' is not one llmsize knows") != std::string::npos);
   }
 }
 
@@ -224,7 +230,9 @@ TEST_CASE("the file's type replaces --quant, with a warning when one was given",
   const auto j = run_json(d / "t.gguf" + " --quant q8_0");
   CHECK(j["settings"]["quant"] == "q4_k_m");
   bool warned = false;
-  for (const auto& w : j["warnings"]) warned |= w.get<std::string>() == "--quant q8_0 is ignored: the file's tensors give the weights (q4_k_m)";
+  for (const auto& w : j["warnings"])
+    warned |= w.get<std::string>() ==
+              "--quant q8_0 is ignored: the file's tensors give the weights (q4_k_m)";
   CHECK(warned);
   const auto table = run(d / "t.gguf");
   CHECK(table.code == 0);
@@ -248,14 +256,18 @@ TEST_CASE("inspect describes a GGUF: format, architecture, histogram, file type"
   // 8 x 1,061,888 / 1,639,680 = 5.1810 bits per weight.
   CHECK(j["bits_per_weight"] == Approx(5.1810).margin(1e-4));
   // q4_K: 2 x 425,984 + 262,144 (token_embd) elements, 2 x 239,616 + 147,456 bytes.
-  CHECK(j["tensor_types"][0] == json({{"type", "q4_K"}, {"tensors", 13}, {"elements", 1114112}, {"bytes", 626688},
+  CHECK(j["tensor_types"][0] == json({{"type", "q4_K"},
+                                      {"tensors", 13},
+                                      {"elements", 1114112},
+                                      {"bytes", 626688},
                                       {"bits_per_weight", 4.5}}));
   CHECK(j["tensor_types"][1]["type"] == "q6_K");
   CHECK(j["tensor_types"][1]["tensors"] == 3);
   CHECK(j["tensor_types"][2]["type"] == "f32");
   const auto t = run("inspect " + (d / "tiny.gguf"));
   CHECK(t.code == 0);
-  for (const char* s : {"GGUF v3", "Q4_K_M (general.file_type 15)", "n_layer 2", "8,192 tokens trained", "q4_K", "q6_K"}) {
+  for (const char* s : {"GGUF v3", "Q4_K_M (general.file_type 15)", "n_layer 2",
+                        "8,192 tokens trained", "q4_K", "q6_K"}) {
     INFO(s);
     CHECK(t.out.find(s) != std::string::npos);
   }
@@ -263,11 +275,13 @@ TEST_CASE("inspect describes a GGUF: format, architecture, histogram, file type"
 
 // ---- safetensors ----
 
-TEST_CASE("a safetensors directory: config.json for the architecture, headers for the weights", "[file]") {
+TEST_CASE("a safetensors directory: config.json for the architecture, headers for the weights",
+          "[file]") {
   TempDir d;
   write_file(d / "config.json", kTinyConfig);
   SafetensorsWriter s1, s2;
-  s1.tensor("model.embed_tokens.weight", "BF16", {1024, 256}).tensor("model.norm.weight", "F32", {256});
+  s1.tensor("model.embed_tokens.weight", "BF16", {1024, 256})
+      .tensor("model.norm.weight", "F32", {256});
   s2.tensor("model.layers.0.self_attn.q_proj.weight", "F8_E4M3", {256, 256})
       .tensor("model.layers.0.self_attn.q_proj.weight_scale", "F32", {})
       .tensor("lm_head.weight", "BF16", {1024, 256});
@@ -305,22 +319,26 @@ TEST_CASE("a safetensors directory: config.json for the architecture, headers fo
   CHECK(i["tensor_types"][1]["bytes"] == 65536);
   CHECK(i["architecture"]["n_layer"] == 2);
 
-  write_file(d / "model.safetensors.index.json",
-             R"({"weight_map": {"model.embed_tokens.weight": "model-00002-of-00002.safetensors"}})");
+  write_file(
+      d / "model.safetensors.index.json",
+      R"({"weight_map": {"model.embed_tokens.weight": "model-00002-of-00002.safetensors"}})");
   expect_error(d / "model.safetensors.index.json",
                d / "model.safetensors.index.json" +
-                   ": /weight_map/model.embed_tokens.weight names model-00002-of-00002.safetensors, which holds no such tensor");
+                   ": /weight_map/model.embed_tokens.weight names "
+                   "model-00002-of-00002.safetensors, which holds no such tensor");
 }
 
-TEST_CASE("a single safetensors file needs a config.json beside it for the estimate, not for inspect", "[file]") {
+TEST_CASE(
+    "a single safetensors file needs a config.json beside it for the estimate, not for inspect",
+    "[file]") {
   TempDir d;
   SafetensorsWriter s;
   s.tensor("w", "F16", {4, 8});
   s.write(d / "model.safetensors");
-  expect_error(d / "model.safetensors",
-               d / "model.safetensors" +
-                   ": no config.json beside it: safetensors headers hold the tensors, not the architecture (layers, heads) "
-                   "that the KV cache needs");
+  expect_error(d / "model.safetensors", d / "model.safetensors" +
+                                            ": no config.json beside it: safetensors headers hold "
+                                            "the tensors, not the architecture (layers, heads) "
+                                            "that the KV cache needs");
   const auto i = run_json("inspect " + (d / "model.safetensors"));
   CHECK(i["params"] == 32);
   CHECK(i["weights_bytes"] == 64);
@@ -329,7 +347,8 @@ TEST_CASE("a single safetensors file needs a config.json beside it for the estim
 
 // ---- hostile files: exit 2 with the file, what is wrong and the byte offset ----
 
-TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte", "[file][hostile]") {
+TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
+          "[file][hostile]") {
   TempDir d;
   const std::string p = d / "h.gguf";
   // Header layout (gguf.md): magic 0-3, version 4-7, tensor count 8-15, metadata count 16-23,
@@ -343,11 +362,13 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
     w.str("general.architecture", "llama");
     write_sparse(p, w.header().substr(0, 42), 42);
     // The key's length (20) at byte 24 is more than the 10 bytes after it.
-    expect_error(p, p + ": key length 20 runs past the end of the file (10 bytes remain) (at byte 24)");
+    expect_error(
+        p, p + ": key length 20 runs past the end of the file (10 bytes remain) (at byte 24)");
   }
   SECTION("not a GGUF file") {
     write_sparse(p, "GGML\x01\x00\x00\x00", 8);
-    expect_error(p, p + ": not a GGUF file: starts with 47 47 4d 4c, expected 47 47 55 46 (\"GGUF\") (at byte 0)");
+    expect_error(p, p + ": not a GGUF file: starts with 47 47 4d 4c, expected 47 47 55 46 "
+                        "(\"GGUF\") (at byte 0)");
   }
   SECTION("version 1") {
     GgufWriter w;
@@ -359,28 +380,33 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
     GgufWriter w;
     w.tensor_count = 1000000;
     w.write(p);  // 24 bytes of header padded to 32: 8 bytes remain after the counts
-    expect_error(p, p + ": tensor count 1000000 needs at least 24000000 bytes of tensor infos, only 8 remain (at byte 8)");
+    expect_error(p, p + ": tensor count 1000000 needs at least 24000000 bytes of tensor infos, "
+                        "only 8 remain (at byte 8)");
   }
   SECTION("a metadata count larger than the file could hold") {
     GgufWriter w;
     w.kv_count = 1ull << 40;
     w.write(p);
     // Each key/value takes at least 13 bytes: 2^40 x 13 = 14,293,651,161,088.
-    expect_error(p, p + ": metadata count 1099511627776 needs at least 14293651161088 bytes, only 8 remain (at byte 16)");
+    expect_error(p, p + ": metadata count 1099511627776 needs at least 14293651161088 bytes, only "
+                        "8 remain (at byte 16)");
   }
   SECTION("a string length of 2^63") {
     GgufWriter w;
     w.kv("general.name", GgufWriter::STRING, ByteWriter().u64(1ull << 63).buf);
     w.write(p);
     // Key at 24 (8 + 12 bytes), type at 44, the value's length at 48; the file is padded to 64.
-    expect_error(p, p + ": string value length 9223372036854775808 runs past the end of the file (8 bytes remain) (at byte 48)");
+    expect_error(p, p + ": string value length 9223372036854775808 runs past the end of the file "
+                        "(8 bytes remain) (at byte 48)");
   }
   SECTION("an array claiming 2^62 elements") {
     GgufWriter w;
-    w.kv("tokenizer.ggml.tokens", GgufWriter::ARRAY, ByteWriter().u32(GgufWriter::STRING).u64(1ull << 62).buf);
+    w.kv("tokenizer.ggml.tokens", GgufWriter::ARRAY,
+         ByteWriter().u32(GgufWriter::STRING).u64(1ull << 62).buf);
     w.write(p);
     // Key at 24 (8 + 21), type at 53, element type at 57, length at 61; file padded to 96.
-    expect_error(p, p + ": array 'tokenizer.ggml.tokens' of 4611686018427387904 string needs at least more than 2^64 "
+    expect_error(p, p + ": array 'tokenizer.ggml.tokens' of 4611686018427387904 string needs at "
+                        "least more than 2^64 "
                         "bytes, only 27 remain (at byte 61)");
   }
   SECTION("tensor data past the end of the file") {
@@ -388,20 +414,24 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
     w.tensor("w", kF32, {1024});
     w.write(p, w.file_size() - 4);
     // Infos end at 24 + 8 + 1 + 4 + 8 + 4 + 8 = 57, padded to 64; 4,096 data bytes; 4 cut off.
-    expect_error(p, p + ": tensor 'w' data (4096 bytes at offset 0 after byte 64) runs past the end of the file (4156 bytes) (at byte 24)");
+    expect_error(p, p + ": tensor 'w' data (4096 bytes at offset 0 after byte 64) runs past the "
+                        "end of the file (4156 bytes) (at byte 24)");
   }
   SECTION("an offset past the end of the file") {
     GgufWriter w;
     w.tensor("w", kF32, {8}, 1ull << 40);
     w.write(p, 96);
-    expect_error(p, p + ": tensor 'w' data (32 bytes at offset 1099511627776 after byte 64) runs past the end of the file (96 bytes) (at byte 24)");
+    expect_error(p, p + ": tensor 'w' data (32 bytes at offset 1099511627776 after byte 64) runs "
+                        "past the end of the file (96 bytes) (at byte 24)");
   }
   SECTION("overlapping tensors") {
     GgufWriter w;
     w.tensor("a", kF32, {64}).tensor("b", kF32, {64}, 128);
     w.write(p);
     // 'b' info starts at 24 + 33 = 57.
-    expect_error(p, p + ": tensor 'b' data at offset 128 overlaps tensor 'a' (offsets 0 to 256) (at byte 57)");
+    expect_error(
+        p,
+        p + ": tensor 'b' data at offset 128 overlaps tensor 'a' (offsets 0 to 256) (at byte 57)");
   }
   SECTION("an unknown ggml type id") {
     GgufWriter w;
@@ -421,13 +451,15 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
     w.raw_tensor("big", 0, {1ull << 32, 1ull << 32}, 0);
     w.write(p, 256);
     // n_dims at 24 + 8 + 3 = 35, the dimensions from 39.
-    expect_error(p, p + ": tensor 'big' shape 4294967296 x 4294967296 has more elements than fit in 63 bits (at byte 39)");
+    expect_error(p, p + ": tensor 'big' shape 4294967296 x 4294967296 has more elements than fit "
+                        "in 63 bits (at byte 39)");
   }
   SECTION("a size in bytes that overflows 64 bits") {
     GgufWriter w;
     w.raw_tensor("big", 0, {1ull << 31, 1ull << 31}, 0);  // 2^62 F32 elements = 2^64 bytes
     w.write(p, 256);
-    expect_error(p, p + ": tensor 'big' shape 2147483648 x 2147483648 in f32 has more bytes than fit in 64 bits (at byte 39)");
+    expect_error(p, p + ": tensor 'big' shape 2147483648 x 2147483648 in f32 has more bytes than "
+                        "fit in 64 bits (at byte 39)");
   }
   SECTION("a non-UTF-8 tensor name") {
     GgufWriter w;
@@ -466,7 +498,8 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
     GgufWriter w;
     w.raw_tensor("q", 12, {100, 2}, 0);  // Q4_K blocks hold 256
     w.write(p, 256);
-    expect_error(p, p + ": tensor 'q' rows of 100 elements are not a multiple of the q4_K block size 256 (at byte 37)");
+    expect_error(p, p + ": tensor 'q' rows of 100 elements are not a multiple of the q4_K block "
+                        "size 256 (at byte 37)");
   }
   SECTION("arrays nested too deep") {
     ByteWriter b;
@@ -480,59 +513,82 @@ TEST_CASE("hostile GGUF headers exit 2 naming the file, the fault and the byte",
   }
 }
 
-TEST_CASE("hostile safetensors headers exit 2 naming the file, the fault and the byte", "[file][hostile]") {
+TEST_CASE("hostile safetensors headers exit 2 naming the file, the fault and the byte",
+          "[file][hostile]") {
   TempDir d;
   const std::string p = d / "h.safetensors";
   // Layout (safetensors README): 8-byte little-endian header length N, N bytes of JSON, then data.
   SECTION("truncated before the header length") {
     write_sparse(p, "abc", 3);
-    expect_error(p, p + ": truncated: 3 bytes cannot hold the 8-byte header length of a safetensors file (at byte 0)");
+    expect_error(p, p + ": truncated: 3 bytes cannot hold the 8-byte header length of a "
+                        "safetensors file (at byte 0)");
   }
   SECTION("a header claiming 2^60 bytes") {
     write_sparse(p, ByteWriter().u64(1ull << 60).raw("{}").buf, 10);
-    expect_error(p, p + ": header length 1152921504606846976 exceeds the format's limit of 100000000 bytes (at byte 0)");
+    expect_error(p, p + ": header length 1152921504606846976 exceeds the format's limit of "
+                        "100000000 bytes (at byte 0)");
   }
   SECTION("a header longer than the file") {
     write_sparse(p, ByteWriter().u64(4096).raw("{}").buf, 10);
-    expect_error(p, p + ": header length 4096 runs past the end of the file (2 bytes follow) (at byte 0)");
+    expect_error(
+        p, p + ": header length 4096 runs past the end of the file (2 bytes follow) (at byte 0)");
   }
   SECTION("a non-UTF-8 tensor name") {
-    SafetensorsWriter::write_raw(p, "{\"a\xff\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2);
-    expect_error(p, p + ": the JSON header is not valid JSON: invalid string: ill-formed UTF-8 byte (at byte 11)");
+    SafetensorsWriter::write_raw(
+        p, "{\"a\xff\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2);
+    expect_error(p, p + ": the JSON header is not valid JSON: invalid string: ill-formed UTF-8 "
+                        "byte (at byte 11)");
   }
   SECTION("not JSON") {
     SafetensorsWriter::write_raw(p, "{\"a\": ", 0);
     // The 6-byte header ends at byte 14, where a value was expected.
-    expect_error(p, p + ": the JSON header is not valid JSON: unexpected end of input; expected '[', '{', or a literal (at byte 14)");
+    expect_error(p, p + ": the JSON header is not valid JSON: unexpected end of input; expected "
+                        "'[', '{', or a literal (at byte 14)");
   }
   SECTION("data offsets past the end") {
-    SafetensorsWriter::write_raw(p, R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8);
+    SafetensorsWriter::write_raw(p, R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+                                 8);
     // Header of 55 bytes: data from byte 63, 8 bytes of it.
-    expect_error(p, p + ": tensor \"w\" data [0, 16) runs past the end of the file (the byte buffer holds 8 bytes) (at byte 63)");
+    expect_error(p, p + ": tensor \"w\" data [0, 16) runs past the end of the file (the byte "
+                        "buffer holds 8 bytes) (at byte 63)");
   }
   SECTION("overlapping tensors") {
-    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16);
+    SafetensorsWriter::write_raw(
+        p,
+        R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+        16);
     expect_error(p, p + ": tensor \"b\" data [8, 16) overlaps tensor \"a\" [0, 16) (at byte 125)");
   }
   SECTION("a hole in the byte buffer") {
-    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16);
+    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+                                 16);
     expect_error(p, p + ": the byte buffer has a hole of 8 bytes before tensor \"a\" (at byte 63)");
   }
   SECTION("offsets that disagree with dtype and shape") {
-    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,6]}})", 6);
-    expect_error(p, p + ": tensor \"a\": data_offsets [0, 6] hold 6 bytes, but BF16 [4] needs 8 (at byte 9)");
+    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,6]}})",
+                                 6);
+    expect_error(
+        p,
+        p + ": tensor \"a\": data_offsets [0, 6] hold 6 bytes, but BF16 [4] needs 8 (at byte 9)");
   }
   SECTION("dimensions whose product overflows 64 bits") {
-    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", 0);
-    expect_error(p, p + ": tensor \"a\" shape [4294967296, 4294967296] has more elements than fit in 64 bits (at byte 9)");
+    SafetensorsWriter::write_raw(
+        p, R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", 0);
+    expect_error(p, p + ": tensor \"a\" shape [4294967296, 4294967296] has more elements than fit "
+                        "in 64 bits (at byte 9)");
   }
   SECTION("an unknown dtype") {
     SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"Q4","shape":[4],"data_offsets":[0,2]}})", 2);
-    expect_error(p, p + ": tensor \"a\" has unknown or unsupported dtype \"Q4\" (supported: F64, F32, F16, BF16, F8_E4M3, "
-                        "F8_E5M2, F8_E8M0, I64, U64, I32, U32, I16, U16, I8, U8, BOOL) (at byte 9)");
+    expect_error(p,
+                 p + ": tensor \"a\" has unknown or unsupported dtype \"Q4\" (supported: F64, F32, "
+                     "F16, BF16, F8_E4M3, "
+                     "F8_E5M2, F8_E8M0, I64, U64, I32, U32, I16, U16, I8, U8, BOOL) (at byte 9)");
   }
   SECTION("a duplicate tensor name") {
-    SafetensorsWriter::write_raw(p, R"({"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[],"data_offsets":[4,8]}})", 8);
+    SafetensorsWriter::write_raw(
+        p,
+        R"({"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[],"data_offsets":[4,8]}})",
+        8);
     expect_error(p, p + ": duplicate tensor name \"a\" (at byte 9)");
   }
 }

@@ -1,5 +1,6 @@
 // End-to-end tests of the planning and CI commands (check, fit, --ctx max, sweep, --plot,
 // completions, man): they run the real llmsize binary and check its output and exit codes.
+#include "run_binary.hpp"
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -24,37 +25,9 @@ namespace {
 const std::string kBin = LLMSIZE_BIN;
 const std::string kSource = LLMSIZE_SOURCE_DIR;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs a shell command line (in `cwd` when given), capturing stdout, stderr and the exit code.
-Result sh(const std::string& cmdline, const std::string& cwd = "") {
-  char errpath[] = "/tmp/llmsize_planning_err_XXXXXX";
-  const int fd = mkstemp(errpath);
-  close(fd);
-  const std::string cmd =
-      (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "{ " + cmdline + " ; } 2>" + errpath;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(errpath);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(errpath);
-  return r;
-}
-
-Result run(const std::string& args, const std::string& cwd = "") {
-  return sh(kBin + " " + args, cwd);
-}
+using llmsize::cli_test::Result;
+using llmsize::cli_test::run;
+using llmsize::cli_test::sh;
 
 std::string read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

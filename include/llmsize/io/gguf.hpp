@@ -18,8 +18,19 @@ namespace llmsize {
 
 // gguf_metadata_value_type (gguf.md).
 enum class GgufType : uint32_t {
-  UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6, BOOL = 7,
-  STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,
+  UINT8 = 0,
+  INT8 = 1,
+  UINT16 = 2,
+  INT16 = 3,
+  UINT32 = 4,
+  INT32 = 5,
+  FLOAT32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  UINT64 = 10,
+  INT64 = 11,
+  FLOAT64 = 12,
 };
 const char* gguf_type_name(GgufType t);
 
@@ -36,8 +47,8 @@ struct GgufValue {
 
   std::optional<uint64_t> as_uint() const;  // a non-negative integer of any width
   std::optional<int64_t> as_int() const;
-  std::optional<double> as_real() const;    // a float or an integer
-  const std::string* as_string() const;     // a kept string
+  std::optional<double> as_real() const;  // a float or an integer
+  const std::string* as_string() const;   // a kept string
 };
 
 // Longer string values and longer arrays are skipped, not stored: only counts are kept.
@@ -52,8 +63,8 @@ struct GgufTensor {
   std::array<uint64_t, 4> ne{1, 1, 1, 1};  // ggml order: ne[0] is the row length
   uint64_t offset = 0;                     // from the start of the file's tensor data
   uint64_t n_elements = 0;
-  uint64_t bytes = 0;                      // ggml_nbytes: rows x row_size(type, ne[0])
-  uint64_t info_pos = 0;                   // byte of its tensor info in the file
+  uint64_t bytes = 0;     // ggml_nbytes: rows x row_size(type, ne[0])
+  uint64_t info_pos = 0;  // byte of its tensor info in the file
 };
 
 struct GgufFile {
@@ -88,8 +99,8 @@ std::vector<std::string> gguf_split_paths(const std::string& path);
 // The architecture as llama.cpp reads it from the metadata of the first shard
 // ("{arch}.block_count", "{arch}.attention.head_count_kv", ...) and the tensors of all shards.
 struct GgufArch {
-  std::string arch;        // general.architecture as written
-  bool known = false;      // maps to an llmsize::Arch; otherwise spec uses llama's rules
+  std::string arch;    // general.architecture as written
+  bool known = false;  // maps to an llmsize::Arch; otherwise spec uses llama's rules
   ModelSpec spec;
   std::vector<std::string> notes;  // assumptions made (unknown arch, per-layer arrays, ...)
 };

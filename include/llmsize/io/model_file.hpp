@@ -42,9 +42,9 @@ struct ModelFile {
   uint64_t header_bytes = 0;       // bytes before the tensor data, added up over files
   uint64_t n_metadata = 0;         // GGUF key/values, safetensors __metadata__ entries
 
-  std::optional<ModelSpec> spec;   // the architecture, when the files say it
-  std::string spec_missing_reason; // why not, when they do not
-  std::string arch;                // as the file names it: general.architecture, or llmsize's name
+  std::optional<ModelSpec> spec;    // the architecture, when the files say it
+  std::string spec_missing_reason;  // why not, when they do not
+  std::string arch;                 // as the file names it: general.architecture, or llmsize's name
   bool arch_known = false;
 
   std::vector<FileTensor> tensors;
@@ -66,7 +66,8 @@ ModelFile read_model_file(const std::string& path);
 // The halves of read_model_file after the files are parsed (the fuzzers' entry points): GGUF
 // shards in order; safetensors files with the architecture of their config.json, if any.
 ModelFile model_file_from_gguf(const std::vector<GgufFile>& shards, const std::string& path);
-ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files, const std::optional<ModelSpec>& spec,
+ModelFile model_file_from_safetensors(const std::vector<SafetensorsFile>& files,
+                                      const std::optional<ModelSpec>& spec,
                                       const std::string& path);
 
 }  // namespace llmsize

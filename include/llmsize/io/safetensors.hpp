@@ -31,8 +31,8 @@ struct SafetensorsTensor {
 struct SafetensorsFile {
   std::string path;
   uint64_t file_size = 0;
-  uint64_t header_size = 0;  // N: the JSON header's length
-  uint64_t data_offset = 0;  // 8 + N
+  uint64_t header_size = 0;                     // N: the JSON header's length
+  uint64_t data_offset = 0;                     // 8 + N
   std::map<std::string, std::string> metadata;  // "__metadata__"
   std::vector<SafetensorsTensor> tensors;       // in data order
 
@@ -53,9 +53,9 @@ SafetensorsFile read_safetensors_file(const std::string& path);
 // order first named, and each tensor's shard.
 struct SafetensorsIndex {
   std::string path;
-  std::vector<std::string> shards;                  // paths as given in the index
-  std::map<std::string, std::string> weight_map;    // tensor -> shard
-  uint64_t total_size = 0;                          // metadata.total_size, 0 when absent
+  std::vector<std::string> shards;                // paths as given in the index
+  std::map<std::string, std::string> weight_map;  // tensor -> shard
+  uint64_t total_size = 0;                        // metadata.total_size, 0 when absent
 };
 SafetensorsIndex parse_safetensors_index(std::string_view text, const std::string& where);
 SafetensorsIndex read_safetensors_index(const std::string& path);
