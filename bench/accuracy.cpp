@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
   cats.push_back(w);
 
   // 2. KV cache and 3. compute buffers vs llama.cpp logs.
-  Category kv{"KV cache (llama.cpp log)", {}, {}},
-      cb{"compute buffer (llama.cpp CUDA log)", {}, {}};
+  Category kv{"KV cache (llama.cpp log)", {}, {}}, cb{"compute buffer (llama.cpp CUDA log)", {}, {}},
+      mb{"GPU model buffer (llama.cpp log)", {}, {}};
   const json memory = load(data + "/measured_memory.json");
   for (const auto& rec : memory["records"]) {
     const std::string id = rec["id"];
@@ -180,6 +180,19 @@ int main(int argc, char** argv) {
       kv.peers["2 x n_layer x n_embd x ctx x 2 B"].push_back(
           {id, 2.0 * m.n_layer * m.n_embd * c.n_ctx * 2 / kMiB, logged});
     }
+    // Weights on the GPU: llama.cpp's "CUDA0 model buffer" (token_embd stays in the CPU buffer).
+    if (meas.contains("model_buffer") && meas["model_buffer"].is_object() &&
+        meas["model_buffer"].contains("CUDA0") && rec.contains("quant")) {
+      std::string q = rec["quant"].get<std::string>();
+      q = q.substr(0, q.find(' '));
+      if (const auto* preset = find_quant_preset(q)) {
+        const auto wts = compute_weights(m, *preset);
+        const double logged_mb = meas["model_buffer"]["CUDA0"].get<double>();
+        mb.rows.push_back({id, static_cast<double>(wts.vram_bytes) / kMiB, logged_mb});
+        mb.peers["params x bits / 8"].push_back(
+            {id, static_cast<double>(wts.params) * nominal_bits(preset->id) / 8 / kMiB, logged_mb});
+      }
+    }
     if (meas.contains("compute_buffer") && meas["compute_buffer"].is_object() &&
         meas["compute_buffer"].contains("CUDA0")) {
       const auto buf = compute_buffer(m, pad_to(c.n_ctx, kKvPadding), 512, false);
@@ -188,6 +201,7 @@ int main(int argc, char** argv) {
     }
   }
   cats.push_back(kv);
+  cats.push_back(mb);
   cats.push_back(cb);
 
   // 4. Decode speed vs llama.cpp measurements.
@@ -221,6 +235,33 @@ int main(int argc, char** argv) {
         {label, g.bandwidth_gb_per_s * 1e9 / static_cast<double>(e.weights.bytes), measured});
   }
   cats.push_back(sp);
+
+  // 4b. Prefill speed (pp512, prompt eval) vs the same tables: no accuracy target, shown for honesty.
+  Category pp{"prefill speed (llama.cpp pp)", {}, {}};
+  for (const auto& r : speeds["rows"]) {
+    const std::string test = r["test"];
+    if (test.rfind("pp", 0) != 0 || r["gpu"].is_null()) continue;
+    const std::string gid = measured_gpu_id(r["gpu"]), mid = measured_model_id(r["model"]);
+    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
+    if (gid.empty() || mid.empty() || !preset) continue;
+    const std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() +
+                              " " + r["quant"].get<std::string>() + " " + test;
+    const auto& g = cat.find_gpu(gid)->spec;
+    const auto& m = cat.find_model(mid)->spec;
+    RunConfig c;
+    c.quant = preset;
+    c.kv.n_ctx = 512;
+    const auto e = estimate(m, c);
+    SpeedInput in;
+    in.n_gpus = r["n_gpus"].get<uint32_t>();
+    in.prompt_tokens = 512;
+    const auto s = estimate_speed(m, e, g, in);
+    const double measured = r["tokens_per_s"].get<double>();
+    pp.rows.push_back({label, s.prefill_tokens_per_s, measured});
+    pp.peers["dense FP16 TFLOPS / (2 x params)"].push_back(
+        {label, g.fp16_tflops_dense * 1e12 / (2.0 * static_cast<double>(e.weights.params)), measured});
+  }
+  cats.push_back(pp);
 
   // 5. Engine profiles: vLLM's KV pool and Ollama's graph against their logs.
   Category vpool{"vLLM KV cache pool (vLLM log)", {}, {}},
