@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
   cats.push_back(w);
 
   // 2. KV cache and 3. compute buffers vs llama.cpp logs.
-  Category kv{"KV cache (llama.cpp log)", {}, {}}, cb{"compute buffer (llama.cpp CUDA log)", {}, {}},
+  Category kv{"KV cache (llama.cpp log)", {}, {}},
+      cb{"compute buffer (llama.cpp CUDA log)", {}, {}},
       mb{"GPU model buffer (llama.cpp log)", {}, {}};
   const json memory = load(data + "/measured_memory.json");
   for (const auto& rec : memory["records"]) {
@@ -236,7 +237,8 @@ int main(int argc, char** argv) {
   }
   cats.push_back(sp);
 
-  // 4b. Prefill speed (pp512, prompt eval) vs the same tables: no accuracy target, shown for honesty.
+  // 4b. Prefill speed (pp512, prompt eval) vs the same tables: no accuracy target, shown for
+  // honesty.
   Category pp{"prefill speed (llama.cpp pp)", {}, {}};
   for (const auto& r : speeds["rows"]) {
     const std::string test = r["test"];
@@ -259,7 +261,8 @@ int main(int argc, char** argv) {
     const double measured = r["tokens_per_s"].get<double>();
     pp.rows.push_back({label, s.prefill_tokens_per_s, measured});
     pp.peers["dense FP16 TFLOPS / (2 x params)"].push_back(
-        {label, g.fp16_tflops_dense * 1e12 / (2.0 * static_cast<double>(e.weights.params)), measured});
+        {label, g.fp16_tflops_dense * 1e12 / (2.0 * static_cast<double>(e.weights.params)),
+         measured});
   }
   cats.push_back(pp);
 

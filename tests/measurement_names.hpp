@@ -9,13 +9,17 @@ namespace llmsize::test {
 
 // A GPU named in a measurement row ("RTX 4090 24GB", "Apple M3 Max (40-core GPU) 64GB"), or "".
 inline std::string measured_gpu_id(const std::string& name) {
-  const std::pair<const char*, const char*> k[] = {
-      {"RTX 3070", "rtx-3070"},       {"RTX 3080 10GB", "rtx-3080"},
-      {"RTX 3080 Ti", "rtx-3080-ti"}, {"RTX 4070 Ti", "rtx-4070-ti"},
-      {"RTX 4080", "rtx-4080"},       {"RTX 3090", "rtx-3090"},
-      {"RTX 4090", "rtx-4090"},       {"A100 80GB", "a100-80gb-pcie"},
-      {"M3 Max", "m3-max"},           {"M2 Ultra", "m2-ultra"},
-      {"M1 Max", "m1-max"}};
+  const std::pair<const char*, const char*> k[] = {{"RTX 3070", "rtx-3070"},
+                                                   {"RTX 3080 10GB", "rtx-3080"},
+                                                   {"RTX 3080 Ti", "rtx-3080-ti"},
+                                                   {"RTX 4070 Ti", "rtx-4070-ti"},
+                                                   {"RTX 4080", "rtx-4080"},
+                                                   {"RTX 3090", "rtx-3090"},
+                                                   {"RTX 4090", "rtx-4090"},
+                                                   {"A100 80GB", "a100-80gb-pcie"},
+                                                   {"M3 Max", "m3-max"},
+                                                   {"M2 Ultra", "m2-ultra"},
+                                                   {"M1 Max", "m1-max"}};
   for (const auto& [n, id] : k)
     if (name.find(n) != std::string::npos) return id;
   return "";

@@ -346,32 +346,6 @@ PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
   return res;
 }
 
-std::string xml(const std::string& s) {
-  std::string r;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        r += "&amp;";
-        break;
-      case '<':
-        r += "&lt;";
-        break;
-      case '>':
-        r += "&gt;";
-        break;
-      case '"':
-        r += "&quot;";
-        break;
-      case '\'':
-        r += "&apos;";
-        break;
-      default:
-        r += ch;
-    }
-  }
-  return r;
-}
-
 std::vector<std::string> reasons(const PlanResult& r) {
   std::vector<std::string> v;
   for (const auto& f : r.failures) {
@@ -455,18 +429,18 @@ std::string render_check_junit(const std::vector<PlanResult>& results) {
       }
     s += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-        xml(file), n, nf);
+        xml_escape(file), n, nf);
     for (const auto& r : results) {
       if (r.file != file) continue;
-      s += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", xml(file),
-                       xml(r.name));
+      s += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", xml_escape(file),
+                       xml_escape(r.name));
       if (r.pass()) {
-        s += fmt::format("      <system-out>{}</system-out>\n", xml(r.line()));
+        s += fmt::format("      <system-out>{}</system-out>\n", xml_escape(r.line()));
       } else {
         const auto v = reasons(r);
         s += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                         xml(r.failures.front().check), xml(fmt::format("{}", fmt::join(v, "; "))),
-                         xml(r.line()));
+                         xml_escape(r.failures.front().check),
+                         xml_escape(fmt::format("{}", fmt::join(v, "; "))), xml_escape(r.line()));
       }
       s += "    </testcase>\n";
     }

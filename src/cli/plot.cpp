@@ -20,29 +20,6 @@ namespace {
 const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759",
                                 "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"};
 
-std::string xml(const std::string& s) {
-  std::string r;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        r += "&amp;";
-        break;
-      case '<':
-        r += "&lt;";
-        break;
-      case '>':
-        r += "&gt;";
-        break;
-      case '"':
-        r += "&quot;";
-        break;
-      default:
-        r += ch;
-    }
-  }
-  return r;
-}
-
 double gib(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
 }
@@ -55,7 +32,7 @@ std::string svg_open(int w, int h, const std::string& title) {
       "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
       "<title>{2}</title>\n"
       "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
-      w, h, xml(title));
+      w, h, xml_escape(title));
 }
 
 // A step of 1, 2 or 5 x 10^k giving about `n` intervals over [0, span].
@@ -116,7 +93,7 @@ std::string memory_svg(const Report& r) {
                   r.gpu ? fmt::format("{} × {}", n, r.gpu->gpu.id) : std::string("no GPU"));
   std::string s = svg_open(W, H, "llmsize: " + title);
   s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", x0,
-                   xml(title));
+                   xml_escape(title));
   s += fmt::format(
       "<text x=\"{}\" y=\"50\" fill=\"#444444\">VRAM {:.2f} GiB in total across the "
       "GPUs{}</text>\n",
@@ -172,7 +149,7 @@ std::string memory_svg(const Report& r) {
     const std::string label = fmt::format("{} {:.2f} GiB", p.name, gib(p.bytes));
     s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n", lx,
                      ly - 11, p.color);
-    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 20, ly, xml(label));
+    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 20, ly, xml_escape(label));
     lx += 30 + static_cast<int>(label.size()) * 7;
     if (lx > W - 180) {
       lx = x0;
@@ -248,7 +225,8 @@ std::string sweep_svg(const SweepPlotData& d) {
         "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>\n",
         L, y, L + pw, y);
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"#c0392b\">{} ({:.0f} GiB)</text>\n",
-                     L + pw + 6, y + 4, xml(d.capacity[i].label), gib(d.capacity[i].usable_bytes));
+                     L + pw + 6, y + 4, xml_escape(d.capacity[i].label),
+                     gib(d.capacity[i].usable_bytes));
   }
   // Series, with the legend on a light box so lines behind it stay readable.
   size_t longest = 0;
@@ -273,17 +251,44 @@ std::string sweep_svg(const SweepPlotData& d) {
       s += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} at {}: {:.2f} "
           "GiB</title></circle>\n",
-          X(ser.ctx[k]), Y(gib(ser.total_bytes[k])), color, xml(ser.label), ser.ctx[k],
+          X(ser.ctx[k]), Y(gib(ser.total_bytes[k])), color, xml_escape(ser.label), ser.ctx[k],
           gib(ser.total_bytes[k]));
     const int ly = T + 14 + static_cast<int>(i) * 20;
     if (i < shown) {
       legend += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",
                             L + 10, ly - 5, color);
-      legend += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", L + 30, ly, xml(ser.label));
+      legend +=
+          fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", L + 30, ly, xml_escape(ser.label));
     }
   }
   s += legend + "</svg>\n";
   return s;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string r;
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        r += "&amp;";
+        break;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '"':
+        r += "&quot;";
+        break;
+      case '\'':
+        r += "&apos;";
+        break;
+      default:
+        r += ch;
+    }
+  }
+  return r;
 }
 
 }  // namespace llmsize::cli

@@ -23,4 +23,7 @@ void write_text_file(const std::string& flag, const std::string& path, const std
 // --plot FILE for the main command.
 void write_memory_plot(const std::string& path, const Report& r);
 
+// Escapes &, <, >, " and ' for XML text and attributes (SVG, JUnit reports).
+std::string xml_escape(const std::string& s);
+
 }  // namespace llmsize::cli

@@ -1,6 +1,6 @@
 // End-to-end tests: run the real llmsize binary and check its output and exit codes.
-#include "run_binary.hpp"
 #include <catch2/catch.hpp>
+#include "run_binary.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // End-to-end tests of model files: the real llmsize binary reads GGUF and safetensors files that
 // the tests write (tests/model_file_writer.hpp), good ones and hostile ones.
-#include "run_binary.hpp"
 #include <catch2/catch.hpp>
+#include "run_binary.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // End-to-end tests of the planning and CI commands (check, fit, --ctx max, sweep, --plot,
 // completions, man): they run the real llmsize binary and check its output and exit codes.
-#include "run_binary.hpp"
 #include <catch2/catch.hpp>
+#include "run_binary.hpp"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -64,10 +64,16 @@ struct Huffman {
 };
 
 inline std::vector<uint8_t> inflate(const std::vector<uint8_t>& z) {
-  static const uint16_t kLenBase[] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-  static const uint8_t kLenExtra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-  static const uint16_t kDistBase[] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-  static const uint8_t kDistExtra[] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+  static const uint16_t kLenBase[] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                      15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
+  static const uint8_t kLenExtra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+  static const uint16_t kDistBase[] = {
+      1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+      193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+  static const uint8_t kDistExtra[] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                       6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
   if (z.size() < 2) throw std::runtime_error("zlib: too short");
   std::vector<uint8_t> data(z.begin() + 2, z.end());  // skip the zlib header
   Bits b{data};
@@ -82,18 +88,21 @@ inline std::vector<uint8_t> inflate(const std::vector<uint8_t>& z) {
       const uint32_t len = data[b.pos] | (uint32_t{data[b.pos + 1]} << 8);
       b.pos += 4;
       if (b.pos + len > data.size()) throw std::runtime_error("inflate: bad stored block");
-      out.insert(out.end(), data.begin() + static_cast<long>(b.pos), data.begin() + static_cast<long>(b.pos + len));
+      out.insert(out.end(), data.begin() + static_cast<long>(b.pos),
+                 data.begin() + static_cast<long>(b.pos + len));
       b.pos += len;
       continue;
     }
     if (type == 3) throw std::runtime_error("inflate: bad block type");
     std::vector<uint8_t> lit(288), dist(30);
     if (type == 1) {
-      for (int i = 0; i < 288; ++i) lit[i] = static_cast<uint8_t>(i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8);
+      for (int i = 0; i < 288; ++i)
+        lit[i] = static_cast<uint8_t>(i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8);
       for (auto& d : dist) d = 5;
     } else {
       const uint32_t hlit = b.get(5) + 257, hdist = b.get(5) + 1, hclen = b.get(4) + 4;
-      static const uint8_t kOrder[] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+      static const uint8_t kOrder[] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                       11, 4,  12, 3, 13, 2, 14, 1, 15};
       std::vector<uint8_t> cl(19, 0);
       for (uint32_t i = 0; i < hclen; ++i) cl[kOrder[i]] = static_cast<uint8_t>(b.get(3));
       const Huffman clh(cl);
@@ -135,21 +144,26 @@ inline std::vector<uint8_t> inflate(const std::vector<uint8_t>& z) {
   return out;
 }
 
-inline uint32_t be32(const uint8_t* p) { return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3]; }
+inline uint32_t be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
 
 }  // namespace png_detail
 
 inline Image read_png(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  const std::vector<uint8_t> d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> d((std::istreambuf_iterator<char>(f)),
+                               std::istreambuf_iterator<char>());
   static const uint8_t kSig[] = {137, 80, 78, 71, 13, 10, 26, 10};
-  if (d.size() < 8 || !std::equal(kSig, kSig + 8, d.begin())) throw std::runtime_error(path + ": not a PNG");
+  if (d.size() < 8 || !std::equal(kSig, kSig + 8, d.begin()))
+    throw std::runtime_error(path + ": not a PNG");
   Image img;
   uint8_t depth = 0, color = 0, interlace = 0;
   std::vector<uint8_t> z;
   for (size_t p = 8; p + 8 <= d.size();) {
     const uint32_t len = png_detail::be32(&d[p]);
-    const std::string type(d.begin() + static_cast<long>(p + 4), d.begin() + static_cast<long>(p + 8));
+    const std::string type(d.begin() + static_cast<long>(p + 4),
+                           d.begin() + static_cast<long>(p + 8));
     const uint8_t* body = &d[p + 8];
     if (p + 12 + len > d.size()) throw std::runtime_error(path + ": truncated chunk");
     if (type == "IHDR") {
@@ -180,24 +194,35 @@ inline Image read_png(const std::string& path) {
       const int a = x >= bpp ? cur[x - bpp] : 0, b = prev[x], c = x >= bpp ? prev[x - bpp] : 0;
       int v = row[1 + x];
       switch (filter) {
-        case 0: break;
-        case 1: v += a; break;
-        case 2: v += b; break;
-        case 3: v += (a + b) / 2; break;
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += b;
+          break;
+        case 3:
+          v += (a + b) / 2;
+          break;
         case 4: {
-          const int pp = a + b - c, pa = pp > a ? pp - a : a - pp, pb = pp > b ? pp - b : b - pp, pc = pp > c ? pp - c : c - pp;
+          const int pp = a + b - c, pa = pp > a ? pp - a : a - pp, pb = pp > b ? pp - b : b - pp,
+                    pc = pp > c ? pp - c : c - pp;
           v += (pa <= pb && pa <= pc) ? a : pb <= pc ? b : c;
           break;
         }
-        default: throw std::runtime_error("png: bad filter");
+        default:
+          throw std::runtime_error("png: bad filter");
       }
       cur[x] = static_cast<uint8_t>(v & 0xff);
     }
     for (uint32_t x = 0; x < img.width; ++x) {
       const uint8_t* px = &cur[x * bpp];
       std::array<uint8_t, 4> rgba{};
-      if (bpp >= 3) rgba = {px[0], px[1], px[2], bpp == 4 ? px[3] : uint8_t{255}};
-      else rgba = {px[0], px[0], px[0], bpp == 2 ? px[1] : uint8_t{255}};
+      if (bpp >= 3)
+        rgba = {px[0], px[1], px[2], bpp == 4 ? px[3] : uint8_t{255}};
+      else
+        rgba = {px[0], px[0], px[0], bpp == 2 ? px[1] : uint8_t{255}};
       img.pixels.push_back(rgba);
     }
     prev.swap(cur);
