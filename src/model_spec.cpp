@@ -14,6 +14,7 @@ const ArchName kArchNames[] = {
     {Arch::qwen3, "qwen3"},         {Arch::qwen3moe, "qwen3moe"}, {Arch::gemma2, "gemma2"},
     {Arch::gemma3, "gemma3"},       {Arch::phi3, "phi3"},         {Arch::deepseek2, "deepseek2"},
     {Arch::command_r, "command-r"}, {Arch::falcon, "falcon"},
+    {Arch::starcoder, "starcoder"},
 };
 }  // namespace
 

@@ -317,7 +317,8 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
                      ? T::F16
                      : T::BF16;
   const bool linear = t.n_dims >= 2 && !t.bias && t.role != R::token_embd && t.role != R::output &&
-                      t.role != R::ffn_gate_inp;
+                      t.role != R::ffn_gate_inp && t.role != R::position_embd;
+  if (p.ftype == F::HF_F32) return T::F32;
   if (!linear) return keep;
   if (t.ne[0] % traits(p.default_type).block_size != 0) return keep;
   return p.default_type;
@@ -380,7 +381,10 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
     // leaves them (and anything not named *.weight) unquantized.
     const bool quantize =
         !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp && t.role != R::ffn_exp_probs_b;
-    if (!quantize || p.ftype == F::ALL_F32) {
+    if (t.role == R::position_embd) {
+      // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
+      out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
+    } else if (!quantize || p.ftype == F::ALL_F32) {
       out.push_back(T::F32);
     } else if (!quantized_default) {
       out.push_back(p.default_type);  // f16 / bf16: no per-tensor rules

@@ -12,10 +12,10 @@ const char* const kRoleNames[] = {
     "attn_q_b",      "attn_kv_a_mqa",  "attn_kv_a_norm", "attn_kv_b",          "ffn_norm",
     "ffn_post_norm", "ffn_gate",       "ffn_up",         "ffn_down",           "ffn_gate_inp",
     "ffn_gate_exps", "ffn_up_exps",    "ffn_down_exps",  "ffn_gate_inp_shexp", "ffn_gate_shexp",
-    "ffn_up_shexp",  "ffn_down_shexp", "exp_probs_b",
+    "ffn_up_shexp",  "ffn_down_shexp", "exp_probs_b",        "position_embd",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::ffn_exp_probs_b) + 1,
+                  static_cast<size_t>(TensorRole::position_embd) + 1,
               "one name per role");
 
 class Builder {
@@ -65,8 +65,35 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
   const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
   const bool falcon = m.arch == Arch::falcon;
+  // GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
+  const bool starcoder = m.arch == Arch::starcoder;
 
   b.at(-1);
+  if (starcoder) {
+    // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
+    // fused QKV (MQA), GELU MLP, every linear layer with a bias.
+    b.t2(R::token_embd, n_embd, m.n_vocab);
+    b.t2(R::position_embd, n_embd, m.n_ctx_train);
+    b.t1(R::output_norm, n_embd);
+    b.t1(R::output_norm, n_embd, true);
+    if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+    for (uint32_t il = 0; il < m.n_layer; ++il) {
+      b.at(static_cast<int32_t>(il));
+      b.t1(R::attn_norm, n_embd);
+      b.t1(R::attn_norm, n_embd, true);
+      b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
+      b.t1(R::attn_qkv, n_q + n_k + n_v, true);
+      b.t2(R::attn_output, n_kq_out, n_embd);
+      b.t1(R::attn_output, n_embd, true);
+      b.t1(R::ffn_norm, n_embd);
+      b.t1(R::ffn_norm, n_embd, true);
+      b.t2(R::ffn_up, n_embd, m.n_ff);
+      b.t1(R::ffn_up, m.n_ff, true);
+      b.t2(R::ffn_down, m.n_ff, n_embd);
+      b.t1(R::ffn_down, n_embd, true);
+    }
+    return v;
+  }
   b.t2(R::token_embd, n_embd, m.n_vocab);
   b.t1(R::output_norm, n_embd);
   if (falcon) b.t1(R::output_norm, n_embd, true);

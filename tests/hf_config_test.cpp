@@ -46,7 +46,7 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
        "config.json: /model_type: unsupported \"lama\" (did you mean llama?); supported: llama, "
        "mistral, mixtral, "
        "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, deepseek_v2, "
-       "deepseek_v3, cohere, falcon"},
+       "deepseek_v3, cohere, falcon, gpt_bigcode"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
        "config.json: n_head (6) is not divisible by n_head_kv (4)"},

@@ -21,7 +21,8 @@ enum class Arch {
   phi3,
   deepseek2,
   command_r,
-  falcon
+  falcon,
+  starcoder,  // GPTBigCode (StarCoder, OctoCoder): learned positions, MQA, GELU MLP
 };
 
 const char* arch_name(Arch a);

@@ -45,6 +45,7 @@ enum class TensorRole : uint8_t {
   ffn_up_shexp,
   ffn_down_shexp,
   ffn_exp_probs_b,
+  position_embd,  // learned absolute positions (starcoder)
 };
 
 const char* role_name(TensorRole r);

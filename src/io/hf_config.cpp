@@ -66,7 +66,7 @@ class Reader {
 const std::vector<std::string> kTypes = {"llama",       "mistral",     "mixtral",   "qwen2",
                                          "qwen2_moe",   "qwen3",       "qwen3_moe", "gemma2",
                                          "gemma3",      "gemma3_text", "phi3",      "deepseek_v2",
-                                         "deepseek_v3", "cohere",      "falcon"};
+                                         "deepseek_v3", "cohere",      "falcon",    "gpt_bigcode"};
 
 }  // namespace
 
@@ -106,6 +106,22 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   }
 
   ModelSpec m;
+  if (mt == "gpt_bigcode") {
+    // GPTBigCodeConfig (StarCoder, OctoCoder) uses GPT-2 key names.
+    m.arch = Arch::starcoder;
+    // GPTBigCodeConfig's attribute_map accepts the common names too.
+    m.n_layer = r.u32_any({"n_layer", "num_hidden_layers"}, true);
+    m.n_embd = r.u32_any({"n_embd", "hidden_size"}, true);
+    m.n_head = r.u32_any({"n_head", "num_attention_heads"}, true);
+    m.n_vocab = r.u32("vocab_size");
+    m.n_ctx_train = r.u32_any({"n_positions", "max_position_embeddings"}, true);
+    m.n_ff = r.u32("n_inner", false, 4 * m.n_embd);
+    m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
+    m.n_embd_head_k = m.n_embd_head_v = m.n_head ? m.n_embd / m.n_head : 0;
+    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+    for (const auto& p : validate(m)) throw InputError(where + ": " + p);
+    return m;
+  }
   m.n_layer = r.u32("num_hidden_layers");
   m.n_embd = r.u32("hidden_size");
   m.n_head = r.u32("num_attention_heads");
