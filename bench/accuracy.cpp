@@ -17,7 +17,7 @@
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
-#include "measurement_names.hpp"
+#include "measured_cases.hpp"
 
 using json = nlohmann::json;
 using namespace llmsize;
@@ -211,29 +211,19 @@ int main(int argc, char** argv) {
   for (const auto& r : speeds["rows"]) {
     const std::string test = r["test"];
     if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
-    const std::string gid = measured_gpu_id(r["gpu"]), mid = measured_model_id(r["model"]);
-    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
-    std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() + " " +
-                        r["quant"].get<std::string>() + " x" +
-                        std::to_string(r["n_gpus"].get<int>());
-    if (gid.empty() || mid.empty() || !preset) {
+    const std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() +
+                              " " + r["quant"].get<std::string>() + " x" +
+                              std::to_string(r["n_gpus"].get<int>());
+    const auto sc = test::speed_case(cat, r);
+    if (!sc) {
       excluded.push_back(label + ": GPU or model not in the catalog");
       continue;
     }
-    const auto& g = cat.find_gpu(gid)->spec;
-    const auto& m = cat.find_model(mid)->spec;
-    RunConfig c;
-    c.quant = preset;
-    c.kv.n_ctx = 512;
-    const auto e = estimate(m, c);
-    SpeedInput in;
-    in.n_gpus = r["n_gpus"].get<uint32_t>();
-    in.n_ctx = 256;
-    const auto s = estimate_speed(m, e, g, in);
     const double measured = r["tokens_per_s"].get<double>();
-    sp.rows.push_back({label, s.decode_tokens_per_s, measured});
+    sp.rows.push_back({label, sc->predict().decode_tokens_per_s, measured});
     sp.peers["bandwidth / file size"].push_back(
-        {label, g.bandwidth_gb_per_s * 1e9 / static_cast<double>(e.weights.bytes), measured});
+        {label, sc->gpu->bandwidth_gb_per_s * 1e9 / static_cast<double>(sc->estimate.weights.bytes),
+         measured});
   }
   cats.push_back(sp);
 
@@ -242,26 +232,17 @@ int main(int argc, char** argv) {
   Category pp{"prefill speed (llama.cpp pp)", {}, {}};
   for (const auto& r : speeds["rows"]) {
     const std::string test = r["test"];
-    if (test.rfind("pp", 0) != 0 || r["gpu"].is_null()) continue;
-    const std::string gid = measured_gpu_id(r["gpu"]), mid = measured_model_id(r["model"]);
-    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
-    if (gid.empty() || mid.empty() || !preset) continue;
+    if (test.rfind("pp", 0) != 0) continue;
+    const auto sc = test::speed_case(cat, r);
+    if (!sc) continue;
     const std::string label = r["gpu"].get<std::string>() + " " + r["model"].get<std::string>() +
                               " " + r["quant"].get<std::string>() + " " + test;
-    const auto& g = cat.find_gpu(gid)->spec;
-    const auto& m = cat.find_model(mid)->spec;
-    RunConfig c;
-    c.quant = preset;
-    c.kv.n_ctx = 512;
-    const auto e = estimate(m, c);
-    SpeedInput in;
-    in.n_gpus = r["n_gpus"].get<uint32_t>();
-    in.prompt_tokens = 512;
-    const auto s = estimate_speed(m, e, g, in);
     const double measured = r["tokens_per_s"].get<double>();
-    pp.rows.push_back({label, s.prefill_tokens_per_s, measured});
+    pp.rows.push_back({label, sc->predict().prefill_tokens_per_s, measured});
     pp.peers["dense FP16 TFLOPS / (2 x params)"].push_back(
-        {label, g.fp16_tflops_dense * 1e12 / (2.0 * static_cast<double>(e.weights.params)),
+        {label,
+         sc->gpu->fp16_tflops_dense * 1e12 /
+             (2.0 * static_cast<double>(sc->estimate.weights.params)),
          measured});
   }
   cats.push_back(pp);
@@ -271,26 +252,15 @@ int main(int argc, char** argv) {
       ograph{"Ollama graph (Ollama log)", {}, {}};
   const json engines = load(data + "/engine_measurements.json");
   for (const auto& r : engines["vllm"]) {
-    const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
-    RunConfig c;
-    c.engine = Engine::vllm;
-    c.quant = find_quant_preset(r["quant"].get<std::string>());
-    c.headroom = 1 / r["gpu_memory_utilization"].get<double>() - 1;
-    c.overhead_per_gpu_bytes = engine_profile(Engine::vllm).overhead_per_gpu_bytes;
-    c.kv.n_ctx = r["max_model_len"].get<uint32_t>();
-    const uint32_t tp = r["tp"].get<uint32_t>();
-    c.n_gpus = tp;
-    const auto e = estimate(m, c);
-    const auto total = static_cast<uint64_t>(r["gpu_total_gib"].get<double>() * kGiB);
-    const double pool = static_cast<double>(available_kv_bytes(e, c, total, tp)) / kGiB / tp;
-    const double logged = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>()
-                                                     : r["kv_cache_gib_per_gpu"].get<double>();
-    vpool.rows.push_back({r["id"].get<std::string>(), pool, logged});
-    // Peers: "total x 0.9 - 1.2 x weights" ignores activations and runtime.
+    const auto v = test::vllm_case(cat, r);
+    vpool.rows.push_back({r["id"].get<std::string>(), v.pool_gib(), v.logged_pool_gib});
+    // Peer: "0.9 x memory - weights" ignores activations and the runtime.
     vpool.peers["0.9 x memory - weights"].push_back(
         {r["id"].get<std::string>(),
-         (static_cast<double>(total) * 0.9 * tp - static_cast<double>(e.weights_bytes)) / kGiB / tp,
-         logged});
+         (static_cast<double>(v.total_bytes_each) * 0.9 * v.tp -
+          static_cast<double>(v.estimate.weights_bytes)) /
+             kGiB / v.tp,
+         v.logged_pool_gib});
   }
   for (const auto& r : engines["ollama"]) {
     const auto& m = cat.find_model(r["model"].get<std::string>())->spec;

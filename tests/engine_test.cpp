@@ -5,6 +5,7 @@
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/units.hpp"
+#include "measured_cases.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
@@ -17,23 +18,11 @@ TEST_CASE("vLLM: weights and the KV pool match published vLLM memory profiles", 
   const auto doc = test::data_file("engine_measurements.json");
   int checked = 0;
   for (const auto& r : doc["vllm"]) {
-    const auto& m = test::model(r["model"]);
-    RunConfig c;
-    c.engine = Engine::vllm;
-    c.quant = find_quant_preset(r["quant"].get<std::string>());
-    c.headroom = 1 / r["gpu_memory_utilization"].get<double>() - 1;
-    c.overhead_per_gpu_bytes = engine_profile(Engine::vllm).overhead_per_gpu_bytes;
-    c.kv.n_ctx = r["max_model_len"].get<uint32_t>();
-    const uint32_t tp = r["tp"].get<uint32_t>();
-    c.n_gpus = tp;
-    const auto e = estimate(m, c);
-    const auto total = static_cast<uint64_t>(r["gpu_total_gib"].get<double>() * kGiB);
-    const double pool_gib = static_cast<double>(available_kv_bytes(e, c, total, tp)) / kGiB / tp;
-    const double logged_pool = r.contains("kv_cache_gib") ? r["kv_cache_gib"].get<double>()
-                                                          : r["kv_cache_gib_per_gpu"].get<double>();
-    const double logged_weights = r.contains("weights_gib")
-                                      ? r["weights_gib"].get<double>()
-                                      : r["weights_gib_per_gpu"].get<double>();
+    const auto v = test::vllm_case(test::catalog(), r);
+    const double pool_gib = v.pool_gib(), logged_pool = v.logged_pool_gib;
+    const double logged_weights = v.logged_weights_gib;
+    const auto& e = v.estimate;
+    const uint32_t tp = v.tp;
     INFO(r["id"].get<std::string>() << ": KV pool predicted " << pool_gib << " GiB, logged "
                                     << logged_pool << " (" << r["source"] << ")");
     CHECK(std::abs(pool_gib - logged_pool) / logged_pool <= 0.15);
@@ -138,7 +127,8 @@ TEST_CASE("transformers: OctoCoder 15.5B in bf16 peaks at the measured 29.03 GiB
   c.quant = find_quant_preset("hf-bf16");
   c.kv.n_ctx = r["prompt_tokens_approx"].get<uint32_t>() + r["max_new_tokens"].get<uint32_t>();
   const auto e = estimate(m, c);
-  const double peak = static_cast<double>(e.weights_bytes + e.kv_cache_bytes + e.activations_bytes) / kGiB;
+  const double peak =
+      static_cast<double>(e.weights_bytes + e.kv_cache_bytes + e.activations_bytes) / kGiB;
   INFO("predicted " << peak << " GiB, measured " << r["peak_gib"] << " (" << r["source"] << ")");
   CHECK(std::abs(peak - r["peak_gib"].get<double>()) / r["peak_gib"].get<double>() <= 0.02);
   CHECK(e.weights.params / 100000000 == 155);  // 15.5 B

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "llmsize/speed.hpp"
-#include "measurement_names.hpp"
+#include "measured_cases.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
@@ -31,24 +31,15 @@ TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measuremen
   for (const auto& r : doc["rows"]) {
     const std::string test = r["test"];
     if (test.rfind("tg", 0) != 0 || r["gpu"].is_null()) continue;
-    const std::string gid = test::measured_gpu_id(r["gpu"]), mid = test::measured_model_id(r["model"]);
-    if (gid.empty() || mid.empty() || gid == "m1-max") continue;
-    if (gid == "m3-max" && mid == "llama-2-70b") continue;
-    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
-    if (!preset) continue;
-    const auto& g = test::catalog().find_gpu(gid)->spec;
-    const auto& m = test::model(mid);
-    RunConfig c;
-    c.quant = preset;
-    c.kv.n_ctx = 512;
-    const auto e = estimate(m, c);
-    SpeedInput in;
-    in.n_gpus = r["n_gpus"].get<uint32_t>();
-    in.n_ctx = 256;  // tg128/tg512 read on average a quarter to half of a short context
-    const auto s = estimate_speed(m, e, g, in);
+    const std::string gid = test::measured_gpu_id(r["gpu"]),
+                      mid = test::measured_model_id(r["model"]);
+    if (gid == "m1-max" || (gid == "m3-max" && mid == "llama-2-70b")) continue;
+    const auto sc = test::speed_case(test::catalog(), r);
+    if (!sc) continue;
+    const auto s = sc->predict();
     const double measured = r["tokens_per_s"].get<double>();
     const double err = std::abs(s.decode_tokens_per_s - measured) / measured;
-    INFO(gid << " " << mid << " " << preset->id << " x" << in.n_gpus << ": predicted "
+    INFO(gid << " " << mid << " " << sc->quant->id << " x" << sc->input.n_gpus << ": predicted "
              << s.decode_tokens_per_s << ", measured " << measured << " (" << r["source"] << ")");
     CHECK(err < 0.35);  // no single row far off
     by_family[s.calibration->family].v.push_back(err);
