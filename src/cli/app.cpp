@@ -138,6 +138,18 @@ std::vector<std::string> checklist(const Report& r) {
 
 // sweep.cpp mirrors the --gpu/--gpus path of this function for speed; `sweep --verify` and
 // tests/cli/planning_cli_test.cpp check that its rows equal this function's.
+std::vector<std::string> quant_warnings(const Report& r) {
+  std::vector<std::string> w;
+  if (r.quant_requested != r.quant->id)
+    w.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
+  const Engine e = r.config.engine;
+  if (!r.quant->gguf && (e == Engine::llama_cpp || e == Engine::ollama))
+    w.push_back(std::string(r.quant->id) + " is a checkpoint format of vLLM/transformers: every " +
+                "weight is counted on the GPU, and KV cache and buffers follow " +
+                engine_profile(e).name + "'s rules; --engine vllm or transformers applies theirs");
+  return w;
+}
+
 Report build_report(const Options& o, const Catalog& catalog) {
   Catalog cat = catalog;
   std::vector<GpuSpec> gpus;
@@ -423,13 +435,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (!r.model.assumption.empty())
     r.warnings.insert(r.warnings.begin(), "assumed: " + r.model.assumption);
   for (const auto& w : r.estimate.warnings) r.warnings.push_back(w);
-  if (r.quant_requested != r.quant->id)
-    r.warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
-  if (!r.quant->gguf)
-    r.warnings.push_back(std::string(r.quant->id) +
-                         " is a checkpoint format of vLLM/transformers: every weight is counted on "
-                         "the GPU, and KV cache "
-                         "and buffers follow llama.cpp's rules until engine profiles land");
+  for (auto& w : quant_warnings(r)) r.warnings.push_back(std::move(w));
   if (r.offload)
     r.warnings.push_back(
         fmt::format("{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at "

@@ -79,4 +79,8 @@ int run(const Options& o, std::string& out);
 // The checklist lines of a report (power, links, growth, software, maintenance), for sweep.
 std::vector<std::string> report_checklist(const Report& r);
 
+// The warnings about the quantization: a short form's expansion, and a checkpoint format (fp8,
+// gptq, ...) estimated under llama.cpp's rules. One source for build_report and sweep.
+std::vector<std::string> quant_warnings(const Report& r);
+
 }  // namespace llmsize::cli

@@ -385,13 +385,7 @@ struct Sweep::Impl {
                                   " is ignored: the file's tensors give the weights (" + fq->id +
                                   ")");
     }
-    if (r.quant_requested != r.quant->id)
-      g.tail_warnings.push_back("quantization \"" + r.quant_requested + "\" means " + r.quant->id);
-    if (!r.quant->gguf)
-      g.tail_warnings.push_back(std::string(r.quant->id) +
-                                " is a checkpoint format of vLLM/transformers: every weight is "
-                                "counted on the GPU, and KV cache "
-                                "and buffers follow llama.cpp's rules until engine profiles land");
+    for (auto& w : quant_warnings(r)) g.tail_warnings.push_back(std::move(w));
     g.estimates.assign(ctxs.size() * counts.size(), std::nullopt);
     g.base_hosts.assign(gpus.size() * counts.size(), std::nullopt);
   }
