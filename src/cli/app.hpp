@@ -10,7 +10,8 @@
 
 namespace llmsize {
 class Catalog;
-}
+struct Plan;
+}  // namespace llmsize
 
 namespace llmsize::cli {
 
@@ -71,16 +72,13 @@ struct Report;
 // every flag, resolves the model and GPUs in `catalog`, computes. Throws InputError on bad input.
 Report build_report(const Options& o, const Catalog& catalog);
 
+struct ResolvedRequest;
+// A plan of `rq` with its words, for the renderers.
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain);
+
 // Runs the parsed options; writes the result to `out` (sweep streams to stdout itself). Returns the
 // exit code: 0, or 1 when `check` finds a plan that fails. Throws InputError on bad input (nothing
 // written to out in that case).
 int run(const Options& o, std::string& out);
-
-// The checklist lines of a report (power, links, growth, software, maintenance), for sweep.
-std::vector<std::string> report_checklist(const Report& r);
-
-// The warnings about the quantization: a short form's expansion, and a checkpoint format (fp8,
-// gptq, ...) estimated under llama.cpp's rules. One source for build_report and sweep.
-std::vector<std::string> quant_warnings(const Report& r);
 
 }  // namespace llmsize::cli

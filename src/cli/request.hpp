@@ -1,0 +1,46 @@
+// Options -> PlanRequest: the one place where the command line meets the library. Every flag is
+// validated here (InputError naming the flag and the accepted values), names are looked up in the
+// catalog, and the result holds typed values only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/resolve.hpp"
+#include "llmsize/plan.hpp"
+
+namespace llmsize {
+class Catalog;
+}
+
+namespace llmsize::cli {
+
+struct ResolvedRequest {
+  ResolvedModel model;
+  std::string quant_requested;  // as typed ("q4"); the request holds the preset it names
+  std::string quant_ignored;    // --quant text a weights file's own type replaced; else empty
+  // The catalog's GPUs with --price applied: the candidates when no --gpu is given. The request
+  // points into it: keep this object alive (and unmoved) while the request is used.
+  std::vector<GpuSpec> gpus;
+  PlanRequest request;
+};
+
+// Validates every flag of `o` (before any work: a typo never yields half a result), resolves the
+// model and GPU in `catalog` and fills the request. REQUIRES: `out` is not moved afterwards.
+void resolve_request(const Options& o, const Catalog& catalog, ResolvedRequest& out);
+
+// The pieces, for commands that vary some of them (sweep, fit, check).
+const QuantPreset& resolve_quant(const std::string& flag, const std::string& text);
+// --gpu NAME among `gpus` (the catalog's, prices applied).
+const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, const Catalog& cat,
+                           const std::vector<GpuSpec>& gpus);
+// The quantization of `model` under --quant `text`: a weights file's own type replaces it (and
+// `ignored` receives the text when it was given and differs); `requested` is what the report
+// names.
+const QuantPreset& model_quant(const ResolvedModel& model, const std::string& text,
+                               std::string& requested, std::string& ignored);
+// The catalog's GPUs with every --price NAME=USD applied.
+std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat);
+
+}  // namespace llmsize::cli
