@@ -97,6 +97,9 @@ struct PlatformModel {
   double max_power_w = 0;      // published maximum system power (wall); 0 = unpublished
   double typical_power_w = 0;  // unified computers: published typical draw; 0 = unpublished
   double idle_power_w = 0;
+  // Unified-memory computers: the share of memory the GPU may use as the maker or the OS sets it
+  // (macOS ~0.75 by default); 0 = the GPU catalog's memory_fraction.
+  double gpu_memory_fraction = 0;
   double price_usd = 0;  // list or street price of the configuration; 0 = unpublished
   std::string price_source;
   std::string source;  // where the rest was read

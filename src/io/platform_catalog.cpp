@@ -212,6 +212,7 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   p.max_power_w = r.num(e, path, "max_power_w", false, 0, 200000);
   p.typical_power_w = r.num(e, path, "typical_power_w", false, 0, 200000);
   p.idle_power_w = r.num(e, path, "idle_power_w", false, 0, 200000);
+  p.gpu_memory_fraction = r.num(e, path, "gpu_memory_fraction", false, 0, 1);
   p.price_usd = r.num(e, path, "price_usd", false, 0, 1e8);
   p.price_source = r.str(e, path, "price_source", p.price_usd > 0);
   p.source = r.sources(e, path);
