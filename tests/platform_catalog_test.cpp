@@ -27,7 +27,7 @@ const char* kSxm = R"({"mount": "sxm", "counts": [8]})";
 
 TEST_CASE("The platform fixture reads with every field", "[platform_catalog]") {
   const auto v = read_platforms_file(std::string(LLMSIZE_TEST_FIXTURES) + "/platforms.json");
-  REQUIRE(v.size() == 6);
+  REQUIRE(v.size() == 7);
   const PlatformModel* dgx = find_platform(v, "DGX-H100");  // ids match case-insensitively
   REQUIRE(dgx);
   CHECK(dgx->platform_class == PlatformClass::server);
@@ -50,7 +50,8 @@ TEST_CASE("The platform fixture reads with every field", "[platform_catalog]") {
   CHECK(ws->gpu_counts == std::vector<uint32_t>{1, 2, 3, 4});
   CHECK(ws->psu.redundancy == Redundancy{2, 0});  // two PSUs sharing, no spare
   CHECK(find_platform(v, "nope") == nullptr);
-  CHECK(suggest_platform(v, "dgx-h10") == " (did you mean dgx-h100?)");
+  CHECK(suggest_platform(v, "dgx-h10") == " (did you mean dgx-h100, dgx-a100?)");
+  CHECK(suggest_platform(v, "zzzzzzzz").empty());
 }
 
 TEST_CASE("Bad platform fields are named with the file and the JSON path", "[platform_catalog]") {

@@ -39,6 +39,10 @@ TEST_CASE("Maximum power of reference systems is within 15% of the vendor's", "[
       // DGX B200: 8 x 1000 + 3520 + 700 + 320 + 250 + 8 x 25 + 2 x 150 (BlueField-3) + 100 =
       // 13390 W DC / 0.94 = 14244.7 W; NVIDIA: 14.3 kW (-0.4%).
       {"dgx-b200", "b200", 1.0, 13390 / 0.94, 14300},
+      // Not calibrated on: DGX A100 (8 x 400 W, 1 TB = 16 x 64 GB, 2 + 4 NVMe, 8 + 1 ConnectX-6):
+      // 3200 x 1.44 + 2 x 225 + 16 x 10 + 6 x 25 + 9 x 25 + 100 = 5693 W DC / 0.94 = 6056.4 W;
+      // NVIDIA: 6.5 kW (-6.8%).
+      {"dgx-a100", "a100-80gb-sxm", 1.0, 5693 / 0.94, 6500},
       // Not calibrated on: Puget's 4 x RTX 3090 capped at 300 W, 1,717 W measured peak at the
       // wall. Model on the workstation: 4 x 300 + 350 + 8 x 10 + 2 x 25 + 0.03 x 1550 (fans)
       // + 75 = 1801.5 W DC / 0.92 = 1958.2 W (+14%: the model is the rating, the benchmark a
@@ -49,6 +53,7 @@ TEST_CASE("Maximum power of reference systems is within 15% of the vendor's", "[
     CAPTURE(c.platform);
     MachineLoad l;
     l.gpus = c.platform[0] == 'w' ? 4 : 8;
+    if (std::string(c.platform) == "dgx-a100") l.dimms = 16;  // the 1 TB configuration
     l.power_limit = c.power_limit;
     const MaxPower m = max_system_power(platform(c.platform), gpu(c.gpu), l);
     CHECK(m.wall_w == Approx(c.expected_wall_w).epsilon(1e-9));
