@@ -32,7 +32,8 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::no_price:
       return name + " has no public price in the catalog: give one with --price " + g->id + "=USD";
     case NoteKind::whole_computer:
-      return "Apple silicon is a whole computer: host, power and storage sections are left out";
+      return name +
+             " is a whole computer (unified memory): host, power and storage sections are left out";
     case NoteKind::offload:
       return fmt::format(
           "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
