@@ -378,15 +378,20 @@ const std::vector<Field> kFields = {
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      GET(D(P(r).cost_input.kwh_price_usd))},
     // blocks and lists
-    {"finetune", U_::none, "fine-tuning memory (with --mode; JSON only)", JSON(finetune_json(r))},
-    {"gpu_options", U_::none, "ranked alternatives without --gpu (JSON only)",
+    {"finetune", U_::none,
+     "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "
+     "gradients_bytes, optimizer_bytes, activations_bytes, total_bytes, gpus (FSDP)",
+     JSON(finetune_json(r))},
+    {"gpu_options", U_::none,
+     "without --gpu, the cheapest systems first (JSON only): id, count, total_price_usd, "
+     "gpus_usd, platform, per_gpu_bytes, split",
      JSON(options_json(r))},
-    {"gpu_options_fewest_cards", U_::none, "the same by fewest cards (JSON only)",
-     JSON(fewest_json(r))},
+    {"gpu_options_fewest_cards", U_::none,
+     "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
      GET(L(r.checklist))},
     {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")", GET(L(r.warnings))},
-    {"explain", U_::none, "every formula with its numbers (with --explain; JSON only)",
+    {"explain", U_::none, "with --explain (JSON only): quantity, formula, result of each part",
      JSON(explain_json(r))},
 };
 
