@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
+#include "cli/request.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
@@ -51,21 +53,6 @@ const Field kPlanFields[] = {{"name", Kind::string},
                              {"target_tokens_per_s", Kind::number}};
 const Field kBudgetFields[] = {
     {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
-
-// A flag named at the start of build_report()'s messages, and the plan field it comes from.
-const std::pair<const char*, const char*> kFlagFields[] = {{"MODEL: ", "model"},
-                                                           {"--quant: ", "quant"},
-                                                           {"--ctx: ", "context"},
-                                                           {"--batch: ", "batch"},
-                                                           {"--users: ", "users"},
-                                                           {"--kv-quant: ", "kv_quant"},
-                                                           {"--flash-attn: ", "flash_attn"},
-                                                           {"--ubatch: ", "ubatch"},
-                                                           {"--engine: ", "engine"},
-                                                           {"--headroom: ", "headroom"},
-                                                           {"--gpu: ", "gpu"},
-                                                           {"--gpus: ", "gpus"},
-                                                           {"--price: ", "gpu_price_usd"}};
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -136,12 +123,6 @@ std::string num(double v) {
   return s;
 }
 
-// A number as a flag's text: integers without a decimal point.
-std::string flag_text(const json& v) {
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  return num(v.get<double>());
-}
-
 std::string usd(double v) {
   const auto n = static_cast<uint64_t>(std::llround(v));
   std::string s = std::to_string(n), r;
@@ -174,12 +155,62 @@ std::string read_file(const std::string& path) {
 
 struct PlanInput {
   std::string file, pointer, name;
-  Options options;
-  json budget;  // object or null
+  std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
+  json budget;                          // object or null
   double target_tps = 0;
 };
 
-std::vector<PlanInput> read_plan_file(const std::string& file, const Options& base) {
+// The plan's request, built from its fields directly; each error names the file and the field's
+// JSON pointer. Fields left out take the main command's defaults.
+void plan_request(const std::string& file, const std::string& ptr, const json& p,
+                  const Catalog& cat, ResolvedRequest& rq) {
+  const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
+  const auto text = [&](const char* key, const char* fallback) {
+    return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
+  };
+  const auto count = [&](const char* key, uint64_t fallback, uint64_t lo, uint64_t hi) {
+    return count_in_range(at(key), p.contains(key) ? p.at(key).get<uint64_t>() : fallback, lo, hi);
+  };
+  const auto real = [&](const char* key, double lo, double hi) {
+    return real_in_range(at(key), p.at(key).get<double>(),
+                         fmt::format("{:.6g}", p.at(key).get<double>()), lo, hi);
+  };
+  PlanRequest& q = rq.request;
+  q = PlanRequest();
+  q.derivations = false;
+  rq.gpus = priced_gpus({}, cat);
+  const std::string quant = text("quant", "q4_k_m");
+  resolve_quant(at("quant"), quant);
+  RunConfig& c = q.config;
+  c.kv.n_ctx = count("context", 4096, 1, 16u << 20);
+  q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
+  c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
+  c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
+  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
+  const EngineProfile& ep = engine_profile(c.engine);
+  c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(at("flash_attn") +
+                     ": false with a quantized kv_quant: llama.cpp requires flash attention for a "
+                     "quantized V cache");
+  c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
+  c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+  q.gpus_requested = count("gpus", 1, 1, 1024);
+  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
+  if (p.contains("gpu_price_usd")) {
+    gpu.price_usd = real("gpu_price_usd", 1, 1e8);
+    gpu.price_date = "given in the plan";
+    gpu.price_kind = "user";
+  }
+  q.gpu = gpu;
+  rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
+  q.model = rq.model.spec;
+  if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
+  c.quant = &model_quant(at("quant"), rq.model, quant, rq.quant_requested, rq.quant_ignored);
+}
+
+std::vector<PlanInput> read_plan_file(const std::string& file, const Catalog& cat) {
   json doc;
   try {
     doc = json::parse(read_file(file));
@@ -206,25 +237,17 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
     PlanInput in;
     in.file = file;
     in.pointer = ptr;
-    Options& o = in.options;
-    o = base;
-    o.planning = PlanningOptions();
-    o.format = "json";
-    o.model = p.at("model").get<std::string>();
-    o.gpu = p.at("gpu").get<std::string>();
-    o.gpus = p.contains("gpus") ? flag_text(p.at("gpus")) : "1";
-    if (p.contains("quant")) o.quant = p.at("quant").get<std::string>();
-    if (p.contains("context")) o.ctx = flag_text(p.at("context"));
-    if (p.contains("batch")) o.batch = flag_text(p.at("batch"));
-    if (p.contains("users")) o.users = flag_text(p.at("users"));
-    if (p.contains("kv_quant")) o.kv_quant = p.at("kv_quant").get<std::string>();
-    if (p.contains("flash_attn")) o.flash_attn = p.at("flash_attn").get<bool>() ? "on" : "off";
-    if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
-    if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
-    if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
-    if (p.contains("gpu_price_usd"))
-      o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
-    in.name = p.contains("name") ? p.at("name").get<std::string>() : o.model;
+    in.rq = std::make_unique<ResolvedRequest>();
+    try {
+      plan_request(file, ptr, p, cat, *in.rq);
+    } catch (const InputError& e) {
+      // A model file's own errors name the file: say which plan read it.
+      const std::string m = e.what();
+      if (m.rfind(file + ": ", 0) == 0) throw;
+      throw InputError(file + ": " + ptr + ": " + m);
+    }
+    in.name =
+        p.contains("name") ? p.at("name").get<std::string>() : p.at("model").get<std::string>();
     if (p.contains("budget")) {
       in.budget = p.at("budget");
       check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
@@ -245,23 +268,8 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
   return out;
 }
 
-// build_report() for a plan, its errors pointed at the plan's fields.
-Report plan_report(const PlanInput& in, const Catalog& cat) {
-  try {
-    return build_report(in.options, cat);
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    for (const auto& [flag, field] : kFlagFields) {
-      const std::string f = flag;
-      if (m.rfind(f, 0) == 0)
-        throw InputError(in.file + ": " + in.pointer + "/" + field + ": " + m.substr(f.size()));
-    }
-    throw InputError(in.file + ": " + in.pointer + ": " + m);
-  }
-}
-
-PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
-  const Report r = plan_report(in, cat);
+PlanResult check_plan(const PlanInput& in) {
+  const Report r = make_report(*in.rq, plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
@@ -366,12 +374,12 @@ std::string PlanResult::line() const {
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanInput> inputs;
   for (const auto& f : o.planning.plan_files) {
-    auto v = read_plan_file(f, o);
+    auto v = read_plan_file(f, cat);
     inputs.insert(inputs.end(), std::make_move_iterator(v.begin()),
                   std::make_move_iterator(v.end()));
   }
   std::vector<PlanResult> out;
-  for (const auto& in : inputs) out.push_back(check_plan(in, cat));
+  for (const auto& in : inputs) out.push_back(check_plan(in));
   return out;
 }
 

@@ -25,19 +25,6 @@ void check_choice(const std::string& flag, const std::string& v,
   throw InputError(flag + ": expected " + list + ", got '" + v + "'" + did_you_mean(v, choices));
 }
 
-TensorType parse_kv_type(const std::string& text) {
-  static const std::vector<std::string> kKv = {"f32",  "f16",  "bf16", "q8_0",  "q5_1",
-                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
-  std::string t = lower(text);
-  if (t == "fp16") t = "f16";
-  if (t == "q8") t = "q8_0";
-  if (t == "q4") t = "q4_0";
-  if (std::find(kKv.begin(), kKv.end(), t) == kKv.end())
-    throw InputError("--kv-quant: unknown KV cache type '" + text + "'" + did_you_mean(text, kKv) +
-                     "; llama.cpp accepts f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
-  return *tensor_type_from_name(t);
-}
-
 // "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
 double parse_power_limit(const std::string& text) {
   const std::string msg =
@@ -75,13 +62,8 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   q.users = o.users.empty() ? 0 : int_flag("--users", o.users, 1, 100000);
   c.kv.n_seq = !o.batch.empty() ? int_flag("--batch", o.batch, 1, 65536) : q.users ? q.users : 1;
   c.kv.n_ubatch = int_flag("--ubatch", o.ubatch, 1, 65536);
-  c.kv.type_k = c.kv.type_v = parse_kv_type(o.kv_quant);
-  const auto eng = engine_from_name(o.engine);
-  if (!eng) {
-    std::vector<std::string> names(engine_names().begin(), engine_names().end());
-    check_choice("--engine", o.engine, names);
-  }
-  c.engine = *eng;
+  c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
+  c.engine = resolve_engine("--engine", o.engine);
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
@@ -142,10 +124,48 @@ void resolve_training(const Options& o, PlanRequest& q) {
 
 }  // namespace
 
-const QuantPreset& resolve_quant(const std::string& flag, const std::string& text) {
+uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi)
+    throw InputError(where + ": expected an integer from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ", got '" + std::to_string(v) + "'");
+  return static_cast<uint32_t>(v);
+}
+
+double real_in_range(const std::string& where, double v, const std::string& text, double lo,
+                     double hi) {
+  if (!(v >= lo && v <= hi)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
+    throw InputError(where + ": " + buf + ", got '" + text + "'");
+  }
+  return v;
+}
+
+TensorType resolve_kv_type(const std::string& where, const std::string& text) {
+  static const std::vector<std::string> kKv = {"f32",  "f16",  "bf16", "q8_0",  "q5_1",
+                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  std::string t = lower(text);
+  if (t == "fp16") t = "f16";
+  if (t == "q8") t = "q8_0";
+  if (t == "q4") t = "q4_0";
+  if (std::find(kKv.begin(), kKv.end(), t) == kKv.end())
+    throw InputError(where + ": unknown KV cache type '" + text + "'" + did_you_mean(text, kKv) +
+                     "; llama.cpp accepts f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+  return *tensor_type_from_name(t);
+}
+
+Engine resolve_engine(const std::string& where, const std::string& text) {
+  const auto eng = engine_from_name(text);
+  if (eng) return *eng;
+  std::vector<std::string> names(engine_names().begin(), engine_names().end());
+  check_choice(where, text, names);
+  return Engine::llama_cpp;  // not reached: check_choice throws
+}
+
+const QuantPreset& resolve_quant(const std::string& where, const std::string& text) {
   const QuantPreset* q = find_quant_preset(text);
   if (!q)
-    throw InputError(flag + ": unknown quantization '" + text + "'" +
+    throw InputError(where + ": unknown quantization '" + text + "'" +
                      did_you_mean(text, quant_names()) + "; see llmsize quants");
   return *q;
 }
@@ -195,12 +215,14 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   out.model = resolve_model(o.model, cat);
   q.model = out.model.spec;
   if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
-  q.config.quant = &model_quant(out.model, o.quant, out.quant_requested, out.quant_ignored);
+  q.config.quant =
+      &model_quant("--quant", out.model, o.quant, out.quant_requested, out.quant_ignored);
 }
 
-const QuantPreset& model_quant(const ResolvedModel& model, const std::string& text,
-                               std::string& requested, std::string& ignored) {
-  const QuantPreset& given = resolve_quant("--quant", text);
+const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
+                               const std::string& text, std::string& requested,
+                               std::string& ignored) {
+  const QuantPreset& given = resolve_quant(where, text);
   requested = text;
   ignored.clear();
   // A weights file has its own type: --quant does not apply, the report names the file's type.

@@ -30,16 +30,25 @@ struct ResolvedRequest {
 // model and GPU in `catalog` and fills the request. REQUIRES: `out` is not moved afterwards.
 void resolve_request(const Options& o, const Catalog& catalog, ResolvedRequest& out);
 
-// The pieces, for commands that vary some of them (sweep, fit, check).
-const QuantPreset& resolve_quant(const std::string& flag, const std::string& text);
+// The pieces, for commands that vary some of them (sweep, fit, check). `where` names the flag
+// ("--ctx") or the place in a file ("plans.json: /plans/0/context") in the InputError.
+const QuantPreset& resolve_quant(const std::string& where, const std::string& text);
+// v in [lo, hi]: "WHERE: expected an integer from LO to HI, got 'V'".
+uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi);
+// v in [lo, hi]: "WHERE: expected a number from LO to HI, got 'TEXT'" (TEXT: v as typed).
+double real_in_range(const std::string& where, double v, const std::string& text, double lo,
+                     double hi);
+TensorType resolve_kv_type(const std::string& where, const std::string& text);
+Engine resolve_engine(const std::string& where, const std::string& text);
 // --gpu NAME among `gpus` (the catalog's, prices applied).
 const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, const Catalog& cat,
                            const std::vector<GpuSpec>& gpus);
 // The quantization of `model` under --quant `text`: a weights file's own type replaces it (and
 // `ignored` receives the text when it was given and differs); `requested` is what the report
 // names.
-const QuantPreset& model_quant(const ResolvedModel& model, const std::string& text,
-                               std::string& requested, std::string& ignored);
+const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
+                               const std::string& text, std::string& requested,
+                               std::string& ignored);
 // The catalog's GPUs with every --price NAME=USD applied.
 std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat);
 

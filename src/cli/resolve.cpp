@@ -92,11 +92,12 @@ double parse_real(const std::string& flag, const std::string& text, double lo, d
   return v;
 }
 
-ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const std::string& where) {
   ResolvedModel r;
   if (text.empty())
     throw InputError(
-        "MODEL: missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
+        where +
+        ": missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
   if (const auto* cm = cat.find_model(text)) {
     r.spec = cm->spec;
     r.source = "catalog";
@@ -135,11 +136,11 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
       return r;
     }
     if (sm[1].matched)
-      throw InputError("MODEL: no catalog model of size " + text +
+      throw InputError(where + ": no catalog model of size " + text +
                        "; name an MoE model (llmsize models) or pass its config.json");
     const double b = std::stod(sm[2].str());
     if (b < 0.05 || b > 5000)
-      throw InputError("MODEL: size " + text + " is outside 0.05b to 5000b");
+      throw InputError(where + ": size " + text + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
     r.spec.name = "generic " + sm[2].str() + "B dense";
     r.source = "generic";
@@ -149,7 +150,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
                    std::to_string(r.spec.n_embd) + ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
-  throw InputError("MODEL: unknown model '" + text + "'" + cat.suggest_model(text) +
+  throw InputError(where + ": unknown model '" + text + "'" + cat.suggest_model(text) +
                    "; see llmsize models");
 }
 

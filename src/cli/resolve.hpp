@@ -22,7 +22,10 @@ struct ResolvedModel {
 };
 
 // MODEL as a catalog id or alias, a size shorthand ("70b", "8x7b"), or a path to config.json.
-ResolvedModel resolve_model(const std::string& text, const Catalog& cat);
+// `where` names it in errors about the name ("MODEL", or a plan file's pointer); a file's own
+// errors name the file.
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat,
+                            const std::string& where = "MODEL");
 
 // A generic dense Llama-3-like architecture of about `params` parameters (shorthand fallback).
 ModelSpec generic_dense_model(double params);

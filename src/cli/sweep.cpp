@@ -199,7 +199,7 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
     for (const auto& q : s.quants) {
       Group g;
       g.model = mi;
-      g.quant = &model_quant(m, q, g.quant_requested, g.quant_ignored);
+      g.quant = &model_quant("--quant", m, q, g.quant_requested, g.quant_ignored);
       g.planner_model = s.planner->add_model(m.spec, g.quant, m.exact_weights);
       s.groups.push_back(std::move(g));
     }
