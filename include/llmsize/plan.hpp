@@ -31,6 +31,9 @@ namespace llmsize {
 // tensor parallelism.
 enum class Split { layer, tensor };
 
+// The largest context a request may ask for, tokens (16 Mi).
+constexpr uint32_t kMaxContextTokens = 16u << 20;
+
 // Memory classes the plan always answers "how many GPUs of this size" for (GiB).
 constexpr uint32_t kMemoryClassesGib[] = {24, 48, 80};
 

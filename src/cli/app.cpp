@@ -62,7 +62,7 @@ namespace {
 std::string run_estimate(const Options& o) {
   check_choice("--format", o.format, kFormats);
   const Catalog cat = load_catalog(o);
-  const Report r = o.ctx == "max" ? build_report_max_context(o, cat) : build_report(o, cat);
+  const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
@@ -71,6 +71,32 @@ std::string run_estimate(const Options& o) {
 }
 
 }  // namespace
+
+CLI::Validator integer_from(uint64_t lo, uint64_t hi) {
+  return CLI::Validator([lo, hi](std::string& v) { return integer_problem(v, lo, hi); }, "");
+}
+
+CLI::Validator number_from(double lo, double hi) {
+  return CLI::Validator([lo, hi](std::string& v) { return number_problem(v, lo, hi); }, "");
+}
+
+CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
+                            const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          names,
+          [&o](const std::string& v) {
+            o.ctx_max = v == "max";
+            if (!o.ctx_max) o.ctx = static_cast<uint32_t>(std::stoul(v));
+          },
+          help)
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v == "max" ? std::string() : integer_problem(v, 1, kMaxContextTokens);
+          },
+          ""))
+      ->default_str(std::to_string(o.ctx));
+}
 
 void setup_app(CLI::App& app, Options& o) {
   app.description(
@@ -84,17 +110,20 @@ void setup_app(CLI::App& app, Options& o) {
                  "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); "
                  "q4 = q4_k_m")
       ->capture_default_str()
+      ->each([&o](const std::string&) { o.quant_given = true; })
       ->group(mem);
-  app.add_option("-c,--ctx,--n-ctx", o.ctx, "context length per sequence, tokens")
-      ->capture_default_str()
+  add_ctx_option(app, "-c,--ctx,--n-ctx", o,
+                 "context length per sequence, tokens (max: the largest the GPUs hold)")
       ->type_name("N")
       ->group(mem);
   app.add_option("-b,--batch,--n-seq", o.batch,
                  "concurrent sequences, each with its own KV cache (default: --users, else 1)")
+      ->check(integer_from(1, 65536))
       ->type_name("N")
       ->group(mem);
   app.add_option("--ubatch,--n-ubatch", o.ubatch,
                  "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
+      ->check(integer_from(1, 65536))
       ->capture_default_str()
       ->type_name("N")
       ->group(mem);
@@ -108,10 +137,12 @@ void setup_app(CLI::App& app, Options& o) {
   app.add_option(
          "--headroom", o.headroom,
          "fraction added on top of the sum, 0 to 1 (default 0.2; vllm 0.111 = 90% utilization)")
+      ->check(number_from(0.0, 1.0))
       ->type_name("F")
       ->group(mem);
   app.add_option("--overhead-mib", o.overhead_mib,
                  "runtime overhead per GPU, MiB (default 512; vllm 1024)")
+      ->check(number_from(0, 65536))
       ->type_name("MIB")
       ->group(mem);
   app.add_option("-e,--engine", o.engine,
@@ -129,6 +160,7 @@ void setup_app(CLI::App& app, Options& o) {
       ->type_name("NAME")
       ->group(hw);
   app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough? what spills to RAM?")
+      ->check(integer_from(1, 1024))
       ->type_name("N")
       ->group(hw);
   app.add_option("--price", o.prices,
@@ -140,17 +172,21 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->group(hw);
   app.add_option("--top", o.top, "how many GPU options to list when llmsize recommends")
+      ->check(integer_from(1, 100))
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
   app.add_option("-u,--users", o.users, "people served at once (concurrent sequences)")
+      ->check(integer_from(1, 100000))
       ->type_name("N")
       ->group(hw);
   app.add_option("--target-tps", o.target_tps,
                  "tokens/s each user must get: plans the GPU count (tensor parallel + replicas)")
+      ->check(number_from(0.1, 100000))
       ->type_name("T")
       ->group(hw);
   app.add_option("--prompt", o.prompt, "prompt length for time to first token, tokens")
+      ->check(integer_from(1, 16u << 20))
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
@@ -158,46 +194,66 @@ void setup_app(CLI::App& app, Options& o) {
   auto* host = "Host, power and cost";
   app.add_option("--ram-channels", o.ram_channels,
                  "memory channels populated (default: the platform's)")
+      ->check(integer_from(1, 24))
       ->type_name("N")
       ->group(host);
   app.add_option("--ram-mts", o.ram_mts,
                  "DIMM speed, MT/s (offload bandwidth = channels x MT/s x 8 B)")
+      ->check(integer_from(400, 20000))
       ->capture_default_str()
       ->type_name("N")
       ->group(host);
   app.add_option("--keep-models", o.keep_models, "models or variants kept on disk")
+      ->check(integer_from(1, 1000))
       ->capture_default_str()
       ->type_name("N")
       ->group(host);
   app.add_option("--dataset-gb", o.dataset_gb, "datasets kept on disk, GB")
+      ->check(number_from(0, 1e7))
       ->capture_default_str()
       ->type_name("GB")
       ->group(host);
   app.add_option("--power-limit", o.power_limit, "GPU power cap, e.g. 80%")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_power_limit(v);
+              return std::string();
+            } catch (const InputError& e) {
+              return std::string(e.what()).substr(std::string("--power-limit: ").size());
+            }
+          },
+          ""))
       ->capture_default_str()
       ->type_name("PCT")
       ->group(host);
   app.add_option("--mains", o.mains, "mains voltage: 120 or 230")
+      ->check(number_from(100, 240))
       ->capture_default_str()
       ->type_name("V")
       ->group(host);
   app.add_option("--duty-cycle", o.duty_cycle, "share of the year at full load, for energy")
+      ->check(number_from(0, 1))
       ->capture_default_str()
       ->type_name("F")
       ->group(host);
   app.add_option("--kwh-price", o.kwh_price, "electricity price, USD per kWh")
+      ->check(number_from(0, 10))
       ->capture_default_str()
       ->type_name("USD")
       ->group(host);
   app.add_option("--years", o.years, "amortisation period")
+      ->check(number_from(0.25, 20))
       ->capture_default_str()
       ->type_name("N")
       ->group(host);
   app.add_option("--utilization", o.utilization, "share of the year generating, for cost per token")
+      ->check(number_from(0, 1))
       ->capture_default_str()
       ->type_name("F")
       ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
+      ->check(number_from(0.0001, 10000))
       ->type_name("USD")
       ->group(host);
 
@@ -206,6 +262,7 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->group(ft);
   app.add_option("--seq", o.seq, "training sequence length")
+      ->check(integer_from(1, 16u << 20))
       ->capture_default_str()
       ->type_name("N")
       ->group(ft);
@@ -213,6 +270,7 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->group(ft);
   app.add_option("--lora-rank", o.lora_rank, "LoRA rank")
+      ->check(integer_from(1, 4096))
       ->capture_default_str()
       ->type_name("N")
       ->group(ft);

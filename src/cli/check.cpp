@@ -207,7 +207,8 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
   q.model = rq.model.spec;
   if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
-  c.quant = &model_quant(at("quant"), rq.model, quant, rq.quant_requested, rq.quant_ignored);
+  c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
+                         rq.quant_ignored);
 }
 
 std::vector<PlanInput> read_plan_file(const std::string& file, const Catalog& cat) {

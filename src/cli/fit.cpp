@@ -18,8 +18,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr uint32_t kMaxCtx = 16u << 20;  // the --ctx flag's range
-
 std::string group(uint64_t v) {
   return group_digits(v);
 }
@@ -50,11 +48,15 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
   FitResult res;
   const std::vector<std::string> quants =
       o.planning.fit_quants.empty() ? fit_default_quants() : o.planning.fit_quants;
-  res.context = static_cast<uint32_t>(parse_int("--ctx", o.ctx, 1, kMaxCtx));
+  if (o.ctx_max)
+    throw InputError(
+        "--ctx: fit lists the largest context of each model itself; give the one "
+        "each must hold at least, tokens");
+  res.context = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
   if (cat.models().empty()) return res;
   // Every flag and the GPU through the first model's request; the models come from the catalog.
   Options first = o;
-  first.gpus = o.gpus.empty() ? "1" : o.gpus;
+  first.gpus = o.gpus ? o.gpus : 1;
   first.planning = PlanningOptions();
   first.model = cat.models().front().spec.id;
   first.quant = quants.front();
@@ -89,7 +91,8 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       f.bits_per_weight = r.estimate.weights.bits_per_weight();
       f.lossy = lossy(preset);
       f.per_gpu_bytes = p.per_gpu_bytes;
-      const uint32_t limit = m.n_ctx_train ? std::min(m.n_ctx_train, kMaxCtx) : kMaxCtx;
+      const uint32_t limit =
+          m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
       const MaxContext mc =
           max_context(m, r.config, r.estimate.weights, p.count, p.gpu.usable_bytes(), limit);
       f.max_context = mc.n_ctx;
@@ -195,8 +198,9 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
         "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs "
         "hold");
   Options probe = o;
-  probe.ctx = "1";
-  probe.gpus = o.gpus.empty() ? "1" : o.gpus;
+  probe.ctx = 1;
+  probe.ctx_max = false;
+  probe.gpus = o.gpus ? o.gpus : 1;
   ResolvedRequest rq;
   resolve_request(probe, cat, rq);
   // Weights once, for the probe at context 1 and the plan at the largest context.
@@ -209,7 +213,8 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
   const ModelSpec& m = rq.request.model;
   const GpuPlan& plan = *p.gpu;
   const uint64_t usable = plan.gpu.usable_bytes();
-  const uint32_t limit = m.n_ctx_train ? std::min(m.n_ctx_train, kMaxCtx) : kMaxCtx;
+  const uint32_t limit =
+      m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
   const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
   const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
   if (mc.n_ctx == 0)

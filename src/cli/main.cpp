@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ValidationError& e) {
+    // A flag's value out of its range: "--ctx: expected an integer from 1 to 16777216, got '0'".
+    std::fprintf(stderr, "llmsize: error: %s\n", e.what());
+    return 2;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "llmsize: error: %s\nRun with --help for the options.\n", e.what());
     return 2;

@@ -35,10 +35,10 @@ void setup_planning(CLI::App& app, Options& o) {
   fit->add_option("-g,--gpu", o.gpu, "GPU from the catalog (llmsize gpus)")
       ->required()
       ->type_name("NAME");
-  fit->add_option("-n,--gpus", o.gpus, "how many of them (default 1)")->type_name("N");
-  fit->add_option("-c,--ctx", o.ctx, "context each must hold, tokens")
-      ->capture_default_str()
+  fit->add_option("-n,--gpus", o.gpus, "how many of them (default 1)")
+      ->check(integer_from(1, 1024))
       ->type_name("N");
+  add_ctx_option(*fit, "-c,--ctx", o, "context each must hold, tokens")->type_name("N");
   fit->add_option(
          "--quants", p.fit_quants,
          "quantizations to try, comma-separated (default: f16,q8_0,q6_k,q5_k_m,q4_k_m,q3_k_m,q2_k)")

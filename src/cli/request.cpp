@@ -1,6 +1,8 @@
 #include "cli/request.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
+
 #include <cmath>
 
 #include "llmsize/io/catalog.hpp"
@@ -25,7 +27,89 @@ void check_choice(const std::string& flag, const std::string& v,
   throw InputError(flag + ": expected " + list + ", got '" + v + "'" + did_you_mean(v, choices));
 }
 
-// "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
+std::vector<std::string> quant_names() {
+  std::vector<std::string> v;
+  for (const auto& p : all_quant_presets()) v.push_back(p.id);
+  for (const auto& a : quant_aliases()) v.push_back(a.alias);
+  return v;
+}
+
+// A number flag's value, range checked ("--mains: expected a number from 100 to 240, got '90'").
+double real(const std::string& flag, double v, double lo, double hi) {
+  return real_in_range(flag, v, fmt::format("{}", v), lo, hi);
+}
+
+// Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
+// The numbers were range-checked when parsed; checked again for Options filled in code.
+void resolve_config(const Options& o, ResolvedRequest& out) {
+  PlanRequest& q = out.request;
+  RunConfig& c = q.config;
+  c.quant = &resolve_quant("--quant", o.quant);
+  out.quant_requested = o.quant;
+  c.kv.n_ctx = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
+  q.users = o.users ? count_in_range("--users", o.users, 1, 100000) : 0;
+  c.kv.n_seq = o.batch ? count_in_range("--batch", o.batch, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count_in_range("--ubatch", o.ubatch, 1, 65536);
+  c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
+  c.engine = resolve_engine("--engine", o.engine);
+  const EngineProfile& ep = engine_profile(c.engine);
+  if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
+  c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(
+        "--kv-quant " + o.kv_quant +
+        " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
+  c.headroom = o.headroom < 0 ? ep.headroom_default : real("--headroom", o.headroom, 0.0, 1.0);
+  c.overhead_per_gpu_bytes =
+      o.overhead_mib < 0
+          ? ep.overhead_per_gpu_bytes
+          : static_cast<uint64_t>(real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
+}
+
+// GPUs, speed, host, power and cost.
+void resolve_hardware(const Options& o, PlanRequest& q) {
+  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, 1024) : 0;
+  q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
+  if (q.target_tokens_per_s > 0 && q.users == 0)
+    throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
+  check_choice("--split", o.split, {"layer", "tensor"});
+  q.split = o.split == "tensor" ? Split::tensor : Split::layer;
+  q.top = count_in_range("--top", o.top, 1, 100);
+  q.prompt_tokens = count_in_range("--prompt", o.prompt, 1, kMaxContextTokens);
+  q.ram_mts = count_in_range("--ram-mts", o.ram_mts, 400, 20000);
+  q.ram_channels = o.ram_channels ? count_in_range("--ram-channels", o.ram_channels, 1, 24) : 0;
+  q.keep_models = count_in_range("--keep-models", o.keep_models, 1, 1000);
+  // Decimal GB as typed, to bytes (<= 1e7 GB = 1e16 bytes: no overflow).
+  q.dataset_bytes =
+      static_cast<uint64_t>(std::llround(real("--dataset-gb", o.dataset_gb, 0, 1e7) * 1e9));
+  q.power.power_limit = parse_power_limit(o.power_limit);
+  q.power.mains_v = real("--mains", o.mains, 100, 240);
+  q.power.duty_cycle = real("--duty-cycle", o.duty_cycle, 0, 1);
+  q.cost.kwh_price_usd = real("--kwh-price", o.kwh_price, 0, 10);
+  q.cost.years = real("--years", o.years, 0.25, 20);
+  q.cost.utilization = real("--utilization", o.utilization, 0, 1);
+  q.cost.cloud_price_per_mtok =
+      o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
+}
+
+void resolve_training(const Options& o, PlanRequest& q) {
+  check_choice("--mode", o.mode, {"inference", "lora", "qlora", "full"});
+  TrainConfig t;
+  t.mode = o.mode == "full"    ? TrainMode::full
+           : o.mode == "qlora" ? TrainMode::qlora
+                               : TrainMode::lora;
+  t.seq = count_in_range("--seq", o.seq, 1, kMaxContextTokens);
+  check_choice("--optimizer", o.optimizer, {"adamw", "adamw-8bit"});
+  t.optimizer = o.optimizer == "adamw" ? Optimizer::adamw : Optimizer::adamw_8bit;
+  t.lora_rank = count_in_range("--lora-rank", o.lora_rank, 1, 4096);
+  check_choice("--checkpointing", o.checkpointing, {"on", "off"});
+  t.checkpointing = o.checkpointing == "on";
+  t.batch = o.batch ? q.config.kv.n_seq : 1;
+  if (o.mode != "inference") q.train = t;
+}
+
+}  // namespace
+
 double parse_power_limit(const std::string& text) {
   const std::string msg =
       "--power-limit: expected a percentage from 10% to 100% (or a fraction 0.1 to 1), got '" +
@@ -40,89 +124,6 @@ double parse_power_limit(const std::string& text) {
   if (!(v >= 0.1 && v <= 1.0)) throw InputError(msg);
   return v;
 }
-
-std::vector<std::string> quant_names() {
-  std::vector<std::string> v;
-  for (const auto& p : all_quant_presets()) v.push_back(p.id);
-  for (const auto& a : quant_aliases()) v.push_back(a.alias);
-  return v;
-}
-
-uint32_t int_flag(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
-  return static_cast<uint32_t>(parse_int(flag, text, lo, hi));
-}
-
-// Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
-void resolve_config(const Options& o, ResolvedRequest& out) {
-  PlanRequest& q = out.request;
-  RunConfig& c = q.config;
-  c.quant = &resolve_quant("--quant", o.quant);
-  out.quant_requested = o.quant;
-  c.kv.n_ctx = int_flag("--ctx", o.ctx, 1, 16u << 20);
-  q.users = o.users.empty() ? 0 : int_flag("--users", o.users, 1, 100000);
-  c.kv.n_seq = !o.batch.empty() ? int_flag("--batch", o.batch, 1, 65536) : q.users ? q.users : 1;
-  c.kv.n_ubatch = int_flag("--ubatch", o.ubatch, 1, 65536);
-  c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
-  c.engine = resolve_engine("--engine", o.engine);
-  const EngineProfile& ep = engine_profile(c.engine);
-  if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
-  c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
-  if (traits(c.kv.type_v).quantized && !c.flash_attn)
-    throw InputError(
-        "--kv-quant " + o.kv_quant +
-        " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
-  c.headroom =
-      o.headroom.empty() ? ep.headroom_default : parse_real("--headroom", o.headroom, 0.0, 1.0);
-  c.overhead_per_gpu_bytes =
-      o.overhead_mib.empty()
-          ? ep.overhead_per_gpu_bytes
-          : static_cast<uint64_t>(parse_real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
-}
-
-// GPUs, speed, host, power and cost.
-void resolve_hardware(const Options& o, PlanRequest& q) {
-  q.gpus_requested = o.gpus.empty() ? 0 : int_flag("--gpus", o.gpus, 1, 1024);
-  q.target_tokens_per_s =
-      o.target_tps.empty() ? 0 : parse_real("--target-tps", o.target_tps, 0.1, 100000);
-  if (q.target_tokens_per_s > 0 && q.users == 0)
-    throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
-  check_choice("--split", o.split, {"layer", "tensor"});
-  q.split = o.split == "tensor" ? Split::tensor : Split::layer;
-  q.top = int_flag("--top", o.top, 1, 100);
-  q.prompt_tokens = int_flag("--prompt", o.prompt, 1, 16u << 20);
-  q.ram_mts = int_flag("--ram-mts", o.ram_mts, 400, 20000);
-  q.ram_channels = o.ram_channels.empty() ? 0 : int_flag("--ram-channels", o.ram_channels, 1, 24);
-  q.keep_models = int_flag("--keep-models", o.keep_models, 1, 1000);
-  // Decimal GB as typed, to bytes (<= 1e7 GB = 1e16 bytes: no overflow).
-  q.dataset_bytes =
-      static_cast<uint64_t>(std::llround(parse_real("--dataset-gb", o.dataset_gb, 0, 1e7) * 1e9));
-  q.power.power_limit = parse_power_limit(o.power_limit);
-  q.power.mains_v = parse_real("--mains", o.mains, 100, 240);
-  q.power.duty_cycle = parse_real("--duty-cycle", o.duty_cycle, 0, 1);
-  q.cost.kwh_price_usd = parse_real("--kwh-price", o.kwh_price, 0, 10);
-  q.cost.years = parse_real("--years", o.years, 0.25, 20);
-  q.cost.utilization = parse_real("--utilization", o.utilization, 0, 1);
-  q.cost.cloud_price_per_mtok =
-      o.cloud_price.empty() ? 0 : parse_real("--cloud-price", o.cloud_price, 0.0001, 10000);
-}
-
-void resolve_training(const Options& o, PlanRequest& q) {
-  check_choice("--mode", o.mode, {"inference", "lora", "qlora", "full"});
-  TrainConfig t;
-  t.mode = o.mode == "full"    ? TrainMode::full
-           : o.mode == "qlora" ? TrainMode::qlora
-                               : TrainMode::lora;
-  t.seq = int_flag("--seq", o.seq, 1, 16u << 20);
-  check_choice("--optimizer", o.optimizer, {"adamw", "adamw-8bit"});
-  t.optimizer = o.optimizer == "adamw" ? Optimizer::adamw : Optimizer::adamw_8bit;
-  t.lora_rank = int_flag("--lora-rank", o.lora_rank, 1, 4096);
-  check_choice("--checkpointing", o.checkpointing, {"on", "off"});
-  t.checkpointing = o.checkpointing == "on";
-  t.batch = o.batch.empty() ? 1 : q.config.kv.n_seq;
-  if (o.mode != "inference") q.train = t;
-}
-
-}  // namespace
 
 uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {
   if (v < lo || v > hi)
@@ -215,21 +216,21 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   out.model = resolve_model(o.model, cat);
   q.model = out.model.spec;
   if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
-  q.config.quant =
-      &model_quant("--quant", out.model, o.quant, out.quant_requested, out.quant_ignored);
+  q.config.quant = &model_quant("--quant", out.model, o.quant, o.quant_given, out.quant_requested,
+                                out.quant_ignored);
 }
 
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
-                               const std::string& text, std::string& requested,
+                               const std::string& text, bool given, std::string& requested,
                                std::string& ignored) {
-  const QuantPreset& given = resolve_quant(where, text);
+  const QuantPreset& preset = resolve_quant(where, text);
   requested = text;
   ignored.clear();
   // A weights file has its own type: --quant does not apply, the report names the file's type.
-  if (!model.exact_weights) return given;
+  if (!model.exact_weights) return preset;
   const QuantPreset* fq = find_quant_preset(model.file_quant);
-  if (!fq) return given;
-  if (lower(text) != "q4_k_m" && &given != fq) ignored = text;
+  if (!fq) return preset;
+  if (given && &preset != fq) ignored = text;
   requested = fq->id;
   return *fq;
 }

@@ -38,16 +38,18 @@ uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint6
 // v in [lo, hi]: "WHERE: expected a number from LO to HI, got 'TEXT'" (TEXT: v as typed).
 double real_in_range(const std::string& where, double v, const std::string& text, double lo,
                      double hi);
+// --power-limit: "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
+double parse_power_limit(const std::string& text);
 TensorType resolve_kv_type(const std::string& where, const std::string& text);
 Engine resolve_engine(const std::string& where, const std::string& text);
 // --gpu NAME among `gpus` (the catalog's, prices applied).
 const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, const Catalog& cat,
                            const std::vector<GpuSpec>& gpus);
-// The quantization of `model` under --quant `text`: a weights file's own type replaces it (and
-// `ignored` receives the text when it was given and differs); `requested` is what the report
-// names.
+// The quantization of `model` under --quant `text` (`given`: typed, not the default): a weights
+// file's own type replaces it (and `ignored` receives the text when it was typed and names
+// another type); `requested` is what the report names.
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
-                               const std::string& text, std::string& requested,
+                               const std::string& text, bool given, std::string& requested,
                                std::string& ignored);
 // The catalog's GPUs with every --price NAME=USD applied.
 std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat);

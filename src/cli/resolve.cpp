@@ -71,25 +71,35 @@ ModelSpec generic_dense_model(double params) {
   return m;
 }
 
-uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
-  const std::string range =
-      "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError(flag + ": " + range + ", got '" + text + "'");
+std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string problem = "expected an integer from " + std::to_string(lo) + " to " +
+                              std::to_string(hi) + ", got '" + text + "'";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return problem;
   // 19 digits always fit in 64 bits; anything longer is out of range anyway.
-  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi)
-    throw InputError(flag + ": " + range + ", got '" + text + "'");
-  return std::stoull(text);
+  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi) return problem;
+  return "";
 }
 
-double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+std::string number_problem(const std::string& text, double lo, double hi) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   char buf[128];
   std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
   if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
-    throw InputError(flag + ": " + buf + ", got '" + text + "'");
-  return v;
+    return std::string(buf) + ", got '" + text + "'";
+  return "";
+}
+
+uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string problem = integer_problem(text, lo, hi);
+  if (!problem.empty()) throw InputError(flag + ": " + problem);
+  return std::stoull(text);
+}
+
+double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+  const std::string problem = number_problem(text, lo, hi);
+  if (!problem.empty()) throw InputError(flag + ": " + problem);
+  return std::strtod(text.c_str(), nullptr);
 }
 
 ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const std::string& where) {

@@ -158,7 +158,7 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
   s.model_names = list_items("--models", p.models, {});
   s.quants = list_items("--quants", p.quants, {o.quant});
   for (const auto& c : list_items("--ctx", p.ctxs, {"4096"}))
-    s.ctxs.push_back(static_cast<uint32_t>(parse_int("--ctx", c, 1, 16u << 20)));
+    s.ctxs.push_back(static_cast<uint32_t>(parse_int("--ctx", c, 1, kMaxContextTokens)));
   for (const auto& c : list_items("--gpus", p.counts, {"1"}))
     s.counts.push_back(static_cast<uint32_t>(parse_int("--gpus", c, 1, 1024)));
   const std::vector<std::string> gpu_names = list_items("--gpu", p.gpu_list, {});
@@ -184,9 +184,10 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
   Options first = o;
   first.model = s.model_names.front();
   first.quant = s.quants.front();
-  first.ctx = std::to_string(s.ctxs.front());
+  first.ctx = s.ctxs.front();
+  first.ctx_max = false;
   first.gpu = gpu_names.front();
-  first.gpus = std::to_string(s.counts.front());
+  first.gpus = s.counts.front();
   first.explain = false;
   resolve_request(first, cat, s.rq);
   s.planner = std::make_unique<Planner>(s.rq.request);
@@ -199,7 +200,8 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
     for (const auto& q : s.quants) {
       Group g;
       g.model = mi;
-      g.quant = &model_quant("--quant", m, q, g.quant_requested, g.quant_ignored);
+      g.quant = &model_quant("--quant", m, q, !p.quants.empty() || o.quant_given, g.quant_requested,
+                             g.quant_ignored);
       g.planner_model = s.planner->add_model(m.spec, g.quant, m.exact_weights);
       s.groups.push_back(std::move(g));
     }
