@@ -130,7 +130,7 @@ void plan_server(const PlanRequest& req, Memo& memo, Plan& p) {
   HostInput hi;
   hi.n_gpus = g.count;
   hi.gpu_slot_width = g.gpu.slot_width;
-  hi.gpu_is_module = g.gpu.slot_width <= 0 && !g.gpu.unified_memory;
+  hi.gpu_is_module = g.gpu.is_module();
   hi.weights_bytes = e.weights.bytes;
   hi.host_weights_bytes = checked_add(e.weights.host_bytes, p.offload ? p.offload->ram_bytes : 0);
   hi.keep_models = req.keep_models;

@@ -10,6 +10,7 @@
 #include "cli/request.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -22,7 +23,8 @@ void check_choice(const std::string& flag, const std::string& v,
   std::string list;
   for (size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + v + "'" + did_you_mean(v, choices));
+  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+                   did_you_mean(v, choices));
 }
 
 Catalog load_catalog(const Options& o) {

@@ -4,10 +4,12 @@
 #include <algorithm>
 
 #include <cmath>
+#include <tuple>
 
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -24,7 +26,8 @@ void check_choice(const std::string& flag, const std::string& v,
   std::string list;
   for (size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + v + "'" + did_you_mean(v, choices));
+  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+                   did_you_mean(v, choices));
 }
 
 std::vector<std::string> quant_names() {
@@ -125,6 +128,29 @@ double parse_power_limit(const std::string& text) {
   return v;
 }
 
+void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
+                   TensorType type_v) {
+  std::vector<uint64_t> heads = {m.n_head_kv};
+  for (const uint32_t h : m.n_head_kv_per_layer)
+    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
+  for (const auto& [kind, type, head] :
+       {std::tuple{"K", type_k, m.n_embd_head_k}, std::tuple{"V", type_v, m.n_embd_head_v}}) {
+    const auto& tt = traits(type);
+    if (tt.block_size <= 1) continue;
+    const bool mla = m.is_mla();
+    for (const uint64_t h : heads) {
+      const uint64_t row = mla ? (kind[0] == 'K' ? m.n_embd_k_gqa() : m.n_embd_v_gqa()) : h * head;
+      if (row == 0 || row % tt.block_size == 0) continue;
+      throw InputError(
+          where + ": " + tt.name + " stores rows in blocks of " + std::to_string(tt.block_size) +
+          " elements, but this model's " + kind + " row is " + std::to_string(row) + " elements" +
+          (mla ? std::string(" (MLA latent)")
+               : " (" + std::to_string(h) + " KV heads x head size " + std::to_string(head) + ")") +
+          "; use f16, bf16 or a type whose block divides it");
+    }
+  }
+}
+
 uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {
   if (v < lo || v > hi)
     throw InputError(where + ": expected an integer from " + std::to_string(lo) + " to " +
@@ -150,7 +176,8 @@ TensorType resolve_kv_type(const std::string& where, const std::string& text) {
   if (t == "q8") t = "q8_0";
   if (t == "q4") t = "q4_0";
   if (std::find(kKv.begin(), kKv.end(), t) == kKv.end())
-    throw InputError(where + ": unknown KV cache type '" + text + "'" + did_you_mean(text, kKv) +
+    throw InputError(where + ": unknown KV cache type '" + sanitize(text) + "'" +
+                     did_you_mean(text, kKv) +
                      "; llama.cpp accepts f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
   return *tensor_type_from_name(t);
 }
@@ -166,7 +193,7 @@ Engine resolve_engine(const std::string& where, const std::string& text) {
 const QuantPreset& resolve_quant(const std::string& where, const std::string& text) {
   const QuantPreset* q = find_quant_preset(text);
   if (!q)
-    throw InputError(where + ": unknown quantization '" + text + "'" +
+    throw InputError(where + ": unknown quantization '" + sanitize(text) + "'" +
                      did_you_mean(text, quant_names()) + "; see llmsize quants");
   return *q;
 }
@@ -177,11 +204,12 @@ std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const C
   for (const auto& p : prices) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("--price: expected NAME=USD, got '" + p + "'");
+      throw InputError("--price: expected NAME=USD, got '" + sanitize(p) + "'");
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
-    if (!g) throw InputError("--price: unknown GPU '" + name + "'" + cat.suggest_gpu(name));
+    if (!g)
+      throw InputError("--price: unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name));
     for (auto& s : gpus)
       if (s.id == g->spec.id) {
         s.price_usd = usd;
@@ -196,7 +224,7 @@ const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, con
                            const std::vector<GpuSpec>& gpus) {
   const auto* cg = cat.find_gpu(name);
   if (!cg)
-    throw InputError(flag + ": unknown GPU '" + name + "'" + cat.suggest_gpu(name) +
+    throw InputError(flag + ": unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name) +
                      "; see llmsize gpus");
   return *std::find_if(gpus.begin(), gpus.end(),
                        [&](const GpuSpec& g) { return g.id == cg->spec.id; });
@@ -216,6 +244,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   out.model = resolve_model(o.model, cat);
   q.model = out.model.spec;
   if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
+  check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
   q.config.quant = &model_quant("--quant", out.model, o.quant, o.quant_given, out.quant_requested,
                                 out.quant_ignored);
 }

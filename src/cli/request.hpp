@@ -40,6 +40,11 @@ double real_in_range(const std::string& where, double v, const std::string& text
                      double hi);
 // --power-limit: "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
 double parse_power_limit(const std::string& text);
+// A quantized KV type stores each K and V row in whole blocks (ggml_row_size asserts
+// ne % blck_size == 0; llama.cpp refuses the context otherwise): "--kv-quant: q4_0 stores rows in
+// blocks of 32 elements, but this model's K row is 72 elements (1 KV heads x head size 72)".
+void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
+                   TensorType type_v);
 TensorType resolve_kv_type(const std::string& where, const std::string& text);
 Engine resolve_engine(const std::string& where, const std::string& text);
 // --gpu NAME among `gpus` (the catalog's, prices applied).

@@ -10,6 +10,7 @@
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -35,7 +36,7 @@ ModelSpec read_config_json(const std::string& path) {
 // A model file read header-only: the architecture and the exact per-tensor weights.
 ResolvedModel resolve_model_file(const std::string& path) {
   ModelFile f = read_model_file(path);
-  if (!f.spec) throw InputError(path + ": " + f.spec_missing_reason);
+  if (!f.spec) throw InputError(sanitize(path, 256) + ": " + f.spec_missing_reason);
   ResolvedModel r;
   r.spec = *f.spec;
   r.source = f.format;
@@ -73,7 +74,7 @@ ModelSpec generic_dense_model(double params) {
 
 std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi) {
   const std::string problem = "expected an integer from " + std::to_string(lo) + " to " +
-                              std::to_string(hi) + ", got '" + text + "'";
+                              std::to_string(hi) + ", got '" + sanitize(text) + "'";
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return problem;
   // 19 digits always fit in 64 bits; anything longer is out of range anyway.
   if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi) return problem;
@@ -81,12 +82,14 @@ std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi) {
 }
 
 std::string number_problem(const std::string& text, double lo, double hi) {
+  // Decimal only: strtod would also take hex floats (0x1p-3), "inf" and "nan".
+  const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   char buf[128];
   std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
-  if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
-    return std::string(buf) + ", got '" + text + "'";
+  if (text.empty() || !decimal || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+    return std::string(buf) + ", got '" + sanitize(text) + "'";
   return "";
 }
 
@@ -119,7 +122,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
   if (is_directory(text)) {
     if (is_model_file_path(text)) return resolve_model_file(text);
     const std::string cfg = text + "/config.json";
-    if (!is_regular_file(cfg)) throw InputError(text + ": directory has no config.json");
+    if (!is_regular_file(cfg)) throw InputError(not_a_model_directory(text));
     r.spec = read_config_json(cfg);
     r.source = "config.json";
     return r;
@@ -130,7 +133,14 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
     r.source = "config.json";
     return r;
   }
-  if (looks_like_path) throw InputError(text + ": no such file");
+  struct stat st {};
+  if (::stat(text.c_str(), &st) == 0) {
+    // A FIFO, a device: the reader refuses it, saying what it is ("not a regular file (a FIFO)").
+    r.spec = read_config_json(text);
+    r.source = "config.json";
+    return r;
+  }
+  if (looks_like_path) throw InputError(sanitize(text, 256) + ": no such file");
 
   // Size shorthands: 70b, 0.5b, 8x7b.
   static const std::regex kSize(R"(^(\d{1,4}x)?(\d{1,5}(\.\d{1,3})?)b$)", std::regex::icase);
@@ -150,7 +160,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
                        "; name an MoE model (llmsize models) or pass its config.json");
     const double b = std::stod(sm[2].str());
     if (b < 0.05 || b > 5000)
-      throw InputError(where + ": size " + text + " is outside 0.05b to 5000b");
+      throw InputError(where + ": size " + sanitize(text) + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
     r.spec.name = "generic " + sm[2].str() + "B dense";
     r.source = "generic";
@@ -160,7 +170,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
                    std::to_string(r.spec.n_embd) + ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
-  throw InputError(where + ": unknown model '" + text + "'" + cat.suggest_model(text) +
+  throw InputError(where + ": unknown model '" + sanitize(text) + "'" + cat.suggest_model(text) +
                    "; see llmsize models");
 }
 

@@ -197,6 +197,8 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
   for (size_t mi = 0; mi < s.model_names.size(); ++mi) {
     s.models.push_back(mi == 0 ? s.rq.model : resolve_model(s.model_names[mi], cat));
     const ResolvedModel& m = s.models.back();
+    check_kv_rows("--kv-quant", m.spec, s.rq.request.config.kv.type_k,
+                  s.rq.request.config.kv.type_v);
     for (const auto& q : s.quants) {
       Group g;
       g.model = mi;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -62,7 +63,7 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
   out.clear();
   if (!w.model->assumption.empty()) out.push_back("assumed: " + w.model->assumption);
   if (!w.quant_ignored.empty())
-    out.push_back("--quant " + std::string(w.quant_ignored) +
+    out.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
                   " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
   for (const Note& n : p.notes)
     if (!after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
