@@ -60,7 +60,8 @@ MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const Machin
   PowerParts& q = m.parts;
   const uint32_t gpus = load.gpus;
   q.gpus_w = g.board_power_w * gpus * load.power_limit;
-  if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
+  if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam ||
+      p.gpu_mount == GpuMount::superchip)
     q.baseboard_w = kBaseboardFraction * q.gpus_w;
   q.cpus_w = p.cpu_tdp_w * p.cpu_sockets;
   const uint32_t dimms = load.dimms ? load.dimms : p.dimm_slots;
@@ -93,8 +94,7 @@ double max_system_wall_w(const PlatformModel& p, const GpuSpec& g, uint32_t n_gp
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
   PsuPlan s;
   const double dc = max_wall_w * (p.psu.efficiency > 0 ? p.psu.efficiency : 0.94);
-  if (p.psu.bays <= 1 && p.platform_class != PlatformClass::unified &&
-      p.platform_class != PlatformClass::server) {
+  if (p.psu.atx) {
     // One ATX supply, sized so the maximum DC load is at most 80% of its rating (transient
     // headroom; the rule PSU makers' calculators apply), up to what the chassis takes.
     s.count = 1;
@@ -111,7 +111,7 @@ PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
     s.redundancy = p.psu.redundancy;
   }
   s.capacity_w = s.watts * s.redundancy.n;
-  s.sufficient = dc <= s.capacity_w;
+  s.sufficient = s.watts > 0 && dc <= s.capacity_w;
   return s;
 }
 

@@ -21,12 +21,13 @@ enum class GpuMount {
   pcie,        // add-in cards in PCIe slots
   sxm,         // NVIDIA SXM modules on an HGX baseboard
   oam,         // OCP Accelerator Modules on a UBB baseboard (AMD Instinct, Intel Gaudi)
+  superchip,   // Grace + GPU superchips (GH200, GB300): a deskside station or rack trays
   integrated,  // one SoC with unified memory (Apple M-series, GB10, Ryzen AI Max)
 };
 const char* to_string(GpuMount m);
 
-// The mount a catalog GPU needs, from its form factor: "sxm" and "superchip" -> sxm, "oam" -> oam,
-// "soc" or unified memory -> integrated, everything else -> pcie.
+// The mount a catalog GPU needs, from its form factor: "sxm" -> sxm, "superchip" -> superchip,
+// "oam" -> oam, "soc" or unified memory -> integrated, everything else -> pcie.
 GpuMount gpu_mount(const GpuSpec& g);
 
 // Datacenter PCIe cards (T4, L4, L40S, A100/H100 PCIe, H100 NVL, MI210) have passive heatsinks
@@ -47,8 +48,11 @@ std::string to_string(Redundancy r);
 bool parse_redundancy(const std::string& s, uint32_t bays, Redundancy* out);
 
 struct PsuSpec {
-  uint32_t bays = 1;         // PSU positions in the chassis
-  double watts = 0;          // rating of one PSU at 200-240 V
+  uint32_t bays = 1;  // PSU positions in the chassis
+  // Rating of one PSU at 200-240 V; 0 = not in the catalog. A desktop's ATX supply is bought to
+  // fit (atx = true): watts is then the largest the chassis takes.
+  double watts = 0;
+  bool atx = false;
   double watts_120v = 0;     // rating at 100-127 V (low line); 0 = not rated for it
   Redundancy redundancy;     // as shipped
   double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
@@ -66,7 +70,7 @@ struct PlatformModel {
   // GPUs.
   GpuMount gpu_mount = GpuMount::pcie;
   std::vector<uint32_t> gpu_counts;  // the GPU counts it ships with, ascending (HGX: {8})
-  std::vector<std::string> gpu_ids;  // GPUs it is sold with; empty = any GPU that fits
+  std::vector<std::string> gpu_ids;  // GPUs it is sold with (PCIe: empty = any that fits)
   double gpu_width_max = 0;          // slot widths one GPU may take (pcie); 0 = modules
   double gpu_widths_total = 0;       // slot widths along the board for GPUs (pcie)
   uint32_t gpu_lanes_total = 0;      // PCIe lanes wired to GPU positions (after any switch)
@@ -79,7 +83,8 @@ struct PlatformModel {
   uint32_t cpu_sockets = 1;
   std::string cpu_model;
   uint32_t cpu_cores_per_socket = 0;
-  double cpu_tdp_w = 0;  // per socket
+  double cpu_tdp_w = 0;          // per socket
+  bool cpu_tdp_assumed = false;  // no TDP on file for the catalog's CPU model: the class's
   uint32_t memory_channels_per_socket = 0;
   uint32_t dimm_slots = 0;       // all sockets
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
@@ -120,6 +125,7 @@ enum class PlatformReason {
   gpu_power,          // the card draws more than one position delivers
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
+  psu_unrated,        // noting: no PSU rating in the catalog, capacity not checked
   // noting
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed

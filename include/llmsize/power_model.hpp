@@ -58,7 +58,7 @@ struct PsuPlan {
   double watts = 0;  // each
   Redundancy redundancy;
   double capacity_w = 0;    // n x watts: what carries the load with the spares out
-  bool sufficient = false;  // max wall power <= capacity
+  bool sufficient = false;  // DC max <= capacity; false when the rating is unknown (watts 0)
 };
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w);
 

@@ -15,6 +15,9 @@ namespace llmsize {
 std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where);
 // Reads a file.
 std::vector<PlatformModel> read_platforms_file(const std::string& path);
+// The catalog compiled into the binary (data/platforms.json). Throws InputError if it does not
+// validate (a build bug).
+const std::vector<PlatformModel>& builtin_platforms();
 
 // By id, case-insensitively; nullptr when absent.
 const PlatformModel* find_platform(const std::vector<PlatformModel>& catalog, std::string_view id);
