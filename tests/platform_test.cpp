@@ -268,6 +268,7 @@ TEST_CASE("Built-in platforms: the reference systems come out as they ship", "[p
       {"h100-sxm", 6, "nvidia-dgx-h100", 2},  // rounded up to the board of 8
       {"b200", 8, "nvidia-dgx-b200", 2},
       {"mi300x", 8, "dell-poweredge-xe9680-mi300x", 2},
+      {"mi300x", 1, "dell-poweredge-xe9680-mi300x", 2},    // one OAM module: the board of 8
       {"h200", 4, "lenovo-thinksystem-sr675-v3-hgx4", 2},  // the HGX 4-GPU board
       {"rtx-3090", 2, "am5-desktop", 1},
       {"l40s", 4, "asus-esc8000a-e13p", 2},  // passive: a server

@@ -102,6 +102,7 @@ struct PlatformModel {
   double max_power_w = 0;      // published maximum system power (wall); 0 = unpublished
   double typical_power_w = 0;  // unified computers: published typical draw; 0 = unpublished
   double idle_power_w = 0;
+  double measured_peak_w = 0;  // a measured wall peak of the cited configuration; 0 = none
   // Unified-memory computers: the share of memory the GPU may use as the maker or the OS sets it
   // (macOS ~0.75 by default); 0 = the GPU catalog's memory_fraction.
   double gpu_memory_fraction = 0;

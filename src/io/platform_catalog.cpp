@@ -338,6 +338,7 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   }
   p.max_power_w = r.num(pw, pp, "max_system_w", false, 0, 1e6);
   p.idle_power_w = measured(r, pw, pp, "measured_idle_w");
+  p.measured_peak_w = measured(r, pw, pp, "measured_peak_w");
   p.typical_power_w = measured(r, pw, pp, "measured_serving_w");
 
   if (const json* pr = r.get(e, "price")) {
