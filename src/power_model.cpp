@@ -158,10 +158,11 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
                     double rack_budget_kw) {
   RackPlan r;
   r.nodes = nodes;
-  if (p.rack_units == 0 || nodes == 0) return r;
+  // Rack servers whose height the catalog lacks are placed by power alone.
+  if (nodes == 0 || (p.rack_units == 0 && p.platform_class != PlatformClass::server)) return r;
   r.rack_units = p.rack_units * nodes;
   // A 42U rack, a few units kept for switches and PDUs' cabling: 38 for servers.
-  const uint32_t by_space = std::max<uint32_t>(1, 38 / p.rack_units);
+  const uint32_t by_space = p.rack_units ? std::max<uint32_t>(1, 38 / p.rack_units) : nodes;
   const uint32_t by_power = std::max<uint32_t>(
       1, static_cast<uint32_t>(rack_budget_kw * 1000 / std::max(1.0, max_wall_w_each)));
   r.nodes_per_rack = std::min({by_space, by_power, nodes});

@@ -141,6 +141,13 @@ TEST_CASE("Racks by space and power, two 3-phase PDUs per rack", "[power_model]"
   CHECK(r.pdus == 8);
   // Not rack-mounted: no rack plan.
   CHECK(plan_racks(platform("am5-desktop"), 1, 780).racks == 0);
+  // A rack server of unknown height: by power alone, 3 of 10.3 kW per 40 kW rack.
+  PlatformModel tall = platform("dgx-h100");
+  tall.rack_units = 0;
+  const auto u = plan_racks(tall, 4, 9684 / 0.94);
+  CHECK(u.nodes_per_rack == 3);
+  CHECK(u.racks == 2);
+  CHECK(u.rack_units == 0);
 }
 
 TEST_CASE("Typical draw follows the decode batch and the power cap", "[power_model]") {

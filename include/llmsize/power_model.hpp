@@ -84,7 +84,8 @@ struct RackPlan {
   double kw_per_rack = 0;
   uint32_t pdus = 0;  // 2 per rack (A/B feeds), 3-phase 400 V 32 A (22 kW) each
 };
-// rack_budget_kw: what the room supplies and cools per rack (air-cooled rows: 15-40 kW).
+// rack_budget_kw: what the room supplies and cools per rack (air-cooled rows: 15-40 kW). Servers
+// without a catalog height are placed by power alone (rack_units 0); other classes get no racks.
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
                     double rack_budget_kw = 40);
 
