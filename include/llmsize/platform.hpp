@@ -53,7 +53,6 @@ struct PsuSpec {
   // fit (atx = true): watts is then the largest the chassis takes.
   double watts = 0;
   bool atx = false;
-  double watts_120v = 0;     // rating at 100-127 V (low line); 0 = not rated for it
   Redundancy redundancy;     // as shipped
   double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
 };
@@ -64,8 +63,8 @@ struct PlatformModel {
   std::string name;
   std::string vendor;
   PlatformClass platform_class = PlatformClass::desktop;
-  std::string form_factor;  // "8U rackmount", "tower", "mini PC"
-  uint32_t rack_units = 0;  // 0 = not rack-mounted
+  std::string form_factor;  // the catalog's form: "rack", "tower", "deskside", "desktop", "mini"
+  uint32_t rack_units = 0;  // 0 = not rack-mounted, or its height is not in the catalog
 
   // GPUs.
   GpuMount gpu_mount = GpuMount::pcie;
@@ -90,9 +89,9 @@ struct PlatformModel {
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
   uint32_t ram_max_gib = 0;
   uint32_t nic_slots = 0;  // x16 network positions besides the GPUs
-  uint32_t drive_bays = 0;
   // As the vendor ships it (0 = unstated): the power model counts these when the plan does not
-  // say otherwise.
+  // say otherwise. NICs are counted from the catalog's nics_shipped; the catalog's storage is
+  // text, so nvme_shipped is left to callers.
   uint32_t nvme_shipped = 0;        // OS + data NVMe drives
   uint32_t nics_400g_shipped = 0;   // GPU fabric NICs (ConnectX-7 class)
   uint32_t nics_other_shipped = 0;  // storage / front-end NICs
@@ -126,8 +125,8 @@ enum class PlatformReason {
   gpu_power,          // the card draws more than one position delivers
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
-  psu_unrated,        // noting: no PSU rating in the catalog, capacity not checked
   // noting
+  psu_unrated,         // no PSU rating in the catalog: capacity not checked
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed
   rounded_up,          // more GPUs than asked: the nearest count that is sold
