@@ -187,8 +187,8 @@ TypicalPower typical_power(const PlatformModel& p, const GpuSpec& g, const Machi
   if (tflops > 0 && g.bandwidth_gb_per_s > 0)
     ridge_batch = tflops * 1e12 / (g.bandwidth_gb_per_s * 1e9) * w.bytes_per_weight / 2;
   double f = kDecodeSingleStreamFraction;
-  if (ridge_batch > 1 && w.decode_batch > 1)
-    f += (1 - f) * std::min(1.0, (w.decode_batch - 1) / (ridge_batch - 1));
+  const double batch = 1 + (w.decode_batch - 1.0) * std::clamp(w.routed_share, 0.0, 1.0);
+  if (ridge_batch > 1 && batch > 1) f += (1 - f) * std::min(1.0, (batch - 1) / (ridge_batch - 1));
   t.gpu_decode_fraction = std::min(f, cap);
   t.gpu_prefill_fraction = cap;
   const double busy_frac =

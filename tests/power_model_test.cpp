@@ -173,6 +173,13 @@ TEST_CASE("Typical draw follows the decode batch and the power cap", "[power_mod
         Approx(kDecodeSingleStreamFraction + (1 - kDecodeSingleStreamFraction) * 49.0 / 99));
   w.decode_batch = 400;
   CHECK(typical_power(desk, g, l, w).gpu_decode_fraction == Approx(1));
+  // MoE with 8 of 128 experts routed: batch 400 acts as 1 + 399 x 8 / 128 = 25.94 on the experts:
+  // 0.5467 + 0.4533 x 24.94 / 99.
+  w.routed_share = 8.0 / 128;
+  CHECK(typical_power(desk, g, l, w).gpu_decode_fraction ==
+        Approx(kDecodeSingleStreamFraction +
+               (1 - kDecodeSingleStreamFraction) * (399.0 * 8 / 128) / 99));
+  w.routed_share = 1;
   // A 70% cap bounds decode and prefill alike.
   w.power_limit = 0.7;
   w.prefill_share = 0.5;

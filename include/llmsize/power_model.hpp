@@ -96,6 +96,9 @@ struct Workload {
   double busy_share = 0.5;      // share of the time serving (the rest idle)
   double power_limit = 1.0;     // GPU power cap as a fraction of board power
   double bytes_per_weight = 2;  // decode arithmetic intensity: 2 FLOPs per weight per token
+  // MoE: the share of the batch each routed expert's weights see (n_expert_used / n_expert);
+  // 1 for dense models. A step reads every expert once but multiplies it by this share only.
+  double routed_share = 1;
 };
 
 struct TypicalPower {
