@@ -220,19 +220,9 @@ TEST_CASE("Built-in platforms with a published maximum: the model within 15%", "
     ++checked;
   }
   CHECK(checked >= 2);
-  // Not calibrated on: the Puget row's measured 1,717 W wall peak (4 x RTX 3090 capped at 300 W,
-  // one 1600 W PSU). Its CPU is unnamed (the class's 350 W) and its DIMMs unstated (none
-  // counted): 4 x 300 + 350 + 2 x 25 (NVMe) + 0.03 x 1550 (fans) + 75 = 1721.5 W DC / 0.92 =
-  // 1871.2 W, +9%.
-  const auto* puget = find_platform(builtin_platforms(), "puget-4x-rtx3090-workstation");
-  REQUIRE(puget);
-  CHECK(puget->measured_peak_w == 1717);
-  MachineLoad l;
-  l.gpus = 4;
-  l.power_limit = 300.0 / 350.0;
-  const double w = max_system_power(*puget, gpu("rtx-3090"), l).wall_w;
-  CHECK(w == Approx(1721.5 / 0.92));
-  CHECK(std::fabs(w / puget->measured_peak_w - 1) <= 0.15);
+  // The Puget 4 x RTX 3090 row (1,717 W measured) lacks its GPU bays' widths and lanes, so it is
+  // left out of the built-in catalog; the fixture's workstation checks the same measurement.
+  CHECK(find_platform(builtin_platforms(), "puget-4x-rtx3090-workstation") == nullptr);
   // Unified computers are their published maximum or PSU rating.
   const auto* mac = find_platform(builtin_platforms(), "apple-mac-studio-m3-ultra");
   REQUIRE(mac);

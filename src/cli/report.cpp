@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -22,7 +23,9 @@ double gb_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGB);
 }
 
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
@@ -721,12 +724,13 @@ void flatten(const ojson& j, const std::string& prefix,
   if (j.is_null())
     val = "";
   else if (j.is_string())
-    val = j.get<std::string>();
+    val = csv_text_cell(j.get<std::string>());  // no cell a spreadsheet runs as a formula
   else if (j.is_array()) {
     for (const auto& x : j) {
       if (!val.empty()) val += "; ";
       val += x.is_string() ? x.get<std::string>() : x.dump();
     }
+    val = csv_text_cell(val);
   } else
     val = j.dump();
   out.emplace_back(prefix, val);
