@@ -13,11 +13,13 @@
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
 #include "cli/request.hpp"
+#include "cli/system_report.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
 #include "llmsize/io/json_input.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
@@ -183,6 +185,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   PlanRequest& q = rq.request;
   q = PlanRequest();
   q.derivations = false;
+  q.platforms = &builtin_platforms();
   rq.gpus = priced_gpus({}, cat);
   const std::string quant = text("quant", "q4_k_m");
   resolve_quant(at("quant"), quant);
@@ -292,7 +295,7 @@ void read_plan_file(const std::string& path, const Catalog& cat,
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
-PlanResult check_plan(const PlanInput& in, bool with_report) {
+PlanResult check_plan(const PlanInput& in, bool with_report, bool strict) {
   const Report r = make_report(*in.rq, plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
@@ -307,7 +310,12 @@ PlanResult check_plan(const PlanInput& in, bool with_report) {
                   r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
                   c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
 
-  if (!p.fits) {
+  // Three levels (Plan::fit): a tight plan holds the model without the requested headroom, inside
+  // the estimate's own error margin; it passes with a note, unless --strict holds it to the rule.
+  const bool tight = !p.fits && r.fit && r.fit->fit == Fit::tight;
+  if (tight && !strict) {
+    res.summary += "; " + fit_words(r);
+  } else if (!p.fits) {
     PlanFailure f;
     f.check = "memory";
     f.value = static_cast<double>(p.per_gpu_bytes);
@@ -399,8 +407,9 @@ std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, cat,
-                   [&](const PlanInput& in) { out.push_back(check_plan(in, with_report)); });
+    read_plan_file(f, cat, [&](const PlanInput& in) {
+      out.push_back(check_plan(in, with_report, o.planning.strict));
+    });
   return out;
 }
 

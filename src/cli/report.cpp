@@ -1,6 +1,7 @@
 #include "cli/report.hpp"
 
 #include "cli/fields.hpp"
+#include "cli/system_report.hpp"
 #include "cli/words.hpp"
 
 #include <fmt/format.h>
@@ -112,12 +113,15 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   return rows;
 }
 
-std::string gpu_verdict(const GpuPlan& p) {
+std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
   if (p.count_needed == 0)
     return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
                               gib_of(p.gpu.usable_bytes()));
-  if (p.count_requested) {
+  if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
+    s += fmt::format("; --gpus {} holds it tight: each needs {:.2f} GiB with the headroom",
+                     p.count_requested, gib_of(p.per_gpu_bytes));
+  } else if (p.count_requested) {
     s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
                 : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB",
                               p.count_requested, gib_of(p.per_gpu_bytes));
@@ -241,9 +245,12 @@ std::string render_table(const Report& r) {
                        gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
   }
   if (r.gpu) {
-    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
                      r.gpu_recommended ? " — recommended" : "");
-    o += "\nBill of materials\n";
+    o += r.system && r.system->platform
+             ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
+               "follow)\n"
+             : "\nBill of materials\n";
     const auto lines = bom_lines(r);
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
@@ -251,6 +258,7 @@ std::string render_table(const Report& r) {
     o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
     for (const auto& l : lines)
       o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    o += render_system_table(r);
   }
   if (r.offload)
     o += fmt::format(
@@ -459,7 +467,7 @@ std::string render_markdown(const Report& r) {
   for (const auto& c : r.classes)
     o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
                      c.count ? std::to_string(c.count) : "does not fit");
-  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu));
+  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
   if (r.speed)
     o += fmt::format(
         "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "
