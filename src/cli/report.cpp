@@ -331,8 +331,7 @@ std::string table_power_cost(const Report& r) {
     o += "\nCost\n";
     if (c.priced) {
       o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                       usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
-                       usd(r.cost_input.host_usd));
+                       usd(c.gpus_usd), usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
