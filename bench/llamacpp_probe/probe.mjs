@@ -188,9 +188,11 @@ async function discover(spec, llama, logs) {
     if ((m = text.match(/tensor '([^']+)' not found/))) {
       const t = { name: m[1], shape: guess(m[1]) };
       tensors.push(t); byName.set(t.name, t);
+      if (process.env.PROBE_VERBOSE) process.stderr.write(`add ${t.name} [${t.shape}]\n`);
     } else if ((m = text.match(/tensor '([^']+)' has wrong shape; expected ([^,]+(?:,[^,]+)*?), got/))) {
       const t = byName.get(m[1]);
       t.shape = trimShape(parseShape(m[2]));
+      if (process.env.PROBE_VERBOSE) process.stderr.write(`shape ${t.name} [${t.shape}]\n`);
     } else {
       const err = text.split("\n").filter((l) => /error|failed|not found|wrong|invalid|exception|GGML_ASSERT/i.test(l)).join("\n");
       throw new Error(`load failed for ${spec.id} and the error is not a tensor error:\n${err || text.slice(-1500)}`);
