@@ -158,6 +158,13 @@ async function discover(spec, llama, logs) {
     const c = JSON.parse(fs.readFileSync(cp.tensors, "utf8"));
     if (JSON.stringify(c.kv) === JSON.stringify(kv)) tensors = c.tensors;
   }
+  if (!tensors.length && spec.seed_tensors_from) {
+    // start from another model's discovered list (e.g. the trunk of a model whose
+    // loader makes the trunk optional when blk.0 is absent, as qwen35moe does for MTP-only files)
+    const seed = cachePath({ id: spec.seed_tensors_from }).tensors;
+    if (fs.existsSync(seed)) tensors = JSON.parse(fs.readFileSync(seed, "utf8")).tensors;
+    else throw new Error(`${spec.id}: run ${spec.seed_tensors_from} first (seed tensor list ${seed} missing)`);
+  }
   const byName = new Map(tensors.map((t) => [t.name, t]));
   for (const name of expandExtras(spec)) {
     if (!byName.has(name)) { const t = { name, shape: [32] }; tensors.push(t); byName.set(name, t); }
@@ -321,7 +328,7 @@ function merge(outFile, files) {
   }
   const out = {
     note: "MEASURED by running llama.cpp itself (the CPU build bundled in the npm package node-llama-cpp) on SYNTHETIC, SHAPE-ONLY GGUF files: the metadata of each model's real hyper-parameters and its full tensor list, with every tensor's data left as a hole of a sparse file (all zeros). These are not public logs and no real weights were involved. Buffer sizes in llama.cpp depend only on shapes, types and context settings, so KV cache, recurrent state and model buffer sizes are those llama.cpp allocates for the real model with the same hyper-parameters and weight types. Compute buffers are the CPU backend's (sched_reserve on the CPU device, ggml-cpu): a CUDA, Metal or Vulkan build reserves a different graph split and can differ; use them to check CPU-side formulas and as a lower-level sanity check for GPU ones.",
-    how: "bench/llamacpp_probe/probe.mjs (see its README.md): writes the GGUF with bench/llamacpp_probe/gguf.mjs from bench/llamacpp_probe/models.json, discovers the tensor list by asking llama.cpp's loader (missing tensor / wrong shape errors), loads it with mmap, then creates one llama_context per setting through node-llama-cpp's native addon (llama_init_from_model with n_ctx, n_batch = n_ubatch = 512, n_seq_max, kv_unified = false, swa_full = false, type_k = type_v, flash_attn_type enabled/disabled, 2 threads) and records every buffer line llama.cpp prints at INFO level. Weights are Q8_0 for matrices whose row length is a multiple of 32 (F16 otherwise) and F32 for norms, biases and SSM/conv scalars; Q8_0 is not repacked by the x86 CPU backend, so no CPU_REPACK buffer is created. The MTP / next-n layers some checkpoints carry are left out (no nextn_predict_layers key).",
+    how: "bench/llamacpp_probe/probe.mjs (see its README.md): writes the GGUF with bench/llamacpp_probe/gguf.mjs from bench/llamacpp_probe/models.json, discovers the tensor list by asking llama.cpp's loader (missing tensor / wrong shape errors), loads it with mmap, then creates one llama_context per setting through node-llama-cpp's native addon (llama_init_from_model with n_ctx, n_batch = n_ubatch = 512, n_seq_max, kv_unified = false, swa_full = false, type_k = type_v, flash_attn_type enabled/disabled, 2 threads) and records every buffer line llama.cpp prints at INFO level. Weights are Q8_0 for matrices whose row length is a multiple of 32 (F16 otherwise) and F32 for norms, biases and SSM/conv scalars; Q8_0 is not repacked by the x86 CPU backend, so no CPU_REPACK buffer is created. The MTP / next-n layers some checkpoints carry are left out (no nextn_predict_layers key), except in qwen3.5-35b-a3b-mtp, which has the MTP block in its metadata (block_count 41, nextn_predict_layers 1) as public Qwen3.5/3.6-35B-A3B GGUFs do; llama.cpp skips the MTP block's tensors unless asked to load MTP, and its KV cache and recurrent state come out identical to qwen3.5-35b-a3b's.",
     units: "*_mib: the number llama.cpp printed (MiB = 2^20 bytes, 2 decimals). *_bytes_from_mib: that number times 2^20, rounded; exact only to +-5243 bytes because of the printed rounding. n_ctx is llama_context_params.n_ctx, the TOTAL over sequences (as llama-server -c with -np): with kv_unified = false each of the n_seq_max streams gets n_ctx / n_seq_max cells (printed as n_ctx_seq). error: why llama.cpp refused the setting (quantized V without flash attention is refused by llama_init_from_model).",
     llama_cpp: llama,
     machine: { cpu: "x86-64 AMD EPYC (AVX2, AVX-512), 2 cores given", ram_gib: 24, os: "Linux" },
