@@ -184,7 +184,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
     case ojson::value_t::number_integer: {
       const auto i = v->get<int64_t>();
       if (i >= 0) return w.u64(static_cast<uint64_t>(i));
-      return w.str(v->dump());  // no negative integers in the report; kept exact if one appears
+      return w.number_text(v->dump());  // kept exact
     }
     case ojson::value_t::number_float:
       return w.f64(v->get<double>());
@@ -197,7 +197,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
       return w.strs(views.data(), views.size());
     }
     default:
-      return w.str(v->dump());
+      return w.number_text(v->dump());
   }
 }
 
@@ -227,6 +227,7 @@ struct GpuEntry {
   GpuSpec spec;  // with --price applied
   std::string id_given;
   std::string unified_warning;
+  std::string whole_computer_warning;
   std::string no_price_warning;
   std::string calibration_warning;
 };
@@ -407,7 +408,7 @@ struct Sweep::Impl {
     HostInput hi;
     hi.n_gpus = count;
     hi.gpu_slot_width = gpu.slot_width;
-    hi.gpu_is_module = gpu.slot_width <= 0 && !gpu.unified_memory;
+    hi.gpu_is_module = gpu.is_module();
     hi.weights_bytes = e.weights.bytes;
     hi.host_weights_bytes = host_weights;
     hi.keep_models = keep_models;
@@ -696,9 +697,7 @@ struct Sweep::Impl {
       items.push_back(split_warning);
     }
     if (s.has_cost && !s.cost.priced) items.push_back(ge.no_price_warning);
-    if (!s.host->has_host && gpu.unified_memory)
-      items.push_back(
-          "Apple silicon is a whole computer: host, power and storage sections are left out");
+    if (!s.host->has_host && gpu.unified_memory) items.push_back(ge.whole_computer_warning);
     for (const auto& x : e.warnings) items.push_back(x);
     for (const auto& x : g.tail_warnings) items.push_back(x);
     if (s.has_offload) {
@@ -780,10 +779,14 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
     GpuEntry& ge = s.gpus[gi];
     ge.spec = r.gpu->gpu;
     const GpuSpec& g = ge.spec;
-    if (g.unified_memory)
+    if (g.unified_memory) {
       ge.unified_warning = fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
           g.name, g.memory_fraction * 100, static_cast<double>(g.memory_bytes) / kGiB);
+      ge.whole_computer_warning =
+          g.name +
+          " is a whole computer (unified memory): host, power and storage sections are left out";
+    }
     ge.no_price_warning =
         g.name + " has no public price in the catalog: give one with --price " + g.id + "=USD";
     if (std::string(speed_calibration(g).family) == "other")
