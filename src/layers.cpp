@@ -50,6 +50,24 @@ std::vector<LayerSegment> compress_runs(const std::vector<LayerRun>& runs) {
   return out;
 }
 
+// Appends a segment; loose runs (repeat 1) join a loose segment before them, so the same layers
+// give the same segments however they were appended.
+void push_segment(std::vector<LayerSegment>& segs, LayerSegment s) {
+  if (s.repeat == 1 && s.runs.size() == 1 && s.runs[0].count > 0 && !segs.empty() &&
+      segs.back().repeat > 1 && segs.back().runs.size() == 1 &&
+      segs.back().runs[0].kind == s.runs[0].kind) {
+    // One kind repeated is just a longer run.
+    segs.back().runs[0].count = segs.back().runs[0].count * segs.back().repeat + s.runs[0].count;
+    segs.back().repeat = 1;
+    return;
+  }
+  if (s.repeat == 1 && !segs.empty() && segs.back().repeat == 1) {
+    for (const auto& r : s.runs) push_run(segs.back().runs, r.kind, r.count);
+    return;
+  }
+  segs.push_back(std::move(s));
+}
+
 uint32_t kind_index(std::vector<LayerKind>& kinds, const LayerKind& k) {
   for (size_t i = 0; i < kinds.size(); ++i)
     if (kinds[i] == k) return static_cast<uint32_t>(i);
@@ -83,7 +101,7 @@ void append_range(std::vector<LayerKind>& kinds, std::vector<LayerSegment>& segs
     for (uint32_t il = from; il < to; ++il) push_run(runs, kind_index(kinds, kind(il)), 1);
   };
   auto flush = [&](std::vector<LayerRun>& runs) {
-    for (auto& s : compress_runs(runs)) segs.push_back(std::move(s));
+    for (auto& s : compress_runs(runs)) push_segment(segs, std::move(s));
     runs.clear();
   };
   std::vector<LayerRun> runs;
@@ -102,7 +120,7 @@ void append_range(std::vector<LayerKind>& kinds, std::vector<LayerSegment>& segs
   if (n_period > 0) {
     std::vector<LayerRun> one;
     walk(h, h + period, one);
-    segs.push_back({one, n_period});
+    push_segment(segs, {one, n_period});
   }
   walk(h + n_period * period, b, runs);
   flush(runs);

@@ -184,8 +184,14 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   };
   auto moe_common = [&](std::initializer_list<const char*> n_expert_keys) {
     m.n_expert = r.u32_any(n_expert_keys, true);
-    m.n_expert_used = r.u32_any(
-        {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"}, true);
+    m.n_expert_used = 0;
+    for (const char* k :
+         {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"})
+      if (r.has(k)) {
+        m.n_expert_used = r.u32_or_first(k, true);  // Hunyuan gives one value per layer
+        break;
+      }
+    if (!m.n_expert_used) r.fail("num_experts_per_tok", "missing (expected a positive integer)");
   };
 
   if (mt == "gpt_oss") {
@@ -538,6 +544,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.n_ff = r.u32("intermediate_size");
     if (mt == "cohere2") m.tied_embeddings = r.boolean("tie_word_embeddings", true);
     const uint32_t win = r.u32("sliding_window", false, 0);
+    m.n_swa = win;
     const uint32_t pattern = r.u32("sliding_window_pattern", false, mt == "cohere2" ? 4 : 0);
     if (!types.empty()) check_types({"sliding_attention", "full_attention"});
     const bool any_swa = win > 0 && (!types.empty() || pattern > 0);
