@@ -5,6 +5,7 @@
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/speed.hpp"
+#include "llmsize/tensors.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
@@ -27,6 +28,63 @@ TEST_CASE("every built-in model loads, validates and estimates", "[catalog]") {
   for (const char* id : {"llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "deepseek-v3"})
     CHECK(test::catalog().find_model(id) != nullptr);
   CHECK(test::catalog().find_model("LLAMA-3.1-70B") != nullptr);
+}
+
+TEST_CASE("the 2025-2026 models are in the catalog or staged, each with its source", "[catalog]") {
+  // data/models_pending.json stages entries whose config.json the reader cannot parse yet; together
+  // with data/models.json they must hold every model the 2026 catalog issue names, each once, each
+  // with the public source of its config and, where a count is given, the source of that count.
+  const auto built_in = test::data_file("../../data/models.json");
+  const auto pending = test::data_file("../../data/models_pending.json");
+  std::set<std::string> names;
+  size_t n = 0;
+  for (const auto* doc : {&built_in, &pending}) {
+    for (const auto& e : (*doc)["models"]) {
+      const std::string id = e["id"].get<std::string>();
+      INFO(id);
+      ++n;
+      CHECK(names.insert(id).second);
+      for (const auto& a : e["aliases"]) CHECK(names.insert(a.get<std::string>()).second);
+      REQUIRE(e.contains("source"));
+      CHECK_FALSE(e["source"].get<std::string>().empty());
+      CHECK(e.contains("source_kind"));
+      CHECK(e["config"].contains("model_type"));
+      if (!e["params_official"].is_null()) {
+        CHECK(e["params_official"].get<double>() > 0);
+        CHECK_FALSE(e["params_source"].get<std::string>().empty());
+      }
+      if (e.contains("task"))
+        CHECK((e["task"] == "embedding" || e["task"] == "rerank" || e["task"] == "generation"));
+    }
+  }
+  // 38 models from the 2024 reference set plus at least 45 new ones.
+  CHECK(n >= 38 + 45);
+  for (const char* id :
+       {"gpt-oss-20b", "gpt-oss-120b", "qwen3.5-35b-a3b", "qwen3.6-27b", "gemma-4-31b",
+        "qwen3-next-80b-a3b", "nemotron-3-nano-30b-a3b", "llama-4-scout", "kimi-k2.5", "kimi-k2",
+        "glm-5.1", "glm-4.7-flash", "minimax-m2.7", "deepseek-v4-flash"}) {
+    INFO(id);
+    CHECK(names.count(id) == 1);
+  }
+  // The staged file is not embedded: only data/models.json entries are built in.
+  for (const auto& e : pending["models"])
+    CHECK(test::catalog().find_model(e["id"].get<std::string>()) == nullptr);
+}
+
+TEST_CASE("the embedding model is built in and marked as such", "[catalog]") {
+  const auto doc = test::data_file("../../data/models.json");
+  bool found = false;
+  for (const auto& e : doc["models"])
+    if (e["id"] == "qwen3-embedding-0.6b") {
+      found = true;
+      CHECK(e["task"] == "embedding");
+    }
+  CHECK(found);
+  // Qwen3-Embedding-0.6B: embeddings 151669 x 1024 = 155,309,056 (tied); per layer q 1024x2048 +
+  // k,v 2 x 1024x1024 + o 2048x1024 = 6,291,456, q/k norms 256, FFN 3 x 1024 x 3072 = 9,437,184,
+  // 2 norms 2,048 -> 15,730,944 x 28 = 440,466,432; output norm 1,024 -> 595,776,512, the HF total.
+  const auto& m = test::model("qwen3-embedding-0.6b");
+  CHECK(count_params(m, model_tensors(m)).total == 595'776'512ull);
 }
 
 TEST_CASE("every built-in GPU has memory, bandwidth and power with a source", "[catalog]") {
@@ -260,4 +318,24 @@ TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
                "user.json");
   CHECK(c.find_gpu("apu")->spec.unified_memory);
   CHECK(c.find_gpu("apu")->spec.usable_bytes() == 48ull << 30);
+}
+
+TEST_CASE("a PCIe card of unpublished width is a card, not a module", "[catalog]") {
+  const auto& cat = test::catalog();
+  CHECK_FALSE(cat.find_gpu("rtx-5060-ti-16gb")->spec.is_module());  // pcie, slot_width null
+  CHECK(cat.find_gpu("rtx-5060-ti-16gb")->spec.slot_width == 0);
+  CHECK_FALSE(cat.find_gpu("rtx-4090")->spec.is_module());
+  CHECK_FALSE(cat.find_gpu("dgx-spark")->spec.is_module());  // soc
+  CHECK(cat.find_gpu("b300")->spec.is_module());             // sxm
+  CHECK(cat.find_gpu("mi355x")->spec.is_module());           // oam
+  CHECK(cat.find_gpu("gh200")->spec.is_module());            // superchip
+  // An entry without a form factor keeps the old reading: no slot width and no unified memory
+  // means a module.
+  Catalog c = Catalog::builtin();
+  c.merge_json(R"({"gpus": [{"id": "m", "name": "M", "vendor": "v", "memory_gib": 64},
+                            {"id": "p", "name": "P", "vendor": "v", "memory_gib": 64,
+                             "slot_width": 2}]})",
+               "user.json");
+  CHECK(c.find_gpu("m")->spec.is_module());
+  CHECK_FALSE(c.find_gpu("p")->spec.is_module());
 }
