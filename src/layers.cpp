@@ -140,8 +140,9 @@ bool LayerKind::operator==(const LayerKind& o) const {
   return attn == o.attn && n_head == o.n_head && n_head_kv == o.n_head_kv &&
          n_embd_head_k == o.n_embd_head_k && n_embd_head_v == o.n_embd_head_v && n_swa == o.n_swa &&
          n_indexer_k == o.n_indexer_k && k_eq_v == o.k_eq_v && sinks == o.sinks && nope == o.nope &&
-         kv_shared == o.kv_shared && gated_q == o.gated_q && state == o.state && ffn == o.ffn &&
-         n_ff == o.n_ff;
+         kv_shared == o.kv_shared && kv_single == o.kv_single &&
+         compress_ratio == o.compress_ratio && gated_q == o.gated_q && state == o.state &&
+         ffn == o.ffn && n_ff == o.n_ff;
 }
 
 LayerLayout layer_layout(const ModelSpec& m) {
@@ -277,6 +278,7 @@ std::string layer_kind_name(const LayerKind& k, const ModelSpec& m) {
          (k.k_eq_v ? ", K = V" : "") + ")";
   if (k.nope && k.attn != AttnKind::none) s += " NoPE";
   if (k.kv_shared) s += " (shared KV)";
+  if (k.compress_ratio) s += " + compressed 1/" + std::to_string(k.compress_ratio);
   if (k.state != StateKind::none)
     s += (s.empty() ? "" : " + ") + std::string(state_kind_name(k.state));
   if (ffn_varies || s.empty()) {

@@ -279,6 +279,7 @@ TEST_CASE("Every 2025-2026 reference config is read, parameters within 1% of the
       {"kimi-k2.5.json", 0},
       {"minimax-m2.7.json", 0},
       {"qwen3-vl-8b-instruct.json", 0},
+      {"deepseek-v4-flash.json", 0},
   };
   for (const auto& c : cases) {
     INFO(c.file);

@@ -297,9 +297,11 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   a.arch = arch->str;
   ArchReader r(shards, a);
   const auto known = arch_from_name(a.arch);
-  a.known = known.has_value();
+  // DeepSeek-V4's compressed caches are read from config.json only: a GGUF of it is sized with
+  // the generic rules.
+  a.known = known.has_value() && *known != Arch::deepseek4;
   ModelSpec& m = a.spec;
-  m.arch = known.value_or(Arch::llama);
+  m.arch = a.known ? *known : Arch::llama;
   if (!a.known)
     a.notes.push_back("architecture '" + a.arch +
                       "' is not one llmsize knows: weights are exact, KV cache and "
