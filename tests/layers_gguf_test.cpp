@@ -85,7 +85,13 @@ GgufWriter gguf_of(const ModelSpec& m) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
     std::vector<uint64_t> ne(t.ne.begin(), t.ne.begin() + t.n_dims);
-    w.tensor(t.name(), types[i] == TensorType::F32 ? kF32 : kF16, ne);
+    // gpt-oss experts stay MXFP4 (ggml type 39: 32 values in 17 B, ggml-common.h block_mxfp4).
+    constexpr GgmlBlock kMXFP4{39, 32, 17};
+    w.tensor(t.name(),
+             types[i] == TensorType::F32     ? kF32
+             : types[i] == TensorType::MXFP4 ? kMXFP4
+                                             : kF16,
+             ne);
   }
   return w;
 }

@@ -16,6 +16,7 @@
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/kv_cache.hpp"
+#include "llmsize/quant.hpp"
 #include "llmsize/recurrent_state.hpp"
 #include "llmsize/tensors.hpp"
 
@@ -298,4 +299,20 @@ TEST_CASE("Stored checkpoint formats come from quantization_config", "[layers]")
   CHECK(config("kimi-k2-instruct.json").stored_quant == "fp8");
   CHECK(config("minimax-m2.7.json").stored_quant == "fp8");
   CHECK(config("qwen3.6-27b.json").stored_quant.empty());
+}
+
+TEST_CASE("gpt-oss GGUFs keep the experts in MXFP4 whatever the file type", "[layers]") {
+  const ModelSpec m = config("gpt-oss-20b.json");
+  // 32 experts x (gate + up + down) of 2880 x 2880 = 796,262,400 values per layer; 24 layers:
+  // 19,110,297,600 values in MXFP4 (17 B per 32) = 10,152,345,600 B. Unsloth's and ggml-org's
+  // gpt-oss GGUFs are all about this size (Q4_K_M 11.6 GB for the 20b).
+  for (const char* q : {"q4_k_m", "q8_0", "f16"}) {
+    INFO(q);
+    const auto tensors = model_tensors(m);
+    const auto types = assign_tensor_types(m, tensors, *find_quant_preset(q));
+    uint64_t mx = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (types[i] == TensorType::MXFP4) mx += tensors[i].n_elements() / 32 * 17;
+    CHECK(mx == 10152345600ull);
+  }
 }
