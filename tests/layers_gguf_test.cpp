@@ -209,3 +209,26 @@ TEST_CASE("A GGUF of each 2025-2026 architecture reads back with exact weights",
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("A GGUF of an unknown architecture gets exact weights and says what is generic",
+          "[layers]") {
+  GgufWriter w;
+  w.str("general.architecture", "mamba9").u32("mamba9.block_count", 1);
+  w.u32("mamba9.embedding_length", 64).u32("mamba9.attention.head_count", 2);
+  w.tensor("token_embd.weight", kF16, {64, 32}).tensor("blk.0.ssm_in.weight", kF16, {64, 256});
+  w.tensor("blk.0.ffn_up.weight", kF16, {64, 128});
+  const std::string path = "/tmp/llmsize_layers_unknown.gguf";
+  w.write(path);
+  const ModelFile f = read_model_file(path);
+  std::remove(path.c_str());
+  CHECK_FALSE(f.arch_known);
+  // 64 x 32 + 64 x 256 + 64 x 128 values in f16: 2 B each.
+  CHECK(f.weights.bytes == 2ull * 64 * (32 + 256 + 128));
+  bool generic = false, state = false;
+  for (const auto& n : f.notes) {
+    generic |= n.find("generic llama formula") != std::string::npos;
+    state |= n.find("recurrent state llmsize cannot size") != std::string::npos;
+  }
+  CHECK(generic);
+  CHECK(state);
+}

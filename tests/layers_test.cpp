@@ -316,3 +316,14 @@ TEST_CASE("gpt-oss GGUFs keep the experts in MXFP4 whatever the file type", "[la
     CHECK(mx == 10152345600ull);
   }
 }
+
+TEST_CASE("A config asking for billions of layers is refused before any layer is built",
+          "[layers]") {
+  const auto j = nlohmann::json::parse(R"({"model_type": "llama4_text",
+      "num_hidden_layers": 2147483647, "hidden_size": 64, "num_attention_heads": 2,
+      "vocab_size": 10, "attention_chunk_size": 8192, "num_local_experts": 2,
+      "num_experts_per_tok": 1, "intermediate_size": 64, "interleave_moe_layer_step": 1073741824})");
+  CHECK_THROWS_MATCHES(model_from_hf_config(j, "c.json"), InputError,
+                       Catch::Message("c.json: /num_hidden_layers: 2147483647 is implausibly "
+                                      "large (at most 16,777,216)"));
+}

@@ -392,7 +392,14 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
       m.n_ff = static_cast<uint32_t>(t->ne[1]);
   }
 
-  if (a.known && is_layered_arch(m.arch)) read_layers(r, shards, a);
+  if (a.known && is_layered_arch(m.arch)) {
+    read_layers(r, shards, a);
+  } else if (!a.known && (r.tensor("blk.0.ssm_in.weight") || r.tensor("blk.0.ssm_conv1d.weight") ||
+                          r.tensor("blk.0.shortconv.conv.weight"))) {
+    a.notes.push_back(
+        "its ssm / short-conv tensors mean a recurrent state llmsize cannot size for '" + a.arch +
+        "': it is not counted");
+  }
 
   for (const auto& p : validate(m))
     throw InputError(f.path + ": the GGUF metadata of architecture '" + a.arch +

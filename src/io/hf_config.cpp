@@ -155,6 +155,9 @@ std::string stored_quant_of(const json& root) {
 // is not one of them. Common fields (n_layer, n_embd, heads, vocab) are already in m.
 bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   const uint32_t n = m.n_layer;
+  // validate()'s bound, checked before any layer is walked (a hostile config could ask for 2^31).
+  if (n > (1u << 24))
+    r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
   auto attn = [&](AttnKind a) {
     LayerKind k;
     k.attn = a;
@@ -317,7 +320,9 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     if (!no_rope.empty() && no_rope.size() != n)
       r.fail("no_rope_layers",
              std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
-    append_layers(m, 0, n, no_rope.empty() ? 4 * step : 0, [&](uint32_t il) {
+    // Periodic in 4 x step layers; a step beyond the model leaves only the 4-layer pattern.
+    const uint32_t period = step <= n / 4 ? 4 * step : 4;
+    append_layers(m, 0, n, no_rope.empty() ? period : 0, [&](uint32_t il) {
       const bool global = no_rope.empty() ? (il + 1) % 4 == 0 : no_rope[il] == 0;
       LayerKind k = attn(global ? AttnKind::full : AttnKind::chunked);
       k.n_swa = global ? 0 : m.n_swa;
