@@ -50,17 +50,17 @@ double pcie_lane_gb_per_s(uint32_t gen) {
 const ServingCalibration kCalibrations[] = {
     // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, overlap, allreduce latency, e_link, e_pp,
     // ep_imbalance, errors (median, worst)
-    {ServingEngine::llama_cpp, 0.80, 0.55, 0.45, 64, 1.5e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6,
+    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 14, 1.5e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6,
      0.25, 0.5,
      "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
      "single-stream calibration of speed.cpp"},
-    {ServingEngine::ollama, 0.80, 0.55, 0.45, 64, 2.0e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6, 0.3,
+    {ServingEngine::ollama, 0.70, 0.55, 0.45, 14, 2.0e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6, 0.3,
      0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
-    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 3.0e-3, 25e-6, false, 12e-6, 0.7, 0.95, 1.6, 0.25,
+    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, false, 12e-6, 0.7, 0.95, 1.6, 0.25,
      0.6,
      "TensorRT-LLM's kernel factors; vLLM's scheduler runs between steps (no overlap unless "
      "--async-scheduling); no fixed-length vLLM rows shipped"},
-    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 2.5e-3, 25e-6, true, 12e-6, 0.7, 0.95, 1.6, 0.25,
+    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, true, 12e-6, 0.7, 0.95, 1.6, 0.25,
      0.6,
      "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
      "shipped"},
@@ -437,13 +437,13 @@ SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment&
     dec = std::min<double>(b, budget * w.osl / (w.isl + w.osl));
     pre = budget - dec;
   }
-  if (!prof.continuous_batching) pre = 0;  // static batches: prompts run before decoding
+  if (!prof.continuous_batching || w.decode_only) pre = 0;  // prompts run before decoding
   s.decode = dec;
   s.prefill = pre;
   s.step = serving_step(m, g, d, static_cast<uint32_t>(std::ceil(dec)), ctx,
                         static_cast<uint32_t>(std::ceil(pre)), w.isl);
   s.itl_s = s.step.step_s * b / std::max(1.0, dec);
-  if (!prof.continuous_batching) {
+  if (!prof.continuous_batching && !w.decode_only) {
     // Static batch: the whole batch's prompts, then osl decode steps.
     const StepTime p = serving_step(m, g, d, 0, 0, b * w.isl, w.isl);
     s.itl_s = s.step.step_s + p.step_s / w.osl;

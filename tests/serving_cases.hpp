@@ -7,6 +7,7 @@
 #include <string>
 
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/io/hf_config.hpp"
 #include "llmsize/serving.hpp"
 
 namespace llmsize::test {
@@ -20,6 +21,11 @@ struct ServingCase {
     return estimate_serving(setup.model, setup.gpu, setup.deployment, workload);
   }
 };
+
+// A model the catalog lacks, from the data file's "model_configs" (config.json fields).
+inline ModelSpec data_model(const nlohmann::json& doc, const std::string& id) {
+  return model_from_hf_config(doc.at("model_configs").at(id).at("config"), id);
+}
 
 // An offline row (users null: as many as fit) or a fixed-concurrency one. nullopt when the row
 // names a model, GPU or preset the catalog lacks.
@@ -39,6 +45,7 @@ inline std::optional<ServingCase> serving_case(const Catalog& cat, const nlohman
   c.setup.deployment.attention_dp = row.value("attention_dp", false);
   c.workload.isl = row["isl"].get<uint32_t>();
   c.workload.osl = row["osl"].get<uint32_t>();
+  c.workload.decode_only = row.value("decode_only", false);
   c.workload.users = row["users"].is_null() ? 0 : row["users"].get<uint32_t>();
   if (c.workload.users) c.setup.deployment.limits.max_num_seqs = c.workload.users;
   c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;

@@ -172,3 +172,36 @@ TEST_CASE("TensorRT-LLM offline throughput against perf-overview: 25% median, ~2
     CHECK(errors(v).median <= 0.25);
   }
 }
+
+TEST_CASE("llama.cpp batched decode on Apple M2 Ultra against llama-batched-bench", "[serving]") {
+  // gemma-3-4b Q8_0, 512-token prompts, 64 generated, B = 1, 2, 4 parallel sequences (PR 15916).
+  // Tolerance 25%: small batches run matrix-vector kernels whose cost grows with B (llama.cpp's
+  // gemm_m_half 14 and e_bw 0.70 were fitted on these three rows: -13%, -10%, +9%).
+  const auto doc = test::data_file("serving_throughput.json");
+  const ModelSpec gemma = test::data_model(doc, "gemma-3-4b");
+  for (const auto& row : doc["llama_cpp_rows"]) {
+    const auto c = test::serving_case(test::catalog(), row, &gemma);
+    REQUIRE(c);
+    const auto r = c->predict();
+    INFO(c->id << ": predicted " << r.output_tokens_per_s.value << " measured "
+               << c->measured_tokens_per_s);
+    CHECK(r.concurrency == row["users"].get<uint32_t>());
+    CHECK(std::abs(r.output_tokens_per_s.value / c->measured_tokens_per_s - 1) <= 0.25);
+  }
+}
+
+TEST_CASE("vLLM on A100 40GB: one user's decode speed and the gain of eight", "[serving]") {
+  // Llama-3.1-8B BF16, 1024 in / 128 out (vLLM 0.23.0 sweep): ~75 tokens/s per user at
+  // concurrency 1 and 6.6x the output throughput at 8, both rounded in the source. Tolerance 15%.
+  const auto doc = test::data_file("serving_throughput.json");
+  const auto& rows = doc["vllm_rows"];
+  const auto one = test::serving_case(test::catalog(), rows[0]);
+  const auto eight = test::serving_case(test::catalog(), rows[1]);
+  REQUIRE(one);
+  REQUIRE(eight);
+  const auto r1 = one->predict(), r8 = eight->predict();
+  INFO("per user " << r1.per_user_tokens_per_s.value << ", gain "
+                   << r8.output_tokens_per_s.value / r1.output_tokens_per_s.value);
+  CHECK(r1.per_user_tokens_per_s.value == Approx(75).epsilon(0.15));
+  CHECK(r8.output_tokens_per_s.value / r1.output_tokens_per_s.value == Approx(6.6).epsilon(0.15));
+}

@@ -131,6 +131,9 @@ struct Workload {
   double rate_per_s = 0;            // requests per second instead of users (Little's law)
   double ttft_slo_s = 0;            // 0 = none
   double tpot_slo_s = 0;
+  // Generation speed alone (llama-batched-bench S_TG, llama-bench tg): prompts are not mixed
+  // into the decode steps.
+  bool decode_only = false;
 };
 
 enum class Limit { memory, compute, bandwidth, link, host, batch, ttft, tpot, overload };
