@@ -1,20 +1,18 @@
-// Serving at scale: a step-time model of batched decode and chunked prefill, per engine.
+// Serving at scale: a step-time model of batched decode and chunked prefill, per engine
+// (APPROXIMATION, calibrated on published serving benchmarks; docs/formulas.md §15).
 //
-// One engine step runs d decode tokens (one per running sequence) and p prefill tokens (chunks of
-// waiting prompts) through each pipeline stage (APPROXIMATION, calibrated; docs/formulas.md §14):
-//   bytes   = dense weights + MoE experts the step's tokens activate + KV of every decoding
-//             sequence at its context (+ recurrent state), divided over tp GPUs
-//   experts = n_expert x (1 - (1 - n_expert_used / n_expert)^(d + p)) per MoE layer
-//   flops   = 2 x matmul params x (d + p) + attention 4 x n_head x head_dim x context x n_layer
-//   t_stage = max(bytes / (e_bw x bandwidth), flops / (e_fl x dense TFLOPS of the weights' dtype))
-//             + 2 all-reduces per layer (ring, over NVLink / PCIe / network)
-//   t_gpu   = pp x t_stage(batch / pp) / e_pp   (pp micro-batches in flight; e_pp the bubble)
-//   t_host  = t_iteration + t_seq x decoding sequences per rank (scheduler, sampling, output)
-//   t_step  = max(t_gpu, t_host) with an overlap scheduler (TensorRT-LLM, SGLang), else the sum
-// In steady state a batch of B sequences with isl-token prompts and osl-token answers needs
-// p = B x isl / osl prefill tokens per step (capped by max_num_batched_tokens); output tokens/s =
-// d / t_step. TTFT = queueing for the prefill budget (M/D/1) + the prompt's chunks at the running
-// batch's step time. The e_* factors are fitted per engine (tests/data/serving_throughput.json).
+// One engine step runs d decode tokens (one per running sequence) and p prompt tokens (chunks
+// of waiting prompts), as the engines' kernels run them:
+//   GEMMs     max(weights streamed / (e_bw x BW), 2 x matmul params x (d + p) / (e_fl x TFLOPS of
+//             the weights' dtype)); MoE streams the experts the step's tokens activate,
+//             n_expert x (1 - (1 - n_expert_used / n_expert)^(d + p)) per layer
+//   attention decode: every decoding sequence's KV (+ recurrent state) / (e_kv x BW); prefill:
+//             4 x n_head x head_dim x n_layer x p x isl / 2 FLOPs
+//   link      2 ring all-reduces per layer over NVLink / PCIe / the network
+//   pipeline  pp micro-batches, e_pp per extra stage; host work overlapped or added
+// Steady state: p = B x isl / osl within max_num_batched_tokens; output tokens/s = d / t_step.
+// TTFT = the prompt's chunks at the running batch's step time + M/D/1 queueing for the prefill
+// budget. The e_* factors are fitted per engine (tests/data/serving_throughput.json).
 #pragma once
 
 #include <cstdint>
