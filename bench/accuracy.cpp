@@ -316,6 +316,22 @@ int main(int argc, char** argv) {
         {c->id, roofline(*c, p.concurrency), c->measured_tokens_per_s});
   }
   cats.push_back(lcpp);
+  Category srv{"serving throughput (NIM fixed concurrency)", {}, {}},
+      srv_ttft{"serving TTFT (NIM fixed concurrency)", {}, {}},
+      srv_itl{"serving ITL (NIM fixed concurrency)", {}, {}};
+  for (const auto& r : serving["server_rows"]) {
+    const auto c = test::serving_case(cat, r);
+    if (!c) continue;
+    const auto p = c->predict();
+    srv.rows.push_back({c->id, p.output_tokens_per_s.value, c->measured_tokens_per_s});
+    srv.peers["memory roofline only"].push_back(
+        {c->id, roofline(*c, p.concurrency), c->measured_tokens_per_s});
+    srv_ttft.rows.push_back({c->id, p.ttft_s.value * 1e3, r["ttft_ms"].get<double>()});
+    srv_itl.rows.push_back({c->id, p.itl_s.value * 1e3, r["itl_ms"].get<double>()});
+  }
+  cats.push_back(srv);
+  cats.push_back(srv_ttft);
+  cats.push_back(srv_itl);
   Category vl{"serving speed (vLLM sweep)", {}, {}};
   {
     const auto one = test::serving_case(cat, serving["vllm_rows"][0]);

@@ -48,28 +48,30 @@ double pcie_lane_gb_per_s(uint32_t gen) {
 
 // Calibration per engine (docs/formulas.md §14, bench/accuracy "serving").
 const ServingCalibration kCalibrations[] = {
-    // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, overlap, allreduce latency, e_link, e_pp,
+    // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, t_layer, overlap, allreduce latency, e_link,
+    // e_pp,
     // ep_imbalance, errors (median, worst)
-    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 14, 1.5e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6,
+    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 14, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
      0.25, 0.5,
      "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
      "single-stream calibration of speed.cpp"},
-    {ServingEngine::ollama, 0.70, 0.55, 0.45, 14, 2.0e-3, 20e-6, false, 25e-6, 0.7, 0.95, 1.6, 0.3,
-     0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
-    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, false, 12e-6, 0.7, 0.95, 1.6, 0.25,
-     0.6,
+    {ServingEngine::ollama, 0.70, 0.55, 0.45, 14, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
+     0.3, 0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
+    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, false, 12e-6, 0.7, 0.95, 1.6,
+     0.25, 0.6,
      "TensorRT-LLM's kernel factors; vLLM's scheduler runs between steps (no overlap unless "
      "--async-scheduling); no fixed-length vLLM rows shipped"},
-    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, true, 12e-6, 0.7, 0.95, 1.6, 0.25,
-     0.6,
+    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
+     0.25, 0.6,
      "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
      "shipped"},
-    {ServingEngine::trt_llm, 0.80, 0.60, 0.50, 64, 2.0e-3, 25e-6, true, 10e-6, 0.7, 0.95, 1.6, 0.14,
-     1.17,
+    {ServingEngine::trt_llm, 0.80, 0.60, 0.50, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
+     1.6, 0.14, 1.17,
      "TensorRT-LLM perf-overview (trtllm-bench, offline): Llama-3.1-8B/3.3-70B/3.1-405B, "
      "Qwen3-30B-A3B/235B-A22B on H100/H200/B200/RTX PRO 6000"},
-    {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, false, 30e-6, 0.6, 0.8, 1.6,
-     0.4, 1.0, "transformers generate(): no serving rows shipped; eager kernels, static batches"},
+    {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6,
+     0.8, 1.6, 0.4, 1.0,
+     "transformers generate(): no serving rows shipped; eager kernels, static batches"},
 };
 
 // Fitted on the perf-overview rows of each family (docs/formulas.md §14); families without rows
@@ -350,7 +352,8 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
     s.link_s += (cross ? 6 : 1) * cal.allreduce_latency_s + msg / (p2p_gb * 1e9);
   }
   s.stage_s = std::max(s.memory_s, s.compute_s) + s.attention_s + s.link_s;
-  if (!prof.cuda_graphs) s.stage_s += m.n_layer * stage * 20e-6;  // kernel launches per layer
+  // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
+  s.stage_s += m.n_layer * stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
   // Bound: what the step spends most on (weights or KV streaming vs GEMM or prefill math).
   const double attn_mem = kv / (cal.kv_bw_efficiency * bw);
   const double bw_time = (s.compute_s > s.memory_s ? 0 : s.memory_s) + attn_mem;
@@ -505,19 +508,55 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   const uint32_t seq_cap = d.limits.max_num_seqs ? d.limits.max_num_seqs : r.max_concurrency;
   const uint32_t cap = std::min(r.max_concurrency, seq_cap);
 
-  // Concurrency per replica: users split evenly, or as many as fit, or Little's law from a rate.
-  auto run = [&](uint32_t b) {
-    return steady(m, g, d, w, std::max<uint32_t>(1, b), r.mean_context);
+  // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
+  // running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
+  // which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:
+  // rho = lambda x S / k, Wq = rho S / (2 (1 - rho)), tail ~ exponential; lambda = the replica's
+  // request rate.
+  struct Cycle {
+    SteadyState s;
+    double itl = 0, service = 0, wq = 0, wq_p90 = 0, cycle = 0, chunk = 0, chunk_step = 0;
   };
+  const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
+  auto cycle_at = [&](uint32_t b, double lambda_fixed) {
+    Cycle c;
+    c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), r.mean_context);
+    c.itl = c.s.itl_s / r.power_scale;
+    c.chunk = std::max(
+        1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - c.s.decode);
+    const StepTime with_chunk =
+        serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)), r.mean_context,
+                     static_cast<uint32_t>(std::min<double>(c.chunk, w.isl)), w.isl);
+    c.chunk_step = with_chunk.step_s / r.power_scale;
+    c.service = std::ceil(w.isl / c.chunk) * c.chunk_step;
+    if (w.decode_only) {  // generation measured alone: no prompt in the cycle
+      c.cycle = w.osl * c.itl;
+      return c;
+    }
+    const double decode_time = (w.osl - 1.0) * c.itl;
+    const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
+    for (int i = 0; i < 30; ++i) {  // closed loop: lambda depends on the wait it causes
+      c.cycle = c.service + c.wq + decode_time;
+      const double lambda = lambda_fixed > 0 ? lambda_fixed : std::max<uint32_t>(1, b) / c.cycle;
+      // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
+      const double rho = std::min(
+          0.99, lambda * c.service / parallel * (lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0));
+      c.wq = rho * c.service / (2 * (1 - rho));
+      c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
+    }
+    c.cycle = c.service + c.wq + decode_time;
+    return c;
+  };
+
+  // Concurrency per replica: users split evenly, or as many as fit, or Little's law from a rate.
   uint32_t users = 0;
-  if (w.rate_per_s > 0) {
-    const double lambda = w.rate_per_s / d.replicas;
+  const double lambda_rate = w.rate_per_s > 0 ? w.rate_per_s / d.replicas : 0;
+  if (lambda_rate > 0) {
     double n = 1;
     for (int i = 0; i < 60; ++i) {
-      const SteadyState s = run(static_cast<uint32_t>(std::min<double>(std::ceil(n), cap)));
-      const double latency = w.osl * s.itl_s / r.power_scale;
-      const double next = lambda * latency;
-      n = 0.5 * n + 0.5 * std::max(1.0, next);
+      const Cycle c =
+          cycle_at(static_cast<uint32_t>(std::min<double>(std::ceil(n), cap)), lambda_rate);
+      n = 0.5 * n + 0.5 * std::max(1.0, lambda_rate * c.cycle);
     }
     users = static_cast<uint32_t>(std::ceil(n));
   } else if (w.users) {
@@ -527,46 +566,35 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   }
   r.concurrency = std::min(users, cap);
   r.queued = users > cap ? users - cap : 0;
-  const SteadyState s = run(r.concurrency);
+  const Cycle c = cycle_at(r.concurrency, lambda_rate);
+  const SteadyState& s = c.s;
   r.step = s.step;
-  const double itl = s.itl_s / r.power_scale;
-  const double out_per_replica = r.concurrency / itl;
+  const double itl = c.itl;
+  // Each slot emits osl tokens per cycle (its prompt's time included); a rate the replica keeps
+  // up with comes out as it went in.
+  double out_per_replica = r.concurrency * w.osl / c.cycle;
+  if (lambda_rate > 0) out_per_replica = std::min(out_per_replica, lambda_rate * w.osl);
   const double err = cal.error_median;
   r.output_tokens_per_s = ranged(out_per_replica * d.replicas, err);
   r.per_user_tokens_per_s = ranged(1 / itl, err);
   r.itl_s = {itl, itl * (1 - err), itl * (1 + err)};
   r.requests_per_s = r.output_tokens_per_s.value / w.osl;
-
-  // TTFT: the prompt's chunks at the running batch's step time, plus waiting for the prefill
-  // budget (M/D/1: Wq = rho S / (2 (1 - rho)), tail ~ exponential), plus users beyond the batch
-  // waiting for a slot (queued / completions per second).
-  const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
-  const double chunk =
-      std::max(1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - s.decode);
-  const double n_chunks = std::ceil(w.isl / chunk);
-  const StepTime with_chunk =
-      serving_step(m, g, d, static_cast<uint32_t>(std::ceil(s.decode)), r.mean_context,
-                   static_cast<uint32_t>(std::min<double>(chunk, w.isl)), w.isl);
-  const double service = n_chunks * with_chunk.step_s / r.power_scale;
-  const double rho = std::min(0.99, s.prefill / chunk);
-  const double wq = rho * service / (2 * (1 - rho));
-  const double wq_p90 = rho > 0.1 ? wq / rho * std::log(rho / 0.1) : 0;
   const double completions = out_per_replica / w.osl;
   const double slot_wait = r.queued ? r.queued / completions : 0;
-  const double ttft = service + wq + slot_wait;
+  const double ttft = c.service + c.wq + slot_wait;
   r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
-  r.ttft_p90_s = service + wq_p90 + slot_wait;
+  r.ttft_p90_s = c.service + c.wq_p90 + slot_wait;
   // A step that carries a prompt chunk is the long one; it is the p90 when more than 10% of
   // steps carry one.
-  const double chunk_share = std::min(1.0, s.prefill / chunk);
-  r.itl_p90_s = chunk_share > 0.1 ? std::max(itl, with_chunk.step_s / r.power_scale) : itl;
+  const double chunk_share = std::min(1.0, s.prefill / c.chunk);
+  r.itl_p90_s = chunk_share > 0.1 ? std::max(itl, c.chunk_step) : itl;
 
   r.limited_by = r.step.bound;
   if (r.concurrency == r.max_concurrency && (w.users == 0 || users > cap))
     r.limited_by = Limit::memory;
   if (r.concurrency == seq_cap && seq_cap < r.max_concurrency && users >= seq_cap)
     r.limited_by = Limit::batch;
-  if (w.rate_per_s > 0 && w.rate_per_s / d.replicas > completions * 1.001)
+  if (lambda_rate > 0 && (lambda_rate > completions * 1.001 || lambda_rate * c.service >= 0.99))
     r.limited_by = Limit::overload;
   r.meets_ttft = w.ttft_slo_s <= 0 || r.ttft_s.value <= w.ttft_slo_s;
   r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;

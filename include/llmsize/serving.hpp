@@ -88,6 +88,7 @@ struct ServingCalibration {
   double gemm_m_half;          // GEMM rows at which half of flops_efficiency is reached
   double step_overhead_s;      // host time per executor iteration (scheduling, launch)
   double seq_overhead_s;       // host time per decoding sequence per iteration (sampling, output)
+  double layer_overhead_s;     // GPU time per layer per pass outside the roofline (kernel tails)
   bool overlap_host;           // host work of step n+1 overlaps the GPU's step n
   double allreduce_latency_s;  // per all-reduce over NVLink; x3 over PCIe, x6 over the network
   double link_efficiency;      // achieved share of the link's bandwidth in all-reduce
