@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "llmsize/serving.hpp"
+
 namespace llmsize {
 namespace {
 
@@ -186,6 +188,34 @@ std::string ollama(const LaunchPlan& p) {
 }
 
 }  // namespace
+
+LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
+                       uint32_t gpus_per_node, const std::string& model) {
+  LaunchPlan p;
+  p.engine = d.engine;
+  p.model = model;
+  p.tp = d.tp;
+  p.pp = d.pp;
+  p.replicas = d.replicas;
+  p.gpus_per_node = gpus_per_node;
+  p.attention_dp = d.attention_dp;
+  p.max_model_len = d.max_model_len ? d.max_model_len : w.isl + w.osl;
+  p.kv = d.kv;
+  const bool slots = serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots;
+  if (slots) {
+    // One slot per concurrent user of the replica; the layers split like llama.cpp's even -ts.
+    p.max_num_seqs = w.users ? (w.users + d.replicas - 1) / d.replicas : d.limits.max_num_seqs;
+    const uint32_t n = d.tp * d.pp;
+    if (n > 1)
+      for (uint32_t i = 0; i < n; ++i) p.layers_per_gpu.push_back(n_layer / n + (i < n_layer % n));
+    p.max_num_batched_tokens = 0;
+  } else {
+    p.memory_fraction = d.limits.memory_fraction;
+    p.max_num_seqs = d.limits.max_num_seqs;
+    p.max_num_batched_tokens = d.limits.max_num_batched_tokens;
+  }
+  return p;
+}
 
 std::string launch_script(const LaunchPlan& p) {
   switch (p.engine) {

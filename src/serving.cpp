@@ -50,27 +50,27 @@ double pcie_lane_gb_per_s(uint32_t gen) {
 const ServingCalibration kCalibrations[] = {
     // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, t_layer, overlap, allreduce latency, e_link,
     // e_pp,
-    // ep_imbalance, errors (median, worst)
-    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 14, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.25, 0.5,
+    // ep_imbalance, matvec_reread, errors (median, worst)
+    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 64, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
+     0.2, 0.25, 0.5,
      "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
      "single-stream calibration of speed.cpp"},
-    {ServingEngine::ollama, 0.70, 0.55, 0.45, 14, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.3, 0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
+    {ServingEngine::ollama, 0.70, 0.55, 0.45, 64, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
+     0.2, 0.3, 0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
     {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, false, 12e-6, 0.7, 0.95, 1.6,
-     0.25, 0.6,
+     0, 0.25, 0.6,
      "TensorRT-LLM's kernel factors; vLLM's scheduler runs between steps (no overlap unless "
      "--async-scheduling); no fixed-length vLLM rows shipped"},
     {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
-     0.25, 0.6,
+     0, 0.25, 0.6,
      "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
      "shipped"},
-    {ServingEngine::trt_llm, 0.80, 0.60, 0.50, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
-     1.6, 0.14, 1.17,
+    {ServingEngine::trt_llm, 0.80, 0.60, 0.55, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
+     1.6, 0, 0.13, 1.15,
      "TensorRT-LLM perf-overview (trtllm-bench, offline): Llama-3.1-8B/3.3-70B/3.1-405B, "
      "Qwen3-30B-A3B/235B-A22B on H100/H200/B200/RTX PRO 6000"},
     {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6,
-     0.8, 1.6, 0.4, 1.0,
+     0.8, 1.6, 0, 0.4, 1.0,
      "transformers generate(): no serving rows shipped; eager kernels, static batches"},
 };
 
@@ -78,7 +78,7 @@ const ServingCalibration kCalibrations[] = {
 // keep Hopper's factors and the wider error of their engine.
 const FamilyFactor kFamilies[] = {
     {"hopper", 1.0, 1.0, "H100 SXM / H200 rows (the engine factors)"},
-    {"blackwell", 0.8, 0.75,
+    {"blackwell", 0.8, 0.7,
      "B200 rows: Llama-3.3-70B / 3.1-405B / Qwen3 FP4, median ratio 1.5 at Hopper factors"},
     {"blackwell-workstation", 1.0, 1.0, "RTX PRO 6000 rows"},
     {"other", 1.0, 1.0, "no serving rows: Hopper factors"},
@@ -277,8 +277,11 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   s.decode_tokens = decode;
   s.prefill_tokens = prefill;
   const uint32_t pp = std::max<uint32_t>(1, d.pp), tp = std::max<uint32_t>(1, d.tp);
-  // pp micro-batches of decode / pp sequences (vLLM and TensorRT-LLM keep pp batches in flight).
-  const double dm = static_cast<double>(decode) / pp, pm = static_cast<double>(prefill) / pp;
+  // Pipeline engines (vLLM, SGLang, TensorRT-LLM) keep pp micro-batches of decode / pp sequences
+  // in flight; layer-split engines (llama.cpp) run the whole batch through the GPUs in turn.
+  const bool layer_split = prof.default_split == SplitMode::layer;
+  const double mb = layer_split ? 1 : pp;
+  const double dm = static_cast<double>(decode) / mb, pm = static_cast<double>(prefill) / mb;
   const double tokens = dm + pm;
   const double stage = 1.0 / pp;  // share of the layers per stage
 
@@ -311,25 +314,54 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   s.bytes_per_gpu = static_cast<uint64_t>(weights + kv);
   const FamilyFactor& fam = family_factor(g);
   const double bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
-  s.memory_s = weights / (cal.bw_efficiency * bw);
+  // Matrix-vector kernels (llama.cpp mul_mv for batches up to 8 rows) stream the weights again
+  // for part of every extra row.
+  // Prompt tokens go through the GEMM path in their own ubatches.
+  const bool matvec = cal.matvec_reread > 0 && dm <= 8;
+  const double reread = matvec ? 1 + cal.matvec_reread * (std::max(1.0, dm) - 1) : 1;
+  s.memory_s = weights * reread / (cal.bw_efficiency * bw);
 
   // GEMM efficiency grows with the rows it multiplies: m / (m + m_half) of the fitted factor
-  // (tile quantization); routed experts see tokens x n_expert_used / active experts rows each.
+  // (tile quantization); routed experts see rows x n_expert_used / active experts each. Decode
+  // rows run at the batch's size; prompt rows in chunks of min(isl, token budget) (+ the decode
+  // rows sharing the step), however thinly they are spread over steps on average.
   auto gemm_eff = [&](double rows) { return rows / (rows + cal.gemm_m_half); };
   const double moe_share =
       m.n_expert && m.matmul_params
           ? std::min(1.0, static_cast<double>(m.expert_bytes) * m.n_expert_used * m.n_layer_moe /
                               std::max(1.0, static_cast<double>(m.weight_bytes)))
           : 0;
+  auto rows_eff = [&](double rows) {
+    rows = std::max(1.0, rows);
+    double per_expert = rows;
+    if (m.n_expert)
+      per_expert = rows * m.n_expert_used / distinct_experts(m.n_expert, m.n_expert_used, rows);
+    return (1 - moe_share) * gemm_eff(rows) + moe_share * gemm_eff(per_expert);
+  };
+  (void)tokens_per_expert;
+  const double budget = d.limits.max_num_batched_tokens && prof.chunked_prefill
+                            ? static_cast<double>(d.limits.max_num_batched_tokens)
+                            : static_cast<double>(isl);
+  const double chunk_rows = std::min<double>(isl, budget) + (matvec ? 0 : dm);
   const double matmul = 2.0 * static_cast<double>(m.matmul_params) * tokens;
   const double attn_decode = 4.0 * m.n_head * m.head_dim * m.n_layer * dm * ctx;
   const double attn_prefill = 4.0 * m.n_head * m.head_dim * m.n_layer * pm * isl / 2.0;
   s.flops_per_gpu = (matmul + attn_decode + attn_prefill) * stage / tp;
   const double eff = cal.flops_efficiency * fam.flops_scale;
-  const double rows_eff =
-      (1 - moe_share) * gemm_eff(tokens) + moe_share * gemm_eff(tokens_per_expert);
-  const double matmul_rank = matmul * (1 - moe_share + moe_share * imbalance);
-  s.compute_s = matmul_rank * stage / tp / (peak_tflops(g, m.compute) * 1e12 * eff * rows_eff);
+  const double per_token = 2.0 * static_cast<double>(m.matmul_params) *
+                           (1 - moe_share + moe_share * imbalance) * stage / tp /
+                           (peak_tflops(g, m.compute) * 1e12 * eff);
+  // A share f of the steps carries a prompt chunk (rows = decode + chunk), the rest decode only:
+  // each kind is its own roofline, averaged.
+  const double chunk_tokens = chunk_rows - (matvec ? 0 : dm);
+  const double f = pm > 0 ? std::min(1.0, pm / chunk_tokens) : 0;
+  const double decode_only = matvec ? 0 : per_token * dm / rows_eff(dm);
+  const double with_chunk =
+      f < 1 ? per_token * (matvec ? chunk_tokens : dm + chunk_tokens) / rows_eff(chunk_rows)
+            : per_token * (matvec ? pm : dm + pm) / rows_eff(matvec ? pm : dm + pm);
+  s.compute_s = f * with_chunk + (1 - f) * decode_only;
+  const double gemm_s =
+      f * std::max(s.memory_s, with_chunk) + (1 - f) * std::max(s.memory_s, decode_only);
   const double f16 = peak_tflops(g, ComputeDtype::bf16) * 1e12 * eff;
   s.attention_s = std::max(kv / (cal.kv_bw_efficiency * bw), attn_decode * stage / tp / f16) +
                   attn_prefill * stage / tp / f16;
@@ -351,7 +383,7 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
     const double p2p_gb = cross ? g.network_gb_per_s : std::max(g.link_gb_per_s, g.pcie_gb_per_s);
     s.link_s += (cross ? 6 : 1) * cal.allreduce_latency_s + msg / (p2p_gb * 1e9);
   }
-  s.stage_s = std::max(s.memory_s, s.compute_s) + s.attention_s + s.link_s;
+  s.stage_s = gemm_s + s.attention_s + s.link_s;
   // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
   s.stage_s += m.n_layer * stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
   // Bound: what the step spends most on (weights or KV streaming vs GEMM or prefill math).
@@ -362,10 +394,10 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   if (s.link_s > std::max(bw_time, fl_time)) s.bound = Limit::link;
   // Pipeline stalls: micro-batches of unequal work (one carries a prompt chunk) hold the others;
   // pp_efficiency per extra stage, fitted on the RTX PRO 6000 PP1-PP8 rows.
-  const double bubble = std::pow(cal.pp_efficiency, pp - 1.0);
+  const double bubble = layer_split ? 1.0 : std::pow(cal.pp_efficiency, pp - 1.0);
   s.gpu_s = pp * s.stage_s / bubble;
   // Host: one iteration per micro-batch; attention-DP ranks each run their own scheduler.
-  s.host_s = pp * cal.step_overhead_s + cal.seq_overhead_s * decode / (adp ? tp : 1);
+  s.host_s = mb * cal.step_overhead_s + cal.seq_overhead_s * decode / (adp ? tp : 1);
   s.step_s = cal.overlap_host ? std::max(s.gpu_s, s.host_s) : s.gpu_s + s.host_s;
   if (cal.overlap_host && s.host_s > s.gpu_s) s.bound = Limit::host;
   return s;

@@ -78,22 +78,27 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
   const bool a100 = g.id.find("a100") != std::string::npos;
   Limit first_reason = Limit::memory;
   bool any_fit = false;
+  const ServingProfile& prof = serving_profile(base.engine);
+  // Layer-split engines (llama.cpp, Ollama, transformers) spread layers over GPUs: stages only.
+  const bool layer_split = prof.default_split == SplitMode::layer;
   for (uint32_t pp = 1; pp <= 64; pp *= 2) {
-    for (uint32_t tp = 1; tp <= per_node; tp *= 2) {
+    for (uint32_t tp = 1; tp <= (layer_split ? 1 : per_node); tp *= 2) {
       if (!valid_tp(m, tp) || tp * pp > t.max_gpus) continue;
-      if (pp > 1 && tp < per_node && valid_tp(m, tp * 2)) continue;  // fill a node with tp first
+      if (!layer_split && pp > 1 && tp < per_node && valid_tp(m, tp * 2))
+        continue;  // fill a node with tp first
       if (pp > m.n_layer) continue;
       Deployment d = base;
       d.tp = tp;
       d.pp = pp;
       d.replicas = 1;
-      const EngineLimits dl = engine_limits(d.engine, g.memory_bytes, a100, tp, pp);
-      if (!base.limits.max_num_seqs) d.limits.max_num_seqs = dl.max_num_seqs;
-      if (!base.limits.max_num_batched_tokens)
-        d.limits.max_num_batched_tokens = dl.max_num_batched_tokens;
-      if (!(base.limits.memory_fraction > 0)) d.limits.memory_fraction = dl.memory_fraction;
-      if (!base.limits.reserved_bytes) d.limits.reserved_bytes = dl.reserved_bytes;
-      if (!base.limits.cuda_graph_max_bs) d.limits.cuda_graph_max_bs = dl.cuda_graph_max_bs;
+      // The engine's own limits for this degree, except what the target overrides; slot engines
+      // get one slot per user (-np / OLLAMA_NUM_PARALLEL): the KV pool bounds them.
+      d.limits = engine_limits(d.engine, g.memory_bytes, a100, tp, pp);
+      if (prof.memory_rule == MemoryRule::fixed_slots) d.limits.max_num_seqs = 0;
+      const EngineLimits& o = t.limits;
+      if (o.max_num_seqs) d.limits.max_num_seqs = o.max_num_seqs;
+      if (o.max_num_batched_tokens) d.limits.max_num_batched_tokens = o.max_num_batched_tokens;
+      if (o.memory_fraction > 0) d.limits.memory_fraction = o.memory_fraction;
       // MoE on GPUs without NVLink: attention data parallel, experts split (no per-layer
       // all-reduce over PCIe); the same rule the calibration rows follow.
       if (m.n_expert && tp > 1 && g.link == LinkKind::pcie) d.attention_dp = true;

@@ -235,13 +235,18 @@ EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100
       break;
     case ServingEngine::llama_cpp:
     case ServingEngine::ollama:
-      // llama-server -np 1, -b 2048 (common/common.h n_batch); OLLAMA_NUM_PARALLEL 1.
+      // llama-server -np 1, -b 2048 (common/common.h n_batch); OLLAMA_NUM_PARALLEL 1. Runtime
+      // outside the tensors: engine.hpp's profile (CUDA context, buffers).
       l.max_num_seqs = 1;
       l.max_num_batched_tokens = 2048;
+      l.reserved_bytes =
+          engine_profile(e == ServingEngine::ollama ? Engine::ollama : Engine::llama_cpp)
+              .overhead_per_gpu_bytes;
       break;
     case ServingEngine::transformers:
       l.max_num_seqs = 1;
       l.max_num_batched_tokens = 0;  // the whole prompt in one forward pass
+      l.reserved_bytes = engine_profile(Engine::transformers).overhead_per_gpu_bytes;
       break;
   }
   return l;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "llmsize/launch.hpp"
+#include "llmsize/serving.hpp"
 
 using namespace llmsize;
 
@@ -172,4 +173,34 @@ TEST_CASE("Ollama: environment, Modelfile and create", "[launch]") {
             "OLLAMA_CONTEXT_LENGTH=8192"));
   CHECK(has(s, "FROM llama3.1:8b\nPARAMETER num_ctx 8192\n"));
   check_documented(s);
+}
+
+TEST_CASE("A deployment maps to its launch plan", "[launch]") {
+  Deployment d;
+  d.engine = ServingEngine::vllm;
+  d.tp = 2;
+  d.replicas = 2;
+  d.kv = KvDtype::fp8_e4m3;
+  d.limits = engine_limits(ServingEngine::vllm, 80ull << 30, false, 2, 1);
+  Workload w;
+  w.isl = 5000;
+  w.osl = 500;
+  w.users = 50;
+  const auto p = launch_plan(d, w, 80, 8, "nvidia/Llama-3.3-70B-Instruct-FP8");
+  CHECK(p.max_model_len == 5500);
+  CHECK(p.memory_fraction == 0.9);
+  CHECK(p.max_num_seqs == 1024);
+  const auto s = launch_script(p);
+  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 "
+               "--tensor-parallel-size 2 --max-model-len 5500") != std::string::npos);
+  check_documented(s);
+  // llama.cpp: one slot per user, layers split over the GPUs.
+  d.engine = ServingEngine::llama_cpp;
+  d.kv = KvDtype::q8_0;
+  d.replicas = 1;
+  w.users = 4;
+  const auto l = launch_plan(d, w, 81, 8, "model.gguf");
+  CHECK(l.max_num_seqs == 4);
+  CHECK(l.layers_per_gpu == std::vector<uint32_t>{41, 40});
+  check_documented(launch_script(l));
 }

@@ -36,6 +36,14 @@ struct LaunchPlan {
   }
 };
 
+// The launch plan of a deployment: its degrees, replicas, KV dtype and limits; max_model_len
+// from the deployment (else isl + osl); llama.cpp/Ollama slots = users per replica and layers
+// split evenly over tp x pp GPUs (-ts). The wiring's one mapping from a plan to --emit.
+struct Deployment;
+struct Workload;
+LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
+                       uint32_t gpus_per_node, const std::string& model);
+
 // The commands, one per line, with the replicas' GPU assignment and, past one node, what to run
 // on each node. REQUIRES: p.tp, p.pp, p.replicas > 0, p.model non-empty.
 std::string launch_script(const LaunchPlan& p);

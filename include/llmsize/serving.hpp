@@ -94,6 +94,7 @@ struct ServingCalibration {
   double link_efficiency;      // achieved share of the link's bandwidth in all-reduce
   double pp_efficiency;        // throughput kept per extra pipeline stage (stalls)
   double ep_imbalance;         // busiest expert-parallel rank's load / the mean
+  double matvec_reread;        // weights re-streamed per extra row by matrix-vector kernels
   double error_median;         // |predicted/measured - 1| on the calibration rows
   double error_worst;
   const char* basis;

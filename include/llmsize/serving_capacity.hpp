@@ -14,6 +14,7 @@ struct CapacityTarget {
   double per_user_tokens_per_s = 0;  // each user's decode speed, at least (0 = none)
   double ttft_slo_s = 0;             // mean time to first token, at most (0 = none)
   uint32_t max_gpus = 1024;
+  EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
 };
 
 struct ServingCapacity {
@@ -28,10 +29,10 @@ struct ServingCapacity {
   uint32_t memory_min_gpus = 0;    // the fewest GPUs that hold the weights and one sequence
 };
 
-// REQUIRES: t.users > 0. base supplies the engine, KV type, power limit and any limits the user
-// set (a zero limit is replaced by engine_limits() for each degree). Degrees: tp divides n_head
-// and n_head_kv (or is a multiple of n_head_kv: replicated KV heads) and stays within one node;
-// pp spans nodes only when one node's GPUs are not enough.
+// REQUIRES: t.users > 0. base supplies the engine, KV type, max_model_len and power limit; each
+// degree gets engine_limits() for its GPUs, overridden by t.limits' non-zero fields. Degrees: tp
+// divides n_head and n_head_kv (or is a multiple of n_head_kv: replicated KV heads) and stays
+// within one node; pp spans nodes only when one node's GPUs are not enough.
 ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g,
                                       const Deployment& base, const Workload& w,
                                       const CapacityTarget& t);
