@@ -567,15 +567,27 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     }
     const double decode_time = (w.osl - 1.0) * c.itl;
     const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
-    for (int i = 0; i < 30; ++i) {  // closed loop: lambda depends on the wait it causes
-      c.cycle = c.service + c.wq + decode_time;
-      const double lambda = lambda_fixed > 0 ? lambda_fixed : std::max<uint32_t>(1, b) / c.cycle;
-      // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
-      const double rho = std::min(
-          0.99, lambda * c.service / parallel * (lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0));
-      c.wq = rho * c.service / (2 * (1 - rho));
-      c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
+    // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
+    const double others = lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0;
+    auto wait = [&](double rho) { return rho * c.service / (2 * (1 - rho)); };
+    auto rho_of = [&](double wq) {
+      const double lambda = lambda_fixed > 0
+                                ? lambda_fixed
+                                : std::max<uint32_t>(1, b) / (c.service + wq + decode_time);
+      return std::min(0.99, lambda * c.service / parallel * others);
+    };
+    double rho = rho_of(0);
+    if (lambda_fixed <= 0) {
+      // Closed loop: more waiting slows the arrivals; rho = rho_of(wait(rho)) has one root.
+      double lo = 0, hi = rho;
+      for (int i = 0; i < 60; ++i) {
+        const double mid = (lo + hi) / 2;
+        (rho_of(wait(mid)) > mid ? lo : hi) = mid;
+      }
+      rho = (lo + hi) / 2;
     }
+    c.wq = wait(rho);
+    c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
     c.cycle = c.service + c.wq + decode_time;
     return c;
   };
