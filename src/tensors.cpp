@@ -12,7 +12,7 @@ const char* const kRoleNames[] = {
     "attn_q_b",      "attn_kv_a_mqa",  "attn_kv_a_norm", "attn_kv_b",          "ffn_norm",
     "ffn_post_norm", "ffn_gate",       "ffn_up",         "ffn_down",           "ffn_gate_inp",
     "ffn_gate_exps", "ffn_up_exps",    "ffn_down_exps",  "ffn_gate_inp_shexp", "ffn_gate_shexp",
-    "ffn_up_shexp",  "ffn_down_shexp", "exp_probs_b",        "position_embd",
+    "ffn_up_shexp",  "ffn_down_shexp", "exp_probs_b",    "position_embd",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
                   static_cast<size_t>(TensorRole::position_embd) + 1,
@@ -173,10 +173,11 @@ ParamCount count_params(const ModelSpec& m, const std::vector<TensorDesc>& tenso
   ParamCount p;
   for (const auto& t : tensors) {
     const uint64_t n = t.n_elements();
-    p.total += n;
+    p.total = checked_add(p.total, n, "parameter count");
     const bool routed =
         t.role == R::ffn_gate_exps || t.role == R::ffn_up_exps || t.role == R::ffn_down_exps;
-    p.active += routed && m.n_expert ? n / m.n_expert * m.n_expert_used : n;
+    p.active = checked_add(p.active, routed && m.n_expert ? n / m.n_expert * m.n_expert_used : n,
+                           "active parameters");
     if (t.role == R::token_embd) p.token_embd = n;
   }
   return p;

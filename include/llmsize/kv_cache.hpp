@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"
 
@@ -31,7 +32,7 @@ struct KvCache {
   uint64_t v_bytes_per_cell_layer = 0;  // ggml_row_size(type_v, n_embd_v_gqa)
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
-  uint64_t total_bytes() const { return k_bytes + v_bytes; }
+  uint64_t total_bytes() const { return checked_add(k_bytes, v_bytes, "KV cache bytes (K + V)"); }
 };
 
 // REQUIRES: validate(m) is empty; n_ctx, n_seq, n_ubatch > 0.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -22,7 +23,9 @@ double gb_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGB);
 }
 
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
@@ -155,10 +158,12 @@ std::vector<BomLine> bom_lines(const Report& r) {
     const auto& ps = platform_spec(h.platform);
     b.push_back(
         {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
-         h.chassis_slot_widths > 0
-             ? fmt::format(
-                   "{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {:g} slot widths of GPUs",
-                   h.pcie_lanes_needed, h.chassis_slot_widths)
+         !p.gpu.is_module()
+             ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
+                           h.pcie_lanes_needed,
+                           h.chassis_slot_widths > 0
+                               ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
+                               : std::string("card width not published"))
              : fmt::format(
                    "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
                    p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
@@ -719,12 +724,13 @@ void flatten(const ojson& j, const std::string& prefix,
   if (j.is_null())
     val = "";
   else if (j.is_string())
-    val = j.get<std::string>();
+    val = csv_text_cell(j.get<std::string>());  // no cell a spreadsheet runs as a formula
   else if (j.is_array()) {
     for (const auto& x : j) {
       if (!val.empty()) val += "; ";
       val += x.is_string() ? x.get<std::string>() : x.dump();
     }
+    val = csv_text_cell(val);
   } else
     val = j.dump();
   out.emplace_back(prefix, val);

@@ -184,7 +184,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
     case ojson::value_t::number_integer: {
       const auto i = v->get<int64_t>();
       if (i >= 0) return w.u64(static_cast<uint64_t>(i));
-      return w.str(v->dump());  // no negative integers in the report; kept exact if one appears
+      return w.number_text(v->dump());  // kept exact
     }
     case ojson::value_t::number_float:
       return w.f64(v->get<double>());
@@ -197,7 +197,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
       return w.strs(views.data(), views.size());
     }
     default:
-      return w.str(v->dump());
+      return w.number_text(v->dump());
   }
 }
 
@@ -408,7 +408,7 @@ struct Sweep::Impl {
     HostInput hi;
     hi.n_gpus = count;
     hi.gpu_slot_width = gpu.slot_width;
-    hi.gpu_is_module = gpu.slot_width <= 0 && !gpu.unified_memory;
+    hi.gpu_is_module = gpu.is_module();
     hi.weights_bytes = e.weights.bytes;
     hi.host_weights_bytes = host_weights;
     hi.keep_models = keep_models;

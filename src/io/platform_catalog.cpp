@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize {
 namespace {
@@ -34,7 +36,7 @@ struct Reader {
   const json& object(const json& o, const std::string& path, const char* key) const {
     const json* v = get(o, key);
     if (!v) fail(path + "/" + key, "missing (expected an object)");
-    if (!v->is_object()) fail(path + "/" + key, "expected an object, got " + v->dump());
+    if (!v->is_object()) fail(path + "/" + key, "expected an object, got " + io::describe_json(*v));
     return *v;
   }
   std::string str(const json& o, const std::string& path, const char* key, bool required) const {
@@ -43,7 +45,7 @@ struct Reader {
       if (required) fail(path + "/" + key, "missing (expected a string)");
       return {};
     }
-    if (!v->is_string()) fail(path + "/" + key, "expected a string, got " + v->dump());
+    if (!v->is_string()) fail(path + "/" + key, "expected a string, got " + io::describe_json(*v));
     return v->get<std::string>();
   }
   double num(const json& o, const std::string& path, const char* key, bool required, double lo,
@@ -53,11 +55,11 @@ struct Reader {
       if (required) fail(path + "/" + key, "missing (expected a number)");
       return 0;
     }
-    if (!v->is_number()) fail(path + "/" + key, "expected a number, got " + v->dump());
+    if (!v->is_number()) fail(path + "/" + key, "expected a number, got " + io::describe_json(*v));
     const double d = v->get<double>();
     if (!(d >= lo && d <= hi))
-      fail(path + "/" + key,
-           "out of range: " + v->dump() + " (expected " + fmt(lo) + " to " + fmt(hi) + ")");
+      fail(path + "/" + key, "out of range: " + io::describe_json(*v) + " (expected " + fmt(lo) +
+                                 " to " + fmt(hi) + ")");
     return d;
   }
   uint32_t count(const json& o, const std::string& path, const char* key, bool required,
@@ -69,7 +71,8 @@ struct Reader {
   bool flag(const json& o, const std::string& path, const char* key) const {
     const json* v = get(o, key);
     if (!v) return false;
-    if (!v->is_boolean()) fail(path + "/" + key, "expected true or false, got " + v->dump());
+    if (!v->is_boolean())
+      fail(path + "/" + key, "expected true or false, got " + io::describe_json(*v));
     return v->get<bool>();
   }
   // "sources" may be a string or an object of strings: joined for the BOM's provenance.
@@ -131,7 +134,8 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     for (size_t i = 0; i < counts->size(); ++i) {
       const auto& c = (*counts)[i];
       if (!c.is_number_unsigned() || c.get<uint64_t>() == 0 || c.get<uint64_t>() > 64)
-        r.fail(gp + "/counts/" + std::to_string(i), "expected a GPU count 1-64, got " + c.dump());
+        r.fail(gp + "/counts/" + std::to_string(i),
+               "expected a GPU count 1-64, got " + io::describe_json(c));
       p.gpu_counts.push_back(c.get<uint32_t>());
     }
     std::sort(p.gpu_counts.begin(), p.gpu_counts.end());
@@ -224,9 +228,11 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
 std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where) {
   json doc;
   try {
-    doc = json::parse(text);
+    doc = io::parse_json(text, where);
   } catch (const json::parse_error& e) {
     throw InputError(where + ": not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // out_of_range 406: a number beyond a double
+    throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   Reader r{where};
   if (!doc.is_object() || !doc.contains("platforms") || !doc["platforms"].is_array())
@@ -237,18 +243,14 @@ std::vector<PlatformModel> read_platforms(std::string_view text, const std::stri
   for (size_t i = 0; i < arr.size(); ++i) {
     const std::string path = "/platforms/" + std::to_string(i);
     PlatformModel p = read_one(arr[i], path, r);
-    if (!seen.insert(p.id).second) r.fail(path + "/id", "duplicate id \"" + p.id + "\"");
+    if (!seen.insert(p.id).second) r.fail(path + "/id", "duplicate id " + sanitize_quoted(p.id));
     out.push_back(std::move(p));
   }
   return out;
 }
 
 std::vector<PlatformModel> read_platforms_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot open");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return read_platforms(ss.str(), path);
+  return read_platforms(io::read_text_input(path, io::kCatalogInput), sanitize(path, 256));
 }
 
 const PlatformModel* find_platform(const std::vector<PlatformModel>& catalog, std::string_view id) {
