@@ -300,3 +300,32 @@ TEST_CASE("A power cap lowers throughput by the measured curve", "[serving]") {
   CHECK(cap.per_user_tokens_per_s.value ==
         Approx(full.per_user_tokens_per_s.value * 0.8404).epsilon(0.01));
 }
+
+TEST_CASE("vLLM's KV pool rule reproduces its own memory-profile logs", "[serving]") {
+  // kv_pool_bytes(vLLM) = total x gpu_memory_utilization - weights - activation peak - non-torch,
+  // with each log's own figures (tests/data/engine_measurements.json), e.g. PR 10511:
+  // 79.22 x 0.9 - 14.96 - 1.26 - 1.79 = 53.29 GiB, as logged; the V1 log (llm-d, >= ~0.10.2)
+  // 79.18 x 0.9 - 14.99 - 4.76 - 0.13 = 51.38 GiB with its CUDA-graph line outside the pool.
+  const auto doc = test::data_file("engine_measurements.json");
+  int checked = 0;
+  for (const auto& r : doc["vllm"]) {
+    bool complete = true;
+    for (const char* k : {"weights_gib", "activation_peak_gib", "non_torch_gib", "kv_cache_gib"})
+      complete = complete && r.contains(k);
+    if (!complete) continue;  // a log that prints only some of the figures
+    auto gib = [&](const char* k) {
+      return static_cast<uint64_t>(r.at(k).get<double>() * static_cast<double>(kGiB));
+    };
+    EngineLimits l = engine_limits(ServingEngine::vllm, gib("gpu_total_gib"), false, 1, 1);
+    l.memory_fraction = r.at("gpu_memory_utilization").get<double>();
+    const double pool = static_cast<double>(kv_pool_bytes(
+                            serving_profile(ServingEngine::vllm), l, gib("gpu_total_gib"),
+                            gib("weights_gib"), gib("activation_peak_gib"), gib("non_torch_gib"))) /
+                        static_cast<double>(kGiB);
+    const double logged = r.at("kv_cache_gib").get<double>();
+    INFO(r["id"].get<std::string>() << ": " << pool << " vs " << logged);
+    CHECK(pool == Approx(logged).margin(0.02));
+    ++checked;
+  }
+  CHECK(checked == 2);
+}
