@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
+#include "cli/request.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
@@ -54,21 +56,6 @@ const Field kPlanFields[] = {{"name", Kind::string},
                              {"target_tokens_per_s", Kind::number}};
 const Field kBudgetFields[] = {
     {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
-
-// A flag named at the start of build_report()'s messages, and the plan field it comes from.
-const std::pair<const char*, const char*> kFlagFields[] = {{"MODEL: ", "model"},
-                                                           {"--quant: ", "quant"},
-                                                           {"--ctx: ", "context"},
-                                                           {"--batch: ", "batch"},
-                                                           {"--users: ", "users"},
-                                                           {"--kv-quant: ", "kv_quant"},
-                                                           {"--flash-attn: ", "flash_attn"},
-                                                           {"--ubatch: ", "ubatch"},
-                                                           {"--engine: ", "engine"},
-                                                           {"--headroom: ", "headroom"},
-                                                           {"--gpu: ", "gpu"},
-                                                           {"--gpus: ", "gpus"},
-                                                           {"--price: ", "gpu_price_usd"}};
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -139,12 +126,6 @@ std::string num(double v) {
   return s;
 }
 
-// A number as a flag's text: integers without a decimal point.
-std::string flag_text(const json& v) {
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  return num(v.get<double>());
-}
-
 std::string usd(double v) {
   const auto n = static_cast<uint64_t>(std::llround(v));
   std::string s = std::to_string(n), r;
@@ -179,14 +160,66 @@ std::string read_file(const std::string& path) {
 
 struct PlanInput {
   std::string file, pointer, name;
-  Options options;
-  json budget;  // object or null
+  std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
+  json budget;                          // object or null
   double target_tps = 0;
 };
 
-// One plan object at `ptr` of `file` as the options of a build_report() call.
+// The plan's request, built from its fields directly; each error names the file and the field's
+// JSON pointer. Fields left out take the main command's defaults.
+void plan_request(const std::string& file, const std::string& ptr, const json& p,
+                  const Catalog& cat, ResolvedRequest& rq) {
+  const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
+  const auto text = [&](const char* key, const char* fallback) {
+    return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
+  };
+  const auto count = [&](const char* key, uint64_t fallback, uint64_t lo, uint64_t hi) {
+    return count_in_range(at(key), p.contains(key) ? p.at(key).get<uint64_t>() : fallback, lo, hi);
+  };
+  const auto real = [&](const char* key, double lo, double hi) {
+    const double v = p.at(key).get<double>();
+    return real_in_range(at(key), v, fmt::format("{:.6g}", v), lo, hi);
+  };
+  PlanRequest& q = rq.request;
+  q = PlanRequest();
+  q.derivations = false;
+  rq.gpus = priced_gpus({}, cat);
+  const std::string quant = text("quant", "q4_k_m");
+  resolve_quant(at("quant"), quant);
+  RunConfig& c = q.config;
+  c.kv.n_ctx = count("context", 4096, 1, kMaxContextTokens);
+  q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
+  c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
+  c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
+  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
+  const EngineProfile& ep = engine_profile(c.engine);
+  c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(at("flash_attn") +
+                     ": false with a quantized kv_quant: llama.cpp requires flash attention for a "
+                     "quantized V cache");
+  c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
+  c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+  q.gpus_requested = count("gpus", 1, 1, 1024);
+  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
+  if (p.contains("gpu_price_usd")) {
+    gpu.price_usd = real("gpu_price_usd", 1, 1e8);
+    gpu.price_date = "given in the plan";
+    gpu.price_kind = "user";
+  }
+  q.gpu = gpu;
+  rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
+  q.model = rq.model.spec;
+  if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
+  check_kv_rows(at("kv_quant"), q.model, c.kv.type_k, c.kv.type_v);
+  c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
+                         rq.quant_ignored);
+}
+
+// One plan object at `ptr` of `file`: its request and what check compares it with.
 PlanInput read_plan(const std::string& file, const std::string& ptr, const json& p,
-                    const Options& base) {
+                    const Catalog& cat) {
   if (!p.is_object())
     throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
   check_fields(file, ptr, p, kPlanFields);
@@ -195,26 +228,18 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   PlanInput in;
   in.file = file;
   in.pointer = ptr;
-  Options& o = in.options;
-  o = base;
-  o.planning = PlanningOptions();
-  o.format = "json";
-  o.model = p.at("model").get<std::string>();
-  o.gpu = p.at("gpu").get<std::string>();
-  o.gpus = p.contains("gpus") ? flag_text(p.at("gpus")) : "1";
-  if (p.contains("quant")) o.quant = p.at("quant").get<std::string>();
-  if (p.contains("context")) o.ctx = flag_text(p.at("context"));
-  if (p.contains("batch")) o.batch = flag_text(p.at("batch"));
-  if (p.contains("users")) o.users = flag_text(p.at("users"));
-  if (p.contains("kv_quant")) o.kv_quant = p.at("kv_quant").get<std::string>();
-  if (p.contains("flash_attn")) o.flash_attn = p.at("flash_attn").get<bool>() ? "on" : "off";
-  if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
-  if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
-  if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
-  if (p.contains("gpu_price_usd"))
-    o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
+  in.rq = std::make_unique<ResolvedRequest>();
+  try {
+    plan_request(file, ptr, p, cat, *in.rq);
+  } catch (const InputError& e) {
+    // A model file's own errors name the file: say which plan read it.
+    const std::string m = e.what();
+    if (m.rfind(file + ": ", 0) == 0) throw;
+    throw InputError(file + ": " + ptr + ": " + m);
+  }
   // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
-  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>() : o.model);
+  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>()
+                                        : p.at("model").get<std::string>());
   if (p.contains("budget")) {
     in.budget = p.at("budget");
     check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
@@ -234,7 +259,7 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
 
 // Streams the plans of `file` to `sink` as the parser finishes each one; the plan's JSON is then
 // dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_file(const std::string& path, const Options& base,
+void read_plan_file(const std::string& path, const Catalog& cat,
                     const std::function<void(const PlanInput&)>& sink) {
   const std::string file = sanitize(path, 256);
   const std::string text = read_file(path);
@@ -249,7 +274,7 @@ void read_plan_file(const std::string& path, const Options& base,
     if (!in_plans || depth != 2 || !(ev == E::object_end || ev == E::array_end || ev == E::value))
       return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, parsed, base));
+    sink(read_plan(file, ptr, parsed, cat));
     return false;
   };
   json doc;
@@ -267,24 +292,8 @@ void read_plan_file(const std::string& path, const Options& base,
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
-// build_report() for a plan, its errors pointed at the plan's fields.
-Report plan_report(const PlanInput& in, const Catalog& cat) {
-  try {
-    return build_report(in.options, cat);
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    for (const auto& [flag, field] : kFlagFields) {
-      const std::string f = flag;
-      if (m.rfind(f, 0) == 0)
-        throw InputError(in.file + ": " + in.pointer + "/" + field + ": " + m.substr(f.size()));
-    }
-    throw InputError(in.file + ": " + in.pointer + ": " + m);
-  }
-}
-
-// `with_report`: keep the main command's JSON of the plan (check --format json).
-PlanResult check_plan(const PlanInput& in, const Catalog& cat, bool with_report) {
-  const Report r = plan_report(in, cat);
+PlanResult check_plan(const PlanInput& in, bool with_report) {
+  const Report r = make_report(*in.rq, plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
@@ -390,8 +399,8 @@ std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, o,
-                   [&](const PlanInput& in) { out.push_back(check_plan(in, cat, with_report)); });
+    read_plan_file(f, cat,
+                   [&](const PlanInput& in) { out.push_back(check_plan(in, with_report)); });
   return out;
 }
 

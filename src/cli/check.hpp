@@ -1,7 +1,8 @@
 // llmsize check PLAN.json...: validates planned deployments for CI. A plan file (format:
 // docs/plan.schema.json) holds one or more plans: a model, quantization, context, batch or users,
 // GPU x count, and optional budgets (peak power, system RAM, hardware price) and a target decode
-// speed. Each plan runs through build_report(); a plan fails when the GPUs do not hold it or a
+// speed. Each plan becomes a PlanRequest read from its fields (errors at their JSON pointers) and
+// runs through plan(); a plan fails when the GPUs do not hold it or a
 // budget or the target is missed, with the reason in numbers.
 #pragma once
 

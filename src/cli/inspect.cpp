@@ -15,7 +15,9 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kSchemaVersion = 1;
 
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 double gib(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
