@@ -54,7 +54,8 @@ const ServingProfile kProfiles[] = {
      "vLLM: KV pool = total x gpu_memory_utilization (0.9) - weights - profiled activation peak - "
      "non-torch memory (vllm/v1/worker/gpu_worker.py determine_available_memory); 16-token "
      "blocks (vllm/config/cache.py block_size); V1 always chunks prefills; --kv-cache-dtype "
-     "auto|fp8|fp8_e4m3|fp8_e5m2"},
+     "auto|fp8|fp8_e4m3|fp8_e5m2; CUDA graphs live in the 10% outside the pool (V0 and V1 logs; "
+     "V1 >= ~0.10.2 prints their size, tests/data/engine_measurements.json)"},
     {ServingEngine::sglang,
      "sglang",
      Engine::vllm,
