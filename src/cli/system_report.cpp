@@ -84,13 +84,6 @@ std::string spec_text(const BomLine& l) {
   return s;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string html_escape(const std::string& s) {
   return xml_escape(s);
 }
