@@ -257,7 +257,18 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   sr.rack_budget_kw = req.rack_budget_kw;
   p.system = plan_system(sr);
   p.psu_redundancy = to_string(p.system->psus.redundancy);
-  if (!p.system->platform) note(p, NoteKind::no_platform, g.count);
+  if (!p.system->platform) {
+    note(p, NoteKind::no_platform, g.count);
+    return;
+  }
+  // Energy and cost per token from the typical draw (busy at the duty cycle, idle the rest), not
+  // the maximum: circuits and cooling keep the maximum.
+  const double kwh = p.system->typical_wall_w_total * 8760 / 1000;
+  if (p.power) p.power->energy_kwh_per_year = kwh;
+  if (p.cost) {
+    p.cost_input.kwh_per_year = kwh;
+    p.cost = plan_cost(p.cost_input);
+  }
 }
 
 void plan_training(const PlanRequest& req, const ModelSpec& m, Plan& p) {

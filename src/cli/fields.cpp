@@ -457,7 +457,8 @@ const std::vector<Field> kFields = {
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
      GET(W(r) ? D(std::round(W(r)->heat_btu_per_h)) : N())},
-    {"power.energy_kwh_per_year", U_::kwh_per_year, "at the duty cycle",
+    {"power.energy_kwh_per_year", U_::kwh_per_year,
+     "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s, "decode speed per sequence",

@@ -220,7 +220,8 @@ std::vector<BomLine> bom_lines(const Report& r) {
     b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
                  "system on its own drive"});
   }
-  if (r.power) {
+  // With a machine from the catalog its PSUs are in the machine's sections, not here.
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     b.push_back({"PSU",
                  fmt::format("{:.0f} W{}", w.psu_w,
@@ -346,7 +347,7 @@ std::string table_speed(const Report& r) {
 // Power, load time and cost.
 std::string table_power_cost(const Report& r) {
   std::string o;
-  if (r.power) {
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     o += "\nPower and cooling\n";
     o += fmt::format(
@@ -360,7 +361,10 @@ std::string table_power_cost(const Report& r) {
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
   if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk)\n", gb_of(r.estimate.weights.bytes));
+    o += fmt::format("\nModel load time ({:.1f} GB from disk{})\n", gb_of(r.estimate.weights.bytes),
+                     r.system && r.system->platform
+                         ? ": the drive's read alone; the cold start above adds the engine's steps"
+                         : "");
     for (const auto& l : r.host->load_times)
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));

@@ -225,9 +225,10 @@ std::string render_system_table(const Report& r) {
       h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
       gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
   o += fmt::format("  NICs            {}\n", nic_text(s));
-  o += fmt::format("  storage         {} × {:.2f} TB OS mirror, {} × {:.2f} TB data\n",
-                   h.storage.os_drives, static_cast<double>(h.storage.os_drive_bytes) / 1e12,
-                   h.storage.data_drives, static_cast<double>(h.storage.data_drive_bytes) / 1e12);
+  o += fmt::format("  storage         {}{} × {:.2f} TB OS, {} × {:.2f} TB data\n",
+                   h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
+                   static_cast<double>(h.storage.os_drive_bytes) / 1e12, h.storage.data_drives,
+                   static_cast<double>(h.storage.data_drive_bytes) / 1e12);
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9, w1 = 4;
@@ -249,7 +250,7 @@ std::string render_system_table(const Report& r) {
           ? " (a floor: some lines have no public price)"
           : "");
 
-  o += "\nPower as vendors rate it (maximum) and as it is drawn (typical)\n";
+  o += "\nPower and cooling, as vendors rate it (maximum) and as it is drawn (typical)\n";
   const auto& pp = s.max_power.parts;
   o += fmt::format(
       "  maximum         {} at the wall per machine{} (GPUs {:.0f}, baseboard {:.0f}, CPUs {:.0f}, "
@@ -270,8 +271,10 @@ std::string render_system_table(const Report& r) {
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
                      watts(s.typical_wall_w_total));
   o += s.psus.count
-           ? fmt::format("  PSUs            {} × {}, {} redundancy ({} without the spares){}\n",
-                         s.psus.count, watts(s.psus.watts), r.psu_redundancy,
+           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
+                         watts(s.psus.watts),
+                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
+                                             : std::string("no redundancy"),
                          watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
            : "  PSUs            rating not published for this platform\n";
   for (const auto& c : s.circuits)
@@ -280,6 +283,11 @@ std::string render_system_table(const Report& r) {
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
                    usd(s.heat_btu_per_h_total).substr(1));
+  if (r.power)
+    o += fmt::format(
+        "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
+        "the time\n",
+        r.power->energy_kwh_per_year, r.power_input.duty_cycle * 100);
   if (s.racks.racks)
     o += fmt::format("  racks           {} rack{}, {}U, {:.1f} kW per rack, {} PDUs\n",
                      s.racks.racks, s.racks.racks == 1 ? "" : "s", s.racks.rack_units,
