@@ -49,6 +49,11 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   w.quant_requested = r.quant_requested;
   w.quant_ignored = r.quant_ignored;
   plan_warnings(w, r, r.warnings);
+  // resolve_request took the checkpoint's stored format from its quantization_config.
+  if (!r.model.exact_weights && !r.model.spec.stored_quant.empty() &&
+      r.model.spec.stored_quant == r.quant->id)
+    r.warnings.push_back(std::string("weights as the checkpoint stores them (") + r.quant->id +
+                         ", from its quantization_config); --quant overrides");
   plan_checklist(r, r.checklist);
   return r;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -102,7 +103,35 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
+  if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
+    // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
+    kv.clear();
+    for (const auto& p : e.kv.parts) {
+      if (!kv.empty()) kv += "; ";
+      std::string name = p.indexer                     ? "indexer keys"
+                         : p.compress_ratio            ? "compressed"
+                         : p.attn == AttnKind::swa     ? "SWA"
+                         : p.attn == AttnKind::chunked ? "chunked"
+                         : p.attn == AttnKind::mla     ? "MLA latent"
+                                                       : "full";
+      if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
+      kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
+                        static_cast<double>(p.bytes) / kMiB);
+    }
+    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  }
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
+  if (e.recurrent_state_bytes) {
+    std::string rs;
+    for (const auto& p : e.rs.parts)
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
+                        state_kind_name(p.kind), p.n_layer,
+                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
+                            static_cast<double>(p.n_layer) / kMiB);
+    rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
+                      e.rs.n_seq > 1 ? "s" : "");
+    rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
+  }
   rows.push_back(
       {"compute buffers", e.activations_bytes,
        fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
@@ -209,6 +238,8 @@ std::string table_head(const Report& r) {
   const auto& e = r.estimate;
   o += fmt::format("Model     {}\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
+  if (!r.model.spec.layer_kinds.empty())
+    o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r))
