@@ -25,7 +25,9 @@ const SpeedCalibration kCalibrations[] = {
 
 const SpeedCalibration& speed_calibration(const GpuSpec& g) {
   if (g.vendor == "apple") return kCalibrations[2];
-  if (g.vendor == "nvidia")
+  // NVIDIA's unified-memory systems (GB10, Jetson Thor) share LPDDR5x with the CPU: no shipped
+  // measurement matches them, so they take the wider "other" range, not the GDDR-card fit.
+  if (g.vendor == "nvidia" && !g.unified_memory)
     return g.gpu_class == "datacenter" ? kCalibrations[1] : kCalibrations[0];
   return kCalibrations[3];
 }

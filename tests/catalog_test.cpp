@@ -4,6 +4,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/speed.hpp"
 #include "llmsize/tensors.hpp"
 #include "test_util.hpp"
 
@@ -228,4 +229,93 @@ TEST_CASE("data/quants.json is exactly what llmsize quants --format json derives
     CHECK(j["bits_per_weight_llama_3_1_8b"].get<double>() ==
           Approx(std::round(w.bits_per_weight() * 1000) / 1000));
   }
+}
+
+TEST_CASE("the 2025-2026 GPUs and unified-memory systems are in the catalog as vendors rate them",
+          "[catalog]") {
+  const auto& cat = test::catalog();
+  for (const char* id : {"rtx-5060-ti-16gb",
+                         "rtx-5070",
+                         "rtx-5070-ti",
+                         "rtx-5080",
+                         "rtx-pro-4000",
+                         "rtx-pro-4500",
+                         "rtx-pro-5000",
+                         "rtx-pro-5000-72gb",
+                         "rtx-pro-6000-max-q",
+                         "b300",
+                         "h20",
+                         "l20",
+                         "mi350x",
+                         "mi355x",
+                         "radeon-ai-pro-r9700",
+                         "arc-pro-b60",
+                         "m3-ultra",
+                         "m4-pro",
+                         "dgx-spark",
+                         "ryzen-ai-max-395",
+                         "jetson-agx-thor"}) {
+    INFO(id);
+    CHECK(cat.find_gpu(id) != nullptr);
+  }
+  // Every unified-memory system is class "soc" and flagged, whoever makes it.
+  for (const auto& g : cat.gpus()) {
+    INFO(g.spec.id);
+    CHECK((g.spec.gpu_class == "soc") == g.spec.unified_memory);
+  }
+  // A GB10 is NVIDIA's, not Apple's: 128 GiB of LPDDR5x at 273 GB/s, of which llama.cpp found
+  // 120,194,492 kB available to CUDA (0.90 of 128 GiB), and it is not fitted like a GDDR card.
+  const auto& spark = cat.find_gpu("gb10")->spec;
+  CHECK(spark.id == "dgx-spark");
+  CHECK(spark.vendor == "nvidia");
+  CHECK(spark.gpu_class == "soc");
+  CHECK(spark.unified_memory);
+  CHECK(spark.memory_bytes == 128ull << 30);
+  CHECK(spark.bandwidth_gb_per_s == 273);
+  CHECK(spark.usable_bytes() == static_cast<uint64_t>(0.9 * (128ull << 30)));
+  CHECK(std::string(speed_calibration(spark).family) == "other");
+  CHECK(std::string(speed_calibration(cat.find_gpu("rtx-5080")->spec).family) == "nvidia-consumer");
+  CHECK(std::string(speed_calibration(cat.find_gpu("m3-ultra")->spec).family) == "apple");
+  // Strix Halo: the driver dedicates up to 96 of 128 GB to the GPU (0.75).
+  const auto& halo = cat.find_gpu("strix-halo")->spec;
+  CHECK(halo.vendor == "amd");
+  CHECK(halo.usable_bytes() == 96ull << 30);
+  // Datasheet-table figures: M3 Ultra 512 GB at 819 GB/s; MI355X 288 GiB (ROCm) at 8 TB/s, 1400 W,
+  // 2500 dense FP16; H20 96 GB HBM3 at 4.0 TB/s, 148 dense FP16, 400 W.
+  const auto& m3u = cat.find_gpu("m3-ultra")->spec;
+  CHECK(m3u.memory_bytes == 512ull << 30);
+  CHECK(m3u.bandwidth_gb_per_s == 819);
+  const auto& mi355 = cat.find_gpu("mi355x")->spec;
+  CHECK(mi355.memory_bytes == 288ull << 30);
+  CHECK(mi355.bandwidth_gb_per_s == 8000);
+  CHECK(mi355.board_power_w == 1400);
+  CHECK(mi355.fp16_tflops_dense == 2500);
+  const auto& h20 = cat.find_gpu("h20")->spec;
+  CHECK(h20.bandwidth_gb_per_s == 4000);
+  CHECK(h20.fp16_tflops_dense == 148);
+  CHECK(h20.board_power_w == 400);
+}
+
+TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  auto [text, message] = GENERATE(table<std::string, std::string>({
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "class": "unified",
+          "memory_gib": 128}]})",
+       "user.json: /gpus/0/class: expected consumer, workstation, datacenter or soc, got "
+       "\"unified\""},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "memory_gib": 128,
+          "unified_memory": "yes"}]})",
+       "user.json: /gpus/0/unified_memory: expected true or false, got \"yes\""},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "class": "soc",
+          "memory_gib": 128}]})",
+       "user.json: /gpus/0/unified_memory: class \"soc\" is a unified-memory system: expected "
+       "true"},
+  }));
+  CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
+  // A unified-memory system of another maker is accepted as such.
+  c.merge_json(R"({"gpus": [{"id": "apu", "name": "APU", "vendor": "amd", "class": "soc",
+                   "memory_gib": 64, "unified_memory": true, "gpu_memory_fraction": 0.75}]})",
+               "user.json");
+  CHECK(c.find_gpu("apu")->spec.unified_memory);
+  CHECK(c.find_gpu("apu")->spec.usable_bytes() == 48ull << 30);
 }

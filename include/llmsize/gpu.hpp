@@ -10,10 +10,12 @@ namespace llmsize {
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"
   std::string name;
-  std::string vendor;     // nvidia | amd | intel | apple
-  std::string gpu_class;  // consumer | workstation | datacenter | soc
+  std::string vendor;  // the chip's maker: nvidia | amd | intel | apple (a GB10 is nvidia)
+  // consumer | workstation | datacenter | soc; "soc" is a unified-memory system (Apple M-series,
+  // NVIDIA GB10 / Jetson Thor, AMD Ryzen AI Max) and always has unified_memory set.
+  std::string gpu_class;
   uint64_t memory_bytes = 0;
-  double memory_fraction = 1.0;  // share a model may use (Apple unified memory: ~0.75)
+  double memory_fraction = 1.0;  // share a model may use (unified memory: what the OS leaves)
   std::string memory_type;
   double bandwidth_gb_per_s = 0;  // decimal GB/s
   double board_power_w = 0;
@@ -25,7 +27,7 @@ struct GpuSpec {
   uint32_t pcie_lanes = 0;
   double slot_width = 0;  // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC
   std::string form_factor;
-  bool unified_memory = false;
+  bool unified_memory = false;  // CPU and GPU share one memory: the device is a whole computer
   std::vector<std::string> backends;
   double price_usd = 0;  // 0 = unknown
   std::string price_date;

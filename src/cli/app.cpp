@@ -410,7 +410,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
                              p.gpu.id + "=USD");
     } else if (p.gpu.unified_memory) {
       r.warnings.push_back(
-          "Apple silicon is a whole computer: host, power and storage sections are left out");
+          p.gpu.name +
+          " is a whole computer (unified memory): host, power and storage sections are left out");
     }
   }
 

@@ -227,6 +227,7 @@ struct GpuEntry {
   GpuSpec spec;  // with --price applied
   std::string id_given;
   std::string unified_warning;
+  std::string whole_computer_warning;
   std::string no_price_warning;
   std::string calibration_warning;
 };
@@ -696,9 +697,7 @@ struct Sweep::Impl {
       items.push_back(split_warning);
     }
     if (s.has_cost && !s.cost.priced) items.push_back(ge.no_price_warning);
-    if (!s.host->has_host && gpu.unified_memory)
-      items.push_back(
-          "Apple silicon is a whole computer: host, power and storage sections are left out");
+    if (!s.host->has_host && gpu.unified_memory) items.push_back(ge.whole_computer_warning);
     for (const auto& x : e.warnings) items.push_back(x);
     for (const auto& x : g.tail_warnings) items.push_back(x);
     if (s.has_offload) {
@@ -780,10 +779,14 @@ Sweep::Sweep(const Options& o, const Catalog& catalog) : impl_(std::make_unique<
     GpuEntry& ge = s.gpus[gi];
     ge.spec = r.gpu->gpu;
     const GpuSpec& g = ge.spec;
-    if (g.unified_memory)
+    if (g.unified_memory) {
       ge.unified_warning = fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
           g.name, g.memory_fraction * 100, static_cast<double>(g.memory_bytes) / kGiB);
+      ge.whole_computer_warning =
+          g.name +
+          " is a whole computer (unified memory): host, power and storage sections are left out";
+    }
     ge.no_price_warning =
         g.name + " has no public price in the catalog: give one with --price " + g.id + "=USD";
     if (std::string(speed_calibration(g).family) == "other")

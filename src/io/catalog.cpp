@@ -92,6 +92,10 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
   s.gpu_class = c.str(e, path, "class", false);
+  if (!s.gpu_class.empty() && s.gpu_class != "consumer" && s.gpu_class != "workstation" &&
+      s.gpu_class != "datacenter" && s.gpu_class != "soc")
+    c.fail(path + "/class",
+           "expected consumer, workstation, datacenter or soc, got \"" + s.gpu_class + "\"");
   const double mem_gib = c.num(e, path, "memory_gib", true, 0.001, 1e6);
   s.memory_bytes = static_cast<uint64_t>(mem_gib * static_cast<double>(kGiB));
   s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
@@ -113,8 +117,15 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
   s.slot_width = c.num(e, path, "slot_width", false, 0, 8);
   s.form_factor = c.str(e, path, "form_factor", false);
-  if (e.contains("unified_memory") && e["unified_memory"].is_boolean())
+  if (e.contains("unified_memory") && !e["unified_memory"].is_null()) {
+    if (!e["unified_memory"].is_boolean())
+      c.fail(path + "/unified_memory", "expected true or false, got " + e["unified_memory"].dump());
     s.unified_memory = e["unified_memory"].get<bool>();
+  }
+  // A unified-memory system (class "soc": Apple M-series, NVIDIA GB10, AMD Ryzen AI Max) is a
+  // whole computer; without the flag it would be planned as a card in a host.
+  if (s.gpu_class == "soc" && !s.unified_memory)
+    c.fail(path + "/unified_memory", "class \"soc\" is a unified-memory system: expected true");
   s.backends = c.strs(e, path, "backends");
   s.price_usd = c.num(e, path, "price_usd", false, 0, 1e8);
   s.price_date = c.str(e, path, "price_date", false);

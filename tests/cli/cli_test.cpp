@@ -82,6 +82,22 @@ TEST_CASE("with --gpu it says how many hold the model and whether --gpus is enou
   CHECK(table.out.find("--gpus 1 is NOT enough") != std::string::npos);
 }
 
+TEST_CASE("a unified-memory system of any maker is named as itself, not as Apple silicon",
+          "[cli]") {
+  // DGX Spark: 128 GiB x 0.90 (the CUDA UMA share in the catalog) = 115.2 GiB usable.
+  const auto j = run_json("llama-3.1-8b -q q4_k_m --gpu gb10");
+  CHECK(j["gpu"]["id"] == "dgx-spark");
+  CHECK(j["gpu"]["fits"] == true);
+  bool whole = false;
+  for (const auto& w : j["warnings"]) {
+    const auto s = w.get<std::string>();
+    CHECK(s.find("Apple") == std::string::npos);
+    whole = whole || s == "NVIDIA DGX Spark (GB10 Grace Blackwell, 128GB) is a whole computer "
+                          "(unified memory): host, power and storage sections are left out";
+  }
+  CHECK(whole);
+}
+
 TEST_CASE("CSV is one header row and one data row with JSON-path columns", "[cli]") {
   const auto r = run("llama-3.1-8b --format csv");
   REQUIRE(r.code == 0);
