@@ -1,0 +1,60 @@
+// The bill of materials as lines: what procurement prices, one component per line, each with its
+// spec fields, quantity, unit price and its source, and a reason code. Renderers write bom[] and
+// --format bom-csv from these without recomputing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmsize/gpu.hpp"
+#include "llmsize/host_model.hpp"
+#include "llmsize/platform.hpp"
+#include "llmsize/power_model.hpp"
+
+namespace llmsize {
+
+enum class BomComponent { platform, gpu, cpu, memory, os_drive, data_drive, nic, psu, pdu };
+const char* to_string(BomComponent c);
+
+// Why a line is there. Codes, stable in JSON.
+enum class BomReason {
+  chosen_platform,        // the chassis / system (platform_choice.reasons say why this one)
+  model_memory,           // GPUs that hold the model
+  shipped_with_platform,  // part of the platform as sold (CPUs, PSUs, integrated GPU)
+  ram_rule,               // RAM from HostSizing (ram.reason)
+  os_mirror,
+  model_storage,
+  gpu_fabric,  // one NIC per GPU, multi-node
+  storage_frontend,
+  rack_power,  // PDUs for the racks
+};
+const char* to_string(BomReason r);
+
+struct BomLine {
+  BomComponent component;
+  std::string part;  // catalog id or generic part ("ddr5-rdimm-64gb")
+  std::vector<std::pair<std::string, std::string>> spec;  // ordered key -> value
+  uint32_t qty = 0;                                       // for the whole plan (all nodes)
+  double unit_price_usd = 0;                              // 0 = no public price
+  std::string price_source;
+  BomReason reason;
+  bool included = false;  // part of another line's price (a DGX's CPUs, a Mac's GPU)
+};
+
+struct BomInput {
+  const PlatformModel* platform = nullptr;  // REQUIRES: non-null
+  GpuSpec gpu;
+  uint32_t gpus_per_node = 0;
+  uint32_t nodes = 1;
+  HostSizing host;
+  PsuPlan psus;
+  RackPlan racks;
+};
+
+std::vector<BomLine> bill_of_materials(const BomInput& in);
+// Sum of qty x unit price over the priced, not-included lines; unpriced lines leave it a floor.
+double bom_total_usd(const std::vector<BomLine>& lines);
+
+}  // namespace llmsize

@@ -1,0 +1,82 @@
+// The host of a chosen platform sized like the servers that ship: sockets and cores per GPU, system
+// RAM from the larger of two rules with its DIMM population, NICs, and storage.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "llmsize/platform.hpp"
+#include "llmsize/power_model.hpp"
+
+namespace llmsize {
+
+struct HostNeeds {
+  uint32_t gpus = 1;                // in this machine
+  uint32_t nodes = 1;               // machines in the plan
+  uint64_t weights_bytes = 0;       // the model file
+  uint64_t host_weights_bytes = 0;  // weights the engine keeps in RAM (token_embd, offload)
+  uint64_t model_set_bytes = 0;     // every model and variant kept on disk; 0 = the model alone
+  uint64_t dataset_bytes = 0;
+  uint64_t checkpoint_bytes = 0;
+  bool networked = false;  // served behind a network / reads a shared store
+};
+
+// Why a host quantity is what it is.
+enum class HostReason {
+  ram_two_x_weights,     // 2 x weights (+ host-resident weights) was the larger rule
+  ram_platform_class,    // what the platform class ships per GPU was the larger
+  ram_platform_max,      // capped by the platform's maximum
+  cores_shipped,         // the sockets and cores the platform ships
+  nic_per_gpu,           // one 400 Gb/s NIC per GPU for the multi-node fabric
+  nic_storage_frontend,  // storage + front-end NICs: multi-node or networked
+  storage_os_mirror,     // two OS drives in RAID 1
+  storage_data,          // data drives for the model set, datasets, checkpoints
+  unified_memory,        // a unified-memory computer: RAM is the GPU memory
+};
+const char* to_string(HostReason r);
+
+struct RamSizing {
+  uint64_t rule_bytes = 0;      // 2 x weights + host-resident weights
+  uint64_t platform_bytes = 0;  // what the class ships per GPU x GPUs
+  uint64_t required_bytes = 0;  // max of the two, capped at the platform's maximum
+  uint64_t installed_bytes = 0;
+  uint32_t dimms = 0;
+  uint32_t dimm_gib = 0;
+  uint32_t channels = 0;  // all sockets
+  uint32_t dimms_per_channel = 0;
+  HostReason reason = HostReason::ram_two_x_weights;
+};
+
+struct NicLine {
+  uint32_t count = 0;
+  uint32_t gbit_per_s = 0;
+  uint32_t ports = 1;
+  HostReason reason = HostReason::nic_per_gpu;
+};
+
+struct StorageSizing {
+  uint32_t os_drives = 2;
+  uint64_t os_drive_bytes = 0;
+  uint32_t data_drives = 0;
+  uint64_t data_drive_bytes = 0;
+  uint64_t required_bytes = 0;  // model set + datasets + checkpoints
+};
+
+struct HostSizing {
+  uint32_t cpu_sockets = 0;
+  uint32_t cpu_cores = 0;  // all sockets
+  double cores_per_gpu = 0;
+  RamSizing ram;
+  std::vector<NicLine> nics;
+  StorageSizing storage;
+  std::vector<HostReason> reasons;
+  MachineLoad load;  // for the power model
+};
+
+// System RAM each platform class ships per GPU, GiB: HGX/DGX 8-GPU servers 2 TiB / 8 = 256
+// (DGX H100/B200), PCIe GPU servers 1 TiB / 8 = 128, workstations 64, desktops 32.
+uint32_t shipped_ram_gib_per_gpu(const PlatformModel& p);
+
+HostSizing size_host(const PlatformModel& p, const HostNeeds& n);
+
+}  // namespace llmsize

@@ -1,0 +1,50 @@
+// The whole machine for a GPU plan in one call: platform, host, power (maximum and typical),
+// PSUs, circuits, racks, cold start and the BOM lines. Pure; the CLI renders it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsize/bom.hpp"
+#include "llmsize/host_model.hpp"
+#include "llmsize/load_time.hpp"
+#include "llmsize/platform.hpp"
+#include "llmsize/power_model.hpp"
+
+namespace llmsize {
+
+struct SystemRequest {
+  const std::vector<PlatformModel>* catalog = nullptr;  // REQUIRES: non-null
+  GpuSpec gpu;
+  uint32_t n_gpus = 1;            // what the GPU plan needs or --gpus asked
+  std::string platform_override;  // --platform, "" = choose
+  HostNeeds needs;                // weights, model set, datasets; gpus and nodes are filled in
+  Workload workload;              // for the typical draw
+  double power_limit = 1.0;       // --power-limit, fraction of board power
+  ColdStartInput cold_start;      // weights_bytes and n_gpus are filled in
+  double rack_budget_kw = 40;
+};
+
+struct SystemPlan {
+  PlatformChoice choice;
+  const PlatformModel* platform = nullptr;  // nullptr when nothing fits (choice.rejected says why)
+  HostSizing host;                          // per machine
+  MaxPower max_power;                       // per machine
+  double max_wall_w_total = 0;              // all machines: circuits and cooling
+  double heat_btu_per_h_total = 0;          // max wall x 3.412
+  PsuPlan psus;                             // per machine
+  std::vector<CircuitOption> circuits;      // for all machines
+  RackPlan racks;
+  TypicalPower typical;             // per machine
+  double typical_wall_w_total = 0;  // all machines: energy and cost per token
+  ColdStart cold_start;
+  std::vector<BomLine> bom;
+  double bom_total_usd = 0;  // a floor when some lines are unpriced
+  // Unified-memory computers: what the GPU may use of the memory.
+  uint64_t gpu_usable_bytes = 0;
+};
+
+SystemPlan plan_system(const SystemRequest& r);
+
+}  // namespace llmsize

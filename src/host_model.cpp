@@ -1,0 +1,191 @@
+#include "llmsize/host_model.hpp"
+
+#include <algorithm>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+
+const char* to_string(HostReason r) {
+  switch (r) {
+    case HostReason::ram_two_x_weights:
+      return "ram_two_x_weights";
+    case HostReason::ram_platform_class:
+      return "ram_platform_class";
+    case HostReason::ram_platform_max:
+      return "ram_platform_max";
+    case HostReason::cores_shipped:
+      return "cores_shipped";
+    case HostReason::nic_per_gpu:
+      return "nic_per_gpu";
+    case HostReason::nic_storage_frontend:
+      return "nic_storage_frontend";
+    case HostReason::storage_os_mirror:
+      return "storage_os_mirror";
+    case HostReason::storage_data:
+      return "storage_data";
+    case HostReason::unified_memory:
+      return "unified_memory";
+  }
+  return "?";
+}
+
+namespace {
+
+// DDR5 modules sold, GiB: registered (servers, workstations) and unbuffered (desktops).
+const uint32_t kRdimmGib[] = {16, 32, 48, 64, 96, 128, 256};
+const uint32_t kUdimmGib[] = {8, 16, 24, 32, 48};
+// Enterprise NVMe capacities (decimal TB x 100): 1.92 / 3.84 / 7.68 / 15.36 / 30.72.
+const uint64_t kEnterpriseTb100[] = {192, 384, 768, 1536, 3072};
+// Client NVMe capacities (decimal TB): 1 / 2 / 4 / 8.
+const uint64_t kClientTb[] = {1, 2, 4, 8};
+
+bool is_server_class(const PlatformModel& p) {
+  return p.platform_class == PlatformClass::server ||
+         p.platform_class == PlatformClass::workstation;
+}
+
+}  // namespace
+
+uint32_t shipped_ram_gib_per_gpu(const PlatformModel& p) {
+  if (p.ram_shipped_gib > 0 && p.max_gpus() > 0) return p.ram_shipped_gib / p.max_gpus();
+  switch (p.platform_class) {
+    case PlatformClass::server:
+      // DGX H100 / DGX B200: 2 TiB for 8 GPUs; 8-GPU PCIe servers ship 1 TiB.
+      return p.gpu_mount == GpuMount::pcie ? 128 : 256;
+    case PlatformClass::workstation:
+      return 64;
+    case PlatformClass::desktop:
+      return 32;
+    case PlatformClass::unified:
+      return 0;
+  }
+  return 0;
+}
+
+HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
+  HostSizing h;
+  const uint32_t gpus = std::max<uint32_t>(1, n.gpus);
+  h.cpu_sockets = p.cpu_sockets;
+  h.cpu_cores = p.cpu_sockets * p.cpu_cores_per_socket;
+  h.cores_per_gpu = static_cast<double>(h.cpu_cores) / gpus;
+  h.reasons.push_back(HostReason::cores_shipped);
+
+  RamSizing& r = h.ram;
+  if (p.platform_class == PlatformClass::unified) {
+    r.reason = HostReason::unified_memory;
+    r.installed_bytes = r.required_bytes = uint64_t{p.ram_shipped_gib} * kGiB;
+    h.reasons.push_back(HostReason::unified_memory);
+  } else {
+    // The seed's rule: the file goes through the page cache while the engine holds its host-side
+    // tensors; against what the class ships per GPU (host_model.hpp). The larger, stated both.
+    r.rule_bytes = checked_add(checked_mul(2, n.weights_bytes), n.host_weights_bytes);
+    r.platform_bytes = checked_mul(uint64_t{shipped_ram_gib_per_gpu(p)} * kGiB, gpus);
+    r.required_bytes = std::max(r.rule_bytes, r.platform_bytes);
+    r.reason = r.rule_bytes > r.platform_bytes ? HostReason::ram_two_x_weights
+                                               : HostReason::ram_platform_class;
+    if (p.ram_max_gib > 0 && r.required_bytes > uint64_t{p.ram_max_gib} * kGiB) {
+      r.required_bytes = uint64_t{p.ram_max_gib} * kGiB;
+      r.reason = HostReason::ram_platform_max;
+    }
+    h.reasons.push_back(r.reason);
+    // Every channel populated alike (balanced bandwidth), one DIMM per channel first (DDR5 runs
+    // slower at two), the smallest module that reaches the need.
+    r.channels = p.memory_channels_per_socket * p.cpu_sockets;
+    if (r.channels == 0) r.channels = 2;
+    const uint32_t max_dpc = std::max<uint32_t>(1, p.dimm_slots / r.channels);
+    const bool rdimm = is_server_class(p);
+    const uint32_t* sizes = rdimm ? kRdimmGib : kUdimmGib;
+    const size_t n_sizes =
+        rdimm ? sizeof kRdimmGib / sizeof kRdimmGib[0] : sizeof kUdimmGib / sizeof kUdimmGib[0];
+    for (uint32_t dpc = 1; dpc <= max_dpc && r.dimms == 0; ++dpc)
+      for (size_t i = 0; i < n_sizes; ++i) {
+        const uint64_t total = uint64_t{sizes[i]} * kGiB * r.channels * dpc;
+        if (total >= r.required_bytes) {
+          r.dimms = r.channels * dpc;
+          r.dimm_gib = sizes[i];
+          r.dimms_per_channel = dpc;
+          r.installed_bytes = total;
+          break;
+        }
+      }
+    if (r.dimms == 0) {  // the largest population
+      r.dimms_per_channel = max_dpc;
+      r.dimms = r.channels * max_dpc;
+      r.dimm_gib = sizes[n_sizes - 1];
+      r.installed_bytes = uint64_t{r.dimm_gib} * kGiB * r.dimms;
+    }
+  }
+
+  // NICs: across nodes, one 400 Gb/s NIC per GPU for tensor/pipeline traffic (the HGX/DGX
+  // reference design: 8 ConnectX-7 for 8 GPUs) and a dual-port storage/front-end NIC; a single
+  // networked server gets the front-end NIC. Desktops and workstations across nodes: one 100 Gb/s
+  // NIC each (a pipeline split passes only activations). Unified computers use what they have.
+  const bool multi = n.nodes > 1;
+  if (p.platform_class == PlatformClass::server) {
+    if (multi) {
+      h.nics.push_back({gpus, 400, 1, HostReason::nic_per_gpu});
+      h.reasons.push_back(HostReason::nic_per_gpu);
+    }
+    if (multi || n.networked) {
+      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
+      h.reasons.push_back(HostReason::nic_storage_frontend);
+    }
+  } else if (p.platform_class != PlatformClass::unified && (multi || n.networked)) {
+    h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
+    h.reasons.push_back(HostReason::nic_storage_frontend);
+  }
+
+  // Storage: two OS drives in RAID 1 (servers, workstations; one on a desktop), data drives for
+  // the model set, datasets and checkpoints with room to download a second copy (x 2), mirrored.
+  StorageSizing& s = h.storage;
+  const uint64_t models = n.model_set_bytes ? n.model_set_bytes : n.weights_bytes;
+  s.required_bytes = checked_add(checked_add(models, n.dataset_bytes), n.checkpoint_bytes);
+  const uint64_t want = checked_mul(2, s.required_bytes);
+  if (p.platform_class == PlatformClass::unified) {
+    s.os_drives = 1;
+    s.os_drive_bytes = 0;  // built in
+  } else if (is_server_class(p)) {
+    s.os_drives = 2;
+    s.os_drive_bytes = 192 * kGB * 10;  // 1.92 TB (DGX H100/B200 OS drives)
+    h.reasons.push_back(HostReason::storage_os_mirror);
+    uint64_t size = kEnterpriseTb100[sizeof kEnterpriseTb100 / sizeof kEnterpriseTb100[0] - 1];
+    for (uint64_t t : kEnterpriseTb100)
+      if (t * 10 * kGB >= want) {
+        size = t;
+        break;
+      }
+    s.data_drive_bytes = size * 10 * kGB;
+    // Mirrored pair, or as many more as the need takes (RAID 10).
+    const uint64_t per_pair = s.data_drive_bytes;
+    s.data_drives =
+        static_cast<uint32_t>(2 * std::max<uint64_t>(1, (want + per_pair - 1) / per_pair));
+    h.reasons.push_back(HostReason::storage_data);
+  } else {
+    s.os_drives = 1;
+    s.os_drive_bytes = 1000 * kGB;
+    uint64_t size = kClientTb[sizeof kClientTb / sizeof kClientTb[0] - 1];
+    for (uint64_t t : kClientTb)
+      if (t * 1000 * kGB >= want) {
+        size = t;
+        break;
+      }
+    s.data_drive_bytes = size * 1000 * kGB;
+    s.data_drives = static_cast<uint32_t>(
+        std::max<uint64_t>(1, (want + s.data_drive_bytes - 1) / s.data_drive_bytes));
+    h.reasons.push_back(HostReason::storage_data);
+  }
+
+  h.load.gpus = gpus;
+  h.load.dimms = r.dimms;
+  h.load.nvme_drives = p.platform_class == PlatformClass::unified ? 0 : s.os_drives + s.data_drives;
+  for (const auto& nic : h.nics) {
+    if (nic.reason == HostReason::nic_per_gpu)
+      h.load.nics_400g += nic.count;
+    else
+      h.load.nics_other += nic.count;
+  }
+  return h;
+}
+
+}  // namespace llmsize

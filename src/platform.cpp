@@ -1,0 +1,259 @@
+#include "llmsize/platform.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "llmsize/power_model.hpp"
+
+namespace llmsize {
+
+const char* to_string(PlatformClass c) {
+  switch (c) {
+    case PlatformClass::desktop:
+      return "desktop";
+    case PlatformClass::workstation:
+      return "workstation";
+    case PlatformClass::server:
+      return "server";
+    case PlatformClass::unified:
+      return "unified";
+  }
+  return "?";
+}
+
+const char* to_string(GpuMount m) {
+  switch (m) {
+    case GpuMount::pcie:
+      return "pcie";
+    case GpuMount::sxm:
+      return "sxm";
+    case GpuMount::oam:
+      return "oam";
+    case GpuMount::integrated:
+      return "integrated";
+  }
+  return "?";
+}
+
+GpuMount gpu_mount(const GpuSpec& g) {
+  if (g.unified_memory || g.form_factor == "soc") return GpuMount::integrated;
+  if (g.form_factor == "sxm" || g.form_factor == "superchip") return GpuMount::sxm;
+  if (g.form_factor == "oam") return GpuMount::oam;
+  return GpuMount::pcie;
+}
+
+bool gpu_is_passive(const GpuSpec& g) {
+  return g.gpu_class == "datacenter" && gpu_mount(g) == GpuMount::pcie;
+}
+
+std::string to_string(Redundancy r) {
+  if (r.r == 0) return "none";
+  return std::to_string(r.n) + "+" + std::to_string(r.r);
+}
+
+bool parse_redundancy(const std::string& s, uint32_t bays, Redundancy* out) {
+  if (s == "none") {
+    *out = {bays ? bays : 1, 0};
+    return true;
+  }
+  if (s == "N+1" || s == "n+1") {
+    if (bays < 2) return false;
+    *out = {bays - 1, 1};
+    return true;
+  }
+  if (s == "N+N" || s == "n+n") {
+    if (bays < 2 || bays % 2) return false;
+    *out = {bays / 2, bays / 2};
+    return true;
+  }
+  const auto plus = s.find('+');
+  if (plus == std::string::npos || plus == 0 || plus + 1 >= s.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (i != plus && (s[i] < '0' || s[i] > '9')) return false;
+  const unsigned long n = std::strtoul(s.substr(0, plus).c_str(), nullptr, 10);
+  const unsigned long r = std::strtoul(s.substr(plus + 1).c_str(), nullptr, 10);
+  if (n == 0 || n > 64 || r > 64) return false;
+  if (bays && n + r != bays) return false;
+  *out = {static_cast<uint32_t>(n), static_cast<uint32_t>(r)};
+  return true;
+}
+
+const char* to_string(PlatformReason r) {
+  switch (r) {
+    case PlatformReason::mount_mismatch:
+      return "mount_mismatch";
+    case PlatformReason::gpu_not_offered:
+      return "gpu_not_offered";
+    case PlatformReason::count_not_offered:
+      return "count_not_offered";
+    case PlatformReason::too_wide:
+      return "too_wide";
+    case PlatformReason::slot_widths:
+      return "slot_widths";
+    case PlatformReason::pcie_lanes:
+      return "pcie_lanes";
+    case PlatformReason::gpu_power:
+      return "gpu_power";
+    case PlatformReason::passive_cooling:
+      return "passive_cooling";
+    case PlatformReason::psu_capacity:
+      return "psu_capacity";
+    case PlatformReason::reduced_lanes:
+      return "reduced_lanes";
+    case PlatformReason::slot_width_unknown:
+      return "slot_width_unknown";
+    case PlatformReason::rounded_up:
+      return "rounded_up";
+    case PlatformReason::multi_node:
+      return "multi_node";
+    case PlatformReason::override_name:
+      return "override_name";
+    case PlatformReason::smallest_class:
+      return "smallest_class";
+    case PlatformReason::cheapest:
+      return "cheapest";
+  }
+  return "?";
+}
+
+namespace {
+
+// A card without a catalog width is taken as double width, the width of most PCIe GPUs.
+constexpr double kAssumedSlotWidth = 2;
+// Below x8 per GPU the host link halves again; no vendor ships GPU slots narrower than x8.
+constexpr uint32_t kMinLanesPerGpu = 8;
+
+double card_width(const GpuSpec& g) {
+  return g.slot_width > 0 ? g.slot_width : kAssumedSlotWidth;
+}
+
+uint32_t lanes_each(const PlatformModel& p, uint32_t n) {
+  if (n == 0) return 0;
+  return std::min(p.gpu_lanes_each, p.gpu_lanes_total / n);
+}
+
+int class_rank(PlatformClass c) {
+  switch (c) {
+    case PlatformClass::unified:
+      return 0;
+    case PlatformClass::desktop:
+      return 1;
+    case PlatformClass::workstation:
+      return 2;
+    case PlatformClass::server:
+      return 3;
+  }
+  return 4;
+}
+
+}  // namespace
+
+std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuSpec& g, uint32_t n,
+                                              double max_system_w) {
+  std::vector<PlatformReason> b;
+  const GpuMount mount = gpu_mount(g);
+  if (mount != p.gpu_mount) {
+    b.push_back(PlatformReason::mount_mismatch);
+    return b;
+  }
+  if (!p.gpu_ids.empty() && std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) == p.gpu_ids.end())
+    b.push_back(PlatformReason::gpu_not_offered);
+  if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) == p.gpu_counts.end())
+    b.push_back(PlatformReason::count_not_offered);
+  if (mount == GpuMount::pcie) {
+    const double w = card_width(g);
+    if (w > p.gpu_width_max) b.push_back(PlatformReason::too_wide);
+    if (w * n > p.gpu_widths_total) b.push_back(PlatformReason::slot_widths);
+    if (lanes_each(p, n) < kMinLanesPerGpu) b.push_back(PlatformReason::pcie_lanes);
+    if (gpu_is_passive(g) && !p.server_airflow) b.push_back(PlatformReason::passive_cooling);
+  }
+  if (p.gpu_watts_each_max > 0 && g.board_power_w > p.gpu_watts_each_max)
+    b.push_back(PlatformReason::gpu_power);
+  if (max_system_w > 0 && mount != GpuMount::integrated) {
+    // PSUs are rated by their DC output; the spares do not count.
+    const double capacity = p.psu.watts * p.psu.redundancy.n;
+    if (max_system_w * p.psu.efficiency > capacity) b.push_back(PlatformReason::psu_capacity);
+  }
+  return b;
+}
+
+PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const GpuSpec& g,
+                               uint32_t n_gpus, const std::string& override_id,
+                               MaxPowerFn max_power) {
+  if (!max_power) max_power = max_system_wall_w;
+  PlatformChoice best;
+  best.gpus_requested = std::max<uint32_t>(1, n_gpus);
+  const uint32_t n = best.gpus_requested;
+  // Ranking key, smaller is better: machines, GPUs bought, class, price (unpriced last).
+  auto better = [&](const PlatformChoice& a, const PlatformChoice& b) {
+    if (b.index < 0) return true;
+    if (a.nodes != b.nodes) return a.nodes < b.nodes;
+    if (a.gpus_total() != b.gpus_total()) return a.gpus_total() < b.gpus_total();
+    const auto& pa = catalog[static_cast<size_t>(a.index)];
+    const auto& pb = catalog[static_cast<size_t>(b.index)];
+    if (class_rank(pa.platform_class) != class_rank(pb.platform_class))
+      return class_rank(pa.platform_class) < class_rank(pb.platform_class);
+    const double ca = pa.price_usd * a.nodes, cb = pb.price_usd * b.nodes;
+    if ((ca > 0) != (cb > 0)) return ca > 0;
+    return ca < cb;
+  };
+  bool tie_on_price = false;
+  for (size_t i = 0; i < catalog.size(); ++i) {
+    const PlatformModel& p = catalog[i];
+    if (!override_id.empty() && p.id != override_id) continue;
+    bool any = false;
+    // The blockers of the count nearest to the request, for the rejection list.
+    std::vector<PlatformReason> nearest;
+    bool nearest_set = false;
+    for (uint32_t c : p.gpu_counts) {
+      if (c == 0) continue;
+      auto blockers = platform_blockers(p, g, c, max_power(p, g, c));
+      if (!blockers.empty() && blockers.front() == PlatformReason::mount_mismatch) {
+        nearest = blockers;
+        break;
+      }
+      if (!nearest_set || c <= n) {
+        nearest = blockers;
+        nearest_set = true;
+      }
+      if (!blockers.empty()) continue;
+      any = true;
+      PlatformChoice cand;
+      cand.index = static_cast<int>(i);
+      cand.gpus_requested = n;
+      cand.gpus_per_node = c;
+      cand.nodes = (n + c - 1) / c;
+      cand.lanes_per_gpu = p.gpu_mount == GpuMount::pcie ? lanes_each(p, c) : 0;
+      if (better(cand, best)) {
+        const bool same_rank =
+            best.index >= 0 && cand.gpus_total() == best.gpus_total() && cand.nodes == best.nodes &&
+            class_rank(p.platform_class) ==
+                class_rank(catalog[static_cast<size_t>(best.index)].platform_class);
+        tie_on_price = same_rank;
+        cand.rejected = std::move(best.rejected);
+        best = std::move(cand);
+      }
+    }
+    if (!any && (gpu_mount(g) == p.gpu_mount || !override_id.empty()))
+      best.rejected.push_back(
+          {p.id, nearest.empty() ? std::vector<PlatformReason>{PlatformReason::count_not_offered}
+                                 : nearest});
+  }
+  if (best.index < 0) return best;
+  const PlatformModel& p = catalog[static_cast<size_t>(best.index)];
+  if (!override_id.empty())
+    best.reasons.push_back(PlatformReason::override_name);
+  else
+    best.reasons.push_back(tie_on_price ? PlatformReason::cheapest
+                                        : PlatformReason::smallest_class);
+  if (best.gpus_total() > n) best.reasons.push_back(PlatformReason::rounded_up);
+  if (best.nodes > 1) best.reasons.push_back(PlatformReason::multi_node);
+  if (p.gpu_mount == GpuMount::pcie) {
+    if (g.slot_width <= 0) best.reasons.push_back(PlatformReason::slot_width_unknown);
+    if (g.pcie_lanes && best.lanes_per_gpu < g.pcie_lanes)
+      best.reasons.push_back(PlatformReason::reduced_lanes);
+  }
+  return best;
+}
+
+}  // namespace llmsize

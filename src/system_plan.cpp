@@ -1,0 +1,55 @@
+#include "llmsize/system_plan.hpp"
+
+#include <algorithm>
+
+namespace llmsize {
+
+SystemPlan plan_system(const SystemRequest& r) {
+  SystemPlan s;
+  const auto& cat = *r.catalog;
+  GpuSpec g = r.gpu;
+  s.choice = choose_platform(cat, g, r.n_gpus, r.platform_override);
+  if (s.choice.index < 0) return s;
+  const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];
+  s.platform = &p;
+  if (p.gpu_mount == GpuMount::integrated && p.gpu_memory_fraction > 0)
+    g.memory_fraction = p.gpu_memory_fraction;
+  s.gpu_usable_bytes = g.usable_bytes();
+
+  HostNeeds n = r.needs;
+  n.gpus = s.choice.gpus_per_node;
+  n.nodes = s.choice.nodes;
+  s.host = size_host(p, n);
+  MachineLoad load = s.host.load;
+  load.power_limit = r.power_limit;
+  s.max_power = max_system_power(p, g, load);
+  const uint32_t nodes = s.choice.nodes;
+  s.max_wall_w_total = s.max_power.wall_w * nodes;
+  s.heat_btu_per_h_total = s.max_wall_w_total * 3.412;  // 1 W = 3.412 BTU/h
+  s.psus = plan_psus(p, s.max_power.wall_w);
+  s.circuits = plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0);
+  s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw);
+  Workload w = r.workload;
+  w.power_limit = std::min(w.power_limit, r.power_limit);
+  s.typical = typical_power(p, g, load, w);
+  s.typical_wall_w_total = s.typical.typical_wall_w * nodes;
+
+  ColdStartInput ci = r.cold_start;
+  ci.weights_bytes = n.weights_bytes;
+  ci.n_gpus = s.choice.gpus_per_node;
+  s.cold_start = cold_start(ci);
+
+  BomInput b;
+  b.platform = &p;
+  b.gpu = g;
+  b.gpus_per_node = s.choice.gpus_per_node;
+  b.nodes = nodes;
+  b.host = s.host;
+  b.psus = s.psus;
+  b.racks = s.racks;
+  s.bom = bill_of_materials(b);
+  s.bom_total_usd = bom_total_usd(s.bom);
+  return s;
+}
+
+}  // namespace llmsize

@@ -1,0 +1,122 @@
+#include "llmsize/bom.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/units.hpp"
+#include "test_util.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+const PlatformModel& platform(const std::string& id) {
+  static const auto v = read_platforms_file(std::string(LLMSIZE_TEST_FIXTURES) + "/platforms.json");
+  return *find_platform(v, id);
+}
+
+const BomLine* line(const std::vector<BomLine>& v, BomComponent c) {
+  for (const auto& l : v)
+    if (l.component == c) return &l;
+  return nullptr;
+}
+
+std::string spec(const BomLine& l, const std::string& key) {
+  for (const auto& [k, v] : l.spec)
+    if (k == key) return v;
+  return "";
+}
+
+BomInput input(const std::string& pid, const std::string& gid, uint32_t per_node, uint32_t nodes,
+               uint64_t weights_bytes) {
+  BomInput in;
+  in.platform = &platform(pid);
+  in.gpu = test::catalog().find_gpu(gid)->spec;
+  in.gpus_per_node = per_node;
+  in.nodes = nodes;
+  HostNeeds n;
+  n.gpus = per_node;
+  n.nodes = nodes;
+  n.weights_bytes = weights_bytes;
+  in.host = size_host(*in.platform, n);
+  const double wall = max_system_power(*in.platform, in.gpu, in.host.load).wall_w;
+  in.psus = plan_psus(*in.platform, wall);
+  in.racks = plan_racks(*in.platform, nodes, wall);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("An HGX plan lists the machine, its GPUs, host parts, NICs, PSUs and PDUs", "[bom]") {
+  // Two DGX H100 for 16 GPUs: NICs for the fabric, PDUs for the rack.
+  const auto v = bill_of_materials(input("dgx-h100", "h100-sxm", 8, 2, 405 * kGB));
+  const BomLine* pl = line(v, BomComponent::platform);
+  REQUIRE(pl);
+  CHECK(pl->part == "dgx-h100");
+  CHECK(pl->qty == 2);
+  CHECK(pl->reason == BomReason::chosen_platform);
+  CHECK(spec(*pl, "class") == "server");
+  CHECK(spec(*pl, "rack_units") == "8");
+  const BomLine* g = line(v, BomComponent::gpu);
+  REQUIRE(g);
+  CHECK(g->qty == 16);
+  CHECK(g->reason == BomReason::model_memory);
+  const BomLine* cpu = line(v, BomComponent::cpu);
+  REQUIRE(cpu);
+  CHECK(cpu->qty == 4);  // 2 sockets x 2 nodes
+  CHECK(cpu->included);
+  CHECK(spec(*cpu, "cores") == "112");
+  const BomLine* ram = line(v, BomComponent::memory);
+  REQUIRE(ram);
+  CHECK(ram->qty == 32);  // 16 x 128 GiB per node
+  CHECK(spec(*ram, "total_gib") == "2048");
+  CHECK(spec(*ram, "rule_gib") == "754");  // 810 GB = 754.4 GiB
+  CHECK(spec(*ram, "why") == "ram_platform_class");
+  CHECK(ram->unit_price_usd == 4.0 * 128);
+  const BomLine* nic = line(v, BomComponent::nic);
+  REQUIRE(nic);
+  CHECK(nic->qty == 16);
+  CHECK(nic->reason == BomReason::gpu_fabric);
+  CHECK(nic->included);  // a DGX H100 ships its 8 ConnectX-7
+  const BomLine* psu = line(v, BomComponent::psu);
+  REQUIRE(psu);
+  CHECK(psu->qty == 12);
+  CHECK(spec(*psu, "redundancy") == "4+2");
+  CHECK(spec(*psu, "watts") == "3300");
+  const BomLine* pdu = line(v, BomComponent::pdu);
+  REQUIRE(pdu);
+  // 2 x 10.3 kW in one 40 kW rack: 20.6 kW > 17.7 kW per PDU -> 2 per feed, 4.
+  CHECK(pdu->qty == 4);
+  // Every quantity is whole and positive.
+  for (const auto& l : v) CHECK(l.qty > 0);
+}
+
+TEST_CASE("A desktop BOM prices its own parts; a Mac is one line plus its GPU", "[bom]") {
+  const auto v = bill_of_materials(input("am5-desktop", "rtx-3090", 2, 1, 40 * kGiB));
+  const BomLine* g = line(v, BomComponent::gpu);
+  REQUIRE(g);
+  CHECK(g->qty == 2);
+  CHECK_FALSE(g->included);
+  CHECK(g->unit_price_usd == test::catalog().find_gpu("rtx-3090")->spec.price_usd);
+  const BomLine* ram = line(v, BomComponent::memory);
+  REQUIRE(ram);
+  CHECK(ram->part == "ddr5-udimm-48gib");
+  CHECK(ram->qty == 2);
+  CHECK_FALSE(ram->included);
+  CHECK(line(v, BomComponent::pdu) == nullptr);
+  CHECK(line(v, BomComponent::nic) == nullptr);
+  // Total: 2 GPUs + 2 x 48 GiB x $4 + 1 TB OS at $80 + data drive(s) at $80/TB; the unpriced
+  // platform line leaves it a floor.
+  double expected = 2 * g->unit_price_usd + 2 * 48 * 4.0 + 80;
+  const BomLine* data = line(v, BomComponent::data_drive);
+  REQUIRE(data);
+  expected += data->qty * data->unit_price_usd;
+  CHECK(bom_total_usd(v) == Approx(expected));
+
+  const auto mac = bill_of_materials(input("mac-studio-m2-ultra", "m2-ultra", 1, 1, 100 * kGB));
+  REQUIRE(mac.size() == 2);
+  CHECK(mac[0].component == BomComponent::platform);
+  CHECK(mac[1].component == BomComponent::gpu);
+  CHECK(mac[1].included);
+}

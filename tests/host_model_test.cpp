@@ -1,0 +1,146 @@
+#include "llmsize/host_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/units.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+const PlatformModel& platform(const std::string& id) {
+  static const auto v = read_platforms_file(std::string(LLMSIZE_TEST_FIXTURES) + "/platforms.json");
+  const auto* p = find_platform(v, id);
+  if (!p) throw std::runtime_error("fixture platform missing: " + id);
+  return *p;
+}
+
+}  // namespace
+
+TEST_CASE("An HGX server is sized like the DGX it is", "[host_model]") {
+  // Llama-3.1-405B in FP8: ~405 GB of weights. 2 x weights = 810 GB = 754.4 GiB, below the
+  // 2 TiB a DGX H100 ships for 8 GPUs (256 GiB per GPU): 2048 GiB on 16 channels, one 128 GiB
+  // RDIMM each.
+  HostNeeds n;
+  n.gpus = 8;
+  n.weights_bytes = 405 * kGB;
+  const auto h = size_host(platform("dgx-h100"), n);
+  CHECK(h.cpu_sockets == 2);
+  CHECK(h.cpu_cores == 112);
+  CHECK(h.cores_per_gpu == 14);
+  CHECK(h.ram.rule_bytes == 810 * kGB);
+  CHECK(h.ram.platform_bytes == 2048 * kGiB);
+  CHECK(h.ram.required_bytes == 2048 * kGiB);
+  CHECK(h.ram.reason == HostReason::ram_platform_class);
+  CHECK(h.ram.channels == 16);
+  CHECK(h.ram.dimms == 16);
+  CHECK(h.ram.dimm_gib == 128);
+  CHECK(h.ram.dimms_per_channel == 1);
+  CHECK(h.ram.installed_bytes == 2048 * kGiB);
+  // One node, not networked: no NIC lines of its own.
+  CHECK(h.nics.empty());
+  // OS mirror of 1.92 TB; data: 405 GB x 2 (room for a second copy) = 810 GB -> a mirrored
+  // pair of 1.92 TB.
+  CHECK(h.storage.os_drives == 2);
+  CHECK(h.storage.os_drive_bytes == 1920 * kGB);
+  CHECK(h.storage.data_drives == 2);
+  CHECK(h.storage.data_drive_bytes == 1920 * kGB);
+  CHECK(h.load.nvme_drives == 4);
+  CHECK(h.load.dimms == 16);
+}
+
+TEST_CASE("RAM is the larger of 2 x weights and what the class ships, both stated",
+          "[host_model]") {
+  struct Case {
+    const char* platform;
+    uint32_t gpus;
+    uint64_t weights_bytes;
+    uint64_t rule_gib, platform_gib, installed_gib;
+    uint32_t dimms, dimm_gib;
+    HostReason reason;
+  };
+  const Case cases[] = {
+      // 2 x RTX 3090 with 40 GiB of weights: 80 GiB > 2 x 32 GiB; 2 channels -> 2 x 48 GiB.
+      {"am5-desktop", 2, 40 * kGiB, 80, 64, 96, 2, 48, HostReason::ram_two_x_weights},
+      // One card, 8 GiB of weights: 16 GiB < 32 GiB per GPU -> 2 x 16 GiB.
+      {"am5-desktop", 1, 8 * kGiB, 16, 32, 32, 2, 16, HostReason::ram_platform_class},
+      // 200 GiB of weights on AM5: 400 GiB capped at the platform's 192 GiB: 2 DIMMs per channel
+      // of 48 GiB.
+      {"am5-desktop", 1, 200 * kGiB, 400, 32, 192, 4, 48, HostReason::ram_platform_max},
+      // 4 GPUs on the workstation: 4 x 64 = 256 GiB > 2 x 60; 8 channels x 32 GiB.
+      {"wrx90-workstation", 4, 60 * kGiB, 120, 256, 256, 8, 32, HostReason::ram_platform_class},
+      // 8 PCIe GPUs: 8 x 128 = 1 TiB on 24 channels -> 24 x 48 GiB = 1152 GiB.
+      {"epyc-8gpu-pcie", 8, 100 * kGiB, 200, 1024, 1152, 24, 48, HostReason::ram_platform_class},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.platform, c.gpus, c.weights_bytes);
+    HostNeeds n;
+    n.gpus = c.gpus;
+    n.weights_bytes = c.weights_bytes;
+    const auto h = size_host(platform(c.platform), n);
+    CHECK(h.ram.rule_bytes == c.rule_gib * kGiB);
+    CHECK(h.ram.platform_bytes == c.platform_gib * kGiB);
+    CHECK(h.ram.installed_bytes == c.installed_gib * kGiB);
+    CHECK(h.ram.dimms == c.dimms);
+    CHECK(h.ram.dimm_gib == c.dimm_gib);
+    CHECK(h.ram.reason == c.reason);
+  }
+}
+
+TEST_CASE("Multi-node plans get a 400G NIC per GPU and a storage/front-end NIC", "[host_model]") {
+  HostNeeds n;
+  n.gpus = 8;
+  n.nodes = 2;
+  n.weights_bytes = 800 * kGB;
+  const auto h = size_host(platform("epyc-8gpu-pcie"), n);
+  REQUIRE(h.nics.size() == 2);
+  CHECK(h.nics[0].count == 8);
+  CHECK(h.nics[0].gbit_per_s == 400);
+  CHECK(h.nics[0].reason == HostReason::nic_per_gpu);
+  CHECK(h.nics[1].count == 1);
+  CHECK(h.nics[1].ports == 2);
+  CHECK(h.nics[1].reason == HostReason::nic_storage_frontend);
+  CHECK(h.load.nics_400g == 8);
+  CHECK(h.load.nics_other == 1);
+  // A single networked desktop: one dual-port 100 GbE NIC.
+  HostNeeds d;
+  d.networked = true;
+  d.weights_bytes = 5 * kGB;
+  const auto dh = size_host(platform("am5-desktop"), d);
+  REQUIRE(dh.nics.size() == 1);
+  CHECK(dh.nics[0].gbit_per_s == 100);
+  // Desktop storage: one 1 TB OS drive; 5 GB x 2 -> one 1 TB data drive.
+  CHECK(dh.storage.os_drives == 1);
+  CHECK(dh.storage.data_drives == 1);
+  CHECK(dh.storage.data_drive_bytes == 1000 * kGB);
+}
+
+TEST_CASE("Storage holds the model set, datasets and checkpoints", "[host_model]") {
+  // 4 TB of models + 6 TB of datasets + 2 TB of checkpoints = 12 TB; x 2 = 24 TB: the largest
+  // enterprise drive, 30.72 TB, mirrored.
+  HostNeeds n;
+  n.gpus = 8;
+  n.weights_bytes = 400 * kGB;
+  n.model_set_bytes = 4000 * kGB;
+  n.dataset_bytes = 6000 * kGB;
+  n.checkpoint_bytes = 2000 * kGB;
+  const auto h = size_host(platform("dgx-h100"), n);
+  CHECK(h.storage.required_bytes == 12000 * kGB);
+  CHECK(h.storage.data_drive_bytes == 30720 * kGB);
+  CHECK(h.storage.data_drives == 2);
+  // 40 TB x 2 = 80 TB: ceil(80 / 30.72) = 3 mirrored pairs.
+  n.dataset_bytes = 34000 * kGB;
+  CHECK(size_host(platform("dgx-h100"), n).storage.data_drives == 6);
+}
+
+TEST_CASE("A unified-memory computer's RAM is its GPU memory", "[host_model]") {
+  HostNeeds n;
+  n.weights_bytes = 100 * kGB;
+  const auto h = size_host(platform("mac-studio-m2-ultra"), n);
+  CHECK(h.ram.reason == HostReason::unified_memory);
+  CHECK(h.ram.installed_bytes == 192 * kGiB);
+  CHECK(h.cpu_sockets == 1);
+  CHECK(h.nics.empty());
+  CHECK(h.load.nvme_drives == 0);
+}

@@ -1,0 +1,238 @@
+#include "llmsize/platform.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/power_model.hpp"
+#include "test_util.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+const std::vector<PlatformModel>& fixture() {
+  static const auto v = read_platforms_file(std::string(LLMSIZE_TEST_FIXTURES) + "/platforms.json");
+  return v;
+}
+
+const GpuSpec& gpu(const std::string& id) {
+  const auto* g = test::catalog().find_gpu(id);
+  if (!g) throw std::runtime_error("test GPU not in catalog: " + id);
+  return g->spec;
+}
+
+std::string chosen(const PlatformChoice& c) {
+  return c.index < 0 ? "none" : fixture()[static_cast<size_t>(c.index)].id;
+}
+
+bool has(const std::vector<PlatformReason>& v, PlatformReason r) {
+  return std::find(v.begin(), v.end(), r) != v.end();
+}
+
+const PlatformRejection* rejection(const PlatformChoice& c, const std::string& id) {
+  for (const auto& r : c.rejected)
+    if (r.platform_id == id) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("GPU mount follows the catalog form factor", "[platform]") {
+  CHECK(gpu_mount(gpu("h100-sxm")) == GpuMount::sxm);
+  CHECK(gpu_mount(gpu("gh200")) == GpuMount::sxm);  // "superchip": an HGX-class board
+  CHECK(gpu_mount(gpu("mi300x")) == GpuMount::oam);
+  CHECK(gpu_mount(gpu("rtx-4090")) == GpuMount::pcie);
+  CHECK(gpu_mount(gpu("m2-ultra")) == GpuMount::integrated);
+  // Passive: datacenter PCIe cards only.
+  CHECK(gpu_is_passive(gpu("l40s")));
+  CHECK(gpu_is_passive(gpu("h100-pcie")));
+  CHECK_FALSE(gpu_is_passive(gpu("rtx-6000-ada")));
+  CHECK_FALSE(gpu_is_passive(gpu("h100-sxm")));
+}
+
+TEST_CASE("PSU redundancy schemes parse against the bays", "[platform]") {
+  struct Case {
+    const char* text;
+    uint32_t bays;
+    bool ok;
+    uint32_t n, r;
+    const char* label;
+  };
+  const Case cases[] = {
+      {"4+2", 6, true, 4, 2, "4+2"},  // DGX H100
+      {"5+1", 6, true, 5, 1, "5+1"},  // DGX B200
+      {"N+1", 4, true, 3, 1, "3+1"},   {"N+N", 4, true, 2, 2, "2+2"},
+      {"none", 1, true, 1, 0, "none"}, {"4+2", 4, false, 0, 0, ""},  // 6 PSUs named, 4 bays
+      {"N+N", 3, false, 0, 0, ""},  // odd bays cannot split in halves
+      {"4-2", 6, false, 0, 0, ""},     {"+2", 2, false, 0, 0, ""},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text, c.bays);
+    Redundancy r;
+    REQUIRE(parse_redundancy(c.text, c.bays, &r) == c.ok);
+    if (!c.ok) continue;
+    CHECK(r.n == c.n);
+    CHECK(r.r == c.r);
+    CHECK(to_string(r) == c.label);
+  }
+}
+
+TEST_CASE("Platforms are chosen where the GPUs really fit", "[platform]") {
+  struct Case {
+    const char* gpu;
+    uint32_t n;
+    const char* platform;
+    uint32_t per_node, nodes;
+  };
+  const Case cases[] = {
+      // HGX H100 8-GPU boards only: 8 is one DGX H100; 6 and 2 round up to the board of 8; 12
+      // takes two boards.
+      {"h100-sxm", 8, "dgx-h100", 8, 1},
+      {"h100-sxm", 6, "dgx-h100", 8, 1},
+      {"h100-sxm", 2, "dgx-h100", 8, 1},
+      {"h100-sxm", 12, "dgx-h100", 8, 2},
+      {"b200", 3, "dgx-b200", 8, 1},
+      // One or two consumer cards on a desktop (x16, or x8/x8); a third needs another machine:
+      // the 3-slot RTX 3090 is too wide for the workstation's and server's double-width bays, so
+      // two desktops of two (the same count in each, one more card than asked).
+      {"rtx-4090", 1, "am5-desktop", 1, 1},
+      {"rtx-3090", 2, "am5-desktop", 2, 1},
+      {"rtx-3090", 3, "am5-desktop", 2, 2},
+      // Four double-width cards: a workstation (the desktop holds 2).
+      {"rtx-a6000", 4, "wrx90-workstation", 4, 1},
+      // Passive datacenter cards need server airflow even one at a time.
+      {"l40s", 1, "epyc-8gpu-pcie", 1, 1},
+      {"h100-pcie", 8, "epyc-8gpu-pcie", 8, 1},
+      {"h100-pcie", 9, "epyc-8gpu-pcie", 5, 2},  // two machines, fewest GPUs: 2 x 5, not 2 x 8
+      // Unified-memory computers are whole machines: two are two nodes.
+      {"m2-ultra", 1, "mac-studio-m2-ultra", 1, 1},
+      {"m2-ultra", 2, "mac-studio-m2-ultra", 1, 2},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gpu, c.n);
+    const auto ch = choose_platform(fixture(), gpu(c.gpu), c.n);
+    CHECK(chosen(ch) == c.platform);
+    CHECK(ch.gpus_per_node == c.per_node);
+    CHECK(ch.nodes == c.nodes);
+    CHECK(ch.gpus_total() >= c.n);
+    CHECK(has(ch.reasons, PlatformReason::rounded_up) == (ch.gpus_total() > c.n));
+    CHECK(has(ch.reasons, PlatformReason::multi_node) == (c.nodes > 1));
+  }
+}
+
+TEST_CASE("A platform says why it was taken and why others were not", "[platform]") {
+  // 2 x RTX 3090 on AM5: 16 lanes to the GPU slots -> x8 each, below the card's x16.
+  const auto two = choose_platform(fixture(), gpu("rtx-3090"), 2);
+  CHECK(two.lanes_per_gpu == 8);
+  CHECK(has(two.reasons, PlatformReason::reduced_lanes));
+  CHECK(has(two.reasons, PlatformReason::smallest_class));
+  // The 3-slot card in 2-slot server bays.
+  const auto* srv = rejection(two, "epyc-8gpu-pcie");
+  REQUIRE(srv);
+  CHECK(has(srv->reasons, PlatformReason::too_wide));
+
+  // L40S: passive, so the desktop and the workstation are turned down for cooling.
+  const auto l40s = choose_platform(fixture(), gpu("l40s"), 1);
+  for (const char* id : {"am5-desktop", "wrx90-workstation"}) {
+    const auto* r = rejection(l40s, id);
+    REQUIRE(r);
+    CHECK(has(r->reasons, PlatformReason::passive_cooling));
+  }
+  // SXM on an HGX board: the board of 8 rejects nothing at 6, it rounds up; a DGX B200 is
+  // turned down because NVIDIA sells it with B200s only.
+  const auto six = choose_platform(fixture(), gpu("h100-sxm"), 6);
+  const auto* b200 = rejection(six, "dgx-b200");
+  REQUIRE(b200);
+  CHECK(has(b200->reasons, PlatformReason::gpu_not_offered));
+  CHECK(rejection(six, "am5-desktop") == nullptr);  // another mount: not a candidate at all
+}
+
+TEST_CASE("A platform named with --platform is still checked", "[platform]") {
+  const auto ok = choose_platform(fixture(), gpu("rtx-4090"), 2, "wrx90-workstation");
+  // The 3-slot 4090 in double-width workstation bays.
+  CHECK(ok.index < 0);
+  REQUIRE(ok.rejected.size() == 1);
+  CHECK(has(ok.rejected[0].reasons, PlatformReason::too_wide));
+
+  const auto ws = choose_platform(fixture(), gpu("rtx-a6000"), 2, "wrx90-workstation");
+  CHECK(chosen(ws) == "wrx90-workstation");
+  CHECK(has(ws.reasons, PlatformReason::override_name));
+  CHECK(ws.lanes_per_gpu == 16);
+
+  const auto mismatch = choose_platform(fixture(), gpu("rtx-4090"), 1, "dgx-h100");
+  CHECK(mismatch.index < 0);
+  REQUIRE(mismatch.rejected.size() == 1);
+  CHECK(mismatch.rejected[0].reasons ==
+        std::vector<PlatformReason>{PlatformReason::mount_mismatch});
+
+  const auto unknown = choose_platform(fixture(), gpu("rtx-4090"), 1, "no-such-box");
+  CHECK(unknown.index < 0);
+  CHECK(unknown.rejected.empty());
+}
+
+TEST_CASE("PSU capacity turns a platform down", "[platform]") {
+  // Two 2-slot cards of 800 W on the desktop: DC = 1600 (GPUs) + 170 (CPU) + 4 x 5 (DIMMs)
+  // + 2 x 8 (NVMe) + 0.02 x 1770 (fans) + 50 (board) = 1891.4 W > the 1600 W ATX PSU.
+  GpuSpec hot = gpu("rtx-5090");
+  hot.id = "hot";
+  hot.board_power_w = 800;
+  hot.slot_width = 2;
+  const auto& desk = *find_platform(fixture(), "am5-desktop");
+  const double wall = max_system_wall_w(desk, hot, 2);
+  CHECK(wall * desk.psu.efficiency == Approx(1891.4));
+  CHECK(has(platform_blockers(desk, hot, 2, wall), PlatformReason::psu_capacity));
+  // 800 W also exceeds the 600 W a 12V-2x6 connector delivers.
+  CHECK(has(platform_blockers(desk, hot, 1, 0), PlatformReason::gpu_power));
+  // Two RTX 5090s: 1150 + 170 + 20 + 16 + 0.02 x 1320 + 50 = 1432.4 W DC: fits.
+  CHECK(platform_blockers(desk, gpu("rtx-5090"), 2, max_system_wall_w(desk, gpu("rtx-5090"), 2))
+            .empty());
+}
+
+// Every catalog GPU at 1-16: the choice is buyable (a count the platform ships, the cards fit
+// its bays, lanes and PSUs; modules in 4 or 8), never fewer GPUs than asked and never a whole
+// machine more than needed; a GPU no platform takes gets none, and every consumer and workstation
+// card has one.
+TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration", "[platform]") {
+  const auto& cat = fixture();
+  for (const auto& cg : test::catalog().gpus()) {
+    const GpuSpec& g = cg.spec;
+    for (uint32_t n = 1; n <= 16; ++n) {
+      CAPTURE(g.id, n);
+      const auto ch = choose_platform(cat, g, n);
+      if (ch.index < 0) {
+        // No platform of the fixture takes this GPU at any count.
+        for (const auto& p : cat)
+          for (uint32_t c : p.gpu_counts)
+            CHECK_FALSE(platform_blockers(p, g, c, max_system_wall_w(p, g, c)).empty());
+        CHECK(g.gpu_class != "consumer");
+        continue;
+      }
+      const PlatformModel& p = cat[static_cast<size_t>(ch.index)];
+      CHECK(p.gpu_mount == gpu_mount(g));
+      CHECK(std::find(p.gpu_counts.begin(), p.gpu_counts.end(), ch.gpus_per_node) !=
+            p.gpu_counts.end());
+      CHECK(ch.gpus_total() >= n);
+      CHECK(ch.nodes == (n + ch.gpus_per_node - 1) / ch.gpus_per_node);
+      CHECK(ch.gpus_total() - n < ch.gpus_per_node);  // no idle machine
+      if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
+        CHECK((ch.gpus_per_node == 4 || ch.gpus_per_node == 8));
+      if (p.gpu_mount == GpuMount::pcie) {
+        const double w = g.slot_width > 0 ? g.slot_width : 2;
+        CHECK(w <= p.gpu_width_max);
+        CHECK(w * ch.gpus_per_node <= p.gpu_widths_total);
+        CHECK(ch.lanes_per_gpu >= 8);
+        CHECK(ch.lanes_per_gpu * ch.gpus_per_node <= p.gpu_lanes_total);
+        if (gpu_is_passive(g)) CHECK(p.server_airflow);
+      }
+      if (p.gpu_mount != GpuMount::integrated) {
+        const double wall = max_system_wall_w(p, g, ch.gpus_per_node);
+        const PsuPlan psu = plan_psus(p, wall);
+        CHECK(psu.sufficient);
+        CHECK(psu.count <= p.psu.bays);
+        CHECK(psu.count == psu.redundancy.total());
+      }
+    }
+  }
+}

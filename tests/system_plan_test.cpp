@@ -1,0 +1,92 @@
+#include "llmsize/system_plan.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/units.hpp"
+#include "test_util.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+const std::vector<PlatformModel>& fixture() {
+  static const auto v = read_platforms_file(std::string(LLMSIZE_TEST_FIXTURES) + "/platforms.json");
+  return v;
+}
+
+SystemRequest request(const std::string& gpu, uint32_t n, uint64_t weights_bytes) {
+  SystemRequest r;
+  r.catalog = &fixture();
+  r.gpu = test::catalog().find_gpu(gpu)->spec;
+  r.n_gpus = n;
+  r.needs.weights_bytes = weights_bytes;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("405B FP8 on 8 x H100 SXM is a DGX H100 as it ships", "[system_plan]") {
+  const auto s = plan_system(request("h100-sxm", 8, 405 * kGB));
+  REQUIRE(s.platform);
+  CHECK(s.platform->id == "dgx-h100");
+  CHECK(s.host.cpu_sockets == 2);
+  CHECK(s.host.cpu_cores == 112);
+  CHECK(s.host.ram.installed_bytes == 2048 * kGiB);
+  CHECK(s.psus.count == 6);
+  CHECK(s.psus.watts == 3300);
+  CHECK(to_string(s.psus.redundancy) == "4+2");
+  // 5600 + 2464 (baseboard) + 700 + 16 x 10 (DIMMs) + 4 x 25 (NVMe) + 10 x 25 (the shipped
+  // ConnectX-7) + 100 = 9374 W DC / 0.94 = 9972.3 W: -2.2% against NVIDIA's 10.2 kW.
+  CHECK(s.max_power.wall_w == Approx(9374 / 0.94));
+  CHECK(std::fabs(s.max_power.wall_w / 10200 - 1) < 0.15);
+  CHECK(s.max_wall_w_total == s.max_power.wall_w);
+  CHECK(s.heat_btu_per_h_total == Approx(s.max_power.wall_w * 3.412));
+  // Typical draw beside it, below the maximum.
+  CHECK(s.typical_wall_w_total > 0);
+  CHECK(s.typical_wall_w_total < s.max_wall_w_total);
+  // A/B feeds: 400 V 3-phase 32 A, one per feed.
+  CHECK(s.circuits.back().volts == 400);
+  CHECK(s.circuits.back().circuits == 2);
+  CHECK(s.racks.racks == 1);
+  CHECK(s.bom.front().part == "dgx-h100");
+  CHECK(s.cold_start.total_s > 0);
+}
+
+TEST_CASE("2 x RTX 3090 on a desktop: ATX PSU, outlet, typical below maximum", "[system_plan]") {
+  auto r = request("rtx-3090", 2, 40 * kGiB);
+  r.workload.decode_batch = 1;
+  r.workload.busy_share = 1;
+  r.workload.prefill_share = 0;
+  const auto s = plan_system(r);
+  REQUIRE(s.platform);
+  CHECK(s.platform->platform_class == PlatformClass::desktop);
+  CHECK(s.choice.lanes_per_gpu == 8);
+  // DC: 700 + 170 + 2 x 5 + 2 x 8 (OS + data drive) + 0.02 x 870 + 50 = 963.4 W; / 0.8 = 1204 W
+  // -> a 1300 W ATX supply.
+  CHECK(s.max_power.dc_w == Approx(963.4));
+  CHECK(s.psus.watts == 1300);
+  // Single-stream decode: the GPUs draw 2 x 350 x 0.547 = 382.7 W.
+  CHECK(s.typical.gpus_busy_w == Approx(700 * kDecodeSingleStreamFraction));
+  CHECK(s.circuits.front().outlet);
+  CHECK(s.circuits.front().circuits == 1);  // 1047 W on a 120 V 15 A outlet (1440 W)
+  CHECK(s.racks.racks == 0);
+}
+
+TEST_CASE("A power cap lowers the maximum; unplaceable GPUs say so", "[system_plan]") {
+  auto r = request("h100-sxm", 8, 405 * kGB);
+  r.power_limit = 0.5;
+  // GPUs and baseboard halve: 2800 x 1.44 + 1310 = 5342 W DC.
+  CHECK(plan_system(r).max_power.dc_w == Approx(5342));
+  // No OAM platform in the fixture: no machine, and no rejection of another mount.
+  const auto none = plan_system(request("mi300x", 8, 405 * kGB));
+  CHECK(none.platform == nullptr);
+  CHECK(none.bom.empty());
+  // A Mac: memory fraction from the catalog GPU (Apple unified memory).
+  const auto mac = plan_system(request("m2-ultra", 1, 100 * kGB));
+  REQUIRE(mac.platform);
+  const auto& g = test::catalog().find_gpu("m2-ultra")->spec;
+  CHECK(mac.gpu_usable_bytes == g.usable_bytes());
+  CHECK(mac.max_power.wall_w == 295);
+}
