@@ -58,6 +58,11 @@ const std::vector<QuantPreset> kPresets = {
      "unquantized FP32 checkpoint (safetensors files) as transformers loads it"},
     {"hf-f16", F::HF_F16, T::F16, false,
      "unquantized FP16 checkpoint as vLLM/transformers load it"},
+    {"int4-g32", F::HF_INT4_G32_EXPERTS, T::INT4_G32, false,
+     "routed experts INT4 group 32 (compressed-tensors); attention, shared experts, dense "
+     "layers, embeddings and head BF16 (Kimi-K2.5)"},
+    {"mxfp4-experts", F::HF_MXFP4_EXPERTS, T::MXFP4, false,
+     "routed experts MXFP4; attention, router, embeddings and head BF16 (gpt-oss checkpoint)"},
 };
 
 const std::vector<QuantAlias> kAliases = {
@@ -325,6 +330,10 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
                       t.role != R::per_layer_token_embd && !is_small_state_tensor(t.role);
   if (p.ftype == F::HF_F32) return T::F32;
   if (!linear) return keep;
+  // Expert-only checkpoints: their quantization_config ignores everything but the routed experts.
+  if ((p.ftype == F::HF_INT4_G32_EXPERTS || p.ftype == F::HF_MXFP4_EXPERTS) &&
+      !is_routed_expert(t.role))
+    return keep;
   if (t.ne[0] % traits(p.default_type).block_size != 0) return keep;
   return p.default_type;
 }

@@ -256,6 +256,19 @@ Report build_report(const Options& o, const Catalog& catalog) {
       r.quant_requested = fq->id;
     }
   }
+  // A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
+  // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless --quant is
+  // given.
+  if (!r.model.exact_weights && !r.model.spec.stored_quant.empty() &&
+      (c.engine == Engine::vllm || c.engine == Engine::transformers) &&
+      lower(o.quant) == "q4_k_m") {
+    if (const QuantPreset* sq = find_quant_preset(r.model.spec.stored_quant)) {
+      r.quant = c.quant = sq;
+      r.quant_requested = sq->id;
+      r.warnings.push_back(std::string("weights as the checkpoint stores them (") + sq->id +
+                           ", from its quantization_config); --quant overrides");
+    }
+  }
   const ModelSpec& m = r.model.spec;
   const Weights* exact = r.model.exact_weights ? &*r.model.exact_weights : nullptr;
 

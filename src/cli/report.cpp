@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/units.hpp"
 
@@ -22,7 +23,9 @@ double gb_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGB);
 }
 
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
@@ -95,7 +98,33 @@ std::vector<Row> memory_rows(const Report& r) {
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
+  if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
+    // By layer kind: "full 12 layers × 4,096 cells 96.0 MiB; SWA 128 12 layers × 768 cells ...".
+    kv.clear();
+    for (const auto& p : e.kv.parts) {
+      if (!kv.empty()) kv += "; ";
+      const char* name = p.indexer                     ? "indexer keys"
+                         : p.attn == AttnKind::swa     ? "SWA"
+                         : p.attn == AttnKind::chunked ? "chunked"
+                         : p.attn == AttnKind::mla     ? "MLA latent"
+                                                       : "full";
+      kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
+                        static_cast<double>(p.bytes) / kMiB);
+    }
+    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  }
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
+  if (e.recurrent_state_bytes) {
+    std::string rs;
+    for (const auto& p : e.rs.parts)
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
+                        state_kind_name(p.kind), p.n_layer,
+                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
+                            static_cast<double>(p.n_layer) / kMiB);
+    rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
+                      e.rs.n_seq > 1 ? "s" : "");
+    rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
+  }
   rows.push_back(
       {"compute buffers", e.activations_bytes,
        fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
@@ -199,6 +228,8 @@ std::string render_table(const Report& r) {
   const auto& e = r.estimate;
   o += fmt::format("Model     {}\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
+  if (!r.model.spec.layer_kinds.empty())
+    o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r))
@@ -547,6 +578,13 @@ ojson report_json(const Report& r) {
   v["weights_bytes"] = e.weights_bytes;
   v["weights_host_bytes"] = e.weights.host_bytes;
   v["kv_cache_bytes"] = e.kv_cache_bytes;
+  // KV by layer kind (issue 9) and the recurrent state, which total_bytes includes.
+  v["kv_full_bytes"] = e.kv.bytes_of(AttnKind::full);
+  v["kv_swa_bytes"] = e.kv.bytes_of(AttnKind::swa);
+  v["kv_chunked_bytes"] = e.kv.bytes_of(AttnKind::chunked);
+  v["kv_mla_bytes"] = e.kv.bytes_of(AttnKind::mla);
+  v["kv_indexer_bytes"] = e.kv.bytes_of(AttnKind::mla, true);
+  v["recurrent_state_bytes"] = e.recurrent_state_bytes;
   v["activations_bytes"] = e.activations_bytes;
   v["overhead_bytes"] = e.overhead_bytes;
   v["headroom_bytes"] = e.headroom_bytes;

@@ -46,6 +46,12 @@ const std::vector<std::string>& report_columns() {
                                                     "vram.weights_bytes",
                                                     "vram.weights_host_bytes",
                                                     "vram.kv_cache_bytes",
+                                                    "vram.kv_full_bytes",
+                                                    "vram.kv_swa_bytes",
+                                                    "vram.kv_chunked_bytes",
+                                                    "vram.kv_mla_bytes",
+                                                    "vram.kv_indexer_bytes",
+                                                    "vram.recurrent_state_bytes",
                                                     "vram.activations_bytes",
                                                     "vram.overhead_bytes",
                                                     "vram.headroom_bytes",
@@ -599,6 +605,12 @@ struct Sweep::Impl {
     w.u64(e.weights_bytes);
     w.u64(e.weights.host_bytes);
     w.u64(e.kv_cache_bytes);
+    w.u64(e.kv.bytes_of(AttnKind::full));
+    w.u64(e.kv.bytes_of(AttnKind::swa));
+    w.u64(e.kv.bytes_of(AttnKind::chunked));
+    w.u64(e.kv.bytes_of(AttnKind::mla));
+    w.u64(e.kv.bytes_of(AttnKind::mla, true));
+    w.u64(e.recurrent_state_bytes);
     w.u64(e.activations_bytes);
     w.u64(e.overhead_bytes);
     w.u64(e.headroom_bytes);
