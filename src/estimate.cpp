@@ -125,6 +125,11 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
                          ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
                          " short of this estimate (" + gib_str(e.total_bytes()) + ")");
+  if (m.arch == Arch::deepseek4)
+    e.warnings.push_back(
+        "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
+        "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
+        "not modelled exactly");
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
     e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) +
                          " exceeds the model's trained context " + std::to_string(m.n_ctx_train));
@@ -173,7 +178,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
       // One line per layer kind: n_seq x cells x layers x (K row + V row).
       for (const auto& p : e.kv.parts) {
         std::string q = std::string("KV cache, ") +
-                        (p.indexer ? "indexer keys" : attn_kind_name(p.attn)) + " layers";
+                        (p.indexer ? "indexer keys" : attn_kind_name(p.attn)) + " layers" +
+                        (p.compress_ratio ? ", compressed 1/" + num(p.compress_ratio) : "");
         std::string pf = std::to_string(c.kv.n_seq) + " x " + num(p.cells) + " cells x " +
                          num(p.n_layer) + " layers x (" + num(p.k_row_bytes) + " + " +
                          num(p.v_row_bytes) + " B)";

@@ -36,7 +36,8 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
     p.v_row_bytes = p.n_embd_v ? row_size(c.type_v, p.n_embd_v) : 0;
     for (auto& q : r.parts)
       if (q.attn == p.attn && q.indexer == p.indexer && q.cells == p.cells &&
-          q.n_embd_k == p.n_embd_k && q.n_embd_v == p.n_embd_v && q.n_head_kv == p.n_head_kv) {
+          q.compress_ratio == p.compress_ratio && q.n_embd_k == p.n_embd_k &&
+          q.n_embd_v == p.n_embd_v && q.n_head_kv == p.n_head_kv) {
         q.n_layer = checked_add(q.n_layer, n_layer);
         return;
       }
@@ -65,10 +66,28 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
     } else {
       p.n_head_kv = k.n_head_kv;
       p.n_embd_k = k.n_head_kv * k.n_embd_head_k;
-      p.n_embd_v = k.n_head_kv * k.n_embd_head_v;
+      p.n_embd_v = k.kv_single ? 0 : k.n_head_kv * k.n_embd_head_v;
     }
     add(p, g.n_layer);
-    if (k.n_indexer_k) {
+    if (k.compress_ratio) {
+      // APPROXIMATION (DeepSeek-V4, llama.cpp llama-kv-cache-dsv4): beside the window, one
+      // compressed entry per compress_ratio tokens of the context, of the head size; ratio-4
+      // layers also keep compressed indexer keys. Compressor state is not counted.
+      KvPart cp;
+      cp.attn = AttnKind::full;
+      cp.compress_ratio = k.compress_ratio;
+      cp.cells = (r.cells_full + k.compress_ratio - 1) / k.compress_ratio;
+      cp.n_head_kv = 1;
+      cp.n_embd_k = k.n_embd_head_k;
+      add(cp, g.n_layer);
+      if (k.n_indexer_k) {
+        KvPart ci = cp;
+        ci.indexer = true;
+        ci.n_embd_k = k.n_indexer_k;
+        add(ci, g.n_layer);
+      }
+    }
+    if (k.n_indexer_k && !k.compress_ratio) {
       // DSA lightning indexer (DeepSeek-V3.2, GLM-5): one n_indexer_k-wide key per token per
       // layer, cached beside the MLA latent with the K cache's type.
       KvPart ix;

@@ -50,6 +50,24 @@ std::vector<LayerSegment> compress_runs(const std::vector<LayerRun>& runs) {
   return out;
 }
 
+// Appends a segment; loose runs (repeat 1) join a loose segment before them, so the same layers
+// give the same segments however they were appended.
+void push_segment(std::vector<LayerSegment>& segs, LayerSegment s) {
+  if (s.repeat == 1 && s.runs.size() == 1 && s.runs[0].count > 0 && !segs.empty() &&
+      segs.back().repeat > 1 && segs.back().runs.size() == 1 &&
+      segs.back().runs[0].kind == s.runs[0].kind) {
+    // One kind repeated is just a longer run.
+    segs.back().runs[0].count = segs.back().runs[0].count * segs.back().repeat + s.runs[0].count;
+    segs.back().repeat = 1;
+    return;
+  }
+  if (s.repeat == 1 && !segs.empty() && segs.back().repeat == 1) {
+    for (const auto& r : s.runs) push_run(segs.back().runs, r.kind, r.count);
+    return;
+  }
+  segs.push_back(std::move(s));
+}
+
 uint32_t kind_index(std::vector<LayerKind>& kinds, const LayerKind& k) {
   for (size_t i = 0; i < kinds.size(); ++i)
     if (kinds[i] == k) return static_cast<uint32_t>(i);
@@ -83,7 +101,7 @@ void append_range(std::vector<LayerKind>& kinds, std::vector<LayerSegment>& segs
     for (uint32_t il = from; il < to; ++il) push_run(runs, kind_index(kinds, kind(il)), 1);
   };
   auto flush = [&](std::vector<LayerRun>& runs) {
-    for (auto& s : compress_runs(runs)) segs.push_back(std::move(s));
+    for (auto& s : compress_runs(runs)) push_segment(segs, std::move(s));
     runs.clear();
   };
   std::vector<LayerRun> runs;
@@ -102,7 +120,7 @@ void append_range(std::vector<LayerKind>& kinds, std::vector<LayerSegment>& segs
   if (n_period > 0) {
     std::vector<LayerRun> one;
     walk(h, h + period, one);
-    segs.push_back({one, n_period});
+    push_segment(segs, {one, n_period});
   }
   walk(h + n_period * period, b, runs);
   flush(runs);
@@ -122,8 +140,9 @@ bool LayerKind::operator==(const LayerKind& o) const {
   return attn == o.attn && n_head == o.n_head && n_head_kv == o.n_head_kv &&
          n_embd_head_k == o.n_embd_head_k && n_embd_head_v == o.n_embd_head_v && n_swa == o.n_swa &&
          n_indexer_k == o.n_indexer_k && k_eq_v == o.k_eq_v && sinks == o.sinks && nope == o.nope &&
-         kv_shared == o.kv_shared && gated_q == o.gated_q && state == o.state && ffn == o.ffn &&
-         n_ff == o.n_ff;
+         kv_shared == o.kv_shared && kv_single == o.kv_single &&
+         compress_ratio == o.compress_ratio && gated_q == o.gated_q && state == o.state &&
+         ffn == o.ffn && n_ff == o.n_ff;
 }
 
 LayerLayout layer_layout(const ModelSpec& m) {
@@ -259,6 +278,7 @@ std::string layer_kind_name(const LayerKind& k, const ModelSpec& m) {
          (k.k_eq_v ? ", K = V" : "") + ")";
   if (k.nope && k.attn != AttnKind::none) s += " NoPE";
   if (k.kv_shared) s += " (shared KV)";
+  if (k.compress_ratio) s += " + compressed 1/" + std::to_string(k.compress_ratio);
   if (k.state != StateKind::none)
     s += (s.empty() ? "" : " + ") + std::string(state_kind_name(k.state));
   if (ffn_varies || s.empty()) {

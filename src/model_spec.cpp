@@ -47,6 +47,7 @@ const ArchName kArchNames[] = {
     {Arch::ernie4_5_moe, "ernie4_5-moe"},
     {Arch::hunyuan_moe, "hunyuan-moe"},
     {Arch::mistral3, "mistral3"},
+    {Arch::deepseek4, "deepseek4"},
 };
 }  // namespace
 

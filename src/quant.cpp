@@ -397,7 +397,11 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
     // ssm_a / ssm_d of one column) unquantized.
     const bool quantize = !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp &&
                           t.role != R::ffn_exp_probs_b && !is_small_state_tensor(t.role);
-    if (t.role == R::position_embd) {
+    if (m.arch == Arch::gpt_oss && is_routed_expert(t.role) && !t.bias && p.ftype != F::ALL_F32) {
+      // gpt-oss: convert_hf_to_gguf.py writes the experts in their published MXFP4 and
+      // llama-quantize keeps them, whatever the file type (every gpt-oss GGUF is ~MXFP4-sized).
+      out.push_back(T::MXFP4);
+    } else if (t.role == R::position_embd) {
       // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
       out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
     } else if (!quantize || p.ftype == F::ALL_F32) {

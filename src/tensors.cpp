@@ -79,9 +79,31 @@ const char* const kRoleNames[] = {
     "pre_ffw_norm_2",
     "post_ffw_norm_1",
     "post_ffw_norm_2",
+    "attn_kv",
+    "attn_kv_norm",
+    "attn_out_a",
+    "attn_out_b",
+    "hc_attn_fn",
+    "hc_attn_base",
+    "hc_attn_scale",
+    "hc_ffn_fn",
+    "hc_ffn_base",
+    "hc_ffn_scale",
+    "hc_head_fn",
+    "hc_head_base",
+    "hc_head_scale",
+    "attn_comp_wkv",
+    "attn_comp_wgate",
+    "attn_comp_ape",
+    "attn_comp_norm",
+    "indexer_comp_wkv",
+    "indexer_comp_wgate",
+    "indexer_comp_ape",
+    "indexer_comp_norm",
+    "ffn_gate_tid2eid",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::ffn_post_norm_2) + 1,
+                  static_cast<size_t>(TensorRole::ffn_gate_tid2eid) + 1,
               "one name per role");
 
 class Builder {
@@ -530,7 +552,87 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
 
 }  // namespace
 
+// DeepSeek-V4, as llama.cpp's src/models/deepseek4.cpp load_arch_tensors (commit 00395eb2).
+std::vector<TensorDesc> deepseek4_tensors(const ModelSpec& m) {
+  std::vector<TensorDesc> v;
+  Builder b(v);
+  const uint64_t n_embd = m.n_embd, hd = m.n_embd_head_k, q_lora = m.q_lora_rank;
+  const uint64_t hc = m.hc_mult, hc_dim = hc * n_embd, hc_mix = (2 + hc) * hc;
+  const uint64_t ne = m.n_expert, ff = m.n_ff_exp;
+  b.at(-1);
+  b.t2(R::token_embd, n_embd, m.n_vocab);
+  b.t1(R::output_norm, n_embd);
+  b.t2(R::output, n_embd, m.n_vocab);
+  b.t2(R::hc_head_fn, hc_dim, hc);
+  b.t1(R::hc_head_base, hc);
+  b.t1(R::hc_head_scale, 1);
+  const LayerLayout lay = layer_layout(m);
+  auto block = [&](uint32_t il, const LayerKind& k, bool mtp) {
+    b.at(static_cast<int32_t>(il));
+    b.t1(R::attn_norm, n_embd);
+    b.t1(R::attn_sinks, k.n_head);
+    b.t2(R::attn_q_a, n_embd, q_lora);
+    b.t1(R::attn_q_a_norm, q_lora);
+    b.t2(R::attn_q_b, q_lora, k.n_head * hd);
+    b.t2(R::attn_kv, n_embd, hd);
+    b.t1(R::attn_kv_norm, hd);
+    b.t2(R::attn_out_a, k.n_head * hd / std::max<uint32_t>(1, m.o_groups),
+         uint64_t{m.o_lora_rank} * m.o_groups);
+    b.t2(R::attn_out_b, uint64_t{m.o_groups} * m.o_lora_rank, n_embd);
+    b.t2(R::hc_attn_fn, hc_dim, hc_mix);
+    b.t1(R::hc_attn_base, hc_mix);
+    b.t1(R::hc_attn_scale, 3);
+    b.t2(R::hc_ffn_fn, hc_dim, hc_mix);
+    b.t1(R::hc_ffn_base, hc_mix);
+    b.t1(R::hc_ffn_scale, 3);
+    if (k.compress_ratio) {
+      const uint64_t coff = k.compress_ratio == 4 ? 2 : 1;
+      b.t2(R::attn_comp_wkv, n_embd, coff * hd);
+      b.t2(R::attn_comp_wgate, n_embd, coff * hd);
+      b.t2(R::attn_comp_ape, coff * hd, k.compress_ratio);
+      b.t1(R::attn_comp_norm, hd);
+      if (k.compress_ratio == 4) {
+        const uint64_t ix = m.n_indexer_head_dim;
+        b.t2(R::indexer_proj, n_embd, m.n_indexer_head);
+        b.t2(R::indexer_attn_q_b, q_lora, uint64_t{m.n_indexer_head} * ix);
+        b.t2(R::indexer_comp_wkv, n_embd, 2 * ix);
+        b.t2(R::indexer_comp_wgate, n_embd, 2 * ix);
+        b.t2(R::indexer_comp_ape, 2 * ix, k.compress_ratio);
+        b.t1(R::indexer_comp_norm, ix);
+      }
+    }
+    b.t2(R::ffn_gate_inp, n_embd, ne);
+    if (il < m.n_hash_layers)
+      b.t2(R::ffn_gate_tid2eid, m.n_expert_used, m.n_vocab);
+    else
+      b.t1(R::ffn_exp_probs_b, ne);
+    b.t1(R::ffn_norm, n_embd);
+    b.t3(R::ffn_gate_exps, n_embd, ff, ne);
+    b.t3(R::ffn_down_exps, ff, n_embd, ne);
+    b.t3(R::ffn_up_exps, n_embd, ff, ne);
+    b.t2(R::ffn_gate_shexp, n_embd, m.n_ff_shexp);
+    b.t2(R::ffn_down_shexp, m.n_ff_shexp, n_embd);
+    b.t2(R::ffn_up_shexp, n_embd, m.n_ff_shexp);
+    if (mtp) {
+      b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
+      b.t1(R::nextn_enorm, n_embd);
+      b.t1(R::nextn_hnorm, n_embd);
+    }
+  };
+  LayerKind last;
+  for_each_layer(lay, [&](uint32_t il, const LayerKind& k) {
+    block(il, k, false);
+    last = k;
+  });
+  for (uint32_t i = 0; i < m.n_layer_nextn; ++i) {
+    last.compress_ratio = 0;
+    block(m.n_layer + i, last, true);
+  }
+  return v;
+}
+
 std::vector<TensorDesc> layered_tensors(const ModelSpec& m) {
+  if (m.arch == Arch::deepseek4) return deepseek4_tensors(m);
   std::vector<TensorDesc> v;
   const LayerLayout lay = layer_layout(m);
   v.reserve(16 + static_cast<size_t>(std::min<uint64_t>(m.n_layer, 1u << 16)) * 24);

@@ -29,12 +29,13 @@ struct KvPart {
   AttnKind attn = AttnKind::full;
   bool indexer = false;
   uint64_t n_layer = 0;
-  uint64_t cells = 0;        // per sequence
-  uint32_t n_head_kv = 0;    // 1 for MLA and the indexer
-  uint32_t n_embd_k = 0;     // elements per cell per layer (n_embd_k_gqa(il))
-  uint32_t n_embd_v = 0;     // 0: no V tensor (MLA, indexer)
-  uint32_t n_swa = 0;        // window or chunk (swa, chunked)
-  uint64_t k_row_bytes = 0;  // ggml_row_size(type_k, n_embd_k)
+  uint64_t cells = 0;           // per sequence
+  uint32_t n_head_kv = 0;       // 1 for MLA and the indexer
+  uint32_t n_embd_k = 0;        // elements per cell per layer (n_embd_k_gqa(il))
+  uint32_t n_embd_v = 0;        // 0: no V tensor (MLA, indexer)
+  uint32_t n_swa = 0;           // window or chunk (swa, chunked)
+  uint32_t compress_ratio = 0;  // DeepSeek-V4 compressed cache: cells = n_ctx / ratio
+  uint64_t k_row_bytes = 0;     // ggml_row_size(type_k, n_embd_k)
   uint64_t v_row_bytes = 0;
   uint64_t bytes = 0;  // n_seq x cells x n_layer x (K row + V row)
 };

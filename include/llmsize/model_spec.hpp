@@ -48,6 +48,7 @@ enum class Arch {
   ernie4_5_moe,    // ERNIE-4.5-MoE: leading dense layer, shared experts
   hunyuan_moe,     // Hunyuan-A13B: q/k norms, one shared expert
   mistral3,        // Ministral 3 / Mistral Large 3 text model (llama layers)
+  deepseek4,  // DeepSeek-V4: shared-KV MQA, sliding window + compressed caches, hyper-connections
 };
 
 const char* arch_name(Arch a);
@@ -85,13 +86,15 @@ struct LayerKind {
   uint32_t n_head_kv = 0;
   uint32_t n_embd_head_k = 0;
   uint32_t n_embd_head_v = 0;
-  uint32_t n_swa = 0;        // window or chunk size (swa, chunked)
-  uint32_t n_indexer_k = 0;  // DSA indexer key width cached per token (0: no indexer)
-  bool k_eq_v = false;       // no attn_v tensor: V is K (Gemma 4 global layers)
-  bool sinks = false;        // attn_sinks, one per head (gpt-oss)
-  bool nope = false;         // no rotary embedding (Llama 4 global layers, SmolLM3)
-  bool kv_shared = false;    // reads the KV of an earlier layer: no cache of its own
-  bool gated_q = false;      // Q projection doubled for an output gate (Qwen3-Next/3.5)
+  uint32_t n_swa = 0;           // window or chunk size (swa, chunked)
+  uint32_t n_indexer_k = 0;     // DSA indexer key width cached per token (0: no indexer)
+  bool k_eq_v = false;          // no attn_v tensor: V is K (Gemma 4 global layers)
+  bool sinks = false;           // attn_sinks, one per head (gpt-oss)
+  bool nope = false;            // no rotary embedding (Llama 4 global layers, SmolLM3)
+  bool kv_shared = false;       // reads the KV of an earlier layer: no cache of its own
+  bool gated_q = false;         // Q projection doubled for an output gate (Qwen3-Next/3.5)
+  bool kv_single = false;       // one cached vector per token serves as K and V (DeepSeek-V4)
+  uint32_t compress_ratio = 0;  // DeepSeek-V4: a compressed cache, 1 entry per ratio tokens
   StateKind state = StateKind::none;
   FfnKind ffn = FfnKind::dense;
   uint32_t n_ff = 0;  // dense width; for MoE, the model's expert sizes apply
@@ -171,6 +174,11 @@ struct ModelSpec {
   uint32_t n_embd_per_layer = 0;  // per-layer embedding width (Gemma 3n/4), 0: none
   uint32_t n_indexer_head = 0;    // DSA indexer heads (DeepSeek-V3.2, GLM-5)
   uint32_t n_indexer_head_dim = 0;
+  // DeepSeek-V4 attention and hyper-connections (llama.cpp deepseek4 dsv4_*).
+  uint32_t o_lora_rank = 0;
+  uint32_t o_groups = 0;
+  uint32_t hc_mult = 0;
+  uint32_t n_hash_layers = 0;
   // Parameters of a vision tower / multimodal projector the checkpoint carries, counted from
   // its config (vision_config); 0: none or unknown. llama.cpp keeps them in a separate mmproj.
   uint64_t vision_params = 0;

@@ -82,6 +82,31 @@ enum class TensorRole : uint8_t {
   ffn_pre_norm_2,    // Gemma 4 MoE norms
   ffn_post_norm_1,
   ffn_post_norm_2,
+  // DeepSeek-V4 (llama.cpp src/models/deepseek4.cpp load_arch_tensors; names after the
+  // LLM_TENSOR_* enum): shared-KV projection, grouped low-rank output, hyper-connection mixers,
+  // KV and indexer compressors, hash-routing table.
+  attn_kv,
+  attn_kv_norm,
+  attn_out_a,
+  attn_out_b,
+  hc_attn_fn,
+  hc_attn_base,
+  hc_attn_scale,
+  hc_ffn_fn,
+  hc_ffn_base,
+  hc_ffn_scale,
+  hc_head_fn,
+  hc_head_base,
+  hc_head_scale,
+  attn_comp_wkv,
+  attn_comp_wgate,
+  attn_comp_ape,
+  attn_comp_norm,
+  indexer_comp_wkv,
+  indexer_comp_wgate,
+  indexer_comp_ape,
+  indexer_comp_norm,
+  ffn_gate_tid2eid,
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.

@@ -342,7 +342,8 @@ Report build_report(const Options& o, const Catalog& catalog) {
     const uint64_t fixed = fraction_of(
         r.estimate.weights_bytes + r.estimate.activations_bytes + r.estimate.overhead_bytes,
         1 + c.headroom);
-    const uint64_t kv_seq = r.estimate.kv_cache_bytes / std::max<uint32_t>(1, c.kv.n_seq);
+    const uint64_t kv_seq = (r.estimate.kv_cache_bytes + r.estimate.recurrent_state_bytes) /
+                            std::max<uint32_t>(1, c.kv.n_seq);
     const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
     r.kv_available_bytes = available_kv_bytes(r.estimate, c, p.gpu.usable_bytes(), p.count);
     r.max_concurrent_sequences =

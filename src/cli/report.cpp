@@ -103,11 +103,13 @@ std::vector<Row> memory_rows(const Report& r) {
     kv.clear();
     for (const auto& p : e.kv.parts) {
       if (!kv.empty()) kv += "; ";
-      const char* name = p.indexer                     ? "indexer keys"
+      std::string name = p.indexer                     ? "indexer keys"
+                         : p.compress_ratio            ? "compressed"
                          : p.attn == AttnKind::swa     ? "SWA"
                          : p.attn == AttnKind::chunked ? "chunked"
                          : p.attn == AttnKind::mla     ? "MLA latent"
                                                        : "full";
+      if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
       kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
                         static_cast<double>(p.bytes) / kMiB);
     }

@@ -550,7 +550,8 @@ struct Sweep::Impl {
     const uint64_t usable = usable_each * s.count;
     const uint64_t fixed =
         fraction_of(e.weights_bytes + e.activations_bytes + e.overhead_bytes, 1 + s.c.headroom);
-    const uint64_t kv_seq = e.kv_cache_bytes / std::max<uint32_t>(1, s.c.kv.n_seq);
+    const uint64_t kv_seq =
+        (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, s.c.kv.n_seq);
     const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + s.c.headroom);
     s.kv_available = available_kv_bytes(e, s.c, usable_each, s.count);
     s.max_sequences =

@@ -110,7 +110,8 @@ const std::vector<std::string> kTypes = {
     "qwen3_vl", "qwen3_vl_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "kimi_k2",
     "kimi_k25", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "glm4_moe", "minimax_m2",
     "nemotron_h", "granitemoehybrid", "lfm2", "lfm2_moe", "falcon_h1", "cohere2", "olmo2", "olmo3",
-    "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "mistral3"};
+    "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "deepseek_v4",
+    "mistral3"};
 
 // quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
 // scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
@@ -154,6 +155,9 @@ std::string stored_quant_of(const json& root) {
 // is not one of them. Common fields (n_layer, n_embd, heads, vocab) are already in m.
 bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   const uint32_t n = m.n_layer;
+  // validate()'s bound, checked before any layer is walked (a hostile config could ask for 2^31).
+  if (n > (1u << 24))
+    r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
   auto attn = [&](AttnKind a) {
     LayerKind k;
     k.attn = a;
@@ -184,8 +188,14 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   };
   auto moe_common = [&](std::initializer_list<const char*> n_expert_keys) {
     m.n_expert = r.u32_any(n_expert_keys, true);
-    m.n_expert_used = r.u32_any(
-        {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"}, true);
+    m.n_expert_used = 0;
+    for (const char* k :
+         {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"})
+      if (r.has(k)) {
+        m.n_expert_used = r.u32_or_first(k, true);  // Hunyuan gives one value per layer
+        break;
+      }
+    if (!m.n_expert_used) r.fail("num_experts_per_tok", "missing (expected a positive integer)");
   };
 
   if (mt == "gpt_oss") {
@@ -310,7 +320,9 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     if (!no_rope.empty() && no_rope.size() != n)
       r.fail("no_rope_layers",
              std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
-    append_layers(m, 0, n, no_rope.empty() ? 4 * step : 0, [&](uint32_t il) {
+    // Periodic in 4 x step layers; a step beyond the model leaves only the 4-layer pattern.
+    const uint32_t period = step <= n / 4 ? 4 * step : 4;
+    append_layers(m, 0, n, no_rope.empty() ? period : 0, [&](uint32_t il) {
       const bool global = no_rope.empty() ? (il + 1) % 4 == 0 : no_rope[il] == 0;
       LayerKind k = attn(global ? AttnKind::full : AttnKind::chunked);
       k.n_swa = global ? 0 : m.n_swa;
@@ -538,6 +550,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.n_ff = r.u32("intermediate_size");
     if (mt == "cohere2") m.tied_embeddings = r.boolean("tie_word_embeddings", true);
     const uint32_t win = r.u32("sliding_window", false, 0);
+    m.n_swa = win;
     const uint32_t pattern = r.u32("sliding_window_pattern", false, mt == "cohere2" ? 4 : 0);
     if (!types.empty()) check_types({"sliding_attention", "full_attention"});
     const bool any_swa = win > 0 && (!types.empty() || pattern > 0);
@@ -570,6 +583,45 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
       LayerKind k = attn(AttnKind::full);
       k.nope = !no_rope.empty() && no_rope[il] == 0;
       k.n_ff = m.n_ff;
+      return k;
+    });
+    return true;
+  }
+  if (mt == "deepseek_v4") {
+    // DeepSeek-V4 (llama.cpp deepseek4, src/models/deepseek4.cpp): one shared K/V vector of
+    // head_dim per token (MQA), a sliding window on every layer, compressed caches on the layers
+    // whose compress_ratios entry is 4 (with indexer keys) or 128; hash-routed leading layers.
+    m.arch = Arch::deepseek4;
+    m.q_lora_rank = r.u32("q_lora_rank");
+    m.o_lora_rank = r.u32("o_lora_rank");
+    m.o_groups = r.u32("o_groups");
+    m.hc_mult = r.u32("hc_mult");
+    m.n_hash_layers = r.u32("num_hash_layers", false, 0);
+    moe_common({"n_routed_experts", "num_experts"});
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    m.n_expert_shared = r.u32("n_shared_experts", false, 1);
+    m.n_ff_shexp = m.n_ff_exp * m.n_expert_shared;
+    m.n_swa = r.u32("sliding_window");
+    m.n_indexer_head = r.u32("index_n_heads");
+    m.n_indexer_head_dim = r.u32("index_head_dim");
+    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+    m.n_head_kv = 1;
+    const auto ratios = r.u32s("compress_ratios");
+    if (ratios.size() < n)
+      r.fail("compress_ratios",
+             std::to_string(ratios.size()) + " entries for " + std::to_string(n) + " layers");
+    append_layers(m, 0, n, 0, [&](uint32_t il) {
+      if (ratios[il] != 0 && ratios[il] != 4 && ratios[il] != 128)
+        r.fail("compress_ratios/" + std::to_string(il),
+               "ratio " + std::to_string(ratios[il]) + " (llama.cpp supports 0, 4 and 128)");
+      LayerKind k = attn(AttnKind::swa);
+      k.n_head_kv = 1;
+      k.n_swa = m.n_swa;
+      k.kv_single = true;
+      k.sinks = true;
+      k.compress_ratio = ratios[il];
+      k.n_indexer_k = ratios[il] == 4 ? m.n_indexer_head_dim : 0;
+      k.ffn = FfnKind::moe;
       return k;
     });
     return true;
