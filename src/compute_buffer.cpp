@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
 
 uint64_t ComputeBuffer::bytes() const {
-  return summed ? output_bytes + attention_bytes + ffn_bytes
+  return summed ? checked_add(checked_add(output_bytes, attention_bytes, "compute buffer bytes"),
+                              ffn_bytes, "compute buffer bytes")
                 : std::max({output_bytes, attention_bytes, ffn_bytes});
 }
 

@@ -275,9 +275,10 @@ ParamCount count_params(const ModelSpec& m, const std::vector<TensorDesc>& tenso
   ParamCount p;
   for (const auto& t : tensors) {
     const uint64_t n = t.n_elements();
-    p.total += n;
+    p.total = checked_add(p.total, n, "parameter count");
     const bool routed = is_routed_expert(t.role);
-    p.active += routed && m.n_expert ? n / m.n_expert * m.n_expert_used : n;
+    p.active = checked_add(p.active, routed && m.n_expert ? n / m.n_expert * m.n_expert_used : n,
+                           "active parameters");
     if (t.role == R::token_embd) p.token_embd = n;
   }
   return p;

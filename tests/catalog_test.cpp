@@ -202,7 +202,8 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
       {R"({"models": [{"id": "m", "name": "M", "source": "s", "config": {"model_type": "llama",
           "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 32,
           "num_key_value_heads": 5, "vocab_size": 1000}}]})",
-       "user.json: /models/0/config: n_head (32) is not divisible by n_head_kv (5)"},
+       "user.json: /models/0/config: num_attention_heads (32) is not divisible by "
+       "num_key_value_heads (5)"},
       {R"({"modles": []})", "user.json: expected a \"models\" or \"gpus\" array"},
       {R"({"models": [], "extra": 1})",
        "user.json: /extra: unknown field (expected models, gpus, schema_version or note)"},

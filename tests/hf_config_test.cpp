@@ -54,7 +54,7 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
        "mistral3"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
-       "config.json: n_head (6) is not divisible by n_head_kv (4)"},
+       "config.json: num_attention_heads (6) is not divisible by num_key_value_heads (4)"},
       {R"([1, 2])", "config.json: expected a JSON object"},
   }));
   CHECK_THROWS_MATCHES(model_from_hf_config(json::parse(text), "config.json"), InputError,

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/compute_buffer.hpp"
 #include "llmsize/engine.hpp"
 #include "llmsize/kv_cache.hpp"
@@ -88,10 +89,16 @@ struct Estimate {
   uint64_t overhead_bytes = 0;         // overhead x n_gpus
   uint64_t headroom_bytes = 0;
   uint64_t subtotal_bytes() const {
-    return weights_bytes + kv_cache_bytes + recurrent_state_bytes + activations_bytes +
-           overhead_bytes;
+    return checked_add(
+        checked_add(
+            checked_add(checked_add(weights_bytes, kv_cache_bytes, "weights + KV cache bytes"),
+                        recurrent_state_bytes, "weights + KV cache + recurrent state bytes"),
+            activations_bytes, "weights + KV cache + state + activations bytes"),
+        overhead_bytes, "subtotal bytes");
   }
-  uint64_t total_bytes() const { return subtotal_bytes() + headroom_bytes; }
+  uint64_t total_bytes() const {
+    return checked_add(subtotal_bytes(), headroom_bytes, "total bytes");
+  }
   // Low-high range of the total from each part's measured error (bench/accuracy): weights
   // kWeightsError, KV and recurrent state exact, compute buffers kComputeError (llama.cpp) or
   // kTorchActivationError, overhead kOverheadError; headroom applied to each bound.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/model_spec.hpp"
 
 namespace llmsize {
@@ -27,7 +28,9 @@ struct TrainMemory {
   uint64_t optimizer_bytes = 0;  // Adam moments (+ FP32 master weights for full fine-tuning)
   uint64_t activations_bytes = 0;
   uint64_t total_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes;
+    return checked_add(checked_add(checked_add(weights_bytes, gradients_bytes, "fine-tuning bytes"),
+                                   optimizer_bytes, "fine-tuning bytes"),
+                       activations_bytes, "fine-tuning bytes");
   }
   std::string activation_formula;
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"
 
@@ -50,7 +51,7 @@ struct KvCache {
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
   std::vector<KvPart> parts;  // by layer kind, in order of first appearance
-  uint64_t total_bytes() const { return k_bytes + v_bytes; }
+  uint64_t total_bytes() const { return checked_add(k_bytes, v_bytes, "KV cache bytes (K + V)"); }
   // Bytes of the parts of one attention kind (the indexer counted apart).
   uint64_t bytes_of(AttnKind a, bool indexer = false) const;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/model_spec.hpp"
 
 namespace llmsize {
@@ -121,7 +122,9 @@ struct TensorDesc {
   std::array<uint64_t, 3> ne{1, 1, 1};  // ggml order: ne[0] is the row length
   uint32_t n_dims = 1;
 
-  uint64_t n_elements() const { return ne[0] * ne[1] * ne[2]; }
+  uint64_t n_elements() const {
+    return checked_mul(checked_mul(ne[0], ne[1], "tensor elements"), ne[2], "tensor elements");
+  }
   // The GGUF name, e.g. "blk.3.attn_v.weight".
   std::string name() const;
 };

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "cli/inspect.hpp"
 #include "cli/planning.hpp"
 #include "cli/report.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -31,7 +33,8 @@ void check_choice(const std::string& flag, const std::string& v,
   std::string list;
   for (size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + v + "'" + did_you_mean(v, choices));
+  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+                   did_you_mean(v, choices));
 }
 
 TensorType parse_kv_type(const std::string& text) {
@@ -42,9 +45,36 @@ TensorType parse_kv_type(const std::string& text) {
   if (t == "q8") t = "q8_0";
   if (t == "q4") t = "q4_0";
   if (std::find(kKv.begin(), kKv.end(), t) == kKv.end())
-    throw InputError("--kv-quant: unknown KV cache type '" + text + "'" + did_you_mean(text, kKv) +
+    throw InputError("--kv-quant: unknown KV cache type '" + sanitize(text) + "'" +
+                     did_you_mean(text, kKv) +
                      "; llama.cpp accepts f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
   return *tensor_type_from_name(t);
+}
+
+// A quantized KV type stores each K and V row in whole blocks (ggml_row_size asserts
+// ne % blck_size == 0; llama.cpp refuses the context otherwise): "--kv-quant: q4_0 stores rows in
+// blocks of 32 elements, but this model's K row is 72 elements (1 KV heads x head size 72)".
+void check_kv_rows(const ModelSpec& m, TensorType type_k, TensorType type_v) {
+  std::vector<uint64_t> heads = {m.n_head_kv};
+  for (const uint32_t h : m.n_head_kv_per_layer)
+    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
+  for (const auto& [kind, type, head] :
+       {std::tuple{"K", type_k, m.n_embd_head_k}, std::tuple{"V", type_v, m.n_embd_head_v}}) {
+    const auto& tt = traits(type);
+    if (tt.block_size <= 1) continue;
+    const bool mla = m.is_mla();
+    for (const uint64_t h : heads) {
+      const uint64_t row = mla ? (kind[0] == 'K' ? m.n_embd_k_gqa() : m.n_embd_v_gqa()) : h * head;
+      if (row == 0 || row % tt.block_size == 0) continue;
+      throw InputError(
+          std::string("--kv-quant: ") + tt.name + " stores rows in blocks of " +
+          std::to_string(tt.block_size) + " elements, but this model's " + kind + " row is " +
+          std::to_string(row) + " elements" +
+          (mla ? std::string(" (MLA latent)")
+               : " (" + std::to_string(h) + " KV heads x head size " + std::to_string(head) + ")") +
+          "; use f16, bf16 or a type whose block divides it");
+    }
+  }
 }
 
 // "80%", "80" (percent) or "0.8" (fraction) -> 0.8, within 10%..100%.
@@ -81,11 +111,12 @@ void apply_prices(const Options& o, Catalog& cat, std::vector<GpuSpec>& gpus) {
   for (const auto& p : o.prices) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("--price: expected NAME=USD, got '" + p + "'");
+      throw InputError("--price: expected NAME=USD, got '" + sanitize(p) + "'");
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
-    if (!g) throw InputError("--price: unknown GPU '" + name + "'" + cat.suggest_gpu(name));
+    if (!g)
+      throw InputError("--price: unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name));
     for (auto& s : gpus)
       if (s.id == g->spec.id) {
         s.price_usd = usd;
@@ -161,7 +192,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
   r.quant_requested = o.quant;
   r.quant = find_quant_preset(o.quant);
   if (!r.quant)
-    throw InputError("--quant: unknown quantization '" + o.quant + "'" +
+    throw InputError("--quant: unknown quantization '" + sanitize(o.quant) + "'" +
                      did_you_mean(o.quant, quant_names()) + "; see llmsize quants");
 
   // Every flag is validated before any work, so a typo never yields half a result.
@@ -239,7 +270,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (!o.gpu.empty()) {
     const auto* cg = cat.find_gpu(o.gpu);
     if (!cg)
-      throw InputError("--gpu: unknown GPU '" + o.gpu + "'" + cat.suggest_gpu(o.gpu) +
+      throw InputError("--gpu: unknown GPU '" + sanitize(o.gpu) + "'" + cat.suggest_gpu(o.gpu) +
                        "; see llmsize gpus");
     gpu = &*std::find_if(gpus.begin(), gpus.end(),
                          [&](const GpuSpec& g) { return g.id == cg->spec.id; });
@@ -250,7 +281,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
   if (r.model.exact_weights) {
     if (const QuantPreset* fq = find_quant_preset(r.model.file_quant)) {
       if (lower(o.quant) != "q4_k_m" && find_quant_preset(o.quant) != fq)
-        r.warnings.push_back("--quant " + o.quant +
+        r.warnings.push_back("--quant " + sanitize(o.quant) +
                              " is ignored: the file's tensors give the weights (" + fq->id + ")");
       r.quant = c.quant = fq;
       r.quant_requested = fq->id;
@@ -271,6 +302,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
   }
   const ModelSpec& m = r.model.spec;
   const Weights* exact = r.model.exact_weights ? &*r.model.exact_weights : nullptr;
+  check_kv_rows(m, c.kv.type_k, c.kv.type_v);
 
   // First pass on one GPU (or the count given) to size the split.
   c.n_gpus = gpus_requested ? gpus_requested : 1;

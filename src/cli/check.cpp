@@ -6,15 +6,17 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -22,6 +24,7 @@ namespace {
 
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
+using io::describe_json;
 
 enum class Kind { string, integer, number, boolean, object };
 
@@ -103,7 +106,7 @@ void check_fields(const std::string& file, const std::string& ptr, const json& j
     if (f == std::end(fields)) {
       std::vector<std::string> names;
       for (const auto& x : fields) names.push_back(x.name);
-      throw InputError(file + ": " + ptr + "/" + key + ": unknown field" +
+      throw InputError(file + ": " + ptr + "/" + io::pointer_token(key) + ": unknown field" +
                        did_you_mean(key, names) + "; the fields are " + field_list(fields));
     }
     bool ok = false;
@@ -127,7 +130,7 @@ void check_fields(const std::string& file, const std::string& ptr, const json& j
     if (!ok)
       throw InputError(file + ": " + ptr + "/" + key + ": expected " +
                        (key == std::string("plans") ? "an array of plans" : kind_name(f->kind)) +
-                       ", got " + v.dump());
+                       ", got " + describe_json(v));
   }
 }
 
@@ -164,12 +167,14 @@ std::string gib1(uint64_t b) {
   return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB));
 }
 
+// A plan file's text (io::read_text_input: a regular file of at most 64 MiB), an unopenable one
+// worded "FILE: cannot read: <reason>" as check always has.
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return io::read_text_input(path, io::kPlanInput);
+  } catch (const io::OpenError& e) {
+    throw InputError(sanitize(path, 256) + ": cannot read: " + e.reason());
+  }
 }
 
 struct PlanInput {
@@ -179,10 +184,77 @@ struct PlanInput {
   double target_tps = 0;
 };
 
-std::vector<PlanInput> read_plan_file(const std::string& file, const Options& base) {
+// One plan object at `ptr` of `file` as the options of a build_report() call.
+PlanInput read_plan(const std::string& file, const std::string& ptr, const json& p,
+                    const Options& base) {
+  if (!p.is_object())
+    throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
+  check_fields(file, ptr, p, kPlanFields);
+  for (const char* req : {"model", "gpu"})
+    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
+  PlanInput in;
+  in.file = file;
+  in.pointer = ptr;
+  Options& o = in.options;
+  o = base;
+  o.planning = PlanningOptions();
+  o.format = "json";
+  o.model = p.at("model").get<std::string>();
+  o.gpu = p.at("gpu").get<std::string>();
+  o.gpus = p.contains("gpus") ? flag_text(p.at("gpus")) : "1";
+  if (p.contains("quant")) o.quant = p.at("quant").get<std::string>();
+  if (p.contains("context")) o.ctx = flag_text(p.at("context"));
+  if (p.contains("batch")) o.batch = flag_text(p.at("batch"));
+  if (p.contains("users")) o.users = flag_text(p.at("users"));
+  if (p.contains("kv_quant")) o.kv_quant = p.at("kv_quant").get<std::string>();
+  if (p.contains("flash_attn")) o.flash_attn = p.at("flash_attn").get<bool>() ? "on" : "off";
+  if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
+  if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
+  if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
+  if (p.contains("gpu_price_usd"))
+    o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
+  // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
+  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>() : o.model);
+  if (p.contains("budget")) {
+    in.budget = p.at("budget");
+    check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
+    for (const auto& item : in.budget.items())
+      if (!(item.value().get<double>() > 0))
+        throw InputError(file + ": " + ptr + "/budget/" + item.key() +
+                         ": expected a number above 0, got " + describe_json(item.value()));
+  }
+  if (p.contains("target_tokens_per_s")) {
+    in.target_tps = p.at("target_tokens_per_s").get<double>();
+    if (!(in.target_tps > 0))
+      throw InputError(file + ": " + ptr + "/target_tokens_per_s: expected a number above 0, got " +
+                       describe_json(p.at("target_tokens_per_s")));
+  }
+  return in;
+}
+
+// Streams the plans of `file` to `sink` as the parser finishes each one; the plan's JSON is then
+// dropped, so memory holds one plan at a time whatever the file's length.
+void read_plan_file(const std::string& path, const Options& base,
+                    const std::function<void(const PlanInput&)>& sink) {
+  const std::string file = sanitize(path, 256);
+  const std::string text = read_file(path);
+  std::string top_key;
+  bool in_plans = false;
+  size_t n_plans = 0;
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
+    if (depth == 1 && ev == E::array_start && top_key == "plans") in_plans = true;
+    if (depth == 1 && ev == E::array_end) in_plans = false;
+    if (!in_plans || depth != 2 || !(ev == E::object_end || ev == E::array_end || ev == E::value))
+      return true;
+    const std::string ptr = "/plans/" + std::to_string(n_plans++);
+    sink(read_plan(file, ptr, parsed, base));
+    return false;
+  };
   json doc;
   try {
-    doc = json::parse(read_file(file));
+    doc = io::parse_json(text, file, keep);
   } catch (const json::exception& e) {  // parse errors, and out_of_range for numbers like 1e432
     throw InputError(file + ": invalid JSON: " + json_reason(e));
   }
@@ -192,57 +264,7 @@ std::vector<PlanInput> read_plan_file(const std::string& file, const Options& ba
   check_fields(file, "", doc, kTopFields);
   if (!doc.contains("plans"))
     throw InputError(file + ": missing field \"plans\" (an array of plans)");
-  const json& plans = doc.at("plans");
-  if (plans.empty()) throw InputError(file + ": /plans: no plans in the array");
-  std::vector<PlanInput> out;
-  for (size_t i = 0; i < plans.size(); ++i) {
-    const std::string ptr = "/plans/" + std::to_string(i);
-    const json& p = plans[i];
-    if (!p.is_object())
-      throw InputError(file + ": " + ptr + ": expected a plan object, got " + p.dump());
-    check_fields(file, ptr, p, kPlanFields);
-    for (const char* req : {"model", "gpu"})
-      if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
-    PlanInput in;
-    in.file = file;
-    in.pointer = ptr;
-    Options& o = in.options;
-    o = base;
-    o.planning = PlanningOptions();
-    o.format = "json";
-    o.model = p.at("model").get<std::string>();
-    o.gpu = p.at("gpu").get<std::string>();
-    o.gpus = p.contains("gpus") ? flag_text(p.at("gpus")) : "1";
-    if (p.contains("quant")) o.quant = p.at("quant").get<std::string>();
-    if (p.contains("context")) o.ctx = flag_text(p.at("context"));
-    if (p.contains("batch")) o.batch = flag_text(p.at("batch"));
-    if (p.contains("users")) o.users = flag_text(p.at("users"));
-    if (p.contains("kv_quant")) o.kv_quant = p.at("kv_quant").get<std::string>();
-    if (p.contains("flash_attn")) o.flash_attn = p.at("flash_attn").get<bool>() ? "on" : "off";
-    if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
-    if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
-    if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
-    if (p.contains("gpu_price_usd"))
-      o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
-    in.name = p.contains("name") ? p.at("name").get<std::string>() : o.model;
-    if (p.contains("budget")) {
-      in.budget = p.at("budget");
-      check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
-      for (const auto& [k, v] : in.budget.items())
-        if (!(v.get<double>() > 0))
-          throw InputError(file + ": " + ptr + "/budget/" + k +
-                           ": expected a number above 0, got " + v.dump());
-    }
-    if (p.contains("target_tokens_per_s")) {
-      in.target_tps = p.at("target_tokens_per_s").get<double>();
-      if (!(in.target_tps > 0))
-        throw InputError(file + ": " + ptr +
-                         "/target_tokens_per_s: expected a number above 0, got " +
-                         p.at("target_tokens_per_s").dump());
-    }
-    out.push_back(std::move(in));
-  }
-  return out;
+  if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
 // build_report() for a plan, its errors pointed at the plan's fields.
@@ -260,13 +282,14 @@ Report plan_report(const PlanInput& in, const Catalog& cat) {
   }
 }
 
-PlanResult check_plan(const PlanInput& in, const Catalog& cat) {
+// `with_report`: keep the main command's JSON of the plan (check --format json).
+PlanResult check_plan(const PlanInput& in, const Catalog& cat, bool with_report) {
   const Report r = plan_report(in, cat);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  res.report_json = render_json(r);
+  if (with_report) res.report_json = render_json(r);
   const GpuPlan& p = *r.gpu;
   const auto& c = r.config;
   const std::string usable = gib_short(p.gpu.usable_bytes());
@@ -364,14 +387,11 @@ std::string PlanResult::line() const {
 }
 
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
-  std::vector<PlanInput> inputs;
-  for (const auto& f : o.planning.plan_files) {
-    auto v = read_plan_file(f, o);
-    inputs.insert(inputs.end(), std::make_move_iterator(v.begin()),
-                  std::make_move_iterator(v.end()));
-  }
   std::vector<PlanResult> out;
-  for (const auto& in : inputs) out.push_back(check_plan(in, cat));
+  const bool with_report = o.format == "json";
+  for (const auto& f : o.planning.plan_files)
+    read_plan_file(f, o,
+                   [&](const PlanInput& in) { out.push_back(check_plan(in, cat, with_report)); });
   return out;
 }
 
@@ -382,8 +402,13 @@ std::string render_check_table(const std::vector<PlanResult>& results) {
 }
 
 std::string render_check_json(const std::vector<PlanResult>& results) {
-  ojson plans = ojson::array();
+  // Written plan by plan (as dump(2) of the whole would), never holding every plan's tree.
   size_t failed = 0;
+  for (const auto& r : results) failed += !r.pass();
+  std::string s =
+      "{\n  \"schema_version\": 1,\n  \"passed\": " + std::to_string(results.size() - failed) +
+      ",\n  \"failed\": " + std::to_string(failed) + ",\n  \"plans\": [";
+  bool first = true;
   for (const auto& r : results) {
     ojson f = ojson::array();
     for (const auto& x : r.failures)
@@ -393,20 +418,23 @@ std::string render_check_json(const std::vector<PlanResult>& results) {
                    {"value", x.value},
                    {"limit", x.limit},
                    {"unit", x.unit}});
-    failed += !r.pass();
-    plans.push_back({{"file", r.file},
-                     {"pointer", r.pointer},
-                     {"name", r.name},
-                     {"pass", r.pass()},
-                     {"line", r.line()},
-                     {"failures", f},
-                     {"report", ojson::parse(r.report_json)}});
+    const ojson plan = {{"file", r.file},
+                        {"pointer", r.pointer},
+                        {"name", r.name},
+                        {"pass", r.pass()},
+                        {"line", r.line()},
+                        {"failures", f},
+                        {"report", ojson::parse(r.report_json)}};
+    std::string text = plan.dump(2);
+    s += first ? "\n    " : ",\n    ";
+    first = false;
+    for (const char c : text) {
+      s += c;
+      if (c == '\n') s += "    ";
+    }
   }
-  const ojson j = {{"schema_version", 1},
-                   {"passed", results.size() - failed},
-                   {"failed", failed},
-                   {"plans", plans}};
-  return j.dump(2) + "\n";
+  s += results.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return s;
 }
 
 std::string render_check_junit(const std::vector<PlanResult>& results) {

@@ -1,10 +1,54 @@
 // llmsize: parse, compute, render. Errors are reported once, here.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <new>
 #include <string>
 
 #include "cli/app.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
+
+namespace {
+
+// Messages are escaped once more here (idempotent) and cut, whatever built them.
+constexpr size_t kMessageMax = 4096;
+
+int fail(const std::string& what) {
+  const std::string m = llmsize::sanitize(what, kMessageMax);
+  std::fprintf(stderr, "llmsize: error: %s\n", m.c_str());
+  return 2;
+}
+
+// What the command was reading, for errors that do not say (out of memory, a library's own).
+std::string inputs(const llmsize::cli::Options& o) {
+  std::string s;
+  auto add = [&](const std::string& x) {
+    s += (s.empty() ? "" : ", ") + llmsize::sanitize(x, 256);
+  };
+  if (!o.model.empty()) add(o.model);
+  for (const auto& f : o.planning.plan_files) add(f);
+  for (const auto& f : o.catalogs) add("--catalog " + f);
+  return s.empty() ? "the input" : s;
+}
+
+// Writes `out` to stdout and closes it: a failed write (a full disk, a closed pipe) is an error.
+int write_stdout(const std::string& out) {
+  errno = 0;
+  const bool ok = std::fwrite(out.data(), 1, out.size(), stdout) == out.size() &&
+                  std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int e = errno;
+  if (std::fclose(stdout) != 0 || !ok)
+    return fail(std::string("cannot write to standard output (") +
+                std::strerror(e       ? e
+                              : errno ? errno
+                                      : EIO) +
+                ")");
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"", "llmsize"};
@@ -17,20 +61,24 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "llmsize: error: %s\nRun with --help for the options.\n", e.what());
+    const std::string m = llmsize::sanitize(e.what(), kMessageMax);
+    std::fprintf(stderr, "llmsize: error: %s\nRun with --help for the options.\n", m.c_str());
     return 2;
   }
   try {
     std::string out;
     const int code = llmsize::cli::run(opts, out);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (write_stdout(out) != 0) return 2;
     return code;
   } catch (const llmsize::InputError& e) {
-    std::fprintf(stderr, "llmsize: error: %s\n", e.what());
+    return fail(e.what());
   } catch (const llmsize::OverflowError& e) {
-    std::fprintf(stderr, "llmsize: error: %s (an input is absurdly large)\n", e.what());
+    return fail(inputs(opts) + ": " + e.what() + " (an input is absurdly large)");
+  } catch (const std::bad_alloc&) {
+    return fail(inputs(opts) + ": out of memory (an input is too large for the memory available)");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "llmsize: error: %s\n", e.what());
+    // A library's own exception (std::invalid_argument, std::out_of_range, ...): a bug to report,
+    // still worded with the input it came from.
+    return fail(inputs(opts) + ": " + e.what());
   }
-  return 2;
 }

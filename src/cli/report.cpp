@@ -7,6 +7,7 @@
 
 #include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -761,12 +762,13 @@ void flatten(const ojson& j, const std::string& prefix,
   if (j.is_null())
     val = "";
   else if (j.is_string())
-    val = j.get<std::string>();
+    val = csv_text_cell(j.get<std::string>());  // no cell a spreadsheet runs as a formula
   else if (j.is_array()) {
     for (const auto& x : j) {
       if (!val.empty()) val += "; ";
       val += x.is_string() ? x.get<std::string>() : x.dump();
     }
+    val = csv_text_cell(val);
   } else
     val = j.dump();
   out.emplace_back(prefix, val);

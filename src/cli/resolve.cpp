@@ -10,6 +10,7 @@
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -35,7 +36,7 @@ ModelSpec read_config_json(const std::string& path) {
 // A model file read header-only: the architecture and the exact per-tensor weights.
 ResolvedModel resolve_model_file(const std::string& path) {
   ModelFile f = read_model_file(path);
-  if (!f.spec) throw InputError(path + ": " + f.spec_missing_reason);
+  if (!f.spec) throw InputError(sanitize(path, 256) + ": " + f.spec_missing_reason);
   ResolvedModel r;
   r.spec = *f.spec;
   r.source = f.format;
@@ -75,20 +76,22 @@ uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo
   const std::string range =
       "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError(flag + ": " + range + ", got '" + text + "'");
+    throw InputError(flag + ": " + range + ", got '" + sanitize(text) + "'");
   // 19 digits always fit in 64 bits; anything longer is out of range anyway.
   if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi)
-    throw InputError(flag + ": " + range + ", got '" + text + "'");
+    throw InputError(flag + ": " + range + ", got '" + sanitize(text) + "'");
   return std::stoull(text);
 }
 
 double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+  // Decimal only: strtod would also take hex floats (0x1p-3), "inf" and "nan".
+  const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   char buf[128];
   std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
-  if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
-    throw InputError(flag + ": " + buf + ", got '" + text + "'");
+  if (text.empty() || !decimal || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+    throw InputError(flag + ": " + buf + ", got '" + sanitize(text) + "'");
   return v;
 }
 
@@ -108,7 +111,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
   if (is_directory(text)) {
     if (is_model_file_path(text)) return resolve_model_file(text);
     const std::string cfg = text + "/config.json";
-    if (!is_regular_file(cfg)) throw InputError(text + ": directory has no config.json");
+    if (!is_regular_file(cfg)) throw InputError(not_a_model_directory(text));
     r.spec = read_config_json(cfg);
     r.source = "config.json";
     return r;
@@ -119,7 +122,14 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
     r.source = "config.json";
     return r;
   }
-  if (looks_like_path) throw InputError(text + ": no such file");
+  struct stat st {};
+  if (::stat(text.c_str(), &st) == 0) {
+    // A FIFO, a device: the reader refuses it, saying what it is ("not a regular file (a FIFO)").
+    r.spec = read_config_json(text);
+    r.source = "config.json";
+    return r;
+  }
+  if (looks_like_path) throw InputError(sanitize(text, 256) + ": no such file");
 
   // Size shorthands: 70b, 0.5b, 8x7b.
   static const std::regex kSize(R"(^(\d{1,4}x)?(\d{1,5}(\.\d{1,3})?)b$)", std::regex::icase);
@@ -139,7 +149,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
                        "; name an MoE model (llmsize models) or pass its config.json");
     const double b = std::stod(sm[2].str());
     if (b < 0.05 || b > 5000)
-      throw InputError("MODEL: size " + text + " is outside 0.05b to 5000b");
+      throw InputError("MODEL: size " + sanitize(text) + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
     r.spec.name = "generic " + sm[2].str() + "B dense";
     r.source = "generic";
@@ -149,7 +159,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
                    std::to_string(r.spec.n_embd) + ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
-  throw InputError("MODEL: unknown model '" + text + "'" + cat.suggest_model(text) +
+  throw InputError("MODEL: unknown model '" + sanitize(text) + "'" + cat.suggest_model(text) +
                    "; see llmsize models");
 }
 

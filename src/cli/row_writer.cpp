@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "llmsize/sanitize.hpp"
+
 namespace llmsize::cli {
 namespace {
 
@@ -179,12 +181,20 @@ void RowWriter::append_json_string(std::string_view v) {
 
 void RowWriter::str(std::string_view v) {
   lead();
-  if (format_ == RowFormat::jsonl)
+  if (format_ == RowFormat::jsonl) {
     append_json_string(v);
-  else if (needs_csv_quotes(v))
-    append_csv_quoted(*out_, v);
+    return;
+  }
+  const std::string cell = csv_text_cell(v);
+  if (needs_csv_quotes(cell))
+    append_csv_quoted(*out_, cell);
   else
-    out_->append(v);
+    out_->append(cell);
+}
+
+void RowWriter::number_text(std::string_view v) {
+  lead();
+  out_->append(v);
 }
 
 void RowWriter::strs(const std::string_view* items, size_t n) {
@@ -204,6 +214,12 @@ void RowWriter::strs(const std::string_view* items, size_t n) {
   for (size_t i = 0; i < n && !quote; ++i) quote = needs_csv_quotes(items[i]);
   std::string& o = *out_;
   if (quote) o.push_back('"');
+  // The joined cell starts with the first non-empty item: neutralised as csv_text_cell would.
+  for (size_t i = 0; i < n; ++i)
+    if (!items[i].empty()) {
+      if (csv_text_cell(items[i].substr(0, 1)).size() > 1) o.push_back('\'');
+      break;
+    }
   bool any = false;
   for (size_t i = 0; i < n; ++i) {
     if (any) o.append("; ");

@@ -190,7 +190,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
     case ojson::value_t::number_integer: {
       const auto i = v->get<int64_t>();
       if (i >= 0) return w.u64(static_cast<uint64_t>(i));
-      return w.str(v->dump());  // no negative integers in the report; kept exact if one appears
+      return w.number_text(v->dump());  // kept exact
     }
     case ojson::value_t::number_float:
       return w.f64(v->get<double>());
@@ -203,7 +203,7 @@ void write_json_value(RowWriter& w, const ojson* v) {
       return w.strs(views.data(), views.size());
     }
     default:
-      return w.str(v->dump());
+      return w.number_text(v->dump());
   }
 }
 

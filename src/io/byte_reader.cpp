@@ -1,11 +1,6 @@
 #include "byte_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 namespace llmsize::io {
@@ -26,38 +21,6 @@ void fail_at(const std::string& where, const std::string& what, uint64_t at) {
 
 void MemorySource::read(uint64_t off, void* dst, size_t n) const {
   if (n) std::memcpy(dst, bytes_.data() + off, n);
-}
-
-FileSource::FileSource(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    fd_ = -1;
-    throw InputError(path + ": not a regular file");
-  }
-  size_ = static_cast<uint64_t>(st.st_size);
-}
-
-FileSource::~FileSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void FileSource::read(uint64_t off, void* dst, size_t n) const {
-  auto* p = static_cast<char*>(dst);
-  while (n > 0) {
-    const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(off));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0)
-      fail_at(path_,
-              got == 0 ? "file shrank while being read"
-                       : std::string("read error: ") + std::strerror(errno),
-              off);
-    p += got;
-    off += static_cast<uint64_t>(got);
-    n -= static_cast<size_t>(got);
-  }
 }
 
 Cursor::Cursor(const ByteSource& src, std::string where)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/input.hpp"
 
 namespace llmsize::io {
 
@@ -35,22 +36,17 @@ class MemorySource final : public ByteSource {
   std::string_view bytes_;
 };
 
-// An open file; never maps or reads more than the cursor asks for, so the size of the tensor data
-// behind a header costs nothing.
+// An open file (InputFile: non-blocking open, regular files only); never maps or reads more than
+// the cursor asks for, so the size of the tensor data behind a header costs nothing.
 class FileSource final : public ByteSource {
  public:
-  // Throws InputError "<path>: cannot open (<reason>)" or "<path>: not a regular file".
-  explicit FileSource(const std::string& path);
-  ~FileSource() override;
-  FileSource(const FileSource&) = delete;
-  FileSource& operator=(const FileSource&) = delete;
-  uint64_t size() const override { return size_; }
-  void read(uint64_t off, void* dst, size_t n) const override;
+  // Throws InputError "<path>: cannot open (<reason>)" or "<path>: not a regular file (a FIFO)".
+  explicit FileSource(const std::string& path) : file_(path) {}
+  uint64_t size() const override { return file_.size(); }
+  void read(uint64_t off, void* dst, size_t n) const override { file_.read(off, dst, n); }
 
  private:
-  std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  InputFile file_;
 };
 
 // Sequential little-endian reads through a window buffer. Every read checks the remaining bytes

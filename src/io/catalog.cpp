@@ -2,19 +2,22 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <unordered_map>
 
 #include "embedded_catalogs.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
 namespace {
 
 using json = nlohmann::json;
+using io::describe_json;
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -33,7 +36,8 @@ struct Ctx {
       if (required) fail(path + "/" + key, "missing (expected a string)");
       return {};
     }
-    if (!o[key].is_string()) fail(path + "/" + key, "expected a string, got " + o[key].dump());
+    if (!o[key].is_string())
+      fail(path + "/" + key, "expected a string, got " + describe_json(o[key]));
     return o[key].get<std::string>();
   }
   double num(const json& o, const std::string& path, const char* key, bool required, double lo = 0,
@@ -42,9 +46,18 @@ struct Ctx {
       if (required) fail(path + "/" + key, "missing (expected a number)");
       return 0;
     }
-    if (!o[key].is_number()) fail(path + "/" + key, "expected a number, got " + o[key].dump());
+    if (!o[key].is_number())
+      fail(path + "/" + key, "expected a number, got " + describe_json(o[key]));
     const double v = o[key].get<double>();
-    if (!(v >= lo && v <= hi)) fail(path + "/" + key, "out of range: " + o[key].dump());
+    if (!(v >= lo && v <= hi)) fail(path + "/" + key, "out of range: " + describe_json(o[key]));
+    return v;
+  }
+  // An optional rate that divides (bandwidth, TFLOPS): absent is 0 (unknown), present must be > 0.
+  double rate(const json& o, const std::string& path, const char* key, double hi) const {
+    const double v = num(o, path, key, false, 0, hi);
+    if (o.contains(key) && !o[key].is_null() && !(v > 0))
+      fail(path + "/" + key, "expected a number above 0, got " + describe_json(o[key]) +
+                                 " (leave it out if unknown)");
     return v;
   }
   std::vector<std::string> strs(const json& o, const std::string& path, const char* key) const {
@@ -65,7 +78,7 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   CatalogModel cm;
   const std::string id = c.str(e, path, "id");
   if (id.empty() || lower(id) != id)
-    c.fail(path + "/id", "expected a lowercase id, got \"" + id + "\"");
+    c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(id));
   if (!e.contains("config"))
     c.fail(path + "/config", "missing (expected the model's config.json fields)");
   cm.spec = model_from_hf_config(e["config"], c.where + ": " + path + "/config");
@@ -88,7 +101,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   GpuSpec& s = g.spec;
   s.id = c.str(e, path, "id");
   if (s.id.empty() || lower(s.id) != s.id)
-    c.fail(path + "/id", "expected a lowercase id, got \"" + s.id + "\"");
+    c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(s.id));
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
   s.gpu_class = c.str(e, path, "class", false);
@@ -101,10 +114,10 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
   if (s.memory_fraction == 0) s.memory_fraction = 1.0;
   s.memory_type = c.str(e, path, "memory_type", false);
-  s.bandwidth_gb_per_s = c.num(e, path, "bandwidth_gb_per_s", false, 0, 1e6);
+  s.bandwidth_gb_per_s = c.rate(e, path, "bandwidth_gb_per_s", 1e6);
   s.board_power_w = c.num(e, path, "board_power_w", false, 0, 1e5);
-  s.fp16_tflops_dense = c.num(e, path, "fp16_tflops_dense", false, 0, 1e6);
-  s.bf16_tflops_dense = c.num(e, path, "bf16_tflops_dense", false, 0, 1e6);
+  s.fp16_tflops_dense = c.rate(e, path, "fp16_tflops_dense", 1e6);
+  s.bf16_tflops_dense = c.rate(e, path, "bf16_tflops_dense", 1e6);
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
     s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
     s.interconnect_gb_per_s =
@@ -119,7 +132,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.form_factor = c.str(e, path, "form_factor", false);
   if (e.contains("unified_memory") && !e["unified_memory"].is_null()) {
     if (!e["unified_memory"].is_boolean())
-      c.fail(path + "/unified_memory", "expected true or false, got " + e["unified_memory"].dump());
+      c.fail(path + "/unified_memory",
+             "expected true or false, got " + describe_json(e["unified_memory"]));
     s.unified_memory = e["unified_memory"].get<bool>();
   }
   // A unified-memory system (class "soc": Apple M-series, NVIDIA GB10, AMD Ryzen AI Max) is a
@@ -142,13 +156,14 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   return g;
 }
 
+// Adds or replaces by id through the id -> position index: linear in the entries merged.
 template <class T>
-void upsert(std::vector<T>& v, T item, const std::string& id) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.spec.id == id; });
-  if (it != v.end())
-    *it = std::move(item);
-  else
+void upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T item) {
+  const auto [it, added] = index.emplace(item.spec.id, v.size());
+  if (added)
     v.push_back(std::move(item));
+  else
+    v[it->second] = std::move(item);
 }
 
 }  // namespace
@@ -163,51 +178,74 @@ Catalog Catalog::builtin() {
 }
 
 void Catalog::merge_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open catalog file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  merge_json(ss.str(), path);
+  merge_json(io::read_text_input(path, io::kCatalogInput), sanitize(path, 256));
 }
 
 void Catalog::merge_json(std::string_view text, const std::string& where) {
+  Ctx c{where};
+  // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
+  // dropped, so memory holds one entry's tree at a time, not the file's.
+  std::string list;  // "models" or "gpus" while inside that array
+  std::string top_key;
+  size_t index = 0;
+  std::unordered_map<std::string, size_t> ids_here;  // id -> entry in this file ("/gpus/3")
+  std::vector<std::string> entry_ptrs;
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
+    if (depth == 1 && ev == E::array_start && (top_key == "models" || top_key == "gpus")) {
+      list = top_key;
+      index = 0;
+    } else if (depth == 1 && ev == E::array_end) {
+      list.clear();
+    }
+    if (list.empty() || depth != 2 ||
+        !(ev == E::object_end || ev == E::array_end || ev == E::value))
+      return true;
+    const std::string path = "/" + list + "/" + std::to_string(index++);
+    const std::string& id_key = list;  // ids are unique per list
+    if (list == "models") {
+      CatalogModel m = read_model(parsed, path, c);
+      const auto [it, added] = ids_here.emplace(id_key + "\n" + m.spec.id, entry_ptrs.size());
+      if (!added)
+        c.fail(path + "/id", "duplicate id " + sanitize_quoted(m.spec.id) + " (also " +
+                                 entry_ptrs[it->second] + ")");
+      entry_ptrs.push_back(path);
+      upsert(models_, model_index_, std::move(m));
+    } else {
+      CatalogGpu g = read_gpu(parsed, path, c);
+      const auto [it, added] = ids_here.emplace(id_key + "\n" + g.spec.id, entry_ptrs.size());
+      if (!added)
+        c.fail(path + "/id", "duplicate id " + sanitize_quoted(g.spec.id) + " (also " +
+                                 entry_ptrs[it->second] + ")");
+      entry_ptrs.push_back(path);
+      upsert(gpus_, gpu_index_, std::move(g));
+    }
+    return false;  // read: drop its JSON
+  };
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end());
+    doc = io::parse_json(text, where, keep);
   } catch (const json::parse_error& e) {
     throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const json::exception& e) {  // e.g. out_of_range 406 for a number like 1e432
     throw InputError(where + ": " + json_reason(e));
   }
-  Ctx c{where};
   if (!doc.is_object()) c.fail("", "expected a JSON object with \"models\" and/or \"gpus\"");
   if (!doc.contains("models") && !doc.contains("gpus"))
     c.fail("", "expected a \"models\" or \"gpus\" array");
-  for (const auto& [key, val] : doc.items())
-    if (key != "models" && key != "gpus" && key != "schema_version" && key != "note")
-      c.fail("/" + key, "unknown field (expected models, gpus, schema_version or note)");
-  if (doc.contains("models")) {
-    if (!doc["models"].is_array()) c.fail("/models", "expected an array");
-    for (size_t i = 0; i < doc["models"].size(); ++i) {
-      auto m = read_model(doc["models"][i], "/models/" + std::to_string(i), c);
-      const std::string id = m.spec.id;
-      upsert(models_, std::move(m), id);
-    }
-  }
-  if (doc.contains("gpus")) {
-    if (!doc["gpus"].is_array()) c.fail("/gpus", "expected an array");
-    for (size_t i = 0; i < doc["gpus"].size(); ++i) {
-      auto g = read_gpu(doc["gpus"][i], "/gpus/" + std::to_string(i), c);
-      const std::string id = g.spec.id;
-      upsert(gpus_, std::move(g), id);
-    }
-  }
+  for (const auto& item : doc.items())
+    if (item.key() != "models" && item.key() != "gpus" && item.key() != "schema_version" &&
+        item.key() != "note")
+      c.fail("/" + io::pointer_token(item.key()),
+             "unknown field (expected models, gpus, schema_version or note)");
+  if (doc.contains("models") && !doc["models"].is_array()) c.fail("/models", "expected an array");
+  if (doc.contains("gpus") && !doc["gpus"].is_array()) c.fail("/gpus", "expected an array");
 }
 
 const CatalogModel* Catalog::find_model(std::string_view name) const {
   const std::string n = lower(name);
-  for (const auto& m : models_)
-    if (m.spec.id == n) return &m;
+  if (const auto it = model_index_.find(n); it != model_index_.end()) return &models_[it->second];
   for (const auto& m : models_)
     if (std::find(m.aliases.begin(), m.aliases.end(), n) != m.aliases.end()) return &m;
   return nullptr;
@@ -222,8 +260,7 @@ const CatalogModel* Catalog::find_model_by_shorthand(std::string_view shorthand)
 
 const CatalogGpu* Catalog::find_gpu(std::string_view name) const {
   const std::string n = lower(name);
-  for (const auto& g : gpus_)
-    if (g.spec.id == n) return &g;
+  if (const auto it = gpu_index_.find(n); it != gpu_index_.end()) return &gpus_[it->second];
   for (const auto& g : gpus_)
     if (std::find(g.aliases.begin(), g.aliases.end(), n) != g.aliases.end()) return &g;
   return nullptr;

@@ -8,6 +8,7 @@
 
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -31,9 +32,13 @@ constexpr size_t kReserve = 1 << 12;
 // Real files hold tens of key/values; a stored value costs ~100 bytes, so a cap keeps memory to a
 // small multiple of the header whatever it claims.
 constexpr uint64_t kMaxKv = 1 << 16;
-// Array elements stored over the whole file (the per-layer arrays need a few hundred); past this,
-// arrays keep only their length.
+// Array elements stored over the whole file for other keys (tokenizer scores and the like); past
+// this, arrays keep only their length. The per-layer hyperparameters of the file's own
+// architecture are kept per key (up to kGgufKeptItems each), whatever came before them.
 constexpr uint64_t kKeptItemsBudget = 1 << 16;
+// The keys llama.cpp reads per layer (llama-model.cpp get_key_or_arr), after "<arch>.".
+const char* const kPerLayerKeys[] = {"attention.head_count", "attention.head_count_kv",
+                                     "feed_forward_length", "attention.sliding_window_pattern"};
 
 const char* const kTypeNames[] = {"uint8",  "int8",    "uint16", "int16",  "uint32",
                                   "int32",  "float32", "bool",   "string", "array",
@@ -240,9 +245,10 @@ class Parser {
                   " bytes, only " + std::to_string(c_.remaining()) + " remain",
               at);
     // Only flat arrays are kept (per-layer values); nested ones are read and skipped.
-    const bool keep_items =
-        keep && v.n <= kGgufKeptItems && v.n <= kept_budget_ && v.elem_type != GgufType::ARRAY;
-    if (keep_items) kept_budget_ -= v.n;
+    const bool per_layer = depth == 0 && is_per_layer_key(key);
+    const bool keep_items = keep && v.n <= kGgufKeptItems && v.elem_type != GgufType::ARRAY &&
+                            (per_layer || v.n <= kept_budget_);
+    if (keep_items && !per_layer) kept_budget_ -= v.n;
     if (fixed_size(v.elem_type) && !keep_items) {
       c_.skip(v.n * each, "array");  // bounded by the check above
       return;
@@ -281,6 +287,8 @@ class Parser {
         if (!io::valid_utf8(v.str, &bad))
           c_.fail("string value of key " + quoted(key) + " is not valid UTF-8", v.pos + 8 + bad);
       }
+      if (key == "general.architecture" && t == GgufType::STRING && !v.str.empty())
+        arch_prefix_ = v.str + ".";
       if (key == "general.alignment") {
         // gguf.cpp: general.alignment must be a uint32 power of two.
         if (t != GgufType::UINT32)
@@ -391,8 +399,19 @@ class Parser {
     }
   }
 
+  // "<general.architecture>.<one of kPerLayerKeys>": the file's own per-layer hyperparameters
+  // (at most four keys, as GGUF keys are unique).
+  bool is_per_layer_key(const std::string& key) const {
+    if (arch_prefix_.empty() || key.compare(0, arch_prefix_.size(), arch_prefix_) != 0)
+      return false;
+    for (const char* k : kPerLayerKeys)
+      if (key.compare(arch_prefix_.size(), std::string::npos, k) == 0) return true;
+    return false;
+  }
+
   Cursor c_;
   uint64_t kept_budget_ = kKeptItemsBudget;
+  std::string arch_prefix_;  // "llama." once general.architecture is read
 };
 
 GgufFile parse(const io::ByteSource& src, const std::string& where) {

@@ -8,6 +8,7 @@
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/layers.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize {
 
@@ -303,14 +304,15 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   ModelSpec& m = a.spec;
   m.arch = a.known ? *known : Arch::llama;
   if (!a.known)
-    a.notes.push_back("architecture '" + a.arch +
+    a.notes.push_back("architecture '" + sanitize(a.arch) +
                       "' is not one llmsize knows: weights are exact, KV cache and "
                       "buffers use the generic llama formula from the head counts");
+  // Names are shown in tables and messages: escaped (a file may hold terminal escapes).
   if (const GgufValue* n = f.find("general.name"); n && n->as_string() && !n->str.empty())
-    m.name = n->str;
+    m.name = sanitize(n->str);
   else {
     const auto slash = f.path.find_last_of('/');
-    m.name = slash == std::string::npos ? f.path : f.path.substr(slash + 1);
+    m.name = sanitize(slash == std::string::npos ? f.path : f.path.substr(slash + 1));
   }
 
   // Hyperparameters as llama.cpp's llama_model::load_hparams reads them (src/llama-model.cpp).
@@ -397,13 +399,14 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   } else if (!a.known && (r.tensor("blk.0.ssm_in.weight") || r.tensor("blk.0.ssm_conv1d.weight") ||
                           r.tensor("blk.0.shortconv.conv.weight"))) {
     a.notes.push_back(
-        "its ssm / short-conv tensors mean a recurrent state llmsize cannot size for '" + a.arch +
-        "': it is not counted");
+        "its ssm / short-conv tensors mean a recurrent state llmsize cannot size for '" +
+        sanitize(a.arch) + "': it is not counted");
   }
 
   for (const auto& p : validate(m))
-    throw InputError(f.path + ": the GGUF metadata of architecture '" + a.arch +
+    throw InputError(f.path + ": the GGUF metadata of architecture '" + sanitize(a.arch) +
                      "' gives an invalid model: " + p);
+  a.arch = sanitize(a.arch);  // the keys are read: from here on it is only shown
   return a;
 }
 

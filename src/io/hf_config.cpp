@@ -1,16 +1,117 @@
 #include "llmsize/io/hf_config.hpp"
 
+#include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
 #include "llmsize/layers.hpp"
+#include "llmsize/sanitize.hpp"
 
 namespace llmsize {
 namespace {
 
 using json = nlohmann::json;
+using io::describe_json;
+
+// Plausible ranges of config.json integers, by key: generous bounds (tens of times the largest
+// published model: 126 layers, hidden 25,600, 384 experts, 262,144 vocabulary, 10 M context) that
+// stop a hostile file from making llmsize materialise millions of layers or wrap a product. A key
+// not listed here may hold up to 2^31 - 1.
+struct KeyBound {
+  const char* key;
+  uint32_t max;
+};
+constexpr uint32_t kWidth = 1u << 20;      // hidden sizes
+constexpr uint32_t kFfn = 1u << 22;        // FFN widths
+constexpr uint32_t kHeads = 1u << 16;      // heads, head sizes, ranks
+constexpr uint32_t kPositions = 1u << 28;  // contexts and windows
+const KeyBound kKeyBounds[] = {
+    {"num_hidden_layers", 4096},
+    {"n_layer", 4096},
+    {"hidden_size", kWidth},
+    {"n_embd", kWidth},
+    {"num_attention_heads", kHeads},
+    {"n_head", kHeads},
+    {"num_key_value_heads", kHeads},
+    {"num_kv_heads", kHeads},
+    {"head_dim", kHeads},
+    {"vocab_size", 1u << 24},
+    {"max_position_embeddings", kPositions},
+    {"n_positions", kPositions},
+    {"seq_length", kPositions},
+    {"intermediate_size", kFfn},
+    {"n_inner", kFfn},
+    {"ffn_hidden_size", kFfn},
+    {"moe_intermediate_size", kFfn},
+    {"shared_expert_intermediate_size", kFfn},
+    {"num_local_experts", kHeads},
+    {"num_experts", kHeads},
+    {"n_routed_experts", kHeads},
+    {"num_experts_per_tok", kHeads},
+    {"n_shared_experts", 1024},
+    {"first_k_dense_replace", 4096},
+    {"q_lora_rank", kHeads},
+    {"kv_lora_rank", kHeads},
+    {"qk_rope_head_dim", kHeads},
+    {"qk_nope_head_dim", kHeads},
+    {"v_head_dim", kHeads},
+    {"sliding_window", kPositions},
+    {"sliding_window_pattern", 4096},
+};
+
+uint32_t key_max(const std::string& key) {
+  for (const auto& b : kKeyBounds)
+    if (key == b.key) return b.max;
+  return 2147483647u;
+}
+
+// validate() names llama.cpp's fields; a config.json reader names the keys they came from.
+const std::pair<const char*, const char*> kFieldKeys[] = {
+    {"n_layer_dense_lead", "first_k_dense_replace"},
+    {"n_embd_head_k", "head_dim"},
+    {"n_embd_head_v", "head_dim"},
+    {"n_expert_used", "num_experts_per_tok"},
+    {"n_head_kv", "num_key_value_heads"},
+    {"n_ff_exp", "moe_intermediate_size"},
+    {"n_ctx_train", "max_position_embeddings"},
+    {"swa_pattern", "sliding_window_pattern"},
+    {"n_expert", "num_local_experts"},
+    {"n_layer", "num_hidden_layers"},
+    {"n_embd", "hidden_size"},
+    {"n_head", "num_attention_heads"},
+    {"n_vocab", "vocab_size"},
+    {"n_swa", "sliding_window"},
+    {"n_rot", "qk_rope_head_dim"},
+    {"n_ff", "intermediate_size"},
+};
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// A validate() problem with each llama.cpp field name replaced by its config key.
+std::string in_config_keys(const std::string& problem) {
+  std::string r;
+  size_t i = 0;
+  while (i < problem.size()) {
+    if (word_char(problem[i]) && (i == 0 || !word_char(problem[i - 1]))) {
+      size_t j = i;
+      while (j < problem.size() && word_char(problem[j])) ++j;
+      const std::string w = problem.substr(i, j - i);
+      const char* key = nullptr;
+      for (const auto& [field, k] : kFieldKeys)
+        if (w == field) key = k;
+      r += key ? key : w;
+      i = j;
+    } else {
+      r += problem[i++];
+    }
+  }
+  return r;
+}
 
 class Reader {
  public:
@@ -18,12 +119,17 @@ class Reader {
       : j_(j), where_(std::move(where)), path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw InputError(where_ + ": " + path_ + "/" + key + ": " + what);
+    throw InputError(where_ + ": " + path_ + "/" + io::pointer_token(key) + ": " + what);
   }
   bool has(const std::string& key) const { return j_.contains(key) && !j_.at(key).is_null(); }
 
-  // A positive integer field (or 0 when allowed), at most 2^31.
+  // A non-negative integer field within the key's plausible range (kKeyBounds).
   uint32_t u32(const std::string& key, bool required = true, uint32_t dflt = 0) const {
+    return count(key, 0, key_max(key), required, dflt);
+  }
+  // An integer field in [lo, hi]; "<where>: /key: out of range: 5000000 (at most 4096)".
+  uint32_t count(const std::string& key, uint32_t lo, uint32_t hi, bool required = true,
+                 uint32_t dflt = 0) const {
     if (!has(key)) {
       if (required) fail(key, "missing (expected a positive integer)");
       return dflt;
@@ -31,21 +137,23 @@ class Reader {
     const json& v = j_.at(key);
     if (!v.is_number_integer() &&
         !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
-      fail(key, "expected an integer, got " + v.dump());
+      fail(key, "expected an integer, got " + describe_json(v));
     const double d = v.get<double>();
-    if (d < 0 || d > 2147483647.0) fail(key, "out of range: " + v.dump());
+    if (!(d >= lo)) fail(key, "out of range: " + describe_json(v));
+    if (!(d <= hi))
+      fail(key, "out of range: " + describe_json(v) + " (at most " + std::to_string(hi) + ")");
     return static_cast<uint32_t>(d);
   }
   bool boolean(const std::string& key, bool dflt) const {
     if (!has(key)) return dflt;
     const json& v = j_.at(key);
-    if (!v.is_boolean()) fail(key, "expected true or false, got " + v.dump());
+    if (!v.is_boolean()) fail(key, "expected true or false, got " + describe_json(v));
     return v.get<bool>();
   }
   std::string str(const std::string& key) const {
     if (!has(key)) fail(key, "missing (expected a string)");
     const json& v = j_.at(key);
-    if (!v.is_string()) fail(key, "expected a string, got " + v.dump());
+    if (!v.is_string()) fail(key, "expected a string, got " + describe_json(v));
     return v.get<std::string>();
   }
   // The first present key of several synonyms.
@@ -158,6 +266,13 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   // validate()'s bound, checked before any layer is walked (a hostile config could ask for 2^31).
   if (n > (1u << 24))
     r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
+  // Products of two config integers, kept below 2^31 like every other field.
+  auto mul = [&](uint64_t a, uint64_t b, const char* key) {
+    const uint64_t p = a * b;  // both below 2^31: no 64-bit overflow
+    if (p > 2147483647u)
+      r.fail(key, std::to_string(a) + " x " + std::to_string(b) + " is too large");
+    return static_cast<uint32_t>(p);
+  };
   auto attn = [&](AttnKind a) {
     LayerKind k;
     k.attn = a;
@@ -234,7 +349,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
       r.fail("linear_value_head_dim", std::to_string(v_dim) + " differs from linear_key_head_dim " +
                                           std::to_string(m.ssm.d_state) +
                                           ", which llama.cpp's delta-net requires");
-    m.ssm.d_inner = m.ssm.dt_rank * v_dim;
+    m.ssm.d_inner = mul(m.ssm.dt_rank, v_dim, "linear_value_head_dim");
     if (moe) {
       moe_common({"num_experts", "num_local_experts"});
       m.n_ff_exp = r.u32("moe_intermediate_size");
@@ -298,7 +413,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
       }
       k.kv_shared = il >= n - shared;
       k.ffn = moe ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = m.n_ff * (wide && k.kv_shared ? 2 : 1);
+      k.n_ff = mul(m.n_ff, wide && k.kv_shared ? 2 : 1, "intermediate_size");
       return k;
     });
     return true;
@@ -342,7 +457,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     moe_common({"n_routed_experts", "num_experts"});
     m.n_ff_exp = r.u32("moe_intermediate_size");
     m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-    m.n_ff_shexp = m.n_ff_exp * m.n_expert_shared;
+    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
     m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
     m.q_lora_rank = r.u32("q_lora_rank");
     m.kv_lora_rank = r.u32("kv_lora_rank");
@@ -373,7 +488,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     moe_common({"n_routed_experts", "num_experts"});
     m.n_ff_exp = r.u32("moe_intermediate_size");
     m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-    m.n_ff_shexp = m.n_ff_exp * m.n_expert_shared;
+    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
     m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
     m.qkv_bias = r.boolean("attention_bias", false);
     m.qk_norm = r.boolean("use_qk_norm", false);
@@ -415,13 +530,14 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.ssm.d_state = r.u32("ssm_state_size");
     m.ssm.n_group = r.u32("n_groups");
     m.ssm.dt_rank = r.u32("mamba_num_heads");
-    m.ssm.d_inner = m.ssm.dt_rank * r.u32("mamba_head_dim");
+    m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_head_dim"), "mamba_head_dim");
     m.n_ff = r.u32("intermediate_size", !moe, 0);
     if (moe) {
       moe_common({"n_routed_experts", "num_experts"});
       m.n_ff_exp = r.u32("moe_intermediate_size");
       m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-      m.n_ff_shexp = r.u32("moe_shared_expert_intermediate_size", false, 0) * m.n_expert_shared;
+      m.n_ff_shexp = mul(r.u32("moe_shared_expert_intermediate_size", false, 0), m.n_expert_shared,
+                         "n_shared_experts");
     }
     append_layers(m, 0, n, 0, [&](uint32_t il) {
       LayerKind k;
@@ -458,7 +574,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.ssm.d_state = r.u32("mamba_d_state");
     m.ssm.n_group = r.u32("mamba_n_groups");
     m.ssm.dt_rank = r.u32("mamba_n_heads");
-    m.ssm.d_inner = m.ssm.dt_rank * r.u32("mamba_d_head");
+    m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head");
     const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, false, 0);
     const uint32_t shared = r.u32("shared_intermediate_size", false, 0);
     if (ne > 1) {
@@ -534,7 +650,8 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.ssm.d_state = r.u32("mamba_d_state");
     m.ssm.n_group = r.u32("mamba_n_groups");
     m.ssm.dt_rank = r.u32("mamba_n_heads");
-    m.ssm.d_inner = r.u32("mamba_d_ssm", false, m.ssm.dt_rank * r.u32("mamba_d_head"));
+    m.ssm.d_inner =
+        r.u32("mamba_d_ssm", false, mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head"));
     append_layers(m, 0, n, 1, [&](uint32_t) {
       LayerKind k = attn(AttnKind::full);
       k.state = StateKind::mamba2;
@@ -600,7 +717,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     moe_common({"n_routed_experts", "num_experts"});
     m.n_ff_exp = r.u32("moe_intermediate_size");
     m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-    m.n_ff_shexp = m.n_ff_exp * m.n_expert_shared;
+    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
     m.n_swa = r.u32("sliding_window");
     m.n_indexer_head = r.u32("index_n_heads");
     m.n_indexer_head_dim = r.u32("index_head_dim");
@@ -637,7 +754,7 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.n_ff_exp = r.u32_or_first("moe_intermediate_size", true);
     m.n_expert_shared = ernie ? r.u32("moe_num_shared_experts", false, 0)
                               : r.u32_or_first("num_shared_expert", false, 1);
-    m.n_ff_shexp = (ernie ? m.n_ff_exp : m.n_ff) * m.n_expert_shared;
+    m.n_ff_shexp = mul(ernie ? m.n_ff_exp : m.n_ff, m.n_expert_shared, "num_shared_expert");
     m.qk_norm = !ernie && r.boolean("use_qk_norm", true);
     if (ernie) m.tied_embeddings = r.boolean("tie_word_embeddings", true);
     const uint32_t start = ernie ? std::min(r.u32("moe_layer_start_index", false, 0), n) : 0;
@@ -666,9 +783,13 @@ const std::vector<std::string>& supported_model_types() {
 
 std::string json_reason(const nlohmann::json::exception& e) {
   // "[json.exception.out_of_range.406] number overflow parsing '1e432'" -> the part after "] ".
-  const std::string w = e.what();
-  const auto p = w.find("] ");
-  return p == std::string::npos ? w : w.substr(p + 2);
+  // The bytes after "; last read: " are the input's own: left out, and the rest sanitized.
+  std::string w = e.what();
+  auto p = w.find("] ");
+  if (p != std::string::npos) w = w.substr(p + 2);
+  p = w.find("; last read");
+  if (p != std::string::npos) w = w.substr(0, p);
+  return sanitize(w, 200);
 }
 
 ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
@@ -697,7 +818,7 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     std::string list;
     for (const auto& t : shown) list += (list.empty() ? "" : ", ") + t;
     r.fail("model_type",
-           "unsupported \"" + mt + "\"" + did_you_mean(mt, shown) + "; supported: " + list);
+           "unsupported " + sanitize_quoted(mt) + did_you_mean(mt, shown) + "; supported: " + list);
   }
 
   // Sub-types of multimodal configs and renamed families read as their text model.
@@ -725,7 +846,7 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
     m.n_embd_head_k = m.n_embd_head_v = m.n_head ? m.n_embd / m.n_head : 0;
     m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    for (const auto& p : validate(m)) throw InputError(where + ": " + p);
+    for (const auto& p : validate(m)) throw InputError(where + ": " + in_config_keys(p));
     return m;
   }
   m.n_layer = r.u32("num_hidden_layers");
@@ -740,7 +861,7 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
 
   if (read_layered(r, family, m)) {
     for (const auto& p : validate(m))
-      throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + p);
+      throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(p));
     if (m.n_embd % m.n_head != 0 && !r.has("head_dim") && !m.is_mla())
       r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +
                                         " is not divisible by " + std::to_string(m.n_head) +
@@ -808,7 +929,8 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     m.n_expert_used = r.u32("num_experts_per_tok");
     m.n_ff_exp = r.u32("moe_intermediate_size");
     m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-    m.n_ff_shexp = m.n_ff_exp * m.n_expert_shared;
+    m.n_ff_shexp = checked_u32(uint64_t{m.n_ff_exp} * m.n_expert_shared,
+                               "moe_intermediate_size x n_shared_experts");
     m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
     m.q_lora_rank = r.u32("q_lora_rank", false, 0);
     m.kv_lora_rank = r.u32("kv_lora_rank");
@@ -828,7 +950,7 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   }
   // The expert FFN width is the expert's own; n_ff stays the dense width.
   for (const auto& p : validate(m))
-    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + p);
+    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(p));
   // MLA models give their head sizes (qk_nope + qk_rope, v_head_dim): hidden_size need not divide.
   if (m.n_embd % m.n_head != 0 && !r.has("head_dim") && !m.is_mla())
     r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +
@@ -838,35 +960,27 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
 }
 
 ModelSpec parse_hf_config(std::string_view text, const std::string& where) {
+  // A number too large for a double ("1e432", found by fuzzing), nesting deeper than 64 levels and
+  // a repeated key are errors too.
   json j;
   try {
-    j = json::parse(text.begin(), text.end());
+    j = io::parse_json(text, where);
   } catch (const json::parse_error& e) {
     throw InputError(where + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const json::exception& e) {
-    // out_of_range 406: a number too large for a double ("1e432"); found by fuzzing.
     throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   ModelSpec m = model_from_hf_config(j, where);
   m.name = where;
+  // The name is shown in tables and messages: escape what a terminal would run.
   if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
       !j["_name_or_path"].get<std::string>().empty())
-    m.name = j["_name_or_path"].get<std::string>();
+    m.name = sanitize(j["_name_or_path"].get<std::string>());
   return m;
 }
 
 ModelSpec read_hf_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  // A config.json is a few KB; refuse anything that could not be one.
-  if (size > (16 << 20))
-    throw InputError(path + ": " + std::to_string(size) + " bytes is too large for a config.json");
-  in.seekg(0);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_hf_config(ss.str(), path);
+  return parse_hf_config(io::read_text_input(path, io::kConfigJsonInput), path);
 }
 
 }  // namespace llmsize

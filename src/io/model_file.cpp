@@ -13,6 +13,7 @@
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/safetensors.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -218,7 +219,7 @@ void add_safetensors(ModelFile& f, const SafetensorsFile& s, std::set<std::strin
   f.files.push_back(s.path);
   f.file_bytes += s.file_size;
   f.header_bytes += s.data_offset;
-  f.n_metadata += s.metadata.size();
+  f.n_metadata += s.metadata_count;
   for (const auto& t : s.tensors) {
     if (!names.insert(t.name).second)
       throw InputError(s.path + ": tensor \"" + t.name +
@@ -328,6 +329,28 @@ void finish_safetensors(ModelFile& f) {
 }
 
 }  // namespace
+
+std::string not_a_model_directory(const std::string& dir) {
+  std::vector<std::string> ggufs;
+  size_t n = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (!ends_with(name, ".gguf")) continue;
+      ++n;
+      if (ggufs.size() < 3) ggufs.push_back(name);
+    }
+    ::closedir(d);
+  }
+  const std::string where = sanitize(dir, 256) + ": ";
+  if (n == 0) return where + "directory holds no config.json, *.safetensors or *.gguf file";
+  std::sort(ggufs.begin(), ggufs.end());
+  std::string list;
+  for (const auto& g : ggufs) list += (list.empty() ? "" : ", ") + sanitize(g, 80);
+  if (n > ggufs.size()) list += ", ...";
+  return where + "directory holds " + std::to_string(n) + " GGUF file" + (n == 1 ? "" : "s") +
+         " (" + list + "): give one .gguf file (a split model's first shard) as MODEL";
+}
 
 bool is_model_file_path(const std::string& path) {
   if (ends_with(path, ".gguf") || ends_with(path, ".safetensors") ||

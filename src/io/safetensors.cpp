@@ -8,6 +8,9 @@
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -76,6 +79,8 @@ bool as_u64(const json& v, uint64_t& out) {
 // tolerated); a shape has at most a handful of dimensions (torch allows 64).
 constexpr uint64_t kMaxFields = 16;
 constexpr uint64_t kMaxDims = 64;
+// __metadata__ entries kept (all are counted): real files hold one ({"format": "pt"}) to a few.
+constexpr size_t kMaxMetadataKept = 256;
 
 class HeaderParser {
  public:
@@ -91,7 +96,7 @@ class HeaderParser {
 
   // The file byte where `name` appears as a JSON key in the header, else the header's start.
   uint64_t key_pos(const std::string& name) const {
-    const std::string needle = json(name).dump();
+    const std::string needle = json(name).dump();  // a string: flat, bounded by the header
     const auto p = header_.find(needle);
     return 8 + (p == std::string_view::npos ? 0 : p);
   }
@@ -116,16 +121,20 @@ class HeaderParser {
         name = parsed.get<std::string>();
         // The format disallows duplicate keys; nlohmann would keep the last one silently.
         if (!keys.insert(name).second)
-          fail("duplicate tensor name " + parsed.dump(), key_pos(name));
+          fail("duplicate tensor name " + sanitize_quoted(name), key_pos(name));
+        if (name != "__metadata__" && f_.tensors.size() >= kSafetensorsMaxTensors)
+          fail("more than " + std::to_string(kSafetensorsMaxTensors) + " tensors in one file",
+               key_pos(name));
         in_object = 0;
       }
+      if (name == "__metadata__" && depth >= 2) return metadata_event(depth, ev, parsed);
       if (depth == 2 && ev == E::key && name != "__metadata__" && ++in_object > kMaxFields)
-        fail("tensor " + json(name).dump() + " has more than " + std::to_string(kMaxFields) +
+        fail("tensor " + sanitize_quoted(name) + " has more than " + std::to_string(kMaxFields) +
                  " fields",
              key_pos(name));
       if (depth == 2 && ev == E::array_start) in_array = 0;
       if (depth == 3 && ev == E::value && ++in_array > kMaxDims)
-        fail("tensor " + json(name).dump() + " has an array of more than " +
+        fail("tensor " + sanitize_quoted(name) + " has an array of more than " +
                  std::to_string(kMaxDims) + " values",
              key_pos(name));
       const bool done = depth == 1 && (ev == E::object_end || ev == E::array_end || ev == E::value);
@@ -157,17 +166,35 @@ class HeaderParser {
   }
 
  private:
+  // __metadata__'s entries as they are parsed, none kept as JSON: string values only, counted
+  // and the first kMaxMetadataKept stored.
+  bool metadata_event(int depth, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 2 && ev == E::key) {
+      meta_key_ = parsed.get<std::string>();
+      return true;
+    }
+    if (depth == 2 && ev == E::value) {
+      if (!parsed.is_string())
+        fail("__metadata__." + sanitize(meta_key_) + " must be a string, got " +
+                 io::describe_json(parsed),
+             key_pos(meta_key_));
+      ++f_.metadata_count;
+      if (f_.metadata.size() < kMaxMetadataKept) f_.metadata[meta_key_] = parsed.get<std::string>();
+      return false;
+    }
+    if (depth == 2 && (ev == E::object_start || ev == E::array_start))
+      fail("__metadata__." + sanitize(meta_key_) + " must be a string, got an " +
+               (ev == E::object_start ? "object" : "array"),
+           key_pos(meta_key_));
+    return true;
+  }
   void read_metadata(const json& v) {
     if (!v.is_object()) fail("__metadata__ must be an object of strings", key_pos("__metadata__"));
-    for (const auto& [k, s] : v.items()) {
-      if (!s.is_string())
-        fail("__metadata__." + k + " must be a string, got " + s.dump(), key_pos(k));
-      f_.metadata[k] = s.get<std::string>();
-    }
   }
 
   SafetensorsTensor read_tensor(const std::string& name, const json& v) {
-    const std::string q = json(name).dump();
+    const std::string q = sanitize_quoted(name);
     if (!v.is_object())
       fail_tensor(name, "tensor " + q + " must be an object with dtype, shape and data_offsets");
     SafetensorsTensor t;
@@ -178,7 +205,7 @@ class HeaderParser {
     const Dtype* d = find_dtype(t.dtype);
     if (!d)
       fail_tensor(name, "tensor " + q + " has unknown or unsupported dtype " +
-                            json(t.dtype).dump() + " (supported: " + dtype_list() + ")");
+                            sanitize_quoted(t.dtype) + " (supported: " + dtype_list() + ")");
     t.type = d->type;
     if (!v.contains("shape") || !v["shape"].is_array())
       fail_tensor(name, "tensor " + q + ": shape missing or not an array");
@@ -186,8 +213,8 @@ class HeaderParser {
     for (const auto& x : v["shape"]) {
       uint64_t n = 0;
       if (!as_u64(x, n))
-        fail_tensor(name,
-                    "tensor " + q + ": shape holds " + x.dump() + ", not a non-negative integer");
+        fail_tensor(name, "tensor " + q + ": shape holds " + io::describe_json(x) +
+                              ", not a non-negative integer");
       t.shape.push_back(n);
     }
     for (uint64_t n : t.shape)
@@ -225,7 +252,7 @@ class HeaderParser {
     uint64_t expect = 0;
     const SafetensorsTensor* prev = nullptr;
     for (const auto& t : ts) {
-      const std::string q = json(t.name).dump();
+      const std::string q = sanitize_quoted(t.name);
       if (t.end > buffer)
         fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                  ") runs past the end of the file (the byte buffer holds " +
@@ -233,7 +260,7 @@ class HeaderParser {
              checked_add(f_.data_offset, std::min(t.begin, buffer)));
       if (t.begin < expect)
         fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") overlaps tensor " + json(prev->name).dump() + " [" +
+                 ") overlaps tensor " + sanitize_quoted(prev->name) + " [" +
                  std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
              f_.data_offset + t.begin);
       if (t.begin > expect)
@@ -251,6 +278,7 @@ class HeaderParser {
 
   SafetensorsFile& f_;
   std::string_view header_;
+  std::string meta_key_;
 };
 
 SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
@@ -275,17 +303,6 @@ SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
   const std::string header = c.bytes(f.header_size, "JSON header");
   HeaderParser(f, header).parse();
   return f;
-}
-
-std::string read_small_file(const std::string& path, uint64_t max_bytes) {
-  const io::FileSource src(path);
-  if (src.size() > max_bytes)
-    throw InputError(path + ": " + std::to_string(src.size()) +
-                     " bytes is too large for a JSON index (at most " + std::to_string(max_bytes) +
-                     ")");
-  std::string s(static_cast<size_t>(src.size()), '\0');
-  src.read(0, s.data(), s.size());
-  return s;
 }
 
 }  // namespace
@@ -315,8 +332,41 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
   SafetensorsIndex ix;
   ix.path = where;
   json j;
+  std::string top_key, tensor;
+  std::set<std::string> seen;
+  // weight_map entries are checked and stored as they are parsed; none is kept as JSON.
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
+    if (depth != 2 || top_key != "weight_map") return true;
+    if (ev == E::key) {
+      if (ix.weight_map.size() >= kSafetensorsMaxTensors)
+        throw InputError(where + ": /weight_map: more than " +
+                         std::to_string(kSafetensorsMaxTensors) + " tensors");
+      tensor = parsed.get<std::string>();
+      return true;
+    }
+    const std::string ptr = "/weight_map/" + io::pointer_token(tensor);
+    if (ev == E::object_start || ev == E::array_start)
+      throw InputError(where + ": " + ptr + ": expected a shard file name, got an " +
+                       (ev == E::object_start ? "object" : "array"));
+    if (ev != E::value) return true;
+    if (!parsed.is_string())
+      throw InputError(where + ": " + ptr + ": expected a shard file name, got " +
+                       io::describe_json(parsed));
+    const std::string s = parsed.get<std::string>();
+    // Shards live beside the index: no absolute paths, no way out of the directory.
+    if (s.empty() || s[0] == '/' || s == ".." || s.rfind("../", 0) == 0 ||
+        s.find("/../") != std::string::npos ||
+        (s.size() >= 3 && s.compare(s.size() - 3, 3, "/..") == 0))
+      throw InputError(where + ": " + ptr + ": shard " + sanitize_quoted(s) +
+                       " is not a file beside the index");
+    if (seen.insert(s).second) ix.shards.push_back(s);
+    ix.weight_map[tensor] = s;
+    return false;
+  };
   try {
-    j = json::parse(text.begin(), text.end());
+    j = io::parse_json(text, where, keep);
   } catch (const json::parse_error& e) {
     io::fail_at(where, "not valid JSON", e.byte ? e.byte - 1 : 0);
   } catch (const json::exception& e) {
@@ -328,29 +378,15 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
   if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("total_size")) {
     const json& ts = j["metadata"]["total_size"];
     if (!as_u64(ts, ix.total_size) && !(ts.is_number_float() && ts.get<double>() >= 0))
-      throw InputError(where + ": /metadata/total_size: expected a byte count, got " + ts.dump());
-  }
-  std::set<std::string> seen;
-  for (const auto& [tensor, shard] : j["weight_map"].items()) {
-    if (!shard.is_string())
-      throw InputError(where + ": /weight_map/" + tensor + ": expected a shard file name, got " +
-                       shard.dump());
-    const std::string s = shard.get<std::string>();
-    // Shards live beside the index: no absolute paths, no way out of the directory.
-    if (s.empty() || s[0] == '/' || s == ".." || s.rfind("../", 0) == 0 ||
-        s.find("/../") != std::string::npos ||
-        (s.size() >= 3 && s.compare(s.size() - 3, 3, "/..") == 0))
-      throw InputError(where + ": /weight_map/" + tensor + ": shard " + json(s).dump() +
-                       " is not a file beside the index");
-    ix.weight_map[tensor] = s;
-    if (seen.insert(s).second) ix.shards.push_back(s);
+      throw InputError(where + ": /metadata/total_size: expected a byte count, got " +
+                       io::describe_json(ts));
   }
   if (ix.shards.empty()) throw InputError(where + ": /weight_map: names no tensor");
   return ix;
 }
 
 SafetensorsIndex read_safetensors_index(const std::string& path) {
-  return parse_safetensors_index(read_small_file(path, kSafetensorsMaxHeader), path);
+  return parse_safetensors_index(io::read_text_input(path, io::kSafetensorsIndexInput), path);
 }
 
 }  // namespace llmsize

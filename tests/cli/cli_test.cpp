@@ -211,8 +211,9 @@ TEST_CASE("a malformed config.json or catalog names the file and the JSON path",
   const auto heads = run(kFixtures + "/bad_heads_config.json");
   CHECK(heads.code == 2);
   CHECK(heads.out.empty());
-  CHECK(heads.err.find("bad_heads_config.json: n_head (32) is not divisible by n_head_kv (5)") !=
-        std::string::npos);
+  // The config's own keys, not llama.cpp's n_head / n_head_kv (issue 12).
+  CHECK(heads.err.find("bad_heads_config.json: num_attention_heads (32) is not divisible by "
+                       "num_key_value_heads (5)") != std::string::npos);
   const auto missing = run(kFixtures + "/missing_field_config.json");
   CHECK(missing.code == 2);
   CHECK(

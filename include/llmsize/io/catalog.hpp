@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "llmsize/gpu.hpp"
@@ -32,7 +33,9 @@ class Catalog {
   // The catalogs compiled into the binary. Throws InputError if they do not validate (a build bug).
   static Catalog builtin();
   // Adds or replaces entries from a JSON file with "models" and/or "gpus" arrays in the built-in
-  // format. Throws InputError naming the file and the JSON path of a bad field.
+  // format (at most io::kCatalogInput bytes, a regular file). Throws InputError naming the file
+  // and the JSON path of a bad field; an id given twice in one file is an error, an id of an
+  // earlier catalog is replaced.
   void merge_file(const std::string& path);
   // Same, from text already read; `where` names it in errors.
   void merge_json(std::string_view text, const std::string& where);
@@ -54,6 +57,7 @@ class Catalog {
  private:
   std::vector<CatalogModel> models_;
   std::vector<CatalogGpu> gpus_;
+  std::unordered_map<std::string, size_t> model_index_, gpu_index_;  // id -> position
 };
 
 }  // namespace llmsize

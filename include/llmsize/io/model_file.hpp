@@ -61,6 +61,11 @@ struct ModelFile {
 // *.safetensors.index.json, or a directory holding *.safetensors.
 bool is_model_file_path(const std::string& path);
 
+// Why a directory is no model llmsize reads, for the message: "DIR: directory holds 3 GGUF files
+// (m-00001-of-00003.gguf, ...): give one .gguf file (a split model's first shard) as MODEL", or
+// "DIR: directory holds no config.json, *.safetensors or *.gguf file".
+std::string not_a_model_directory(const std::string& dir);
+
 // Reads the headers only. Throws InputError naming the file, what is wrong and the byte offset.
 ModelFile read_model_file(const std::string& path);
 

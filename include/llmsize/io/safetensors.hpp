@@ -16,6 +16,9 @@ namespace llmsize {
 
 // The format's own limit on the header (safetensors crate MAX_HEADER_SIZE).
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+// Tensors accepted in one file or index: twice the largest published checkpoint (Kimi K2,
+// ~140,000 tensors with their FP8 scales), so a hostile header cannot make millions.
+constexpr size_t kSafetensorsMaxTensors = 1u << 18;
 
 struct SafetensorsTensor {
   std::string name;
@@ -33,7 +36,8 @@ struct SafetensorsFile {
   uint64_t file_size = 0;
   uint64_t header_size = 0;                     // N: the JSON header's length
   uint64_t data_offset = 0;                     // 8 + N
-  std::map<std::string, std::string> metadata;  // "__metadata__"
+  std::map<std::string, std::string> metadata;  // "__metadata__": the first 256 entries
+  uint64_t metadata_count = 0;                  // "__metadata__" entries, all counted
   std::vector<SafetensorsTensor> tensors;       // in data order
 
   uint64_t tensor_bytes() const;

@@ -1,0 +1,39 @@
+// Checked 64-bit arithmetic for counts that come from untrusted input (bytes, elements,
+// parameters): an overflow throws OverflowError naming the quantity instead of wrapping.
+// The unnamed checked_add/checked_mul of units.hpp say only "byte count overflows 64 bits".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+
+// a + b; OverflowError "<what>: a + b overflows 64 bits".
+inline uint64_t checked_add(uint64_t a, uint64_t b, std::string_view what) {
+  uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    throw OverflowError(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
+                        " overflows 64 bits");
+  return r;
+}
+
+// a x b; OverflowError "<what>: a x b overflows 64 bits".
+inline uint64_t checked_mul(uint64_t a, uint64_t b, std::string_view what) {
+  uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw OverflowError(std::string(what) + ": " + std::to_string(a) + " x " + std::to_string(b) +
+                        " overflows 64 bits");
+  return r;
+}
+
+// v as 32 bits; OverflowError "<what>: v does not fit in 32 bits".
+inline uint32_t checked_u32(uint64_t v, std::string_view what) {
+  if (v > 0xffffffffull)
+    throw OverflowError(std::string(what) + ": " + std::to_string(v) + " does not fit in 32 bits");
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace llmsize

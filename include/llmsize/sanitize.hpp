@@ -1,0 +1,31 @@
+// Untrusted text shown to a person (a GGUF general.name, a config.json model_type, a MODEL
+// argument, a JSON value in an error message): one helper, so no escape sequence reaches a terminal
+// and no argument of 100 KB comes back whole. JSON output escapes strings itself and needs none.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace llmsize {
+
+// Bytes of an untrusted string kept by default before it is cut.
+constexpr size_t kSanitizeMaxBytes = 120;
+
+// `s` made safe to print: C0 control characters and DEL become \n, \t, \r or \xNN (ESC is
+// \x1b), C1 controls \u{0080}..\u{009F}, bytes that are not UTF-8 become \xNN, bidirectional
+// overrides and other invisible format characters (U+200B..U+200F, U+2028..U+202E, U+2066..U+2069,
+// U+FEFF) become \u{XXXX}. Backslashes stay as they are, so sanitizing twice changes nothing.
+// Longer than `max_bytes` once escaped, it is cut at a character boundary and ends in "... (N
+// bytes)" with the original length.
+std::string sanitize(std::string_view s, size_t max_bytes = kSanitizeMaxBytes);
+
+// "\"" + sanitize(s) + "\"".
+std::string sanitize_quoted(std::string_view s, size_t max_bytes = kSanitizeMaxBytes);
+
+// A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection"): a cell starting with
+// = + - @, a tab or a carriage return gets a leading apostrophe. Numbers are written unchanged by
+// the caller; this is for text cells only.
+std::string csv_text_cell(std::string_view cell);
+
+}  // namespace llmsize
