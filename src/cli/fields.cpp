@@ -371,9 +371,7 @@ const std::vector<Field> kFields = {
     {"cost.hardware_usd", U_::usd, "GPUs + host",
      GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->capex_usd)) : N())},
     {"cost.gpus_usd", U_::usd, "GPUs",
-     GET(CC(r) && CC(r)->priced
-             ? D(std::round(P(r).cost_input.gpu_price_usd * P(r).cost_input.n_gpus))
-             : N())},
+     GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->gpus_usd)) : N())},
     {"cost.host_usd", U_::usd, "the host around them",
      GET(CC(r) ? D(std::round(P(r).cost_input.host_usd)) : N())},
     {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
