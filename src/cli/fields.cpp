@@ -389,12 +389,22 @@ const std::vector<Field> kFields = {
      GET(SY(r) ? U(SY(r)->choice.nodes) : N())},
     {"system.cpu_sockets", U_::count, "CPU sockets per machine",
      GET(SY(r) ? U(SY(r)->host.cpu_sockets) : N())},
-    {"system.ram_bytes", U_::bytes, "RAM installed",
-     GET(H(r) ? U(H(r)->ram.installed_bytes) : N())},
+    {"system.ram_bytes", U_::bytes,
+     "RAM installed per machine: the catalog machine's population (the larger of 2 x weights and "
+     "what its class ships per GPU)",
+     GET(SY(r)  ? U(SY(r)->host.ram.installed_bytes)
+         : H(r) ? U(H(r)->ram.installed_bytes)
+                : N())},
     {"system.ram_required_bytes", U_::bytes, "RAM needed",
      GET(H(r) ? U(H(r)->ram.required_bytes) : N())},
-    {"system.ram_dimms", U_::count, "DIMMs", GET(H(r) ? U(H(r)->ram.dimms) : N())},
-    {"system.ram_dimm_gib", U_::gib, "size of one DIMM", GET(H(r) ? U(H(r)->ram.dimm_gib) : N())},
+    {"system.ram_dimms", U_::count, "DIMMs per machine",
+     GET(SY(r)  ? U(SY(r)->host.ram.dimms)
+         : H(r) ? U(H(r)->ram.dimms)
+                : N())},
+    {"system.ram_dimm_gib", U_::gib, "size of one DIMM",
+     GET(SY(r)  ? U(SY(r)->host.ram.dimm_gib)
+         : H(r) ? U(H(r)->ram.dimm_gib)
+                : N())},
     {"system.storage_bytes", U_::bytes, "storage needed",
      GET(H(r) ? U(H(r)->storage.required_bytes) : N())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
@@ -415,8 +425,6 @@ const std::vector<Field> kFields = {
      GET(SY(r) && SY(r)->host.cpu_cores ? U(SY(r)->host.cpu_cores)
          : H(r)                         ? U(H(r)->cpu_cores)
                                         : N())},
-    {"system.system_ram_bytes", U_::bytes, "RAM the platform ships per machine (both rules)",
-     GET(SY(r) ? U(SY(r)->host.ram.installed_bytes) : N())},
     {"system.cold_start_s", U_::seconds, "process start to serving, every step (--storage)",
      GET(SY(r) ? D(r2(SY(r)->cold_start.total_s)) : N())},
     {"system.bom_total_usd", U_::usd,

@@ -193,8 +193,14 @@ std::vector<BomLine> bom_lines(const Report& r) {
   if (r.host) {
     const auto& h = *r.host;
     const auto& ps = platform_spec(h.platform);
+    // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
+    const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
     b.push_back(
-        {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
+        {"Platform",
+         machine ? fmt::format("{} ({})", machine->platform->name,
+                               to_string(machine->platform->platform_class))
+                 : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
+         "1",
          !p.gpu.is_module()
              ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
                            h.pcie_lanes_needed,
@@ -204,12 +210,20 @@ std::vector<BomLine> bom_lines(const Report& r) {
              : fmt::format(
                    "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
                    p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
-    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1",
-                 "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    b.push_back(
+        {"CPU",
+         machine && machine->host.cpu_cores
+             ? fmt::format("{} × {}, {} cores (≥ {} needed)", machine->host.cpu_sockets,
+                           machine->platform->cpu_model, machine->host.cpu_cores, h.cpu_cores)
+             : fmt::format("≥ {} cores", h.cpu_cores),
+         "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    const auto& mr = machine ? machine->host.ram : RamSizing();
     b.push_back({"System RAM",
-                 fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
-                             h.ram.installed_bytes / kGiB),
-                 std::to_string(h.ram.dimms),
+                 machine ? fmt::format("{} × {} GiB DDR5 ({} GiB, as the machine takes it)",
+                                       mr.dimms, mr.dimm_gib, mr.installed_bytes / kGiB)
+                         : fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                                       h.ram.installed_bytes / kGiB),
+                 std::to_string(machine ? mr.dimms : h.ram.dimms),
                  fmt::format("needs {:.0f} GiB: {}; every channel populated",
                              gib_of(h.ram.required_bytes), h.ram.rule)});
     b.push_back({"Data storage",

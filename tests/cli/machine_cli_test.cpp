@@ -47,7 +47,8 @@ TEST_CASE("405B fp8 on 8 x H100 SXM is an HGX H100 8-GPU server as vendors ship 
   CHECK(j["system"]["platform_name"] == "NVIDIA DGX H100");
   CHECK(j["system"]["cpu_sockets"] == 2);
   CHECK(j["system"]["cpu_cores"] == 112);
-  CHECK(j["system"]["system_ram_bytes"] == 2048ull << 30);
+  CHECK(j["system"]["ram_bytes"] == 2048ull << 30);
+  CHECK(j["system"]["ram_dimms"] == 32);
   CHECK(j["power"]["psu_count"] == 6);
   CHECK(j["power"]["psu_watts"] == 3300.0);
   CHECK(j["power"]["psu_redundancy"] == "4+2");
