@@ -406,13 +406,21 @@ const std::vector<Field> kFields = {
          : H(r) ? U(H(r)->ram.dimm_gib)
                 : N())},
     {"system.storage_bytes", U_::bytes, "storage needed",
-     GET(H(r) ? U(H(r)->storage.required_bytes) : N())},
+     GET(SY(r)  ? U(SY(r)->host.storage.required_bytes)
+         : H(r) ? U(H(r)->storage.required_bytes)
+                : N())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
-     GET(H(r) ? U(H(r)->storage.drive_bytes) : N())},
-    {"system.data_drives", U_::count, "data drives (RAID 1)",
-     GET(H(r) ? U(H(r)->storage.data_drives) : N())},
-    {"system.os_drive_bytes", U_::bytes, "OS drive",
-     GET(H(r) ? U(H(r)->storage.os_drive_bytes) : N())},
+     GET(SY(r)  ? U(SY(r)->host.storage.data_drive_bytes)
+         : H(r) ? U(H(r)->storage.drive_bytes)
+                : N())},
+    {"system.data_drives", U_::count, "data drives per machine",
+     GET(SY(r)  ? U(SY(r)->host.storage.data_drives)
+         : H(r) ? U(H(r)->storage.data_drives)
+                : N())},
+    {"system.os_drive_bytes", U_::bytes, "one OS drive (two in RAID 1 on servers)",
+     GET(SY(r)  ? U(SY(r)->host.storage.os_drive_bytes)
+         : H(r) ? U(H(r)->storage.os_drive_bytes)
+                : N())},
     {"system.load_time_s", U_::seconds, "model load time from NVMe PCIe 4.0",
      GET(H(r) ? D(r2(H(r)->load_times[3].seconds)) : N())},
     {"system.load_time_s_hdd_7200_rpm", U_::seconds, "from a 7200 rpm disk (absent without host)",

@@ -226,13 +226,28 @@ std::vector<BomLine> bom_lines(const Report& r) {
                  std::to_string(machine ? mr.dimms : h.ram.dimms),
                  fmt::format("needs {:.0f} GiB: {}; every channel populated",
                              gib_of(h.ram.required_bytes), h.ram.rule)});
-    b.push_back({"Data storage",
-                 fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
-                 std::to_string(h.storage.data_drives),
-                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
-                             gb_of(h.storage.required_bytes))});
-    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
-                 "system on its own drive"});
+    if (machine) {
+      const auto& ms = machine->host.storage;
+      b.push_back({"Data storage",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.data_drive_bytes) / 1e12,
+                               ms.data_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.data_drives),
+                   fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
+                               gb_of(ms.required_bytes))});
+      b.push_back({"OS drive",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.os_drive_bytes) / 1e12,
+                               ms.os_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.os_drives), "system on its own drive"});
+    } else {
+      b.push_back(
+          {"Data storage",
+           fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+           std::to_string(h.storage.data_drives),
+           fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
+                       gb_of(h.storage.required_bytes))});
+      b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
+                   "system on its own drive"});
+    }
   }
   // With a machine from the catalog its PSUs are in the machine's sections, not here.
   if (r.power && !(r.system && r.system->platform)) {
