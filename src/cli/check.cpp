@@ -232,12 +232,10 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   return in;
 }
 
-// Streams the plans of `file` to `sink` as the parser finishes each one; the plan's JSON is then
-// dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_file(const std::string& path, const Options& base,
+// Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
+// plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
+void read_plan_text(std::string_view text, const std::string& file, const Options& base,
                     const std::function<void(const PlanInput&)>& sink) {
-  const std::string file = sanitize(path, 256);
-  const std::string text = read_file(path);
   std::string top_key;
   bool in_plans = false;
   size_t n_plans = 0;
@@ -265,6 +263,11 @@ void read_plan_file(const std::string& path, const Options& base,
   if (!doc.contains("plans"))
     throw InputError(file + ": missing field \"plans\" (an array of plans)");
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
+}
+
+void read_plan_file(const std::string& path, const Options& base,
+                    const std::function<void(const PlanInput&)>& sink) {
+  read_plan_text(read_file(path), sanitize(path, 256), base, sink);
 }
 
 // build_report() for a plan, its errors pointed at the plan's fields.
@@ -384,6 +387,12 @@ std::string PlanResult::line() const {
   const std::string label = fmt::format("{} ({}#{})", name, file, pointer);
   if (pass()) return fmt::format("PASS {}: {}", label, summary);
   return fmt::format("FAIL {}: {}", label, fmt::join(reasons(*this), "; "));
+}
+
+size_t read_plans(std::string_view text, const std::string& where, const Options& base) {
+  size_t n = 0;
+  read_plan_text(text, where, base, [&](const PlanInput&) { ++n; });
+  return n;
 }
 
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {

@@ -25,38 +25,46 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// Entries of one list in one catalog file: 100,000 GPUs take about 80 MB once read.
+constexpr size_t kMaxCatalogEntries = 1 << 17;
+
 struct Ctx {
   std::string where;
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + what);
   }
+  // The field `key` of `o`, or nullptr when absent or null: one lookup.
+  static const json* field(const json& o, const char* key) {
+    const auto it = o.find(key);
+    return it == o.end() || it->is_null() ? nullptr : &*it;
+  }
   std::string str(const json& o, const std::string& path, const char* key,
                   bool required = true) const {
-    if (!o.contains(key) || o[key].is_null()) {
+    const json* v = field(o, key);
+    if (!v) {
       if (required) fail(path + "/" + key, "missing (expected a string)");
       return {};
     }
-    if (!o[key].is_string())
-      fail(path + "/" + key, "expected a string, got " + describe_json(o[key]));
-    return o[key].get<std::string>();
+    if (!v->is_string()) fail(path + "/" + key, "expected a string, got " + describe_json(*v));
+    return v->get<std::string>();
   }
   double num(const json& o, const std::string& path, const char* key, bool required, double lo = 0,
              double hi = 1e12) const {
-    if (!o.contains(key) || o[key].is_null()) {
+    const json* v = field(o, key);
+    if (!v) {
       if (required) fail(path + "/" + key, "missing (expected a number)");
       return 0;
     }
-    if (!o[key].is_number())
-      fail(path + "/" + key, "expected a number, got " + describe_json(o[key]));
-    const double v = o[key].get<double>();
-    if (!(v >= lo && v <= hi)) fail(path + "/" + key, "out of range: " + describe_json(o[key]));
-    return v;
+    if (!v->is_number()) fail(path + "/" + key, "expected a number, got " + describe_json(*v));
+    const double d = v->get<double>();
+    if (!(d >= lo && d <= hi)) fail(path + "/" + key, "out of range: " + describe_json(*v));
+    return d;
   }
   // An optional rate that divides (bandwidth, TFLOPS): absent is 0 (unknown), present must be > 0.
   double rate(const json& o, const std::string& path, const char* key, double hi) const {
     const double v = num(o, path, key, false, 0, hi);
-    if (o.contains(key) && !o[key].is_null() && !(v > 0))
-      fail(path + "/" + key, "expected a number above 0, got " + describe_json(o[key]) +
+    if (field(o, key) && !(v > 0))
+      fail(path + "/" + key, "expected a number above 0, got " + describe_json(*field(o, key)) +
                                  " (leave it out if unknown)");
     return v;
   }
@@ -156,14 +164,16 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   return g;
 }
 
-// Adds or replaces by id through the id -> position index: linear in the entries merged.
+// Adds or replaces by id through the id -> position index: linear in the entries merged. Returns
+// the item's position.
 template <class T>
-void upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T item) {
+size_t upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T item) {
   const auto [it, added] = index.emplace(item.spec.id, v.size());
   if (added)
     v.push_back(std::move(item));
   else
     v[it->second] = std::move(item);
+  return it->second;
 }
 
 }  // namespace
@@ -188,8 +198,17 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   std::string list;  // "models" or "gpus" while inside that array
   std::string top_key;
   size_t index = 0;
-  std::unordered_map<std::string, size_t> ids_here;  // id -> entry in this file ("/gpus/3")
-  std::vector<std::string> entry_ptrs;
+  // Duplicate ids within this file: what each position of models_/gpus_ got from it (entry index
+  // + 1; 0 = not from this file), found through the id index, so no second map of ids.
+  std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size());
+  auto check_new = [&](std::vector<size_t>& from, size_t pos, size_t entry, const std::string& path,
+                       const std::string& id) {
+    if (pos >= from.size()) from.resize(pos + 1);
+    if (from[pos])
+      c.fail(path + "/id", "duplicate id " + sanitize_quoted(id) + " (also /" + list + "/" +
+                               std::to_string(from[pos] - 1) + ")");
+    from[pos] = entry + 1;
+  };
   const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
     using E = json::parse_event_t;
     if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
@@ -202,24 +221,18 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
     if (list.empty() || depth != 2 ||
         !(ev == E::object_end || ev == E::array_end || ev == E::value))
       return true;
-    const std::string path = "/" + list + "/" + std::to_string(index++);
-    const std::string& id_key = list;  // ids are unique per list
+    const size_t entry = index++;
+    if (entry >= kMaxCatalogEntries)
+      c.fail("/" + list, "more than " + std::to_string(kMaxCatalogEntries) + " entries");
+    const std::string path = "/" + list + "/" + std::to_string(entry);
     if (list == "models") {
       CatalogModel m = read_model(parsed, path, c);
-      const auto [it, added] = ids_here.emplace(id_key + "\n" + m.spec.id, entry_ptrs.size());
-      if (!added)
-        c.fail(path + "/id", "duplicate id " + sanitize_quoted(m.spec.id) + " (also " +
-                                 entry_ptrs[it->second] + ")");
-      entry_ptrs.push_back(path);
-      upsert(models_, model_index_, std::move(m));
+      const std::string id = m.spec.id;
+      check_new(model_from, upsert(models_, model_index_, std::move(m)), entry, path, id);
     } else {
       CatalogGpu g = read_gpu(parsed, path, c);
-      const auto [it, added] = ids_here.emplace(id_key + "\n" + g.spec.id, entry_ptrs.size());
-      if (!added)
-        c.fail(path + "/id", "duplicate id " + sanitize_quoted(g.spec.id) + " (also " +
-                                 entry_ptrs[it->second] + ")");
-      entry_ptrs.push_back(path);
-      upsert(gpus_, gpu_index_, std::move(g));
+      const std::string id = g.spec.id;
+      check_new(gpu_from, upsert(gpus_, gpu_index_, std::move(g)), entry, path, id);
     }
     return false;  // read: drop its JSON
   };

@@ -58,7 +58,21 @@ struct Frame {
   bool array = false;
   size_t index = 0;  // arrays: elements begun
   std::string key;   // objects: the last key
-  std::unordered_set<std::string> keys;
+  // Keys seen: a short list searched in place (most objects have a few), a set past 16.
+  std::vector<std::string> few;
+  std::unordered_set<std::string> many;
+  bool add(const std::string& k) {
+    if (many.empty()) {
+      for (const auto& x : few)
+        if (x == k) return false;
+      few.push_back(k);
+      if (few.size() <= 16) return true;
+      many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
+      few.clear();
+      return true;
+    }
+    return many.insert(k).second;
+  }
 };
 
 // The pointer of the innermost container: each outer frame's current key or element.
@@ -104,13 +118,14 @@ json parse_json(std::string_view text, const std::string& where,
       case E::array_start:
         if (depth >= kMaxJsonDepth) throw TooDeep{};
         if (!st.empty() && st.back().array) ++st.back().index;
-        st.push_back(Frame{ev == E::array_start, 0, {}, {}});
+        st.emplace_back();
+        st.back().array = ev == E::array_start;
         break;
       case E::key:
         if (!st.empty()) {
           Frame& f = st.back();
-          f.key = parsed.get<std::string>();
-          if (!f.keys.insert(f.key).second) throw DuplicateKey{pointer_of(st), f.key};
+          f.key = parsed.get_ref<const std::string&>();
+          if (!f.add(f.key)) throw DuplicateKey{pointer_of(st), f.key};
         }
         break;
       case E::value:
