@@ -8,6 +8,8 @@
 #include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
 
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
@@ -285,88 +287,147 @@ Report plan_report(const PlanInput& in, const Catalog& cat) {
   }
 }
 
-// `with_report`: keep the main command's JSON of the plan (check --format json).
-PlanResult check_plan(const PlanInput& in, const Catalog& cat, bool with_report) {
-  const Report r = plan_report(in, cat);
+// The options a plan's report depends on, as one key: plans that differ only in name, budget or
+// target share a report.
+std::string report_key(const Options& o) {
+  std::string k;
+  for (const std::string* f : {&o.model, &o.quant, &o.ctx, &o.batch, &o.users, &o.kv_quant,
+                               &o.flash_attn, &o.ubatch, &o.engine, &o.headroom, &o.gpu, &o.gpus})
+    k += *f + '\x1f';
+  for (const auto& p : o.prices) k += p + '\x1e';
+  return k;
+}
+
+// What check reads of a plan's report: a few numbers and names (and the report's JSON for
+// --format json), so recent configurations can be kept without keeping their reports.
+struct PlanFacts {
+  std::string model, quant, gpu_id, gpu_name;
+  uint64_t n_ctx = 0, n_seq = 0, count = 0, count_needed = 0;
+  bool fits = false;
+  uint64_t per_gpu_bytes = 0, usable_bytes = 0, kv_cache_bytes = 0;
+  std::optional<double> peak_w;
+  std::optional<uint64_t> ram_required_bytes;
+  std::optional<double> capex_usd;  // when priced
+  double decode_tokens_per_s = 0;
+  std::string report_json;
+};
+
+PlanFacts facts_of(const Report& r, bool with_report) {
+  PlanFacts f;
+  const GpuPlan& p = *r.gpu;
+  f.model = r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id;
+  f.quant = r.quant->id;
+  f.gpu_id = p.gpu.id;
+  f.gpu_name = p.gpu.name;
+  f.n_ctx = r.config.kv.n_ctx;
+  f.n_seq = r.config.kv.n_seq;
+  f.count = p.count;
+  f.count_needed = p.count_needed;
+  f.fits = p.fits;
+  f.per_gpu_bytes = p.per_gpu_bytes;
+  f.usable_bytes = p.gpu.usable_bytes();
+  f.kv_cache_bytes = r.estimate.kv_cache_bytes;
+  if (r.power) f.peak_w = r.power->peak_w;
+  if (r.host) f.ram_required_bytes = r.host->ram.required_bytes;
+  if (r.cost && r.cost->priced) f.capex_usd = r.cost->capex_usd;
+  if (r.speed) f.decode_tokens_per_s = r.speed->decode_tokens_per_s;
+  if (with_report) f.report_json = render_json(r);
+  return f;
+}
+
+// The facts of recent distinct configurations: a CI file of 100,000 plans repeats a few thousand
+// model x GPU x context settings. Bounded (a few MB): cleared when full.
+class FactsCache {
+ public:
+  explicit FactsCache(bool with_report) : with_report_(with_report) {}
+  const PlanFacts& get(const PlanInput& in, const Catalog& cat) {
+    const std::string key = report_key(in.options);
+    if (const auto it = map_.find(key); it != map_.end()) return it->second;
+    if (map_.size() >= (with_report_ ? kMaxWithReport : kMax)) map_.clear();
+    return map_.emplace(key, facts_of(plan_report(in, cat), with_report_)).first->second;
+  }
+
+ private:
+  static constexpr size_t kMax = 8192;           // ~400 bytes each
+  static constexpr size_t kMaxWithReport = 512;  // + the report's JSON, ~10 KB
+  bool with_report_;
+  std::unordered_map<std::string, PlanFacts> map_;
+};
+
+PlanResult check_plan(const PlanInput& in, const Catalog& cat, FactsCache& cache) {
+  const PlanFacts& r = cache.get(in, cat);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  if (with_report) res.report_json = render_json(r);
-  const GpuPlan& p = *r.gpu;
-  const auto& c = r.config;
-  const std::string usable = gib_short(p.gpu.usable_bytes());
-  res.summary =
-      fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
-                  r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
-                  c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
+  res.report_json = r.report_json;
+  const std::string usable = gib_short(r.usable_bytes);
+  res.summary = fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU", r.model, r.quant,
+                            r.n_ctx, r.n_seq, r.count, r.gpu_id, gib1(r.per_gpu_bytes), usable);
 
-  if (!p.fits) {
+  if (!r.fits) {
     PlanFailure f;
     f.check = "memory";
-    f.value = static_cast<double>(p.per_gpu_bytes);
-    f.limit = static_cast<double>(p.gpu.usable_bytes());
+    f.value = static_cast<double>(r.per_gpu_bytes);
+    f.limit = static_cast<double>(r.usable_bytes);
     f.unit = "bytes";
     f.message =
-        p.count_needed == 0
+        r.count_needed == 0
             ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
-                          p.gpu.id, gib1(p.per_gpu_bytes), usable)
-            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
-                          p.count, gib1(p.per_gpu_bytes), usable);
-    f.detail =
-        fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
-    if (c.kv.n_seq > 1) f.detail += fmt::format(" for {} sequences", c.kv.n_seq);
+                          r.gpu_id, gib1(r.per_gpu_bytes), usable)
+            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", r.count_needed, r.gpu_id,
+                          r.count, gib1(r.per_gpu_bytes), usable);
+    f.detail = fmt::format("KV cache at ctx {} adds {} GiB", r.n_ctx, gib1(r.kv_cache_bytes));
+    if (r.n_seq > 1) f.detail += fmt::format(" for {} sequences", r.n_seq);
     res.failures.push_back(f);
   }
   const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
   if (in.budget.is_object()) {
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
-      if (!r.power)
-        throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
+      if (!r.peak_w)
+        throw InputError(budget_ptr + "power_watts: " + r.gpu_name +
                          " is a whole computer: llmsize has no power figure to check");
-      res.summary += fmt::format(", peak {:.0f} W", r.power->peak_w);
-      if (r.power->peak_w > b)
-        res.failures.push_back(
-            {"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "",
-             r.power->peak_w, b, "W"});
+      res.summary += fmt::format(", peak {:.0f} W", *r.peak_w);
+      if (*r.peak_w > b)
+        res.failures.push_back({"power",
+                                fmt::format("peak power {:.0f} W > budget {} W", *r.peak_w, num(b)),
+                                "", *r.peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
-      if (!r.host)
-        throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
+      if (!r.ram_required_bytes)
+        throw InputError(budget_ptr + "ram_gib: " + r.gpu_name +
                          " is a whole computer: llmsize plans no separate system RAM");
-      const double need =
-          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
-      res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
+      const uint64_t ram = *r.ram_required_bytes;
+      const double need = static_cast<double>(ram) / static_cast<double>(kGiB);
+      res.summary += fmt::format(", {} GiB RAM", gib_short(ram));
       if (need > b)
-        res.failures.push_back({"ram",
-                                fmt::format("system RAM {} GiB needed > budget {} GiB",
-                                            gib_short(r.host->ram.required_bytes), num(b)),
-                                "", static_cast<double>(r.host->ram.required_bytes),
-                                b * static_cast<double>(kGiB), "bytes"});
+        res.failures.push_back(
+            {"ram", fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(ram), num(b)),
+             "", static_cast<double>(ram), b * static_cast<double>(kGiB), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
-      if (!r.cost || !r.cost->priced)
-        throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
+      if (!r.capex_usd)
+        throw InputError(budget_ptr + "price_usd: " + r.gpu_id +
                          " has no catalog price; give one with \"gpu_price_usd\"");
-      res.summary += fmt::format(", {}", usd(r.cost->capex_usd));
-      if (r.cost->capex_usd > b)
-        res.failures.push_back(
-            {"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "",
-             r.cost->capex_usd, b, "USD"});
+      res.summary += fmt::format(", {}", usd(*r.capex_usd));
+      if (*r.capex_usd > b)
+        res.failures.push_back({"price",
+                                fmt::format("hardware {} > budget {}", usd(*r.capex_usd), usd(b)),
+                                "", *r.capex_usd, b, "USD"});
     }
   }
   if (in.target_tps > 0) {
-    const double d = r.speed->decode_tokens_per_s;
+    const double d = r.decode_tokens_per_s;
     res.summary += fmt::format(", {:.1f} tok/s per sequence", d);
     if (d < in.target_tps)
       res.failures.push_back(
           {"speed",
            fmt::format(
                "decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d,
-               num(in.target_tps), c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
+               num(in.target_tps), r.n_seq, r.n_seq == 1 ? "" : "s", r.n_ctx),
            "", d, in.target_tps, "tokens/s"});
   }
   return res;
@@ -398,9 +459,9 @@ size_t read_plans(std::string_view text, const std::string& where, const Options
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
+  FactsCache cache(with_report);
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, o,
-                   [&](const PlanInput& in) { out.push_back(check_plan(in, cat, with_report)); });
+    read_plan_file(f, o, [&](const PlanInput& in) { out.push_back(check_plan(in, cat, cache)); });
   return out;
 }
 
