@@ -87,8 +87,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     GpuOption o;
     o.plan = plan_gpus(m, e, c, g, 0);
     if (!o.plan.fits || o.plan.count > 64) continue;
-    const Platform pf =
-        choose_platform(o.plan.count, g.slot_width, g.slot_width <= 0 && !g.unified_memory, false);
+    const Platform pf = choose_platform(o.plan.count, g.slot_width, g.is_module(), false);
     o.platform = platform_name(pf);
     o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf));
     o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;

@@ -320,3 +320,23 @@ TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
   CHECK(c.find_gpu("apu")->spec.unified_memory);
   CHECK(c.find_gpu("apu")->spec.usable_bytes() == 48ull << 30);
 }
+
+TEST_CASE("a PCIe card of unpublished width is a card, not a module", "[catalog]") {
+  const auto& cat = test::catalog();
+  CHECK_FALSE(cat.find_gpu("rtx-5060-ti-16gb")->spec.is_module());  // pcie, slot_width null
+  CHECK(cat.find_gpu("rtx-5060-ti-16gb")->spec.slot_width == 0);
+  CHECK_FALSE(cat.find_gpu("rtx-4090")->spec.is_module());
+  CHECK_FALSE(cat.find_gpu("dgx-spark")->spec.is_module());  // soc
+  CHECK(cat.find_gpu("b300")->spec.is_module());             // sxm
+  CHECK(cat.find_gpu("mi355x")->spec.is_module());           // oam
+  CHECK(cat.find_gpu("gh200")->spec.is_module());            // superchip
+  // An entry without a form factor keeps the old reading: no slot width and no unified memory
+  // means a module.
+  Catalog c = Catalog::builtin();
+  c.merge_json(R"({"gpus": [{"id": "m", "name": "M", "vendor": "v", "memory_gib": 64},
+                            {"id": "p", "name": "P", "vendor": "v", "memory_gib": 64,
+                             "slot_width": 2}]})",
+               "user.json");
+  CHECK(c.find_gpu("m")->spec.is_module());
+  CHECK_FALSE(c.find_gpu("p")->spec.is_module());
+}

@@ -33,6 +33,14 @@ struct GpuSpec {
   std::string price_date;
   std::string price_kind;
 
+  // Sold as SXM/OAM modules on a baseboard or as a superchip, not as a card in a slot. A PCIe
+  // card whose width is unpublished (slot_width 0) is still a card; an entry without a form
+  // factor falls back to "no slot width, no unified memory".
+  bool is_module() const {
+    if (form_factor.empty()) return slot_width <= 0 && !unified_memory;
+    return form_factor == "sxm" || form_factor == "oam" || form_factor == "superchip";
+  }
+
   // Memory a model may use on one device.
   uint64_t usable_bytes() const {
     return static_cast<uint64_t>(static_cast<double>(memory_bytes) * memory_fraction);

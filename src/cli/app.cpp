@@ -376,7 +376,7 @@ Report build_report(const Options& o, const Catalog& catalog) {
     HostInput hi;
     hi.n_gpus = p.count;
     hi.gpu_slot_width = p.gpu.slot_width;
-    hi.gpu_is_module = p.gpu.slot_width <= 0 && !p.gpu.unified_memory;
+    hi.gpu_is_module = p.gpu.is_module();
     hi.weights_bytes = r.estimate.weights.bytes;
     hi.host_weights_bytes = r.estimate.weights.host_bytes + (r.offload ? r.offload->ram_bytes : 0);
     hi.keep_models = keep_models;

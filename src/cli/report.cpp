@@ -158,10 +158,12 @@ std::vector<BomLine> bom_lines(const Report& r) {
     const auto& ps = platform_spec(h.platform);
     b.push_back(
         {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
-         h.chassis_slot_widths > 0
-             ? fmt::format(
-                   "{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {:g} slot widths of GPUs",
-                   h.pcie_lanes_needed, h.chassis_slot_widths)
+         !p.gpu.is_module()
+             ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
+                           h.pcie_lanes_needed,
+                           h.chassis_slot_widths > 0
+                               ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
+                               : std::string("card width not published"))
              : fmt::format(
                    "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
                    p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});

@@ -408,7 +408,7 @@ struct Sweep::Impl {
     HostInput hi;
     hi.n_gpus = count;
     hi.gpu_slot_width = gpu.slot_width;
-    hi.gpu_is_module = gpu.slot_width <= 0 && !gpu.unified_memory;
+    hi.gpu_is_module = gpu.is_module();
     hi.weights_bytes = e.weights.bytes;
     hi.host_weights_bytes = host_weights;
     hi.keep_models = keep_models;

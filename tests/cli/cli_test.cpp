@@ -98,6 +98,18 @@ TEST_CASE("a unified-memory system of any maker is named as itself, not as Apple
   CHECK(whole);
 }
 
+TEST_CASE("a PCIe card whose width is unpublished goes in a desktop, not on a baseboard", "[cli]") {
+  // RTX 5060 Ti 16GB: form factor pcie, slot width not published. One card: desktop, 16 lanes for
+  // the GPU + 3 x 4 for NVMe = 28 PCIe lanes.
+  const auto j = run_json("llama-3.1-8b -q q4_k_m --gpu rtx-5060-ti-16gb");
+  CHECK(j["system"]["platform"] == "desktop");
+  CHECK(j["system"]["pcie_lanes"] == 28);
+  const auto t = run("llama-3.1-8b -q q4_k_m --gpu rtx-5060-ti-16gb");
+  CHECK(t.out.find("28 PCIe lanes needed (x16 per GPU, x4 per NVMe), card width not published") !=
+        std::string::npos);
+  CHECK(t.out.find("HGX/OAM") == std::string::npos);
+}
+
 TEST_CASE("CSV is one header row and one data row with JSON-path columns", "[cli]") {
   const auto r = run("llama-3.1-8b --format csv");
   REQUIRE(r.code == 0);
