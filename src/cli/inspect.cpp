@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmsize/io/model_file.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -15,7 +16,9 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kSchemaVersion = 1;
 
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 double gib(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
@@ -54,7 +57,7 @@ std::string arch_line(const ModelSpec& m) {
 std::string render_table(const ModelFile& f) {
   std::string o;
   const Weights& w = f.weights;
-  o += fmt::format("File          {}\n", f.path);
+  o += fmt::format("File          {}\n", sanitize(f.path, 256));
   o += fmt::format("Format        {}\n", format_line(f));
   if (f.spec) {
     o += fmt::format("Model         {} · {}{}\n", f.spec->name, f.arch,

@@ -444,3 +444,27 @@ TEST_CASE("GGUF per-layer arrays are kept per key, whatever arrays came before",
   // x 4096 cells = 3,145,728.
   CHECK(json::parse(r.out)["vram"]["kv_cache_bytes"] == 3145728);
 }
+
+TEST_CASE("running out of memory is an error naming the input, not std::bad_alloc", "[hostile]") {
+#ifndef LLMSIZE_SANITIZED  // ASan reserves terabytes of address space: no ulimit -v under it
+  TempDir d;
+  std::string s = "{\"gpus\": [";
+  for (int i = 0; i < 100000; ++i)
+    s += (i ? "," : "") + std::string(R"({"id": "g)") + std::to_string(i) +
+         R"(", "name": "G", "vendor": "v", "memory_gib": 24})";
+  write(d / "cat.json", s + "]}");
+  // 40 MB of address space cannot hold 100,000 catalog entries.
+  const Result r = llmsize::cli_test::sh("ulimit -v 40000; " + std::string(LLMSIZE_BIN) +
+                                         " models --catalog " + d / "cat.json");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "llmsize: error: --catalog " + d / "cat.json" +
+                     ": out of memory (an input is too large for the memory available)\n");
+#endif
+}
+
+TEST_CASE("an empty path is named as one", "[hostile]") {
+  expect_error("llama-3.1-8b --catalog ''",
+               "'' (an empty path): cannot open (No such file or "
+               "directory)");
+}
