@@ -25,6 +25,15 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// An id is typed on command lines: printable ASCII without spaces, at most 128 bytes.
+bool plain_id(const std::string& id) {
+  if (id.size() > 128) return false;
+  for (const char ch : id)
+    if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+      return false;
+  return true;
+}
+
 // Entries of one list in one catalog file: 100,000 GPUs take about 80 MB once read.
 constexpr size_t kMaxCatalogEntries = 1 << 17;
 
@@ -46,7 +55,8 @@ struct Ctx {
       return {};
     }
     if (!v->is_string()) fail(path + "/" + key, "expected a string, got " + describe_json(*v));
-    return v->get<std::string>();
+    // Names, vendors and sources are printed in tables: escaped like any untrusted text.
+    return std::string(key) == "id" ? v->get<std::string>() : sanitize(v->get<std::string>(), 512);
   }
   double num(const json& o, const std::string& path, const char* key, bool required, double lo = 0,
              double hi = 1e12) const {
@@ -75,7 +85,7 @@ struct Ctx {
     for (size_t i = 0; i < o[key].size(); ++i) {
       if (!o[key][i].is_string())
         fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
-      v.push_back(lower(o[key][i].get<std::string>()));
+      v.push_back(sanitize(lower(o[key][i].get<std::string>()), 512));
     }
     return v;
   }
@@ -85,7 +95,7 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   if (!e.is_object()) c.fail(path, "expected an object");
   CatalogModel cm;
   const std::string id = c.str(e, path, "id");
-  if (id.empty() || lower(id) != id)
+  if (id.empty() || lower(id) != id || !plain_id(id))
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(id));
   if (!e.contains("config"))
     c.fail(path + "/config", "missing (expected the model's config.json fields)");
@@ -108,7 +118,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   CatalogGpu g;
   GpuSpec& s = g.spec;
   s.id = c.str(e, path, "id");
-  if (s.id.empty() || lower(s.id) != s.id)
+  if (s.id.empty() || lower(s.id) != s.id || !plain_id(s.id))
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(s.id));
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
@@ -157,7 +167,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
     for (const char* k : {"memory", "bandwidth"})
       if (e["sources"].contains(k) && e["sources"][k].is_string()) {
         if (!g.source.empty()) g.source += "; ";
-        g.source += e["sources"][k].get<std::string>();
+        g.source += sanitize(e["sources"][k].get<std::string>(), 512);
       }
   }
   g.origin = c.where;

@@ -468,3 +468,18 @@ TEST_CASE("an empty path is named as one", "[hostile]") {
                "'' (an empty path): cannot open (No such file or "
                "directory)");
 }
+
+TEST_CASE("catalog names reach tables escaped; ids must be plain", "[hostile]") {
+  TempDir d;
+  write(
+      d / "cat.json",
+      R"({"gpus": [{"id": "evil", "name": "E\u001b[2J", "vendor": "v\u0007", "memory_gib": 24}]})");
+  const Result r = run("llama-3.1-8b -g evil --catalog " + d / "cat.json");
+  CHECK(r.code == 0);
+  CHECK_FALSE(has_control(r.out));
+  CHECK(r.out.find("E\\x1b[2J") != std::string::npos);
+  write(d / "id.json",
+        R"({"gpus": [{"id": "a\u001bb", "name": "E", "vendor": "v", "memory_gib": 24}]})");
+  expect_error("llama-3.1-8b --catalog " + d / "id.json",
+               d / "id.json" + ": /gpus/0/id: expected a lowercase id, got \"a\\x1bb\"");
+}
