@@ -238,18 +238,11 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
 // plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
 void read_plan_text(std::string_view text, const std::string& file, const Options& base,
                     const std::function<void(const PlanInput&)>& sink) {
-  std::string top_key;
-  bool in_plans = false;
   size_t n_plans = 0;
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::array_start && top_key == "plans") in_plans = true;
-    if (depth == 1 && ev == E::array_end) in_plans = false;
-    if (!in_plans || depth != 2 || !(ev == E::object_end || ev == E::array_end || ev == E::value))
-      return true;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, parsed, base));
+    sink(read_plan(file, ptr, e.value, base));
     return false;
   };
   json doc;

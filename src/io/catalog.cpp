@@ -205,9 +205,7 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   Ctx c{where};
   // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
   // dropped, so memory holds one entry's tree at a time, not the file's.
-  std::string list;  // "models" or "gpus" while inside that array
-  std::string top_key;
-  size_t index = 0;
+  std::string list;  // "models" or "gpus": the array of the entry being read
   // Duplicate ids within this file: what each position of models_/gpus_ got from it (entry index
   // + 1; 0 = not from this file), found through the id index, so no second map of ids.
   std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size());
@@ -219,19 +217,12 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
                                std::to_string(from[pos] - 1) + ")");
     from[pos] = entry + 1;
   };
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::array_start && (top_key == "models" || top_key == "gpus")) {
-      list = top_key;
-      index = 0;
-    } else if (depth == 1 && ev == E::array_end) {
-      list.clear();
-    }
-    if (list.empty() || depth != 2 ||
-        !(ev == E::object_end || ev == E::array_end || ev == E::value))
-      return true;
-    const size_t entry = index++;
+  size_t n_models = 0, n_gpus = 0;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || (e.top_key != "models" && e.top_key != "gpus")) return true;
+    list = e.top_key;
+    json& parsed = e.value;
+    const size_t entry = list == "models" ? n_models++ : n_gpus++;
     if (entry >= kMaxCatalogEntries)
       c.fail("/" + list, "more than " + std::to_string(kMaxCatalogEntries) + " entries");
     const std::string path = "/" + list + "/" + std::to_string(entry);

@@ -359,28 +359,19 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
   SafetensorsIndex ix;
   ix.path = where;
   json j;
-  std::string top_key, tensor;
-  bool map_open = false;  // inside the weight_map object
   std::set<std::string> seen;
   // weight_map entries are checked and stored as they are parsed; none is kept as JSON.
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::object_start) map_open = top_key == "weight_map";
-    if (depth == 1 && ev == E::object_end) map_open = false;
-    if (depth != 2 || !map_open) return true;
-    if (ev == E::key) {
-      if (ix.weight_map.size() >= kSafetensorsMaxTensors)
-        throw InputError(where + ": /weight_map: more than " +
-                         std::to_string(kSafetensorsMaxTensors) + " tensors");
-      tensor = parsed.get<std::string>();
-      return false;  // no slot in the object; the value is still called back
-    }
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    // Only weight_map entries and metadata.total_size are read; the rest is dropped as it ends.
+    if (e.top_key == "metadata") return e.depth <= 1 || (e.depth == 2 && e.key == "total_size");
+    if (e.top_key != "weight_map") return e.depth == 0;
+    if (e.depth != 2 || e.in_array) return e.depth <= 1;
+    if (ix.weight_map.size() >= kSafetensorsMaxTensors)
+      throw InputError(where + ": /weight_map: more than " +
+                       std::to_string(kSafetensorsMaxTensors) + " tensors");
+    const std::string& tensor = e.key;
+    const json& parsed = e.value;
     const std::string ptr = "/weight_map/" + io::pointer_token(tensor);
-    if (ev == E::object_start || ev == E::array_start)
-      throw InputError(where + ": " + ptr + ": expected a shard file name, got an " +
-                       (ev == E::object_start ? "object" : "array"));
-    if (ev != E::value) return true;
     if (!parsed.is_string())
       throw InputError(where + ": " + ptr + ": expected a shard file name, got " +
                        io::describe_json(parsed));

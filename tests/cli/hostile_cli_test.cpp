@@ -483,3 +483,20 @@ TEST_CASE("catalog names reach tables escaped; ids must be plain", "[hostile]") 
   expect_error("llama-3.1-8b --catalog " + d / "id.json",
                d / "id.json" + ": /gpus/0/id: expected a lowercase id, got \"a\\x1bb\"");
 }
+
+TEST_CASE("JSON memory follows what a reader keeps: no quadratic or unbounded document",
+          "[hostile]") {
+  TempDir d;
+  // 1.39 M empty objects in a 4 MB config.json: nlohmann's callback parser rescanned the array at
+  // each '}' (quadratic, minutes); the linear builder stops at 500,000 values held.
+  std::string junk;
+  for (int i = 0; i < 1390000; ++i) junk += i ? ",{}" : "{}";
+  write(d / "config.json", R"({"model_type": "llama", "junk": [)" + junk + "]}");
+  expect_error(d / "config.json",
+               d / "config.json" + ": /junk: more than 500000 JSON values held at once");
+  // The same junk beside an index's weight_map is dropped as it is read, costing nothing.
+  write(d / "m.safetensors.index.json",
+        R"({"weight_map": {"a": "m-1.safetensors"}, "junk": [)" + junk + "]}");
+  expect_error(d / "m.safetensors.index.json",
+               d / "m-1.safetensors: cannot open (No such file or directory)");
+}
