@@ -18,6 +18,7 @@
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
+#include "serving_cases.hpp"
 
 using json = nlohmann::json;
 using namespace llmsize;
@@ -276,6 +277,77 @@ int main(int argc, char** argv) {
   }
   cats.push_back(vpool);
   cats.push_back(ograph);
+
+  // 6. Serving throughput, one category per engine: the step model (serving.hpp) against
+  // published serving benchmarks (tests/data/serving_throughput.json). Peer: the memory
+  // roofline alone (B sequences / ((weights + B x KV at the mean context) / bandwidth)), the
+  // bandwidth-only rule that ignores compute, prefill and the host.
+  const json serving = load(data + "/serving_throughput.json");
+  auto roofline = [](const test::ServingCase& c, double users) {
+    const auto& m = c.setup.model;
+    const auto& d = c.setup.deployment;
+    const double ctx = c.workload.isl + c.workload.osl / 2.0;
+    const double bytes = static_cast<double>(m.dense_read_bytes) +
+                         static_cast<double>(m.expert_bytes) * m.n_expert_used * m.n_layer_moe +
+                         users * ctx * static_cast<double>(m.kv_bytes_per_token);
+    return users * c.setup.gpu.bandwidth_gb_per_s * 1e9 * d.tp * d.pp / bytes;
+  };
+  Category trt{"serving throughput (TensorRT-LLM perf-overview)", {}, {}};
+  for (const auto& r : serving["rows"]) {
+    const auto c = test::serving_case(cat, r);
+    if (!c) {
+      excluded.push_back(r["id"].get<std::string>() + ": model or GPU not in the catalog");
+      continue;
+    }
+    const auto p = c->predict();
+    trt.rows.push_back({c->id, p.output_tokens_per_s.value, c->measured_tokens_per_s});
+    trt.peers["memory roofline only"].push_back(
+        {c->id, roofline(*c, p.concurrency), c->measured_tokens_per_s});
+  }
+  cats.push_back(trt);
+  Category lcpp{"serving throughput (llama.cpp batched-bench)", {}, {}};
+  const ModelSpec gemma = test::data_model(serving, "gemma-3-4b");
+  for (const auto& r : serving["llama_cpp_rows"]) {
+    const auto c = test::serving_case(cat, r, &gemma);
+    if (!c) continue;
+    const auto p = c->predict();
+    lcpp.rows.push_back({c->id, p.output_tokens_per_s.value, c->measured_tokens_per_s});
+    lcpp.peers["memory roofline only"].push_back(
+        {c->id, roofline(*c, p.concurrency), c->measured_tokens_per_s});
+  }
+  cats.push_back(lcpp);
+  Category srv{"serving throughput (NIM fixed concurrency)", {}, {}},
+      srv_ttft{"serving TTFT (NIM fixed concurrency)", {}, {}},
+      srv_itl{"serving ITL (NIM fixed concurrency)", {}, {}};
+  for (const auto& r : serving["server_rows"]) {
+    const auto c = test::serving_case(cat, r);
+    if (!c) continue;
+    const auto p = c->predict();
+    srv.rows.push_back({c->id, p.output_tokens_per_s.value, c->measured_tokens_per_s});
+    srv.peers["memory roofline only"].push_back(
+        {c->id, roofline(*c, p.concurrency), c->measured_tokens_per_s});
+    srv_ttft.rows.push_back({c->id, p.ttft_s.value * 1e3, r["ttft_ms"].get<double>()});
+    srv_itl.rows.push_back({c->id, p.itl_s.value * 1e3, r["itl_ms"].get<double>()});
+  }
+  cats.push_back(srv);
+  cats.push_back(srv_ttft);
+  cats.push_back(srv_itl);
+  Category vl{"serving speed (vLLM sweep)", {}, {}};
+  {
+    const auto one = test::serving_case(cat, serving["vllm_rows"][0]);
+    const auto eight = test::serving_case(cat, serving["vllm_rows"][1]);
+    if (one && eight) {
+      const auto p1 = one->predict(), p8 = eight->predict();
+      vl.rows.push_back({one->id, p1.per_user_tokens_per_s.value, one->measured_tokens_per_s});
+      vl.rows.push_back({eight->id, p8.output_tokens_per_s.value / p1.output_tokens_per_s.value,
+                         eight->measured_tokens_per_s});
+      vl.peers["memory roofline only"].push_back(
+          {one->id, roofline(*one, 1), one->measured_tokens_per_s});
+      vl.peers["memory roofline only"].push_back(
+          {eight->id, roofline(*eight, 8) / roofline(*one, 1), eight->measured_tokens_per_s});
+    }
+  }
+  cats.push_back(vl);
 
   // Print.
   std::printf("llmsize accuracy against %s\n\n",

@@ -7,7 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include "cli/app.hpp"
 #include "cli/check.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
@@ -33,8 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       llmsize::Catalog c = builtin;
       c.merge_json(text, "user.json");
     } else {
-      const llmsize::cli::Options base;
-      (void)llmsize::cli::read_plans(text, "plan.json", base);
+      (void)llmsize::cli::read_plans(text, "plan.json", builtin);
     }
   } catch (const llmsize::InputError& e) {
     check_message(e.what());

@@ -4,8 +4,9 @@
 #   bash scripts/install-deps.sh fuzz   also clang and its sanitizer/libFuzzer runtime, for
 #                                       -DLLMSIZE_FUZZ=ON (optional: the normal build never needs them)
 set -euo pipefail
-# librsvg2-bin: rsvg-convert renders the --plot SVGs in tests/cli/planning_cli_test.cpp.
-pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin)
+# librsvg2-bin: rsvg-convert renders the --plot SVGs in tests/cli/planning_cli_test.cpp; python3
+# and jq: the readme_current test regenerates the README's outputs (scripts/update-readme.py).
+pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin python3)
 for group in "$@"; do
   case "$group" in
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;

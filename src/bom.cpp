@@ -176,7 +176,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
                  0,
                  "",
                  BomReason::shipped_with_platform,
-                 p.psu.bays > 1});
+                 !p.psu.atx});
   }
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu,

@@ -52,4 +52,14 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
   return t;
 }
 
+uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
+                   uint64_t usable_each) {
+  const uint64_t shardable =
+      checked_add(checked_add(t.weights_bytes, t.gradients_bytes), t.optimizer_bytes);
+  const uint64_t per_gpu = checked_add(t.activations_bytes, overhead_per_gpu_bytes);
+  for (uint32_t n = 1; n <= 1024; ++n)
+    if (fraction_of(checked_add(shardable / n, per_gpu), 1 + headroom) <= usable_each) return n;
+  return 0;
+}
+
 }  // namespace llmsize

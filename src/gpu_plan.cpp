@@ -26,6 +26,13 @@ uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n) {
 GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
                   uint32_t requested) {
   GpuPlan p;
+  plan_gpus_numbers(m, e, c, gpu, requested, p);
+  describe_split(p);
+  return p;
+}
+
+void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c,
+                       const GpuSpec& gpu, uint32_t requested, GpuPlan& p) {
   p.gpu = gpu;
   p.count_requested = requested;
   p.count_needed = gpus_needed(e, c, gpu.usable_bytes());
@@ -37,9 +44,13 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
   p.nodes = (p.count + max_gpus_per_node(gpu) - 1) / max_gpus_per_node(gpu);
 
   // Whole layers per GPU, as llama.cpp's --split-mode layer assigns them (even split).
+  p.layers_per_gpu.clear();
   for (uint32_t i = 0; i < p.count; ++i)
     p.layers_per_gpu.push_back(m.n_layer / p.count + (i < m.n_layer % p.count ? 1 : 0));
+}
 
+void describe_split(GpuPlan& p) {
+  const GpuSpec& gpu = p.gpu;
   char buf[256];
   const bool fast_link = gpu.interconnect != "none" && !gpu.interconnect.empty();
   if (p.count <= 1) {
@@ -77,7 +88,6 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
     p.link_reason =
         "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
   }
-  return p;
 }
 
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,

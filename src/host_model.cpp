@@ -98,6 +98,15 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
     const uint32_t* sizes = rdimm ? kRdimmGib : kUdimmGib;
     const size_t n_sizes =
         rdimm ? sizeof kRdimmGib / sizeof kRdimmGib[0] : sizeof kUdimmGib / sizeof kUdimmGib[0];
+    // A vendor configuration that holds the need is kept as shipped (DGX H100: 32 x 64 GB).
+    const uint64_t shipped = uint64_t{p.ram_shipped_gib} * kGiB;
+    if (shipped >= r.required_bytes && p.dimm_slots > 0 && p.ram_shipped_gib % p.dimm_slots == 0 &&
+        p.dimm_slots % r.channels == 0) {
+      r.dimms = p.dimm_slots;
+      r.dimm_gib = p.ram_shipped_gib / p.dimm_slots;
+      r.dimms_per_channel = p.dimm_slots / r.channels;
+      r.installed_bytes = shipped;
+    }
     for (uint32_t dpc = 1; dpc <= max_dpc && r.dimms == 0; ++dpc)
       for (size_t i = 0; i < n_sizes; ++i) {
         const uint64_t total = uint64_t{sizes[i]} * kGiB * r.channels * dpc;

@@ -29,6 +29,8 @@ const char* to_string(GpuMount m) {
       return "sxm";
     case GpuMount::oam:
       return "oam";
+    case GpuMount::superchip:
+      return "superchip";
     case GpuMount::integrated:
       return "integrated";
   }
@@ -37,7 +39,8 @@ const char* to_string(GpuMount m) {
 
 GpuMount gpu_mount(const GpuSpec& g) {
   if (g.unified_memory || g.form_factor == "soc") return GpuMount::integrated;
-  if (g.form_factor == "sxm" || g.form_factor == "superchip") return GpuMount::sxm;
+  if (g.form_factor == "sxm") return GpuMount::sxm;
+  if (g.form_factor == "superchip") return GpuMount::superchip;
   if (g.form_factor == "oam") return GpuMount::oam;
   return GpuMount::pcie;
 }
@@ -98,6 +101,8 @@ const char* to_string(PlatformReason r) {
       return "passive_cooling";
     case PlatformReason::psu_capacity:
       return "psu_capacity";
+    case PlatformReason::psu_unrated:
+      return "psu_unrated";
     case PlatformReason::reduced_lanes:
       return "reduced_lanes";
     case PlatformReason::slot_width_unknown:
@@ -156,7 +161,10 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
     b.push_back(PlatformReason::mount_mismatch);
     return b;
   }
-  if (!p.gpu_ids.empty() && std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) == p.gpu_ids.end())
+  // Baseboards, superchip machines and unified computers are built around the chips they list (an
+  // empty list offers none); PCIe machines list what was seen in them, not a limit.
+  const bool listed = std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end();
+  if (!listed && (mount != GpuMount::pcie || !p.gpu_ids.empty()))
     b.push_back(PlatformReason::gpu_not_offered);
   if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) == p.gpu_counts.end())
     b.push_back(PlatformReason::count_not_offered);
@@ -169,7 +177,7 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
   }
   if (p.gpu_watts_each_max > 0 && g.board_power_w > p.gpu_watts_each_max)
     b.push_back(PlatformReason::gpu_power);
-  if (max_system_w > 0 && mount != GpuMount::integrated) {
+  if (max_system_w > 0 && mount != GpuMount::integrated && p.psu.watts > 0) {
     // PSUs are rated by their DC output; the spares do not count.
     const double capacity = p.psu.watts * p.psu.redundancy.n;
     if (max_system_w * p.psu.efficiency > capacity) b.push_back(PlatformReason::psu_capacity);
@@ -248,6 +256,8 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
                                         : PlatformReason::smallest_class);
   if (best.gpus_total() > n) best.reasons.push_back(PlatformReason::rounded_up);
   if (best.nodes > 1) best.reasons.push_back(PlatformReason::multi_node);
+  if (p.psu.watts <= 0 && p.gpu_mount != GpuMount::integrated)
+    best.reasons.push_back(PlatformReason::psu_unrated);
   if (p.gpu_mount == GpuMount::pcie) {
     if (g.slot_width <= 0) best.reasons.push_back(PlatformReason::slot_width_unknown);
     if (g.pcie_lanes && best.lanes_per_gpu < g.pcie_lanes)

@@ -60,7 +60,8 @@ MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const Machin
   PowerParts& q = m.parts;
   const uint32_t gpus = load.gpus;
   q.gpus_w = g.board_power_w * gpus * load.power_limit;
-  if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
+  if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam ||
+      p.gpu_mount == GpuMount::superchip)
     q.baseboard_w = kBaseboardFraction * q.gpus_w;
   q.cpus_w = p.cpu_tdp_w * p.cpu_sockets;
   const uint32_t dimms = load.dimms ? load.dimms : p.dimm_slots;
@@ -93,8 +94,7 @@ double max_system_wall_w(const PlatformModel& p, const GpuSpec& g, uint32_t n_gp
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
   PsuPlan s;
   const double dc = max_wall_w * (p.psu.efficiency > 0 ? p.psu.efficiency : 0.94);
-  if (p.psu.bays <= 1 && p.platform_class != PlatformClass::unified &&
-      p.platform_class != PlatformClass::server) {
+  if (p.psu.atx) {
     // One ATX supply, sized so the maximum DC load is at most 80% of its rating (transient
     // headroom; the rule PSU makers' calculators apply), up to what the chassis takes.
     s.count = 1;
@@ -111,7 +111,7 @@ PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
     s.redundancy = p.psu.redundancy;
   }
   s.capacity_w = s.watts * s.redundancy.n;
-  s.sufficient = dc <= s.capacity_w;
+  s.sufficient = s.watts > 0 && dc <= s.capacity_w;
   return s;
 }
 
@@ -158,10 +158,11 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
                     double rack_budget_kw) {
   RackPlan r;
   r.nodes = nodes;
-  if (p.rack_units == 0 || nodes == 0) return r;
+  // Rack servers whose height the catalog lacks are placed by power alone.
+  if (nodes == 0 || (p.rack_units == 0 && p.platform_class != PlatformClass::server)) return r;
   r.rack_units = p.rack_units * nodes;
   // A 42U rack, a few units kept for switches and PDUs' cabling: 38 for servers.
-  const uint32_t by_space = std::max<uint32_t>(1, 38 / p.rack_units);
+  const uint32_t by_space = p.rack_units ? std::max<uint32_t>(1, 38 / p.rack_units) : nodes;
   const uint32_t by_power = std::max<uint32_t>(
       1, static_cast<uint32_t>(rack_budget_kw * 1000 / std::max(1.0, max_wall_w_each)));
   r.nodes_per_rack = std::min({by_space, by_power, nodes});
@@ -186,8 +187,8 @@ TypicalPower typical_power(const PlatformModel& p, const GpuSpec& g, const Machi
   if (tflops > 0 && g.bandwidth_gb_per_s > 0)
     ridge_batch = tflops * 1e12 / (g.bandwidth_gb_per_s * 1e9) * w.bytes_per_weight / 2;
   double f = kDecodeSingleStreamFraction;
-  if (ridge_batch > 1 && w.decode_batch > 1)
-    f += (1 - f) * std::min(1.0, (w.decode_batch - 1) / (ridge_batch - 1));
+  const double batch = 1 + (w.decode_batch - 1.0) * std::clamp(w.routed_share, 0.0, 1.0);
+  if (ridge_batch > 1 && batch > 1) f += (1 - f) * std::min(1.0, (batch - 1) / (ridge_batch - 1));
   t.gpu_decode_fraction = std::min(f, cap);
   t.gpu_prefill_fraction = cap;
   const double busy_frac =

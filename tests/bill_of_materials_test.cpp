@@ -69,11 +69,11 @@ TEST_CASE("An HGX plan lists the machine, its GPUs, host parts, NICs, PSUs and P
   CHECK(spec(*cpu, "cores") == "112");
   const BomLine* ram = line(v, BomComponent::memory);
   REQUIRE(ram);
-  CHECK(ram->qty == 32);  // 16 x 128 GiB per node
+  CHECK(ram->qty == 64);  // 32 x 64 GiB per node, as shipped
   CHECK(spec(*ram, "total_gib") == "2048");
   CHECK(spec(*ram, "rule_gib") == "754");  // 810 GB = 754.4 GiB
   CHECK(spec(*ram, "why") == "ram_platform_class");
-  CHECK(ram->unit_price_usd == 4.0 * 128);
+  CHECK(ram->unit_price_usd == 4.0 * 64);
   const BomLine* nic = line(v, BomComponent::nic);
   REQUIRE(nic);
   CHECK(nic->qty == 16);

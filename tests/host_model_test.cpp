@@ -20,8 +20,8 @@ const PlatformModel& platform(const std::string& id) {
 
 TEST_CASE("An HGX server is sized like the DGX it is", "[host_model]") {
   // Llama-3.1-405B in FP8: ~405 GB of weights. 2 x weights = 810 GB = 754.4 GiB, below the
-  // 2 TiB a DGX H100 ships for 8 GPUs (256 GiB per GPU): 2048 GiB on 16 channels, one 128 GiB
-  // RDIMM each.
+  // 2 TiB a DGX H100 ships for 8 GPUs (256 GiB per GPU): kept as shipped, 32 x 64 GiB on 16
+  // channels (2 per channel).
   HostNeeds n;
   n.gpus = 8;
   n.weights_bytes = 405 * kGB;
@@ -34,9 +34,9 @@ TEST_CASE("An HGX server is sized like the DGX it is", "[host_model]") {
   CHECK(h.ram.required_bytes == 2048 * kGiB);
   CHECK(h.ram.reason == HostReason::ram_platform_class);
   CHECK(h.ram.channels == 16);
-  CHECK(h.ram.dimms == 16);
-  CHECK(h.ram.dimm_gib == 128);
-  CHECK(h.ram.dimms_per_channel == 1);
+  CHECK(h.ram.dimms == 32);
+  CHECK(h.ram.dimm_gib == 64);
+  CHECK(h.ram.dimms_per_channel == 2);
   CHECK(h.ram.installed_bytes == 2048 * kGiB);
   // One node, not networked: no NIC lines of its own.
   CHECK(h.nics.empty());
@@ -47,7 +47,7 @@ TEST_CASE("An HGX server is sized like the DGX it is", "[host_model]") {
   CHECK(h.storage.data_drives == 2);
   CHECK(h.storage.data_drive_bytes == 1920 * kGB);
   CHECK(h.load.nvme_drives == 4);
-  CHECK(h.load.dimms == 16);
+  CHECK(h.load.dimms == 32);
 }
 
 TEST_CASE("RAM is the larger of 2 x weights and what the class ships, both stated",

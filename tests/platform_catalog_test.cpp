@@ -8,17 +8,17 @@ using namespace llmsize;
 
 namespace {
 
-// A minimal valid platform; tests break one field at a time.
+// A minimal valid platform in data/platforms.json's schema; tests break one field at a time.
 std::string doc(const std::string& gpu,
                 const std::string& psu = R"({"bays": 6, "watts": 3300, "redundancy": "4+2"})",
-                const std::string& extra = "") {
-  return R"({"platforms": [{"id": "hgx", "name": "HGX box", "vendor": "v", "class": "server",
+                const std::string& extra = "", const std::string& array = "platforms") {
+  return R"({")" + array + R"(": [{"id": "hgx", "name": "HGX box", "vendor": "v", "class": "server",
     "gpu": )" +
          gpu + R"(,
-    "cpu": {"sockets": 2, "cores_per_socket": 56, "tdp_w": 350},
+    "cpu": {"sockets": 2, "model": "Intel Xeon Platinum 8480C", "cores_per_socket": 56},
     "memory": {"channels_per_socket": 8, "dimm_slots": 32},
     "psu": )" +
-         psu + extra + R"(, "sources": "datasheet"}]})";
+         psu + extra + R"(, "sources": {"all": "datasheet"}}]})";
 }
 
 const char* kSxm = R"({"mount": "sxm", "counts": [8]})";
@@ -33,14 +33,18 @@ TEST_CASE("The platform fixture reads with every field", "[platform_catalog]") {
   CHECK(dgx->platform_class == PlatformClass::server);
   CHECK(dgx->gpu_mount == GpuMount::sxm);
   CHECK(dgx->gpu_counts == std::vector<uint32_t>{8});
+  CHECK(dgx->gpu_ids == std::vector<std::string>{"h100-sxm"});
   CHECK(dgx->cpu_sockets == 2);
   CHECK(dgx->cpu_cores_per_socket == 56);
+  CHECK(dgx->cpu_tdp_w == 350);
   CHECK(dgx->ram_shipped_gib == 2048);
   CHECK(dgx->psu.bays == 6);
   CHECK(dgx->psu.watts == 3300);
   CHECK(dgx->psu.redundancy == Redundancy{4, 2});
+  CHECK_FALSE(dgx->psu.atx);
   CHECK(dgx->max_power_w == 10200);
   CHECK(dgx->nics_400g_shipped == 8);
+  CHECK(dgx->nvme_shipped == 10);
   // Source objects are joined "key: text ; key: text" (keys in JSON object order: sorted).
   CHECK(dgx->source.find("power: NVIDIA DGX H100/H200 User Guide") != std::string::npos);
   CHECK(dgx->source.find("host: MLPerf") == 0);
@@ -49,6 +53,11 @@ TEST_CASE("The platform fixture reads with every field", "[platform_catalog]") {
   REQUIRE(ws);
   CHECK(ws->gpu_counts == std::vector<uint32_t>{1, 2, 3, 4});
   CHECK(ws->psu.redundancy == Redundancy{2, 0});  // two PSUs sharing, no spare
+  // A desktop's single PSU is an ATX supply bought to fit, up to its rating.
+  const PlatformModel* desk = find_platform(v, "am5-desktop");
+  REQUIRE(desk);
+  CHECK(desk->psu.atx);
+  CHECK(desk->psu.watts == 1600);
   CHECK(find_platform(v, "nope") == nullptr);
   CHECK(suggest_platform(v, "dgx-h10") == " (did you mean dgx-h100, dgx-a100?)");
   CHECK(suggest_platform(v, "zzzzzzzz").empty());
@@ -60,13 +69,12 @@ TEST_CASE("Bad platform fields are named with the file and the JSON path", "[pla
     const char* message;
   };
   const Case cases[] = {
-      {"{", "p.json: not valid JSON (at byte 2)"},
       {"{}", "p.json: /platforms: missing (expected an array of platforms)"},
       {doc(R"({"mount": "sxm", "counts": [6]})"),
        "p.json: /platforms/0/gpu/counts: SXM/OAM baseboards hold 4 or 8 GPUs, got 6"},
       {doc(R"({"mount": "nvl", "counts": [8]})"),
-       "p.json: /platforms/0/gpu/mount: unknown mount \"nvl\" (expected pcie, sxm, oam or "
-       "integrated)"},
+       "p.json: /platforms/0/gpu/mount: unknown mount \"nvl\" (expected pcie, sxm, oam, superchip "
+       "or integrated)"},
       {doc(R"({"mount": "pcie", "slots": 8, "width_max": 2, "widths_total": 16})"),
        "p.json: /platforms/0/gpu/lanes_total: missing (expected a number)"},
       {doc(kSxm, R"({"bays": 4, "watts": 3300, "redundancy": "4+2"})"),
@@ -74,8 +82,10 @@ TEST_CASE("Bad platform fields are named with the file and the JSON path", "[pla
        "\"N+N\" or \"none\", got \"4+2\""},
       {doc(kSxm, R"({"bays": 6, "watts": "3.3 kW", "redundancy": "4+2"})"),
        "p.json: /platforms/0/psu/watts: expected a number, got \"3.3 kW\""},
-      {doc(kSxm, R"({"bays": 6, "watts": 3300, "redundancy": "4+2"})", R"(, "price_usd": 300000)"),
+      {doc(kSxm, R"({"bays": 6})", R"(, "price_usd": 300000)"),
        "p.json: /platforms/0/price_source: missing (expected a string)"},
+      {doc(kSxm, R"({"bays": 6})", R"(, "measured_power_w": {"measured_peak_w": {"low": 1}})"),
+       "p.json: /platforms/0/measured_power_w/measured_peak_w/high: missing (expected a number)"},
       {doc(R"({"mount": "integrated", "counts": [1]})"),
        "p.json: /platforms/0/gpu/mount: class unified goes with mount integrated, and only it"},
   };
@@ -84,10 +94,65 @@ TEST_CASE("Bad platform fields are named with the file and the JSON path", "[pla
     CHECK_THROWS_MATCHES(read_platforms(c.text, "p.json"), InputError,
                          Catch::Matchers::Message(c.message));
   }
+  CHECK_THROWS_AS(read_platforms("{", "p.json"), InputError);
   // Two rows with one id.
   const std::string one = doc(kSxm);
   const std::string row = one.substr(one.find('[') + 1, one.rfind(']') - one.find('[') - 1);
   CHECK_THROWS_MATCHES(read_platforms("{\"platforms\": [" + row + "," + row + "]}", "p.json"),
                        InputError,
                        Catch::Matchers::Message("p.json: /platforms/1/id: duplicate id \"hgx\""));
+}
+
+TEST_CASE("Facts the catalog lacks are looked up, flagged or left unrated", "[platform_catalog]") {
+  // No cpu/tdp_w: the Xeon Platinum 8480C's 350 W from the table (Intel ARK, 8480+). No PSU
+  // rating: unrated (0), not guessed.
+  const auto v = read_platforms(doc(kSxm, R"({"bays": 6})"), "p.json");
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].cpu_tdp_w == 350);
+  CHECK_FALSE(v[0].cpu_tdp_assumed);
+  CHECK(v[0].psu.watts == 0);
+  // An unknown CPU model: the class's 360 W, flagged as assumed.
+  std::string d = doc(kSxm);
+  d.replace(d.find("Intel Xeon Platinum 8480C"), 25, "Some future CPU");
+  const auto a = read_platforms(d, "p.json");
+  CHECK(a[0].cpu_tdp_w == 360);
+  CHECK(a[0].cpu_tdp_assumed);
+  // "platforms_incomplete" rows are used when they give what selection needs, else skipped with
+  // the reason.
+  std::vector<std::string> skipped;
+  const auto inc = read_platforms(
+      R"({"platforms": [], )" + doc(kSxm, R"({"bays": 6})", "", "platforms_incomplete").substr(1),
+      "p.json", &skipped);
+  CHECK(inc.size() == 1);
+  CHECK(skipped.empty());
+  const auto bad =
+      read_platforms(R"({"platforms": [], )" + doc(R"({"mount": "pcie", "slots": 2})",
+                                                   R"({"bays": 1})", "", "platforms_incomplete")
+                                                   .substr(1),
+                     "p.json", &skipped);
+  CHECK(bad.empty());
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0] == "p.json: /platforms_incomplete/0/gpu/width_max: missing (expected a number)");
+}
+
+TEST_CASE("The built-in platform catalog reads and every row is usable", "[platform_catalog]") {
+  std::vector<std::string> skipped;
+  const auto v =
+      read_platforms(std::string(R"({"platforms": []})"), "x");  // the empty catalog is valid
+  CHECK(v.empty());
+  const auto& b = builtin_platforms();
+  REQUIRE(b.size() >= 15);
+  for (const auto& p : b) {
+    CAPTURE(p.id);
+    CHECK_FALSE(p.gpu_counts.empty());
+    CHECK(p.cpu_sockets >= 1);
+    CHECK_FALSE(p.source.empty());
+    if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
+      CHECK((p.gpu_counts.front() == 4 || p.gpu_counts.front() == 8));
+  }
+  const PlatformModel* dgx = find_platform(b, "nvidia-dgx-h100");
+  REQUIRE(dgx);
+  CHECK(dgx->psu.redundancy == Redundancy{4, 2});
+  CHECK(dgx->nics_400g_shipped == 10);
+  CHECK(find_platform(b, "am5-desktop"));  // an incomplete row made usable
 }

@@ -41,7 +41,7 @@ const PlatformRejection* rejection(const PlatformChoice& c, const std::string& i
 
 TEST_CASE("GPU mount follows the catalog form factor", "[platform]") {
   CHECK(gpu_mount(gpu("h100-sxm")) == GpuMount::sxm);
-  CHECK(gpu_mount(gpu("gh200")) == GpuMount::sxm);  // "superchip": an HGX-class board
+  CHECK(gpu_mount(gpu("gh200")) == GpuMount::superchip);
   CHECK(gpu_mount(gpu("mi300x")) == GpuMount::oam);
   CHECK(gpu_mount(gpu("rtx-4090")) == GpuMount::pcie);
   CHECK(gpu_mount(gpu("m2-ultra")) == GpuMount::integrated);
@@ -190,19 +190,19 @@ TEST_CASE("PSU capacity turns a platform down", "[platform]") {
             .empty());
 }
 
+namespace {
+
 // Every catalog GPU at 1-16: the choice is buyable (a count the platform ships, the cards fit
 // its bays, lanes and PSUs; modules in 4 or 8), never fewer GPUs than asked and never a whole
-// machine more than needed; a GPU no platform takes gets none, and every consumer and workstation
-// card has one.
-TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration", "[platform]") {
-  const auto& cat = fixture();
+// machine more than needed; a GPU no platform takes gets none, and every consumer card has one.
+void walk_catalog(const std::vector<PlatformModel>& cat) {
   for (const auto& cg : test::catalog().gpus()) {
     const GpuSpec& g = cg.spec;
     for (uint32_t n = 1; n <= 16; ++n) {
       CAPTURE(g.id, n);
       const auto ch = choose_platform(cat, g, n);
       if (ch.index < 0) {
-        // No platform of the fixture takes this GPU at any count.
+        // No platform takes this GPU at any count.
         for (const auto& p : cat)
           for (uint32_t c : p.gpu_counts)
             CHECK_FALSE(platform_blockers(p, g, c, max_system_wall_w(p, g, c)).empty());
@@ -216,8 +216,11 @@ TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration", "[platf
       CHECK(ch.gpus_total() >= n);
       CHECK(ch.nodes == (n + ch.gpus_per_node - 1) / ch.gpus_per_node);
       CHECK(ch.gpus_total() - n < ch.gpus_per_node);  // no idle machine
+      if (p.gpu_mount != GpuMount::pcie)
+        CHECK(std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end());
       if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
         CHECK((ch.gpus_per_node == 4 || ch.gpus_per_node == 8));
+      if (p.gpu_mount == GpuMount::integrated) CHECK(ch.gpus_per_node == 1);
       if (p.gpu_mount == GpuMount::pcie) {
         const double w = g.slot_width > 0 ? g.slot_width : 2;
         CHECK(w <= p.gpu_width_max);
@@ -229,10 +232,58 @@ TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration", "[platf
       if (p.gpu_mount != GpuMount::integrated) {
         const double wall = max_system_wall_w(p, g, ch.gpus_per_node);
         const PsuPlan psu = plan_psus(p, wall);
-        CHECK(psu.sufficient);
-        CHECK(psu.count <= p.psu.bays);
+        CHECK(psu.count <= std::max<uint32_t>(1, p.psu.bays));
         CHECK(psu.count == psu.redundancy.total());
+        // Rated PSUs carry the maximum; unrated ones are said to be.
+        if (p.psu.watts > 0)
+          CHECK(psu.sufficient);
+        else
+          CHECK(has(ch.reasons, PlatformReason::psu_unrated));
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration (fixture)", "[platform]") {
+  walk_catalog(fixture());
+}
+
+TEST_CASE("Every catalog GPU at 1-16 GPUs gets a buyable configuration (built-in platforms)",
+          "[platform]") {
+  walk_catalog(builtin_platforms());
+}
+
+TEST_CASE("Built-in platforms: the reference systems come out as they ship", "[platform]") {
+  const auto& cat = builtin_platforms();
+  struct Case {
+    const char* gpu;
+    uint32_t n;
+    const char* platform;
+    uint32_t sockets;
+  };
+  const Case cases[] = {
+      {"h100-sxm", 8, "nvidia-dgx-h100", 2},
+      {"h100-sxm", 6, "nvidia-dgx-h100", 2},  // rounded up to the board of 8
+      {"b200", 8, "nvidia-dgx-b200", 2},
+      {"mi300x", 8, "dell-poweredge-xe9680-mi300x", 2},
+      {"mi300x", 1, "dell-poweredge-xe9680-mi300x", 2},    // one OAM module: the board of 8
+      {"h200", 4, "lenovo-thinksystem-sr675-v3-hgx4", 2},  // the HGX 4-GPU board
+      {"rtx-3090", 2, "am5-desktop", 1},
+      {"l40s", 4, "asus-esc8000a-e13p", 2},  // passive: a server
+      {"m3-ultra", 1, "apple-mac-studio-m3-ultra", 1},
+      {"dgx-spark", 2, "nvidia-dgx-spark", 1},  // two Sparks, two nodes
+      {"ryzen-ai-max-395", 1, "framework-desktop-ryzen-ai-max-395", 1},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gpu, c.n);
+    const auto ch = choose_platform(cat, gpu(c.gpu), c.n);
+    REQUIRE(ch.index >= 0);
+    const auto& p = cat[static_cast<size_t>(ch.index)];
+    CHECK(p.id == c.platform);
+    CHECK(p.cpu_sockets == c.sockets);
+  }
+  // A GH200 is not a GB300: the DGX Station GB300 does not take it.
+  CHECK(choose_platform(cat, gpu("gh200"), 1).index < 0);
 }

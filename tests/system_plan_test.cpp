@@ -37,9 +37,9 @@ TEST_CASE("405B FP8 on 8 x H100 SXM is a DGX H100 as it ships", "[system_plan]")
   CHECK(s.psus.count == 6);
   CHECK(s.psus.watts == 3300);
   CHECK(to_string(s.psus.redundancy) == "4+2");
-  // 5600 + 2464 (baseboard) + 700 + 16 x 10 (DIMMs) + 4 x 25 (NVMe) + 10 x 25 (the shipped
-  // ConnectX-7) + 100 = 9374 W DC / 0.94 = 9972.3 W: -2.2% against NVIDIA's 10.2 kW.
-  CHECK(s.max_power.wall_w == Approx(9374 / 0.94));
+  // 5600 + 2464 (baseboard) + 700 + 32 x 10 (DIMMs as shipped) + 4 x 25 (NVMe) + 10 x 25 (the
+  // shipped ConnectX-7) + 100 = 9534 W DC / 0.94 = 10142.6 W: -0.6% against NVIDIA's 10.2 kW.
+  CHECK(s.max_power.wall_w == Approx(9534 / 0.94));
   CHECK(std::fabs(s.max_power.wall_w / 10200 - 1) < 0.15);
   CHECK(s.max_wall_w_total == s.max_power.wall_w);
   CHECK(s.heat_btu_per_h_total == Approx(s.max_power.wall_w * 3.412));
@@ -77,8 +77,8 @@ TEST_CASE("2 x RTX 3090 on a desktop: ATX PSU, outlet, typical below maximum", "
 TEST_CASE("A power cap lowers the maximum; unplaceable GPUs say so", "[system_plan]") {
   auto r = request("h100-sxm", 8, 405 * kGB);
   r.power_limit = 0.5;
-  // GPUs and baseboard halve: 2800 x 1.44 + 1310 = 5342 W DC.
-  CHECK(plan_system(r).max_power.dc_w == Approx(5342));
+  // GPUs and baseboard halve: 2800 x 1.44 + 1470 = 5502 W DC.
+  CHECK(plan_system(r).max_power.dc_w == Approx(5502));
   // No OAM platform in the fixture: no machine, and no rejection of another mount.
   const auto none = plan_system(request("mi300x", 8, 405 * kGB));
   CHECK(none.platform == nullptr);

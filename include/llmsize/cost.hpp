@@ -33,6 +33,11 @@ double host_base_usd(int platform);
 constexpr double kRamUsdPerGib = 4.0;   // DDR5 street price, 2025
 constexpr double kNvmeUsdPerTb = 80.0;  // client/enterprise NVMe average, 2025
 
+// The host around the GPUs: the platform's base price, its RAM and its drives (the data drives
+// and the OS drive), at the street prices above.
+struct HostPlan;
+double host_cost_usd(const HostPlan& h);
+
 CostPlan plan_cost(const CostInput& in);
 
 }  // namespace llmsize

@@ -47,4 +47,11 @@ struct TrainMemory {
 //   x n_vocab x 4 B x 2 (FP32 logits and their gradient).
 TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig& c);
 
+// FSDP / ZeRO-3 shards weights, gradients and optimizer states over the GPUs; activations and the
+// runtime overhead stay per GPU: the smallest n up to 1024 with
+//   (shardable / n + activations + overhead) x (1 + headroom) <= usable_each.
+// 0 when none.
+uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
+                   uint64_t usable_each);
+
 }  // namespace llmsize

@@ -39,9 +39,17 @@ uint32_t max_gpus_per_node(const GpuSpec& g);
 // Smallest tensor-parallel degree >= n that divides the attention heads and KV heads.
 uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n);
 
+// Fills p.split, p.link and p.link_reason from p.gpu, p.count, p.nodes, p.gpus_per_node and
+// p.tp_degree alone (so a caller planning many estimates on one GPU and count can reuse them).
+void describe_split(GpuPlan& p);
+
 // The plan for `gpu`; requested = 0 lets the estimate choose.
 GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
                   uint32_t requested);
+// The same without describe_split(), into `out` (whose storage is reused; every field but split,
+// link and link_reason is assigned).
+void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c,
+                       const GpuSpec& gpu, uint32_t requested, GpuPlan& out);
 
 struct GpuOption {
   GpuPlan plan;

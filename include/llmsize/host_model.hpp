@@ -77,6 +77,8 @@ struct HostSizing {
 // (DGX H100/B200), PCIe GPU servers 1 TiB / 8 = 128, workstations 64, desktops 32.
 uint32_t shipped_ram_gib_per_gpu(const PlatformModel& p);
 
+// RAM: the vendor's shipped population when it holds the need and fills every channel alike;
+// else every channel alike, one DIMM per channel before two, the smallest module that reaches it.
 HostSizing size_host(const PlatformModel& p, const HostNeeds& n);
 
 }  // namespace llmsize

@@ -21,12 +21,13 @@ enum class GpuMount {
   pcie,        // add-in cards in PCIe slots
   sxm,         // NVIDIA SXM modules on an HGX baseboard
   oam,         // OCP Accelerator Modules on a UBB baseboard (AMD Instinct, Intel Gaudi)
+  superchip,   // Grace + GPU superchips (GH200, GB300): a deskside station or rack trays
   integrated,  // one SoC with unified memory (Apple M-series, GB10, Ryzen AI Max)
 };
 const char* to_string(GpuMount m);
 
-// The mount a catalog GPU needs, from its form factor: "sxm" and "superchip" -> sxm, "oam" -> oam,
-// "soc" or unified memory -> integrated, everything else -> pcie.
+// The mount a catalog GPU needs, from its form factor: "sxm" -> sxm, "superchip" -> superchip,
+// "oam" -> oam, "soc" or unified memory -> integrated, everything else -> pcie.
 GpuMount gpu_mount(const GpuSpec& g);
 
 // Datacenter PCIe cards (T4, L4, L40S, A100/H100 PCIe, H100 NVL, MI210) have passive heatsinks
@@ -47,9 +48,11 @@ std::string to_string(Redundancy r);
 bool parse_redundancy(const std::string& s, uint32_t bays, Redundancy* out);
 
 struct PsuSpec {
-  uint32_t bays = 1;         // PSU positions in the chassis
-  double watts = 0;          // rating of one PSU at 200-240 V
-  double watts_120v = 0;     // rating at 100-127 V (low line); 0 = not rated for it
+  uint32_t bays = 1;  // PSU positions in the chassis
+  // Rating of one PSU at 200-240 V; 0 = not in the catalog. A desktop's ATX supply is bought to
+  // fit (atx = true): watts is then the largest the chassis takes.
+  double watts = 0;
+  bool atx = false;
   Redundancy redundancy;     // as shipped
   double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
 };
@@ -60,13 +63,13 @@ struct PlatformModel {
   std::string name;
   std::string vendor;
   PlatformClass platform_class = PlatformClass::desktop;
-  std::string form_factor;  // "8U rackmount", "tower", "mini PC"
-  uint32_t rack_units = 0;  // 0 = not rack-mounted
+  std::string form_factor;  // the catalog's form: "rack", "tower", "deskside", "desktop", "mini"
+  uint32_t rack_units = 0;  // 0 = not rack-mounted, or its height is not in the catalog
 
   // GPUs.
   GpuMount gpu_mount = GpuMount::pcie;
   std::vector<uint32_t> gpu_counts;  // the GPU counts it ships with, ascending (HGX: {8})
-  std::vector<std::string> gpu_ids;  // GPUs it is sold with; empty = any GPU that fits
+  std::vector<std::string> gpu_ids;  // GPUs it is sold with (PCIe: empty = any that fits)
   double gpu_width_max = 0;          // slot widths one GPU may take (pcie); 0 = modules
   double gpu_widths_total = 0;       // slot widths along the board for GPUs (pcie)
   uint32_t gpu_lanes_total = 0;      // PCIe lanes wired to GPU positions (after any switch)
@@ -79,15 +82,16 @@ struct PlatformModel {
   uint32_t cpu_sockets = 1;
   std::string cpu_model;
   uint32_t cpu_cores_per_socket = 0;
-  double cpu_tdp_w = 0;  // per socket
+  double cpu_tdp_w = 0;          // per socket
+  bool cpu_tdp_assumed = false;  // no TDP on file for the catalog's CPU model: the class's
   uint32_t memory_channels_per_socket = 0;
   uint32_t dimm_slots = 0;       // all sockets
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
   uint32_t ram_max_gib = 0;
   uint32_t nic_slots = 0;  // x16 network positions besides the GPUs
-  uint32_t drive_bays = 0;
   // As the vendor ships it (0 = unstated): the power model counts these when the plan does not
-  // say otherwise.
+  // say otherwise. NICs are counted from the catalog's nics_shipped; the catalog's storage is
+  // text, so nvme_shipped is left to callers.
   uint32_t nvme_shipped = 0;        // OS + data NVMe drives
   uint32_t nics_400g_shipped = 0;   // GPU fabric NICs (ConnectX-7 class)
   uint32_t nics_other_shipped = 0;  // storage / front-end NICs
@@ -97,6 +101,7 @@ struct PlatformModel {
   double max_power_w = 0;      // published maximum system power (wall); 0 = unpublished
   double typical_power_w = 0;  // unified computers: published typical draw; 0 = unpublished
   double idle_power_w = 0;
+  double measured_peak_w = 0;  // a measured wall peak of the cited configuration; 0 = none
   // Unified-memory computers: the share of memory the GPU may use as the maker or the OS sets it
   // (macOS ~0.75 by default); 0 = the GPU catalog's memory_fraction.
   double gpu_memory_fraction = 0;
@@ -121,6 +126,7 @@ enum class PlatformReason {
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
   // noting
+  psu_unrated,         // no PSU rating in the catalog: capacity not checked
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed
   rounded_up,          // more GPUs than asked: the nearest count that is sold

@@ -58,7 +58,7 @@ struct PsuPlan {
   double watts = 0;  // each
   Redundancy redundancy;
   double capacity_w = 0;    // n x watts: what carries the load with the spares out
-  bool sufficient = false;  // max wall power <= capacity
+  bool sufficient = false;  // DC max <= capacity; false when the rating is unknown (watts 0)
 };
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w);
 
@@ -84,7 +84,8 @@ struct RackPlan {
   double kw_per_rack = 0;
   uint32_t pdus = 0;  // 2 per rack (A/B feeds), 3-phase 400 V 32 A (22 kW) each
 };
-// rack_budget_kw: what the room supplies and cools per rack (air-cooled rows: 15-40 kW).
+// rack_budget_kw: what the room supplies and cools per rack (air-cooled rows: 15-40 kW). Servers
+// without a catalog height are placed by power alone (rack_units 0); other classes get no racks.
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
                     double rack_budget_kw = 40);
 
@@ -95,6 +96,9 @@ struct Workload {
   double busy_share = 0.5;      // share of the time serving (the rest idle)
   double power_limit = 1.0;     // GPU power cap as a fraction of board power
   double bytes_per_weight = 2;  // decode arithmetic intensity: 2 FLOPs per weight per token
+  // MoE: the share of the batch each routed expert's weights see (n_expert_used / n_expert);
+  // 1 for dense models. A step reads every expert once but multiplies it by this share only.
+  double routed_share = 1;
 };
 
 struct TypicalPower {

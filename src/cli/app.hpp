@@ -10,50 +10,56 @@
 
 namespace llmsize {
 class Catalog;
-}
+struct Plan;
+}  // namespace llmsize
 
 namespace llmsize::cli {
 
+// The command line, typed: numbers are numbers, validated when parsed (setup_app binds each with
+// its range, so an error names the flag and the range); words are checked against their choices
+// in resolve_request(). "Not given" is 0 (or < 0 where 0 is a value) as each field says.
 struct Options {
   // model and memory
   std::string model;
   std::string quant = "q4_k_m";
-  std::string ctx = "4096";
-  std::string batch;  // concurrent sequences; defaults to --users, else 1
-  std::string ubatch = "512";
+  bool quant_given = false;  // -q/--quant on the command line (a weights file's type wins else)
+  uint32_t ctx = 4096;
+  bool ctx_max = false;  // --ctx max: the largest context the GPUs hold
+  uint32_t batch = 0;    // concurrent sequences; 0: --users, else 1
+  uint32_t ubatch = 512;
   std::string kv_quant = "f16";
-  std::string flash_attn;    // default: the engine's
-  std::string headroom;      // default: the engine's (0.2; vLLM 1/0.9 - 1)
-  std::string overhead_mib;  // default: the engine's
+  std::string flash_attn;    // on | off; empty: the engine's
+  double headroom = -1;      // < 0: the engine's (0.2; vLLM 1/0.9 - 1)
+  double overhead_mib = -1;  // < 0: the engine's
   std::string engine = "llama.cpp";
   std::vector<std::string> catalogs;
   // hardware
   std::string gpu;
-  std::string gpus;
+  uint32_t gpus = 0;                // 0: as many as needed
   std::vector<std::string> prices;  // NAME=USD
   std::string split = "layer";
-  std::string top = "5";
+  uint32_t top = 5;
   // speed and capacity
-  std::string users;
-  std::string target_tps;
-  std::string prompt = "1024";
+  uint32_t users = 0;     // 0: not given
+  double target_tps = 0;  // 0: no capacity target
+  uint32_t prompt = 1024;
   // host, power, cost
-  std::string ram_channels;  // default: the platform's
-  std::string ram_mts = "4800";
-  std::string keep_models = "3";
-  std::string dataset_gb = "0";
-  std::string power_limit = "100%";
-  std::string mains = "230";
-  std::string duty_cycle = "0.5";
-  std::string kwh_price = "0.15";
-  std::string years = "3";
-  std::string utilization = "0.5";
-  std::string cloud_price;
+  uint32_t ram_channels = 0;  // 0: the platform's
+  uint32_t ram_mts = 4800;
+  uint32_t keep_models = 3;
+  double dataset_gb = 0;
+  std::string power_limit = "100%";  // "80%", "80" or "0.8" (validated when parsed)
+  double mains = 230;
+  double duty_cycle = 0.5;
+  double kwh_price = 0.15;
+  double years = 3;
+  double utilization = 0.5;
+  double cloud_price = 0;  // 0: no comparison
   // fine-tuning
   std::string mode = "inference";
-  std::string seq = "2048";
+  uint32_t seq = 2048;
   std::string optimizer = "adamw";
-  std::string lora_rank = "16";
+  uint32_t lora_rank = 16;
   std::string checkpointing = "on";
   // output
   std::string format = "table";
@@ -65,22 +71,27 @@ struct Options {
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
 void setup_app(CLI::App& app, Options& o);
 
+// Validators of numeric flags: the message CLI11 puts after "--flag: " ("expected an integer from
+// 1 to 65536, got 'x'"), checked on the text before it is converted.
+CLI::Validator integer_from(uint64_t lo, uint64_t hi);
+CLI::Validator number_from(double lo, double hi);
+// --ctx: an integer in range, or "max" (sets o.ctx_max).
+CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
+                            const std::string& help);
+
 struct Report;
 
 // The whole estimate and bill of materials for one configuration, without rendering: validates
 // every flag, resolves the model and GPUs in `catalog`, computes. Throws InputError on bad input.
 Report build_report(const Options& o, const Catalog& catalog);
 
+struct ResolvedRequest;
+// A plan of `rq` with its words, for the renderers.
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain);
+
 // Runs the parsed options; writes the result to `out` (sweep streams to stdout itself). Returns the
 // exit code: 0, or 1 when `check` finds a plan that fails. Throws InputError on bad input (nothing
 // written to out in that case).
 int run(const Options& o, std::string& out);
-
-// The checklist lines of a report (power, links, growth, software, maintenance), for sweep.
-std::vector<std::string> report_checklist(const Report& r);
-
-// The warnings about the quantization: a short form's expansion, and a checkpoint format (fp8,
-// gptq, ...) estimated under llama.cpp's rules. One source for build_report and sweep.
-std::vector<std::string> quant_warnings(const Report& r);
 
 }  // namespace llmsize::cli

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <unordered_map>
 
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
+#include "cli/request.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
@@ -56,21 +56,6 @@ const Field kPlanFields[] = {{"name", Kind::string},
                              {"target_tokens_per_s", Kind::number}};
 const Field kBudgetFields[] = {
     {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
-
-// A flag named at the start of build_report()'s messages, and the plan field it comes from.
-const std::pair<const char*, const char*> kFlagFields[] = {{"MODEL: ", "model"},
-                                                           {"--quant: ", "quant"},
-                                                           {"--ctx: ", "context"},
-                                                           {"--batch: ", "batch"},
-                                                           {"--users: ", "users"},
-                                                           {"--kv-quant: ", "kv_quant"},
-                                                           {"--flash-attn: ", "flash_attn"},
-                                                           {"--ubatch: ", "ubatch"},
-                                                           {"--engine: ", "engine"},
-                                                           {"--headroom: ", "headroom"},
-                                                           {"--gpu: ", "gpu"},
-                                                           {"--gpus: ", "gpus"},
-                                                           {"--price: ", "gpu_price_usd"}};
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -141,12 +126,6 @@ std::string num(double v) {
   return s;
 }
 
-// A number as a flag's text: integers without a decimal point.
-std::string flag_text(const json& v) {
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  return num(v.get<double>());
-}
-
 std::string usd(double v) {
   const auto n = static_cast<uint64_t>(std::llround(v));
   std::string s = std::to_string(n), r;
@@ -181,14 +160,66 @@ std::string read_file(const std::string& path) {
 
 struct PlanInput {
   std::string file, pointer, name;
-  Options options;
-  json budget;  // object or null
+  std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
+  json budget;                          // object or null
   double target_tps = 0;
 };
 
-// One plan object at `ptr` of `file` as the options of a build_report() call.
+// The plan's request, built from its fields directly; each error names the file and the field's
+// JSON pointer. Fields left out take the main command's defaults.
+void plan_request(const std::string& file, const std::string& ptr, const json& p,
+                  const Catalog& cat, ResolvedRequest& rq) {
+  const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
+  const auto text = [&](const char* key, const char* fallback) {
+    return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
+  };
+  const auto count = [&](const char* key, uint64_t fallback, uint64_t lo, uint64_t hi) {
+    return count_in_range(at(key), p.contains(key) ? p.at(key).get<uint64_t>() : fallback, lo, hi);
+  };
+  const auto real = [&](const char* key, double lo, double hi) {
+    const double v = p.at(key).get<double>();
+    return real_in_range(at(key), v, fmt::format("{:.6g}", v), lo, hi);
+  };
+  PlanRequest& q = rq.request;
+  q = PlanRequest();
+  q.derivations = false;
+  rq.gpus = priced_gpus({}, cat);
+  const std::string quant = text("quant", "q4_k_m");
+  resolve_quant(at("quant"), quant);
+  RunConfig& c = q.config;
+  c.kv.n_ctx = count("context", 4096, 1, kMaxContextTokens);
+  q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
+  c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
+  c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
+  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
+  const EngineProfile& ep = engine_profile(c.engine);
+  c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(at("flash_attn") +
+                     ": false with a quantized kv_quant: llama.cpp requires flash attention for a "
+                     "quantized V cache");
+  c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
+  c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+  q.gpus_requested = count("gpus", 1, 1, 1024);
+  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
+  if (p.contains("gpu_price_usd")) {
+    gpu.price_usd = real("gpu_price_usd", 1, 1e8);
+    gpu.price_date = "given in the plan";
+    gpu.price_kind = "user";
+  }
+  q.gpu = gpu;
+  rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
+  q.model = rq.model.spec;
+  if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
+  check_kv_rows(at("kv_quant"), q.model, c.kv.type_k, c.kv.type_v);
+  c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
+                         rq.quant_ignored);
+}
+
+// One plan object at `ptr` of `file`: its request and what check compares it with.
 PlanInput read_plan(const std::string& file, const std::string& ptr, const json& p,
-                    const Options& base) {
+                    const Catalog& cat) {
   if (!p.is_object())
     throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
   check_fields(file, ptr, p, kPlanFields);
@@ -197,26 +228,18 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   PlanInput in;
   in.file = file;
   in.pointer = ptr;
-  Options& o = in.options;
-  o = base;
-  o.planning = PlanningOptions();
-  o.format = "json";
-  o.model = p.at("model").get<std::string>();
-  o.gpu = p.at("gpu").get<std::string>();
-  o.gpus = p.contains("gpus") ? flag_text(p.at("gpus")) : "1";
-  if (p.contains("quant")) o.quant = p.at("quant").get<std::string>();
-  if (p.contains("context")) o.ctx = flag_text(p.at("context"));
-  if (p.contains("batch")) o.batch = flag_text(p.at("batch"));
-  if (p.contains("users")) o.users = flag_text(p.at("users"));
-  if (p.contains("kv_quant")) o.kv_quant = p.at("kv_quant").get<std::string>();
-  if (p.contains("flash_attn")) o.flash_attn = p.at("flash_attn").get<bool>() ? "on" : "off";
-  if (p.contains("ubatch")) o.ubatch = flag_text(p.at("ubatch"));
-  if (p.contains("engine")) o.engine = p.at("engine").get<std::string>();
-  if (p.contains("headroom")) o.headroom = flag_text(p.at("headroom"));
-  if (p.contains("gpu_price_usd"))
-    o.prices.push_back(o.gpu + "=" + flag_text(p.at("gpu_price_usd")));
+  in.rq = std::make_unique<ResolvedRequest>();
+  try {
+    plan_request(file, ptr, p, cat, *in.rq);
+  } catch (const InputError& e) {
+    // A model file's own errors name the file: say which plan read it.
+    const std::string m = e.what();
+    if (m.rfind(file + ": ", 0) == 0) throw;
+    throw InputError(file + ": " + ptr + ": " + m);
+  }
   // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
-  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>() : o.model);
+  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>()
+                                        : p.at("model").get<std::string>());
   if (p.contains("budget")) {
     in.budget = p.at("budget");
     check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
@@ -236,13 +259,13 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
 
 // Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
 // plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_text(std::string_view text, const std::string& file, const Options& base,
+void read_plan_text(std::string_view text, const std::string& file, const Catalog& cat,
                     const std::function<void(const PlanInput&)>& sink) {
   size_t n_plans = 0;
   const io::JsonKeep keep = [&](io::JsonValue& e) {
     if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, e.value, base));
+    sink(read_plan(file, ptr, e.value, cat));
     return false;
   };
   json doc;
@@ -260,167 +283,92 @@ void read_plan_text(std::string_view text, const std::string& file, const Option
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
-void read_plan_file(const std::string& path, const Options& base,
+void read_plan_file(const std::string& path, const Catalog& cat,
                     const std::function<void(const PlanInput&)>& sink) {
-  read_plan_text(read_file(path), sanitize(path, 256), base, sink);
+  read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
 }
 
-// build_report() for a plan, its errors pointed at the plan's fields.
-Report plan_report(const PlanInput& in, const Catalog& cat) {
-  try {
-    return build_report(in.options, cat);
-  } catch (const InputError& e) {
-    const std::string m = e.what();
-    for (const auto& [flag, field] : kFlagFields) {
-      const std::string f = flag;
-      if (m.rfind(f, 0) == 0)
-        throw InputError(in.file + ": " + in.pointer + "/" + field + ": " + m.substr(f.size()));
-    }
-    throw InputError(in.file + ": " + in.pointer + ": " + m);
-  }
-}
-
-// The options a plan's report depends on, as one key: plans that differ only in name, budget or
-// target share a report.
-std::string report_key(const Options& o) {
-  std::string k;
-  for (const std::string* f : {&o.model, &o.quant, &o.ctx, &o.batch, &o.users, &o.kv_quant,
-                               &o.flash_attn, &o.ubatch, &o.engine, &o.headroom, &o.gpu, &o.gpus})
-    k += *f + '\x1f';
-  for (const auto& p : o.prices) k += p + '\x1e';
-  return k;
-}
-
-// What check reads of a plan's report: a few numbers and names (and the report's JSON for
-// --format json), so recent configurations can be kept without keeping their reports.
-struct PlanFacts {
-  std::string model, quant, gpu_id, gpu_name;
-  uint64_t n_ctx = 0, n_seq = 0, count = 0, count_needed = 0;
-  bool fits = false;
-  uint64_t per_gpu_bytes = 0, usable_bytes = 0, kv_cache_bytes = 0;
-  std::optional<double> peak_w;
-  std::optional<uint64_t> ram_required_bytes;
-  std::optional<double> capex_usd;  // when priced
-  double decode_tokens_per_s = 0;
-  std::string report_json;
-};
-
-PlanFacts facts_of(const Report& r, bool with_report) {
-  PlanFacts f;
-  const GpuPlan& p = *r.gpu;
-  f.model = r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id;
-  f.quant = r.quant->id;
-  f.gpu_id = p.gpu.id;
-  f.gpu_name = p.gpu.name;
-  f.n_ctx = r.config.kv.n_ctx;
-  f.n_seq = r.config.kv.n_seq;
-  f.count = p.count;
-  f.count_needed = p.count_needed;
-  f.fits = p.fits;
-  f.per_gpu_bytes = p.per_gpu_bytes;
-  f.usable_bytes = p.gpu.usable_bytes();
-  f.kv_cache_bytes = r.estimate.kv_cache_bytes;
-  if (r.power) f.peak_w = r.power->peak_w;
-  if (r.host) f.ram_required_bytes = r.host->ram.required_bytes;
-  if (r.cost && r.cost->priced) f.capex_usd = r.cost->capex_usd;
-  if (r.speed) f.decode_tokens_per_s = r.speed->decode_tokens_per_s;
-  if (with_report) f.report_json = render_json(r);
-  return f;
-}
-
-// The facts of recent distinct configurations: a CI file of 100,000 plans repeats a few thousand
-// model x GPU x context settings. Bounded (a few MB): cleared when full.
-class FactsCache {
- public:
-  explicit FactsCache(bool with_report) : with_report_(with_report) {}
-  const PlanFacts& get(const PlanInput& in, const Catalog& cat) {
-    const std::string key = report_key(in.options);
-    if (const auto it = map_.find(key); it != map_.end()) return it->second;
-    if (map_.size() >= (with_report_ ? kMaxWithReport : kMax)) map_.clear();
-    return map_.emplace(key, facts_of(plan_report(in, cat), with_report_)).first->second;
-  }
-
- private:
-  static constexpr size_t kMax = 8192;           // ~400 bytes each
-  static constexpr size_t kMaxWithReport = 512;  // + the report's JSON, ~10 KB
-  bool with_report_;
-  std::unordered_map<std::string, PlanFacts> map_;
-};
-
-PlanResult check_plan(const PlanInput& in, const Catalog& cat, FactsCache& cache) {
-  const PlanFacts& r = cache.get(in, cat);
+PlanResult check_plan(const PlanInput& in, bool with_report) {
+  const Report r = make_report(*in.rq, plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  res.report_json = r.report_json;
-  const std::string usable = gib_short(r.usable_bytes);
-  res.summary = fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU", r.model, r.quant,
-                            r.n_ctx, r.n_seq, r.count, r.gpu_id, gib1(r.per_gpu_bytes), usable);
+  if (with_report) res.report_json = render_json(r);
+  const GpuPlan& p = *r.gpu;
+  const auto& c = r.config;
+  const std::string usable = gib_short(p.gpu.usable_bytes());
+  res.summary =
+      fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
+                  r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
+                  c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
 
-  if (!r.fits) {
+  if (!p.fits) {
     PlanFailure f;
     f.check = "memory";
-    f.value = static_cast<double>(r.per_gpu_bytes);
-    f.limit = static_cast<double>(r.usable_bytes);
+    f.value = static_cast<double>(p.per_gpu_bytes);
+    f.limit = static_cast<double>(p.gpu.usable_bytes());
     f.unit = "bytes";
     f.message =
-        r.count_needed == 0
+        p.count_needed == 0
             ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
-                          r.gpu_id, gib1(r.per_gpu_bytes), usable)
-            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", r.count_needed, r.gpu_id,
-                          r.count, gib1(r.per_gpu_bytes), usable);
-    f.detail = fmt::format("KV cache at ctx {} adds {} GiB", r.n_ctx, gib1(r.kv_cache_bytes));
-    if (r.n_seq > 1) f.detail += fmt::format(" for {} sequences", r.n_seq);
+                          p.gpu.id, gib1(p.per_gpu_bytes), usable)
+            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
+                          p.count, gib1(p.per_gpu_bytes), usable);
+    f.detail =
+        fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
+    if (c.kv.n_seq > 1) f.detail += fmt::format(" for {} sequences", c.kv.n_seq);
     res.failures.push_back(f);
   }
   const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
   if (in.budget.is_object()) {
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
-      if (!r.peak_w)
-        throw InputError(budget_ptr + "power_watts: " + r.gpu_name +
+      if (!r.power)
+        throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
                          " is a whole computer: llmsize has no power figure to check");
-      res.summary += fmt::format(", peak {:.0f} W", *r.peak_w);
-      if (*r.peak_w > b)
-        res.failures.push_back({"power",
-                                fmt::format("peak power {:.0f} W > budget {} W", *r.peak_w, num(b)),
-                                "", *r.peak_w, b, "W"});
+      res.summary += fmt::format(", peak {:.0f} W", r.power->peak_w);
+      if (r.power->peak_w > b)
+        res.failures.push_back(
+            {"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "",
+             r.power->peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
-      if (!r.ram_required_bytes)
-        throw InputError(budget_ptr + "ram_gib: " + r.gpu_name +
+      if (!r.host)
+        throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
                          " is a whole computer: llmsize plans no separate system RAM");
-      const uint64_t ram = *r.ram_required_bytes;
-      const double need = static_cast<double>(ram) / static_cast<double>(kGiB);
-      res.summary += fmt::format(", {} GiB RAM", gib_short(ram));
+      const double need =
+          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
+      res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
       if (need > b)
-        res.failures.push_back(
-            {"ram", fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(ram), num(b)),
-             "", static_cast<double>(ram), b * static_cast<double>(kGiB), "bytes"});
+        res.failures.push_back({"ram",
+                                fmt::format("system RAM {} GiB needed > budget {} GiB",
+                                            gib_short(r.host->ram.required_bytes), num(b)),
+                                "", static_cast<double>(r.host->ram.required_bytes),
+                                b * static_cast<double>(kGiB), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
-      if (!r.capex_usd)
-        throw InputError(budget_ptr + "price_usd: " + r.gpu_id +
+      if (!r.cost || !r.cost->priced)
+        throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
                          " has no catalog price; give one with \"gpu_price_usd\"");
-      res.summary += fmt::format(", {}", usd(*r.capex_usd));
-      if (*r.capex_usd > b)
-        res.failures.push_back({"price",
-                                fmt::format("hardware {} > budget {}", usd(*r.capex_usd), usd(b)),
-                                "", *r.capex_usd, b, "USD"});
+      res.summary += fmt::format(", {}", usd(r.cost->capex_usd));
+      if (r.cost->capex_usd > b)
+        res.failures.push_back(
+            {"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "",
+             r.cost->capex_usd, b, "USD"});
     }
   }
   if (in.target_tps > 0) {
-    const double d = r.decode_tokens_per_s;
+    const double d = r.speed->decode_tokens_per_s;
     res.summary += fmt::format(", {:.1f} tok/s per sequence", d);
     if (d < in.target_tps)
       res.failures.push_back(
           {"speed",
            fmt::format(
                "decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d,
-               num(in.target_tps), r.n_seq, r.n_seq == 1 ? "" : "s", r.n_ctx),
+               num(in.target_tps), c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
            "", d, in.target_tps, "tokens/s"});
   }
   return res;
@@ -443,18 +391,18 @@ std::string PlanResult::line() const {
   return fmt::format("FAIL {}: {}", label, fmt::join(reasons(*this), "; "));
 }
 
-size_t read_plans(std::string_view text, const std::string& where, const Options& base) {
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
   size_t n = 0;
-  read_plan_text(text, where, base, [&](const PlanInput&) { ++n; });
+  read_plan_text(text, where, cat, [&](const PlanInput&) { ++n; });
   return n;
 }
 
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
-  FactsCache cache(with_report);
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, o, [&](const PlanInput& in) { out.push_back(check_plan(in, cat, cache)); });
+    read_plan_file(f, cat,
+                   [&](const PlanInput& in) { out.push_back(check_plan(in, with_report)); });
   return out;
 }
 

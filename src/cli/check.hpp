@@ -1,7 +1,8 @@
 // llmsize check PLAN.json...: validates planned deployments for CI. A plan file (format:
 // docs/plan.schema.json) holds one or more plans: a model, quantization, context, batch or users,
 // GPU x count, and optional budgets (peak power, system RAM, hardware price) and a target decode
-// speed. Each plan runs through build_report(); a plan fails when the GPUs do not hold it or a
+// speed. Each plan becomes a PlanRequest read from its fields (errors at their JSON pointers) and
+// runs through plan(); a plan fails when the GPUs do not hold it or a
 // budget or the target is missed, with the reason in numbers.
 #pragma once
 
@@ -45,7 +46,7 @@ std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat);
 
 // Reads and validates the plans of a plan file's text (the fuzzer's entry point): their number,
 // or InputError "<where>: /plans/0/field: ..." (nothing is computed).
-size_t read_plans(std::string_view text, const std::string& where, const Options& base);
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat);
 
 std::string render_check_table(const std::vector<PlanResult>& results);
 std::string render_check_json(const std::vector<PlanResult>& results);

@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/report.hpp"
+#include "cli/request.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/max_context.hpp"
+#include "llmsize/plan.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -16,9 +18,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr uint32_t kMaxCtx = 16u << 20;  // the --ctx flag's range
-
-std::string group(uint64_t v) { return group_digits(v); }
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
 
 double gib(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
@@ -44,12 +46,26 @@ const std::vector<std::string>& fit_default_quants() {
 FitResult compute_fit(const Options& o, const Catalog& cat) {
   if (o.gpu.empty()) throw InputError("--gpu: fit needs the GPU to fit on (llmsize gpus)");
   FitResult res;
-  std::vector<std::string> quants =
+  const std::vector<std::string> quants =
       o.planning.fit_quants.empty() ? fit_default_quants() : o.planning.fit_quants;
-  Options base = o;
-  base.gpus = o.gpus.empty() ? "1" : o.gpus;
-  base.planning = PlanningOptions();
-  res.context = static_cast<uint32_t>(parse_int("--ctx", o.ctx, 1, kMaxCtx));
+  if (o.ctx_max)
+    throw InputError(
+        "--ctx: fit lists the largest context of each model itself; give the one "
+        "each must hold at least, tokens");
+  res.context = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
+  if (cat.models().empty()) return res;
+  // Every flag and the GPU through the first model's request; the models come from the catalog.
+  Options first = o;
+  first.gpus = o.gpus ? o.gpus : 1;
+  first.planning = PlanningOptions();
+  first.model = cat.models().front().spec.id;
+  first.quant = quants.front();
+  first.explain = false;
+  ResolvedRequest rq;
+  resolve_request(first, cat, rq);
+  Planner planner(rq.request);
+  const size_t gi = planner.add_gpu(*rq.request.gpu);
+  const uint32_t count = rq.request.gpus_requested;
   for (const auto& cm : cat.models()) {
     const ModelSpec& m = cm.spec;
     if (m.n_ctx_train && m.n_ctx_train < res.context) {
@@ -58,10 +74,9 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
     }
     std::vector<FitEntry> fitting;
     for (const auto& q : quants) {
-      Options qo = base;
-      qo.model = m.id;
-      qo.quant = q;
-      const Report r = build_report(qo, cat);
+      const QuantPreset& preset = resolve_quant("--quant", q);
+      const size_t mi = planner.add_model(m, &preset);
+      const Plan& r = planner.plan(mi, res.context, gi, count);
       const GpuPlan& p = *r.gpu;
       res.gpu_id = p.gpu.id;
       res.gpu_name = p.gpu.name;
@@ -72,11 +87,12 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       f.model_id = m.id;
       f.model_name = m.name;
       f.params = r.estimate.weights.params;
-      f.quant = r.quant->id;
+      f.quant = preset.id;
       f.bits_per_weight = r.estimate.weights.bits_per_weight();
-      f.lossy = lossy(*r.quant);
+      f.lossy = lossy(preset);
       f.per_gpu_bytes = p.per_gpu_bytes;
-      const uint32_t limit = m.n_ctx_train ? std::min(m.n_ctx_train, kMaxCtx) : kMaxCtx;
+      const uint32_t limit =
+          m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
       const MaxContext mc =
           max_context(m, r.config, r.estimate.weights, p.count, p.gpu.usable_bytes(), limit);
       f.max_context = mc.n_ctx;
@@ -182,23 +198,32 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
         "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs "
         "hold");
   Options probe = o;
-  probe.ctx = "1";
-  probe.gpus = o.gpus.empty() ? "1" : o.gpus;
-  const Report p = build_report(probe, cat);
-  const ModelSpec& m = p.model.spec;
+  probe.ctx = 1;
+  probe.ctx_max = false;
+  probe.gpus = o.gpus ? o.gpus : 1;
+  ResolvedRequest rq;
+  resolve_request(probe, cat, rq);
+  // Weights once, for the probe at context 1 and the plan at the largest context.
+  Planner planner(rq.request);
+  const size_t mi =
+      planner.add_model(rq.request.model, rq.request.config.quant, rq.request.exact_weights);
+  const size_t gi = planner.add_gpu(*rq.request.gpu);
+  const uint32_t count = rq.request.gpus_requested;
+  const Plan& p = planner.plan(mi, 1, gi, count);
+  const ModelSpec& m = rq.request.model;
   const GpuPlan& plan = *p.gpu;
   const uint64_t usable = plan.gpu.usable_bytes();
-  const uint32_t limit = m.n_ctx_train ? std::min(m.n_ctx_train, kMaxCtx) : kMaxCtx;
+  const uint32_t limit =
+      m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
   const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
   const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
   if (mc.n_ctx == 0)
     throw InputError(fmt::format(
         "--ctx max: {} {} does not fit {} even at context 1 ({:.2f} GiB per GPU > {:.2f} GiB "
         "usable)",
-        m.id.empty() ? m.name : m.id, p.quant->id, gpus, gib(mc.next_per_gpu_bytes), gib(usable)));
-  Options fin = probe;
-  fin.ctx = std::to_string(mc.n_ctx);
-  Report r = build_report(fin, cat);
+        m.id.empty() ? m.name : m.id, p.config.quant->id, gpus, gib(mc.next_per_gpu_bytes),
+        gib(usable)));
+  Report r = make_report(rq, planner.plan(mi, mc.n_ctx, gi, count), o.explain);
   r.warnings.insert(r.warnings.begin(),
                     mc.limited_by_memory
                         ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} "

@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ValidationError& e) {
+    // A flag's value out of its range: "--ctx: expected an integer from 1 to 16777216, got '0'".
+    return fail(e.what());
   } catch (const CLI::ParseError& e) {
     const std::string m = llmsize::sanitize(e.what(), kMessageMax);
     std::fprintf(stderr, "llmsize: error: %s\nRun with --help for the options.\n", m.c_str());

@@ -2,6 +2,7 @@
 
 #include "cli/check.hpp"
 #include "cli/completions.hpp"
+#include "cli/fields.hpp"
 #include "cli/sweep.hpp"
 
 namespace llmsize::cli {
@@ -34,10 +35,10 @@ void setup_planning(CLI::App& app, Options& o) {
   fit->add_option("-g,--gpu", o.gpu, "GPU from the catalog (llmsize gpus)")
       ->required()
       ->type_name("NAME");
-  fit->add_option("-n,--gpus", o.gpus, "how many of them (default 1)")->type_name("N");
-  fit->add_option("-c,--ctx", o.ctx, "context each must hold, tokens")
-      ->capture_default_str()
+  fit->add_option("-n,--gpus", o.gpus, "how many of them (default 1)")
+      ->check(integer_from(1, 1024))
       ->type_name("N");
+  add_ctx_option(*fit, "-c,--ctx", o, "context each must hold, tokens")->type_name("N");
   fit->add_option(
          "--quants", p.fit_quants,
          "quantizations to try, comma-separated (default: f16,q8_0,q6_k,q5_k_m,q4_k_m,q3_k_m,q2_k)")
@@ -105,10 +106,15 @@ void setup_planning(CLI::App& app, Options& o) {
   completions->callback([&o] { o.command = "completions"; });
   auto* man = app.add_subcommand("man", "print the man page (roff)")->group("");
   man->callback([&o] { o.command = "man"; });
+  auto* fields =
+      app.add_subcommand("fields", "print the JSON and CSV fields as a Markdown table (README)")
+          ->group("");
+  fields->callback([&o] { o.command = "fields"; });
 }
 
 bool is_planning_command(const std::string& c) {
-  return c == "check" || c == "fit" || c == "sweep" || c == "completions" || c == "man";
+  return c == "check" || c == "fit" || c == "sweep" || c == "completions" || c == "man" ||
+         c == "fields";
 }
 
 int run_planning(const Options& o, std::string& out) {
@@ -119,6 +125,8 @@ int run_planning(const Options& o, std::string& out) {
     run_sweep(o);
   } else if (o.command == "completions") {
     out = completion_script(*o.planning.app, o.planning.shell);
+  } else if (o.command == "fields") {
+    out = field_list_markdown();
   } else if (o.command == "man") {
     out = man_page(*o.planning.app);
   }

@@ -1,10 +1,14 @@
 #include "cli/report.hpp"
 
+#include "cli/fields.hpp"
+#include "cli/words.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -13,8 +17,6 @@ namespace llmsize::cli {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-constexpr int kSchemaVersion = 1;
 
 double gib_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
@@ -74,17 +76,17 @@ std::string model_line(const Report& r) {
   return s;
 }
 
-struct Row {
+struct MemoryRow {
   std::string part;
   uint64_t bytes;
   std::string how;
 };
 
-std::vector<Row> memory_rows(const Report& r) {
+std::vector<MemoryRow> memory_rows(const Report& r) {
   const auto& e = r.estimate;
   const auto& m = r.model.spec;
   const auto& c = r.config;
-  std::vector<Row> rows;
+  std::vector<MemoryRow> rows;
   std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.params),
                               e.weights.bits_per_weight());
   if (e.weights.host_bytes)
@@ -98,7 +100,35 @@ std::vector<Row> memory_rows(const Report& r) {
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
+  if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
+    // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
+    kv.clear();
+    for (const auto& p : e.kv.parts) {
+      if (!kv.empty()) kv += "; ";
+      std::string name = p.indexer                     ? "indexer keys"
+                         : p.compress_ratio            ? "compressed"
+                         : p.attn == AttnKind::swa     ? "SWA"
+                         : p.attn == AttnKind::chunked ? "chunked"
+                         : p.attn == AttnKind::mla     ? "MLA latent"
+                                                       : "full";
+      if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
+      kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
+                        static_cast<double>(p.bytes) / kMiB);
+    }
+    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  }
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
+  if (e.recurrent_state_bytes) {
+    std::string rs;
+    for (const auto& p : e.rs.parts)
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
+                        state_kind_name(p.kind), p.n_layer,
+                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
+                            static_cast<double>(p.n_layer) / kMiB);
+    rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
+                      e.rs.n_seq > 1 ? "s" : "");
+    rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
+  }
   rows.push_back(
       {"compute buffers", e.activations_bytes,
        fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
@@ -136,9 +166,9 @@ std::vector<BomLine> bom_lines(const Report& r) {
   std::string why =
       r.capacity && r.capacity->gpus && !p.count_requested
           ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
-                        r.capacity->target_tokens_per_s, p.split, r.capacity->limited_by)
+                        r.capacity->target_tokens_per_s, split_words(r), r.capacity->limited_by)
           : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
-                        gib_of(p.gpu.usable_bytes()), p.split);
+                        gib_of(p.gpu.usable_bytes()), split_words(r));
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
   std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd),
                                                         p.gpu.price_kind, p.gpu.price_date)
@@ -202,6 +232,8 @@ std::string render_table(const Report& r) {
   const auto& e = r.estimate;
   o += fmt::format("Model     {}\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
+  if (!r.model.spec.layer_kinds.empty())
+    o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r))
@@ -496,224 +528,6 @@ std::string render_markdown(const Report& r) {
 
 namespace {
 
-ojson opt(double v) {
-  return v > 0 ? ojson(v) : ojson();
-}
-double r2(double v) {
-  return std::round(v * 100) / 100;
-}
-
-ojson report_json(const Report& r) {
-  const auto& e = r.estimate;
-  const auto& m = r.model.spec;
-  const auto& c = r.config;
-  ojson j;
-  j["schema_version"] = kSchemaVersion;
-  ojson model;
-  model["name"] = m.name;
-  model["id"] = m.id.empty() ? ojson() : ojson(m.id);
-  model["source"] = r.model.source;
-  model["assumed"] = r.model.assumption.empty() ? ojson() : ojson(r.model.assumption);
-  model["arch"] = arch_name(m.arch);
-  model["params"] = e.weights.params;
-  model["active_params"] = e.weights.active_params;
-  model["weights_bytes"] = e.weights.bytes;
-  model["bits_per_weight"] = std::round(e.weights.bits_per_weight() * 10000) / 10000;
-  model["n_layer"] = m.n_layer;
-  model["n_embd"] = m.n_embd;
-  model["n_head"] = m.n_head;
-  model["n_head_kv"] = m.n_head_kv;
-  model["n_ctx_train"] = m.n_ctx_train;
-  ojson types = ojson::array();
-  for (const auto& u : e.weights.by_type)
-    types.push_back({{"type", traits(u.type).name},
-                     {"tensors", u.n_tensors},
-                     {"elements", u.n_elements},
-                     {"bytes", u.bytes}});
-  model["tensor_types"] = types;
-  j["model"] = model;
-
-  ojson s;
-  s["quant"] = r.quant->id;
-  s["quant_requested"] = r.quant_requested;
-  s["kv_quant"] = traits(c.kv.type_k).name;
-  s["context"] = c.kv.n_ctx;
-  s["batch"] = c.kv.n_seq;
-  s["ubatch"] = c.kv.n_ubatch;
-  s["flash_attn"] = c.flash_attn;
-  s["headroom"] = c.headroom;
-  s["overhead_bytes_per_gpu"] = c.overhead_per_gpu_bytes;
-  s["engine"] = engine_profile(c.engine).name;
-  j["settings"] = s;
-
-  ojson v;
-  v["weights_bytes"] = e.weights_bytes;
-  v["weights_host_bytes"] = e.weights.host_bytes;
-  v["kv_cache_bytes"] = e.kv_cache_bytes;
-  v["activations_bytes"] = e.activations_bytes;
-  v["overhead_bytes"] = e.overhead_bytes;
-  v["headroom_bytes"] = e.headroom_bytes;
-  v["total_bytes"] = e.total_bytes();
-  v["total_bytes_low"] = e.total_low_bytes;
-  v["total_bytes_high"] = e.total_high_bytes;
-  v["kv_cells"] = e.kv.cells_full;
-  v["kv_cells_swa"] = e.kv.cells_swa;
-  v["compute_buffer_bytes_per_gpu"] = e.compute.bytes();
-  v["kv_available_bytes"] = r.gpu ? ojson(r.kv_available_bytes) : ojson();
-  v["gpus"] = e.n_gpus;
-  v["rule_of_thumb_bytes"] = e.naive_rule_bytes;
-  j["vram"] = v;
-
-  ojson g;
-  const GpuPlan* p = r.gpu ? &*r.gpu : nullptr;
-  g["name"] = p ? ojson(p->gpu.name) : ojson();
-  g["id"] = p ? ojson(p->gpu.id) : ojson();
-  g["recommended"] = r.gpu_recommended;
-  g["count"] = p ? ojson(p->count) : ojson();
-  g["count_needed"] = p ? ojson(p->count_needed) : ojson();
-  g["memory_bytes_each"] = p ? ojson(p->gpu.memory_bytes) : ojson();
-  g["usable_bytes_each"] = p ? ojson(p->gpu.usable_bytes()) : ojson();
-  g["per_gpu_bytes"] = p ? ojson(p->per_gpu_bytes) : ojson();
-  g["fits"] = p ? ojson(p->fits) : ojson();
-  g["split"] = p ? ojson(p->split) : ojson();
-  g["tp_degree"] = p && p->tp_degree ? ojson(p->tp_degree) : ojson();
-  g["nodes"] = p ? ojson(p->nodes) : ojson();
-  g["interconnect"] = p ? ojson(p->link) : ojson();
-  g["price_usd_each"] = p ? opt(p->gpu.price_usd) : ojson();
-  g["offload_layers_gpu"] = r.offload ? ojson(r.offload->n_layer_gpu) : ojson();
-  g["offload_layers_cpu"] = r.offload ? ojson(r.offload->n_layer_cpu) : ojson();
-  g["offload_ram_bytes"] = r.offload ? ojson(r.offload->ram_bytes) : ojson();
-  for (const auto& cl : r.classes)
-    g[fmt::format("count_{}gib", cl.memory_gib)] = cl.count ? ojson(cl.count) : ojson();
-  j["gpu"] = g;
-
-  ojson sys;
-  const HostPlan* h = r.host ? &*r.host : nullptr;
-  sys["platform"] = h ? ojson(platform_name(h->platform)) : ojson();
-  sys["ram_bytes"] = h ? ojson(h->ram.installed_bytes) : ojson();
-  sys["ram_required_bytes"] = h ? ojson(h->ram.required_bytes) : ojson();
-  sys["ram_dimms"] = h ? ojson(h->ram.dimms) : ojson();
-  sys["ram_dimm_gib"] = h ? ojson(h->ram.dimm_gib) : ojson();
-  sys["storage_bytes"] = h ? ojson(h->storage.required_bytes) : ojson();
-  sys["data_drive_bytes"] = h ? ojson(h->storage.drive_bytes) : ojson();
-  sys["data_drives"] = h ? ojson(h->storage.data_drives) : ojson();
-  sys["os_drive_bytes"] = h ? ojson(h->storage.os_drive_bytes) : ojson();
-  sys["load_time_s"] = h ? ojson(r2(h->load_times[3].seconds)) : ojson();  // NVMe Gen4
-  if (h)
-    for (const auto& l : h->load_times) {
-      std::string k = l.drive_class;
-      for (auto& ch : k)
-        ch = std::isalnum(static_cast<unsigned char>(ch))
-                 ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
-                 : '_';
-      while (k.find("__") != std::string::npos) k.erase(k.find("__"), 1);
-      if (!k.empty() && k.back() == '_') k.pop_back();
-      sys["load_time_s_" + k] = r2(l.seconds);
-    }
-  sys["cpu_cores"] = h ? ojson(h->cpu_cores) : ojson();
-  sys["pcie_lanes"] = h ? ojson(h->pcie_lanes_needed) : ojson();
-  sys["ram_bandwidth_gb_per_s"] =
-      r.ram_bandwidth_gb_per_s > 0 ? ojson(r2(r.ram_bandwidth_gb_per_s)) : ojson();
-  j["system"] = sys;
-
-  ojson pw;
-  const PowerPlan* w = r.power ? &*r.power : nullptr;
-  pw["peak_watts"] = w ? ojson(std::round(w->peak_w)) : ojson();
-  pw["psu_watts"] = w ? ojson(w->psu_w) : ojson();
-  pw["psu_count"] = w ? ojson(w->psus) : ojson();
-  pw["wall_watts"] = w ? ojson(std::round(w->wall_w)) : ojson();
-  pw["mains_volts"] = r.power_input.mains_v;
-  pw["circuit_amps"] = w ? ojson(r2(w->amps)) : ojson();
-  pw["fits_ordinary_outlet"] = w ? ojson(w->fits_outlet) : ojson();
-  pw["circuit"] = w ? ojson(w->circuit) : ojson();
-  pw["heat_watts"] = w ? ojson(std::round(w->wall_w)) : ojson();
-  pw["heat_btu_per_hour"] = w ? ojson(std::round(w->heat_btu_per_h)) : ojson();
-  pw["energy_kwh_per_year"] = w ? ojson(std::round(w->energy_kwh_per_year)) : ojson();
-  j["power"] = pw;
-
-  ojson t;
-  const Speed* sp = r.speed ? &*r.speed : nullptr;
-  t["decode_tokens_per_s"] = sp ? ojson(r2(sp->decode_tokens_per_s)) : ojson();
-  t["decode_tokens_per_s_low"] = sp ? ojson(r2(sp->decode_low)) : ojson();
-  t["decode_tokens_per_s_high"] = sp ? ojson(r2(sp->decode_high)) : ojson();
-  t["aggregate_tokens_per_s"] = sp ? ojson(r2(sp->aggregate_tokens_per_s)) : ojson();
-  t["prefill_tokens_per_s"] = sp ? ojson(std::round(sp->prefill_tokens_per_s)) : ojson();
-  t["prefill_tokens_per_s_low"] = sp ? ojson(std::round(sp->prefill_low)) : ojson();
-  t["prefill_tokens_per_s_high"] = sp ? ojson(std::round(sp->prefill_high)) : ojson();
-  t["time_to_first_token_s"] =
-      sp ? ojson(std::round(sp->time_to_first_token_s * 1000) / 1000) : ojson();
-  t["prompt_tokens"] = r.speed_input.prompt_tokens;
-  t["max_concurrent_sequences"] = r.gpu ? ojson(r.max_concurrent_sequences) : ojson();
-  t["calibration"] = sp ? ojson(sp->calibration->family) : ojson();
-  const CapacityPlan* cp = r.capacity ? &*r.capacity : nullptr;
-  t["users"] = cp ? ojson(cp->users) : ojson();
-  t["target_tokens_per_s"] = cp ? ojson(cp->target_tokens_per_s) : ojson();
-  t["capacity_gpus"] = cp && cp->gpus ? ojson(cp->gpus) : ojson();
-  t["capacity_tp_degree"] = cp && cp->gpus ? ojson(cp->tp_degree) : ojson();
-  t["capacity_replicas"] = cp && cp->gpus ? ojson(cp->replicas) : ojson();
-  t["capacity_limited_by"] = cp ? ojson(cp->limited_by) : ojson();
-  j["throughput"] = t;
-
-  ojson co;
-  const CostPlan* cc = r.cost ? &*r.cost : nullptr;
-  co["hardware_usd"] = cc && cc->priced ? ojson(std::round(cc->capex_usd)) : ojson();
-  co["gpus_usd"] = cc && cc->priced
-                       ? ojson(std::round(r.cost_input.gpu_price_usd * r.cost_input.n_gpus))
-                       : ojson();
-  co["host_usd"] = cc ? ojson(std::round(r.cost_input.host_usd)) : ojson();
-  co["energy_usd_per_year"] = cc ? ojson(std::round(cc->energy_usd_per_year)) : ojson();
-  co["usd_per_million_tokens"] = cc && cc->priced && cc->usd_per_mtok > 0
-                                     ? ojson(std::round(cc->usd_per_mtok * 10000) / 10000)
-                                     : ojson();
-  co["cloud_usd_per_million_tokens"] =
-      r.cost_input.cloud_price_per_mtok > 0 ? ojson(r.cost_input.cloud_price_per_mtok) : ojson();
-  co["breakeven_months"] =
-      cc && cc->breakeven_months > 0 ? ojson(r2(cc->breakeven_months)) : ojson();
-  co["years"] = r.cost_input.years;
-  co["utilization"] = r.cost_input.utilization;
-  co["kwh_price_usd"] = r.cost_input.kwh_price_usd;
-  j["cost"] = co;
-
-  if (r.train) {
-    const auto& tm = *r.train;
-    j["finetune"] = {{"mode", r.train_config.mode == TrainMode::full    ? "full"
-                              : r.train_config.mode == TrainMode::qlora ? "qlora"
-                                                                        : "lora"},
-                     {"trainable_params", tm.trainable_params},
-                     {"weights_bytes", tm.weights_bytes},
-                     {"gradients_bytes", tm.gradients_bytes},
-                     {"optimizer_bytes", tm.optimizer_bytes},
-                     {"activations_bytes", tm.activations_bytes},
-                     {"total_bytes", tm.total_bytes()},
-                     {"gpus", r.train_gpus ? ojson(r.train_gpus) : ojson()}};
-  }
-  ojson options = ojson::array();
-  for (const auto& o : r.options)
-    options.push_back({{"id", o.plan.gpu.id},
-                       {"count", o.plan.count},
-                       {"total_price_usd", opt(o.total_price_usd)},
-                       {"gpus_usd", opt(o.gpus_usd)},
-                       {"platform", o.platform},
-                       {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                       {"split", o.plan.split}});
-  j["gpu_options"] = options;
-  ojson fewest = ojson::array();
-  for (const auto& o : r.fewest)
-    fewest.push_back({{"id", o.plan.gpu.id},
-                      {"count", o.plan.count},
-                      {"total_price_usd", opt(o.total_price_usd)}});
-  j["gpu_options_fewest_cards"] = fewest;
-  j["checklist"] = r.checklist;
-  j["warnings"] = r.warnings;
-  if (r.explain) {
-    ojson ex = ojson::array();
-    for (const auto& d : e.derivations)
-      ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
-    j["explain"] = ex;
-  }
-  return j;
-}
-
 void flatten(const ojson& j, const std::string& prefix,
              std::vector<std::pair<std::string, std::string>>& out) {
   if (j.is_object()) {
@@ -760,19 +574,40 @@ std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::str
 
 }  // namespace
 
+Row report_row(const Report& r) {
+  Row row;
+  row.model = &r.model;
+  row.quant = r.quant;
+  row.quant_requested = r.quant_requested;
+  row.plan = &r;
+  row.split = split_words(r);
+  row.checklist = &r.checklist;
+  row.warnings = &r.warnings;
+  row.explain = r.explain;
+  return row;
+}
+
 std::string render_json(const Report& r) {
-  return report_json(r).dump(2) + "\n";
+  return report_json(report_row(r)).dump(2) + "\n";
 }
 
 std::string render_csv(const Report& r) {
-  ojson j = report_json(r);
-  j.erase("explain");
-  j.erase("gpu_options");
-  j.erase("gpu_options_fewest_cards");
-  j.erase("finetune");
-  j["model"].erase("tensor_types");
+  // The row's columns that are present (a plan without a host has no load_time_s_* keys).
+  ojson j = report_json(report_row(r));
   std::vector<std::pair<std::string, std::string>> cells;
-  flatten(j, "", cells);
+  for (const auto& f : report_fields()) {
+    if (!f.get) continue;
+    const std::string path = f.path;
+    const auto dot = path.find('.');
+    const ojson* v = nullptr;
+    if (dot == std::string::npos) {
+      if (j.contains(path)) v = &j.at(path);
+    } else if (j.contains(path.substr(0, dot)) &&
+               j.at(path.substr(0, dot)).contains(path.substr(dot + 1))) {
+      v = &j.at(path.substr(0, dot)).at(path.substr(dot + 1));
+    }
+    if (v) flatten(*v, path, cells);
+  }
   return to_csv({cells});
 }
 

@@ -13,53 +13,19 @@
 #include "llmsize/gpu_plan.hpp"
 #include "llmsize/host.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/plan.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/speed.hpp"
 
 namespace llmsize::cli {
 
-// How many GPUs of a memory class hold the estimate.
-struct ClassFit {
-  uint32_t memory_gib;
-  uint32_t count;  // 0: does not fit even in 1024
-};
-
-struct Report {
+// A plan with what it was made from, for the renderers.
+struct Report : Plan {
   ResolvedModel model;
-  const QuantPreset* quant = nullptr;
-  std::string quant_requested;
-  RunConfig config;
-  Estimate estimate;
-  std::vector<ClassFit> classes;
-
-  // The GPUs of the bill: given with --gpu, else llmsize's first choice.
-  std::optional<GpuPlan> gpu;
-  bool gpu_recommended = false;
-  std::vector<GpuOption> options;  // ranked alternatives when no --gpu, cheapest first
-  std::vector<GpuOption> fewest;   // the same catalog ranked by fewest cards
-  std::optional<CapacityPlan> capacity;
-  std::optional<Offload> offload;
-  uint32_t max_concurrent_sequences = 0;
-  uint64_t kv_available_bytes = 0;  // KV memory left on the GPUs (vLLM's KV pool)
-
-  std::optional<Speed> speed;
-  SpeedInput speed_input;
-  double ram_bandwidth_gb_per_s = 0;
-  uint32_t ram_channels = 0;
-  uint32_t ram_mts = 0;
-
-  std::optional<HostPlan> host;
-  uint32_t host_keep_models = 1;
-  std::optional<PowerPlan> power;
-  PowerInput power_input;
-  std::optional<CostPlan> cost;
-  CostInput cost_input;
-
-  std::optional<TrainMemory> train;
-  TrainConfig train_config;
-  uint32_t train_gpus = 0;
-
-  std::vector<std::string> checklist;
+  const QuantPreset* quant = nullptr;  // the preset used
+  std::string quant_requested;         // as typed
+  std::string quant_ignored;           // --quant text a weights file's own type replaced
+  std::vector<std::string> checklist;  // worded (words.hpp)
   std::vector<std::string> warnings;
   bool explain = false;
 };

@@ -72,18 +72,16 @@ ModelSpec generic_dense_model(double params) {
   return m;
 }
 
-uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
-  const std::string range =
-      "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError(flag + ": " + range + ", got '" + sanitize(text) + "'");
+std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string problem = "expected an integer from " + std::to_string(lo) + " to " +
+                              std::to_string(hi) + ", got '" + sanitize(text) + "'";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return problem;
   // 19 digits always fit in 64 bits; anything longer is out of range anyway.
-  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi)
-    throw InputError(flag + ": " + range + ", got '" + sanitize(text) + "'");
-  return std::stoull(text);
+  if (text.size() > 19 || std::stoull(text) < lo || std::stoull(text) > hi) return problem;
+  return "";
 }
 
-double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+std::string number_problem(const std::string& text, double lo, double hi) {
   // Decimal only: strtod would also take hex floats (0x1p-3), "inf" and "nan".
   const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
   char* end = nullptr;
@@ -91,15 +89,28 @@ double parse_real(const std::string& flag, const std::string& text, double lo, d
   char buf[128];
   std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
   if (text.empty() || !decimal || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
-    throw InputError(flag + ": " + buf + ", got '" + sanitize(text) + "'");
-  return v;
+    return std::string(buf) + ", got '" + sanitize(text) + "'";
+  return "";
 }
 
-ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
+uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string problem = integer_problem(text, lo, hi);
+  if (!problem.empty()) throw InputError(flag + ": " + problem);
+  return std::stoull(text);
+}
+
+double parse_real(const std::string& flag, const std::string& text, double lo, double hi) {
+  const std::string problem = number_problem(text, lo, hi);
+  if (!problem.empty()) throw InputError(flag + ": " + problem);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const std::string& where) {
   ResolvedModel r;
   if (text.empty())
     throw InputError(
-        "MODEL: missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
+        where +
+        ": missing (a catalog id such as llama-3.1-8b, a size such as 70b, or a config.json)");
   if (const auto* cm = cat.find_model(text)) {
     r.spec = cm->spec;
     r.source = "catalog";
@@ -145,11 +156,11 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
       return r;
     }
     if (sm[1].matched)
-      throw InputError("MODEL: no catalog model of size " + text +
+      throw InputError(where + ": no catalog model of size " + text +
                        "; name an MoE model (llmsize models) or pass its config.json");
     const double b = std::stod(sm[2].str());
     if (b < 0.05 || b > 5000)
-      throw InputError("MODEL: size " + sanitize(text) + " is outside 0.05b to 5000b");
+      throw InputError(where + ": size " + sanitize(text) + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
     r.spec.name = "generic " + sm[2].str() + "B dense";
     r.source = "generic";
@@ -159,7 +170,7 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat) {
                    std::to_string(r.spec.n_embd) + ", GQA 8 KV heads of 128, vocab 128256)";
     return r;
   }
-  throw InputError("MODEL: unknown model '" + sanitize(text) + "'" + cat.suggest_model(text) +
+  throw InputError(where + ": unknown model '" + sanitize(text) + "'" + cat.suggest_model(text) +
                    "; see llmsize models");
 }
 

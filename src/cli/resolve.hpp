@@ -22,10 +22,18 @@ struct ResolvedModel {
 };
 
 // MODEL as a catalog id or alias, a size shorthand ("70b", "8x7b"), or a path to config.json.
-ResolvedModel resolve_model(const std::string& text, const Catalog& cat);
+// `where` names it in errors about the name ("MODEL", or a plan file's pointer); a file's own
+// errors name the file.
+ResolvedModel resolve_model(const std::string& text, const Catalog& cat,
+                            const std::string& where = "MODEL");
 
 // A generic dense Llama-3-like architecture of about `params` parameters (shorthand fallback).
 ModelSpec generic_dense_model(double params);
+
+// What is wrong with `text` as an integer in [lo, hi] ("expected an integer from 1 to 64, got
+// 'x'"), or empty when nothing is; the same for a number.
+std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi);
+std::string number_problem(const std::string& text, double lo, double hi);
 
 // Integer flag in [lo, hi]; InputError naming the flag and the range otherwise.
 uint64_t parse_int(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -126,9 +127,37 @@ void RowWriter::u64(uint64_t v) {
 }
 
 void RowWriter::f64(double v) {
+  const size_t col = col_;
   lead();
+  if (last_f64_.size() != columns_.size()) {
+    last_f64_.assign(columns_.size(), std::numeric_limits<double>::quiet_NaN());
+    last_f64_text_.assign(columns_.size(), std::string());
+  }
+  // The same bits as the column's last value: the same text.
+  if (std::memcmp(&v, &last_f64_[col], sizeof v) == 0) {
+    out_->append(last_f64_text_[col]);
+    return;
+  }
+  const size_t at = out_->size();
+  write_f64(v);
+  last_f64_[col] = v;
+  last_f64_text_[col].assign(*out_, at, std::string::npos);
+}
+
+void RowWriter::write_f64(double v) {
   if (!std::isfinite(v)) {
     out_->append("null");  // nlohmann dumps NaN and infinities as null, in CSV cells too
+    return;
+  }
+  // Whole numbers below 10^15 (the report rounds watts, dollars and tokens/s to them) print as
+  // nlohmann prints them, integer digits and ".0" ("1600.0", "-0.0"): the value is exactly the
+  // integer, at the centre of its rounding interval, so the digit generation ends on it. Other
+  // values go through nlohmann's own Grisu2, which is not always the shortest form (84983.1178
+  // prints as 84983.11780000001) and must be matched digit for digit.
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) {
+    if (std::signbit(v)) out_->push_back('-');
+    append_u64(*out_, static_cast<uint64_t>(std::fabs(v)));
+    out_->append(".0");
     return;
   }
   char buf[64];
@@ -228,10 +257,14 @@ void RowWriter::strs(const std::string_view* items, size_t n) {
       o.append(items[i]);
       continue;
     }
-    for (char ch : items[i]) {
-      if (ch == '"') o.push_back('"');
-      o.push_back(ch);
+    // Each run up to and including a quote, then the quote doubled.
+    std::string_view rest = items[i];
+    for (size_t q = rest.find('"'); q != std::string_view::npos; q = rest.find('"')) {
+      o.append(rest.substr(0, q + 1));
+      o.push_back('"');
+      rest.remove_prefix(q + 1);
     }
+    o.append(rest);
   }
   if (quote) o.push_back('"');
 }

@@ -59,6 +59,7 @@ class RowWriter {
 
  private:
   void lead() { out_->append(leads_[col_++]); }
+  void write_f64(double v);
   void append_json_string(std::string_view v);
 
   RowFormat format_;
@@ -66,6 +67,9 @@ class RowWriter {
   std::vector<std::string>
       leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
+  // The last number written in each column and its text: rows of a sweep repeat most values.
+  std::vector<double> last_f64_;
+  std::vector<std::string> last_f64_text_;
   std::string* out_ = nullptr;
   size_t col_ = 0;
 };

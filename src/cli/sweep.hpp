@@ -1,13 +1,12 @@
 // llmsize sweep: the Cartesian product of models x quantizations x contexts x GPUs x GPU counts,
-// one row per configuration with the main command's CSV columns, streamed as CSV or JSON Lines.
+// one row per configuration with the main command's CSV columns (fields.hpp), streamed as CSV or
+// JSON Lines.
 //
-// The fast path does no per-row lookups or parsing: per model x quantization it resolves the
-// model and computes the weights once (through build_report(), which also validates every flag);
-// per context x GPU count it runs the estimate without its --explain text, and per row only the
-// fit, speed and cost arithmetic; host, power and checklist are cached per GPU, count and
-// offload. It mirrors build_report() for a given --gpu and --gpus; configurations it does not
-// cover (--target-tps capacity planning, --mode lora|qlora|full) go through build_report() row by
-// row. --verify (hidden, for tests) computes every row both ways and fails on any difference.
+// Every row is a Planner plan (plan.hpp): per model x quantization the model is resolved and the
+// weights computed once, per context x GPU count the estimate once, host and power plans are
+// cached; per row only the fit, speed and cost arithmetic runs, and the row is written from the
+// field table into one buffer. --verify (hidden, for tests) also makes every row with plan() and
+// fails on any difference.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +24,6 @@ class Catalog;
 }
 
 namespace llmsize::cli {
-
-// The main command's CSV columns, in order (the JSON paths of render_json without the arrays and
-// the fine-tuning block that render_csv leaves out).
-const std::vector<std::string>& report_columns();
 
 // A series of the sweep's picture: one model x quantization, total VRAM at the first GPU count.
 struct SweepSeries {
@@ -57,9 +52,6 @@ class Sweep {
 
   // Configurations in the product (before --only-fits).
   uint64_t size() const;
-  // Whether rows come from the fast path (false: build_report() per row).
-  bool fast() const;
-
   // Writes the header and every row to `sink` in chunks of about `chunk_bytes`.
   // Returns the rows written (after --only-fits).
   uint64_t run(const std::function<void(std::string_view)>& sink, size_t chunk_bytes = 1 << 20);
@@ -71,8 +63,8 @@ class Sweep {
   // The header line (CSV; empty for JSON Lines).
   std::string header() const;
   // Row `index` in [0, size()) (model, quant, context, GPU, count nested in that order) from the
-  // fast path, and from the reference: build_report() and render_json() written by the same
-  // writer. Equal, or the fast path has a bug.
+  // Planner, and from plan() of the same request, written by the same writer. Equal, or the
+  // Planner has a bug.
   std::string fast_row(uint64_t index);
   std::string slow_row(uint64_t index) const;
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "embedded_catalogs.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
@@ -109,8 +110,54 @@ GpuMount parse_mount(const Reader& r, const std::string& path, const std::string
   if (s == "pcie") return GpuMount::pcie;
   if (s == "sxm") return GpuMount::sxm;
   if (s == "oam") return GpuMount::oam;
+  if (s == "superchip") return GpuMount::superchip;
   if (s == "integrated") return GpuMount::integrated;
-  r.fail(path, "unknown mount \"" + s + "\" (expected pcie, sxm, oam or integrated)");
+  r.fail(path, "unknown mount \"" + s + "\" (expected pcie, sxm, oam, superchip or integrated)");
+}
+
+// The largest ATX PSU sold (W): the ceiling of a desktop's supply, bought to fit.
+constexpr double kLargestAtxPsuW = 1600;
+
+// Maximum power of the catalog's CPU models where the row gives no cpu/tdp_w, by the model
+// string: vendor specification pages. Desktop sockets take their top SKU's limit.
+struct CpuTdp {
+  const char* model;  // a substring of cpu/model
+  double tdp_w;
+  const char* source;
+};
+const CpuTdp kCpuTdp[] = {
+    {"Xeon Platinum 8480", 350, "Intel ARK: Xeon Platinum 8480+ 350 W TDP"},
+    {"Xeon Platinum 8570", 350, "Intel ARK: Xeon Platinum 8570 350 W TDP"},
+    {"Xeon Platinum 8568Y+", 350, "Intel ARK: Xeon Platinum 8568Y+ 350 W TDP"},
+    {"Xeon Platinum 8468", 350, "Intel ARK: Xeon Platinum 8468 350 W TDP"},
+    {"Xeon 6979P", 500, "Intel ARK: Xeon 6979P 500 W TDP"},
+    {"Xeon Gold 5416S", 150, "Intel ARK: Xeon Gold 5416S 150 W TDP"},
+    {"EPYC 7742", 225, "AMD EPYC 7742 product page: 225 W default TDP"},
+    {"EPYC 9575F", 400, "AMD EPYC 9575F product page: 400 W default TDP"},
+    {"EPYC 9655", 400, "AMD EPYC 9655 product page: 400 W default TDP"},
+    {"EPYC 9475F", 400, "AMD EPYC 9475F product page: 400 W default TDP"},
+    {"EPYC 9965", 500, "AMD EPYC 9965 product page: 500 W default TDP"},
+    {"Ryzen 7000/9000 (AM5)", 170, "AMD Ryzen 9 7950X / 9950X product pages: 170 W TDP"},
+    {"Core Ultra 200S", 250, "Intel ARK: Core Ultra 9 285K 250 W maximum turbo power"},
+};
+
+// Where the CPU model has no TDP on file: the platform-class CPUs of host.cpp (desktop 170 W,
+// workstation 350 W, server 360 W), per socket.
+double class_tdp_w(PlatformClass c) {
+  return c == PlatformClass::desktop ? 170 : c == PlatformClass::workstation ? 350 : 360;
+}
+
+// A measurement given as a number or as {"low": a, "high": b}: the number, or the midpoint.
+double measured(const Reader& r, const json& o, const std::string& path, const char* key) {
+  const json* v = r.get(o, key);
+  if (!v) return 0;
+  if (v->is_number()) return r.num(o, path, key, false, 0, 1e6);
+  if (v->is_object()) {
+    const std::string p = path + "/" + key;
+    return (r.num(*v, p, "low", true, 0, 1e6) + r.num(*v, p, "high", true, 0, 1e6)) / 2;
+  }
+  r.fail(path + "/" + key,
+         "expected a number or {\"low\", \"high\"}, got " + io::describe_json(*v));
 }
 
 PlatformModel read_one(const json& e, const std::string& path, const Reader& r) {
@@ -118,13 +165,15 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   PlatformModel p;
   p.id = r.str(e, path, "id", true);
   if (p.id.empty() || lower(p.id) != p.id)
-    r.fail(path + "/id", "expected a lowercase id, got \"" + p.id + "\"");
+    r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
   p.name = r.str(e, path, "name", true);
   p.vendor = r.str(e, path, "vendor", true);
   p.platform_class = parse_class(r, path + "/class", r.str(e, path, "class", true));
   p.form_factor = r.str(e, path, "form_factor", false);
   p.rack_units = r.count(e, path, "rack_units", false, 64);
+  const bool unified = p.platform_class == PlatformClass::unified;
 
+  // GPUs: what selection cannot do without is required.
   const std::string gp = path + "/gpu";
   const json& g = r.object(e, path, "gpu");
   p.gpu_mount = parse_mount(r, gp + "/mount", r.str(g, gp, "mount", true));
@@ -133,9 +182,9 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
       r.fail(gp + "/counts", "expected a non-empty array of GPU counts");
     for (size_t i = 0; i < counts->size(); ++i) {
       const auto& c = (*counts)[i];
-      if (!c.is_number_unsigned() || c.get<uint64_t>() == 0 || c.get<uint64_t>() > 64)
+      if (!c.is_number_unsigned() || c.get<uint64_t>() == 0 || c.get<uint64_t>() > 128)
         r.fail(gp + "/counts/" + std::to_string(i),
-               "expected a GPU count 1-64, got " + io::describe_json(c));
+               "expected a GPU count 1-128, got " + io::describe_json(c));
       p.gpu_counts.push_back(c.get<uint32_t>());
     }
     std::sort(p.gpu_counts.begin(), p.gpu_counts.end());
@@ -150,47 +199,63 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     for (uint32_t c : p.gpu_counts)
       if (c != 4 && c != 8)
         r.fail(gp + "/counts", "SXM/OAM baseboards hold 4 or 8 GPUs, got " + std::to_string(c));
+  if (p.gpu_mount == GpuMount::integrated && p.gpu_counts != std::vector<uint32_t>{1})
+    r.fail(gp + "/counts", "a unified-memory computer is one GPU: expected [1]");
+  const bool pcie = p.gpu_mount == GpuMount::pcie;
   if (const json* ids = r.get(g, "ids")) {
     if (!ids->is_array()) r.fail(gp + "/ids", "expected an array of catalog GPU ids");
     for (size_t i = 0; i < ids->size(); ++i) {
       if (!(*ids)[i].is_string()) r.fail(gp + "/ids/" + std::to_string(i), "expected a string");
-      p.gpu_ids.push_back(lower((*ids)[i].get<std::string>()));
+      // Baseboards, superchip machines and unified computers are built around the chips they
+      // list; PCIe machines list what the cited configurations carried, not a limit.
+      if (!pcie) p.gpu_ids.push_back(lower((*ids)[i].get<std::string>()));
     }
   }
-  const bool pcie = p.gpu_mount == GpuMount::pcie;
   p.gpu_width_max = r.num(g, gp, "width_max", pcie, 0, 5);
   p.gpu_widths_total = r.num(g, gp, "widths_total", pcie, 0, 64);
-  p.gpu_lanes_total = r.count(g, gp, "lanes_total", pcie, 1024);
+  p.gpu_lanes_total = r.count(g, gp, "lanes_total", pcie, 2048);
   p.gpu_lanes_each = r.count(g, gp, "lanes_each", false, 16);
   if (p.gpu_lanes_each == 0) p.gpu_lanes_each = 16;
   p.gpu_watts_each_max = r.num(g, gp, "watts_each_max", false, 0, 5000);
   p.server_airflow = r.flag(g, gp, "server_airflow");
   p.liquid_cooled = r.flag(g, gp, "liquid_cooled");
-
-  const bool unified = p.platform_class == PlatformClass::unified;
   if (unified != (p.gpu_mount == GpuMount::integrated))
     r.fail(gp + "/mount", "class unified goes with mount integrated, and only it");
-  if (!unified) {
-    const std::string cp = path + "/cpu";
-    const json& c = r.object(e, path, "cpu");
-    p.cpu_sockets = r.count(c, cp, "sockets", true, 8);
-    if (p.cpu_sockets == 0) r.fail(cp + "/sockets", "expected at least 1");
-    p.cpu_model = r.str(c, cp, "model", false);
-    p.cpu_cores_per_socket = r.count(c, cp, "cores_per_socket", true, 512);
-    p.cpu_tdp_w = r.num(c, cp, "tdp_w", true, 1, 2000);
+
+  // Host facts the catalog may lack: the sizing and the power model say what they assumed.
+  const std::string cp = path + "/cpu";
+  if (const json* c = r.get(e, "cpu")) {
+    if (!c->is_object()) r.fail(cp, "expected an object");
+    p.cpu_sockets = r.count(*c, cp, "sockets", !unified, 64);
+    if (p.cpu_sockets == 0) p.cpu_sockets = 1;
+    p.cpu_model = r.str(*c, cp, "model", false);
+    p.cpu_cores_per_socket = r.count(*c, cp, "cores_per_socket", false, 512);
+    p.cpu_tdp_w = r.num(*c, cp, "tdp_w", false, 1, 2000);
+  } else if (!unified) {
+    r.fail(cp, "missing (expected an object)");
+  }
+  if (p.cpu_tdp_w == 0 && !unified) {
+    for (const auto& t : kCpuTdp)
+      if (p.cpu_model.find(t.model) != std::string::npos) {
+        p.cpu_tdp_w = t.tdp_w;
+        break;
+      }
+    if (p.cpu_tdp_w == 0) {
+      p.cpu_tdp_w = class_tdp_w(p.platform_class);
+      p.cpu_tdp_assumed = true;
+    }
   }
   if (const json* m = r.get(e, "memory")) {
     const std::string mp = path + "/memory";
     if (!m->is_object()) r.fail(mp, "expected an object");
-    p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", !unified, 24);
-    p.dimm_slots = r.count(*m, mp, "dimm_slots", !unified, 128);
+    p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", false, 24);
+    p.dimm_slots = r.count(*m, mp, "dimm_slots", false, 256);
     p.ram_shipped_gib = r.count(*m, mp, "shipped_gib", unified, 1u << 20);
     p.ram_max_gib = r.count(*m, mp, "max_gib", false, 1u << 20);
-  } else if (!unified) {
+  } else if (unified) {
     r.fail(path + "/memory", "missing (expected an object)");
   }
   p.nic_slots = r.count(e, path, "nic_slots", false, 64);
-  p.drive_bays = r.count(e, path, "drive_bays", false, 256);
   if (const json* s = r.get(e, "shipped")) {
     const std::string sp = path + "/shipped";
     if (!s->is_object()) r.fail(sp, "expected an object");
@@ -200,32 +265,58 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     p.dpus_shipped = r.count(*s, sp, "dpus", false, 64);
   }
 
+  // PSUs: a rating the catalog lacks is left unrated (the choice says psu_unrated); a desktop
+  // takes an ATX supply bought to fit, up to the largest sold.
   const std::string pp = path + "/psu";
-  const json& ps = r.object(e, path, "psu");
-  p.psu.bays = r.count(ps, pp, "bays", true, 32);
-  if (p.psu.bays == 0) r.fail(pp + "/bays", "expected at least 1");
-  p.psu.watts = r.num(ps, pp, "watts", true, 10, 20000);
-  p.psu.watts_120v = r.num(ps, pp, "watts_120v", false, 0, 20000);
-  p.psu.efficiency = r.num(ps, pp, "efficiency", false, 0.5, 1);
-  if (p.psu.efficiency == 0) p.psu.efficiency = 0.94;
-  const std::string red = r.str(ps, pp, "redundancy", true);
-  if (!parse_redundancy(red, p.psu.bays, &p.psu.redundancy))
+  const json* ps = r.get(e, "psu");
+  if (ps && !ps->is_object()) r.fail(pp, "expected an object");
+  static const json kEmpty = json::object();
+  const json& pj = ps ? *ps : kEmpty;
+  p.psu.bays = r.count(pj, pp, "bays", false, 64);
+  p.psu.watts = r.num(pj, pp, "watts", false, 10, 20000);
+  p.psu.efficiency = r.num(pj, pp, "efficiency", false, 0.5, 1);
+  if (p.psu.efficiency == 0)
+    p.psu.efficiency = p.platform_class == PlatformClass::server ? 0.94 : 0.92;
+  if (p.platform_class == PlatformClass::desktop && (p.psu.watts == 0 || p.psu.bays <= 1)) {
+    p.psu.atx = true;
+    if (p.psu.watts == 0) p.psu.watts = kLargestAtxPsuW;
+    p.psu.bays = 1;
+  }
+  if (p.psu.bays == 0) p.psu.bays = 1;
+  const std::string red = r.str(pj, pp, "redundancy", false);
+  if (red.empty()) {
+    p.psu.redundancy = {p.psu.bays, 0};
+  } else if (!parse_redundancy(red, p.psu.bays, &p.psu.redundancy)) {
     r.fail(pp + "/redundancy", "expected \"N+R\" with N+R = bays (" + std::to_string(p.psu.bays) +
-                                   "), \"N+1\", \"N+N\" or \"none\", got \"" + red + "\"");
+                                   "), \"N+1\", \"N+N\" or \"none\", got " + sanitize_quoted(red));
+  }
 
-  p.max_power_w = r.num(e, path, "max_power_w", false, 0, 200000);
-  p.typical_power_w = r.num(e, path, "typical_power_w", false, 0, 200000);
-  p.idle_power_w = r.num(e, path, "idle_power_w", false, 0, 200000);
+  p.max_power_w = r.num(e, path, "max_power_w", false, 0, 1e6);
+  p.typical_power_w = r.num(e, path, "typical_power_w", false, 0, 1e6);
+  p.idle_power_w = r.num(e, path, "idle_power_w", false, 0, 1e6);
+  if (const json* mw = r.get(e, "measured_power_w")) {
+    const std::string wp = path + "/measured_power_w";
+    if (!mw->is_object()) r.fail(wp, "expected an object");
+    p.measured_peak_w = measured(r, *mw, wp, "measured_peak_w");
+    if (p.idle_power_w == 0) p.idle_power_w = measured(r, *mw, wp, "measured_idle_w");
+  }
   p.gpu_memory_fraction = r.num(e, path, "gpu_memory_fraction", false, 0, 1);
   p.price_usd = r.num(e, path, "price_usd", false, 0, 1e8);
-  p.price_source = r.str(e, path, "price_source", p.price_usd > 0);
+  if (p.price_usd > 0) {
+    const std::string kind = r.str(e, path, "price_kind", false);
+    const std::string date = r.str(e, path, "price_date", false);
+    p.price_source = r.str(e, path, "price_source", true);
+    if (!kind.empty())
+      p.price_source = kind + (date.empty() ? "" : ", " + date) + ": " + p.price_source;
+  }
   p.source = r.sources(e, path);
   return p;
 }
 
 }  // namespace
 
-std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where) {
+std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where,
+                                          std::vector<std::string>* skipped) {
   json doc;
   try {
     doc = io::parse_json(text, where);
@@ -246,11 +337,34 @@ std::vector<PlatformModel> read_platforms(std::string_view text, const std::stri
     if (!seen.insert(p.id).second) r.fail(path + "/id", "duplicate id " + sanitize_quoted(p.id));
     out.push_back(std::move(p));
   }
+  // "platforms_incomplete": rows whose "missing" facts no public source gave. Those that still
+  // give what the selection needs (mount, counts, PCIe widths and lanes) are used, their missing
+  // host and PSU facts handled as above; the rest are listed in `skipped`.
+  if (const json* inc = r.get(doc, "platforms_incomplete")) {
+    if (!inc->is_array()) r.fail("/platforms_incomplete", "expected an array of platforms");
+    for (size_t i = 0; i < inc->size(); ++i) {
+      const std::string path = "/platforms_incomplete/" + std::to_string(i);
+      try {
+        PlatformModel p = read_one((*inc)[i], path, r);
+        if (!seen.insert(p.id).second)
+          r.fail(path + "/id", "duplicate id " + sanitize_quoted(p.id));
+        out.push_back(std::move(p));
+      } catch (const InputError& err) {
+        if (skipped) skipped->push_back(err.what());
+      }
+    }
+  }
   return out;
 }
 
 std::vector<PlatformModel> read_platforms_file(const std::string& path) {
   return read_platforms(io::read_text_input(path, io::kCatalogInput), sanitize(path, 256));
+}
+
+const std::vector<PlatformModel>& builtin_platforms() {
+  static const std::vector<PlatformModel> v =
+      read_platforms(embedded::kPlatformsJson, "built-in data/platforms.json");
+  return v;
 }
 
 const PlatformModel* find_platform(const std::vector<PlatformModel>& catalog, std::string_view id) {

@@ -274,6 +274,27 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   sh("rm -rf '" + dir + "'");
 }
 
+TEST_CASE("check: every plan field is validated at its own JSON pointer, not as a flag",
+          "[planning][check]") {
+  const std::string dir = temp_dir();
+  // The price is the plan's own field (the flag --price NAME=USD is not involved).
+  expect_error("check " + plan_file(dir, "a.json", "\"gpu_price_usd\": 0.5"),
+               dir +
+                   "/a.json: /plans/0/gpu_price_usd: expected a number from 1 to 1e+08, got "
+                   "'0.5'");
+  expect_error("check " + plan_file(dir, "b.json", "\"kv_quant\": \"q4_0\", \"flash_attn\": false"),
+               dir +
+                   "/b.json: /plans/0/flash_attn: false with a quantized kv_quant: llama.cpp "
+                   "requires flash attention for a quantized V cache");
+  expect_error("check " + plan_file(dir, "c.json", "\"gpus\": 2000"),
+               dir + "/c.json: /plans/0/gpus: expected an integer from 1 to 1024, got '2000'");
+  expect_error("check " + plan_file(dir, "d.json", "\"engine\": \"vlm\""),
+               dir +
+                   "/d.json: /plans/0/engine: expected llama.cpp, vllm, transformers or ollama, "
+                   "got 'vlm' (did you mean vllm?)");
+  sh("rm -rf '" + dir + "'");
+}
+
 TEST_CASE("check: plan errors name the file and the field", "[planning][check]") {
   const std::string dir = temp_dir();
   expect_error("check " + plan_file(dir, "a.json", "\"context\": \"8192\""),

@@ -10,11 +10,17 @@
 
 namespace llmsize {
 
-// Parses a platforms document {"platforms": [...]}. Throws InputError naming `where`, the JSON path
-// of the bad field and what was expected: "FILE: /platforms/2/psu/redundancy: ...".
-std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where);
+// Parses a platforms document {"platforms": [...], "platforms_incomplete": [...]}. Throws
+// InputError naming `where`, the JSON path of the bad field and what was expected:
+// "FILE: /platforms/2/psu/redundancy: ...". Incomplete rows that lack what the selection needs are
+// left out, their errors appended to `skipped` when given.
+std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where,
+                                          std::vector<std::string>* skipped = nullptr);
 // Reads a file.
 std::vector<PlatformModel> read_platforms_file(const std::string& path);
+// The catalog compiled into the binary (data/platforms.json). Throws InputError if it does not
+// validate (a build bug).
+const std::vector<PlatformModel>& builtin_platforms();
 
 // By id, case-insensitively; nullptr when absent.
 const PlatformModel* find_platform(const std::vector<PlatformModel>& catalog, std::string_view id);

@@ -1,0 +1,60 @@
+// Launch commands that realise a serving plan, as text: vllm serve, sglang launch_server,
+// trtllm-serve, llama-server, Ollama (environment + Modelfile). Past one node, the engine's own
+// distributed runtime: Ray for vLLM, --nnodes/--node-rank for SGLang, mpirun +
+// trtllm-llmapi-launch for TensorRT-LLM. llmsize plans for these engines; it runs none of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsize/serving_engine.hpp"
+
+namespace llmsize {
+
+struct LaunchPlan {
+  ServingEngine engine = ServingEngine::vllm;
+  std::string model;  // Hugging Face repo id or local path (a .gguf file for llama.cpp/Ollama)
+  uint32_t tp = 1, pp = 1, replicas = 1;
+  uint32_t gpus_per_node = 8;
+  bool attention_dp = false;   // MoE: attention data parallel + expert parallel
+  uint32_t max_model_len = 0;  // tokens per sequence; 0 = the model's default
+  double memory_fraction = 0;  // 0 = the engine's default
+  uint32_t max_num_seqs = 0;   // 0 = the engine's default
+  uint32_t max_num_batched_tokens = 0;
+  KvDtype kv = KvDtype::bf16;  // bf16/f16 = the engine's "auto" (the model's dtype)
+  std::string quantization;    // "" = read from the checkpoint's quantization_config
+  std::string host = "0.0.0.0";
+  uint32_t port = 8000;
+  std::string head_address = "HEAD_NODE_IP";  // first node, for multi-node layouts
+  // llama.cpp / Ollama: layers per GPU for --tensor-split (empty = one GPU or even split).
+  std::vector<uint32_t> layers_per_gpu;
+  bool flash_attn = true;
+  uint32_t nodes() const {
+    const uint32_t span = tp * pp;
+    return span > gpus_per_node ? (span + gpus_per_node - 1) / gpus_per_node : 1;
+  }
+};
+
+// The launch plan of a deployment: its degrees, replicas, KV dtype and limits; max_model_len
+// from the deployment (else isl + osl); llama.cpp/Ollama slots = users per replica and layers
+// split evenly over tp x pp GPUs (-ts). The wiring's one mapping from a plan to --emit.
+struct Deployment;
+struct Workload;
+LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
+                       uint32_t gpus_per_node, const std::string& model);
+
+// The commands, one per line, with the replicas' GPU assignment and, past one node, what to run
+// on each node. REQUIRES: p.tp, p.pp, p.replicas > 0, p.model non-empty.
+std::string launch_script(const LaunchPlan& p);
+
+// An option token (starting with "-") the script passes to a command ("vllm", "ray",
+// "sglang.launch_server", "trtllm-serve", "mpirun", "llama-server", "ollama"), "=value" cut off;
+// heredoc bodies (config files) are skipped.
+struct LaunchFlag {
+  std::string command;
+  std::string flag;
+};
+std::vector<LaunchFlag> launch_flags(const std::string& script);
+
+}  // namespace llmsize

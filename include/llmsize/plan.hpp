@@ -1,0 +1,187 @@
+// One configuration planned end to end: the estimate, the GPUs that hold it, capacity, offload,
+// speed, host, power, cost and fine-tuning, from a request of resolved, typed values.
+//
+//   read (flags, plan files) -> resolve -> PlanRequest -> plan() -> Plan -> render
+//
+// plan() is pure: no parsing, no names looked up, no prose. What a renderer words (warnings,
+// advice) is in Plan::notes as a kind and the numbers it needs. Planner serves many
+// configurations of one request (sweep, fit, --ctx max) with the weights computed once per model
+// and the estimates cached per context and GPU count; its plans equal plan()'s field for field
+// (tests/plan_test.cpp checks a large random sample).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "llmsize/capacity.hpp"
+#include "llmsize/cost.hpp"
+#include "llmsize/estimate.hpp"
+#include "llmsize/finetune.hpp"
+#include "llmsize/gpu.hpp"
+#include "llmsize/gpu_plan.hpp"
+#include "llmsize/host.hpp"
+#include "llmsize/power.hpp"
+#include "llmsize/speed.hpp"
+
+namespace llmsize {
+
+// How several GPUs share the model for the speed estimate: llama.cpp's layer split (default) or
+// tensor parallelism.
+enum class Split { layer, tensor };
+
+// The largest context a request may ask for, tokens (16 Mi).
+constexpr uint32_t kMaxContextTokens = 16u << 20;
+
+// Memory classes the plan always answers "how many GPUs of this size" for (GiB).
+constexpr uint32_t kMemoryClassesGib[] = {24, 48, 80};
+
+// GPUs of a catalog the recommendation may choose are those that hold the model in this many.
+constexpr uint32_t kMaxRecommendedGpus = 64;
+
+// Fine-tuning keeps this many checkpoints of the weights on disk (the last and the best).
+constexpr uint64_t kCheckpointCopies = 2;
+
+struct PlanRequest {
+  ModelSpec model;  // REQUIRES: validate(model) is empty
+  // A weights file's own tensors (GGUF, safetensors): replace the weights of model x quant.
+  std::optional<Weights> exact_weights;
+  // Quantization, KV cache, engine rules, headroom, overhead. n_gpus is planned, not read.
+  RunConfig config;
+  // The GPU to plan for, prices applied; empty: the cheapest system among `candidates`.
+  std::optional<GpuSpec> gpu;
+  const std::vector<GpuSpec>* candidates = nullptr;  // not owned; may be null when gpu is set
+  uint32_t top = 5;                                  // ranked options kept, >= 1
+  uint32_t gpus_requested = 0;                       // 0: as many as needed
+  Split split = Split::layer;
+  uint32_t users = 0;                // people served at once; 0: not given
+  double target_tokens_per_s = 0;    // > 0 plans capacity. REQUIRES: users > 0 then
+  uint32_t prompt_tokens = 1024;     // for time to first token
+  uint32_t ram_channels = 0;         // 0: the platform's
+  uint32_t ram_mts = 4800;           // DIMM speed, MT/s
+  uint32_t keep_models = 3;          // models kept on disk
+  uint64_t dataset_bytes = 0;        // datasets kept on disk
+  PowerInput power;                  // power_limit, mains_v and duty_cycle are read
+  CostInput cost;                    // kwh_price_usd, years, utilization, cloud_price_per_mtok
+  std::optional<TrainConfig> train;  // fine-tuning instead of inference
+  bool derivations = true;           // fill Estimate::derivations (for --explain)
+};
+
+struct ClassFit {
+  uint32_t memory_gib = 0;
+  uint32_t count = 0;  // 0: does not fit even in 1024
+};
+
+// Something the reader should know, worded by the renderer. The numbers each kind carries:
+enum class NoteKind : uint8_t {
+  no_catalog_gpu,            // no catalog GPU holds the model in kMaxRecommendedGpus cards
+  capacity_unreachable,      // the capacity target cannot be met (Plan::capacity says why)
+  unified_memory,            // the GPU shares memory with the CPU (memory_fraction of memory)
+  gpu_cannot_hold,           // no count up to 1024 holds it
+  gpu_not_enough,            // n[0] GPUs given, n[1] needed
+  tensor_split_indivisible,  // n[0] GPUs, n[1] n_head, n[2] n_head_kv, n[3] the valid degree
+  no_price,                  // the GPU has no price: no hardware cost
+  whole_computer,            // unified memory: no host, power or storage plan
+  // Worded after the estimate's own warnings:
+  offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
+  uncalibrated_speed,  // the GPU's speed family is not calibrated
+};
+
+// True for the kinds worded after the estimate's warnings.
+constexpr bool after_estimate_warnings(NoteKind k) {
+  return k >= NoteKind::offload;
+}
+
+struct Note {
+  NoteKind kind;
+  uint64_t n[4] = {0, 0, 0, 0};
+  double x = 0;
+  bool operator==(const Note& o) const {
+    return kind == o.kind && n[0] == o.n[0] && n[1] == o.n[1] && n[2] == o.n[2] && n[3] == o.n[3] &&
+           x == o.x;
+  }
+};
+
+struct Plan {
+  RunConfig config;  // as planned: config.n_gpus is the final count
+  Estimate estimate;
+  std::vector<ClassFit> classes;  // one per kMemoryClassesGib
+
+  // The GPUs of the bill: the requested one, else the first of `options`.
+  std::optional<GpuPlan> gpu;
+  bool gpu_recommended = false;
+  std::vector<GpuOption> options;  // ranked alternatives when no GPU was given, cheapest first
+  std::vector<GpuOption> fewest;   // the same ranked by fewest cards
+  std::optional<CapacityPlan> capacity;
+  // The capacity plan chose the count (no --gpus): tensor parallel x replicas.
+  bool capacity_split = false;
+  std::optional<Offload> offload;
+  uint32_t max_concurrent_sequences = 0;  // sequences of n_ctx that fit beside the weights
+  uint64_t kv_available_bytes = 0;        // KV memory left on the GPUs (vLLM's KV pool)
+
+  std::optional<Speed> speed;
+  SpeedInput speed_input;
+  double ram_bandwidth_gb_per_s = 0;
+  uint32_t ram_channels = 0;
+  uint32_t ram_mts = 0;
+
+  std::optional<HostPlan> host;
+  uint32_t host_keep_models = 1;
+  std::optional<PowerPlan> power;
+  PowerInput power_input;
+  std::optional<CostPlan> cost;
+  CostInput cost_input;
+
+  std::optional<TrainMemory> train;
+  TrainConfig train_config;
+  uint32_t train_gpus = 0;  // FSDP: GPUs of the plan's kind that hold the sharded state
+
+  std::vector<Note> notes;  // in the order a reader needs them
+};
+
+// REQUIRES: req.config.quant non-null; req.gpu or req.candidates set.
+Plan plan(const PlanRequest& req);
+
+// Sequences of c.kv.n_ctx whose KV caches fit on n GPUs of usable_each beside weights, compute
+// buffers and overhead, headroom on both: (usable - fixed x (1 + h)) / (kv per sequence x (1 + h)).
+uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_t usable_each,
+                                  uint32_t n);
+
+// Many configurations of one request: each call varies the model, context, GPU and count.
+class Planner {
+ public:
+  // `base` holds everything the calls do not vary; its model, exact weights, gpu, n_ctx and
+  // gpus_requested are ignored.
+  explicit Planner(PlanRequest base);
+  ~Planner();
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
+  // A model under `quant` (a weights file: its exact tensors): the weights are computed once.
+  // Returns its index.
+  size_t add_model(ModelSpec m, const QuantPreset* quant, std::optional<Weights> exact = {});
+  // A GPU (prices applied); returns its index.
+  size_t add_gpu(GpuSpec g);
+
+  // plan() of the base request with model `model`, context n_ctx, GPU `gpu` and gpus_requested
+  // `count` (0: as many as needed). The reference is valid until the next call.
+  const Plan& plan(size_t model, uint32_t n_ctx, size_t gpu, uint32_t count);
+
+  // The request plan() would be given for the same arguments.
+  PlanRequest request(size_t model, uint32_t n_ctx, size_t gpu, uint32_t count) const;
+
+  const ModelSpec& model(size_t i) const;
+  const Weights& weights(size_t i) const;
+  const RunConfig& config(size_t model) const;  // the base config under that model's quant
+  const GpuSpec& gpu(size_t i) const;
+
+  // Drops the cached estimates and host plans (a long sweep moving to its next model).
+  void forget();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llmsize

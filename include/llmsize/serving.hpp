@@ -1,0 +1,213 @@
+// Serving at scale: a step-time model of batched decode and chunked prefill, per engine
+// (APPROXIMATION, calibrated on published serving benchmarks; docs/formulas.md §15).
+//
+// One engine step runs d decode tokens (one per running sequence) and p prompt tokens (chunks
+// of waiting prompts), as the engines' kernels run them:
+//   GEMMs     max(weights streamed / (e_bw x BW), 2 x matmul params x (d + p) / (e_fl x TFLOPS of
+//             the weights' dtype)); MoE streams the experts the step's tokens activate,
+//             n_expert x (1 - (1 - n_expert_used / n_expert)^(d + p)) per layer
+//   attention decode: every decoding sequence's KV (+ recurrent state) / (e_kv x BW); prefill:
+//             4 x n_head x head_dim x n_layer x p x isl / 2 FLOPs
+//   link      2 ring all-reduces per layer over NVLink / PCIe / the network
+//   pipeline  pp micro-batches, e_pp per extra stage; host work overlapped or added
+// Steady state: p = B x isl / osl within max_num_batched_tokens; output tokens/s = d / t_step.
+// TTFT = the prompt's chunks at the running batch's step time + M/D/1 queueing for the prefill
+// budget. The e_* factors are fitted per engine (tests/data/serving_throughput.json).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/gpu.hpp"
+#include "llmsize/model_spec.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/serving_engine.hpp"
+
+namespace llmsize {
+
+// The precision the matmuls run at: W8A8 FP8 and NVFP4 use the GPU's FP8/FP4 tensor cores where
+// it has them; weight-only formats (GGUF, GPTQ, AWQ) dequantize and multiply in 16 bits.
+enum class ComputeDtype { bf16, fp8, fp4, int8 };
+ComputeDtype compute_dtype(const QuantPreset& q);
+
+enum class LinkKind { none, nvlink, xgmi, pcie, network };
+const char* link_kind_name(LinkKind k);
+
+// The model's numbers the step model needs (fill with serving_model()).
+struct ServingModel {
+  uint64_t weight_bytes = 0;      // every weight, resident on the GPUs
+  uint64_t dense_read_bytes = 0;  // read by every step: all but routed experts, embd row
+  uint64_t expert_bytes = 0;      // one routed expert of one MoE layer
+  uint32_t n_expert = 0, n_expert_used = 0, n_layer_moe = 0;
+  uint64_t matmul_params = 0;           // params multiplied per token (n_expert_used experts)
+  uint64_t kv_bytes_per_token = 0;      // full-attention layers, summed
+  uint64_t kv_bytes_per_token_swa = 0;  // sliding-window layers, summed (n_swa tokens at most)
+  uint32_t n_swa = 0;
+  uint64_t state_bytes_per_seq = 0;  // recurrent state (0 for attention-only models)
+  uint64_t activation_bytes = 0;     // engine's activation peak on one GPU at tp = 1
+  uint32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
+  ComputeDtype compute = ComputeDtype::bf16;
+};
+
+// From the estimator's inputs: weights of `q` (or exact ones), KV of `kv`.
+ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
+                           uint64_t activation_bytes, KvDtype kv);
+
+// The GPU's numbers (fill with serving_gpu()).
+struct ServingGpu {
+  std::string id;
+  std::string vendor;     // nvidia | amd | apple | ...
+  std::string gpu_class;  // consumer | workstation | datacenter | soc
+  uint64_t memory_bytes = 0;
+  double bandwidth_gb_per_s = 0;
+  double bf16_tflops = 0;  // dense
+  double fp8_tflops = 0;   // dense; 0 = no FP8 tensor cores
+  double fp4_tflops = 0;   // dense; 0 = no FP4 tensor cores
+  double int8_tops = 0;
+  LinkKind link = LinkKind::pcie;  // between the GPUs of one node
+  double link_gb_per_s = 0;        // one direction, per GPU
+  uint32_t link_group = 8;         // GPUs the link joins (NVLink bridge: 2)
+  double pcie_gb_per_s = 0;        // one direction
+  double network_gb_per_s = 50;    // between nodes, per GPU (one 400 Gb/s NIC per GPU)
+  uint32_t gpus_per_node = 8;
+  double board_power_w = 0;
+  const char* tflops_source = "";  // where the FP8/FP4 figures come from
+};
+
+// REQUIRES: g.bandwidth_gb_per_s > 0. FP8/FP4 dense TFLOPS from the vendors' datasheets for the
+// GPUs that have them (table in serving.cpp); others compute in 16 bits.
+ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node);
+
+// Fitted per engine; the error is the calibration's relative error on aggregate throughput.
+struct ServingCalibration {
+  ServingEngine engine;
+  double bw_efficiency;        // weights streamed by GEMMs
+  double kv_bw_efficiency;     // paged attention reading KV
+  double flops_efficiency;     // large GEMMs (prefill, big batches)
+  double gemm_m_half;          // GEMM rows at which half of flops_efficiency is reached
+  double step_overhead_s;      // host time per executor iteration (scheduling, launch)
+  double seq_overhead_s;       // host time per decoding sequence per iteration (sampling, output)
+  double layer_overhead_s;     // GPU time per layer per pass outside the roofline (kernel tails)
+  bool overlap_host;           // host work of step n+1 overlaps the GPU's step n
+  double allreduce_latency_s;  // per all-reduce over NVLink; x3 over PCIe, x6 over the network
+  double link_efficiency;      // achieved share of the link's bandwidth in all-reduce
+  double pp_efficiency;        // throughput kept per extra pipeline stage (stalls)
+  double ep_imbalance;         // busiest expert-parallel rank's load / the mean
+  double matvec_reread;        // weights re-streamed per extra row by matrix-vector kernels
+  double error_median;         // |predicted/measured - 1| on the calibration rows
+  double error_worst;
+  const char* basis;
+};
+const ServingCalibration& serving_calibration(ServingEngine e);
+
+// What a GPU family achieves of its datasheet bandwidth and FLOPS relative to Hopper, where the
+// engine factors were fitted (the same kernels run on every family).
+struct FamilyFactor {
+  const char* family;  // "hopper", "blackwell", "blackwell-workstation", ...
+  double bw_scale;
+  double flops_scale;
+  const char* basis;
+};
+const FamilyFactor& family_factor(const ServingGpu& g);
+
+struct Deployment {
+  ServingEngine engine = ServingEngine::vllm;
+  uint32_t tp = 1, pp = 1, replicas = 1;
+  KvDtype kv = KvDtype::bf16;
+  // MoE with attention data parallel + expert parallel (TensorRT-LLM enable_attention_dp, SGLang
+  // --enable-dp-attention): each rank runs attention for its own sequences with the dense
+  // weights whole, experts split over the ranks, one token exchange per MoE layer.
+  bool attention_dp = false;
+  EngineLimits limits;         // engine_limits() unless the user set them
+  uint32_t max_model_len = 0;  // 0 = isl + osl
+  double power_limit = 1.0;    // fraction of board power (--power-limit)
+  uint32_t gpus() const { return tp * pp * replicas; }
+};
+
+struct Workload {
+  uint32_t isl = 1000, osl = 1000;  // tokens in and out per request
+  uint32_t users = 0;               // concurrent requests; 0 = as many as fit (offline)
+  double rate_per_s = 0;            // requests per second instead of users (Little's law)
+  double ttft_slo_s = 0;            // 0 = none
+  double tpot_slo_s = 0;
+  // Generation speed alone (llama-batched-bench S_TG, llama-bench tg): prompts are not mixed
+  // into the decode steps.
+  bool decode_only = false;
+};
+
+enum class Limit { memory, compute, bandwidth, link, host, batch, ttft, tpot, overload };
+const char* limit_name(Limit l);
+
+struct StepTime {
+  uint32_t decode_tokens = 0, prefill_tokens = 0;  // per step, per replica
+  uint64_t bytes_per_gpu = 0;                      // read per stage pass
+  double flops_per_gpu = 0;
+  double memory_s = 0;     // weights streamed by the GEMMs
+  double compute_s = 0;    // the GEMMs' math
+  double attention_s = 0;  // decode attention (KV reads) + prefill attention (math)
+  double link_s = 0;
+  double stage_s = 0;  // one micro-batch through one stage
+  double gpu_s = 0;    // every micro-batch through every stage
+  double host_s = 0;   // the host's work for the step
+  double step_s = 0;   // one token for every decoding sequence
+  Limit bound = Limit::bandwidth;
+};
+
+// A value with the calibration's range.
+struct Ranged {
+  double value = 0, low = 0, high = 0;
+};
+
+struct ServingEstimate {
+  bool fits = false;  // weights + one sequence fit in the pool
+  uint64_t kv_pool_bytes_per_gpu = 0;
+  uint64_t kv_bytes_per_seq = 0;            // planning: the tokens a sequence holds on average
+  uint64_t kv_bytes_per_seq_guarantee = 0;  // max_model_len tokens
+  uint32_t max_concurrency = 0;             // per replica, planning (what the scheduler admits)
+  uint32_t max_concurrency_guarantee = 0;
+  uint32_t concurrency = 0;  // running per replica
+  uint32_t queued = 0;       // waiting per replica (users beyond max_concurrency)
+  double mean_context = 0;   // tokens a decoding sequence attends to, on average
+  StepTime step;
+  Ranged output_tokens_per_s;    // all replicas
+  Ranged per_user_tokens_per_s;  // 1 / inter-token latency
+  Ranged ttft_s;
+  double ttft_p90_s = 0;
+  Ranged itl_s;
+  double itl_p90_s = 0;
+  double requests_per_s = 0;
+  double power_scale = 1;  // throughput factor of the power limit
+  Limit limited_by = Limit::bandwidth;
+  bool meets_ttft = true, meets_tpot = true;
+  const ServingCalibration* calibration = nullptr;
+};
+
+// One step of `decode` sequences at mean context `ctx` plus `prefill` prompt tokens of prompts
+// `isl` long, on one replica.
+StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                      uint32_t decode, double ctx, uint32_t prefill, uint32_t isl);
+
+// REQUIRES: d.tp, d.pp, d.replicas > 0; w.isl, w.osl > 0.
+ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                                 const Workload& w);
+
+// Everything estimate_serving needs for model m at preset q on `gpu` under `engine`'s defaults:
+// weights and activations from estimate() with the engine's allocation rules, engine_limits()
+// for the GPU. exact_weights replaces the preset's weights (a file read tensor by tensor).
+struct ServingSetup {
+  ServingModel model;
+  ServingGpu gpu;
+  Deployment deployment;
+};
+ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
+                           ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
+                           uint32_t replicas, uint32_t gpus_per_node,
+                           const Weights* exact_weights = nullptr);
+
+// Throughput factor at a power cap (fraction of board power), piecewise linear through measured
+// points (tests/data/serving_throughput.json power rows): 2 x RTX PRO 6000 GLM-4.5-Air FP8 at
+// 250/300/360/600 W of 600 W -> 0.840/0.954/0.991/1; below the lowest point, proportional.
+double power_limit_speed(double fraction);
+
+}  // namespace llmsize

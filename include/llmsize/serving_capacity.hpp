@@ -1,0 +1,44 @@
+// Capacity you can buy on: the cheapest tensor-parallel degree x pipeline stages x replicas of one
+// GPU that serves N users at T tokens/s each (and a TTFT SLO), with the limit that binds and the
+// users left over. GPUs beyond what memory needs become replicas (data parallel).
+#pragma once
+
+#include <cstdint>
+
+#include "llmsize/serving.hpp"
+
+namespace llmsize {
+
+struct CapacityTarget {
+  uint32_t users = 1;                // concurrent requests to serve
+  double per_user_tokens_per_s = 0;  // each user's decode speed, at least (0 = none)
+  double ttft_slo_s = 0;             // mean time to first token, at most (0 = none)
+  uint32_t max_gpus = 1024;
+  EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
+};
+
+struct ServingCapacity {
+  bool found = false;
+  Deployment deployment;     // tp, pp, replicas, limits
+  ServingEstimate estimate;  // at `users` spread over the replicas
+  uint32_t gpus = 0;
+  uint32_t nodes = 0;
+  uint32_t users_per_replica = 0;  // what one replica carries meeting the target
+  uint32_t user_headroom = 0;      // replicas x users_per_replica - users
+  Limit binding = Limit::memory;   // what stops a replica from taking one more user
+  uint32_t memory_min_gpus = 0;    // the fewest GPUs that hold the weights and one sequence
+};
+
+// REQUIRES: t.users > 0. base supplies the engine, KV type, max_model_len and power limit; each
+// degree gets engine_limits() for its GPUs, overridden by t.limits' non-zero fields. Degrees: tp
+// divides n_head and n_head_kv (or is a multiple of n_head_kv: replicated KV heads) and stays
+// within one node; pp spans nodes only when one node's GPUs are not enough.
+ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g,
+                                      const Deployment& base, const Workload& w,
+                                      const CapacityTarget& t);
+
+// Whether tp is a valid tensor-parallel degree for the model (vLLM/SGLang/TensorRT-LLM shard
+// query heads evenly; KV heads evenly or replicated).
+bool valid_tp(const ServingModel& m, uint32_t tp);
+
+}  // namespace llmsize

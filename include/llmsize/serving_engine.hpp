@@ -1,0 +1,96 @@
+// Serving engines as data: how each one sizes its KV pool, batches, splits a model and stores KV.
+//
+// The memory rules (each engine's own code, cited in src/serving_engine.cpp):
+//   vLLM      pool = total x gpu_memory_utilization - weights - activation peak - non-torch
+//   SGLang    pool = total x mem_fraction_static - weights, mem_fraction_static = (total -
+//   reserved)
+//             / total with reserved from chunked_prefill_size and cuda_graph_max_bs
+//   TRT-LLM   pool = (total - weights - activations - runtime) x free_gpu_memory_fraction
+//   llama.cpp / Ollama / transformers: -np slots (OLLAMA_NUM_PARALLEL) of n_ctx cells each, in what
+//             the GPU has left.
+// Engine (engine.hpp) keeps the memory estimator's four profiles; ServingEngine adds the serving
+// engines and maps each to the Engine whose allocation rules estimate() applies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsize/engine.hpp"
+#include "llmsize/tensor_type.hpp"
+
+namespace llmsize {
+
+enum class ServingEngine { llama_cpp, ollama, vllm, sglang, trt_llm, transformers };
+
+// KV cache element types. fp8_e4m3/fp8_e5m2 are the serving engines' FP8 caches (vLLM
+// --kv-cache-dtype, SGLang --kv-cache-dtype, TensorRT-LLM kv_cache_config.dtype); q8_0/q4_0 are
+// llama.cpp's -ctk/-ctv types.
+enum class KvDtype { f16, bf16, fp8_e4m3, fp8_e5m2, q8_0, q4_0 };
+
+const char* kv_dtype_name(KvDtype t);
+std::optional<KvDtype> kv_dtype_from_name(std::string_view name);
+// The tensor type whose row size gives the cache's bytes (both FP8 kinds store 1 byte).
+TensorType kv_tensor_type(KvDtype t);
+
+// Where the KV pool comes from.
+enum class MemoryRule {
+  share_of_total,  // vLLM gpu_memory_utilization, SGLang mem_fraction_static
+  share_of_free,   // TensorRT-LLM free_gpu_memory_fraction, after weights and buffers
+  fixed_slots,     // llama.cpp -np x -c, Ollama OLLAMA_NUM_PARALLEL x num_ctx, transformers
+};
+
+// What the scheduler reserves for a running request.
+enum class KvReservation {
+  on_demand,     // blocks as tokens arrive, preempting when full (vLLM, SGLang)
+  full_request,  // isl + osl up front (TensorRT-LLM GUARANTEED_NO_EVICT, the default policy)
+  full_context,  // a slot of n_ctx cells per sequence (llama.cpp, Ollama, transformers' cache)
+};
+
+enum class SplitMode { layer, tensor };
+
+struct ServingProfile {
+  ServingEngine engine;
+  const char* name;      // "vllm", "sglang", "trt-llm", "llama.cpp", "ollama", "transformers"
+  Engine memory_engine;  // estimate()'s allocation rules for weights and activations
+  MemoryRule memory_rule;
+  KvReservation reservation;
+  SplitMode default_split;
+  bool checkpoint_weights;   // weights default to the checkpoint's dtype / quantization_config
+  bool continuous_batching;  // requests join and leave the running batch every step
+  bool chunked_prefill;      // prompts split into max_num_batched_tokens chunks mixed with decode
+  bool cuda_graphs;          // decode steps replayed as graphs (no per-kernel launch cost)
+  uint32_t kv_block_tokens;  // paged KV granularity (vLLM 16, SGLang page_size 1, TRT-LLM 32)
+  std::vector<KvDtype> kv_dtypes;  // accepted KV types, default first
+  const char* source;
+};
+
+const ServingProfile& serving_profile(ServingEngine e);
+std::optional<ServingEngine> serving_engine_from_name(std::string_view name);
+const std::vector<const char*>& serving_engine_names();
+bool supports_kv_dtype(const ServingProfile& p, KvDtype t);
+
+// Batch limits and memory share an engine picks for a GPU when the user sets none.
+struct EngineLimits {
+  uint32_t max_num_seqs = 0;            // running requests (SGLang max_running_requests, TRT
+                                        // max_batch_size, llama.cpp -np)
+  uint32_t max_num_batched_tokens = 0;  // tokens per step (SGLang chunked_prefill_size, TRT
+                                        // max_num_tokens, llama.cpp -b)
+  double memory_fraction = 0;           // gpu_memory_utilization / mem_fraction_static /
+                                        // free_gpu_memory_fraction; 0 for fixed slots
+  uint32_t cuda_graph_max_bs = 0;       // largest decode batch captured as a graph (0 = none)
+  uint64_t reserved_bytes = 0;          // SGLang's reserved_mem; vLLM's non-torch estimate
+};
+
+// REQUIRES: gpu_memory_bytes > 0, tp > 0, pp > 0. `a100` selects vLLM's A100 exception.
+EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100, uint32_t tp,
+                           uint32_t pp);
+
+// KV pool per GPU under the engine's rule: weights, activations and runtime are per GPU. 0 when
+// nothing is left.
+uint64_t kv_pool_bytes(const ServingProfile& p, const EngineLimits& l, uint64_t gpu_memory_bytes,
+                       uint64_t weights_bytes, uint64_t activations_bytes, uint64_t runtime_bytes);
+
+}  // namespace llmsize

@@ -1,0 +1,559 @@
+#include "cli/fields.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// --- cells ------------------------------------------------------------------------------------
+
+Cell A() {
+  Cell c;
+  c.type = CellType::absent;
+  return c;
+}
+Cell N() {
+  return Cell();
+}
+Cell B(bool v) {
+  Cell c;
+  c.type = CellType::boolean;
+  c.b = v;
+  return c;
+}
+Cell U(uint64_t v) {
+  Cell c;
+  c.type = CellType::u64;
+  c.u = v;
+  return c;
+}
+Cell D(double v) {
+  Cell c;
+  c.type = CellType::f64;
+  c.f = v;
+  return c;
+}
+Cell S(std::string_view v) {
+  Cell c;
+  c.type = CellType::str;
+  c.s = v;
+  return c;
+}
+Cell L(const std::vector<std::string>* v) {
+  Cell c;
+  c.type = CellType::list;
+  c.list = v;
+  return c;
+}
+
+double r2(double v) {
+  return std::round(v * 100) / 100;
+}
+// A price or amount that is 0 when unknown: null then.
+Cell opt(double v) {
+  return v > 0 ? D(v) : N();
+}
+ojson opt_json(double v) {
+  return v > 0 ? ojson(v) : ojson();
+}
+
+const Plan& P(const Row& r) {
+  return *r.plan;
+}
+const Estimate& E(const Row& r) {
+  return r.plan->estimate;
+}
+const ModelSpec& M(const Row& r) {
+  return r.model->spec;
+}
+const RunConfig& C(const Row& r) {
+  return r.plan->config;
+}
+const GpuPlan* G(const Row& r) {
+  return r.plan->gpu ? &*r.plan->gpu : nullptr;
+}
+const Offload* O(const Row& r) {
+  return r.plan->offload ? &*r.plan->offload : nullptr;
+}
+const HostPlan* H(const Row& r) {
+  return r.plan->host ? &*r.plan->host : nullptr;
+}
+const PowerPlan* W(const Row& r) {
+  return r.plan->power ? &*r.plan->power : nullptr;
+}
+const Speed* SP(const Row& r) {
+  return r.plan->speed ? &*r.plan->speed : nullptr;
+}
+const CapacityPlan* CP(const Row& r) {
+  return r.plan->capacity ? &*r.plan->capacity : nullptr;
+}
+const CostPlan* CC(const Row& r) {
+  return r.plan->cost ? &*r.plan->cost : nullptr;
+}
+
+Cell class_count(const Row& r, size_t i) {
+  const auto& c = P(r).classes;
+  return i < c.size() && c[i].count ? U(c[i].count) : N();
+}
+Cell load_time(const Row& r, size_t i) {
+  const HostPlan* h = H(r);
+  return h && i < h->load_times.size() ? D(r2(h->load_times[i].seconds)) : A();
+}
+
+const char* mode_name(TrainMode m) {
+  return m == TrainMode::full ? "full" : m == TrainMode::qlora ? "qlora" : "lora";
+}
+
+// Shorthands for the table: a getter of one expression over `r`.
+#define GET(expr)            \
+  [](const Row& r) -> Cell { \
+    (void)r;                 \
+    return expr;             \
+  }
+#define JSON(expr) nullptr, [](const Row& r) -> ojson { return expr; }
+
+ojson tensor_types_json(const Row& r) {
+  ojson types = ojson::array();
+  for (const auto& u : E(r).weights.by_type)
+    types.push_back({{"type", traits(u.type).name},
+                     {"tensors", u.n_tensors},
+                     {"elements", u.n_elements},
+                     {"bytes", u.bytes}});
+  return types;
+}
+
+ojson finetune_json(const Row& r) {
+  const Plan& p = P(r);
+  if (!p.train) return ojson(ojson::value_t::discarded);
+  const auto& t = *p.train;
+  return {{"mode", mode_name(p.train_config.mode)},
+          {"trainable_params", t.trainable_params},
+          {"weights_bytes", t.weights_bytes},
+          {"gradients_bytes", t.gradients_bytes},
+          {"optimizer_bytes", t.optimizer_bytes},
+          {"activations_bytes", t.activations_bytes},
+          {"total_bytes", t.total_bytes()},
+          {"gpus", p.train_gpus ? ojson(p.train_gpus) : ojson()}};
+}
+
+ojson options_json(const Row& r) {
+  ojson a = ojson::array();
+  for (const auto& o : P(r).options)
+    a.push_back({{"id", o.plan.gpu.id},
+                 {"count", o.plan.count},
+                 {"total_price_usd", opt_json(o.total_price_usd)},
+                 {"gpus_usd", opt_json(o.gpus_usd)},
+                 {"platform", o.platform},
+                 {"per_gpu_bytes", o.plan.per_gpu_bytes},
+                 {"split", o.plan.split}});
+  return a;
+}
+
+ojson fewest_json(const Row& r) {
+  ojson a = ojson::array();
+  for (const auto& o : P(r).fewest)
+    a.push_back({{"id", o.plan.gpu.id},
+                 {"count", o.plan.count},
+                 {"total_price_usd", opt_json(o.total_price_usd)}});
+  return a;
+}
+
+ojson explain_json(const Row& r) {
+  if (!r.explain) return ojson(ojson::value_t::discarded);
+  ojson ex = ojson::array();
+  for (const auto& d : E(r).derivations)
+    ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
+  return ex;
+}
+
+using U_ = Unit;
+
+const std::vector<Field> kFields = {
+    {"schema_version", U_::count, "1; a field whose meaning changes moves to a new version",
+     GET(U(kSchemaVersion))},
+    // model
+    {"model.name", U_::text, "the model's name", GET(S(M(r).name))},
+    {"model.id", U_::text, "catalog id; null for a file or generic size",
+     GET(M(r).id.empty() ? N() : S(M(r).id))},
+    {"model.source", U_::text, "catalog, shorthand, generic, config.json, gguf or safetensors",
+     GET(S(r.model->source))},
+    {"model.assumed", U_::text, "what a shorthand or generic size was taken to mean; else null",
+     GET(r.model->assumption.empty() ? N() : S(r.model->assumption))},
+    {"model.arch", U_::text, "architecture", GET(S(arch_name(M(r).arch)))},
+    {"model.params", U_::count, "parameters", GET(U(E(r).weights.params))},
+    {"model.active_params", U_::count, "parameters read per token (< params for MoE)",
+     GET(U(E(r).weights.active_params))},
+    {"model.weights_bytes", U_::bytes, "all weights at the quantization: a GGUF file's tensor data",
+     GET(U(E(r).weights.bytes))},
+    {"model.bits_per_weight", U_::bits_per_weight, "weights_bytes × 8 / params",
+     GET(D(std::round(E(r).weights.bits_per_weight() * 10000) / 10000))},
+    {"model.n_layer", U_::count, "layers", GET(U(M(r).n_layer))},
+    {"model.n_embd", U_::count, "hidden size", GET(U(M(r).n_embd))},
+    {"model.n_head", U_::count, "attention heads", GET(U(M(r).n_head))},
+    {"model.n_head_kv", U_::count, "KV heads", GET(U(M(r).n_head_kv))},
+    {"model.n_ctx_train", U_::tokens, "trained context", GET(U(M(r).n_ctx_train))},
+    {"model.tensor_types", U_::none, "per tensor type: type, tensors, elements, bytes (JSON only)",
+     JSON(tensor_types_json(r))},
+    // settings
+    {"settings.quant", U_::text, "the quantization preset used", GET(S(r.quant->id))},
+    {"settings.quant_requested", U_::text, "as typed (q4 means q4_k_m)", GET(S(r.quant_requested))},
+    {"settings.kv_quant", U_::text, "KV cache type", GET(S(traits(C(r).kv.type_k).name))},
+    {"settings.context", U_::tokens, "context per sequence", GET(U(C(r).kv.n_ctx))},
+    {"settings.batch", U_::count, "concurrent sequences", GET(U(C(r).kv.n_seq))},
+    {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", GET(U(C(r).kv.n_ubatch))},
+    {"settings.flash_attn", U_::boolean, "flash attention", GET(B(C(r).flash_attn))},
+    {"settings.headroom", U_::fraction, "added on top of the sum", GET(D(C(r).headroom))},
+    {"settings.overhead_bytes_per_gpu", U_::bytes, "runtime overhead per GPU",
+     GET(U(C(r).overhead_per_gpu_bytes))},
+    {"settings.engine", U_::text, "whose memory rules apply",
+     GET(S(engine_profile(C(r).engine).name))},
+    // vram
+    {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
+     GET(U(E(r).weights_bytes))},
+    {"vram.weights_host_bytes", U_::bytes, "weights the engine keeps in host RAM",
+     GET(U(E(r).weights.host_bytes))},
+    {"vram.kv_cache_bytes", U_::bytes, "KV cache of every sequence", GET(U(E(r).kv_cache_bytes))},
+    {"vram.kv_full_bytes", U_::bytes, "KV cache of the full-attention layers",
+     GET(U(E(r).kv.bytes_of(AttnKind::full)))},
+    {"vram.kv_swa_bytes", U_::bytes, "KV cache of the sliding-window layers",
+     GET(U(E(r).kv.bytes_of(AttnKind::swa)))},
+    {"vram.kv_chunked_bytes", U_::bytes, "KV cache of the chunked-attention layers",
+     GET(U(E(r).kv.bytes_of(AttnKind::chunked)))},
+    {"vram.kv_mla_bytes", U_::bytes, "KV cache of the MLA layers (latent)",
+     GET(U(E(r).kv.bytes_of(AttnKind::mla)))},
+    {"vram.kv_indexer_bytes", U_::bytes, "DSA indexer keys beside the MLA cache",
+     GET(U(E(r).kv.bytes_of(AttnKind::mla, true)))},
+    {"vram.recurrent_state_bytes", U_::bytes,
+     "recurrent state (delta-net, Mamba2, short conv): per sequence, any context",
+     GET(U(E(r).recurrent_state_bytes))},
+    {"vram.activations_bytes", U_::bytes, "compute buffers × GPUs", GET(U(E(r).activations_bytes))},
+    {"vram.overhead_bytes", U_::bytes, "runtime overhead × GPUs", GET(U(E(r).overhead_bytes))},
+    {"vram.headroom_bytes", U_::bytes, "headroom on the sum", GET(U(E(r).headroom_bytes))},
+    {"vram.total_bytes", U_::bytes,
+     "weights + KV + recurrent state + activations + overhead + headroom",
+     GET(U(E(r).total_bytes()))},
+    {"vram.total_bytes_low", U_::bytes, "low end from each part's measured error",
+     GET(U(E(r).total_low_bytes))},
+    {"vram.total_bytes_high", U_::bytes, "high end", GET(U(E(r).total_high_bytes))},
+    {"vram.kv_cells", U_::count, "KV cells per full-attention layer", GET(U(E(r).kv.cells_full))},
+    {"vram.kv_cells_swa", U_::count, "KV cells per sliding-window layer",
+     GET(U(E(r).kv.cells_swa))},
+    {"vram.compute_buffer_bytes_per_gpu", U_::bytes, "compute buffer of one GPU",
+     GET(U(E(r).compute.bytes()))},
+    {"vram.kv_available_bytes", U_::bytes, "KV memory left on the GPUs (vLLM's KV pool)",
+     GET(G(r) ? U(P(r).kv_available_bytes) : N())},
+    {"vram.gpus", U_::count, "GPUs the estimate counts buffers and overhead on",
+     GET(U(E(r).n_gpus))},
+    {"vram.rule_of_thumb_bytes", U_::bytes, "1.2 × weights, for comparison",
+     GET(U(E(r).naive_rule_bytes))},
+    // gpu
+    {"gpu.name", U_::text, "GPU", GET(G(r) ? S(G(r)->gpu.name) : N())},
+    {"gpu.id", U_::text, "catalog id", GET(G(r) ? S(G(r)->gpu.id) : N())},
+    {"gpu.recommended", U_::boolean, "llmsize chose it (no --gpu)", GET(B(P(r).gpu_recommended))},
+    {"gpu.count", U_::count, "GPUs of the plan", GET(G(r) ? U(G(r)->count) : N())},
+    {"gpu.count_needed", U_::count, "fewest that hold it (0: none up to 1024)",
+     GET(G(r) ? U(G(r)->count_needed) : N())},
+    {"gpu.memory_bytes_each", U_::bytes, "memory of one GPU",
+     GET(G(r) ? U(G(r)->gpu.memory_bytes) : N())},
+    {"gpu.usable_bytes_each", U_::bytes, "usable memory of one GPU",
+     GET(G(r) ? U(G(r)->gpu.usable_bytes()) : N())},
+    {"gpu.per_gpu_bytes", U_::bytes, "what each GPU must hold, headroom included",
+     GET(G(r) ? U(G(r)->per_gpu_bytes) : N())},
+    {"gpu.fits", U_::boolean, "the GPUs hold it", GET(G(r) ? B(G(r)->fits) : N())},
+    {"gpu.split", U_::text, "single GPU, layer split, tensor parallel, replicas",
+     GET(G(r) ? S(r.split) : N())},
+    {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
+     GET(G(r) && G(r)->tp_degree ? U(G(r)->tp_degree) : N())},
+    {"gpu.nodes", U_::count, "servers", GET(G(r) ? U(G(r)->nodes) : N())},
+    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(G(r)->link) : N())},
+    {"gpu.price_usd_each", U_::usd, "catalog or --price price",
+     GET(G(r) ? opt(G(r)->gpu.price_usd) : N())},
+    {"gpu.offload_layers_gpu", U_::count, "layers on the GPUs when offloading",
+     GET(O(r) ? U(O(r)->n_layer_gpu) : N())},
+    {"gpu.offload_layers_cpu", U_::count, "layers in system RAM",
+     GET(O(r) ? U(O(r)->n_layer_cpu) : N())},
+    {"gpu.offload_ram_bytes", U_::bytes, "weights and KV of those layers",
+     GET(O(r) ? U(O(r)->ram_bytes) : N())},
+    {"gpu.count_24gib", U_::count, "GPUs of 24 GiB that hold it", GET(class_count(r, 0))},
+    {"gpu.count_48gib", U_::count, "of 48 GiB", GET(class_count(r, 1))},
+    {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
+    // system
+    {"system.platform", U_::text, "desktop, workstation or server",
+     GET(H(r) ? S(platform_name(H(r)->platform)) : N())},
+    {"system.ram_bytes", U_::bytes, "RAM installed",
+     GET(H(r) ? U(H(r)->ram.installed_bytes) : N())},
+    {"system.ram_required_bytes", U_::bytes, "RAM needed",
+     GET(H(r) ? U(H(r)->ram.required_bytes) : N())},
+    {"system.ram_dimms", U_::count, "DIMMs", GET(H(r) ? U(H(r)->ram.dimms) : N())},
+    {"system.ram_dimm_gib", U_::gib, "size of one DIMM", GET(H(r) ? U(H(r)->ram.dimm_gib) : N())},
+    {"system.storage_bytes", U_::bytes, "storage needed",
+     GET(H(r) ? U(H(r)->storage.required_bytes) : N())},
+    {"system.data_drive_bytes", U_::bytes, "one data drive",
+     GET(H(r) ? U(H(r)->storage.drive_bytes) : N())},
+    {"system.data_drives", U_::count, "data drives (RAID 1)",
+     GET(H(r) ? U(H(r)->storage.data_drives) : N())},
+    {"system.os_drive_bytes", U_::bytes, "OS drive",
+     GET(H(r) ? U(H(r)->storage.os_drive_bytes) : N())},
+    {"system.load_time_s", U_::seconds, "model load time from NVMe PCIe 4.0",
+     GET(H(r) ? D(r2(H(r)->load_times[3].seconds)) : N())},
+    {"system.load_time_s_hdd_7200_rpm", U_::seconds, "from a 7200 rpm disk (absent without host)",
+     GET(load_time(r, 0))},
+    {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", GET(load_time(r, 1))},
+    {"system.load_time_s_nvme_pcie_3_0", U_::seconds, "from NVMe PCIe 3.0", GET(load_time(r, 2))},
+    {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
+    {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0", GET(load_time(r, 4))},
+    {"system.cpu_cores", U_::count, "CPU cores", GET(H(r) ? U(H(r)->cpu_cores) : N())},
+    {"system.pcie_lanes", U_::count, "PCIe lanes needed",
+     GET(H(r) ? U(H(r)->pcie_lanes_needed) : N())},
+    {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
+     GET(P(r).ram_bandwidth_gb_per_s > 0 ? D(r2(P(r).ram_bandwidth_gb_per_s)) : N())},
+    // power
+    {"power.peak_watts", U_::watts, "DC load at full tilt",
+     GET(W(r) ? D(std::round(W(r)->peak_w)) : N())},
+    {"power.psu_watts", U_::watts, "rating of one PSU", GET(W(r) ? D(W(r)->psu_w) : N())},
+    {"power.psu_count", U_::count, "PSUs (servers: N+1)", GET(W(r) ? U(W(r)->psus) : N())},
+    {"power.wall_watts", U_::watts, "AC draw at peak",
+     GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
+    {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
+    {"power.circuit_amps", U_::amps, "current at the mains voltage",
+     GET(W(r) ? D(r2(W(r)->amps)) : N())},
+    {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
+     GET(W(r) ? B(W(r)->fits_outlet) : N())},
+    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(W(r)->circuit) : N())},
+    {"power.heat_watts", U_::watts, "heat to remove",
+     GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
+    {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
+     GET(W(r) ? D(std::round(W(r)->heat_btu_per_h)) : N())},
+    {"power.energy_kwh_per_year", U_::kwh_per_year, "at the duty cycle",
+     GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
+    // throughput
+    {"throughput.decode_tokens_per_s", U_::tokens_per_s, "decode speed per sequence",
+     GET(SP(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
+    {"throughput.decode_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
+     GET(SP(r) ? D(r2(SP(r)->decode_low)) : N())},
+    {"throughput.decode_tokens_per_s_high", U_::tokens_per_s, "high end",
+     GET(SP(r) ? D(r2(SP(r)->decode_high)) : N())},
+    {"throughput.aggregate_tokens_per_s", U_::tokens_per_s, "all sequences (and replicas) together",
+     GET(SP(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+    {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
+     GET(SP(r) ? D(std::round(SP(r)->prefill_tokens_per_s)) : N())},
+    {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
+     GET(SP(r) ? D(std::round(SP(r)->prefill_low)) : N())},
+    {"throughput.prefill_tokens_per_s_high", U_::tokens_per_s, "high end",
+     GET(SP(r) ? D(std::round(SP(r)->prefill_high)) : N())},
+    {"throughput.time_to_first_token_s", U_::seconds, "for the prompt",
+     GET(SP(r) ? D(std::round(SP(r)->time_to_first_token_s * 1000) / 1000) : N())},
+    {"throughput.prompt_tokens", U_::tokens, "prompt length",
+     GET(U(P(r).speed_input.prompt_tokens))},
+    {"throughput.max_concurrent_sequences", U_::count, "sequences of the context that fit",
+     GET(G(r) ? U(P(r).max_concurrent_sequences) : N())},
+    {"throughput.calibration", U_::text, "speed calibration family",
+     GET(SP(r) ? S(SP(r)->calibration->family) : N())},
+    {"throughput.users", U_::count, "--users of a capacity plan",
+     GET(CP(r) ? U(CP(r)->users) : N())},
+    {"throughput.target_tokens_per_s", U_::tokens_per_s, "--target-tps",
+     GET(CP(r) ? D(CP(r)->target_tokens_per_s) : N())},
+    {"throughput.capacity_gpus", U_::count, "GPUs the capacity plan needs",
+     GET(CP(r) && CP(r)->gpus ? U(CP(r)->gpus) : N())},
+    {"throughput.capacity_tp_degree", U_::count, "GPUs per replica",
+     GET(CP(r) && CP(r)->gpus ? U(CP(r)->tp_degree) : N())},
+    {"throughput.capacity_replicas", U_::count, "replicas",
+     GET(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
+    {"throughput.capacity_limited_by", U_::text, "memory, speed, or why unreachable",
+     GET(CP(r) ? S(CP(r)->limited_by) : N())},
+    // cost
+    {"cost.hardware_usd", U_::usd, "GPUs + host",
+     GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->capex_usd)) : N())},
+    {"cost.gpus_usd", U_::usd, "GPUs",
+     GET(CC(r) && CC(r)->priced
+             ? D(std::round(P(r).cost_input.gpu_price_usd * P(r).cost_input.n_gpus))
+             : N())},
+    {"cost.host_usd", U_::usd, "the host around them",
+     GET(CC(r) ? D(std::round(P(r).cost_input.host_usd)) : N())},
+    {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
+     GET(CC(r) ? D(std::round(CC(r)->energy_usd_per_year)) : N())},
+    {"cost.usd_per_million_tokens", U_::usd_per_mtok, "hardware amortised + energy per 1M tokens",
+     GET(CC(r) && CC(r)->priced && CC(r)->usd_per_mtok > 0
+             ? D(std::round(CC(r)->usd_per_mtok * 10000) / 10000)
+             : N())},
+    {"cost.cloud_usd_per_million_tokens", U_::usd_per_mtok, "--cloud-price",
+     GET(opt(P(r).cost_input.cloud_price_per_mtok))},
+    {"cost.breakeven_months", U_::months, "against the cloud price",
+     GET(CC(r) && CC(r)->breakeven_months > 0 ? D(r2(CC(r)->breakeven_months)) : N())},
+    {"cost.years", U_::years, "amortisation", GET(D(P(r).cost_input.years))},
+    {"cost.utilization", U_::fraction, "share of the year generating",
+     GET(D(P(r).cost_input.utilization))},
+    {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
+     GET(D(P(r).cost_input.kwh_price_usd))},
+    // blocks and lists
+    {"finetune", U_::none,
+     "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "
+     "gradients_bytes, optimizer_bytes, activations_bytes, total_bytes, gpus (FSDP)",
+     JSON(finetune_json(r))},
+    {"gpu_options", U_::none,
+     "without --gpu, the cheapest systems first (JSON only): id, count, total_price_usd, "
+     "gpus_usd, platform, per_gpu_bytes, split",
+     JSON(options_json(r))},
+    {"gpu_options_fewest_cards", U_::none,
+     "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},
+    {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
+     GET(L(r.checklist))},
+    {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")", GET(L(r.warnings))},
+    {"explain", U_::none, "with --explain (JSON only): quantity, formula, result of each part",
+     JSON(explain_json(r))},
+};
+
+#undef GET
+#undef JSON
+
+ojson cell_json(const Cell& c) {
+  switch (c.type) {
+    case CellType::absent:
+      return ojson(ojson::value_t::discarded);
+    case CellType::null:
+      return ojson();
+    case CellType::boolean:
+      return ojson(c.b);
+    case CellType::u64:
+      return ojson(c.u);
+    case CellType::f64:
+      return ojson(c.f);
+    case CellType::str:
+      return ojson(std::string(c.s));
+    case CellType::list:
+      return ojson(*c.list);
+  }
+  return ojson();
+}
+
+}  // namespace
+
+const char* unit_name(Unit u) {
+  switch (u) {
+    case Unit::none:
+      return "";
+    case Unit::text:
+      return "text";
+    case Unit::boolean:
+      return "bool";
+    case Unit::count:
+      return "count";
+    case Unit::bytes:
+      return "bytes";
+    case Unit::tokens:
+      return "tokens";
+    case Unit::tokens_per_s:
+      return "tokens/s";
+    case Unit::seconds:
+      return "s";
+    case Unit::fraction:
+      return "fraction";
+    case Unit::bits_per_weight:
+      return "bits";
+    case Unit::gib:
+      return "GiB";
+    case Unit::gb_per_s:
+      return "GB/s";
+    case Unit::watts:
+      return "W";
+    case Unit::volts:
+      return "V";
+    case Unit::amps:
+      return "A";
+    case Unit::btu_per_hour:
+      return "BTU/h";
+    case Unit::kwh_per_year:
+      return "kWh/year";
+    case Unit::usd:
+      return "USD";
+    case Unit::usd_per_year:
+      return "USD/year";
+    case Unit::usd_per_mtok:
+      return "USD/1M tokens";
+    case Unit::months:
+      return "months";
+    case Unit::years:
+      return "years";
+    case Unit::usd_per_kwh:
+      return "USD/kWh";
+  }
+  return "";
+}
+
+const std::vector<Field>& report_fields() {
+  return kFields;
+}
+
+const std::vector<std::string>& report_columns() {
+  static const std::vector<std::string> kColumns = [] {
+    std::vector<std::string> v;
+    for (const auto& f : kFields)
+      if (f.get) v.push_back(f.path);
+    return v;
+  }();
+  return kColumns;
+}
+
+ojson report_json(const Row& r) {
+  ojson j = ojson::object();
+  for (const auto& f : kFields) {
+    ojson v = f.get ? cell_json(f.get(r)) : f.json(r);
+    if (v.is_discarded()) continue;
+    const std::string_view path = f.path;
+    const auto dot = path.find('.');
+    if (dot == std::string_view::npos)
+      j[std::string(path)] = std::move(v);
+    else
+      j[std::string(path.substr(0, dot))][std::string(path.substr(dot + 1))] = std::move(v);
+  }
+  return j;
+}
+
+void write_row(const Row& r, RowWriter& w, std::string& out) {
+  thread_local std::vector<std::string_view> items;
+  w.begin(out);
+  for (const auto& f : kFields) {
+    if (!f.get) continue;
+    const Cell c = f.get(r);
+    switch (c.type) {
+      case CellType::absent:
+        w.skip();
+        break;
+      case CellType::null:
+        w.null();
+        break;
+      case CellType::boolean:
+        w.boolean(c.b);
+        break;
+      case CellType::u64:
+        w.u64(c.u);
+        break;
+      case CellType::f64:
+        w.f64(c.f);
+        break;
+      case CellType::str:
+        w.str(c.s);
+        break;
+      case CellType::list:
+        items.assign(c.list->begin(), c.list->end());
+        w.strs(items.data(), items.size());
+        break;
+    }
+  }
+  w.end();
+}
+
+std::string field_list_markdown() {
+  std::string s = "| field | unit | meaning |\n|---|---|---|\n";
+  for (const auto& f : kFields)
+    s += fmt::format("| `{}` | {} | {} |\n", f.path, unit_name(f.unit), f.about);
+  return s;
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,280 @@
+#include "llmsize/launch.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "llmsize/serving.hpp"
+
+namespace llmsize {
+namespace {
+
+std::string num(double v, const char* fmt = "%.2f") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string u(uint64_t v) {
+  return std::to_string(v);
+}
+
+// "0,1,2,3": the GPUs of replica r when each takes `span` GPUs and a node has `per_node`.
+std::string devices(uint32_t r, uint32_t span, uint32_t per_node) {
+  const uint32_t per = span <= per_node ? per_node / span : 1;
+  const uint32_t first = (r % per) * span;
+  std::string s;
+  for (uint32_t i = 0; i < std::min(span, per_node); ++i) s += (i ? "," : "") + u(first + i);
+  return s;
+}
+
+uint32_t node_of(uint32_t r, uint32_t span, uint32_t per_node) {
+  if (span >= per_node) return r * ((span + per_node - 1) / per_node);
+  return r / (per_node / span);
+}
+
+// Replicas that fit in a node share it, each on its own GPUs and port.
+template <class F>
+void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
+  const uint32_t span = p.tp * p.pp;
+  for (uint32_t r = 0; r < p.replicas; ++r) {
+    if (p.replicas > 1) {
+      o << "# replica " << r + 1 << " of " << p.replicas << ", node "
+        << node_of(r, span, p.gpus_per_node) << "\n";
+      o << "CUDA_VISIBLE_DEVICES=" << devices(r, span, p.gpus_per_node) << " ";
+    }
+    line(p.port + (p.replicas > 1 && span < p.gpus_per_node ? r % (p.gpus_per_node / span) : 0));
+    o << (p.replicas > 1 ? " &\n" : "\n");
+  }
+}
+
+// vllm serve (docs.vllm.ai serve CLI, vllm/engine/arg_utils.py EngineArgs); Ray past one node
+// (docs: "multi-node serving": ray start --head / --address, --distributed-executor-backend ray).
+std::string vllm(const LaunchPlan& p) {
+  std::ostringstream o;
+  const bool multi = p.nodes() > 1;
+  if (multi) {
+    o << "# " << p.nodes() << " nodes of " << p.gpus_per_node
+      << " GPUs, one Ray cluster per replica\n";
+    o << "# node 0 (head):\nray start --head --port=6379\n";
+    o << "# nodes 1-" << p.nodes() - 1 << ":\nray start --address=" << p.head_address
+      << ":6379\n# then on the head node:\n";
+  }
+  per_replica(p, o, [&](uint32_t port) {
+    o << "vllm serve " << p.model << " --tensor-parallel-size " << p.tp;
+    if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
+    if (multi) o << " --distributed-executor-backend ray";
+    if (p.attention_dp) o << " --enable-expert-parallel";
+    if (p.max_model_len) o << " --max-model-len " << p.max_model_len;
+    if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
+    if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
+    if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
+    if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
+    if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
+    if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+    o << " --host " << p.host << " --port " << port;
+  });
+  return o.str();
+}
+
+// python -m sglang.launch_server (docs/advanced_features/server_arguments.md); past one node
+// --nnodes / --node-rank / --dist-init-addr on every node.
+std::string sglang(const LaunchPlan& p) {
+  std::ostringstream o;
+  const uint32_t nodes = p.nodes();
+  auto cmd = [&](uint32_t port, uint32_t rank) {
+    o << "python3 -m sglang.launch_server --model-path " << p.model << " --tp-size " << p.tp;
+    if (p.pp > 1) o << " --pp-size " << p.pp;
+    if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention";
+    if (nodes > 1)
+      o << " --nnodes " << nodes << " --node-rank " << rank << " --dist-init-addr "
+        << p.head_address << ":5000";
+    if (p.max_model_len) o << " --context-length " << p.max_model_len;
+    if (p.memory_fraction > 0) o << " --mem-fraction-static " << num(p.memory_fraction, "%.3f");
+    if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
+    if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
+    if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
+    if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
+    if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+    o << " --host " << p.host << " --port " << port;
+  };
+  if (nodes > 1) {
+    for (uint32_t r = 0; r < p.replicas; ++r)
+      for (uint32_t n = 0; n < nodes; ++n) {
+        o << "# replica " << r + 1 << ", node " << r * nodes + n << " (rank " << n << ")\n";
+        cmd(p.port, n);
+        o << "\n";
+      }
+    return o.str();
+  }
+  per_replica(p, o, [&](uint32_t port) { cmd(port, 0); });
+  return o.str();
+}
+
+// trtllm-serve (docs/source/commands/trtllm-serve), options the CLI lacks in
+// --extra_llm_api_options YAML (tensorrt_llm/llmapi/llm_args.py: kv_cache_config.dtype,
+// enable_attention_dp); past one node mpirun + trtllm-llmapi-launch.
+std::string trtllm(const LaunchPlan& p) {
+  std::ostringstream o;
+  const bool fp8 = p.kv == KvDtype::fp8_e4m3 || p.kv == KvDtype::fp8_e5m2;
+  const bool yaml = fp8 || p.attention_dp;
+  if (yaml) {
+    o << "cat > extra_llm_api_options.yaml <<'EOF'\n";
+    if (fp8) o << "kv_cache_config:\n  dtype: fp8\n";
+    if (p.attention_dp) o << "enable_attention_dp: true\n";
+    o << "EOF\n";
+  }
+  const uint32_t nodes = p.nodes(), span = p.tp * p.pp;
+  per_replica(p, o, [&](uint32_t port) {
+    if (nodes > 1) {
+      o << "mpirun -np " << span << " -H ";
+      for (uint32_t n = 0; n < nodes; ++n)
+        o << (n ? "," : "") << (n ? "NODE" + u(n) + "_IP" : p.head_address) << ":"
+          << p.gpus_per_node;
+      o << " trtllm-llmapi-launch ";
+    }
+    o << "trtllm-serve " << p.model << " --backend pytorch --tp_size " << p.tp;
+    if (p.pp > 1) o << " --pp_size " << p.pp;
+    if (p.attention_dp) o << " --ep_size " << p.tp;
+    if (p.max_num_seqs) o << " --max_batch_size " << p.max_num_seqs;
+    if (p.max_num_batched_tokens) o << " --max_num_tokens " << p.max_num_batched_tokens;
+    if (p.max_model_len) o << " --max_seq_len " << p.max_model_len;
+    if (p.memory_fraction > 0)
+      o << " --kv_cache_free_gpu_memory_fraction " << num(p.memory_fraction);
+    if (yaml) o << " --extra_llm_api_options extra_llm_api_options.yaml";
+    o << " --host " << p.host << " --port " << port;
+  });
+  return o.str();
+}
+
+// llama-server (tools/server/README.md): -c is the whole context, split over -np slots.
+std::string llama_server(const LaunchPlan& p) {
+  std::ostringstream o;
+  const uint32_t slots = std::max<uint32_t>(1, p.max_num_seqs);
+  per_replica(p, o, [&](uint32_t port) {
+    o << "llama-server -m " << p.model << " -ngl 999";
+    if (p.layers_per_gpu.size() > 1) {
+      o << " -sm layer -ts ";
+      for (size_t i = 0; i < p.layers_per_gpu.size(); ++i)
+        o << (i ? "," : "") << p.layers_per_gpu[i];
+    }
+    if (p.max_model_len) o << " -c " << uint64_t{p.max_model_len} * slots;
+    o << " -np " << slots;
+    o << " -fa " << (p.flash_attn ? "on" : "off");
+    if (p.kv != KvDtype::f16 && p.kv != KvDtype::fp8_e4m3 && p.kv != KvDtype::fp8_e5m2)
+      o << " -ctk " << kv_dtype_name(p.kv) << " -ctv " << kv_dtype_name(p.kv);
+    if (p.max_num_batched_tokens) o << " -b " << p.max_num_batched_tokens;
+    o << " --host " << p.host << " --port " << port;
+  });
+  return o.str();
+}
+
+// Ollama (docs/faq.md environment variables; docs/modelfile.md PARAMETER num_ctx / num_gpu): KV
+// for num_ctx x OLLAMA_NUM_PARALLEL, quantized KV only with flash attention.
+std::string ollama(const LaunchPlan& p) {
+  std::ostringstream o;
+  const uint32_t slots = std::max<uint32_t>(1, p.max_num_seqs);
+  o << "OLLAMA_NUM_PARALLEL=" << slots;
+  if (p.flash_attn) o << " OLLAMA_FLASH_ATTENTION=1";
+  if (p.flash_attn && (p.kv == KvDtype::q8_0 || p.kv == KvDtype::q4_0))
+    o << " OLLAMA_KV_CACHE_TYPE=" << kv_dtype_name(p.kv);
+  if (p.layers_per_gpu.size() > 1) o << " OLLAMA_SCHED_SPREAD=1";
+  if (p.max_model_len) o << " OLLAMA_CONTEXT_LENGTH=" << p.max_model_len;
+  o << " OLLAMA_HOST=" << p.host << ":" << (p.port == 8000 ? 11434 : p.port) << " ollama serve &\n";
+  o << "cat > Modelfile <<'EOF'\nFROM " << p.model << "\n";
+  if (p.max_model_len) o << "PARAMETER num_ctx " << p.max_model_len << "\n";
+  o << "PARAMETER num_gpu 999\nEOF\n";
+  o << "ollama create llmsize-plan -f Modelfile\n";
+  return o.str();
+}
+
+}  // namespace
+
+LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
+                       uint32_t gpus_per_node, const std::string& model) {
+  LaunchPlan p;
+  p.engine = d.engine;
+  p.model = model;
+  p.tp = d.tp;
+  p.pp = d.pp;
+  p.replicas = d.replicas;
+  p.gpus_per_node = gpus_per_node;
+  p.attention_dp = d.attention_dp;
+  p.max_model_len = d.max_model_len ? d.max_model_len : w.isl + w.osl;
+  p.kv = d.kv;
+  const bool slots = serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots;
+  if (slots) {
+    // One slot per concurrent user of the replica; the layers split like llama.cpp's even -ts.
+    p.max_num_seqs = w.users ? (w.users + d.replicas - 1) / d.replicas : d.limits.max_num_seqs;
+    const uint32_t n = d.tp * d.pp;
+    if (n > 1)
+      for (uint32_t i = 0; i < n; ++i) p.layers_per_gpu.push_back(n_layer / n + (i < n_layer % n));
+    p.max_num_batched_tokens = 0;
+  } else {
+    p.memory_fraction = d.limits.memory_fraction;
+    p.max_num_seqs = d.limits.max_num_seqs;
+    p.max_num_batched_tokens = d.limits.max_num_batched_tokens;
+  }
+  return p;
+}
+
+std::string launch_script(const LaunchPlan& p) {
+  switch (p.engine) {
+    case ServingEngine::vllm:
+      return vllm(p);
+    case ServingEngine::sglang:
+      return sglang(p);
+    case ServingEngine::trt_llm:
+      return trtllm(p);
+    case ServingEngine::llama_cpp:
+      return llama_server(p);
+    case ServingEngine::ollama:
+      return ollama(p);
+    case ServingEngine::transformers:
+      break;
+  }
+  // transformers has no server of its own: the nearest launch is a vLLM server of the same
+  // checkpoint, which keeps every weight on the GPU the same way.
+  LaunchPlan v = p;
+  v.engine = ServingEngine::vllm;
+  return "# transformers has no serving command; the same checkpoint under vLLM:\n" + vllm(v);
+}
+
+std::vector<LaunchFlag> launch_flags(const std::string& script) {
+  std::vector<LaunchFlag> out;
+  std::istringstream in(script);
+  std::string line;
+  bool heredoc = false;
+  while (std::getline(in, line)) {
+    if (heredoc) {
+      if (line == "EOF") heredoc = false;
+      continue;
+    }
+    if (line.find("<<'EOF'") != std::string::npos) heredoc = true;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string w, cmd;
+    bool python_module = false;
+    while (words >> w) {
+      if (cmd.empty() && w.find('=') != std::string::npos && w[0] != '-') continue;  // VAR=value
+      if (w == "&" || w == "<<'EOF'" || w.rfind(">", 0) == 0) break;
+      if (cmd.empty() || w == "trtllm-llmapi-launch" || w == "trtllm-serve") {
+        cmd = w;
+        continue;
+      }
+      if (python_module) {
+        cmd = w;
+        python_module = false;
+        continue;
+      }
+      if (cmd == "python3" && w == "-m") {
+        python_module = true;
+        continue;
+      }
+      if (w.size() > 1 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9'))
+        out.push_back({cmd, w.substr(0, w.find('='))});
+    }
+  }
+  return out;
+}
+
+}  // namespace llmsize

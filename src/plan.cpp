@@ -1,0 +1,513 @@
+#include "llmsize/plan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+// What plan() computes that a Planner caches: the same functions, with or without a memory.
+class Memo {
+ public:
+  virtual ~Memo() = default;
+  virtual const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
+                                   bool derivations) = 0;
+  // plan_gpus() into `out`, whose storage is reused.
+  virtual void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
+                    uint32_t count, GpuPlan& out) = 0;
+  virtual const HostPlan& host(const HostInput& in) = 0;
+  virtual const PowerPlan& power(const PowerInput& in) = 0;
+};
+
+// plan()'s: computes every time, keeps the results for the references it hands out.
+class NoMemo final : public Memo {
+ public:
+  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
+                           bool derivations) override {
+    return estimates_.emplace_back(llmsize::estimate(m, c, w, derivations));
+  }
+  void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
+            uint32_t count, GpuPlan& out) override {
+    out = plan_gpus(m, e, c, gpu, count);
+  }
+  const HostPlan& host(const HostInput& in) override { return host_.emplace_back(plan_host(in)); }
+  const PowerPlan& power(const PowerInput& in) override {
+    return power_.emplace_back(plan_power(in));
+  }
+
+ private:
+  std::deque<Estimate> estimates_;
+  std::deque<HostPlan> host_;
+  std::deque<PowerPlan> power_;
+};
+
+void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0,
+          double x = 0) {
+  Note n{k};
+  n.n[0] = a;
+  n.n[1] = b;
+  n.n[2] = c;
+  n.n[3] = d;
+  n.x = x;
+  p.notes.push_back(n);
+}
+
+// The GPU of the plan: the requested one, else the cheapest system of the candidates.
+const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Estimate& base,
+                          const RunConfig& c, const GpuSpec* gpu, Plan& p) {
+  if (gpu) return gpu;
+  p.options = rank_gpus(m, base, c, *req.candidates);
+  p.fewest = p.options;
+  std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
+    return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
+  });
+  if (p.options.size() > req.top) p.options.resize(req.top);
+  if (p.fewest.size() > req.top) p.fewest.resize(req.top);
+  if (p.options.empty()) {
+    note(p, NoteKind::no_catalog_gpu);
+    return nullptr;
+  }
+  p.gpu_recommended = true;
+  const auto it =
+      std::find_if(req.candidates->begin(), req.candidates->end(),
+                   [&](const GpuSpec& g) { return g.id == p.options.front().plan.gpu.id; });
+  return &*it;
+}
+
+// The estimate on the final count and the GPU plan that holds it: fit, offload, sequences.
+void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
+                 const Estimate& base, Memo& memo, Plan& p) {
+  RunConfig& c = p.config;
+  uint32_t count = req.gpus_requested;
+  if (gpu && req.users && req.target_tokens_per_s > 0) {
+    p.capacity = plan_capacity(m, c, *gpu, req.users, req.target_tokens_per_s, w);
+    if (p.capacity->gpus && !req.gpus_requested) count = p.capacity->gpus;
+    if (!p.capacity->gpus) note(p, NoteKind::capacity_unreachable);
+  }
+  p.capacity_split = p.capacity && p.capacity->gpus && !req.gpus_requested;
+  if (!gpu) {
+    p.estimate = memo.estimate(m, c, w, req.derivations);
+    p.gpu.reset();
+    return;
+  }
+  if (!p.gpu) p.gpu.emplace();
+  const uint32_t first_n_gpus = c.n_gpus;
+  memo.gpus(m, base, c, *gpu, count, *p.gpu);
+  c.n_gpus = p.gpu->count;
+  const Estimate& e = memo.estimate(m, c, w, req.derivations);
+  p.estimate = e;
+  // Re-plan on the final estimate (compute buffers and overhead counted on every GPU), unless
+  // it is the same call (a memory's same estimate, the same count).
+  if (!(&e == &base && c.n_gpus == first_n_gpus && c.n_gpus == count))
+    memo.gpus(m, e, c, *gpu, c.n_gpus, *p.gpu);
+  GpuPlan& g = *p.gpu;
+  g.count_requested = req.gpus_requested;
+  if (p.capacity_split) {
+    // Each replica holds its own users' KV caches: check memory per replica.
+    g.per_gpu_bytes = p.capacity->per_gpu_bytes;
+    g.fits = p.capacity->per_gpu_bytes <= gpu->usable_bytes();
+  }
+  if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
+  if (!g.fits) {
+    if (g.count_needed == 0)
+      note(p, NoteKind::gpu_cannot_hold);
+    else
+      note(p, NoteKind::gpu_not_enough, g.count, g.count_needed);
+    p.offload = plan_offload(m, e, c, g.gpu.usable_bytes(), g.count);
+  }
+  p.kv_available_bytes = available_kv_bytes(e, c, g.gpu.usable_bytes(), g.count);
+  p.max_concurrent_sequences = max_concurrent_sequences(e, c, g.gpu.usable_bytes(), g.count);
+}
+
+// The server around the GPUs, and the RAM bandwidth offloaded layers are read at.
+void plan_server(const PlanRequest& req, Memo& memo, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  const Estimate& e = p.estimate;
+  HostInput hi;
+  hi.n_gpus = g.count;
+  hi.gpu_slot_width = g.gpu.slot_width;
+  hi.gpu_is_module = g.gpu.is_module();
+  hi.weights_bytes = e.weights.bytes;
+  hi.host_weights_bytes = checked_add(e.weights.host_bytes, p.offload ? p.offload->ram_bytes : 0);
+  hi.keep_models = req.keep_models;
+  hi.dataset_bytes = req.dataset_bytes;
+  hi.fine_tuning = req.train.has_value();
+  hi.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
+  hi.nics = g.nodes > 1 ? 1 : 0;
+  p.host_keep_models = req.keep_models;
+  if (!g.gpu.unified_memory)
+    p.host = memo.host(hi);
+  else
+    p.host.reset();
+  p.ram_channels = req.ram_channels ? req.ram_channels
+                   : p.host         ? platform_spec(p.host->platform).memory_channels
+                                    : 2;
+  p.ram_mts = req.ram_mts;
+  p.ram_bandwidth_gb_per_s = g.gpu.unified_memory
+                                 ? g.gpu.bandwidth_gb_per_s
+                                 : ram_bandwidth_gb_per_s(p.ram_channels, req.ram_mts);
+}
+
+void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  SpeedInput& si = p.speed_input;
+  si.prompt_tokens = req.prompt_tokens;
+  si.n_gpus = g.count;
+  si.tensor_parallel = p.capacity_split || req.split == Split::tensor;
+  si.n_seq = p.config.kv.n_seq;
+  if (p.capacity_split) {
+    si.n_gpus = p.capacity->tp_degree;
+    si.n_seq = p.capacity->users_per_replica;
+  }
+  si.n_ctx = p.config.kv.n_ctx;
+  if (p.offload) {
+    si.n_layer_cpu = p.offload->n_layer_cpu;
+    si.ram_bandwidth_gb_per_s = p.ram_bandwidth_gb_per_s;
+  }
+  if (req.split == Split::tensor && g.count > 1 && g.tp_degree != g.count)
+    note(p, NoteKind::tensor_split_indivisible, g.count, m.n_head, m.n_head_kv, g.tp_degree);
+  p.speed = estimate_speed(m, p.estimate, g.gpu, si);
+  // Replicas decode side by side: their tokens add up.
+  if (p.capacity && p.capacity->replicas > 1)
+    p.speed->aggregate_tokens_per_s *= p.capacity->replicas;
+}
+
+void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  p.power_input = req.power;
+  p.cost_input = req.cost;
+  if (!p.host) {
+    if (g.gpu.unified_memory) note(p, NoteKind::whole_computer);
+    p.power.reset();
+    p.cost.reset();
+    return;
+  }
+  PowerInput& pi = p.power_input;
+  pi.n_gpus = g.count;
+  pi.gpu_board_w = g.gpu.board_power_w;
+  pi.platform = p.host->platform;
+  pi.dimms = p.host->ram.dimms;
+  pi.nvme_drives = p.host->storage.data_drives + 1;
+  p.power = memo.power(pi);
+  CostInput& ci = p.cost_input;
+  ci.gpu_price_usd = g.gpu.price_usd;
+  ci.n_gpus = g.count;
+  ci.host_usd = host_cost_usd(*p.host);
+  ci.kwh_per_year = p.power->energy_kwh_per_year;
+  ci.aggregate_tokens_per_s = p.speed->aggregate_tokens_per_s;
+  p.cost = plan_cost(ci);
+  if (!p.cost->priced) note(p, NoteKind::no_price);
+}
+
+void plan_training(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  p.train = train_memory(m, p.estimate.weights.params, *req.train);
+  if (p.gpu)
+    p.train_gpus = fsdp_gpus(*p.train, p.config.overhead_per_gpu_bytes, p.config.headroom,
+                             p.gpu->gpu.usable_bytes());
+}
+
+void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
+               Memo& memo, Plan& p) {
+  // Every field is assigned or reset below; the storage of a reused Plan is kept (a Planner's
+  // rows reuse one).
+  p.config = req.config;
+  p.notes.clear();
+  p.classes.clear();
+  p.options.clear();
+  p.fewest.clear();
+  p.gpu_recommended = false;
+  p.capacity.reset();
+  p.capacity_split = false;
+  p.offload.reset();
+  p.max_concurrent_sequences = 0;
+  p.kv_available_bytes = 0;
+  p.speed_input = SpeedInput();
+  p.speed_input.prompt_tokens = req.prompt_tokens;
+  p.ram_bandwidth_gb_per_s = 0;
+  p.ram_channels = p.ram_mts = 0;
+  p.host_keep_models = 1;
+  p.power_input = req.power;
+  p.cost_input = req.cost;
+  p.train.reset();
+  p.train_config = req.train ? *req.train : TrainConfig();
+  p.train_gpus = 0;
+
+  // First pass on one GPU (or the count given) to size the split.
+  RunConfig& c = p.config;
+  c.n_gpus = req.gpus_requested ? req.gpus_requested : 1;
+  const Estimate& base = memo.estimate(m, c, w, req.derivations);
+  for (uint32_t cls : kMemoryClassesGib)
+    p.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
+  gpu = choose_gpu(req, m, base, c, gpu, p);
+  plan_memory(req, m, w, gpu, base, memo, p);
+  if (p.gpu) {
+    plan_server(req, memo, p);
+    plan_speed(req, m, p);
+    plan_power_and_cost(req, memo, p);
+  } else {
+    p.gpu.reset();
+    p.host.reset();
+    p.speed.reset();
+    p.power.reset();
+    p.cost.reset();
+  }
+  if (req.train) plan_training(req, m, p);
+  if (p.offload)
+    note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
+         p.ram_bandwidth_gb_per_s);
+  if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)
+    note(p, NoteKind::uncalibrated_speed);
+}
+
+// Hashing of the plain inputs a Planner caches by: every field, bit for bit, a 64-bit word at a
+// time (multiply and fold).
+struct Hasher {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  template <typename T>
+  Hasher& add(const T& v) {
+    static_assert(sizeof(T) <= 8, "one word at a time");
+    uint64_t x = 0;
+    std::memcpy(&x, &v, sizeof(T));
+    h = (h ^ x) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    return *this;
+  }
+};
+
+// An exact key of up to four words.
+struct Key {
+  uint64_t a = 0, b = 0, c = 0, d = 0;
+  bool operator==(const Key& o) const { return a == o.a && b == o.b && c == o.c && d == o.d; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    return static_cast<size_t>(Hasher().add(k.a).add(k.b).add(k.c).add(k.d).h);
+  }
+};
+
+struct HostKey {
+  HostInput in;
+  bool operator==(const HostKey& o) const {
+    const HostInput &a = in, &b = o.in;
+    return a.n_gpus == b.n_gpus && a.gpu_slot_width == b.gpu_slot_width &&
+           a.gpu_is_module == b.gpu_is_module && a.weights_bytes == b.weights_bytes &&
+           a.host_weights_bytes == b.host_weights_bytes && a.keep_models == b.keep_models &&
+           a.dataset_bytes == b.dataset_bytes && a.checkpoint_bytes == b.checkpoint_bytes &&
+           a.fine_tuning == b.fine_tuning && a.nics == b.nics;
+  }
+};
+struct HostKeyHash {
+  size_t operator()(const HostKey& k) const {
+    const HostInput& a = k.in;
+    return static_cast<size_t>(Hasher()
+                                   .add(a.n_gpus)
+                                   .add(a.gpu_slot_width)
+                                   .add(a.gpu_is_module)
+                                   .add(a.weights_bytes)
+                                   .add(a.host_weights_bytes)
+                                   .add(a.keep_models)
+                                   .add(a.dataset_bytes)
+                                   .add(a.checkpoint_bytes)
+                                   .add(a.fine_tuning)
+                                   .add(a.nics)
+                                   .h);
+  }
+};
+struct PowerKey {
+  PowerInput in;
+  bool operator==(const PowerKey& o) const {
+    const PowerInput &a = in, &b = o.in;
+    return a.n_gpus == b.n_gpus && a.gpu_board_w == b.gpu_board_w &&
+           a.power_limit == b.power_limit && a.platform == b.platform && a.dimms == b.dimms &&
+           a.nvme_drives == b.nvme_drives && a.mains_v == b.mains_v && a.duty_cycle == b.duty_cycle;
+  }
+};
+struct PowerKeyHash {
+  size_t operator()(const PowerKey& k) const {
+    const PowerInput& a = k.in;
+    return static_cast<size_t>(Hasher()
+                                   .add(a.n_gpus)
+                                   .add(a.gpu_board_w)
+                                   .add(a.power_limit)
+                                   .add(a.platform)
+                                   .add(a.dimms)
+                                   .add(a.nvme_drives)
+                                   .add(a.mains_v)
+                                   .add(a.duty_cycle)
+                                   .h);
+  }
+};
+
+}  // namespace
+
+uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_t usable_each,
+                                  uint32_t n) {
+  const uint64_t usable = checked_mul(usable_each, n);
+  const uint64_t fixed =
+      fraction_of(checked_add(checked_add(e.weights_bytes, e.activations_bytes), e.overhead_bytes),
+                  1 + c.headroom);
+  // Each sequence's KV cache and recurrent state.
+  const uint64_t kv_seq =
+      (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, c.kv.n_seq);
+  const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
+  if (usable <= fixed || kv_seq_h == 0) return 0;
+  return static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30));
+}
+
+Plan plan(const PlanRequest& req) {
+  NoMemo memo;
+  Plan p;
+  plan_into(req, req.model, req.exact_weights ? &*req.exact_weights : nullptr,
+            req.gpu ? &*req.gpu : nullptr, memo, p);
+  return p;
+}
+
+// --- Planner ----------------------------------------------------------------------------------
+
+struct Planner::Impl final : Memo {
+  struct Model {
+    ModelSpec spec;
+    RunConfig config;  // the base config under this model's quant
+    Weights weights;
+    bool exact = false;
+  };
+  PlanRequest base;
+  std::vector<Model> models;
+  std::vector<GpuSpec> gpu_specs;
+  Plan out;
+
+  // The call being served: the keys of what it computes.
+  size_t cur_model = SIZE_MAX;
+  size_t cur_gpu = 0;
+  // Estimates by (n_ctx, n_gpus, n_seq) of the current model; host and power plans by every input
+  // field; the words of a GPU split by GPU, count, nodes and degree.
+  std::unordered_map<Key, Estimate, KeyHash> estimates;
+  struct SplitWords {
+    std::string split, link, link_reason;
+  };
+  std::unordered_map<Key, SplitWords, KeyHash> splits;  // kept for the Planner's life
+  std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
+  std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
+
+  static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
+
+  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
+                           bool derivations) override {
+    auto it = estimates.find(ekey(c));
+    if (it != estimates.end()) return it->second;
+    return estimates.emplace(ekey(c), llmsize::estimate(m, c, w, derivations)).first->second;
+  }
+  void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
+            uint32_t count, GpuPlan& p) override {
+    plan_gpus_numbers(m, e, c, gpu, count, p);
+    // The words of the split follow from GPU, count, nodes and degree: made once per set of those.
+    const Key sk{cur_gpu, p.count | uint64_t{p.nodes} << 32,
+                 p.gpus_per_node | uint64_t{p.tp_degree} << 32, 0};
+    auto ws = splits.find(sk);
+    if (ws == splits.end()) {
+      describe_split(p);
+      splits.emplace(sk, SplitWords{p.split, p.link, p.link_reason});
+    } else {
+      p.split = ws->second.split;
+      p.link = ws->second.link;
+      p.link_reason = ws->second.link_reason;
+    }
+  }
+  const HostPlan& host(const HostInput& in) override {
+    auto it = hosts.find(HostKey{in});
+    if (it != hosts.end()) return it->second;
+    return hosts.emplace(HostKey{in}, plan_host(in)).first->second;
+  }
+  const PowerPlan& power(const PowerInput& in) override {
+    auto it = powers.find(PowerKey{in});
+    if (it != powers.end()) return it->second;
+    return powers.emplace(PowerKey{in}, plan_power(in)).first->second;
+  }
+
+  void select(size_t model) {
+    if (model == cur_model) return;
+    estimates.clear();
+    hosts.clear();
+    powers.clear();
+    cur_model = model;
+  }
+};
+
+Planner::Planner(PlanRequest base) : impl_(std::make_unique<Impl>()) {
+  impl_->base = std::move(base);
+  impl_->base.model = ModelSpec();
+  impl_->base.exact_weights.reset();
+  impl_->base.gpu.reset();
+}
+
+Planner::~Planner() = default;
+
+size_t Planner::add_model(ModelSpec m, const QuantPreset* quant, std::optional<Weights> exact) {
+  Impl::Model x;
+  x.config = impl_->base.config;
+  x.config.quant = quant;
+  x.exact = exact.has_value();
+  x.weights = exact
+                  ? std::move(*exact)
+                  : compute_weights(m, *quant, engine_profile(x.config.engine).embeddings_on_host);
+  x.spec = std::move(m);
+  impl_->models.push_back(std::move(x));
+  return impl_->models.size() - 1;
+}
+
+size_t Planner::add_gpu(GpuSpec g) {
+  impl_->gpu_specs.push_back(std::move(g));
+  return impl_->gpu_specs.size() - 1;
+}
+
+const Plan& Planner::plan(size_t model, uint32_t n_ctx, size_t gpu, uint32_t count) {
+  Impl& s = *impl_;
+  s.select(model);
+  s.cur_gpu = gpu;
+  const Impl::Model& m = s.models[model];
+  PlanRequest& r = s.base;
+  r.config = m.config;
+  r.config.kv.n_ctx = n_ctx;
+  r.gpus_requested = count;
+  plan_into(r, m.spec, &m.weights, &s.gpu_specs[gpu], s, s.out);
+  return s.out;
+}
+
+PlanRequest Planner::request(size_t model, uint32_t n_ctx, size_t gpu, uint32_t count) const {
+  const Impl& s = *impl_;
+  const Impl::Model& m = s.models[model];
+  PlanRequest r = s.base;
+  r.model = m.spec;
+  if (m.exact) r.exact_weights = m.weights;
+  r.config = m.config;
+  r.config.kv.n_ctx = n_ctx;
+  r.gpu = s.gpu_specs[gpu];
+  r.gpus_requested = count;
+  return r;
+}
+
+const ModelSpec& Planner::model(size_t i) const {
+  return impl_->models[i].spec;
+}
+const Weights& Planner::weights(size_t i) const {
+  return impl_->models[i].weights;
+}
+const RunConfig& Planner::config(size_t i) const {
+  return impl_->models[i].config;
+}
+const GpuSpec& Planner::gpu(size_t i) const {
+  return impl_->gpu_specs[i];
+}
+
+void Planner::forget() {
+  impl_->estimates.clear();
+  impl_->hosts.clear();
+  impl_->powers.clear();
+  impl_->cur_model = SIZE_MAX;
+}
+
+}  // namespace llmsize

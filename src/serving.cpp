@@ -1,0 +1,648 @@
+#include "llmsize/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "llmsize/kv_cache.hpp"
+#include "llmsize/tensors.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+// Dense (no 2:4 sparsity) low-precision tensor throughput, TFLOPS, from the vendors' datasheets
+// (which print sparse figures: halved here).
+struct LowPrecision {
+  const char* id;
+  double fp8, fp4, int8;
+  const char* source;
+};
+const LowPrecision kLowPrecision[] = {
+    {"h100-sxm", 1979, 0, 1979, "NVIDIA H100 datasheet: FP8 3,958 TFLOPS with sparsity (SXM)"},
+    {"h100-nvl", 1671, 0, 1671, "NVIDIA H100 datasheet: FP8 3,341 TFLOPS with sparsity (NVL)"},
+    {"h100-pcie", 1513, 0, 1513, "NVIDIA H100 datasheet: FP8 3,026 TFLOPS with sparsity (PCIe)"},
+    {"h200", 1979, 0, 1979, "NVIDIA H200 datasheet: FP8 3,958 TFLOPS with sparsity"},
+    {"gh200", 1979, 0, 1979, "NVIDIA GH200 datasheet: FP8 3,958 TFLOPS with sparsity"},
+    {"b200", 4500, 9000, 4500,
+     "NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 / 144 PFLOPS FP4 for 8 GPUs with sparsity"},
+    {"l40s", 733, 0, 733, "NVIDIA L40S datasheet: FP8 1,466 TFLOPS with sparsity"},
+    {"l4", 242.5, 0, 242.5, "NVIDIA L4 datasheet: FP8 485 TFLOPS with sparsity"},
+    {"rtx-6000-ada", 728.5, 0, 728.5, "NVIDIA RTX 6000 Ada datasheet: FP8 1,457 TFLOPS sparse"},
+    {"rtx-pro-6000", 1000, 2000, 1000,
+     "NVIDIA RTX PRO 6000 Blackwell datasheet: 4 PFLOPS FP4 with sparsity; FP8 half of FP4"},
+    {"mi300x", 2614.9, 0, 2614.9, "AMD Instinct MI300X datasheet: FP8 2,614.9 TFLOPS dense"},
+    {"mi325x", 2614.9, 0, 2614.9, "AMD Instinct MI325X datasheet: FP8 2,614.9 TFLOPS dense"},
+    {"a100-80gb-sxm", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
+    {"a100-80gb-pcie", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
+    {"a100-40gb-sxm", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
+    {"a100-40gb-pcie", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
+};
+
+// PCIe payload bandwidth per lane and direction, GB/s: 8 GT/s 128b/130b = 0.985 (gen 3),
+// doubling each generation (PCI-SIG).
+double pcie_lane_gb_per_s(uint32_t gen) {
+  if (gen < 3) return 0.5;
+  return 0.985 * std::pow(2.0, gen - 3.0);
+}
+
+// Calibration per engine (docs/formulas.md §14, bench/accuracy "serving").
+const ServingCalibration kCalibrations[] = {
+    // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, t_layer, overlap, allreduce latency, e_link,
+    // e_pp,
+    // ep_imbalance, matvec_reread, errors (median, worst)
+    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 64, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
+     0.2, 0.25, 0.5,
+     "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
+     "single-stream calibration of speed.cpp"},
+    {ServingEngine::ollama, 0.70, 0.55, 0.45, 64, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
+     0.2, 0.3, 0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
+    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, false, 12e-6, 0.7, 0.95, 1.6,
+     0, 0.25, 0.6,
+     "TensorRT-LLM's kernel factors; vLLM's scheduler runs between steps (no overlap unless "
+     "--async-scheduling); no fixed-length vLLM rows shipped"},
+    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
+     0, 0.25, 0.6,
+     "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
+     "shipped"},
+    {ServingEngine::trt_llm, 0.80, 0.60, 0.55, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
+     1.6, 0, 0.13, 1.15,
+     "TensorRT-LLM perf-overview (trtllm-bench, offline): Llama-3.1-8B/3.3-70B/3.1-405B, "
+     "Qwen3-30B-A3B/235B-A22B on H100/H200/B200/RTX PRO 6000"},
+    {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6,
+     0.8, 1.6, 0, 0.4, 1.0,
+     "transformers generate(): no serving rows shipped; eager kernels, static batches"},
+};
+
+// Fitted on the perf-overview rows of each family (docs/formulas.md §14); families without rows
+// keep Hopper's factors and the wider error of their engine.
+const FamilyFactor kFamilies[] = {
+    {"hopper", 1.0, 1.0, "H100 SXM / H200 rows (the engine factors)"},
+    {"blackwell", 0.8, 0.7,
+     "B200 rows: Llama-3.3-70B / 3.1-405B / Qwen3 FP4, median ratio 1.5 at Hopper factors"},
+    {"blackwell-workstation", 1.0, 1.0, "RTX PRO 6000 rows"},
+    {"other", 1.0, 1.0, "no serving rows: Hopper factors"},
+};
+
+double peak_tflops(const ServingGpu& g, ComputeDtype c) {
+  double base = g.bf16_tflops > 0 ? g.bf16_tflops : 10;
+  switch (c) {
+    case ComputeDtype::fp8:
+      return g.fp8_tflops > 0 ? g.fp8_tflops : base;
+    case ComputeDtype::fp4:
+      return g.fp4_tflops > 0 ? g.fp4_tflops : (g.fp8_tflops > 0 ? g.fp8_tflops : base);
+    case ComputeDtype::int8:
+      return g.int8_tops > 0 ? g.int8_tops : base;
+    case ComputeDtype::bf16:
+      return base;
+  }
+  return base;
+}
+
+// Expected distinct experts that m tokens activate in one layer when each picks k of n uniformly.
+double distinct_experts(uint32_t n, uint32_t k, double m) {
+  if (n == 0) return 0;
+  return n * (1 - std::pow(1 - static_cast<double>(k) / n, m));
+}
+
+// Ring all-reduce of `bytes` on `n` GPUs: 2 (n - 1) / n x bytes over the link, plus latency.
+double allreduce_s(double bytes, uint32_t n, double link_gb_per_s, double latency_s) {
+  if (n <= 1) return 0;
+  return latency_s + 2.0 * (n - 1) / n * bytes / (link_gb_per_s * 1e9);
+}
+
+}  // namespace
+
+ComputeDtype compute_dtype(const QuantPreset& q) {
+  switch (q.ftype) {
+    case Ftype::HF_FP8:
+      return ComputeDtype::fp8;
+    case Ftype::HF_NVFP4:
+      return ComputeDtype::fp4;
+    case Ftype::HF_INT8:
+      return ComputeDtype::int8;
+    default:
+      return ComputeDtype::bf16;
+  }
+}
+
+const char* link_kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::none:
+      return "none";
+    case LinkKind::nvlink:
+      return "nvlink";
+    case LinkKind::xgmi:
+      return "xgmi";
+    case LinkKind::pcie:
+      return "pcie";
+    case LinkKind::network:
+      return "network";
+  }
+  return "none";
+}
+
+const char* limit_name(Limit l) {
+  switch (l) {
+    case Limit::memory:
+      return "memory";
+    case Limit::compute:
+      return "compute";
+    case Limit::bandwidth:
+      return "bandwidth";
+    case Limit::link:
+      return "link";
+    case Limit::host:
+      return "host";
+    case Limit::batch:
+      return "batch";
+    case Limit::ttft:
+      return "ttft";
+    case Limit::tpot:
+      return "tpot";
+    case Limit::overload:
+      return "overload";
+  }
+  return "bandwidth";
+}
+
+ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
+                           uint64_t activation_bytes, KvDtype kv) {
+  ServingModel s;
+  s.weight_bytes = w.bytes;
+  s.n_layer = m.n_layer;
+  s.n_embd = m.n_embd;
+  s.n_head = m.n_head;
+  s.n_head_kv = m.is_mla() ? 1 : m.n_head_kv;
+  s.head_dim = m.n_embd_head_k;
+  s.n_expert = m.is_moe() ? m.n_expert : 0;
+  s.n_expert_used = m.is_moe() ? m.n_expert_used : 0;
+  s.compute = compute_dtype(q);
+  s.activation_bytes = activation_bytes;
+  // Routed experts and the embedding table, tensor by tensor under q (the same assignment
+  // compute_weights makes); scaled to w when the weights came from a file.
+  const auto tensors = model_tensors(m);
+  const auto types = assign_tensor_types(m, tensors, q);
+  uint64_t experts = 0, embd = 0, total = 0, embd_params = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& t = tensors[i];
+    const uint64_t b = tensor_bytes(types[i], t.ne[0], t.n_elements());
+    total += b;
+    if (t.role == TensorRole::ffn_gate_exps || t.role == TensorRole::ffn_up_exps ||
+        t.role == TensorRole::ffn_down_exps)
+      experts += b;
+    if (t.role == TensorRole::token_embd) embd += b, embd_params += t.n_elements();
+  }
+  const double scale = total ? static_cast<double>(w.bytes) / static_cast<double>(total) : 1;
+  experts = static_cast<uint64_t>(static_cast<double>(experts) * scale);
+  embd = static_cast<uint64_t>(static_cast<double>(embd) * scale);
+  for (uint32_t il = 0; il < m.n_layer; ++il) s.n_layer_moe += m.is_moe_layer(il) ? 1 : 0;
+  if (s.n_expert && s.n_layer_moe) s.expert_bytes = experts / s.n_expert / s.n_layer_moe;
+  // Each step reads everything but the routed experts and the embedding table (one row per
+  // token); a tied output head is the embedding table, read whole.
+  const uint64_t dense = w.bytes - experts - (m.tied_embeddings ? 0 : embd);
+  s.dense_read_bytes = dense;
+  const uint64_t active = w.active_params ? w.active_params : w.params;
+  s.matmul_params = active > embd_params && !m.tied_embeddings ? active - embd_params : active;
+
+  KvCacheConfig c;
+  c.n_ctx = 1;
+  c.n_seq = 1;
+  c.padding = 1;
+  c.type_k = c.type_v = kv_tensor_type(kv);
+  const KvCache k = kv_cache(m, c);
+  const uint64_t per_token = k.total_bytes();
+  const uint32_t n_layers = std::max<uint32_t>(1, k.n_layer_full + k.n_layer_swa);
+  s.kv_bytes_per_token_swa = per_token * k.n_layer_swa / n_layers;
+  s.kv_bytes_per_token = per_token - s.kv_bytes_per_token_swa;
+  s.n_swa = m.n_swa;
+  return s;
+}
+
+ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
+  ServingGpu s;
+  s.id = g.id;
+  s.vendor = g.vendor;
+  s.gpu_class = g.gpu_class;
+  s.memory_bytes = g.usable_bytes();
+  s.bandwidth_gb_per_s = g.bandwidth_gb_per_s;
+  s.bf16_tflops = g.bf16_tflops_dense > 0 ? g.bf16_tflops_dense : g.fp16_tflops_dense;
+  s.board_power_w = g.board_power_w;
+  s.gpus_per_node = std::max<uint32_t>(1, gpus_per_node);
+  for (const auto& lp : kLowPrecision)
+    if (g.id == lp.id) {
+      s.fp8_tflops = lp.fp8;
+      s.fp4_tflops = lp.fp4;
+      s.int8_tops = lp.int8;
+      s.tflops_source = lp.source;
+    }
+  const uint32_t lanes = g.pcie_lanes ? g.pcie_lanes : 16;
+  s.pcie_gb_per_s = pcie_lane_gb_per_s(g.pcie_gen ? g.pcie_gen : 4) * lanes;
+  // The catalog's interconnect figure is the total of both directions (H100 NVLink 900 GB/s).
+  if (g.interconnect == "nvlink" || g.interconnect == "xgmi" ||
+      g.interconnect == "infinity-fabric") {
+    s.link = g.interconnect == "nvlink" ? LinkKind::nvlink : LinkKind::xgmi;
+    s.link_gb_per_s = g.interconnect_gb_per_s / 2;
+    s.link_group = 8;
+  } else if (g.interconnect == "nvlink-bridge") {
+    s.link = LinkKind::nvlink;
+    s.link_gb_per_s = g.interconnect_gb_per_s / 2;
+    s.link_group = 2;
+  } else {
+    s.link = g.unified_memory ? LinkKind::none : LinkKind::pcie;
+    s.link_gb_per_s = s.pcie_gb_per_s;
+    s.link_group = s.gpus_per_node;
+  }
+  return s;
+}
+
+const FamilyFactor& family_factor(const ServingGpu& g) {
+  if (g.id == "h100-sxm" || g.id == "h100-pcie" || g.id == "h100-nvl" || g.id == "h200" ||
+      g.id == "gh200")
+    return kFamilies[0];
+  if (g.id == "b200" || g.id == "gb200" || g.id == "b300") return kFamilies[1];
+  if (g.id == "rtx-pro-6000" || g.id == "rtx-5090") return kFamilies[2];
+  return kFamilies[3];
+}
+
+const ServingCalibration& serving_calibration(ServingEngine e) {
+  return kCalibrations[static_cast<int>(e)];
+}
+
+StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                      uint32_t decode, double ctx, uint32_t prefill, uint32_t isl) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  const ServingProfile& prof = serving_profile(d.engine);
+  StepTime s;
+  s.decode_tokens = decode;
+  s.prefill_tokens = prefill;
+  const uint32_t pp = std::max<uint32_t>(1, d.pp), tp = std::max<uint32_t>(1, d.tp);
+  // Pipeline engines (vLLM, SGLang, TensorRT-LLM) keep pp micro-batches of decode / pp sequences
+  // in flight; layer-split engines (llama.cpp) run the whole batch through the GPUs in turn.
+  const bool layer_split = prof.default_split == SplitMode::layer;
+  const double mb = layer_split ? 1 : pp;
+  const double dm = static_cast<double>(decode) / mb, pm = static_cast<double>(prefill) / mb;
+  const double tokens = dm + pm;
+  const double stage = 1.0 / pp;  // share of the layers per stage
+
+  // The kernels of a step, as engines run them: the linear layers as GEMMs over all d + p tokens
+  // (weights streamed once, compute at the weights' precision), decode attention reading each
+  // decoding sequence's KV (memory bound), prefill attention over the prompt chunks (compute
+  // bound, causal: half the prompt on average).
+  const bool adp = d.attention_dp && m.n_expert && tp > 1;
+  double experts = 0, tokens_per_expert = tokens;
+  if (m.n_expert) {
+    const double active = distinct_experts(m.n_expert, m.n_expert_used, std::max(1.0, tokens));
+    experts = active * static_cast<double>(m.expert_bytes) * m.n_layer_moe;
+    tokens_per_expert = tokens * m.n_expert_used / std::max(1.0, active);
+  }
+  // Attention DP: each rank reads the dense weights whole, its 1/tp of the experts and its own
+  // sequences' KV.
+  const double dense_gpu = static_cast<double>(m.dense_read_bytes) / (adp ? 1 : tp);
+  // Expert parallel: the busiest rank sets the pace (routing is not uniform; ep_imbalance is the
+  // max / mean expert load of a rank, fitted on the attention-DP rows).
+  const double imbalance = adp ? cal.ep_imbalance : 1.0;
+  const double weights = (dense_gpu + experts / tp * imbalance) * stage;
+  const double kv_split = adp ? tp : std::min<double>(tp, std::max<uint32_t>(1, m.n_head_kv));
+  const double ctx_swa = m.n_swa ? std::min<double>(ctx, m.n_swa) : ctx;
+  const double kv_seq = static_cast<double>(m.kv_bytes_per_token) * ctx +
+                        static_cast<double>(m.kv_bytes_per_token_swa) * ctx_swa +
+                        static_cast<double>(m.state_bytes_per_seq);
+  const double kv_write =
+      static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * (dm + pm);
+  const double kv = (kv_seq * dm + kv_write) * stage / kv_split;
+  s.bytes_per_gpu = static_cast<uint64_t>(weights + kv);
+  const FamilyFactor& fam = family_factor(g);
+  const double bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
+  // Matrix-vector kernels (llama.cpp mul_mv for batches up to 8 rows) stream the weights again
+  // for part of every extra row.
+  // Prompt tokens go through the GEMM path in their own ubatches.
+  const bool matvec = cal.matvec_reread > 0 && dm <= 8;
+  const double reread = matvec ? 1 + cal.matvec_reread * (std::max(1.0, dm) - 1) : 1;
+  s.memory_s = weights * reread / (cal.bw_efficiency * bw);
+
+  // GEMM efficiency grows with the rows it multiplies: m / (m + m_half) of the fitted factor
+  // (tile quantization); routed experts see rows x n_expert_used / active experts each. Decode
+  // rows run at the batch's size; prompt rows in chunks of min(isl, token budget) (+ the decode
+  // rows sharing the step), however thinly they are spread over steps on average.
+  auto gemm_eff = [&](double rows) { return rows / (rows + cal.gemm_m_half); };
+  const double moe_share =
+      m.n_expert && m.matmul_params
+          ? std::min(1.0, static_cast<double>(m.expert_bytes) * m.n_expert_used * m.n_layer_moe /
+                              std::max(1.0, static_cast<double>(m.weight_bytes)))
+          : 0;
+  auto rows_eff = [&](double rows) {
+    rows = std::max(1.0, rows);
+    double per_expert = rows;
+    if (m.n_expert)
+      per_expert = rows * m.n_expert_used / distinct_experts(m.n_expert, m.n_expert_used, rows);
+    return (1 - moe_share) * gemm_eff(rows) + moe_share * gemm_eff(per_expert);
+  };
+  (void)tokens_per_expert;
+  const double budget = d.limits.max_num_batched_tokens && prof.chunked_prefill
+                            ? static_cast<double>(d.limits.max_num_batched_tokens)
+                            : static_cast<double>(isl);
+  const double chunk_rows = std::min<double>(isl, budget) + (matvec ? 0 : dm);
+  const double matmul = 2.0 * static_cast<double>(m.matmul_params) * tokens;
+  const double attn_decode = 4.0 * m.n_head * m.head_dim * m.n_layer * dm * ctx;
+  const double attn_prefill = 4.0 * m.n_head * m.head_dim * m.n_layer * pm * isl / 2.0;
+  s.flops_per_gpu = (matmul + attn_decode + attn_prefill) * stage / tp;
+  const double eff = cal.flops_efficiency * fam.flops_scale;
+  const double per_token = 2.0 * static_cast<double>(m.matmul_params) *
+                           (1 - moe_share + moe_share * imbalance) * stage / tp /
+                           (peak_tflops(g, m.compute) * 1e12 * eff);
+  // A share f of the steps carries a prompt chunk (rows = decode + chunk), the rest decode only:
+  // each kind is its own roofline, averaged.
+  const double chunk_tokens = chunk_rows - (matvec ? 0 : dm);
+  const double f = pm > 0 ? std::min(1.0, pm / chunk_tokens) : 0;
+  const double decode_only = matvec ? 0 : per_token * dm / rows_eff(dm);
+  const double with_chunk =
+      f < 1 ? per_token * (matvec ? chunk_tokens : dm + chunk_tokens) / rows_eff(chunk_rows)
+            : per_token * (matvec ? pm : dm + pm) / rows_eff(matvec ? pm : dm + pm);
+  s.compute_s = f * with_chunk + (1 - f) * decode_only;
+  const double gemm_s =
+      f * std::max(s.memory_s, with_chunk) + (1 - f) * std::max(s.memory_s, decode_only);
+  const double f16 = peak_tflops(g, ComputeDtype::bf16) * 1e12 * eff;
+  s.attention_s = std::max(kv / (cal.kv_bw_efficiency * bw), attn_decode * stage / tp / f16) +
+                  attn_prefill * stage / tp / f16;
+
+  // Tensor parallel: 2 all-reduces per layer of tokens x n_embd x 2 bytes. Within one NVLink
+  // group at its speed, else PCIe; past one node the network carries pipeline stages only (the
+  // search keeps tp within a node).
+  double link_gb = g.link_gb_per_s, latency = cal.allreduce_latency_s;
+  if (tp > g.link_group || g.link == LinkKind::pcie) link_gb = g.pcie_gb_per_s, latency *= 3;
+  if (tp > g.gpus_per_node) link_gb = g.network_gb_per_s, latency *= 6;
+  const double msg = tokens * m.n_embd * 2.0;
+  // Attention DP exchanges each token once per MoE layer (dispatch + combine ~ one all-reduce).
+  const double collectives = adp ? m.n_layer_moe : 2.0 * m.n_layer;
+  s.link_s = collectives * stage *
+             allreduce_s(msg, tp, std::max(1.0, link_gb * cal.link_efficiency), latency);
+  // Pipeline: activations handed to the next stage (network when stages span nodes).
+  if (pp > 1) {
+    const bool cross = tp * pp > g.gpus_per_node;
+    const double p2p_gb = cross ? g.network_gb_per_s : std::max(g.link_gb_per_s, g.pcie_gb_per_s);
+    s.link_s += (cross ? 6 : 1) * cal.allreduce_latency_s + msg / (p2p_gb * 1e9);
+  }
+  s.stage_s = gemm_s + s.attention_s + s.link_s;
+  // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
+  s.stage_s += m.n_layer * stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
+  // Bound: what the step spends most on (weights or KV streaming vs GEMM or prefill math).
+  const double attn_mem = kv / (cal.kv_bw_efficiency * bw);
+  const double bw_time = (s.compute_s > s.memory_s ? 0 : s.memory_s) + attn_mem;
+  const double fl_time = (s.compute_s > s.memory_s ? s.compute_s : 0) + s.attention_s - attn_mem;
+  s.bound = fl_time > bw_time ? Limit::compute : Limit::bandwidth;
+  if (s.link_s > std::max(bw_time, fl_time)) s.bound = Limit::link;
+  // Pipeline stalls: micro-batches of unequal work (one carries a prompt chunk) hold the others;
+  // pp_efficiency per extra stage, fitted on the RTX PRO 6000 PP1-PP8 rows.
+  const double bubble = layer_split ? 1.0 : std::pow(cal.pp_efficiency, pp - 1.0);
+  s.gpu_s = pp * s.stage_s / bubble;
+  // Host: one iteration per micro-batch; attention-DP ranks each run their own scheduler.
+  s.host_s = mb * cal.step_overhead_s + cal.seq_overhead_s * decode / (adp ? tp : 1);
+  s.step_s = cal.overlap_host ? std::max(s.gpu_s, s.host_s) : s.gpu_s + s.host_s;
+  if (cal.overlap_host && s.host_s > s.gpu_s) s.bound = Limit::host;
+  return s;
+}
+
+ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
+                           ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
+                           uint32_t replicas, uint32_t gpus_per_node, const Weights* exact) {
+  const ServingProfile& prof = serving_profile(engine);
+  RunConfig c;
+  c.engine = prof.memory_engine;
+  c.quant = &q;
+  c.kv.n_ctx = 4096;
+  const Estimate e = estimate(m, c, exact, false);
+  ServingSetup s;
+  s.model = serving_model(m, q, e.weights, e.compute.bytes(), kv);
+  s.gpu = serving_gpu(gpu, gpus_per_node);
+  s.deployment.engine = engine;
+  s.deployment.tp = tp;
+  s.deployment.pp = pp;
+  s.deployment.replicas = replicas;
+  s.deployment.kv = kv;
+  s.deployment.limits =
+      engine_limits(engine, s.gpu.memory_bytes, gpu.id.find("a100") != std::string::npos, tp, pp);
+  return s;
+}
+
+double power_limit_speed(double f) {
+  // (fraction of board power, throughput share): 2 x RTX PRO 6000 (600 W), GLM-4.5-Air FP8,
+  // 525.69 / 597.02 / 620.04 / 625.55 tokens/s at 250 / 300 / 360 / 600 W.
+  static const double pts[][2] = {
+      {250.0 / 600, 525.69 / 625.55},
+      {300.0 / 600, 597.02 / 625.55},
+      {360.0 / 600, 620.04 / 625.55},
+      {1.0, 1.0},
+  };
+  if (!(f > 0)) return 0;
+  if (f >= 1) return 1;
+  if (f <= pts[0][0]) return pts[0][1] * f / pts[0][0];
+  for (size_t i = 1; i < sizeof pts / sizeof pts[0]; ++i)
+    if (f <= pts[i][0]) {
+      const double t = (f - pts[i - 1][0]) / (pts[i][0] - pts[i - 1][0]);
+      return pts[i - 1][1] + t * (pts[i][1] - pts[i - 1][1]);
+    }
+  return 1;
+}
+
+namespace {
+
+Ranged ranged(double v, double err) {
+  return {v, v * (1 - err), v * (1 + err)};
+}
+
+struct SteadyState {
+  StepTime step;
+  double decode = 0;   // tokens per step
+  double prefill = 0;  // prompt tokens per step
+  double itl_s = 0;
+};
+
+// Steady state of B running sequences: each step every decoding sequence emits one token and
+// B x isl / osl prompt tokens enter, within the token budget.
+SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                   const Workload& w, uint32_t b, double ctx) {
+  const ServingProfile& prof = serving_profile(d.engine);
+  SteadyState s;
+  double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : 1e12;
+  if (!prof.chunked_prefill) budget = std::max(budget, static_cast<double>(w.isl) + b);
+  const double ratio = static_cast<double>(w.isl) / w.osl;
+  double dec = b, pre = b * ratio;
+  if (dec + pre > budget) {  // the budget splits between prompts and decode in isl:osl
+    dec = std::min<double>(b, budget * w.osl / (w.isl + w.osl));
+    pre = budget - dec;
+  }
+  if (!prof.continuous_batching || w.decode_only) pre = 0;  // prompts run before decoding
+  s.decode = dec;
+  s.prefill = pre;
+  s.step = serving_step(m, g, d, static_cast<uint32_t>(std::ceil(dec)), ctx,
+                        static_cast<uint32_t>(std::ceil(pre)), w.isl);
+  s.itl_s = s.step.step_s * b / std::max(1.0, dec);
+  if (!prof.continuous_batching && !w.decode_only) {
+    // Static batch: the whole batch's prompts, then osl decode steps.
+    const StepTime p = serving_step(m, g, d, 0, 0, b * w.isl, w.isl);
+    s.itl_s = s.step.step_s + p.step_s / w.osl;
+  }
+  return s;
+}
+
+}  // namespace
+
+ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                                 const Workload& w) {
+  const ServingProfile& prof = serving_profile(d.engine);
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  ServingEstimate r;
+  r.calibration = &cal;
+  const uint32_t shards = d.tp * d.pp;
+  const uint64_t weights_gpu = m.weight_bytes / shards + (m.weight_bytes % shards ? 1 : 0);
+  const uint64_t act_gpu = m.activation_bytes / d.tp;
+  r.kv_pool_bytes_per_gpu =
+      kv_pool_bytes(prof, d.limits, g.memory_bytes, weights_gpu, act_gpu, d.limits.reserved_bytes);
+
+  // KV a sequence holds: on-demand schedulers hold isl + osl/2 on average, TensorRT-LLM reserves
+  // isl + osl, slot engines a whole max_model_len slot. Blocks round up; KV heads replicate when
+  // tp exceeds them.
+  const uint32_t max_len = d.max_model_len ? d.max_model_len : w.isl + w.osl;
+  uint64_t held = w.isl + w.osl / 2;
+  if (prof.reservation == KvReservation::full_request) held = w.isl + w.osl;
+  if (prof.reservation == KvReservation::full_context) held = max_len;
+  const uint32_t block = std::max<uint32_t>(1, prof.kv_block_tokens);
+  auto seq_bytes = [&](uint64_t tokens) {
+    const uint64_t t = pad_to(tokens, block);
+    const uint64_t swa = m.n_swa ? pad_to(std::min<uint64_t>(t, m.n_swa), block) : t;
+    const double rep =
+        std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
+    return static_cast<uint64_t>((static_cast<double>(checked_mul(m.kv_bytes_per_token, t)) +
+                                  static_cast<double>(checked_mul(m.kv_bytes_per_token_swa, swa)) +
+                                  static_cast<double>(m.state_bytes_per_seq)) *
+                                 rep);
+  };
+  r.kv_bytes_per_seq = seq_bytes(held);
+  r.kv_bytes_per_seq_guarantee = seq_bytes(max_len);
+  const double pool = static_cast<double>(r.kv_pool_bytes_per_gpu) * shards;
+  r.max_concurrency =
+      r.kv_bytes_per_seq
+          ? static_cast<uint32_t>(std::min(pool / static_cast<double>(r.kv_bytes_per_seq), 1e9))
+          : 0;
+  r.max_concurrency_guarantee =
+      r.kv_bytes_per_seq_guarantee
+          ? static_cast<uint32_t>(
+                std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
+          : 0;
+  r.fits = r.max_concurrency >= 1;
+  r.power_scale = power_limit_speed(d.power_limit);
+  r.mean_context = w.isl + w.osl / 2.0;
+  if (!r.fits) {
+    r.limited_by = Limit::memory;
+    return r;
+  }
+  const uint32_t seq_cap = d.limits.max_num_seqs ? d.limits.max_num_seqs : r.max_concurrency;
+  const uint32_t cap = std::min(r.max_concurrency, seq_cap);
+
+  // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
+  // running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
+  // which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:
+  // rho = lambda x S / k, Wq = rho S / (2 (1 - rho)), tail ~ exponential; lambda = the replica's
+  // request rate.
+  struct Cycle {
+    SteadyState s;
+    double itl = 0, service = 0, wq = 0, wq_p90 = 0, cycle = 0, chunk = 0, chunk_step = 0;
+  };
+  const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
+  auto cycle_at = [&](uint32_t b, double lambda_fixed) {
+    Cycle c;
+    c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), r.mean_context);
+    c.itl = c.s.itl_s / r.power_scale;
+    c.chunk = std::max(
+        1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - c.s.decode);
+    const StepTime with_chunk =
+        serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)), r.mean_context,
+                     static_cast<uint32_t>(std::min<double>(c.chunk, w.isl)), w.isl);
+    c.chunk_step = with_chunk.step_s / r.power_scale;
+    c.service = std::ceil(w.isl / c.chunk) * c.chunk_step;
+    if (w.decode_only) {  // generation measured alone: no prompt in the cycle
+      c.cycle = w.osl * c.itl;
+      return c;
+    }
+    const double decode_time = (w.osl - 1.0) * c.itl;
+    const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
+    // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
+    const double others = lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0;
+    auto wait = [&](double rho) { return rho * c.service / (2 * (1 - rho)); };
+    auto rho_of = [&](double wq) {
+      const double lambda = lambda_fixed > 0
+                                ? lambda_fixed
+                                : std::max<uint32_t>(1, b) / (c.service + wq + decode_time);
+      return std::min(0.99, lambda * c.service / parallel * others);
+    };
+    double rho = rho_of(0);
+    if (lambda_fixed <= 0) {
+      // Closed loop: more waiting slows the arrivals; rho = rho_of(wait(rho)) has one root.
+      double lo = 0, hi = rho;
+      for (int i = 0; i < 60; ++i) {
+        const double mid = (lo + hi) / 2;
+        (rho_of(wait(mid)) > mid ? lo : hi) = mid;
+      }
+      rho = (lo + hi) / 2;
+    }
+    c.wq = wait(rho);
+    c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
+    c.cycle = c.service + c.wq + decode_time;
+    return c;
+  };
+
+  // Concurrency per replica: users split evenly, or as many as fit, or Little's law from a rate.
+  uint32_t users = 0;
+  const double lambda_rate = w.rate_per_s > 0 ? w.rate_per_s / d.replicas : 0;
+  if (lambda_rate > 0) {
+    double n = 1;
+    for (int i = 0; i < 60; ++i) {
+      const Cycle c =
+          cycle_at(static_cast<uint32_t>(std::min<double>(std::ceil(n), cap)), lambda_rate);
+      n = 0.5 * n + 0.5 * std::max(1.0, lambda_rate * c.cycle);
+    }
+    users = static_cast<uint32_t>(std::ceil(n));
+  } else if (w.users) {
+    users = (w.users + d.replicas - 1) / d.replicas;
+  } else {
+    users = cap;
+  }
+  r.concurrency = std::min(users, cap);
+  r.queued = users > cap ? users - cap : 0;
+  const Cycle c = cycle_at(r.concurrency, lambda_rate);
+  const SteadyState& s = c.s;
+  r.step = s.step;
+  const double itl = c.itl;
+  // Each slot emits osl tokens per cycle (its prompt's time included); a rate the replica keeps
+  // up with comes out as it went in.
+  double out_per_replica = r.concurrency * w.osl / c.cycle;
+  if (lambda_rate > 0) out_per_replica = std::min(out_per_replica, lambda_rate * w.osl);
+  const double err = cal.error_median;
+  r.output_tokens_per_s = ranged(out_per_replica * d.replicas, err);
+  r.per_user_tokens_per_s = ranged(1 / itl, err);
+  r.itl_s = {itl, itl * (1 - err), itl * (1 + err)};
+  r.requests_per_s = r.output_tokens_per_s.value / w.osl;
+  const double completions = out_per_replica / w.osl;
+  const double slot_wait = r.queued ? r.queued / completions : 0;
+  const double ttft = c.service + c.wq + slot_wait;
+  r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
+  r.ttft_p90_s = c.service + c.wq_p90 + slot_wait;
+  // A step that carries a prompt chunk is the long one; it is the p90 when more than 10% of
+  // steps carry one.
+  const double chunk_share = std::min(1.0, s.prefill / c.chunk);
+  r.itl_p90_s = chunk_share > 0.1 ? std::max(itl, c.chunk_step) : itl;
+
+  r.limited_by = r.step.bound;
+  if (r.concurrency == r.max_concurrency && (w.users == 0 || users > cap))
+    r.limited_by = Limit::memory;
+  if (r.concurrency == seq_cap && seq_cap < r.max_concurrency && users >= seq_cap)
+    r.limited_by = Limit::batch;
+  if (lambda_rate > 0 && (lambda_rate > completions * 1.001 || lambda_rate * c.service >= 0.99))
+    r.limited_by = Limit::overload;
+  r.meets_ttft = w.ttft_slo_s <= 0 || r.ttft_s.value <= w.ttft_slo_s;
+  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;
+  return r;
+}
+
+}  // namespace llmsize

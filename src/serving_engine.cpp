@@ -1,0 +1,280 @@
+#include "llmsize/serving_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize {
+namespace {
+
+using K = KvDtype;
+
+const ServingProfile kProfiles[] = {
+    {ServingEngine::llama_cpp,
+     "llama.cpp",
+     Engine::llama_cpp,
+     MemoryRule::fixed_slots,
+     KvReservation::full_context,
+     SplitMode::layer,
+     false,
+     true,
+     false,
+     false,
+     256,
+     {K::f16, K::bf16, K::q8_0, K::q4_0},
+     "llama.cpp tools/server: -np slots of -c/-np cells (GGML_PAD 256), -sm layer by default, "
+     "continuous batching (-cb) on, -ctk/-ctv f16|bf16|q8_0|q4_0 (tools/server/README.md)"},
+    {ServingEngine::ollama,
+     "ollama",
+     Engine::ollama,
+     MemoryRule::fixed_slots,
+     KvReservation::full_context,
+     SplitMode::layer,
+     false,
+     true,
+     false,
+     false,
+     256,
+     {K::f16, K::q8_0, K::q4_0},
+     "Ollama runs llama.cpp: OLLAMA_NUM_PARALLEL slots of num_ctx, layers spread over GPUs, "
+     "OLLAMA_KV_CACHE_TYPE f16|q8_0|q4_0 with OLLAMA_FLASH_ATTENTION=1 (docs/faq.md)"},
+    {ServingEngine::vllm,
+     "vllm",
+     Engine::vllm,
+     MemoryRule::share_of_total,
+     KvReservation::on_demand,
+     SplitMode::tensor,
+     true,
+     true,
+     true,
+     true,
+     16,
+     {K::bf16, K::f16, K::fp8_e4m3, K::fp8_e5m2},
+     "vLLM: KV pool = total x gpu_memory_utilization (0.9) - weights - profiled activation peak - "
+     "non-torch memory (vllm/v1/worker/gpu_worker.py determine_available_memory); 16-token "
+     "blocks (vllm/config/cache.py block_size); V1 always chunks prefills; --kv-cache-dtype "
+     "auto|fp8|fp8_e4m3|fp8_e5m2; CUDA graphs live in the 10% outside the pool (V0 and V1 logs; "
+     "V1 >= ~0.10.2 prints their size, tests/data/engine_measurements.json)"},
+    {ServingEngine::sglang,
+     "sglang",
+     Engine::vllm,
+     MemoryRule::share_of_total,
+     KvReservation::on_demand,
+     SplitMode::tensor,
+     true,
+     true,
+     true,
+     true,
+     1,
+     {K::bf16, K::f16, K::fp8_e4m3, K::fp8_e5m2},
+     "SGLang: weights + KV pool = total x mem_fraction_static (python/sglang/srt/server_args.py "
+     "_handle_gpu_memory_settings, model_runner.py profile_max_num_token); RadixAttention "
+     "page_size 1; chunked_prefill_size by GPU memory; --kv-cache-dtype auto|fp8_e5m2|fp8_e4m3"},
+    {ServingEngine::trt_llm,
+     "trt-llm",
+     Engine::vllm,
+     MemoryRule::share_of_free,
+     KvReservation::full_request,
+     SplitMode::tensor,
+     true,
+     true,
+     false,
+     true,
+     32,
+     {K::bf16, K::f16, K::fp8_e4m3},
+     "TensorRT-LLM: KV pool = free_gpu_memory_fraction (0.9) of the memory free after weights "
+     "and buffers (tensorrt_llm/llmapi/llm_args.py KvCacheConfig; perf-overview.md: default "
+     "0.90, benchmarks 0.95); tokens_per_block 32; GUARANTEED_NO_EVICT capacity scheduler "
+     "reserves each request's isl + osl; in-flight batching; FP8 KV from the ModelOpt checkpoint"},
+    {ServingEngine::transformers,
+     "transformers",
+     Engine::transformers,
+     MemoryRule::fixed_slots,
+     KvReservation::full_context,
+     SplitMode::layer,
+     true,
+     false,
+     false,
+     false,
+     1,
+     {K::bf16, K::f16},
+     "transformers generate(): static batches, DynamicCache grows token by token, "
+     "device_map='auto' places layers GPU after GPU (accelerate)"},
+};
+
+}  // namespace
+
+const char* kv_dtype_name(KvDtype t) {
+  switch (t) {
+    case KvDtype::f16:
+      return "f16";
+    case KvDtype::bf16:
+      return "bf16";
+    case KvDtype::fp8_e4m3:
+      return "fp8_e4m3";
+    case KvDtype::fp8_e5m2:
+      return "fp8_e5m2";
+    case KvDtype::q8_0:
+      return "q8_0";
+    case KvDtype::q4_0:
+      return "q4_0";
+  }
+  return "f16";
+}
+
+std::optional<KvDtype> kv_dtype_from_name(std::string_view name) {
+  for (KvDtype t : {KvDtype::f16, KvDtype::bf16, KvDtype::fp8_e4m3, KvDtype::fp8_e5m2,
+                    KvDtype::q8_0, KvDtype::q4_0})
+    if (name == kv_dtype_name(t)) return t;
+  if (name == "fp16" || name == "float16") return KvDtype::f16;
+  if (name == "bfloat16") return KvDtype::bf16;
+  // vLLM's "fp8" means E4M3 (vllm/config/cache.py CacheDType).
+  if (name == "fp8" || name == "e4m3") return KvDtype::fp8_e4m3;
+  if (name == "e5m2") return KvDtype::fp8_e5m2;
+  return std::nullopt;
+}
+
+TensorType kv_tensor_type(KvDtype t) {
+  switch (t) {
+    case KvDtype::f16:
+      return TensorType::F16;
+    case KvDtype::bf16:
+      return TensorType::BF16;
+    case KvDtype::fp8_e4m3:
+    case KvDtype::fp8_e5m2:
+      return TensorType::FP8_E4M3;  // 1 byte per element either way
+    case KvDtype::q8_0:
+      return TensorType::Q8_0;
+    case KvDtype::q4_0:
+      return TensorType::Q4_0;
+  }
+  return TensorType::F16;
+}
+
+const ServingProfile& serving_profile(ServingEngine e) {
+  return kProfiles[static_cast<int>(e)];
+}
+
+std::optional<ServingEngine> serving_engine_from_name(std::string_view name) {
+  for (const auto& p : kProfiles)
+    if (name == p.name) return p.engine;
+  if (name == "llamacpp" || name == "llama-cpp" || name == "llama-server")
+    return ServingEngine::llama_cpp;
+  if (name == "tensorrt-llm" || name == "trtllm" || name == "trt_llm")
+    return ServingEngine::trt_llm;
+  if (name == "hf" || name == "huggingface") return ServingEngine::transformers;
+  return std::nullopt;
+}
+
+const std::vector<const char*>& serving_engine_names() {
+  static const std::vector<const char*> v = {"llama.cpp", "ollama",  "vllm",
+                                             "sglang",    "trt-llm", "transformers"};
+  return v;
+}
+
+bool supports_kv_dtype(const ServingProfile& p, KvDtype t) {
+  return std::find(p.kv_dtypes.begin(), p.kv_dtypes.end(), t) != p.kv_dtypes.end();
+}
+
+EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100, uint32_t tp,
+                           uint32_t pp) {
+  EngineLimits l;
+  const double mem_mib = static_cast<double>(gpu_memory_bytes) / static_cast<double>(kMiB);
+  switch (e) {
+    case ServingEngine::vllm:
+      // vllm/engine/arg_utils.py EngineArgs.get_batch_defaults (V1, OpenAI API server): GPUs of
+      // >= 70 GiB except A100 get max_num_batched_tokens 8192 and max_num_seqs 1024; others
+      // 2048 and 256 (PR #17885 keeps A100 on the small budget).
+      if (gpu_memory_bytes >= 70 * kGiB && !a100) {
+        l.max_num_batched_tokens = 8192;
+        l.max_num_seqs = 1024;
+      } else {
+        l.max_num_batched_tokens = 2048;
+        l.max_num_seqs = 256;
+      }
+      l.memory_fraction = 0.9;  // gpu_memory_utilization (vllm/config/cache.py)
+      // CUDA graphs captured up to 512 sequences (compilation config max_cudagraph_capture_size).
+      l.cuda_graph_max_bs = 512;
+      l.reserved_bytes = 1 * kGiB;  // non-torch memory + CUDA graphs (engine.cpp's profile)
+      break;
+    case ServingEngine::sglang: {
+      // server_args.py _handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs by
+      // GPU memory (MiB), then reserved_mem = 512 + max(chunk, 2048) x 1.5 + bs x 2 +
+      // tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB of memory;
+      // mem_fraction_static = round((mem - reserved) / mem, 3).
+      uint32_t chunk = 16384, bs = 512;
+      if (mem_mib < 20 * 1024) {
+        chunk = 2048, bs = 8;  // T4, 4080
+      } else if (mem_mib < 35 * 1024) {
+        chunk = 2048, bs = tp < 4 ? 24 : 80;  // A10, 4090, 5090
+      } else if (mem_mib < 60 * 1024) {
+        chunk = 4096, bs = tp < 4 ? 32 : 160;  // A100 40GB, L40
+      } else if (mem_mib < 160 * 1024) {
+        chunk = 8192, bs = tp < 4 ? 256 : 512;  // H100, A100 80GB, H200
+      }
+      double reserved = 512 + std::max<uint32_t>(chunk, 2048) * 1.5 + bs * 2.0 +
+                        static_cast<double>(tp) * pp / 8 * 1024;
+      if (mem_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+      l.max_num_batched_tokens = chunk;
+      l.cuda_graph_max_bs = bs;
+      l.memory_fraction = std::round((mem_mib - reserved) / mem_mib * 1000) / 1000;
+      l.reserved_bytes = static_cast<uint64_t>(reserved) * kMiB;
+      // max_running_requests unset: bounded by the request-to-token pool, at most 4096
+      // (model_runner.py init_memory_pool).
+      l.max_num_seqs = 4096;
+      break;
+    }
+    case ServingEngine::trt_llm:
+      // tensorrt_llm/llmapi/llm_args.py: max_batch_size 2048, max_num_tokens 8192,
+      // KvCacheConfig.free_gpu_memory_fraction 0.9.
+      l.max_num_seqs = 2048;
+      l.max_num_batched_tokens = 8192;
+      l.memory_fraction = 0.9;
+      l.cuda_graph_max_bs = 2048;  // perf-overview's cuda_graph_config batch_sizes up to 8192
+      l.reserved_bytes = 1 * kGiB;
+      break;
+    case ServingEngine::llama_cpp:
+    case ServingEngine::ollama:
+      // llama-server -np 1, -b 2048 (common/common.h n_batch); OLLAMA_NUM_PARALLEL 1. Runtime
+      // outside the tensors: engine.hpp's profile (CUDA context, buffers).
+      l.max_num_seqs = 1;
+      l.max_num_batched_tokens = 2048;
+      l.reserved_bytes =
+          engine_profile(e == ServingEngine::ollama ? Engine::ollama : Engine::llama_cpp)
+              .overhead_per_gpu_bytes;
+      break;
+    case ServingEngine::transformers:
+      l.max_num_seqs = 1;
+      l.max_num_batched_tokens = 0;  // the whole prompt in one forward pass
+      l.reserved_bytes = engine_profile(Engine::transformers).overhead_per_gpu_bytes;
+      break;
+  }
+  return l;
+}
+
+uint64_t kv_pool_bytes(const ServingProfile& p, const EngineLimits& l, uint64_t gpu_memory_bytes,
+                       uint64_t weights_bytes, uint64_t activations_bytes, uint64_t runtime_bytes) {
+  auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+  switch (p.memory_rule) {
+    case MemoryRule::share_of_total: {
+      const uint64_t budget = fraction_of(gpu_memory_bytes, l.memory_fraction);
+      if (p.engine == ServingEngine::sglang)  // activations and graphs live outside the fraction
+        return minus(budget, weights_bytes);
+      return minus(budget,
+                   checked_add(checked_add(weights_bytes, activations_bytes), runtime_bytes));
+    }
+    case MemoryRule::share_of_free: {
+      const uint64_t free =
+          minus(gpu_memory_bytes,
+                checked_add(checked_add(weights_bytes, activations_bytes), runtime_bytes));
+      return static_cast<uint64_t>(static_cast<double>(free) * l.memory_fraction);
+    }
+    case MemoryRule::fixed_slots:
+      return minus(gpu_memory_bytes,
+                   checked_add(checked_add(weights_bytes, activations_bytes), runtime_bytes));
+  }
+  return 0;
+}
+
+}  // namespace llmsize

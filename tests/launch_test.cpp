@@ -1,0 +1,206 @@
+// Launch commands: every flag emitted is one the engine documents, and the values realise the
+// plan.
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+#include <string>
+
+#include "llmsize/launch.hpp"
+#include "llmsize/serving.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+// The documented flags of each command, with where they are documented.
+const std::map<std::string, std::set<std::string>>& documented() {
+  static const std::map<std::string, std::set<std::string>> d = {
+      // vLLM `vllm serve --help` / docs.vllm.ai/en/latest/cli/serve.html, generated from
+      // vllm/engine/arg_utils.py EngineArgs.add_cli_args.
+      {"vllm",
+       {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
+        "--distributed-executor-backend", "--enable-expert-parallel", "--max-model-len",
+        "--gpu-memory-utilization", "--max-num-seqs", "--max-num-batched-tokens",
+        "--kv-cache-dtype", "--quantization", "--dtype", "--block-size", "--host", "--port"}},
+      // Ray CLI (docs.ray.io ray start), as vLLM's multi-node guide runs it.
+      {"ray", {"--head", "--port", "--address"}},
+      // SGLang docs/advanced_features/server_arguments.md (python/sglang/srt/server_args.py).
+      {"sglang.launch_server",
+       {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--nnodes",
+        "--node-rank", "--dist-init-addr", "--context-length", "--mem-fraction-static",
+        "--max-running-requests", "--chunked-prefill-size", "--kv-cache-dtype", "--quantization",
+        "--cuda-graph-max-bs", "--host", "--port"}},
+      // TensorRT-LLM docs/source/commands/trtllm-serve (trtllm-serve --help).
+      {"trtllm-serve",
+       {"--backend", "--tp_size", "--pp_size", "--ep_size", "--max_batch_size", "--max_num_tokens",
+        "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", "--extra_llm_api_options", "--host",
+        "--port"}},
+      // Open MPI mpirun(1): -np processes, -H host list; TensorRT-LLM's multi-node guide.
+      {"mpirun", {"-np", "-H"}},
+      // llama.cpp tools/server/README.md.
+      {"llama-server",
+       {"-m", "-ngl", "-sm", "-ts", "-c", "-np", "-fa", "-ctk", "-ctv", "-b", "-ub", "--host",
+        "--port"}},
+      // Ollama CLI: ollama create -f (docs/modelfile.md).
+      {"ollama", {"-f"}},
+  };
+  return d;
+}
+
+void check_documented(const std::string& script) {
+  const auto flags = launch_flags(script);
+  REQUIRE_FALSE(flags.empty());
+  for (const auto& f : flags) {
+    INFO(script << "\ncommand " << f.command << " flag " << f.flag);
+    const auto it = documented().find(f.command);
+    REQUIRE(it != documented().end());
+    CHECK(it->second.count(f.flag) == 1);
+  }
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "[launch]") {
+  LaunchPlan p;
+  p.engine = ServingEngine::vllm;
+  p.model = "nvidia/Llama-3.3-70B-Instruct-FP8";
+  p.tp = 4;
+  p.max_model_len = 5500;
+  p.memory_fraction = 0.9;
+  p.max_num_seqs = 64;
+  p.max_num_batched_tokens = 8192;
+  p.kv = KvDtype::fp8_e4m3;
+  const auto s = launch_script(p);
+  CHECK(s ==
+        "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --tensor-parallel-size 4 --max-model-len "
+        "5500 --gpu-memory-utilization 0.90 --max-num-seqs 64 --max-num-batched-tokens 8192 "
+        "--kv-cache-dtype fp8_e4m3 --host 0.0.0.0 --port 8000\n");
+  check_documented(s);
+}
+
+TEST_CASE("Replicas get their own GPUs and ports; past one node vLLM uses Ray", "[launch]") {
+  LaunchPlan p;
+  p.model = "meta-llama/Llama-3.1-8B-Instruct";
+  p.tp = 2;
+  p.replicas = 4;
+  const auto s = launch_script(p);
+  CHECK(has(s, "CUDA_VISIBLE_DEVICES=0,1 vllm serve"));
+  CHECK(has(s, "CUDA_VISIBLE_DEVICES=6,7 vllm serve"));
+  CHECK(has(s, "--port 8003 &"));
+  check_documented(s);
+  LaunchPlan big;
+  big.model = "meta-llama/Llama-3.1-405B-Instruct";
+  big.tp = 8;
+  big.pp = 2;
+  const auto r = launch_script(big);
+  CHECK(has(r, "ray start --head --port=6379"));
+  CHECK(has(r, "ray start --address=HEAD_NODE_IP:6379"));
+  CHECK(has(r, "--pipeline-parallel-size 2 --distributed-executor-backend ray"));
+  check_documented(r);
+}
+
+TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch]") {
+  LaunchPlan p;
+  p.engine = ServingEngine::sglang;
+  p.model = "Qwen/Qwen3-235B-A22B-FP8";
+  p.tp = 8;
+  p.pp = 2;
+  p.memory_fraction = 0.836;
+  p.kv = KvDtype::fp8_e5m2;
+  p.max_num_batched_tokens = 8192;
+  const auto s = launch_script(p);
+  CHECK(has(s,
+            "--tp-size 8 --pp-size 2 --nnodes 2 --node-rank 0 --dist-init-addr "
+            "HEAD_NODE_IP:5000"));
+  CHECK(has(s, "--node-rank 1"));
+  CHECK(has(s, "--mem-fraction-static 0.836"));
+  CHECK(has(s, "--kv-cache-dtype fp8_e5m2"));
+  CHECK(has(s, "--chunked-prefill-size 8192"));
+  check_documented(s);
+  p.pp = 1;
+  p.attention_dp = true;
+  check_documented(launch_script(p));
+}
+
+TEST_CASE("trtllm-serve with the KV dtype in the extra options file; mpirun past one node",
+          "[launch]") {
+  LaunchPlan p;
+  p.engine = ServingEngine::trt_llm;
+  p.model = "nvidia/Llama-3.1-405B-Instruct-FP8";
+  p.tp = 8;
+  p.pp = 2;
+  p.kv = KvDtype::fp8_e4m3;
+  p.max_num_seqs = 2048;
+  p.max_num_batched_tokens = 8192;
+  p.memory_fraction = 0.9;
+  const auto s = launch_script(p);
+  CHECK(has(s, "kv_cache_config:\n  dtype: fp8\n"));
+  CHECK(has(s, "mpirun -np 16 -H HEAD_NODE_IP:8,NODE1_IP:8 trtllm-llmapi-launch trtllm-serve"));
+  CHECK(has(s, "--kv_cache_free_gpu_memory_fraction 0.90"));
+  CHECK(has(s, "--extra_llm_api_options extra_llm_api_options.yaml"));
+  check_documented(s);
+}
+
+TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV", "[launch]") {
+  LaunchPlan p;
+  p.engine = ServingEngine::llama_cpp;
+  p.model = "Llama-3.3-70B-Instruct-Q4_K_M.gguf";
+  p.layers_per_gpu = {40, 40};
+  p.max_model_len = 8192;
+  p.max_num_seqs = 4;
+  p.kv = KvDtype::q8_0;
+  const auto s = launch_script(p);
+  CHECK(s ==
+        "llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 999 -sm layer -ts 40,40 -c 32768 "
+        "-np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
+  check_documented(s);
+}
+
+TEST_CASE("Ollama: environment, Modelfile and create", "[launch]") {
+  LaunchPlan p;
+  p.engine = ServingEngine::ollama;
+  p.model = "llama3.1:8b";
+  p.max_model_len = 8192;
+  p.max_num_seqs = 4;
+  p.kv = KvDtype::q8_0;
+  const auto s = launch_script(p);
+  CHECK(has(s,
+            "OLLAMA_NUM_PARALLEL=4 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 "
+            "OLLAMA_CONTEXT_LENGTH=8192"));
+  CHECK(has(s, "FROM llama3.1:8b\nPARAMETER num_ctx 8192\n"));
+  check_documented(s);
+}
+
+TEST_CASE("A deployment maps to its launch plan", "[launch]") {
+  Deployment d;
+  d.engine = ServingEngine::vllm;
+  d.tp = 2;
+  d.replicas = 2;
+  d.kv = KvDtype::fp8_e4m3;
+  d.limits = engine_limits(ServingEngine::vllm, 80ull << 30, false, 2, 1);
+  Workload w;
+  w.isl = 5000;
+  w.osl = 500;
+  w.users = 50;
+  const auto p = launch_plan(d, w, 80, 8, "nvidia/Llama-3.3-70B-Instruct-FP8");
+  CHECK(p.max_model_len == 5500);
+  CHECK(p.memory_fraction == 0.9);
+  CHECK(p.max_num_seqs == 1024);
+  const auto s = launch_script(p);
+  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 "
+               "--tensor-parallel-size 2 --max-model-len 5500") != std::string::npos);
+  check_documented(s);
+  // llama.cpp: one slot per user, layers split over the GPUs.
+  d.engine = ServingEngine::llama_cpp;
+  d.kv = KvDtype::q8_0;
+  d.replicas = 1;
+  w.users = 4;
+  const auto l = launch_plan(d, w, 81, 8, "model.gguf");
+  CHECK(l.max_num_seqs == 4);
+  CHECK(l.layers_per_gpu == std::vector<uint32_t>{41, 40});
+  check_documented(launch_script(l));
+}

@@ -1,0 +1,137 @@
+// plan() and the Planner: the formulas plan() owns, and "a Planner's plan equals plan()'s" over a
+// large random sample of configurations, compared on every field of the JSON contract.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "cli/fields.hpp"
+#include "cli/words.hpp"
+#include "llmsize/io/catalog.hpp"
+#include "llmsize/plan.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/units.hpp"
+
+using namespace llmsize;
+using namespace llmsize::cli;
+
+TEST_CASE("max concurrent sequences: free memory over KV per sequence, headroom on both",
+          "[plan]") {
+  Estimate e;
+  e.weights_bytes = 10 * kGiB;
+  e.activations_bytes = kGiB;
+  e.overhead_bytes = kGiB / 2;
+  e.kv_cache_bytes = 4 * kGiB;  // 4 sequences
+  RunConfig c;
+  c.kv.n_seq = 4;
+  c.headroom = 0.2;
+  // fixed = ceil(11.5 GiB x 1.2) = ceil(14,817,637,171.2) = 14,817,637,172;
+  // per sequence ceil(1 GiB x 1.2) = 1,288,490,189; (24 GiB - fixed) / that = 10,952,166,604 /
+  // 1,288,490,189 = 8.4999 -> 8
+  CHECK(max_concurrent_sequences(e, c, 24 * kGiB, 1) == 8);
+  // Two cards: (48 GiB - fixed) / 1,288,490,189 = 36,721,970,380 / 1,288,490,189 = 28.5 -> 28
+  CHECK(max_concurrent_sequences(e, c, 24 * kGiB, 2) == 28);
+  // Weights alone above the memory: none.
+  CHECK(max_concurrent_sequences(e, c, 8 * kGiB, 1) == 0);
+}
+
+TEST_CASE("FSDP shards weights, gradients and optimizer states; activations stay per GPU",
+          "[plan]") {
+  TrainMemory t;
+  t.weights_bytes = 20 * kGiB;
+  t.gradients_bytes = 20 * kGiB;
+  t.optimizer_bytes = 60 * kGiB;
+  t.activations_bytes = 4 * kGiB;
+  // n = 1: (100 + 4 + 0.5) GiB x 1.2 = 125.4 GiB > 80; n = 2: (50 + 4.5) x 1.2 = 65.4 GiB <= 80
+  CHECK(fsdp_gpus(t, kGiB / 2, 0.2, 80 * kGiB) == 2);
+  // 24 GiB cards: (100 / n + 4.5) x 1.2 <= 24 -> 100 / n <= 15.5 -> n = 7 (14.29 + 4.5 = 18.79,
+  // x 1.2 = 22.5); n = 6 gives (16.67 + 4.5) x 1.2 = 25.4 > 24
+  CHECK(fsdp_gpus(t, kGiB / 2, 0.2, 24 * kGiB) == 7);
+  // Activations alone above the card: none.
+  CHECK(fsdp_gpus(t, kGiB / 2, 0.2, 4 * kGiB) == 0);
+}
+
+namespace {
+
+// The JSON of a plan of `m` at `quant`, through the one field table.
+std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Plan& p) {
+  PlanWords w;
+  w.model = &m;
+  w.quant = &quant;
+  w.quant_requested = quant.id;
+  const std::vector<std::string> warnings = plan_warnings(w, p), checklist = plan_checklist(p);
+  Row row;
+  row.model = &m;
+  row.quant = &quant;
+  row.quant_requested = quant.id;
+  row.plan = &p;
+  row.split = split_words(p);
+  row.warnings = &warnings;
+  row.checklist = &checklist;
+  return report_json(row).dump();
+}
+
+}  // namespace
+
+TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random configurations",
+          "[plan][property]") {
+  const Catalog cat = Catalog::builtin();
+  std::mt19937 rng(20261201);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const auto& presets = all_quant_presets();
+  const TensorType kv_types[] = {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0};
+  const uint32_t ctxs[] = {1, 512, 4096, 8192, 32768, 131072, 1u << 20};
+  size_t compared = 0;
+  // Each round: one base request (engine, KV, batch, split, host, capacity or fine-tuning) and a
+  // Planner over a few models, quantizations and GPUs, asked in random order.
+  for (int round = 0; round < 60; ++round) {
+    PlanRequest base;
+    base.config.engine = static_cast<Engine>(pick(4));
+    const EngineProfile& ep = engine_profile(base.config.engine);
+    base.config.flash_attn = ep.flash_attn_default || pick(2);
+    base.config.kv.type_k = base.config.kv.type_v =
+        base.config.flash_attn ? kv_types[pick(3)] : TensorType::F16;
+    base.config.headroom = ep.headroom_default;
+    base.config.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+    base.config.kv.n_seq = 1 + static_cast<uint32_t>(pick(3) == 0 ? pick(64) : 0);
+    base.config.kv.n_ubatch = pick(2) ? 512 : 2048;
+    base.split = pick(2) ? Split::tensor : Split::layer;
+    base.ram_channels = pick(3) == 0 ? 4 : 0;
+    base.keep_models = 1 + static_cast<uint32_t>(pick(4));
+    base.dataset_bytes = pick(2) ? 500 * kGB : 0;
+    base.power.mains_v = pick(2) ? 120 : 230;
+    base.cost.cloud_price_per_mtok = pick(2) ? 1.5 : 0;
+    base.derivations = false;
+    if (pick(6) == 0) {
+      base.users = 1 + static_cast<uint32_t>(pick(64));
+      base.target_tokens_per_s = 5 + static_cast<double>(pick(40));
+    }
+    if (pick(8) == 0) base.train = TrainConfig();
+    Planner planner(base);
+    std::vector<ResolvedModel> models;
+    std::vector<const QuantPreset*> quants;
+    for (int k = 0; k < 3; ++k) {
+      ResolvedModel m;
+      m.spec = cat.models()[pick(cat.models().size())].spec;
+      m.source = "catalog";
+      const QuantPreset* q = &presets[pick(presets.size())];
+      planner.add_model(m.spec, q);
+      models.push_back(m);
+      quants.push_back(q);
+    }
+    for (int k = 0; k < 4; ++k) planner.add_gpu(cat.gpus()[pick(cat.gpus().size())].spec);
+    for (int k = 0; k < 40; ++k) {
+      const size_t mi = pick(models.size()), gi = pick(4);
+      const uint32_t ctx = ctxs[pick(7)];
+      const uint32_t count = base.target_tokens_per_s > 0 && pick(2) ? 0 : 1 + uint32_t(pick(8));
+      const Plan fast = planner.plan(mi, ctx, gi, count);
+      const Plan slow = plan(planner.request(mi, ctx, gi, count));
+      const std::string a = plan_json(models[mi], *quants[mi], fast);
+      const std::string b = plan_json(models[mi], *quants[mi], slow);
+      INFO("round " << round << " model " << models[mi].spec.id << " " << quants[mi]->id << " ctx "
+                    << ctx << " gpu " << planner.gpu(gi).id << " x " << count);
+      REQUIRE(a == b);
+      CHECK(fast.notes == slow.notes);
+      ++compared;
+    }
+  }
+  CHECK(compared == 2400);
+}
