@@ -260,24 +260,15 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   return in;
 }
 
-// Streams the plans of `file` to `sink` as the parser finishes each one; the plan's JSON is then
-// dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_file(const std::string& path, const Catalog& cat,
+// Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
+// plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
+void read_plan_text(std::string_view text, const std::string& file, const Catalog& cat,
                     const std::function<void(const PlanInput&)>& sink) {
-  const std::string file = sanitize(path, 256);
-  const std::string text = read_file(path);
-  std::string top_key;
-  bool in_plans = false;
   size_t n_plans = 0;
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::array_start && top_key == "plans") in_plans = true;
-    if (depth == 1 && ev == E::array_end) in_plans = false;
-    if (!in_plans || depth != 2 || !(ev == E::object_end || ev == E::array_end || ev == E::value))
-      return true;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, parsed, cat));
+    sink(read_plan(file, ptr, e.value, cat));
     return false;
   };
   json doc;
@@ -293,6 +284,11 @@ void read_plan_file(const std::string& path, const Catalog& cat,
   if (!doc.contains("plans"))
     throw InputError(file + ": missing field \"plans\" (an array of plans)");
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
+}
+
+void read_plan_file(const std::string& path, const Catalog& cat,
+                    const std::function<void(const PlanInput&)>& sink) {
+  read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
 }
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict) {
@@ -401,6 +397,12 @@ std::string PlanResult::line() const {
   const std::string label = fmt::format("{} ({}#{})", name, file, pointer);
   if (pass()) return fmt::format("PASS {}: {}", label, summary);
   return fmt::format("FAIL {}: {}", label, fmt::join(reasons(*this), "; "));
+}
+
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
+  size_t n = 0;
+  read_plan_text(text, where, cat, [&](const PlanInput&) { ++n; });
+  return n;
 }
 
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
