@@ -1,8 +1,11 @@
 // plan() and the Planner: the formulas plan() owns, and "a Planner's plan equals plan()'s" over a
 // large random sample of configurations, compared on every field of the JSON contract.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
+#include "cli/check.hpp"
 #include "cli/fields.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/catalog.hpp"
@@ -153,4 +156,49 @@ TEST_CASE("byte sums of offload, host RAM and sequences are checked, not wrapped
   e.kv_cache_bytes = kGiB;
   e.activations_bytes = 10;  // weights + activations wraps
   CHECK_THROWS_AS(max_concurrent_sequences(e, c, 24 * kGiB, 1), OverflowError);
+}
+
+// check shares work between plans with the same settings (a Planner per setting): every plan's
+// line, failures and full JSON report equal those of plan() run on each plan alone. The plans
+// repeat and overlap settings (same model on other GPUs and counts, same GPU with a price given,
+// other contexts, batch, users, KV types, engine, headroom), in an order that revisits each.
+TEST_CASE("check: cached plans equal plan() for every plan", "[plan][check]") {
+  const char* const models[] = {"llama-3.1-8b", "qwen2.5-32b", "mixtral-8x7b", "gemma-2-9b"};
+  const char* const gpus[] = {"rtx-4090", "h100-sxm", "l40s"};
+  std::string text = "{\"plans\": [\n";
+  for (int i = 0; i < 96; ++i) {
+    text +=
+        (i ? ",\n" : "") + std::string("{\"model\": \"") + models[i % 4] + "\", \"gpu\": \"" +
+        gpus[(i / 4) % 3] + "\", \"gpus\": " + std::to_string(1 + (i / 12) % 2) +
+        ", \"context\": " + std::to_string(i % 5 == 0 ? 8192 : 4096 + 512 * (i % 3)) +
+        (i % 7 == 0 ? ", \"gpu_price_usd\": 1234" : "") + (i % 6 == 1 ? ", \"batch\": 4" : "") +
+        (i % 8 == 3 ? ", \"users\": 16" : "") + (i % 9 == 2 ? ", \"kv_quant\": \"q8_0\"" : "") +
+        (i % 10 == 4 ? ", \"engine\": \"vllm\", \"quant\": \"fp8\"" : "") +
+        (i % 11 == 5 ? ", \"headroom\": 0.25" : "") +
+        (i % 3 == 0 ? ", \"target_tokens_per_s\": 30, \"budget\": {\"power_watts\": 900}" : "") +
+        "}";
+  }
+  text += "\n]}\n";
+  const std::string path = "check_cache_test_plans.json";
+  std::ofstream(path, std::ios::binary) << text;
+  cli::Options o;
+  o.format = "json";
+  o.planning.plan_files = {path};
+  const Catalog cat = Catalog::builtin();
+  const auto cached = cli::check_plans(o, cat, true);
+  const auto alone = cli::check_plans(o, cat, false);
+  REQUIRE(cached.size() == 96);
+  REQUIRE(alone.size() == 96);
+  size_t failed = 0;
+  for (size_t i = 0; i < cached.size(); ++i) {
+    INFO(alone[i].line());
+    CHECK(cached[i].line() == alone[i].line());
+    CHECK(cached[i].failures.size() == alone[i].failures.size());
+    CHECK(cached[i].report_json == alone[i].report_json);
+    failed += !alone[i].pass();
+  }
+  // Both outcomes are exercised.
+  CHECK(failed > 0);
+  CHECK(failed < cached.size());
+  std::remove(path.c_str());
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -162,6 +163,7 @@ std::string read_file(const std::string& path) {
 
 struct PlanInput {
   std::string file, pointer, name;
+  std::string model_text;               // the plan's "model" as written (the cache's model key)
   std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
   json budget;                          // object or null
   double target_tps = 0;
@@ -232,6 +234,7 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   in.file = file;
   in.pointer = ptr;
   in.rq = std::make_unique<ResolvedRequest>();
+  in.model_text = p.at("model").get<std::string>();
   try {
     plan_request(file, ptr, p, cat, *in.rq);
   } catch (const InputError& e) {
@@ -291,8 +294,61 @@ void read_plan_file(const std::string& path, const Catalog& cat,
   read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
 }
 
-PlanResult check_plan(const PlanInput& in, bool with_report, bool strict) {
-  const Report r = make_report(*in.rq, plan(in.rq->request), false);
+// Plans of one run that share their settings share the work: a Planner per combination of the
+// fields plan_request() sets other than model, context, GPU and count, the model's weights computed
+// once per (model, quant) and estimates reused across GPUs and counts. Its plans equal plan()'s
+// field for field (plan.hpp; tests/plan_test.cpp compares check's results both ways). Bounded: at
+// most kMaxPlanners planners, each forgetting its estimates every kForgetEvery plans.
+// Any field plan_request() comes to set must join base_key() (or bypass the cache).
+class PlanCache {
+ public:
+  const Plan& plan(const PlanInput& in) {
+    const PlanRequest& q = in.rq->request;
+    const std::string key = base_key(q);
+    auto it = planners_.find(key);
+    if (it == planners_.end()) {
+      if (planners_.size() >= kMaxPlanners) planners_.clear();
+      PlanRequest base = q;
+      base.exact_weights.reset();
+      base.gpu.reset();
+      it = planners_.emplace(key, std::make_unique<Entry>(std::move(base))).first;
+    }
+    Entry& e = *it->second;
+    if (++e.uses % kForgetEvery == 0) e.planner.forget();
+    const std::string mkey = in.model_text + '\x1f' + q.config.quant->id;
+    auto m = e.models.find(mkey);
+    if (m == e.models.end())
+      m = e.models.emplace(mkey, e.planner.add_model(q.model, q.config.quant, q.exact_weights))
+              .first;
+    const GpuSpec& g = *q.gpu;
+    const std::string gkey =
+        fmt::format("{}\x1f{:a}\x1f{}\x1f{}", g.id, g.price_usd, g.price_kind, g.price_date);
+    auto gi = e.gpus.find(gkey);
+    if (gi == e.gpus.end()) gi = e.gpus.emplace(gkey, e.planner.add_gpu(g)).first;
+    return e.planner.plan(m->second, q.config.kv.n_ctx, gi->second, q.gpus_requested);
+  }
+
+ private:
+  static constexpr size_t kMaxPlanners = 64;
+  static constexpr uint64_t kForgetEvery = 4096;
+  struct Entry {
+    explicit Entry(PlanRequest base) : planner(std::move(base)) {}
+    Planner planner;
+    std::map<std::string, size_t> models, gpus;
+    uint64_t uses = 0;
+  };
+  static std::string base_key(const PlanRequest& q) {
+    const RunConfig& c = q.config;
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
+                       static_cast<uint32_t>(c.kv.type_k), static_cast<uint32_t>(c.kv.type_v),
+                       static_cast<int>(c.engine), c.flash_attn, c.headroom,
+                       c.overhead_per_gpu_bytes, q.derivations, fmt::ptr(q.platforms));
+  }
+  std::map<std::string, std::unique_ptr<Entry>> planners_;
+};
+
+PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
+  const Report r = make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
@@ -405,12 +461,13 @@ size_t read_plans(std::string_view text, const std::string& where, const Catalog
   return n;
 }
 
-std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
+std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
+  PlanCache cache;
   for (const auto& f : o.planning.plan_files)
     read_plan_file(f, cat, [&](const PlanInput& in) {
-      out.push_back(check_plan(in, with_report, o.planning.strict));
+      out.push_back(check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr));
     });
   return out;
 }

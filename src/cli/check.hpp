@@ -42,7 +42,9 @@ struct PlanResult {
 // Reads and validates every file first (InputError "FILE: /plans/0/field: ..." on the first
 // problem: unreadable file, bad JSON, unknown or mistyped field, unknown model or GPU, a number
 // out of range), then checks each plan.
-std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat);
+// `cached`: plans sharing settings share the Planner's work (identical results); false: plan()
+// for each (the reference the tests compare with).
+std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached = true);
 
 // Reads and validates the plans of a plan file's text (the fuzzer's entry point): their number,
 // or InputError "<where>: /plans/0/field: ..." (nothing is computed).
