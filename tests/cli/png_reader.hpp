@@ -44,16 +44,17 @@ struct Huffman {
     for (uint8_t l : lengths) count[l]++;
     count[0] = 0;
     std::vector<uint16_t> offs(16, 0);
-    for (int i = 1; i < 16; ++i) offs[i] = static_cast<uint16_t>(offs[i - 1] + count[i - 1]);
+    for (size_t i = 1; i < 16; ++i) offs[i] = static_cast<uint16_t>(offs[i - 1] + count[i - 1]);
     for (size_t s = 0; s < lengths.size(); ++s)
       if (lengths[s]) symbol[offs[lengths[s]]++] = static_cast<uint16_t>(s);
   }
   int decode(Bits& b) const {
     int code = 0, first = 0, index = 0;
-    for (int len = 1; len < 16; ++len) {
+    for (size_t len = 1; len < 16; ++len) {
       code |= static_cast<int>(b.get(1));
       const int c = count[len];
-      if (code - c < first) return symbol[index + (code - first)];
+      // code - first is in [0, c): the symbol index is index + that, never negative.
+      if (code - c < first) return symbol[static_cast<size_t>(index + (code - first))];
       index += c;
       first += c;
       first <<= 1;
@@ -96,7 +97,7 @@ inline std::vector<uint8_t> inflate(const std::vector<uint8_t>& z) {
     if (type == 3) throw std::runtime_error("inflate: bad block type");
     std::vector<uint8_t> lit(288), dist(30);
     if (type == 1) {
-      for (int i = 0; i < 288; ++i)
+      for (size_t i = 0; i < 288; ++i)
         lit[i] = static_cast<uint8_t>(i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8);
       for (auto& d : dist) d = 5;
     } else {
