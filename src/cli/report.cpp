@@ -198,6 +198,78 @@ std::vector<BomLine> bom_lines(const Report& r) {
 
 }  // namespace
 
+namespace {
+
+// #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
+std::string serving_section(const ServingPlan& sp) {
+  const ServingEstimate& e = sp.estimate;
+  const Deployment& d = sp.deployment;
+  const ServingProfile& prof = serving_profile(d.engine);
+  const Workload& w = sp.workload;
+  std::string o;
+  o += fmt::format("\nServing ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})\n", prof.name,
+                   d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas,
+                   d.replicas == 1 ? "" : "s",
+                   sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
+  o += fmt::format("  workload        {} tokens in, {} out per request; {}\n", group(w.isl),
+                   group(w.osl),
+                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
+                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
+                             : std::string("as many users as fit (offline)"));
+  o += fmt::format(
+      "  engine          KV {}, memory fraction {:.2f}, max_num_seqs {}, max_num_batched_tokens "
+      "{}, max_model_len {}\n",
+      kv_dtype_name(d.kv), d.limits.memory_fraction, d.limits.max_num_seqs,
+      d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
+  o += fmt::format(
+      "  KV per sequence {:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); "
+      "{} charged; pool {:.2f} GiB per GPU\n",
+      gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
+      sp.kv_charged_guarantee ? "guarantee" : "planning", gib_of(e.kv_pool_bytes_per_gpu));
+  if (!e.fits) {
+    o += "  does not fit    the weights and one sequence exceed the engine's KV pool\n";
+    return o;
+  }
+  o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
+                   e.calibration ? e.calibration->basis : "",
+                   e.calibration ? e.calibration->error_median * 100 : 0);
+  o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
+                   e.output_tokens_per_s.value, e.output_tokens_per_s.low,
+                   e.output_tokens_per_s.high, e.requests_per_s);
+  o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
+                   e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
+                   e.per_user_tokens_per_s.high, e.itl_s.value * 1000, e.itl_p90_s * 1000);
+  o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
+                   e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
+  o += fmt::format(
+      "  concurrency     {} running, {} queued per replica; {} admitted ({} at max_model_len); "
+      "limited by {}\n",
+      e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
+      limit_name(e.limited_by));
+  if (e.power_scale < 1)
+    o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
+                     d.power_limit * 100, e.power_scale * 100);
+  if (!e.meets_ttft || !e.meets_tpot)
+    o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
+                     e.meets_tpot ? "" : "TPOT missed");
+  if (sp.capacity) {
+    const ServingCapacity& c = *sp.capacity;
+    if (c.found)
+      o += fmt::format(
+          "  capacity        {} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; "
+          "binding limit {}; memory alone needs {}\n",
+          c.gpus, c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s", c.users_per_replica,
+          c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
+          limit_name(c.binding), c.memory_min_gpus);
+    else
+      o += fmt::format("  capacity        not reachable within 1024 GPUs (binding limit {})\n",
+                       limit_name(c.binding));
+  }
+  return o;
+}
+
+}  // namespace
+
 std::string render_table(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
@@ -258,7 +330,8 @@ std::string render_table(const Report& r) {
         "{} MT/s)\n",
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
-  if (r.speed) {
+  if (r.serving) o += serving_section(*r.serving);
+  if (r.speed && !r.serving) {
     const auto& s = *r.speed;
     o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
     o +=
