@@ -367,6 +367,9 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
     d.pp = pp;
     d.replicas = 1;
     d.limits = engine_limits(d.engine, sg.memory_bytes, a100, tp, pp);
+    // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
+    if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+      d.limits.max_num_seqs = wl.users;
     return d;
   };
   auto split = [&](uint32_t n) {

@@ -217,10 +217,11 @@ std::string serving_section(const ServingPlan& sp) {
                    : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
                              : std::string("as many users as fit (offline)"));
   o += fmt::format(
-      "  engine          KV {}, memory fraction {:.2f}, max_num_seqs {}, max_num_batched_tokens "
-      "{}, max_model_len {}\n",
-      kv_dtype_name(d.kv), d.limits.memory_fraction, d.limits.max_num_seqs,
-      d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
+      "  engine          KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}\n",
+      kv_dtype_name(d.kv),
+      d.limits.memory_fraction > 0 ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
+                                   : std::string("fixed slots"),
+      d.limits.max_num_seqs, d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
   o += fmt::format(
       "  KV per sequence {:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); "
       "{} charged; pool {:.2f} GiB per GPU\n",

@@ -130,6 +130,28 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   q.serving = std::move(s);
 }
 
+// What the launch command loads, and whether the engine runs on the GPU: the catalog's
+// Hugging Face repo for the serving engines; for llama.cpp / Ollama a GGUF file (the one given,
+// else the repo's name at the quantization, as the GGUF repos name their files).
+void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  ServingRequest& s = *out.request.serving;
+  const auto* cm = cat.find_model(o.model);
+  const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : o.model;
+  const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
+                           s.engine == ServingEngine::ollama;
+  if (!gguf_engine || out.model.exact_weights) {
+    s.launch_model = repo;
+  } else {
+    std::string quant = out.request.config.quant->id;
+    for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    s.launch_model = repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf";
+  }
+  const auto& g = out.request.gpu;
+  if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
+    throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
+                     " is " + g->vendor + "'s; use --engine vllm or sglang");
+}
+
 // Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
 // The numbers were range-checked when parsed; checked again for Options filled in code.
 void resolve_config(const Options& o, ResolvedRequest& out) {
@@ -344,10 +366,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
   q.config.quant = &model_quant("--quant", out.model, serving_quant_text(o), o.quant_given,
                                 out.quant_requested, out.quant_ignored);
-  if (q.serving) {
-    const auto* cm = cat.find_model(o.model);
-    q.serving->launch_model = cm && !cm->hf_repo.empty() ? cm->hf_repo : o.model;
-  }
+  if (q.serving) resolve_serving_target(o, cat, out);
 }
 
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
