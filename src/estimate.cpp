@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
 namespace {
 
-std::string num(uint64_t v) { return group_digits(v); }
+std::string num(uint64_t v) {
+  return group_digits(v);
+}
 
 std::string mib_str(uint64_t b) {
   char buf[64];
@@ -43,8 +46,7 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
     w.bytes = checked_add(w.bytes, b);
     if (t.role == TensorRole::token_embd) {
       embd_bytes = b;
-    } else if (t.role == TensorRole::ffn_gate_exps || t.role == TensorRole::ffn_up_exps ||
-               t.role == TensorRole::ffn_down_exps) {
+    } else if (is_routed_expert(t.role)) {
       w.active_bytes += b / m.n_expert * m.n_expert_used;
     } else {
       w.active_bytes += b;
@@ -81,6 +83,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
   e.kv = kv_cache(m, kvc);
+  e.rs = recurrent_state(m, c.kv.n_seq);
   const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
   switch (c.engine) {
     case Engine::llama_cpp:
@@ -99,6 +102,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   e.weights_bytes = e.weights.vram_bytes;
   e.kv_cache_bytes = e.kv.total_bytes();
+  e.recurrent_state_bytes = e.rs.total_bytes();
   e.activations_bytes = checked_mul(e.compute.bytes(), c.n_gpus);
   e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
   e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
@@ -108,6 +112,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     const auto bound = [&](double sign) {
       const double sum = static_cast<double>(e.weights_bytes) * (1 + sign * kWeightsError) +
                          static_cast<double>(e.kv_cache_bytes) +
+                         static_cast<double>(e.recurrent_state_bytes) +
                          static_cast<double>(e.activations_bytes) * (1 + sign * act_err) +
                          static_cast<double>(e.overhead_bytes) * (1 + sign * kOverheadError);
       return static_cast<uint64_t>(std::llround(sum * (1 + c.headroom)));
@@ -120,6 +125,11 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
                          ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
                          " short of this estimate (" + gib_str(e.total_bytes()) + ")");
+  if (m.arch == Arch::deepseek4)
+    e.warnings.push_back(
+        "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
+        "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
+        "not modelled exactly");
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
     e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) +
                          " exceeds the model's trained context " + std::to_string(m.n_ctx_train));
@@ -161,7 +171,50 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     else
       f += "; K row = n_head_kv " + std::to_string(m.n_head_kv) + " x n_embd_head_k " +
            std::to_string(m.n_embd_head_k) + " in " + traits(c.kv.type_k).name;
-    d.push_back({"KV cache", f, bytes_str(e.kv_cache_bytes)});
+    const bool by_kind =
+        e.kv.parts.size() > 1 || (e.kv.parts.size() == 1 && e.kv.parts[0].attn != AttnKind::full &&
+                                  e.kv.parts[0].attn != AttnKind::mla);
+    if (by_kind) {
+      // One line per layer kind: n_seq x cells x layers x (K row + V row).
+      for (const auto& p : e.kv.parts) {
+        std::string q = std::string("KV cache, ") +
+                        (p.indexer ? "indexer keys" : attn_kind_name(p.attn)) + " layers" +
+                        (p.compress_ratio ? ", compressed 1/" + num(p.compress_ratio) : "");
+        std::string pf = std::to_string(c.kv.n_seq) + " x " + num(p.cells) + " cells x " +
+                         num(p.n_layer) + " layers x (" + num(p.k_row_bytes) + " + " +
+                         num(p.v_row_bytes) + " B)";
+        if (p.attn == AttnKind::swa || p.attn == AttnKind::chunked)
+          pf += "; cells = pad(min(" + num(e.kv.cells_full) + ", n_swa " + num(p.n_swa) +
+                " + n_ubatch " + std::to_string(c.kv.n_ubatch) + "), " +
+                std::to_string(ep.kv_cell_padding) + ")";
+        if (p.indexer)
+          pf += "; K row = indexer head dim " + num(p.n_embd_k) + " in " + traits(c.kv.type_k).name;
+        else if (p.attn == AttnKind::mla)
+          pf += "; K row = kv_lora_rank + n_rot = " + num(p.n_embd_k) + " in " +
+                traits(c.kv.type_k).name + ", no V";
+        else
+          pf += "; K row = " + num(p.n_head_kv) + " KV heads x " +
+                num(p.n_head_kv ? p.n_embd_k / p.n_head_kv : 0) + " in " +
+                traits(c.kv.type_k).name + ", V row = " + num(p.n_head_kv) + " x " +
+                num(p.n_head_kv ? p.n_embd_v / p.n_head_kv : 0) + " in " + traits(c.kv.type_v).name;
+        d.push_back({q, pf, bytes_str(p.bytes)});
+      }
+    }
+    d.push_back(
+        {"KV cache", by_kind ? "sum of the layer kinds above" : f, bytes_str(e.kv_cache_bytes)});
+  }
+  for (const auto& p : e.rs.parts) {
+    const bool conv_only = p.kind == StateKind::short_conv;
+    std::string f = "n_seq x layers x 4 B (F32) x (r + s) = " + std::to_string(e.rs.n_seq) + " x " +
+                    num(p.n_layer) + " x 4 x (" + num(p.n_embd_r) + " + " + num(p.n_embd_s) + ")";
+    if (conv_only)
+      f += "; r = n_embd " + num(m.n_embd) + " x (l_cache " + num(m.ssm.l_cache) + " - 1)";
+    else
+      f += "; r = (d_conv " + num(m.ssm.d_conv) + " - 1) x (d_inner " + num(m.ssm.d_inner) +
+           " + 2 x n_group " + num(m.ssm.n_group) + " x d_state " + num(m.ssm.d_state) +
+           "), s = d_state x d_inner";
+    d.push_back({std::string("recurrent state, ") + state_kind_name(p.kind) + " layers", f,
+                 bytes_str(p.bytes)});
   }
   {
     const auto& cb = e.compute;
@@ -201,18 +254,18 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     char h[32];
     std::snprintf(h, sizeof h, "%.2f", c.headroom);
     d.push_back({"headroom",
-                 std::string(h) + " x (weights + KV + activations + overhead) = " + h + " x " +
-                     num(e.subtotal_bytes()),
+                 std::string(h) + " x (weights + KV + state + activations + overhead) = " + h +
+                     " x " + num(e.subtotal_bytes()),
                  bytes_str(e.headroom_bytes)});
   }
-  d.push_back(
-      {"total", "weights + KV + activations + overhead + headroom", bytes_str(e.total_bytes())});
+  d.push_back({"total", "weights + KV + recurrent state + activations + overhead + headroom",
+               bytes_str(e.total_bytes())});
 
   return e;
 }
 
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
-  const uint64_t shared = e.weights_bytes + e.kv_cache_bytes;
+  const uint64_t shared = e.weights_bytes + e.kv_cache_bytes + e.recurrent_state_bytes;
   const uint64_t each = (shared + n - 1) / n + e.compute.bytes() + c.overhead_per_gpu_bytes;
   return each + fraction_of(each, c.headroom);
 }
@@ -221,7 +274,7 @@ uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usab
                             uint32_t n) {
   const double budget = static_cast<double>(usable_bytes_each) * n / (1 + c.headroom);
   const double used =
-      static_cast<double>(e.weights_bytes) +
+      static_cast<double>(e.weights_bytes) + static_cast<double>(e.recurrent_state_bytes) +
       static_cast<double>(n) * static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
   return budget > used ? static_cast<uint64_t>(budget - used) : 0;
 }

@@ -2,42 +2,111 @@
 
 #include <algorithm>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
 
+uint64_t KvCache::bytes_of(AttnKind a, bool indexer) const {
+  uint64_t b = 0;
+  for (const auto& p : parts)
+    if (p.attn == a && p.indexer == indexer) b = checked_add(b, p.bytes);
+  return b;
+}
+
+// llama.cpp at commit 00395eb2: src/llama-kv-cache.cpp allocates per layer il with
+// has_kv(il) a K tensor of n_embd_k_gqa(il) x kv_size x n_stream and, unless MLA, a V tensor of
+// n_embd_v_gqa(il) x kv_size x n_stream; src/llama-kv-cache-iswa.cpp splits the layers into a
+// base cache (non-SWA layers, kv_size = n_ctx padded) and an SWA cache (swa_layers, both
+// LLAMA_SWA_TYPE_STANDARD and _CHUNKED) of GGML_PAD(min(size_base, n_swa + n_ubatch), 256) cells.
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
   KvCache r;
   // Non-unified cache: each sequence is a stream of GGML_PAD(n_ctx_seq, 256) cells.
   r.cells_full = pad_to(c.n_ctx, c.padding);
-  // iSWA cache: size_swa = GGML_PAD(min(size_base, n_swa + n_ubatch), 256) per stream
-  // (llama-kv-cache-iswa.cpp, with swa_full = false as llama-cli/llama-server set it).
-  if (m.n_swa > 0)
-    r.cells_swa =
-        pad_to(std::min<uint64_t>(r.cells_full, uint64_t{m.n_swa} + c.n_ubatch), c.padding);
-  for (uint32_t il = 0; il < m.n_layer; ++il)
-    (m.is_swa_layer(il) ? r.n_layer_swa : r.n_layer_full)++;
+  const auto swa_cells = [&](uint32_t n_swa) {
+    return pad_to(std::min<uint64_t>(r.cells_full, uint64_t{n_swa} + c.n_ubatch), c.padding);
+  };
+  if (m.n_swa > 0) r.cells_swa = swa_cells(m.n_swa);
 
   r.k_bytes_per_cell_layer = row_size(c.type_k, m.n_embd_k_gqa());
   r.v_bytes_per_cell_layer = m.n_embd_v_gqa() ? row_size(c.type_v, m.n_embd_v_gqa()) : 0;
-  // Bytes = cells x layers x row bytes, summed over the full and the windowed layers, x streams.
-  const uint64_t cell_layers = checked_add(checked_mul(r.cells_full, r.n_layer_full),
-                                           checked_mul(r.cells_swa, r.n_layer_swa));
-  r.k_bytes = checked_mul(checked_mul(cell_layers, r.k_bytes_per_cell_layer), c.n_seq);
-  r.v_bytes = checked_mul(checked_mul(cell_layers, r.v_bytes_per_cell_layer), c.n_seq);
-  if (!m.n_head_kv_per_layer.empty() && !m.is_mla()) {
-    // KV heads vary by layer: sum cells(il) x row_size(type, n_head_kv(il) x head size) layer by
-    // layer (llama-kv-cache.cpp sizes each layer with n_embd_k_gqa(il)); the per-cell figures
-    // above stay those of the widest layer.
-    uint64_t k = 0, v = 0;
-    for (uint32_t il = 0; il < m.n_layer && il < m.n_head_kv_per_layer.size(); ++il) {
-      const uint64_t cells = m.is_swa_layer(il) ? r.cells_swa : r.cells_full;
-      const uint64_t heads = m.n_head_kv_per_layer[il];
-      k = checked_add(k, checked_mul(cells, row_size(c.type_k, heads * m.n_embd_head_k)));
-      v = checked_add(v, checked_mul(cells, row_size(c.type_v, heads * m.n_embd_head_v)));
+
+  auto add = [&](KvPart p, uint64_t n_layer) {
+    p.k_row_bytes = row_size(c.type_k, p.n_embd_k);
+    p.v_row_bytes = p.n_embd_v ? row_size(c.type_v, p.n_embd_v) : 0;
+    for (auto& q : r.parts)
+      if (q.attn == p.attn && q.indexer == p.indexer && q.cells == p.cells &&
+          q.compress_ratio == p.compress_ratio && q.n_embd_k == p.n_embd_k &&
+          q.n_embd_v == p.n_embd_v && q.n_head_kv == p.n_head_kv) {
+        q.n_layer = checked_add(q.n_layer, n_layer);
+        return;
+      }
+    p.n_layer = n_layer;
+    r.parts.push_back(p);
+  };
+  for (const auto& g : layer_groups(m)) {
+    const LayerKind& k = g.kind;
+    if (!k.has_kv()) continue;
+    KvPart p;
+    p.attn = k.attn;
+    if (k.attn == AttnKind::swa || k.attn == AttnKind::chunked) {
+      p.cells = swa_cells(k.n_swa);
+      p.n_swa = k.n_swa;
+      r.cells_swa = std::max(r.cells_swa, p.cells);
+      r.n_layer_swa += static_cast<uint32_t>(g.n_layer);
+    } else {
+      p.cells = r.cells_full;
+      r.n_layer_full += static_cast<uint32_t>(g.n_layer);
     }
-    r.k_bytes = checked_mul(k, c.n_seq);
-    r.v_bytes = checked_mul(v, c.n_seq);
+    if (k.attn == AttnKind::mla) {
+      // MLA (llama.cpp deepseek2 is_mla()): K holds the latent kv_lora_rank + the rope part n_rot
+      // for one "head"; V is a view of it and is not allocated.
+      p.n_head_kv = 1;
+      p.n_embd_k = m.kv_lora_rank + m.n_rot;
+    } else {
+      p.n_head_kv = k.n_head_kv;
+      p.n_embd_k = k.n_head_kv * k.n_embd_head_k;
+      p.n_embd_v = k.kv_single ? 0 : k.n_head_kv * k.n_embd_head_v;
+    }
+    add(p, g.n_layer);
+    if (k.compress_ratio) {
+      // APPROXIMATION (DeepSeek-V4, llama.cpp llama-kv-cache-dsv4): beside the window, one
+      // compressed entry per compress_ratio tokens of the context, of the head size; ratio-4
+      // layers also keep compressed indexer keys. Compressor state is not counted.
+      KvPart cp;
+      cp.attn = AttnKind::full;
+      cp.compress_ratio = k.compress_ratio;
+      cp.cells = (r.cells_full + k.compress_ratio - 1) / k.compress_ratio;
+      cp.n_head_kv = 1;
+      cp.n_embd_k = k.n_embd_head_k;
+      add(cp, g.n_layer);
+      if (k.n_indexer_k) {
+        KvPart ci = cp;
+        ci.indexer = true;
+        ci.n_embd_k = k.n_indexer_k;
+        add(ci, g.n_layer);
+      }
+    }
+    if (k.n_indexer_k && !k.compress_ratio) {
+      // DSA lightning indexer (DeepSeek-V3.2, GLM-5): one n_indexer_k-wide key per token per
+      // layer, cached beside the MLA latent with the K cache's type.
+      KvPart ix;
+      ix.attn = k.attn;
+      ix.indexer = true;
+      ix.cells = p.cells;
+      ix.n_head_kv = 1;
+      ix.n_embd_k = k.n_indexer_k;
+      add(ix, g.n_layer);
+    }
+  }
+  // Bytes = n_seq x cells x layers x (K row + V row), per part.
+  for (auto& p : r.parts) {
+    const uint64_t cell_layers = checked_mul(p.cells, p.n_layer);
+    const uint64_t k = checked_mul(checked_mul(cell_layers, p.k_row_bytes), c.n_seq);
+    const uint64_t v = checked_mul(checked_mul(cell_layers, p.v_row_bytes), c.n_seq);
+    p.bytes = checked_add(k, v);
+    r.k_bytes = checked_add(r.k_bytes, k);
+    r.v_bytes = checked_add(r.v_bytes, v);
   }
   return r;
 }

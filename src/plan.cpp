@@ -440,7 +440,9 @@ uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_
   const uint64_t fixed =
       fraction_of(checked_add(checked_add(e.weights_bytes, e.activations_bytes), e.overhead_bytes),
                   1 + c.headroom);
-  const uint64_t kv_seq = e.kv_cache_bytes / std::max<uint32_t>(1, c.kv.n_seq);
+  // Each sequence's KV cache and recurrent state.
+  const uint64_t kv_seq =
+      (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, c.kv.n_seq);
   const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
   if (usable <= fixed || kv_seq_h == 0) return 0;
   return static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30));

@@ -58,6 +58,11 @@ const std::vector<QuantPreset> kPresets = {
      "unquantized FP32 checkpoint (safetensors files) as transformers loads it"},
     {"hf-f16", F::HF_F16, T::F16, false,
      "unquantized FP16 checkpoint as vLLM/transformers load it"},
+    {"int4-g32", F::HF_INT4_G32_EXPERTS, T::INT4_G32, false,
+     "routed experts INT4 group 32 (compressed-tensors); attention, shared experts, dense "
+     "layers, embeddings and head BF16 (Kimi-K2.5)"},
+    {"mxfp4-experts", F::HF_MXFP4_EXPERTS, T::MXFP4, false,
+     "routed experts MXFP4; attention, router, embeddings and head BF16 (gpt-oss checkpoint)"},
 };
 
 const std::vector<QuantAlias> kAliases = {
@@ -104,6 +109,10 @@ struct QuantState {
   bool has_imatrix = false;
 };
 
+// State-space tensors llama-quantize and checkpoint quantizers leave in their stored type.
+bool is_small_state_tensor(R r) {
+  return r == R::ssm_conv1d || r == R::shortconv_conv || r == R::ssm_a || r == R::ssm_d;
+}
 bool is_ffn_down(R r) {
   return matches(r, {R::ffn_down, R::ffn_down_exps, R::ffn_down_shexp});
 }
@@ -317,9 +326,14 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
                      ? T::F16
                      : T::BF16;
   const bool linear = t.n_dims >= 2 && !t.bias && t.role != R::token_embd && t.role != R::output &&
-                      t.role != R::ffn_gate_inp && t.role != R::position_embd;
+                      t.role != R::ffn_gate_inp && t.role != R::position_embd &&
+                      t.role != R::per_layer_token_embd && !is_small_state_tensor(t.role);
   if (p.ftype == F::HF_F32) return T::F32;
   if (!linear) return keep;
+  // Expert-only checkpoints: their quantization_config ignores everything but the routed experts.
+  if ((p.ftype == F::HF_INT4_G32_EXPERTS || p.ftype == F::HF_MXFP4_EXPERTS) &&
+      !is_routed_expert(t.role))
+    return keep;
   if (t.ne[0] % traits(p.default_type).block_size != 0) return keep;
   return p.default_type;
 }
@@ -379,9 +393,15 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
   for (const auto& t : tensors) {
     // convert_hf_to_gguf.py stores 1-D tensors, biases and the MoE router as F32; llama-quantize
     // leaves them (and anything not named *.weight) unquantized.
-    const bool quantize =
-        !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp && t.role != R::ffn_exp_probs_b;
-    if (t.role == R::position_embd) {
+    // llama-quant.cpp also keeps Mamba's small 2-D tensors (ssm_conv1d, shortconv.conv, and
+    // ssm_a / ssm_d of one column) unquantized.
+    const bool quantize = !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp &&
+                          t.role != R::ffn_exp_probs_b && !is_small_state_tensor(t.role);
+    if (m.arch == Arch::gpt_oss && is_routed_expert(t.role) && !t.bias && p.ftype != F::ALL_F32) {
+      // gpt-oss: convert_hf_to_gguf.py writes the experts in their published MXFP4 and
+      // llama-quantize keeps them, whatever the file type (every gpt-oss GGUF is ~MXFP4-sized).
+      out.push_back(T::MXFP4);
+    } else if (t.role == R::position_embd) {
       // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
       out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
     } else if (!quantize || p.ftype == F::ALL_F32) {

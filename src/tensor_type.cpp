@@ -64,6 +64,9 @@ const std::vector<TensorTypeTraits> kTypes = {
      "AWQ 4-bit GEMM, group 128: 128 B qweight + 2 x fp16 scale + 2 x 4-bit qzero per 256"},
     {TensorType::NVFP4, "nvfp4", 16, 9, true,
      "NVFP4: 16 x E2M1 (8 B) + one FP8 E4M3 scale per 16 weights (NVIDIA Blackwell)"},
+    {TensorType::INT4_G32, "int4_g32", 32, 18, true,
+     "compressed-tensors pack-quantized INT4, symmetric group 32: 16 B packed (8 per int32) + "
+     "bf16 scale per 32 weights"},
 };
 
 // Struct layouts from ggml-common.h, re-derived (2 = sizeof(ggml_half)).

@@ -66,6 +66,12 @@ TEST_CASE("the 2025-2026 models are in the catalog or staged, each with its sour
     INFO(id);
     CHECK(names.count(id) == 1);
   }
+  // The ids the issue's acceptance commands use that the reader already sizes are built in.
+  for (const char* id : {"gpt-oss-120b", "qwen3-next-80b-a3b", "nemotron-3-nano-30b-a3b",
+                         "llama-4-scout", "kimi-k2.5"}) {
+    INFO(id);
+    CHECK(test::catalog().find_model(id) != nullptr);
+  }
   // The staged file is not embedded: only data/models.json entries are built in.
   for (const auto& e : pending["models"])
     CHECK(test::catalog().find_model(e["id"].get<std::string>()) == nullptr);
@@ -319,6 +325,25 @@ TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
                "user.json");
   CHECK(c.find_gpu("apu")->spec.unified_memory);
   CHECK(c.find_gpu("apu")->spec.usable_bytes() == 48ull << 30);
+}
+
+TEST_CASE("a misspelt GPU vendor is refused, another maker's name accepted", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  // "nvida" and "NVIDIA" would have fallen to the uncalibrated speed family without a word.
+  auto [vendor, known] = GENERATE(table<std::string, std::string>(
+      {{"nvida", "nvidia"}, {"NVIDIA", "nvidia"}, {"Intell", "intel"}, {"AMD", "amd"}}));
+  CHECK_THROWS_MATCHES(
+      c.merge_json(R"({"gpus": [{"id": "x", "name": "X", "vendor": ")" + vendor +
+                       R"(", "memory_gib": 24}]})",
+                   "user.json"),
+      InputError,
+      Catch::Message("user.json: /gpus/0/vendor: expected nvidia, amd, intel or apple (or another "
+                     "maker's name), got \"" +
+                     vendor + "\" (did you mean " + known + "?)"));
+  c.merge_json(R"({"gpus": [{"id": "q", "name": "Q", "vendor": "qualcomm", "memory_gib": 24,
+                   "bandwidth_gb_per_s": 500}]})",
+               "user.json");
+  CHECK(std::string(speed_calibration(c.find_gpu("q")->spec).family) == "other");
 }
 
 TEST_CASE("a PCIe card of unpublished width is a card, not a module", "[catalog]") {

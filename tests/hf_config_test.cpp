@@ -43,10 +43,15 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
       {R"({"model_type": "llama", "num_hidden_layers": -1})",
        "config.json: /num_hidden_layers: out of range: -1"},
       {R"({"model_type": "lama", "num_hidden_layers": 2})",
-       "config.json: /model_type: unsupported \"lama\" (did you mean llama?); supported: llama, "
-       "mistral, mixtral, "
+       // The list grew with the 2025-2026 families (issue 9); "lama" is near llama4 and lfm2 too.
+       "config.json: /model_type: unsupported \"lama\" (did you mean llama, llama4, lfm2?); "
+       "supported: llama, mistral, mixtral, "
        "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, deepseek_v2, "
-       "deepseek_v3, cohere, falcon, gpt_bigcode"},
+       "deepseek_v3, cohere, falcon, gpt_bigcode, gpt_oss, qwen3_next, qwen3_5, qwen3_5_moe, "
+       "qwen3_vl, gemma4, llama4, kimi_k2, kimi_k25, glm4_moe_lite, deepseek_v32, glm_moe_dsa, "
+       "glm4_moe, minimax_m2, nemotron_h, granitemoehybrid, lfm2, lfm2_moe, falcon_h1, cohere2, "
+       "olmo2, olmo3, smollm3, seed_oss, ernie4_5_moe, hunyuan_v1_moe, ministral3, deepseek_v4, "
+       "mistral3"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
        "config.json: num_attention_heads (6) is not divisible by num_key_value_heads (4)"},

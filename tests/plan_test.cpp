@@ -135,3 +135,19 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
   }
   CHECK(compared == 2400);
 }
+
+TEST_CASE("byte sums of offload, host RAM and sequences are checked, not wrapped", "[plan]") {
+  ModelSpec m;
+  m.n_layer = 2;
+  Estimate e;
+  e.weights_bytes = UINT64_MAX - 5;
+  e.kv_cache_bytes = 10;  // weights + KV wraps to 4 without the check
+  RunConfig c;
+  CHECK_THROWS_AS(plan_offload(m, e, c, 24 * kGiB, 1), OverflowError);
+  HostInput in;
+  in.weights_bytes = (1ull << 63) + 1;  // 2 x weights wraps without the check
+  CHECK_THROWS_AS(plan_host(in), OverflowError);
+  e.kv_cache_bytes = kGiB;
+  e.activations_bytes = 10;  // weights + activations wraps
+  CHECK_THROWS_AS(max_concurrent_sequences(e, c, 24 * kGiB, 1), OverflowError);
+}

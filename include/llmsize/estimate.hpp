@@ -11,6 +11,7 @@
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/recurrent_state.hpp"
 #include "llmsize/tensors.hpp"
 
 namespace llmsize {
@@ -78,25 +79,29 @@ struct Derivation {
 struct Estimate {
   Weights weights;
   KvCache kv;
+  RecurrentState rs;      // recurrent / linear-attention state (hybrid and SSM models)
   ComputeBuffer compute;  // per GPU
   uint32_t n_gpus = 1;
   uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
-  uint64_t activations_bytes = 0;  // compute buffer x n_gpus
-  uint64_t overhead_bytes = 0;     // overhead x n_gpus
+  uint64_t recurrent_state_bytes = 0;  // rs.total_bytes(): per sequence, independent of n_ctx
+  uint64_t activations_bytes = 0;      // compute buffer x n_gpus
+  uint64_t overhead_bytes = 0;         // overhead x n_gpus
   uint64_t headroom_bytes = 0;
   uint64_t subtotal_bytes() const {
     return checked_add(
-        checked_add(checked_add(weights_bytes, kv_cache_bytes, "weights + KV cache bytes"),
-                    activations_bytes, "weights + KV cache + activations bytes"),
+        checked_add(
+            checked_add(checked_add(weights_bytes, kv_cache_bytes, "weights + KV cache bytes"),
+                        recurrent_state_bytes, "weights + KV cache + recurrent state bytes"),
+            activations_bytes, "weights + KV cache + state + activations bytes"),
         overhead_bytes, "subtotal bytes");
   }
   uint64_t total_bytes() const {
     return checked_add(subtotal_bytes(), headroom_bytes, "total bytes");
   }
   // Low-high range of the total from each part's measured error (bench/accuracy): weights
-  // kWeightsError, KV exact, compute buffers kComputeError (llama.cpp) or kTorchActivationError,
-  // overhead kOverheadError; headroom applied to each bound.
+  // kWeightsError, KV and recurrent state exact, compute buffers kComputeError (llama.cpp) or
+  // kTorchActivationError, overhead kOverheadError; headroom applied to each bound.
   uint64_t total_low_bytes = 0;
   uint64_t total_high_bytes = 0;
   // The bare rule of thumb "VRAM = 1.2 x weights", for comparison.

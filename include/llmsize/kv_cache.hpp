@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "llmsize/checked.hpp"
 #include "llmsize/model_spec.hpp"
@@ -23,6 +24,23 @@ struct KvCacheConfig {
       kKvPadding;  // cell granularity: 256 (llama.cpp), 16 (vLLM block), 1 (transformers)
 };
 
+// The cache of the layers of one kind (full, SWA, chunked, MLA) with the same cells and rows.
+// Indexer parts are the DSA lightning indexer's key cache beside an MLA cache (indexer = true).
+struct KvPart {
+  AttnKind attn = AttnKind::full;
+  bool indexer = false;
+  uint64_t n_layer = 0;
+  uint64_t cells = 0;           // per sequence
+  uint32_t n_head_kv = 0;       // 1 for MLA and the indexer
+  uint32_t n_embd_k = 0;        // elements per cell per layer (n_embd_k_gqa(il))
+  uint32_t n_embd_v = 0;        // 0: no V tensor (MLA, indexer)
+  uint32_t n_swa = 0;           // window or chunk (swa, chunked)
+  uint32_t compress_ratio = 0;  // DeepSeek-V4 compressed cache: cells = n_ctx / ratio
+  uint64_t k_row_bytes = 0;     // ggml_row_size(type_k, n_embd_k)
+  uint64_t v_row_bytes = 0;
+  uint64_t bytes = 0;  // n_seq x cells x n_layer x (K row + V row)
+};
+
 struct KvCache {
   uint64_t cells_full = 0;  // cells per sequence in full-attention layers (padded n_ctx)
   uint64_t cells_swa = 0;   // cells per sequence in sliding-window layers
@@ -32,9 +50,15 @@ struct KvCache {
   uint64_t v_bytes_per_cell_layer = 0;  // ggml_row_size(type_v, n_embd_v_gqa)
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
+  std::vector<KvPart> parts;  // by layer kind, in order of first appearance
   uint64_t total_bytes() const { return checked_add(k_bytes, v_bytes, "KV cache bytes (K + V)"); }
+  // Bytes of the parts of one attention kind (the indexer counted apart).
+  uint64_t bytes_of(AttnKind a, bool indexer = false) const;
 };
 
+// Computed once per distinct layer kind and multiplied by its layer count (layers.hpp).
+// Layers without attention (recurrent, FFN-only) and layers that share an earlier layer's KV
+// (Gemma 3n/4 E-models, llama.cpp hparams.has_kv(il)) hold no cache.
 // REQUIRES: validate(m) is empty; n_ctx, n_seq, n_ubatch > 0.
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c);
 

@@ -23,11 +23,107 @@ enum class Arch {
   command_r,
   falcon,
   starcoder,  // GPTBigCode (StarCoder, OctoCoder): learned positions, MQA, GELU MLP
+  // 2025-2026 families (llama.cpp src/llama-arch.cpp LLM_ARCH_NAMES at commit 00395eb2).
+  gpt_oss,         // "gpt-oss": MoE, SWA on every other layer, attention sinks, biases
+  qwen3next,       // 3 gated delta-net layers : 1 gated full-attention layer, MoE + shared expert
+  qwen35,          // Qwen3.5/3.6 dense: the same hybrid pattern, fused attn_qkv delta-net
+  qwen35moe,       // Qwen3.5/3.6 MoE
+  qwen3vl,         // Qwen3-VL text model (qwen3 layers)
+  gemma4,          // SWA 5:1, global layers with their own head size and K = V
+  llama4,          // chunked attention 3:1 with NoPE global layers, interleaved MoE
+  deepseek32,      // DeepSeek-V3.2: MLA + DSA lightning indexer
+  glm_dsa,         // GLM-5: MLA + DSA indexer, MTP layer
+  glm4moe,         // GLM-4.5/4.6/4.7: GQA MoE, leading dense layers, MTP layer
+  minimax_m2,      // MiniMax-M2: GQA MoE with per-layer q/k norms
+  nemotron_h,      // Nemotron-H: Mamba2 / attention / MLP layers
+  nemotron_h_moe,  // Nemotron 3 Nano: Mamba2 / attention / MoE layers
+  granitehybrid,   // Granite-4.0-H: Mamba2 + attention layers, MoE or dense FFN
+  lfm2,            // LFM2: short-convolution + attention layers
+  lfm2moe,         // LFM2-MoE
+  falcon_h1,       // Falcon-H1: attention and Mamba2 in parallel in every layer
+  cohere2,         // Command R7B / Command A: SWA 3:1
+  olmo2,           // OLMo 2 / OLMo 3: post-norms, q/k norms
+  smollm3,         // SmolLM3: llama with NoPE every 4th layer
+  seed_oss,        // Seed-OSS: llama with q/k/v biases
+  ernie4_5_moe,    // ERNIE-4.5-MoE: leading dense layer, shared experts
+  hunyuan_moe,     // Hunyuan-A13B: q/k norms, one shared expert
+  mistral3,        // Ministral 3 / Mistral Large 3 text model (llama layers)
+  deepseek4,  // DeepSeek-V4: shared-KV MQA, sliding window + compressed caches, hyper-connections
 };
 
 const char* arch_name(Arch a);
 std::optional<Arch> arch_from_name(std::string_view name);
 const std::vector<Arch>& all_archs();
+
+// What a layer's attention caches (llama.cpp llama_hparams swa_layers / swa_type, is_mla()).
+enum class AttnKind : uint8_t {
+  full,     // every cell of the context
+  swa,      // sliding window of n_swa tokens (LLAMA_SWA_TYPE_STANDARD)
+  chunked,  // chunks of n_swa tokens (LLAMA_SWA_TYPE_CHUNKED, Llama 4)
+  mla,      // multi-head latent attention: kv_lora_rank + n_rot per token, one "head"
+  none,     // no attention in this layer (a recurrent or FFN-only layer)
+};
+const char* attn_kind_name(AttnKind k);
+
+// The recurrent state a layer keeps instead of (or beside) a KV cache: llama.cpp
+// llama_memory_recurrent's r (conv) and s (ssm) tensors, F32, one cell per sequence.
+enum class StateKind : uint8_t {
+  none,
+  gated_delta_net,  // Qwen3-Next, Qwen3.5/3.6
+  mamba2,           // Nemotron-H, Granite-4.0-H, Falcon-H1
+  short_conv,       // LFM2
+};
+const char* state_kind_name(StateKind k);
+
+enum class FfnKind : uint8_t { none, dense, moe };
+
+// One kind of layer, the way llama.cpp's llama_hparams keeps per-layer arrays (n_head_arr,
+// n_head_kv_arr, n_ff_arr, swa_layers, recurrent_layer_arr). Layers of one kind share every
+// size, so sizes are computed once per kind and multiplied by its layer count.
+struct LayerKind {
+  AttnKind attn = AttnKind::full;
+  uint32_t n_head = 0;
+  uint32_t n_head_kv = 0;
+  uint32_t n_embd_head_k = 0;
+  uint32_t n_embd_head_v = 0;
+  uint32_t n_swa = 0;           // window or chunk size (swa, chunked)
+  uint32_t n_indexer_k = 0;     // DSA indexer key width cached per token (0: no indexer)
+  bool k_eq_v = false;          // no attn_v tensor: V is K (Gemma 4 global layers)
+  bool sinks = false;           // attn_sinks, one per head (gpt-oss)
+  bool nope = false;            // no rotary embedding (Llama 4 global layers, SmolLM3)
+  bool kv_shared = false;       // reads the KV of an earlier layer: no cache of its own
+  bool gated_q = false;         // Q projection doubled for an output gate (Qwen3-Next/3.5)
+  bool kv_single = false;       // one cached vector per token serves as K and V (DeepSeek-V4)
+  uint32_t compress_ratio = 0;  // DeepSeek-V4: a compressed cache, 1 entry per ratio tokens
+  StateKind state = StateKind::none;
+  FfnKind ffn = FfnKind::dense;
+  uint32_t n_ff = 0;  // dense width; for MoE, the model's expert sizes apply
+
+  bool has_kv() const { return attn != AttnKind::none && !kv_shared; }
+  bool operator==(const LayerKind& o) const;
+  bool operator!=(const LayerKind& o) const { return !(*this == o); }
+};
+
+// `count` consecutive layers of kind `kind` (an index into ModelSpec::layer_kinds).
+struct LayerRun {
+  uint32_t kind = 0;
+  uint32_t count = 0;
+};
+// A period of runs repeated `repeat` times: Qwen3.5-35B-A3B is {[3 x delta-net, 1 x full], 10}.
+struct LayerSegment {
+  std::vector<LayerRun> runs;
+  uint32_t repeat = 1;
+};
+
+// Recurrent-state sizes as llama.cpp names them (llama_hparams ssm_*, n_shortconv_l_cache).
+struct SsmSpec {
+  uint32_t d_conv = 0;   // conv kernel (linear_conv_kernel_dim, conv_kernel)
+  uint32_t d_inner = 0;  // mamba: n_heads x head_dim; delta-net: value heads x value head dim
+  uint32_t d_state = 0;  // mamba: ssm_state_size; delta-net: key (= value) head dim
+  uint32_t n_group = 0;  // mamba: n_groups; delta-net: key heads
+  uint32_t dt_rank = 0;  // mamba: heads; delta-net: value heads
+  uint32_t l_cache = 0;  // LFM2 short-conv cache length (conv_L_cache)
+};
 
 struct ModelSpec {
   std::string id;    // catalog id, or empty for a file
@@ -67,6 +163,29 @@ struct ModelSpec {
   uint32_t q_lora_rank = 0;
   uint32_t kv_lora_rank = 0;
   uint32_t n_rot = 0;  // qk_rope_head_dim for MLA
+
+  // Per-layer description. Empty layer_kinds: every layer follows the scalars above (n_swa and
+  // swa_pattern, n_layer_dense_lead, n_head_kv_per_layer), as for the architectures of 2024.
+  // Otherwise layer_segments lists the layers in order, as runs of kinds, and covers n_layer.
+  std::vector<LayerKind> layer_kinds;
+  std::vector<LayerSegment> layer_segments;
+  SsmSpec ssm;
+  uint32_t n_layer_nextn = 0;     // MTP / next-n layers the file carries beyond n_layer
+  uint32_t n_embd_per_layer = 0;  // per-layer embedding width (Gemma 3n/4), 0: none
+  uint32_t n_indexer_head = 0;    // DSA indexer heads (DeepSeek-V3.2, GLM-5)
+  uint32_t n_indexer_head_dim = 0;
+  // DeepSeek-V4 attention and hyper-connections (llama.cpp deepseek4 dsv4_*).
+  uint32_t o_lora_rank = 0;
+  uint32_t o_groups = 0;
+  uint32_t hc_mult = 0;
+  uint32_t n_hash_layers = 0;
+  // Parameters of a vision tower / multimodal projector the checkpoint carries, counted from
+  // its config (vision_config); 0: none or unknown. llama.cpp keeps them in a separate mmproj.
+  uint64_t vision_params = 0;
+  bool qk_norm = false;  // attn_q_norm / attn_k_norm where the architecture makes them optional
+  // The quant preset of the checkpoint as its config's quantization_config stores it ("fp8",
+  // "int4-g32", "mxfp4-experts", "nvfp4"); empty for an unquantized or unknown checkpoint.
+  std::string stored_quant;
 
   uint64_t params_official = 0;  // published parameter count, 0 = unknown
   std::string params_source;

@@ -58,6 +58,8 @@ enum class Ftype : uint32_t {
   HF_F16,
   HF_BF16,
   HF_F32,
+  HF_INT4_G32_EXPERTS,  // routed experts INT4 group 32, the rest BF16 (Kimi-K2.5)
+  HF_MXFP4_EXPERTS,     // routed experts MXFP4, the rest BF16 (gpt-oss as published)
 };
 
 struct QuantPreset {

@@ -47,7 +47,71 @@ enum class TensorRole : uint8_t {
   ffn_down_shexp,
   ffn_exp_probs_b,
   position_embd,  // learned absolute positions (starcoder)
+  // 2025-2026 tensors (llama.cpp src/llama-arch.cpp LLM_TENSOR_NAMES at commit 00395eb2).
+  attn_sinks,  // gpt-oss: one learned sink logit per head
+  attn_gate,   // Qwen3.5 delta-net output gate (z)
+  ssm_in,      // Mamba2 in_proj; Qwen3-Next delta-net qkvz projection
+  ssm_conv1d,  // kept F32 by llama-quantize
+  ssm_dt,      // stored as ".bias"
+  ssm_a,       // no ".weight" suffix
+  ssm_d,       // no ".weight" suffix
+  ssm_norm,
+  ssm_out,
+  ssm_ba,          // Qwen3-Next beta/alpha projection
+  ssm_beta,        // Qwen3.5 beta projection
+  ssm_alpha,       // Qwen3.5 alpha projection
+  shortconv_conv,  // LFM2, kept F32 by llama-quantize
+  shortconv_in_proj,
+  shortconv_out_proj,
+  token_embd_norm,  // LFM2's final norm (llama.cpp LLM_TENSOR_OUTPUT_NORM_LFM2)
+  indexer_k_norm,   // DSA lightning indexer (DeepSeek-V3.2, GLM-5)
+  indexer_proj,
+  indexer_attn_k,
+  indexer_attn_q_b,
+  nextn_eh_proj,  // MTP / next-n prediction layers
+  nextn_enorm,
+  nextn_hnorm,
+  nextn_shared_head_norm,
+  per_layer_token_embd,  // Gemma 3n/4 per-layer embeddings
+  per_layer_model_proj,
+  per_layer_proj_norm,
+  per_layer_inp_gate,
+  per_layer_proj,
+  per_layer_post_norm,
+  rope_freqs,        // Gemma 4 proportional rope factors, one tensor shared by global layers
+  ffn_gate_up_exps,  // Gemma 4 MoE: gate and up fused
+  ffn_pre_norm_2,    // Gemma 4 MoE norms
+  ffn_post_norm_1,
+  ffn_post_norm_2,
+  // DeepSeek-V4 (llama.cpp src/models/deepseek4.cpp load_arch_tensors; names after the
+  // LLM_TENSOR_* enum): shared-KV projection, grouped low-rank output, hyper-connection mixers,
+  // KV and indexer compressors, hash-routing table.
+  attn_kv,
+  attn_kv_norm,
+  attn_out_a,
+  attn_out_b,
+  hc_attn_fn,
+  hc_attn_base,
+  hc_attn_scale,
+  hc_ffn_fn,
+  hc_ffn_base,
+  hc_ffn_scale,
+  hc_head_fn,
+  hc_head_base,
+  hc_head_scale,
+  attn_comp_wkv,
+  attn_comp_wgate,
+  attn_comp_ape,
+  attn_comp_norm,
+  indexer_comp_wkv,
+  indexer_comp_wgate,
+  indexer_comp_ape,
+  indexer_comp_norm,
+  ffn_gate_tid2eid,
 };
+
+// Routed-expert tensors: read n_expert_used of n_expert per token.
+bool is_routed_expert(TensorRole r);
 
 const char* role_name(TensorRole r);
 
@@ -65,7 +129,9 @@ struct TensorDesc {
   std::string name() const;
 };
 
-// Every tensor llama.cpp loads for this architecture, in block order.
+// Every tensor llama.cpp loads for this architecture, in block order. Architectures with a
+// per-layer description (m.layer_kinds) get each layer's tensors from its kind; MTP layers
+// (n_layer_nextn) follow the main layers.
 // REQUIRES: validate(m) is empty.
 std::vector<TensorDesc> model_tensors(const ModelSpec& m);
 

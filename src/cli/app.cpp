@@ -49,6 +49,11 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   w.quant_requested = r.quant_requested;
   w.quant_ignored = r.quant_ignored;
   plan_warnings(w, r, r.warnings);
+  // resolve_request took the checkpoint's stored format from its quantization_config.
+  if (!r.model.exact_weights && !r.model.spec.stored_quant.empty() &&
+      r.model.spec.stored_quant == r.quant->id)
+    r.warnings.push_back(std::string("weights as the checkpoint stores them (") + r.quant->id +
+                         ", from its quantization_config); --quant overrides");
   plan_checklist(r, r.checklist);
   return r;
 }
@@ -102,13 +107,10 @@ CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
       ->default_str(std::to_string(o.ctx));
 }
 
-void setup_app(CLI::App& app, Options& o) {
-  app.description(
-      "llmsize: size the hardware to run a large language model on premises.\n"
-      "MODEL is a catalog id or alias (llmsize models), a size (70b, 8x7b) or a config.json path.");
-  app.require_subcommand(0, 1);
-  app.add_option("MODEL", o.model,
-                 "catalog id or alias, size shorthand (70b), or path to config.json");
+namespace {
+
+// Model and memory: quantization, context, sequences, KV cache, engine rules.
+void setup_memory(CLI::App& app, Options& o) {
   auto* mem = "Model and memory";
   app.add_option("-q,--quant", o.quant,
                  "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); "
@@ -159,7 +161,10 @@ void setup_app(CLI::App& app, Options& o) {
                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
       ->type_name("FILE")
       ->group(mem);
+}
 
+// GPUs, speed and capacity.
+void setup_hardware(CLI::App& app, Options& o) {
   auto* hw = "GPUs and speed";
   app.add_option("-g,--gpu", o.gpu,
                  "GPU from the catalog (llmsize gpus); without it llmsize recommends one")
@@ -204,7 +209,10 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
+}
 
+// Serving at scale (#10): workload, SLOs, the launch command.
+void setup_serving(CLI::App& app, Options& o) {
   auto* serve = "Serving at scale (vllm, sglang, trt-llm; any engine with these flags)";
   app.add_option("--isl", o.isl, "tokens in per request (default 1000)")
       ->check(integer_from(1, 16u << 20))
@@ -231,7 +239,10 @@ void setup_app(CLI::App& app, Options& o) {
                  "ollama")
       ->type_name("ENGINE")
       ->group(serve);
+}
 
+// Host, power and cost.
+void setup_host(CLI::App& app, Options& o) {
   auto* host = "Host, power and cost";
   app.add_option("--ram-channels", o.ram_channels,
                  "memory channels populated (default: the platform's)")
@@ -297,7 +308,10 @@ void setup_app(CLI::App& app, Options& o) {
       ->check(number_from(0.0001, 10000))
       ->type_name("USD")
       ->group(host);
+}
 
+// Fine-tuning.
+void setup_training(CLI::App& app, Options& o) {
   auto* ft = "Fine-tuning";
   app.add_option("--mode", o.mode, "inference, lora, qlora or full")
       ->capture_default_str()
@@ -318,7 +332,22 @@ void setup_app(CLI::App& app, Options& o) {
   app.add_option("--checkpointing", o.checkpointing, "activation checkpointing: on or off")
       ->capture_default_str()
       ->group(ft);
+}
 
+}  // namespace
+
+void setup_app(CLI::App& app, Options& o) {
+  app.description(
+      "llmsize: size the hardware to run a large language model on premises.\n"
+      "MODEL is a catalog id or alias (llmsize models), a size (70b, 8x7b) or a config.json path.");
+  app.require_subcommand(0, 1);
+  app.add_option("MODEL", o.model,
+                 "catalog id or alias, size shorthand (70b), or path to config.json");
+  setup_memory(app, o);
+  setup_hardware(app, o);
+  setup_serving(app, o);
+  setup_host(app, o);
+  setup_training(app, o);
   app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")
       ->capture_default_str()
       ->type_name("FORMAT");

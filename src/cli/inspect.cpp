@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmsize/io/model_file.hpp"
+#include "llmsize/layers.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -62,6 +63,8 @@ std::string render_table(const ModelFile& f) {
     o += fmt::format("Model         {} · {}{}\n", f.spec->name, f.arch,
                      f.arch_known ? "" : " (unknown to llmsize: llama rules)");
     o += fmt::format("Architecture  {}\n", arch_line(*f.spec));
+    if (!f.spec->layer_kinds.empty())
+      o += fmt::format("Layers        {}\n", layer_pattern(*f.spec));
     o += fmt::format("Context       {} tokens trained\n",
                      f.spec->n_ctx_train ? group(f.spec->n_ctx_train) : "unknown");
   } else {
@@ -135,7 +138,8 @@ std::string render_json(const ModelFile& f) {
          {"swa_pattern", m.swa_pattern},
          {"kv_lora_rank", m.kv_lora_rank},
          {"n_rot", m.n_rot},
-         {"tied_embeddings", m.tied_embeddings}};
+         {"tied_embeddings", m.tied_embeddings},
+         {"layer_pattern", layer_pattern(m)}};
   }
   j["architecture"] = a;
   j["n_ctx_train"] = f.spec && f.spec->n_ctx_train ? ojson(f.spec->n_ctx_train) : ojson();

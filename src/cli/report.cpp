@@ -8,11 +8,15 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
+
+std::string csv_cell(const std::string& s);
+
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -99,7 +103,35 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
+  if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
+    // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
+    kv.clear();
+    for (const auto& p : e.kv.parts) {
+      if (!kv.empty()) kv += "; ";
+      std::string name = p.indexer                     ? "indexer keys"
+                         : p.compress_ratio            ? "compressed"
+                         : p.attn == AttnKind::swa     ? "SWA"
+                         : p.attn == AttnKind::chunked ? "chunked"
+                         : p.attn == AttnKind::mla     ? "MLA latent"
+                                                       : "full";
+      if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
+      kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
+                        static_cast<double>(p.bytes) / kMiB);
+    }
+    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  }
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
+  if (e.recurrent_state_bytes) {
+    std::string rs;
+    for (const auto& p : e.rs.parts)
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
+                        state_kind_name(p.kind), p.n_layer,
+                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
+                            static_cast<double>(p.n_layer) / kMiB);
+    rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
+                      e.rs.n_seq > 1 ? "s" : "");
+    rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
+  }
   rows.push_back(
       {"compute buffers", e.activations_bytes,
        fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
@@ -269,13 +301,14 @@ std::string serving_section(const ServingPlan& sp) {
   return o;
 }
 
-}  // namespace
-
-std::string render_table(const Report& r) {
+// Model, settings, the memory table and the GPUs each class needs.
+std::string table_head(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
   o += fmt::format("Model     {}\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
+  if (!r.model.spec.layer_kinds.empty())
+    o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r))
@@ -295,6 +328,12 @@ std::string render_table(const Report& r) {
                                c.count == 1 ? "" : "s")
                  : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
 
+  return o;
+}
+
+// The ranked GPU options when no --gpu was given.
+std::string table_options(const Report& r) {
+  std::string o;
   if (!r.options.empty()) {
     o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; "
          "--price NAME=USD)\n";
@@ -313,6 +352,12 @@ std::string render_table(const Report& r) {
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
                        gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
   }
+  return o;
+}
+
+// The verdict on the GPUs and the bill of materials.
+std::string table_bill(const Report& r) {
+  std::string o;
   if (r.gpu) {
     o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
                      r.gpu_recommended ? " — recommended" : "");
@@ -325,6 +370,12 @@ std::string render_table(const Report& r) {
     for (const auto& l : lines)
       o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
   }
+  return o;
+}
+
+// Offload and speed.
+std::string table_speed(const Report& r) {
+  std::string o;
   if (r.offload)
     o += fmt::format(
         "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
@@ -351,6 +402,12 @@ std::string render_table(const Report& r) {
         "KV)\n",
         r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
   }
+  return o;
+}
+
+// Power, load time and cost.
+std::string table_power_cost(const Report& r) {
+  std::string o;
   if (r.power) {
     const auto& w = *r.power;
     o += "\nPower and cooling\n";
@@ -375,8 +432,7 @@ std::string render_table(const Report& r) {
     o += "\nCost\n";
     if (c.priced) {
       o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                       usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
-                       usd(r.cost_input.host_usd));
+                       usd(c.gpus_usd), usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
@@ -394,6 +450,12 @@ std::string render_table(const Report& r) {
           usd(c.energy_usd_per_year));
     }
   }
+  return o;
+}
+
+// Fine-tuning, the checklist and the warnings.
+std::string table_train_notes(const Report& r) {
+  std::string o;
   if (r.train) {
     const auto& t = *r.train;
     o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
@@ -420,95 +482,15 @@ std::string render_table(const Report& r) {
     o += "\nWarnings\n";
     for (const auto& w : r.warnings) o += "  - " + w + "\n";
   }
-  if (r.explain) {
-    o += "\nHow each figure is computed\n";
-    for (const auto& d : e.derivations)
-      o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
-    if (r.speed && r.gpu) {
-      const auto& s = *r.speed;
-      const auto& cal = *s.calibration;
-      const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
-                        (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
-                             ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency
-                             : 1);
-      o += fmt::format(
-          "  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × "
-          "t_layer{})\n"
-          "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per "
-          "sequence\n"
-          "      bytes per step = active weights + KV read at context {} × {} sequence(s); "
-          "calibration {}: {}\n",
-          cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
-          r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
-              ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1)
-              : "",
-          r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s)
-                    : "",
-          group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3,
-          s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
-          cal.basis);
-      o += fmt::format(
-          "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
-          "× n_head × head_dim)\n      = {:.0f} tok/s\n",
-          std::string(cal.family).empty()
-              ? 0.0
-              : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized
-                     ? cal.flops_efficiency_16bit
-                     : cal.flops_efficiency_quant),
-          r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
-    }
-    if (r.power) {
-      const auto& w = *r.power;
-      o += fmt::format(
-          "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM 5 W × {} + NVMe 8 W × "
-          "{} + board/fans {:.0f} = {:.0f} W peak;"
-          " PSU ≥ peak / 0.8 = {:.0f} W; wall = peak / 0.92 = {:.0f} W; {:.0f} W / {:.0f} V = "
-          "{:.1f} A; heat = W × 3.412 = {:.0f} BTU/h\n",
-          r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
-          r.power_input.dimms, r.power_input.nvme_drives, w.board_fans_w, w.peak_w, w.peak_w / 0.8,
-          w.wall_w, w.wall_w, r.power_input.mains_v, w.amps, w.heat_btu_per_h);
-    }
-    if (r.host) {
-      o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
-                       gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
-      o += fmt::format(
-          "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
-          "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
-          gb_of(e.weights.bytes));
-      o += fmt::format(
-          "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
-          "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
-          gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
-          r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes),
-          tb_str(r.host->storage.os_drive_bytes));
-      o += fmt::format(
-          "  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} "
-          "= {} → {} platform\n",
-          r.gpu ? r.gpu->count : 1, r.host->cpu_cores,
-          r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "", r.host->pcie_lanes_needed,
-          platform_name(r.host->platform));
-    }
-    if (r.gpu) {
-      const auto& p = *r.gpu;
-      o += fmt::format(
-          "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
-          "(1 + {:.2f}) ≤ {:.2f} GiB usable"
-          " → n = {}; {} GPUs: {:.2f} GiB each\n",
-          r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
-          gib_of(p.per_gpu_bytes));
-      o += fmt::format(
-          "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
-          std::max<uint32_t>(1, p.count_needed), r.model.spec.n_head, r.model.spec.n_head_kv,
-          p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
-    }
-    if (r.cost && r.cost->priced)
-      o += fmt::format(
-          "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
-          "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-          usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year),
-          r.cost_input.aggregate_tokens_per_s, r.cost_input.utilization * 100,
-          r.cost->usd_per_mtok);
-  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_table(const Report& r) {
+  std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
+                  table_power_cost(r) + table_train_notes(r);
+  if (r.explain) o += render_explain(r);
   return o;
 }
 
@@ -591,16 +573,6 @@ void flatten(const ojson& j, const std::string& prefix,
   } else
     val = j.dump();
   out.emplace_back(prefix, val);
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"') r += '"';
-    r += ch;
-  }
-  return r + "\"";
 }
 
 std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::string>>>& rows) {
@@ -810,6 +782,16 @@ std::string render_quants(const std::string& format) {
   o += "\n8B bpw: bits per weight of the whole file for Llama-3.1-8B shapes, derived tensor by "
        "tensor.\n";
   return o;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"') r += '"';
+    r += ch;
+  }
+  return r + "\"";
 }
 
 }  // namespace llmsize::cli

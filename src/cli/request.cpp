@@ -366,6 +366,16 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
   q.config.quant = &model_quant("--quant", out.model, serving_quant_text(o), o.quant_given,
                                 out.quant_requested, out.quant_ignored);
+  // A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
+  // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless --quant is
+  // given.
+  const Engine eng = q.config.engine;
+  if (!out.model.exact_weights && !o.quant_given && !q.model.stored_quant.empty() &&
+      (eng == Engine::vllm || eng == Engine::transformers))
+    if (const QuantPreset* sq = find_quant_preset(q.model.stored_quant)) {
+      q.config.quant = sq;
+      out.quant_requested = sq->id;
+    }
   if (q.serving) resolve_serving_target(o, cat, out);
 }
 

@@ -16,6 +16,35 @@
 namespace llmsize {
 namespace {
 
+// Edit distance of two short strings (insertions, deletions, substitutions).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The calibrated vendor `v` is a misspelling of (another case, or 1-2 edits away at 4+
+// letters), or null when v is one of them or unlike any.
+const char* misspelt_vendor(const std::string& v) {
+  static const char* const kVendors[] = {"nvidia", "amd", "intel", "apple"};
+  std::string low = v;
+  for (auto& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* k : kVendors) {
+    if (v == k) return nullptr;
+    if (low == k || (v.size() >= 4 && edit_distance(low, k) <= 2)) return k;
+  }
+  return nullptr;
+}
+
 using json = nlohmann::json;
 using io::describe_json;
 
@@ -104,6 +133,13 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(s.id));
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
+  // The vendor picks the speed calibration (speed.cpp): a misspelt known vendor ("nvida",
+  // "NVIDIA") would silently pick the uncalibrated family, so it is refused; another maker's
+  // name is accepted (its speed is reported as uncalibrated).
+  if (const char* known = misspelt_vendor(s.vendor))
+    c.fail(path + "/vendor",
+           "expected nvidia, amd, intel or apple (or another maker's name), got " +
+               sanitize_quoted(s.vendor) + " (did you mean " + known + "?)");
   s.gpu_class = c.str(e, path, "class", false);
   if (!s.gpu_class.empty() && s.gpu_class != "consumer" && s.gpu_class != "workstation" &&
       s.gpu_class != "datacenter" && s.gpu_class != "soc")

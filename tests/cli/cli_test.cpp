@@ -311,3 +311,26 @@ TEST_CASE("fine-tuning mode reports gradients, optimizer and activations", "[cli
   CHECK(j["finetune"]["optimizer_bytes"] == 12ull * 8030261248ull);
   CHECK(j["finetune"]["gpus"].get<int>() >= 2);
 }
+
+TEST_CASE("hybrid and stored-format configs: recurrent state and KV by kind in the JSON", "[cli]") {
+  const std::string dir = kFixtures + "/configs_2026/";
+  // Qwen3-Next: 36 delta-net layers x 2,195,456 B per sequence (tests/layers_test.cpp), 4
+  // sequences; 12 full layers x 4,096 cells x 2,048 B x 4 sequences of KV.
+  const auto q = run_json(dir + "qwen3-next-80b-a3b-instruct.json --batch 4");
+  CHECK(q["vram"]["recurrent_state_bytes"] == 4ull * 36 * 2195456);
+  CHECK(q["vram"]["kv_full_bytes"] == 4ull * 12 * 4096 * 2048);
+  CHECK(q["vram"]["kv_swa_bytes"] == 0);
+  const uint64_t parts =
+      q["vram"]["weights_bytes"].get<uint64_t>() + q["vram"]["kv_cache_bytes"].get<uint64_t>() +
+      q["vram"]["recurrent_state_bytes"].get<uint64_t>() +
+      q["vram"]["activations_bytes"].get<uint64_t>() + q["vram"]["overhead_bytes"].get<uint64_t>() +
+      q["vram"]["headroom_bytes"].get<uint64_t>();
+  CHECK(q["vram"]["total_bytes"] == parts);
+  // Kimi-K2.5's quantization_config (compressed-tensors INT4 group 32) under vLLM.
+  CHECK(run_json(dir + "kimi-k2.5.json --engine vllm")["settings"]["quant"] == "int4-g32");
+  CHECK(run_json(dir + "kimi-k2.5.json --engine vllm -q fp8")["settings"]["quant"] == "fp8");
+  // GLM-5.1: MLA latent and DSA indexer keys, 78 layers x 4,096 cells x 1,152 / 256 B.
+  const auto g = run_json(dir + "glm-5.1.json");
+  CHECK(g["vram"]["kv_mla_bytes"] == 78ull * 4096 * 1152);
+  CHECK(g["vram"]["kv_indexer_bytes"] == 78ull * 4096 * 256);
+}

@@ -274,6 +274,24 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   sh("rm -rf '" + dir + "'");
 }
 
+TEST_CASE("fit -f csv quotes names that hold commas: every row has the header's 9 columns",
+          "[planning][fit]") {
+  const auto r = run("fit --gpu h100-sxm --gpus 2 --ctx 4096 -f csv");
+  REQUIRE(r.code == 0);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() > 1);
+  CHECK(rows[0].size() == 9);
+  bool command_r = false;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    CHECK(rows[i].size() == 9);
+    if (rows[i][0] == "command-r-v01") {
+      command_r = true;
+      CHECK(rows[i][1] == "Command-R (v01, 35B)");  // was two cells: "Command-R (v01" and " 35B)"
+    }
+  }
+  CHECK(command_r);
+}
+
 TEST_CASE("check: every plan field is validated at its own JSON pointer, not as a flag",
           "[planning][check]") {
   const std::string dir = temp_dir();

@@ -84,6 +84,9 @@ struct GgufFile {
 // Throws InputError "<where>: <what> (at byte N)" for anything malformed.
 GgufFile parse_gguf(std::string_view bytes, const std::string& where);
 
+// The tensor named `name` ("blk.0.ffn_gate_exps.weight") in any shard, or nullptr.
+const GgufTensor* find_gguf_tensor(const std::vector<GgufFile>& shards, std::string_view name);
+
 // Reads one GGUF file's header. Only the header is read, however large the file.
 GgufFile read_gguf_file(const std::string& path);
 
@@ -95,16 +98,5 @@ std::vector<GgufFile> read_gguf(const std::string& path);
 // The shard paths of a split set named like llama.cpp's llama_split_path
 // ("<prefix>-%05d-of-%05d.gguf"), or just {path} when the name is not a split name.
 std::vector<std::string> gguf_split_paths(const std::string& path);
-
-// The architecture as llama.cpp reads it from the metadata of the first shard
-// ("{arch}.block_count", "{arch}.attention.head_count_kv", ...) and the tensors of all shards.
-struct GgufArch {
-  std::string arch;    // general.architecture as written
-  bool known = false;  // maps to an llmsize::Arch; otherwise spec uses llama's rules
-  ModelSpec spec;
-  std::vector<std::string> notes;  // assumptions made (unknown arch, per-layer arrays, ...)
-};
-// Throws InputError naming the first shard and the key when a needed key is missing or invalid.
-GgufArch gguf_arch(const std::vector<GgufFile>& shards);
 
 }  // namespace llmsize

@@ -10,6 +10,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/gguf.hpp"
+#include "llmsize/io/gguf_arch.hpp"
 #include "llmsize/io/safetensors.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"

@@ -1,0 +1,413 @@
+#include "llmsize/io/gguf_arch.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <unordered_set>
+
+#include "byte_reader.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/layers.hpp"
+#include "llmsize/sanitize.hpp"
+
+namespace llmsize {
+
+namespace {
+
+class ArchReader {
+ public:
+  ArchReader(const std::vector<GgufFile>& shards, GgufArch& out)
+      : shards_(shards), f_(shards.front()), out_(out) {}
+
+  std::string key(const char* suffix) const { return out_.arch + "." + suffix; }
+
+  [[noreturn]] void fail(const std::string& k, const GgufValue* v, const std::string& what) const {
+    if (v) io::fail_at(f_.path, k + ": " + what, v->pos);
+    throw InputError(f_.path + ": " + k + ": " + what);
+  }
+
+  // A non-negative integer below 2^31, or `dflt` when absent.
+  std::optional<uint32_t> u32(const std::string& k) const {
+    const GgufValue* v = f_.find(k);
+    if (!v) return std::nullopt;
+    return to_u32(k, *v);
+  }
+  uint32_t u32(const std::string& k, uint32_t dflt) const { return u32(k).value_or(dflt); }
+  uint32_t required(const std::string& k) const {
+    const auto v = u32(k);
+    if (!v) fail(k, nullptr, "missing (needed for the architecture)");
+    return *v;
+  }
+
+  // A scalar, or an array with one value per layer (llama.cpp get_key_or_arr). An array that varies
+  // gives its largest value and, when `layers` is given, every value there; else a note says the
+  // largest is used for every layer.
+  std::optional<uint32_t> per_layer(const std::string& k, uint32_t n_layer,
+                                    std::vector<uint32_t>* layers = nullptr) {
+    const GgufValue* v = f_.find(k);
+    if (!v) return std::nullopt;
+    if (v->type != GgufType::ARRAY) return to_u32(k, *v);
+    if (v->n != n_layer)
+      fail(k, v,
+           "array of " + std::to_string(v->n) + " values for " + std::to_string(n_layer) +
+               " layers");
+    if (v->items.size() != v->n) fail(k, v, "array of " + std::to_string(v->n) + " is too long");
+    uint32_t lo = std::numeric_limits<uint32_t>::max(), hi = 0;
+    std::vector<uint32_t> all;
+    for (const auto& it : v->items) {
+      const uint32_t x = to_u32(k, it);
+      all.push_back(x);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    if (v->n == 0) return std::nullopt;
+    if (lo != hi) {
+      if (layers) {
+        *layers = std::move(all);
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " +
+                             std::to_string(hi) + ": the KV cache is summed layer by layer");
+      } else {
+        out_.notes.push_back(k + " varies by layer from " + std::to_string(lo) + " to " +
+                             std::to_string(hi) + ": the largest is used for every layer");
+      }
+    }
+    return hi;
+  }
+
+  // A per-layer array's values (BOOL, or non-negative integers) when `k` is an array of n_layer
+  // entries; empty when `k` is a scalar or absent.
+  std::vector<uint32_t> layer_values(const std::string& k, uint32_t n_layer) const {
+    std::vector<uint32_t> out;
+    const GgufValue* v = f_.find(k);
+    if (!v || v->type != GgufType::ARRAY) return out;
+    if (v->n != n_layer)
+      fail(k, v,
+           "array of " + std::to_string(v->n) + " values for " + std::to_string(n_layer) +
+               " layers");
+    if (v->items.size() != v->n) fail(k, v, "array of " + std::to_string(v->n) + " is too long");
+    for (const auto& it : v->items)
+      out.push_back(it.type == GgufType::BOOL ? static_cast<uint32_t>(it.bits != 0)
+                                              : to_u32(k, it));
+    return out;
+  }
+
+  const GgufTensor* tensor(const std::string& name) const {
+    return find_gguf_tensor(shards_, name);
+  }
+  const GgufFile& first() const { return f_; }
+
+ private:
+  uint32_t to_u32(const std::string& k, const GgufValue& v) const {
+    const auto u = v.as_uint();
+    if (!u)
+      fail(k, &v, std::string("expected a non-negative integer, got a ") + gguf_type_name(v.type));
+    if (*u > 0x7fffffffu) fail(k, &v, std::to_string(*u) + " is out of range");
+    return static_cast<uint32_t>(*u);
+  }
+
+  const std::vector<GgufFile>& shards_;
+  const GgufFile& f_;
+  GgufArch& out_;
+};
+
+// Architectures of the per-layer description: the layer kinds come from llama.cpp's hparams keys
+// and, where llama.cpp decides a layer's kind by what it loads, from the tensors present
+// (llama.cpp at commit 00395eb2: src/models/*.cpp load_arch_hparams / load_arch_tensors).
+bool is_layered_arch(Arch a) {
+  switch (a) {
+    case Arch::gpt_oss:
+    case Arch::qwen3next:
+    case Arch::qwen35:
+    case Arch::qwen35moe:
+    case Arch::gemma4:
+    case Arch::llama4:
+    case Arch::deepseek32:
+    case Arch::glm_dsa:
+    case Arch::glm4moe:
+    case Arch::minimax_m2:
+    case Arch::nemotron_h:
+    case Arch::nemotron_h_moe:
+    case Arch::granitehybrid:
+    case Arch::lfm2:
+    case Arch::lfm2moe:
+    case Arch::falcon_h1:
+    case Arch::cohere2:
+    case Arch::olmo2:
+    case Arch::smollm3:
+    case Arch::seed_oss:
+    case Arch::ernie4_5_moe:
+    case Arch::hunyuan_moe:
+    case Arch::mistral3:
+    case Arch::qwen3vl:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, GgufArch& a) {
+  ModelSpec& m = a.spec;
+  const GgufFile& f = shards.front();
+  // MTP layers count in block_count; the main stack is the rest (llama.cpp n_layer_nextn).
+  m.n_layer_nextn = r.u32(r.key("nextn_predict_layers"), 0);
+  if (m.n_layer_nextn >= m.n_layer)
+    throw InputError(f.path + ": " + r.key("nextn_predict_layers") + ": " +
+                     std::to_string(m.n_layer_nextn) + " of " + std::to_string(m.n_layer) +
+                     " blocks");
+  const uint32_t n_all = m.n_layer;
+  m.n_layer -= m.n_layer_nextn;
+  // A real file has tensors in every block: refuse a block count its tensor table cannot hold
+  // before walking the layers.
+  std::unordered_set<std::string> names;
+  for (const auto& s : shards)
+    for (const auto& t : s.tensors) names.insert(t.name);
+  if (n_all > names.size())
+    throw InputError(f.path + ": " + r.key("block_count") + " is " + std::to_string(n_all) +
+                     " but the file holds only " + std::to_string(names.size()) + " tensors");
+  auto has = [&](uint32_t il, const char* t) {
+    return names.count("blk." + std::to_string(il) + "." + t) > 0;
+  };
+  auto ne = [&](uint32_t il, const char* t, int dim) -> uint64_t {
+    const GgufTensor* x = r.tensor("blk." + std::to_string(il) + "." + t);
+    return x ? x->ne[static_cast<size_t>(dim)] : 0;
+  };
+  const auto heads = r.layer_values(r.key("attention.head_count"), n_all);
+  const auto heads_kv = r.layer_values(r.key("attention.head_count_kv"), n_all);
+  const auto ffs = r.layer_values(r.key("feed_forward_length"), n_all);
+  const auto swa_arr = r.layer_values(r.key("attention.sliding_window_pattern"), n_all);
+  auto at = [](const std::vector<uint32_t>& v, uint32_t il, uint32_t dflt) {
+    return il < v.size() ? v[il] : dflt;
+  };
+  m.ssm.d_conv = r.u32(r.key("ssm.conv_kernel"), 0);
+  m.ssm.d_inner = r.u32(r.key("ssm.inner_size"), 0);
+  m.ssm.d_state = r.u32(r.key("ssm.state_size"), 0);
+  m.ssm.dt_rank = r.u32(r.key("ssm.time_step_rank"), 0);
+  m.ssm.n_group = r.u32(r.key("ssm.group_count"), 0);
+  m.ssm.l_cache = r.u32(r.key("shortconv.l_cache"), 0);
+  m.n_embd_per_layer = r.u32(r.key("embedding_length_per_layer_input"), 0);
+  m.n_indexer_head = r.u32(r.key("attention.indexer.head_count"), 0);
+  m.n_indexer_head_dim = r.u32(r.key("attention.indexer.key_length"), 0);
+  const uint32_t hk_swa = r.u32(r.key("attention.key_length_swa"), m.n_embd_head_k);
+  const uint32_t hv_swa = r.u32(r.key("attention.value_length_swa"), m.n_embd_head_v);
+  const uint32_t shared_kv = r.u32(r.key("attention.shared_kv_layers"), 0);
+  const uint32_t window = r.u32(r.key("attention.sliding_window"), 0);
+  if (m.arch == Arch::llama4)
+    m.n_swa = 8192;  // llama.cpp llama4: hard-coded chunk, pattern 4
+  else
+    m.n_swa = window;
+  const bool mamba = m.arch == Arch::nemotron_h || m.arch == Arch::nemotron_h_moe ||
+                     m.arch == Arch::granitehybrid || m.arch == Arch::falcon_h1;
+  const bool gdn = m.arch == Arch::qwen3next || m.arch == Arch::qwen35 || m.arch == Arch::qwen35moe;
+  // Expert widths from the first layer that has experts (hybrids may start with a Mamba layer).
+  for (uint32_t il = 0; il < m.n_layer && m.n_expert > 1; ++il) {
+    if (!has(il, "ffn_gate_inp.weight")) continue;
+    const uint64_t e = ne(il, "ffn_up_exps.weight", 1), sh = ne(il, "ffn_up_shexp.weight", 1);
+    if (e && e <= 0x7fffffffu) m.n_ff_exp = static_cast<uint32_t>(e);
+    if (sh && sh <= 0x7fffffffu) m.n_ff_shexp = static_cast<uint32_t>(sh);
+    if (!sh) m.n_ff_shexp = 0, m.n_expert_shared = 0;
+    break;
+  }
+  uint32_t lead = 0;
+  while (lead < m.n_layer && !has(lead, "ffn_gate_inp.weight") && m.n_expert > 1) ++lead;
+  if (lead == m.n_layer) lead = 0;
+  append_layers(m, 0, m.n_layer, 0, [&](uint32_t il) {
+    LayerKind k;
+    k.n_head = at(heads, il, m.n_head);
+    k.n_head_kv = at(heads_kv, il, m.n_head_kv);
+    k.n_embd_head_k = m.n_embd_head_k;
+    k.n_embd_head_v = m.n_embd_head_v;
+    const bool attn = has(il, "attn_q.weight") || (has(il, "attn_qkv.weight") && !gdn) ||
+                      has(il, "attn_q_a.weight") || has(il, "attn_kv_a_mqa.weight");
+    if (!attn || (k.n_head_kv == 0 && !m.is_mla())) {
+      k.attn = AttnKind::none;
+      k.n_head = k.n_head_kv = k.n_embd_head_k = k.n_embd_head_v = 0;
+    } else if (m.is_mla()) {
+      k.attn = AttnKind::mla;
+      k.n_indexer_k = m.n_indexer_head_dim;
+    } else {
+      bool swa = false;
+      switch (m.arch) {
+        case Arch::gpt_oss:
+          swa = il % 2 == 0;
+          break;  // set_swa_pattern(2)
+        case Arch::llama4:
+          swa = il % 4 < 3;
+          break;  // set_swa_pattern(4)
+        case Arch::cohere2:
+          swa = window && il % 4 < 3;
+          break;  // set_swa_pattern(4)
+        case Arch::olmo2:
+          swa = window && il % 4 < 3;
+          break;  // OLMo 3: pattern 4
+        case Arch::gemma4:
+          swa = at(swa_arr, il, 0) != 0;
+          break;  // per-layer booleans
+        default:
+          break;
+      }
+      k.attn = !swa ? AttnKind::full : m.arch == Arch::llama4 ? AttnKind::chunked : AttnKind::swa;
+      k.n_swa = swa ? m.n_swa : 0;
+      // NoPE layers: llama4's global layers; smollm3 every 4th (llama.cpp n_no_rope_layer_step 4).
+      k.nope = (m.arch == Arch::llama4 && !swa) || (m.arch == Arch::smollm3 && (il + 1) % 4 == 0);
+      if (swa && m.arch == Arch::gemma4) {
+        k.n_embd_head_k = hk_swa;
+        k.n_embd_head_v = hv_swa;
+      }
+      k.sinks = has(il, "attn_sinks.weight");
+      const uint64_t q = ne(il, "attn_q.weight", 1);
+      k.gated_q = q && q == 2ull * k.n_head * k.n_embd_head_k;
+      k.k_eq_v = has(il, "attn_k.weight") && !has(il, "attn_v.weight");
+      k.kv_shared = shared_kv && il >= n_all - shared_kv;
+    }
+    if (has(il, "shortconv.conv.weight"))
+      k.state = StateKind::short_conv;
+    else if (has(il, "ssm_conv1d.weight") || has(il, "ssm_in.weight"))
+      k.state = gdn ? StateKind::gated_delta_net : mamba ? StateKind::mamba2 : StateKind::none;
+    if (has(il, "ffn_gate_inp.weight")) {
+      k.ffn = FfnKind::moe;
+      k.n_ff = m.arch == Arch::gemma4 ? static_cast<uint32_t>(ne(il, "ffn_up.weight", 1)) : 0;
+    } else if (has(il, "ffn_up.weight") || has(il, "ffn_down.weight")) {
+      k.ffn = FfnKind::dense;
+      const uint64_t w = ne(il, "ffn_up.weight", 1);
+      k.n_ff = w && w <= 0x7fffffffu ? static_cast<uint32_t>(w) : at(ffs, il, m.n_ff);
+    } else {
+      k.ffn = FfnKind::none;
+    }
+    return k;
+  });
+  if (m.n_layer_dense_lead == 0) m.n_layer_dense_lead = lead;
+  if (m.arch == Arch::glm4moe || m.arch == Arch::glm_dsa || m.arch == Arch::minimax_m2 ||
+      m.arch == Arch::hunyuan_moe)
+    m.qk_norm = r.tensor("blk.0.attn_q_norm.weight") != nullptr;
+  if (m.n_ff == 0)
+    for (const auto& k : m.layer_kinds)
+      if (k.ffn == FfnKind::dense) m.n_ff = std::max(m.n_ff, k.n_ff);
+}
+
+}  // namespace
+
+GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
+  GgufArch a;
+  if (shards.empty()) throw InputError("no GGUF file given");
+  const GgufFile& f = shards.front();
+  const GgufValue* arch = f.find("general.architecture");
+  if (!arch || !arch->as_string() || arch->str.empty())
+    throw InputError(
+        f.path +
+        ": general.architecture: missing (the GGUF metadata does not say which model this is)");
+  a.arch = arch->str;
+  ArchReader r(shards, a);
+  const auto known = arch_from_name(a.arch);
+  // DeepSeek-V4's compressed caches are read from config.json only: a GGUF of it is sized with
+  // the generic rules.
+  a.known = known.has_value() && *known != Arch::deepseek4;
+  ModelSpec& m = a.spec;
+  m.arch = a.known ? *known : Arch::llama;
+  if (!a.known)
+    a.notes.push_back("architecture '" + sanitize(a.arch) +
+                      "' is not one llmsize knows: weights are exact, KV cache and "
+                      "buffers use the generic llama formula from the head counts");
+  // Names are shown in tables and messages: escaped (a file may hold terminal escapes).
+  if (const GgufValue* n = f.find("general.name"); n && n->as_string() && !n->str.empty())
+    m.name = sanitize(n->str);
+  else {
+    const auto slash = f.path.find_last_of('/');
+    m.name = sanitize(slash == std::string::npos ? f.path : f.path.substr(slash + 1));
+  }
+
+  // Hyperparameters as llama.cpp's llama_model::load_hparams reads them (src/llama-model.cpp).
+  m.n_layer = r.required(r.key("block_count"));
+  m.n_embd = r.required(r.key("embedding_length"));
+  m.n_ctx_train = r.u32(r.key("context_length"), 0);
+  m.n_ff = r.per_layer(r.key("feed_forward_length"), m.n_layer).value_or(0);
+  m.n_head = r.per_layer(r.key("attention.head_count"), m.n_layer).value_or(0);
+  if (m.n_head == 0)
+    throw InputError(f.path + ": " + r.key("attention.head_count") +
+                     ": missing or 0 (needed for the KV cache)");
+  m.n_head_kv = r.per_layer(r.key("attention.head_count_kv"), m.n_layer, &m.n_head_kv_per_layer)
+                    .value_or(m.n_head);
+  const uint32_t head_dim = m.n_embd / m.n_head;
+  m.n_embd_head_k = r.u32(r.key("attention.key_length"), head_dim);
+  m.n_embd_head_v = r.u32(r.key("attention.value_length"), head_dim);
+  m.n_expert = r.u32(r.key("expert_count"), 0);
+  m.n_expert_used = r.u32(r.key("expert_used_count"), 0);
+  m.n_expert_shared = r.u32(r.key("expert_shared_count"), 0);
+  m.n_layer_dense_lead = r.u32(r.key("leading_dense_block_count"), 0);
+  m.q_lora_rank = r.u32(r.key("attention.q_lora_rank"), 0);
+  m.kv_lora_rank = r.u32(r.key("attention.kv_lora_rank"), 0);
+  m.n_rot = r.u32(r.key("rope.dimension_count"), 0);
+  if (m.kv_lora_rank) {
+    // Files converted for MLA store the decompressed head sizes as key_length_mla /
+    // value_length_mla and the latent sizes as key_length / value_length.
+    m.n_embd_head_k = r.u32(r.key("attention.key_length_mla"), m.n_embd_head_k);
+    m.n_embd_head_v = r.u32(r.key("attention.value_length_mla"), m.n_embd_head_v);
+  }
+
+  // Sliding window: llama.cpp gives gemma2 swa pattern 2 and gemma3 pattern 6; other architectures
+  // llmsize knows run full attention on every layer.
+  if (m.arch == Arch::gemma2 || m.arch == Arch::gemma3) {
+    m.n_swa = r.u32(r.key("attention.sliding_window"), m.arch == Arch::gemma2 ? 4096 : 0);
+    m.swa_pattern = m.arch == Arch::gemma2 ? 2 : 6;
+    if (const GgufValue* p = f.find(r.key("attention.sliding_window_pattern"));
+        p && p->type != GgufType::ARRAY)
+      m.swa_pattern = r.u32(r.key("attention.sliding_window_pattern"), m.swa_pattern);
+  } else if (f.find(r.key("attention.sliding_window"))) {
+    if (!a.known)
+      a.notes.push_back(r.key("attention.sliding_window") +
+                        " is ignored: every layer is counted with a full cache");
+  }
+
+  // Vocabulary: the tokenizer's token list, else the embedding's rows.
+  const GgufTensor* embd = r.tensor("token_embd.weight");
+  if (const GgufValue* tok = f.find("tokenizer.ggml.tokens"); tok && tok->type == GgufType::ARRAY) {
+    if (tok->n > 0x7fffffffu)
+      io::fail_at(f.path, "tokenizer.ggml.tokens has " + std::to_string(tok->n) + " entries",
+                  tok->pos);
+    m.n_vocab = static_cast<uint32_t>(tok->n);
+  } else if (embd && embd->n_dims >= 2 && embd->ne[1] <= 0x7fffffffu) {
+    m.n_vocab = static_cast<uint32_t>(embd->ne[1]);
+  } else {
+    m.n_vocab = r.u32(r.key("vocab_size"), 0);
+  }
+  m.tied_embeddings = r.tensor("output.weight") == nullptr;
+  m.qkv_bias = r.tensor("blk.0.attn_q.bias") != nullptr;
+
+  // Expert widths from the tensors themselves when the metadata does not give them.
+  if (m.n_expert > 1) {
+    const std::string lead = "blk." + std::to_string(m.n_layer_dense_lead) + ".";
+    uint32_t ff_exp = r.u32(r.key("expert_feed_forward_length"), 0);
+    if (!ff_exp)
+      if (const GgufTensor* t = r.tensor(lead + "ffn_up_exps.weight"); t && t->ne[1] <= 0x7fffffffu)
+        ff_exp = static_cast<uint32_t>(t->ne[1]);
+    m.n_ff_exp = ff_exp;
+    if (const GgufTensor* t = r.tensor(lead + "ffn_up_shexp.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_ff_shexp = static_cast<uint32_t>(t->ne[1]);
+    else if (m.n_expert_shared)
+      m.n_ff_shexp = r.u32(r.key("expert_shared_feed_forward_length"), ff_exp) * m.n_expert_shared;
+    if (!m.n_expert_shared && m.n_ff_shexp) m.n_expert_shared = 1;
+    if (m.n_ff == 0 && m.n_layer_dense_lead == 0) m.n_ff = m.n_ff_exp;
+  } else if (m.n_expert == 1) {
+    m.n_expert = 0;  // a single expert is a dense FFN
+  }
+  if (m.n_ff == 0) {
+    if (const GgufTensor* t = r.tensor("blk.0.ffn_up.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_ff = static_cast<uint32_t>(t->ne[1]);
+  }
+
+  if (a.known && is_layered_arch(m.arch)) {
+    read_layers(r, shards, a);
+  } else if (!a.known && (r.tensor("blk.0.ssm_in.weight") || r.tensor("blk.0.ssm_conv1d.weight") ||
+                          r.tensor("blk.0.shortconv.conv.weight"))) {
+    a.notes.push_back(
+        "its ssm / short-conv tensors mean a recurrent state llmsize cannot size for '" +
+        sanitize(a.arch) + "': it is not counted");
+  }
+
+  for (const auto& p : validate(m))
+    throw InputError(f.path + ": the GGUF metadata of architecture '" + sanitize(a.arch) +
+                     "' gives an invalid model: " + p);
+  a.arch = sanitize(a.arch);  // the keys are read: from here on it is only shown
+  return a;
+}
+
+}  // namespace llmsize
