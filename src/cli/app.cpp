@@ -71,7 +71,16 @@ std::string run_estimate(const Options& o) {
   const Catalog cat = load_catalog(o);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
-  if (!o.emit.empty() && r.serving) return launch_script(r.serving->launch);
+  if (!o.emit.empty()) {
+    if (!r.serving)
+      throw InputError("--emit " + o.emit + ": no catalog GPU holds the model: nothing to launch");
+    if (!r.serving->estimate.fits)
+      throw InputError(fmt::format(
+          "--emit {}: the weights and one sequence do not fit the engine's KV pool on {} GPU{}; "
+          "give more --gpus or drop --gpus to let llmsize plan them",
+          o.emit, r.serving->deployment.gpus(), r.serving->deployment.gpus() == 1 ? "" : "s"));
+    return launch_script(r.serving->launch);
+  }
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);

@@ -361,6 +361,12 @@ std::string table_bill(const Report& r) {
   if (r.gpu) {
     o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
                      r.gpu_recommended ? " — recommended" : "");
+    // #10: the serving plan's count can exceed what memory alone needs (replicas, speed).
+    if (r.serving && r.serving->deployment.gpus() != r.gpu->count_needed)
+      o += fmt::format(
+          "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
+          r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
+          r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
     o += "\nBill of materials\n";
     const auto lines = bom_lines(r);
     size_t w0 = 9, w1 = 4;

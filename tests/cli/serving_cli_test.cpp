@@ -207,6 +207,9 @@ TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on s
            {"llama-3.1-8b --engine vllm --isl 5000 --osl 500 --ctx 4096",
             "--ctx 4096: shorter than --isl + --osl (5500"},
            {"llama-3.1-8b --engine vllm --users max --target-tps 10", "--target-tps: needs"},
+           // Llama 3.1 405B in BF16 (810 GB) on one 24 GiB card.
+           {"llama-3.1-405b --engine vllm --gpu rtx-4090 --gpus 1 --emit vllm",
+            "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU;"},
        }) {
     const auto r = run(c.args);
     INFO(c.args << "\n" << r.err);
