@@ -3,6 +3,7 @@
 // launch command with --emit.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "run_binary.hpp"
@@ -217,4 +218,23 @@ TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on s
     CHECK(r.out.empty());
     CHECK(r.err.find(c.message) != std::string::npos);
   }
+}
+
+TEST_CASE("sweep carries the serving plan per row, equal to the main command's (--verify)",
+          "[cli][serving][sweep]") {
+  const auto r =
+      run("sweep --models llama-3.1-8b,llama-3.3-70b --quants fp8,bf16 --ctx 8192 --gpu "
+          "h100-sxm,mi300x --gpus 1,2 --engine sglang --isl 2000 --osl 500 --users 16 --verify -f "
+          "jsonl");
+  INFO(r.err.substr(0, 2000));
+  REQUIRE(r.code == 0);
+  size_t rows = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line); ++rows) {
+    const json j = json::parse(line);
+    CHECK(j["throughput"]["engine"] == "sglang");
+    CHECK(j["throughput"]["gpus"] == j["gpu"]["count"]);  // --gpus fixes the deployment
+    CHECK(j["throughput"]["isl"] == 2000);
+  }
+  CHECK(rows == 2 * 2 * 2 * 2);
 }
