@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       "grid: 6 models x 8 quants x 32 contexts x 10 GPUs x 8 counts = %llu configurations (%llu "
       "fit)\n",
       static_cast<unsigned long long>(rows), static_cast<unsigned long long>(fits));
-  std::printf("computed: %.3f s = %.2f M configurations/s (best of 3, setup included)\n",
+  std::printf("computed: %.3f s = %.2f M configurations/s (best of 3, CPU time, setup included)\n",
               best_compute, static_cast<double>(rows) / best_compute / 1e6);
   std::printf(
       "CSV: %llu rows, %.1f MB in %.3f s = %.0f k rows/s, %.0f MB/s (best of 3, CPU time, setup "

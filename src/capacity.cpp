@@ -57,18 +57,18 @@ CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuS
 Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                      uint64_t usable_each, uint32_t n_gpus) {
   Offload o;
-  const uint64_t fixed = e.compute.bytes() + c.overhead_per_gpu_bytes;
+  const uint64_t fixed = checked_add(e.compute.bytes(), c.overhead_per_gpu_bytes);
   // Per GPU, (layers + fixed) x (1 + headroom) <= usable.
   const uint64_t budget_each =
       static_cast<uint64_t>(static_cast<double>(usable_each) / (1 + c.headroom));
-  const uint64_t budget = budget_each > fixed ? (budget_each - fixed) * n_gpus : 0;
+  const uint64_t budget = budget_each > fixed ? checked_mul(budget_each - fixed, n_gpus) : 0;
   const uint64_t per_layer =
-      (e.weights_bytes + e.kv_cache_bytes) / std::max<uint32_t>(1, m.n_layer);
+      checked_add(e.weights_bytes, e.kv_cache_bytes) / std::max<uint32_t>(1, m.n_layer);
   o.n_layer_gpu = per_layer
                       ? static_cast<uint32_t>(std::min<uint64_t>(m.n_layer, budget / per_layer))
                       : m.n_layer;
   o.n_layer_cpu = m.n_layer - o.n_layer_gpu;
-  o.ram_bytes = per_layer * o.n_layer_cpu;
+  o.ram_bytes = checked_mul(per_layer, o.n_layer_cpu);
   return o;
 }
 

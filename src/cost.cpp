@@ -27,7 +27,8 @@ CostPlan plan_cost(const CostInput& in) {
   c.tokens_per_year = in.aggregate_tokens_per_s * in.utilization * 3600 * 8760;
   c.priced = in.gpu_price_usd > 0;
   if (!c.priced) return c;
-  c.capex_usd = in.gpu_price_usd * in.n_gpus + in.host_usd;
+  c.gpus_usd = in.gpu_price_usd * in.n_gpus;
+  c.capex_usd = c.gpus_usd + in.host_usd;
   if (c.tokens_per_year > 0)
     c.usd_per_mtok = (c.capex_usd / in.years + c.energy_usd_per_year) / c.tokens_per_year * 1e6;
   if (in.cloud_price_per_mtok > 0 && c.tokens_per_year > 0) {

@@ -91,7 +91,7 @@ HostPlan plan_host(const HostInput& in) {
   // holds its own copy of host-side tensors), plus host-resident weights; floor 64 GiB for a
   // server; fine-tuning doubles it for data loaders and optimizer offload.
   RamPlan& r = h.ram;
-  uint64_t need = 2 * in.weights_bytes + in.host_weights_bytes;
+  uint64_t need = checked_add(checked_mul(2, in.weights_bytes), in.host_weights_bytes);
   if (in.fine_tuning) need *= 2;
   if (h.platform != Platform::desktop) need = std::max<uint64_t>(need, 64 * kGiB);
   r.required_bytes = need;

@@ -15,14 +15,14 @@ PowerPlan plan_power(const PowerInput& in) {
   PowerPlan p;
   p.gpu_w = in.gpu_board_w * in.n_gpus * in.power_limit;
   p.cpu_w = platform_spec(in.platform).cpu_watts;
-  p.ram_w = 5.0 * in.dimms;           // DDR5 DIMM ~3-6 W under load (Micron DDR5 power calculator)
-  p.drives_w = 8.0 * in.nvme_drives;  // NVMe active read ~6-9 W (Samsung 990 PRO datasheet)
+  p.ram_w = kDimmWatts * in.dimms;
+  p.drives_w = kNvmeWatts * in.nvme_drives;
   p.board_fans_w = in.platform == Platform::server        ? 150.0
                    : in.platform == Platform::workstation ? 100.0
                                                           : 60.0;
   p.peak_w = p.gpu_w + p.cpu_w + p.ram_w + p.drives_w + p.board_fans_w;
 
-  const double rating = p.peak_w / 0.8;  // peak at most 80% of the PSU rating
+  const double rating = p.peak_w / kPsuMaxLoad;
   if (in.platform == Platform::server) {
     // Redundant modules: N modules carry the load, one more for redundancy (N+1).
     double module = kServerPsuW[sizeof kServerPsuW / sizeof kServerPsuW[0] - 1];
@@ -75,7 +75,7 @@ PowerPlan plan_power(const PowerInput& in) {
                   std::ceil(p.amps / per_circuit));
   }
   p.circuit = buf;
-  p.heat_btu_per_h = p.wall_w * 3.412;  // 1 W = 3.412 BTU/h
+  p.heat_btu_per_h = p.wall_w * kBtuPerHourPerWatt;
   p.energy_kwh_per_year = p.wall_w * in.duty_cycle * 8760 / 1000;
   return p;
 }

@@ -59,7 +59,7 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   double t = gpu_bytes / gpu_bw + m.n_layer * cal.t_layer_s;
   if (cpu_bytes > 0) {
     // CPU layers run at about 60% of DIMM bandwidth (llama.cpp CPU backend, rule of thumb).
-    const double ram_bw = std::max(1.0, in.ram_bandwidth_gb_per_s) * 1e9 * 0.6;
+    const double ram_bw = std::max(1.0, in.ram_bandwidth_gb_per_s) * 1e9 * kOffloadRamEfficiency;
     t += cpu_bytes / ram_bw;
   }
   s.step_s = t;

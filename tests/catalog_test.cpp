@@ -327,6 +327,25 @@ TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
   CHECK(c.find_gpu("apu")->spec.usable_bytes() == 48ull << 30);
 }
 
+TEST_CASE("a misspelt GPU vendor is refused, another maker's name accepted", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  // "nvida" and "NVIDIA" would have fallen to the uncalibrated speed family without a word.
+  auto [vendor, known] = GENERATE(table<std::string, std::string>(
+      {{"nvida", "nvidia"}, {"NVIDIA", "nvidia"}, {"Intell", "intel"}, {"AMD", "amd"}}));
+  CHECK_THROWS_MATCHES(
+      c.merge_json(R"({"gpus": [{"id": "x", "name": "X", "vendor": ")" + vendor +
+                       R"(", "memory_gib": 24}]})",
+                   "user.json"),
+      InputError,
+      Catch::Message("user.json: /gpus/0/vendor: expected nvidia, amd, intel or apple (or another "
+                     "maker's name), got \"" +
+                     vendor + "\" (did you mean " + known + "?)"));
+  c.merge_json(R"({"gpus": [{"id": "q", "name": "Q", "vendor": "qualcomm", "memory_gib": 24,
+                   "bandwidth_gb_per_s": 500}]})",
+               "user.json");
+  CHECK(std::string(speed_calibration(c.find_gpu("q")->spec).family) == "other");
+}
+
 TEST_CASE("a PCIe card of unpublished width is a card, not a module", "[catalog]") {
   const auto& cat = test::catalog();
   CHECK_FALSE(cat.find_gpu("rtx-5060-ti-16gb")->spec.is_module());  // pcie, slot_width null

@@ -6,6 +6,7 @@
 #include "cli/fields.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/plan.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/units.hpp"
@@ -105,6 +106,8 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
       base.target_tokens_per_s = 5 + static_cast<double>(pick(40));
     }
     if (pick(8) == 0) base.train = TrainConfig();
+    // Half the rounds plan the machine too (platform, power, BOM: plan_system()).
+    if (pick(2)) base.platforms = &builtin_platforms();
     Planner planner(base);
     std::vector<ResolvedModel> models;
     std::vector<const QuantPreset*> quants;
@@ -134,4 +137,20 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
     }
   }
   CHECK(compared == 2400);
+}
+
+TEST_CASE("byte sums of offload, host RAM and sequences are checked, not wrapped", "[plan]") {
+  ModelSpec m;
+  m.n_layer = 2;
+  Estimate e;
+  e.weights_bytes = UINT64_MAX - 5;
+  e.kv_cache_bytes = 10;  // weights + KV wraps to 4 without the check
+  RunConfig c;
+  CHECK_THROWS_AS(plan_offload(m, e, c, 24 * kGiB, 1), OverflowError);
+  HostInput in;
+  in.weights_bytes = (1ull << 63) + 1;  // 2 x weights wraps without the check
+  CHECK_THROWS_AS(plan_host(in), OverflowError);
+  e.kv_cache_bytes = kGiB;
+  e.activations_bytes = 10;  // weights + activations wraps
+  CHECK_THROWS_AS(max_concurrent_sequences(e, c, 24 * kGiB, 1), OverflowError);
 }

@@ -20,6 +20,7 @@ struct CostInput {
 
 struct CostPlan {
   double capex_usd = 0;  // 0 when the GPU price is unknown
+  double gpus_usd = 0;   // GPU price x count: the GPUs' part of capex
   double energy_usd_per_year = 0;
   double tokens_per_year = 0;
   double usd_per_mtok = 0;      // (capex / years + energy) / tokens per year x 1e6

@@ -38,6 +38,15 @@ constexpr double kPsuEfficiency = 0.92;
 // Continuous load on a branch circuit is limited to 80% of its rating (NEC 210.19(A), 210.20(A)).
 constexpr double kContinuousDerate = 0.8;
 
+// A DDR5 DIMM draws ~3-6 W under load (Micron DDR5 power calculator): 5 W each.
+constexpr double kDimmWatts = 5.0;
+// An NVMe drive draws ~6-9 W reading (Samsung 990 PRO datasheet): 8 W each.
+constexpr double kNvmeWatts = 8.0;
+// The PSU's peak load is at most this share of its rating (80%, the usual sizing margin).
+constexpr double kPsuMaxLoad = 0.8;
+// 1 W = 3.412 BTU/h.
+constexpr double kBtuPerHourPerWatt = 3.412;
+
 PowerPlan plan_power(const PowerInput& in);
 
 }  // namespace llmsize

@@ -38,6 +38,10 @@ const SpeedCalibration& speed_calibration(const GpuSpec& g);
 // Tensor parallelism: each extra GPU adds this share of its bandwidth (all-reduce per layer).
 constexpr double kTpEfficiency = 0.85;
 
+// Offloaded layers read their weights and KV from system RAM at this share of its bandwidth
+// (APPROXIMATION: llama.cpp CPU layers run on the host's cores, not at the DIMMs' peak).
+constexpr double kOffloadRamEfficiency = 0.6;
+
 struct SpeedInput {
   uint32_t n_gpus = 1;
   bool tensor_parallel = false;   // else layer split

@@ -8,6 +8,7 @@
 #include "cli/planning.hpp"
 #include "cli/report.hpp"
 #include "cli/request.hpp"
+#include "cli/system_report.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/sanitize.hpp"
@@ -16,6 +17,8 @@ namespace llmsize::cli {
 namespace {
 
 const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
+// The machine's outputs: the BOM as CSV lines and the procurement report.
+const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
 
 void check_choice(const std::string& flag, const std::string& v,
                   const std::vector<std::string>& choices) {
@@ -67,13 +70,23 @@ Report build_report(const Options& o, const Catalog& catalog) {
 namespace {
 
 std::string run_estimate(const Options& o) {
-  check_choice("--format", o.format, kFormats);
+  if (std::find(kMachineFormats.begin(), kMachineFormats.end(), o.format) ==
+      kMachineFormats.end()) {
+    std::vector<std::string> all = kFormats;
+    all.insert(all.end(), kMachineFormats.begin(), kMachineFormats.end());
+    if (std::find(all.begin(), all.end(), o.format) == all.end())
+      throw InputError("--format: expected table, json, csv or markdown, got '" +
+                       sanitize(o.format) + "'; or bom-csv (one row per BOM line) or html (a " +
+                       "procurement report)" + did_you_mean(o.format, all));
+  }
   const Catalog cat = load_catalog(o);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);
+  if (o.format == "bom-csv") return render_bom_csv(r);
+  if (o.format == "html") return render_html(r);
   return render_table(r);
 }
 
@@ -105,13 +118,10 @@ CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
       ->default_str(std::to_string(o.ctx));
 }
 
-void setup_app(CLI::App& app, Options& o) {
-  app.description(
-      "llmsize: size the hardware to run a large language model on premises.\n"
-      "MODEL is a catalog id or alias (llmsize models), a size (70b, 8x7b) or a config.json path.");
-  app.require_subcommand(0, 1);
-  app.add_option("MODEL", o.model,
-                 "catalog id or alias, size shorthand (70b), or path to config.json");
+namespace {
+
+// Model and memory: quantization, context, sequences, KV cache, engine rules.
+void setup_memory(CLI::App& app, Options& o) {
   auto* mem = "Model and memory";
   app.add_option("-q,--quant", o.quant,
                  "weights quantization: q4_k_m, q8_0, f16, fp8, gptq-4bit, ... (llmsize quants); "
@@ -160,7 +170,10 @@ void setup_app(CLI::App& app, Options& o) {
                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
       ->type_name("FILE")
       ->group(mem);
+}
 
+// GPUs, speed and capacity.
+void setup_hardware(CLI::App& app, Options& o) {
   auto* hw = "GPUs and speed";
   app.add_option("-g,--gpu", o.gpu,
                  "GPU from the catalog (llmsize gpus); without it llmsize recommends one")
@@ -197,7 +210,10 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
+}
 
+// Host, power and cost.
+void setup_host(CLI::App& app, Options& o) {
   auto* host = "Host, power and cost";
   app.add_option("--ram-channels", o.ram_channels,
                  "memory channels populated (default: the platform's)")
@@ -259,11 +275,24 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("F")
       ->group(host);
+  app.add_option("--platform", o.platform,
+                 "the machine by platform catalog id (nvidia-dgx-h100, ...); default: the smallest "
+                 "that holds the GPUs")
+      ->type_name("ID")
+      ->group(host);
+  app.add_option("--storage", o.storage,
+                 "where the weights load from: local-nvme-gen4, nfs, s3, ebs-gp3, ebs-io2, ...")
+      ->capture_default_str()
+      ->type_name("CLASS")
+      ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
       ->check(number_from(0.0001, 10000))
       ->type_name("USD")
       ->group(host);
+}
 
+// Fine-tuning.
+void setup_training(CLI::App& app, Options& o) {
   auto* ft = "Fine-tuning";
   app.add_option("--mode", o.mode, "inference, lora, qlora or full")
       ->capture_default_str()
@@ -284,8 +313,24 @@ void setup_app(CLI::App& app, Options& o) {
   app.add_option("--checkpointing", o.checkpointing, "activation checkpointing: on or off")
       ->capture_default_str()
       ->group(ft);
+}
 
-  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")
+}  // namespace
+
+void setup_app(CLI::App& app, Options& o) {
+  app.description(
+      "llmsize: size the hardware to run a large language model on premises.\n"
+      "MODEL is a catalog id or alias (llmsize models), a size (70b, 8x7b) or a config.json path.");
+  app.require_subcommand(0, 1);
+  app.add_option("MODEL", o.model,
+                 "catalog id or alias, size shorthand (70b), or path to config.json");
+  setup_memory(app, o);
+  setup_hardware(app, o);
+  setup_host(app, o);
+  setup_training(app, o);
+  app.add_option("-f,--format", o.format,
+                 "output: table, json, csv, markdown, bom-csv (one row per BOM line) or html (a "
+                 "procurement report)")
       ->capture_default_str()
       ->type_name("FORMAT");
   app.add_flag("--explain", o.explain, "print every formula with its numbers");

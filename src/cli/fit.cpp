@@ -11,6 +11,7 @@
 #include "llmsize/io/error.hpp"
 #include "llmsize/max_context.hpp"
 #include "llmsize/plan.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -158,7 +159,8 @@ std::string run_fit(const Options& o) {
     for (const auto& x : arr) {
       std::string line;
       for (const auto& [k, v] : x.items())
-        line += (line.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+        line += (line.empty() ? "" : ",") +
+                (v.is_string() ? csv_cell(csv_text_cell(v.get<std::string>())) : v.dump());
       out += line + "\n";
     }
     return out;

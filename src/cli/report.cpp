@@ -1,6 +1,7 @@
 #include "cli/report.hpp"
 
 #include "cli/fields.hpp"
+#include "cli/system_report.hpp"
 #include "cli/words.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +16,9 @@
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
+
+std::string csv_cell(const std::string& s);
+
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -149,12 +153,15 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   return rows;
 }
 
-std::string gpu_verdict(const GpuPlan& p) {
+std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
   if (p.count_needed == 0)
     return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
                               gib_of(p.gpu.usable_bytes()));
-  if (p.count_requested) {
+  if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
+    s += fmt::format("; --gpus {} holds it tight: each needs {:.2f} GiB with the headroom",
+                     p.count_requested, gib_of(p.per_gpu_bytes));
+  } else if (p.count_requested) {
     s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
                 : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB",
                               p.count_requested, gib_of(p.per_gpu_bytes));
@@ -194,8 +201,14 @@ std::vector<BomLine> bom_lines(const Report& r) {
   if (r.host) {
     const auto& h = *r.host;
     const auto& ps = platform_spec(h.platform);
+    // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
+    const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
     b.push_back(
-        {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
+        {"Platform",
+         machine ? fmt::format("{} ({})", machine->platform->name,
+                               to_string(machine->platform->platform_class))
+                 : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
+         "1",
          !p.gpu.is_module()
              ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
                            h.pcie_lanes_needed,
@@ -205,23 +218,47 @@ std::vector<BomLine> bom_lines(const Report& r) {
              : fmt::format(
                    "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
                    p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
-    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1",
-                 "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    b.push_back(
+        {"CPU",
+         machine && machine->host.cpu_cores
+             ? fmt::format("{} × {}, {} cores (≥ {} needed)", machine->host.cpu_sockets,
+                           machine->platform->cpu_model, machine->host.cpu_cores, h.cpu_cores)
+             : fmt::format("≥ {} cores", h.cpu_cores),
+         "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    const auto& mr = machine ? machine->host.ram : RamSizing();
     b.push_back({"System RAM",
-                 fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
-                             h.ram.installed_bytes / kGiB),
-                 std::to_string(h.ram.dimms),
+                 machine ? fmt::format("{} × {} GiB DDR5 ({} GiB, as the machine takes it)",
+                                       mr.dimms, mr.dimm_gib, mr.installed_bytes / kGiB)
+                         : fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                                       h.ram.installed_bytes / kGiB),
+                 std::to_string(machine ? mr.dimms : h.ram.dimms),
                  fmt::format("needs {:.0f} GiB: {}; every channel populated",
                              gib_of(h.ram.required_bytes), h.ram.rule)});
-    b.push_back({"Data storage",
-                 fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
-                 std::to_string(h.storage.data_drives),
-                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
-                             gb_of(h.storage.required_bytes))});
-    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
-                 "system on its own drive"});
+    if (machine) {
+      const auto& ms = machine->host.storage;
+      b.push_back({"Data storage",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.data_drive_bytes) / 1e12,
+                               ms.data_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.data_drives),
+                   fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
+                               gb_of(ms.required_bytes))});
+      b.push_back({"OS drive",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.os_drive_bytes) / 1e12,
+                               ms.os_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.os_drives), "system on its own drive"});
+    } else {
+      b.push_back(
+          {"Data storage",
+           fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+           std::to_string(h.storage.data_drives),
+           fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
+                       gb_of(h.storage.required_bytes))});
+      b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
+                   "system on its own drive"});
+    }
   }
-  if (r.power) {
+  // With a machine from the catalog its PSUs are in the machine's sections, not here.
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     b.push_back({"PSU",
                  fmt::format("{:.0f} W{}", w.psu_w,
@@ -235,7 +272,10 @@ std::vector<BomLine> bom_lines(const Report& r) {
 
 }  // namespace
 
-std::string render_table(const Report& r) {
+namespace {
+
+// Model, settings, the memory table and the GPUs each class needs.
+std::string table_head(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
   o += fmt::format("Model     {}\n", model_line(r));
@@ -264,6 +304,12 @@ std::string render_table(const Report& r) {
                                c.count == 1 ? "" : "s")
                  : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
 
+  return o;
+}
+
+// The ranked GPU options when no --gpu was given.
+std::string table_options(const Report& r) {
+  std::string o;
   if (!r.options.empty()) {
     o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; "
          "--price NAME=USD)\n";
@@ -282,10 +328,19 @@ std::string render_table(const Report& r) {
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
                        gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
   }
+  return o;
+}
+
+// The verdict on the GPUs and the bill of materials.
+std::string table_bill(const Report& r) {
+  std::string o;
   if (r.gpu) {
-    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
                      r.gpu_recommended ? " — recommended" : "");
-    o += "\nBill of materials\n";
+    o += r.system && r.system->platform
+             ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
+               "follow)\n"
+             : "\nBill of materials\n";
     const auto lines = bom_lines(r);
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
@@ -293,7 +348,14 @@ std::string render_table(const Report& r) {
     o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
     for (const auto& l : lines)
       o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    o += render_system_table(r);
   }
+  return o;
+}
+
+// Offload and speed.
+std::string table_speed(const Report& r) {
+  std::string o;
   if (r.offload)
     o += fmt::format(
         "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
@@ -319,7 +381,13 @@ std::string render_table(const Report& r) {
         "KV)\n",
         r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
   }
-  if (r.power) {
+  return o;
+}
+
+// Power, load time and cost.
+std::string table_power_cost(const Report& r) {
+  std::string o;
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     o += "\nPower and cooling\n";
     o += fmt::format(
@@ -333,7 +401,10 @@ std::string render_table(const Report& r) {
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
   if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk)\n", gb_of(r.estimate.weights.bytes));
+    o += fmt::format("\nModel load time ({:.1f} GB from disk{})\n", gb_of(r.estimate.weights.bytes),
+                     r.system && r.system->platform
+                         ? ": the drive's read alone; the cold start above adds the engine's steps"
+                         : "");
     for (const auto& l : r.host->load_times)
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));
@@ -343,8 +414,7 @@ std::string render_table(const Report& r) {
     o += "\nCost\n";
     if (c.priced) {
       o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                       usd(r.cost_input.gpu_price_usd * r.cost_input.n_gpus),
-                       usd(r.cost_input.host_usd));
+                       usd(c.gpus_usd), usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
@@ -362,6 +432,12 @@ std::string render_table(const Report& r) {
           usd(c.energy_usd_per_year));
     }
   }
+  return o;
+}
+
+// Fine-tuning, the checklist and the warnings.
+std::string table_train_notes(const Report& r) {
+  std::string o;
   if (r.train) {
     const auto& t = *r.train;
     o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
@@ -388,95 +464,15 @@ std::string render_table(const Report& r) {
     o += "\nWarnings\n";
     for (const auto& w : r.warnings) o += "  - " + w + "\n";
   }
-  if (r.explain) {
-    o += "\nHow each figure is computed\n";
-    for (const auto& d : e.derivations)
-      o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
-    if (r.speed && r.gpu) {
-      const auto& s = *r.speed;
-      const auto& cal = *s.calibration;
-      const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
-                        (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
-                             ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency
-                             : 1);
-      o += fmt::format(
-          "  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × "
-          "t_layer{})\n"
-          "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per "
-          "sequence\n"
-          "      bytes per step = active weights + KV read at context {} × {} sequence(s); "
-          "calibration {}: {}\n",
-          cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
-          r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
-              ? fmt::format(" × (1 + {} × 0.85)", r.speed_input.n_gpus - 1)
-              : "",
-          r.offload ? fmt::format(" + RAM layers at 0.6 × {:.0f} GB/s", r.ram_bandwidth_gb_per_s)
-                    : "",
-          group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3,
-          s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
-          cal.basis);
-      o += fmt::format(
-          "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
-          "× n_head × head_dim)\n      = {:.0f} tok/s\n",
-          std::string(cal.family).empty()
-              ? 0.0
-              : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized
-                     ? cal.flops_efficiency_16bit
-                     : cal.flops_efficiency_quant),
-          r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
-    }
-    if (r.power) {
-      const auto& w = *r.power;
-      o += fmt::format(
-          "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM 5 W × {} + NVMe 8 W × "
-          "{} + board/fans {:.0f} = {:.0f} W peak;"
-          " PSU ≥ peak / 0.8 = {:.0f} W; wall = peak / 0.92 = {:.0f} W; {:.0f} W / {:.0f} V = "
-          "{:.1f} A; heat = W × 3.412 = {:.0f} BTU/h\n",
-          r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
-          r.power_input.dimms, r.power_input.nvme_drives, w.board_fans_w, w.peak_w, w.peak_w / 0.8,
-          w.wall_w, w.wall_w, r.power_input.mains_v, w.amps, w.heat_btu_per_h);
-    }
-    if (r.host) {
-      o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
-                       gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
-      o += fmt::format(
-          "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
-          "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
-          gb_of(e.weights.bytes));
-      o += fmt::format(
-          "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
-          "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
-          gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
-          r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes),
-          tb_str(r.host->storage.os_drive_bytes));
-      o += fmt::format(
-          "  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} "
-          "= {} → {} platform\n",
-          r.gpu ? r.gpu->count : 1, r.host->cpu_cores,
-          r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "", r.host->pcie_lanes_needed,
-          platform_name(r.host->platform));
-    }
-    if (r.gpu) {
-      const auto& p = *r.gpu;
-      o += fmt::format(
-          "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
-          "(1 + {:.2f}) ≤ {:.2f} GiB usable"
-          " → n = {}; {} GPUs: {:.2f} GiB each\n",
-          r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
-          gib_of(p.per_gpu_bytes));
-      o += fmt::format(
-          "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
-          std::max<uint32_t>(1, p.count_needed), r.model.spec.n_head, r.model.spec.n_head_kv,
-          p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
-    }
-    if (r.cost && r.cost->priced)
-      o += fmt::format(
-          "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
-          "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-          usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year),
-          r.cost_input.aggregate_tokens_per_s, r.cost_input.utilization * 100,
-          r.cost->usd_per_mtok);
-  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_table(const Report& r) {
+  std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
+                  table_power_cost(r) + table_train_notes(r);
+  if (r.explain) o += render_explain(r);
   return o;
 }
 
@@ -501,7 +497,7 @@ std::string render_markdown(const Report& r) {
   for (const auto& c : r.classes)
     o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
                      c.count ? std::to_string(c.count) : "does not fit");
-  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu));
+  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
   if (r.speed)
     o += fmt::format(
         "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "
@@ -559,16 +555,6 @@ void flatten(const ojson& j, const std::string& prefix,
   } else
     val = j.dump();
   out.emplace_back(prefix, val);
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"') r += '"';
-    r += ch;
-  }
-  return r + "\"";
 }
 
 std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::string>>>& rows) {
@@ -778,6 +764,16 @@ std::string render_quants(const std::string& format) {
   o += "\n8B bpw: bits per weight of the whole file for Llama-3.1-8B shapes, derived tensor by "
        "tensor.\n";
   return o;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"') r += '"';
+    r += ch;
+  }
+  return r + "\"";
 }
 
 }  // namespace llmsize::cli

@@ -30,7 +30,12 @@ struct Report : Plan {
   bool explain = false;
 };
 
+// One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_cell(const std::string& s);
+
 std::string render_table(const Report& r);
+// The "How each figure is computed" section of the table (--explain); src/cli/explain.cpp.
+std::string render_explain(const Report& r);
 std::string render_markdown(const Report& r);
 std::string render_json(const Report& r);
 std::string render_csv(const Report& r);

@@ -1,0 +1,13 @@
+# ctest: every entry of compile_commands.json (FILE) passes -std=c++17 to the compiler.
+file(READ "${FILE}" text)
+string(REGEX MATCHALL "\"file\": " entries "${text}")
+string(REGEX MATCHALL "-std=c\\+\\+17" stds "${text}")
+list(LENGTH entries n_entries)
+list(LENGTH stds n_stds)
+if(n_entries EQUAL 0)
+  message(FATAL_ERROR "${FILE}: no compile commands")
+endif()
+if(NOT n_stds EQUAL n_entries)
+  message(FATAL_ERROR "${FILE}: ${n_stds} of ${n_entries} compile commands pass -std=c++17")
+endif()
+message(STATUS "${FILE}: all ${n_entries} compile commands pass -std=c++17")
