@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -91,12 +92,19 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   const auto& m = r.model.spec;
   const auto& c = r.config;
   std::vector<MemoryRow> rows;
-  std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.params),
+  std::string w = fmt::format("{} params at {:.2f} bits/weight",
+                              billions(e.weights.params - e.weights.vision_params),
                               e.weights.bits_per_weight());
   if (e.weights.host_bytes)
     w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
                      m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
-  rows.push_back({"weights", e.weights_bytes, w});
+  // The vision tower has a line of its own (llama.cpp: the separate mmproj file).
+  const uint64_t vision = std::min(e.weights.vision_bytes, e.weights_bytes);
+  rows.push_back({"weights", e.weights_bytes - vision, w});
+  if (vision)
+    rows.push_back({"vision tower (mmproj)", vision,
+                    fmt::format("{} params, F16 (a separate mmproj file in llama.cpp)",
+                                billions(e.weights.vision_params))});
   std::string kv =
       fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
                   e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
@@ -345,8 +353,11 @@ std::string table_head(const Report& r) {
     o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
-  for (const auto& row : memory_rows(r))
-    o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
+  for (const auto& row : memory_rows(r)) {
+    // A label longer than the column ("vision tower (mmproj)") takes from the number's padding.
+    const size_t over = std::min<size_t>(row.part.size() > 18 ? row.part.size() - 18 : 0, 4);
+    o += fmt::format("{:<18} {:>{}.2f}  {}\n", row.part, gib_of(row.bytes), 10 - over, row.how);
+  }
   o += fmt::format(
       "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = "
       "2^30 bytes)\n",
