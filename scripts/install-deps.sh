@@ -6,7 +6,12 @@
 set -euo pipefail
 # librsvg2-bin: rsvg-convert renders the --plot SVGs in tests/cli/planning_cli_test.cpp; python3
 # and jq: the readme_current test regenerates the README's outputs (scripts/update-readme.py).
-pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin python3)
+# chromium: the only Debian package that renders HTML with CSS and inline SVG headless to a PNG;
+# tests/cli/machine_cli_test.cpp renders --format html with it (the procurement report is meant
+# to be opened in a browser, so a browser is what checks it; the test skips with a message when it
+# is absent, CI installs it here).
+pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin python3
+  chromium)
 for group in "$@"; do
   case "$group" in
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;

@@ -111,8 +111,25 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
     g.fits = p.capacity->per_gpu_bytes <= gpu->usable_bytes();
   }
+  // Three levels: with the requested headroom; tight (without it, but with more than the engine's
+  // margin: the estimate's own measured error at its high end, (total_high - total) / total,
+  // capped at the headroom); or not at all. A capacity plan's replicas are judged by their own
+  // per-GPU need.
+  const double margin =
+      e.total_bytes()
+          ? std::min(c.headroom, std::max(0.0, (static_cast<double>(e.total_high_bytes) -
+                                                static_cast<double>(e.total_bytes())) /
+                                                   static_cast<double>(e.total_bytes())))
+          : 0.0;
+  p.fit = p.capacity_split
+              ? fit_verdict(fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom)),
+                            gpu->usable_bytes(), c.headroom, margin)
+              : fit_verdict(e, c, g.gpu.usable_bytes(), g.count, margin);
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
-  if (!g.fits) {
+  if (!g.fits && p.fit->fit == Fit::tight) {
+    // Held without the headroom: nothing spills to RAM; the reader is told how tight.
+    note(p, NoteKind::gpu_tight, g.count, g.count_needed);
+  } else if (!g.fits) {
     if (g.count_needed == 0)
       note(p, NoteKind::gpu_cannot_hold);
     else
@@ -203,6 +220,57 @@ void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {
   if (!p.cost->priced) note(p, NoteKind::no_price);
 }
 
+// The machine as vendors ship it around the GPU plan: platform_catalog's choice, host, power as
+// rated and as drawn, PSUs, circuits, racks, cold start and BOM lines (system_plan.hpp).
+void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  const Estimate& e = p.estimate;
+  SystemRequest sr;
+  sr.catalog = req.platforms;
+  sr.gpu = g.gpu;
+  sr.n_gpus = g.count;
+  sr.platform_override = req.platform_override;
+  HostNeeds& n = sr.needs;
+  n.weights_bytes = e.weights.bytes;
+  n.host_weights_bytes = checked_add(e.weights.host_bytes, p.offload ? p.offload->ram_bytes : 0);
+  n.model_set_bytes = checked_mul(e.weights.bytes, std::max<uint32_t>(1, req.keep_models));
+  n.dataset_bytes = req.dataset_bytes;
+  n.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
+  n.networked = req.storage == StorageClass::nfs || req.storage == StorageClass::s3 ||
+                req.storage == StorageClass::ebs_gp3 || req.storage == StorageClass::ebs_io2;
+  Workload& w = sr.workload;
+  // Decode at the plan's batch (a capacity plan's replica serves its users), weights as read.
+  w.decode_batch = std::max<uint32_t>(1, p.speed_input.n_seq);
+  w.busy_share = req.power.duty_cycle;
+  w.power_limit = req.power.power_limit;
+  if (e.weights.params)
+    w.bytes_per_weight =
+        static_cast<double>(e.weights.bytes) / static_cast<double>(e.weights.params);
+  if (m.is_moe() && m.n_expert_used)
+    w.routed_share = static_cast<double>(m.n_expert_used) / static_cast<double>(m.n_expert);
+  sr.power_limit = req.power.power_limit;
+  ColdStartInput& ci = sr.cold_start;
+  ci.storage = req.storage;
+  ci.engine = p.config.engine;
+  ci.loader = default_loader(p.config.engine);
+  ci.rocm = g.gpu.vendor == "amd";
+  sr.rack_budget_kw = req.rack_budget_kw;
+  p.system = plan_system(sr);
+  p.psu_redundancy = to_string(p.system->psus.redundancy);
+  if (!p.system->platform) {
+    note(p, NoteKind::no_platform, g.count);
+    return;
+  }
+  // Energy and cost per token from the typical draw (busy at the duty cycle, idle the rest), not
+  // the maximum: circuits and cooling keep the maximum.
+  const double kwh = p.system->typical_wall_w_total * 8760 / 1000;
+  if (p.power) p.power->energy_kwh_per_year = kwh;
+  if (p.cost) {
+    p.cost_input.kwh_per_year = kwh;
+    p.cost = plan_cost(p.cost_input);
+  }
+}
+
 void plan_training(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   p.train = train_memory(m, p.estimate.weights.params, *req.train);
   if (p.gpu)
@@ -232,6 +300,10 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.host_keep_models = 1;
   p.power_input = req.power;
   p.cost_input = req.cost;
+  p.system.reset();
+  p.psu_redundancy.clear();
+  p.storage = req.storage;
+  p.fit.reset();
   p.train.reset();
   p.train_config = req.train ? *req.train : TrainConfig();
   p.train_gpus = 0;
@@ -248,6 +320,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     plan_server(req, memo, p);
     plan_speed(req, m, p);
     plan_power_and_cost(req, memo, p);
+    if (req.platforms) plan_machine(req, m, p);
   } else {
     p.gpu.reset();
     p.host.reset();

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/gguf.hpp"
 #include "llmsize/io/hf_config.hpp"
@@ -258,6 +259,18 @@ TEST_CASE("every fuzzing corpus input parses or fails with InputError", "[fuzz]"
     INFO(path);
     try {
       (void)parse_hf_config(slurp(path), path);
+    } catch (const InputError&) {
+    }
+    ++n;
+  }
+  // Catalogs (odd first byte); plan files are replayed by the fuzz.plan_catalog_corpus test.
+  for (const auto& path : files_in(corpus + "/plan_catalog")) {
+    INFO(path);
+    const std::string bytes = slurp(path);
+    if (bytes.empty() || !(bytes[0] & 1)) continue;
+    Catalog c;
+    try {
+      c.merge_json(std::string_view(bytes).substr(1), path);
     } catch (const InputError&) {
     }
     ++n;

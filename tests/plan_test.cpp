@@ -6,6 +6,7 @@
 #include "cli/fields.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/plan.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/units.hpp"
@@ -105,6 +106,8 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
       base.target_tokens_per_s = 5 + static_cast<double>(pick(40));
     }
     if (pick(8) == 0) base.train = TrainConfig();
+    // Half the rounds plan the machine too (platform, power, BOM: plan_system()).
+    if (pick(2)) base.platforms = &builtin_platforms();
     Planner planner(base);
     std::vector<ResolvedModel> models;
     std::vector<const QuantPreset*> quants;

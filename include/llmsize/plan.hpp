@@ -13,17 +13,20 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "llmsize/capacity.hpp"
 #include "llmsize/cost.hpp"
 #include "llmsize/estimate.hpp"
 #include "llmsize/finetune.hpp"
+#include "llmsize/fit_verdict.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/gpu_plan.hpp"
 #include "llmsize/host.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/speed.hpp"
+#include "llmsize/system_plan.hpp"
 
 namespace llmsize {
 
@@ -66,6 +69,12 @@ struct PlanRequest {
   CostInput cost;                    // kwh_price_usd, years, utilization, cloud_price_per_mtok
   std::optional<TrainConfig> train;  // fine-tuning instead of inference
   bool derivations = true;           // fill Estimate::derivations (for --explain)
+  // The machine as vendors ship it (system_plan.hpp): the platform catalog (not owned; null: no
+  // system plan), --platform (catalog id, "" = choose) and --storage for the cold start.
+  const std::vector<PlatformModel>* platforms = nullptr;
+  std::string platform_override;
+  StorageClass storage = StorageClass::local_nvme_gen4;
+  double rack_budget_kw = 40;  // power and cooling a rack gets, kW
 };
 
 struct ClassFit {
@@ -75,14 +84,16 @@ struct ClassFit {
 
 // Something the reader should know, worded by the renderer. The numbers each kind carries:
 enum class NoteKind : uint8_t {
-  no_catalog_gpu,            // no catalog GPU holds the model in kMaxRecommendedGpus cards
-  capacity_unreachable,      // the capacity target cannot be met (Plan::capacity says why)
-  unified_memory,            // the GPU shares memory with the CPU (memory_fraction of memory)
-  gpu_cannot_hold,           // no count up to 1024 holds it
-  gpu_not_enough,            // n[0] GPUs given, n[1] needed
+  no_catalog_gpu,        // no catalog GPU holds the model in kMaxRecommendedGpus cards
+  capacity_unreachable,  // the capacity target cannot be met (Plan::capacity says why)
+  unified_memory,        // the GPU shares memory with the CPU (memory_fraction of memory)
+  gpu_cannot_hold,       // no count up to 1024 holds it
+  gpu_not_enough,        // n[0] GPUs given, n[1] needed
+  gpu_tight,  // n[0] GPUs hold it without the requested headroom (Plan::fit), n[1] with it
   tensor_split_indivisible,  // n[0] GPUs, n[1] n_head, n[2] n_head_kv, n[3] the valid degree
   no_price,                  // the GPU has no price: no hardware cost
   whole_computer,            // unified memory: no host, power or storage plan
+  no_platform,               // no catalog platform takes n[0] GPUs (system->choice says why)
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated
@@ -132,6 +143,15 @@ struct Plan {
   PowerInput power_input;
   std::optional<CostPlan> cost;
   CostInput cost_input;
+
+  // The machine to buy: platform with its reasons, host, maximum and typical power, PSUs,
+  // circuits, racks, cold start and BOM lines (set when the request has a platform catalog and a
+  // GPU). system->platform is null when no catalog platform takes the GPUs.
+  std::optional<SystemPlan> system;
+  std::string psu_redundancy;  // to_string(system->psus.redundancy): "4+2", "none"
+  StorageClass storage = StorageClass::local_nvme_gen4;  // the weights are read from
+  // The three-level verdict of the GPU plan (fits, tight, no) with its headroom.
+  std::optional<FitVerdict> fit;
 
   std::optional<TrainMemory> train;
   TrainConfig train_config;

@@ -8,6 +8,7 @@
 #include "cli/planning.hpp"
 #include "cli/report.hpp"
 #include "cli/request.hpp"
+#include "cli/system_report.hpp"
 #include "cli/words.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/sanitize.hpp"
@@ -16,6 +17,8 @@ namespace llmsize::cli {
 namespace {
 
 const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
+// The machine's outputs: the BOM as CSV lines and the procurement report.
+const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
 
 void check_choice(const std::string& flag, const std::string& v,
                   const std::vector<std::string>& choices) {
@@ -67,13 +70,23 @@ Report build_report(const Options& o, const Catalog& catalog) {
 namespace {
 
 std::string run_estimate(const Options& o) {
-  check_choice("--format", o.format, kFormats);
+  if (std::find(kMachineFormats.begin(), kMachineFormats.end(), o.format) ==
+      kMachineFormats.end()) {
+    std::vector<std::string> all = kFormats;
+    all.insert(all.end(), kMachineFormats.begin(), kMachineFormats.end());
+    if (std::find(all.begin(), all.end(), o.format) == all.end())
+      throw InputError("--format: expected table, json, csv or markdown, got '" +
+                       sanitize(o.format) + "'; or bom-csv (one row per BOM line) or html (a " +
+                       "procurement report)" + did_you_mean(o.format, all));
+  }
   const Catalog cat = load_catalog(o);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);
+  if (o.format == "bom-csv") return render_bom_csv(r);
+  if (o.format == "html") return render_html(r);
   return render_table(r);
 }
 
@@ -262,6 +275,16 @@ void setup_host(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("F")
       ->group(host);
+  app.add_option("--platform", o.platform,
+                 "the machine by platform catalog id (nvidia-dgx-h100, ...); default: the smallest "
+                 "that holds the GPUs")
+      ->type_name("ID")
+      ->group(host);
+  app.add_option("--storage", o.storage,
+                 "where the weights load from: local-nvme-gen4, nfs, s3, ebs-gp3, ebs-io2, ...")
+      ->capture_default_str()
+      ->type_name("CLASS")
+      ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
       ->check(number_from(0.0001, 10000))
       ->type_name("USD")
@@ -305,7 +328,9 @@ void setup_app(CLI::App& app, Options& o) {
   setup_hardware(app, o);
   setup_host(app, o);
   setup_training(app, o);
-  app.add_option("-f,--format", o.format, "output: table, json, csv or markdown")
+  app.add_option("-f,--format", o.format,
+                 "output: table, json, csv, markdown, bom-csv (one row per BOM line) or html (a "
+                 "procurement report)")
       ->capture_default_str()
       ->type_name("FORMAT");
   app.add_flag("--explain", o.explain, "print every formula with its numbers");

@@ -55,6 +55,9 @@ struct Options {
   double years = 3;
   double utilization = 0.5;
   double cloud_price = 0;  // 0: no comparison
+  // the machine (platform catalog)
+  std::string platform;                     // --platform ID; empty: llmsize chooses
+  std::string storage = "local-nvme-gen4";  // --storage: where the weights are read from
   // fine-tuning
   std::string mode = "inference";
   uint32_t seq = 2048;

@@ -13,11 +13,13 @@
 #include "cli/plot.hpp"
 #include "cli/report.hpp"
 #include "cli/request.hpp"
+#include "cli/system_report.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
 #include "llmsize/io/json_input.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
@@ -183,6 +185,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   PlanRequest& q = rq.request;
   q = PlanRequest();
   q.derivations = false;
+  q.platforms = &builtin_platforms();
   rq.gpus = priced_gpus({}, cat);
   const std::string quant = text("quant", "q4_k_m");
   resolve_quant(at("quant"), quant);
@@ -257,24 +260,15 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   return in;
 }
 
-// Streams the plans of `file` to `sink` as the parser finishes each one; the plan's JSON is then
-// dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_file(const std::string& path, const Catalog& cat,
+// Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
+// plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
+void read_plan_text(std::string_view text, const std::string& file, const Catalog& cat,
                     const std::function<void(const PlanInput&)>& sink) {
-  const std::string file = sanitize(path, 256);
-  const std::string text = read_file(path);
-  std::string top_key;
-  bool in_plans = false;
   size_t n_plans = 0;
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::array_start && top_key == "plans") in_plans = true;
-    if (depth == 1 && ev == E::array_end) in_plans = false;
-    if (!in_plans || depth != 2 || !(ev == E::object_end || ev == E::array_end || ev == E::value))
-      return true;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, parsed, cat));
+    sink(read_plan(file, ptr, e.value, cat));
     return false;
   };
   json doc;
@@ -292,7 +286,12 @@ void read_plan_file(const std::string& path, const Catalog& cat,
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
-PlanResult check_plan(const PlanInput& in, bool with_report) {
+void read_plan_file(const std::string& path, const Catalog& cat,
+                    const std::function<void(const PlanInput&)>& sink) {
+  read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
+}
+
+PlanResult check_plan(const PlanInput& in, bool with_report, bool strict) {
   const Report r = make_report(*in.rq, plan(in.rq->request), false);
   PlanResult res;
   res.file = in.file;
@@ -307,7 +306,12 @@ PlanResult check_plan(const PlanInput& in, bool with_report) {
                   r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
                   c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
 
-  if (!p.fits) {
+  // Three levels (Plan::fit): a tight plan holds the model without the requested headroom, inside
+  // the estimate's own error margin; it passes with a note, unless --strict holds it to the rule.
+  const bool tight = !p.fits && r.fit && r.fit->fit == Fit::tight;
+  if (tight && !strict) {
+    res.summary += "; " + fit_words(r);
+  } else if (!p.fits) {
     PlanFailure f;
     f.check = "memory";
     f.value = static_cast<double>(p.per_gpu_bytes);
@@ -395,12 +399,19 @@ std::string PlanResult::line() const {
   return fmt::format("FAIL {}: {}", label, fmt::join(reasons(*this), "; "));
 }
 
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
+  size_t n = 0;
+  read_plan_text(text, where, cat, [&](const PlanInput&) { ++n; });
+  return n;
+}
+
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat) {
   std::vector<PlanResult> out;
   const bool with_report = o.format == "json";
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, cat,
-                   [&](const PlanInput& in) { out.push_back(check_plan(in, with_report)); });
+    read_plan_file(f, cat, [&](const PlanInput& in) {
+      out.push_back(check_plan(in, with_report, o.planning.strict));
+    });
   return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -42,6 +43,10 @@ struct PlanResult {
 // problem: unreadable file, bad JSON, unknown or mistyped field, unknown model or GPU, a number
 // out of range), then checks each plan.
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat);
+
+// Reads and validates the plans of a plan file's text (the fuzzer's entry point): their number,
+// or InputError "<where>: /plans/0/field: ..." (nothing is computed).
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat);
 
 std::string render_check_table(const std::vector<PlanResult>& results);
 std::string render_check_json(const std::vector<PlanResult>& results);

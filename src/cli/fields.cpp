@@ -93,6 +93,16 @@ const Speed* SP(const Row& r) {
 const CapacityPlan* CP(const Row& r) {
   return r.plan->capacity ? &*r.plan->capacity : nullptr;
 }
+// The machine from the platform catalog; null when none takes the GPUs.
+const SystemPlan* SY(const Row& r) {
+  return r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
+}
+const PlatformModel* PM(const Row& r) {
+  return SY(r) ? SY(r)->platform : nullptr;
+}
+const FitVerdict* FV(const Row& r) {
+  return r.plan->fit ? &*r.plan->fit : nullptr;
+}
 const CostPlan* CC(const Row& r) {
   return r.plan->cost ? &*r.plan->cost : nullptr;
 }
@@ -162,6 +172,82 @@ ojson fewest_json(const Row& r) {
                  {"count", o.plan.count},
                  {"total_price_usd", opt_json(o.total_price_usd)}});
   return a;
+}
+
+ojson bom_json(const Row& r) {
+  const SystemPlan* sy = SY(r);
+  if (!sy) return ojson(ojson::value_t::discarded);
+  ojson a = ojson::array();
+  for (const auto& l : sy->bom) {
+    ojson spec = ojson::object();
+    for (const auto& [k, v] : l.spec) spec[k] = v;
+    a.push_back({{"component", to_string(l.component)},
+                 {"part", l.part},
+                 {"spec", std::move(spec)},
+                 {"qty", l.qty},
+                 {"unit_price_usd", l.included ? ojson() : opt_json(l.unit_price_usd)},
+                 {"price_source", l.price_source.empty() ? ojson() : ojson(l.price_source)},
+                 {"included_in", l.included ? ojson("platform") : ojson()},
+                 {"why", to_string(l.reason)}});
+  }
+  return a;
+}
+
+ojson machine_json(const Row& r) {
+  const Plan& p = P(r);
+  if (!p.system) return ojson(ojson::value_t::discarded);
+  const SystemPlan& s = *p.system;
+  ojson reasons = ojson::array();
+  for (auto x : s.choice.reasons) reasons.push_back(to_string(x));
+  ojson rejected = ojson::array();
+  for (const auto& x : s.choice.rejected) {
+    ojson why = ojson::array();
+    for (auto y : x.reasons) why.push_back(to_string(y));
+    rejected.push_back({{"platform", x.platform_id}, {"reasons", std::move(why)}});
+  }
+  ojson j = {{"platform_id", s.platform ? ojson(s.platform->id) : ojson()},
+             {"reasons", std::move(reasons)},
+             {"rejected", std::move(rejected)}};
+  if (!s.platform) return j;
+  j["gpus_per_node"] = s.choice.gpus_per_node;
+  j["nodes"] = s.choice.nodes;
+  j["source"] = s.platform->source;
+  ojson parts = {{"gpus_w", std::round(s.max_power.parts.gpus_w)},
+                 {"baseboard_w", std::round(s.max_power.parts.baseboard_w)},
+                 {"cpus_w", std::round(s.max_power.parts.cpus_w)},
+                 {"memory_w", std::round(s.max_power.parts.memory_w)},
+                 {"drives_w", std::round(s.max_power.parts.drives_w)},
+                 {"nics_w", std::round(s.max_power.parts.nics_w)},
+                 {"fans_w", std::round(s.max_power.parts.fans_w)},
+                 {"board_w", std::round(s.max_power.parts.board_w)}};
+  j["max_power_parts_dc_watts"] = std::move(parts);
+  j["published_max_watts"] = opt_json(s.max_power.published_w);
+  ojson circuits = ojson::array();
+  for (const auto& c : s.circuits)
+    circuits.push_back({{"volts", c.volts},
+                        {"phases", c.phases},
+                        {"breaker_amps", c.breaker_a},
+                        {"continuous_watts", std::round(c.continuous_w)},
+                        {"circuits", c.circuits},
+                        {"outlet", c.outlet}});
+  j["circuits"] = std::move(circuits);
+  j["racks"] = {{"racks", s.racks.racks},
+                {"rack_units", s.racks.rack_units},
+                {"nodes_per_rack", s.racks.nodes_per_rack},
+                {"kw_per_rack", r2(s.racks.kw_per_rack)},
+                {"pdus", s.racks.pdus}};
+  ojson steps = ojson::array();
+  for (const auto& st : s.cold_start.steps)
+    steps.push_back(
+        {{"step", to_string(st.step)},
+         {"seconds", r2(st.seconds)},
+         {"rate_gb_per_s", st.rate_gb_per_s > 0 ? ojson(r2(st.rate_gb_per_s)) : ojson()},
+         {"source", st.source}});
+  j["cold_start"] = {{"storage", storage_spec(P(r).storage).name},
+                     {"load_s", r2(s.cold_start.load_s)},
+                     {"total_s", r2(s.cold_start.total_s)},
+                     {"steps", std::move(steps)}};
+  return j;
 }
 
 ojson explain_json(const Row& r) {
@@ -266,6 +352,12 @@ const std::vector<Field> kFields = {
     {"gpu.per_gpu_bytes", U_::bytes, "what each GPU must hold, headroom included",
      GET(G(r) ? U(G(r)->per_gpu_bytes) : N())},
     {"gpu.fits", U_::boolean, "the GPUs hold it", GET(G(r) ? B(G(r)->fits) : N())},
+    {"gpu.fit", U_::text,
+     "fits (with the requested headroom), tight (without it, inside the engine's margins) or no",
+     GET(FV(r) ? S(to_string(FV(r)->fit)) : N())},
+    {"gpu.headroom_fraction", U_::fraction,
+     "(usable - need) / need per GPU, need without headroom; negative when it does not fit",
+     GET(FV(r) ? D(std::round(FV(r)->headroom_fraction * 10000) / 10000) : N())},
     {"gpu.split", U_::text, "single GPU, layer split, tensor parallel, replicas",
      GET(G(r) ? S(r.split) : N())},
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
@@ -284,22 +376,51 @@ const std::vector<Field> kFields = {
     {"gpu.count_48gib", U_::count, "of 48 GiB", GET(class_count(r, 1))},
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
     // system
-    {"system.platform", U_::text, "desktop, workstation or server",
-     GET(H(r) ? S(platform_name(H(r)->platform)) : N())},
-    {"system.ram_bytes", U_::bytes, "RAM installed",
-     GET(H(r) ? U(H(r)->ram.installed_bytes) : N())},
+    {"system.platform", U_::text,
+     "desktop, workstation, server or unified: the class of the catalog platform chosen",
+     GET(PM(r)  ? S(to_string(PM(r)->platform_class))
+         : H(r) ? S(platform_name(H(r)->platform))
+                : N())},
+    {"system.platform_name", U_::text, "the machine to buy (data/platforms.json)",
+     GET(PM(r) ? S(PM(r)->name) : N())},
+    {"system.platform_id", U_::text, "its catalog id (--platform)",
+     GET(PM(r) ? S(PM(r)->id) : N())},
+    {"system.nodes", U_::count, "machines of that platform",
+     GET(SY(r) ? U(SY(r)->choice.nodes) : N())},
+    {"system.cpu_sockets", U_::count, "CPU sockets per machine",
+     GET(SY(r) ? U(SY(r)->host.cpu_sockets) : N())},
+    {"system.ram_bytes", U_::bytes,
+     "RAM installed per machine: the catalog machine's population (the larger of 2 x weights and "
+     "what its class ships per GPU)",
+     GET(SY(r)  ? U(SY(r)->host.ram.installed_bytes)
+         : H(r) ? U(H(r)->ram.installed_bytes)
+                : N())},
     {"system.ram_required_bytes", U_::bytes, "RAM needed",
      GET(H(r) ? U(H(r)->ram.required_bytes) : N())},
-    {"system.ram_dimms", U_::count, "DIMMs", GET(H(r) ? U(H(r)->ram.dimms) : N())},
-    {"system.ram_dimm_gib", U_::gib, "size of one DIMM", GET(H(r) ? U(H(r)->ram.dimm_gib) : N())},
+    {"system.ram_dimms", U_::count, "DIMMs per machine",
+     GET(SY(r)  ? U(SY(r)->host.ram.dimms)
+         : H(r) ? U(H(r)->ram.dimms)
+                : N())},
+    {"system.ram_dimm_gib", U_::gib, "size of one DIMM",
+     GET(SY(r)  ? U(SY(r)->host.ram.dimm_gib)
+         : H(r) ? U(H(r)->ram.dimm_gib)
+                : N())},
     {"system.storage_bytes", U_::bytes, "storage needed",
-     GET(H(r) ? U(H(r)->storage.required_bytes) : N())},
+     GET(SY(r)  ? U(SY(r)->host.storage.required_bytes)
+         : H(r) ? U(H(r)->storage.required_bytes)
+                : N())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
-     GET(H(r) ? U(H(r)->storage.drive_bytes) : N())},
-    {"system.data_drives", U_::count, "data drives (RAID 1)",
-     GET(H(r) ? U(H(r)->storage.data_drives) : N())},
-    {"system.os_drive_bytes", U_::bytes, "OS drive",
-     GET(H(r) ? U(H(r)->storage.os_drive_bytes) : N())},
+     GET(SY(r)  ? U(SY(r)->host.storage.data_drive_bytes)
+         : H(r) ? U(H(r)->storage.drive_bytes)
+                : N())},
+    {"system.data_drives", U_::count, "data drives per machine",
+     GET(SY(r)  ? U(SY(r)->host.storage.data_drives)
+         : H(r) ? U(H(r)->storage.data_drives)
+                : N())},
+    {"system.os_drive_bytes", U_::bytes, "one OS drive (two in RAID 1 on servers)",
+     GET(SY(r)  ? U(SY(r)->host.storage.os_drive_bytes)
+         : H(r) ? U(H(r)->storage.os_drive_bytes)
+                : N())},
     {"system.load_time_s", U_::seconds, "model load time from NVMe PCIe 4.0",
      GET(H(r) ? D(r2(H(r)->load_times[3].seconds)) : N())},
     {"system.load_time_s_hdd_7200_rpm", U_::seconds, "from a 7200 rpm disk (absent without host)",
@@ -308,7 +429,15 @@ const std::vector<Field> kFields = {
     {"system.load_time_s_nvme_pcie_3_0", U_::seconds, "from NVMe PCIe 3.0", GET(load_time(r, 2))},
     {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
     {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0", GET(load_time(r, 4))},
-    {"system.cpu_cores", U_::count, "CPU cores", GET(H(r) ? U(H(r)->cpu_cores) : N())},
+    {"system.cpu_cores", U_::count, "CPU cores per machine, all sockets",
+     GET(SY(r) && SY(r)->host.cpu_cores ? U(SY(r)->host.cpu_cores)
+         : H(r)                         ? U(H(r)->cpu_cores)
+                                        : N())},
+    {"system.cold_start_s", U_::seconds, "process start to serving, every step (--storage)",
+     GET(SY(r) ? D(r2(SY(r)->cold_start.total_s)) : N())},
+    {"system.bom_total_usd", U_::usd,
+     "sum of the priced BOM lines (a floor when some are unpriced)",
+     GET(SY(r) ? opt(std::round(SY(r)->bom_total_usd)) : N())},
     {"system.pcie_lanes", U_::count, "PCIe lanes needed",
      GET(H(r) ? U(H(r)->pcie_lanes_needed) : N())},
     {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
@@ -316,8 +445,22 @@ const std::vector<Field> kFields = {
     // power
     {"power.peak_watts", U_::watts, "DC load at full tilt",
      GET(W(r) ? D(std::round(W(r)->peak_w)) : N())},
-    {"power.psu_watts", U_::watts, "rating of one PSU", GET(W(r) ? D(W(r)->psu_w) : N())},
-    {"power.psu_count", U_::count, "PSUs (servers: N+1)", GET(W(r) ? U(W(r)->psus) : N())},
+    {"power.max_wall_watts", U_::watts,
+     "maximum at the wall as vendors rate it, all machines: circuits and cooling",
+     GET(SY(r) ? D(std::round(SY(r)->max_wall_w_total)) : N())},
+    {"power.typical_wall_watts", U_::watts,
+     "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
+     GET(SY(r) ? D(std::round(SY(r)->typical_wall_w_total)) : N())},
+    {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
+     GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
+         : W(r) ? D(W(r)->psu_w)
+                : N())},
+    {"power.psu_count", U_::count, "PSUs per machine, spares included",
+     GET(SY(r)  ? (SY(r)->psus.count ? U(SY(r)->psus.count) : N())
+         : W(r) ? U(W(r)->psus)
+                : N())},
+    {"power.psu_redundancy", U_::text, "PSUs carrying the load + spares (\"4+2\"), or none",
+     GET(SY(r) && SY(r)->psus.count ? S(P(r).psu_redundancy) : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
@@ -330,7 +473,8 @@ const std::vector<Field> kFields = {
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
      GET(W(r) ? D(std::round(W(r)->heat_btu_per_h)) : N())},
-    {"power.energy_kwh_per_year", U_::kwh_per_year, "at the duty cycle",
+    {"power.energy_kwh_per_year", U_::kwh_per_year,
+     "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s, "decode speed per sequence",
@@ -403,6 +547,15 @@ const std::vector<Field> kFields = {
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
      GET(L(r.checklist))},
     {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")", GET(L(r.warnings))},
+    {"bom", U_::none,
+     "the bill of materials as lines (JSON only; --format bom-csv): component, part, spec, qty, "
+     "unit_price_usd, price_source, included_in, why",
+     JSON(bom_json(r))},
+    {"machine", U_::none,
+     "the platform choice and power detail (JSON only): platform_id, reasons, rejected, "
+     "gpus_per_node, nodes, source, max_power_parts_dc_watts, published_max_watts, circuits, "
+     "racks, cold_start (storage, load_s, total_s, steps)",
+     JSON(machine_json(r))},
     {"explain", U_::none, "with --explain (JSON only): quantity, formula, result of each part",
      JSON(explain_json(r))},
 };

@@ -7,6 +7,7 @@
 
 #include "llmsize/io/model_file.hpp"
 #include "llmsize/layers.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -57,7 +58,7 @@ std::string arch_line(const ModelSpec& m) {
 std::string render_table(const ModelFile& f) {
   std::string o;
   const Weights& w = f.weights;
-  o += fmt::format("File          {}\n", f.path);
+  o += fmt::format("File          {}\n", sanitize(f.path, 256));
   o += fmt::format("Format        {}\n", format_line(f));
   if (f.spec) {
     o += fmt::format("Model         {} · {}{}\n", f.spec->name, f.arch,

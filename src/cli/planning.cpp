@@ -27,6 +27,9 @@ void setup_planning(CLI::App& app, Options& o) {
       ->add_option("--catalog", o.catalogs,
                    "JSON catalog file adding or overriding models/GPUs (repeatable)")
       ->type_name("FILE");
+  check->add_flag("--strict", p.strict,
+                  "fail plans that fit only tight (below the headroom rule, inside the engine's "
+                  "margins); by default they pass with a note");
   check->callback([&o] { o.command = "check"; });
 
   auto* fit = app.add_subcommand("fit",

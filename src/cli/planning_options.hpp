@@ -14,7 +14,8 @@ namespace llmsize::cli {
 struct PlanningOptions {
   // check PLAN.json...
   std::vector<std::string> plan_files;
-  std::string junit;  // --junit FILE: a JUnit XML report
+  std::string junit;    // --junit FILE: a JUnit XML report
+  bool strict = false;  // --strict: a tight fit fails
   // sweep: comma-separated lists (or repeated flags)
   std::vector<std::string> models;
   std::vector<std::string> quants;

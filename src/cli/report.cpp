@@ -1,6 +1,7 @@
 #include "cli/report.hpp"
 
 #include "cli/fields.hpp"
+#include "cli/system_report.hpp"
 #include "cli/words.hpp"
 
 #include <fmt/format.h>
@@ -144,12 +145,15 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   return rows;
 }
 
-std::string gpu_verdict(const GpuPlan& p) {
+std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
   if (p.count_needed == 0)
     return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
                               gib_of(p.gpu.usable_bytes()));
-  if (p.count_requested) {
+  if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
+    s += fmt::format("; --gpus {} holds it tight: each needs {:.2f} GiB with the headroom",
+                     p.count_requested, gib_of(p.per_gpu_bytes));
+  } else if (p.count_requested) {
     s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
                 : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB",
                               p.count_requested, gib_of(p.per_gpu_bytes));
@@ -189,8 +193,14 @@ std::vector<BomLine> bom_lines(const Report& r) {
   if (r.host) {
     const auto& h = *r.host;
     const auto& ps = platform_spec(h.platform);
+    // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
+    const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
     b.push_back(
-        {"Platform", fmt::format("{} class: {}", platform_name(h.platform), ps.example), "1",
+        {"Platform",
+         machine ? fmt::format("{} ({})", machine->platform->name,
+                               to_string(machine->platform->platform_class))
+                 : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
+         "1",
          !p.gpu.is_module()
              ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
                            h.pcie_lanes_needed,
@@ -200,23 +210,47 @@ std::vector<BomLine> bom_lines(const Report& r) {
              : fmt::format(
                    "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
                    p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
-    b.push_back({"CPU", fmt::format("≥ {} cores", h.cpu_cores), "1",
-                 "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    b.push_back(
+        {"CPU",
+         machine && machine->host.cpu_cores
+             ? fmt::format("{} × {}, {} cores (≥ {} needed)", machine->host.cpu_sockets,
+                           machine->platform->cpu_model, machine->host.cpu_cores, h.cpu_cores)
+             : fmt::format("≥ {} cores", h.cpu_cores),
+         "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    const auto& mr = machine ? machine->host.ram : RamSizing();
     b.push_back({"System RAM",
-                 fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
-                             h.ram.installed_bytes / kGiB),
-                 std::to_string(h.ram.dimms),
+                 machine ? fmt::format("{} × {} GiB DDR5 ({} GiB, as the machine takes it)",
+                                       mr.dimms, mr.dimm_gib, mr.installed_bytes / kGiB)
+                         : fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                                       h.ram.installed_bytes / kGiB),
+                 std::to_string(machine ? mr.dimms : h.ram.dimms),
                  fmt::format("needs {:.0f} GiB: {}; every channel populated",
                              gib_of(h.ram.required_bytes), h.ram.rule)});
-    b.push_back({"Data storage",
-                 fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
-                 std::to_string(h.storage.data_drives),
-                 fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
-                             gb_of(h.storage.required_bytes))});
-    b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
-                 "system on its own drive"});
+    if (machine) {
+      const auto& ms = machine->host.storage;
+      b.push_back({"Data storage",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.data_drive_bytes) / 1e12,
+                               ms.data_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.data_drives),
+                   fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
+                               gb_of(ms.required_bytes))});
+      b.push_back({"OS drive",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.os_drive_bytes) / 1e12,
+                               ms.os_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.os_drives), "system on its own drive"});
+    } else {
+      b.push_back(
+          {"Data storage",
+           fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+           std::to_string(h.storage.data_drives),
+           fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
+                       gb_of(h.storage.required_bytes))});
+      b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
+                   "system on its own drive"});
+    }
   }
-  if (r.power) {
+  // With a machine from the catalog its PSUs are in the machine's sections, not here.
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     b.push_back({"PSU",
                  fmt::format("{:.0f} W{}", w.psu_w,
@@ -290,9 +324,12 @@ std::string table_options(const Report& r) {
 std::string table_bill(const Report& r) {
   std::string o;
   if (r.gpu) {
-    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu),
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
                      r.gpu_recommended ? " — recommended" : "");
-    o += "\nBill of materials\n";
+    o += r.system && r.system->platform
+             ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
+               "follow)\n"
+             : "\nBill of materials\n";
     const auto lines = bom_lines(r);
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
@@ -300,6 +337,7 @@ std::string table_bill(const Report& r) {
     o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
     for (const auto& l : lines)
       o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    o += render_system_table(r);
   }
   return o;
 }
@@ -338,7 +376,7 @@ std::string table_speed(const Report& r) {
 // Power, load time and cost.
 std::string table_power_cost(const Report& r) {
   std::string o;
-  if (r.power) {
+  if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     o += "\nPower and cooling\n";
     o += fmt::format(
@@ -352,7 +390,10 @@ std::string table_power_cost(const Report& r) {
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
   if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk)\n", gb_of(r.estimate.weights.bytes));
+    o += fmt::format("\nModel load time ({:.1f} GB from disk{})\n", gb_of(r.estimate.weights.bytes),
+                     r.system && r.system->platform
+                         ? ": the drive's read alone; the cold start above adds the engine's steps"
+                         : "");
     for (const auto& l : r.host->load_times)
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));
@@ -445,7 +486,7 @@ std::string render_markdown(const Report& r) {
   for (const auto& c : r.classes)
     o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
                      c.count ? std::to_string(c.count) : "does not fit");
-  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu));
+  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
   if (r.speed)
     o += fmt::format(
         "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "

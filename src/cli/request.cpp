@@ -8,6 +8,8 @@
 
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/load_time.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -69,6 +71,26 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
           : static_cast<uint64_t>(real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
 }
 
+// The platform catalog, --platform and --storage.
+void resolve_machine(const Options& o, PlanRequest& q) {
+  q.platforms = &builtin_platforms();
+  if (!o.platform.empty()) {
+    const PlatformModel* p = find_platform(*q.platforms, o.platform);
+    if (!p)
+      throw InputError("--platform: unknown platform '" + sanitize(o.platform) + "'" +
+                       suggest_platform(*q.platforms, o.platform) +
+                       "; the catalog's ids are in data/platforms.json");
+    q.platform_override = p->id;
+  }
+  const auto st = storage_from_name(o.storage);
+  if (!st) {
+    std::vector<std::string> names;
+    for (const char* n : storage_names()) names.emplace_back(n);
+    check_choice("--storage", o.storage, names);
+  }
+  q.storage = *st;
+}
+
 // GPUs, speed, host, power and cost.
 void resolve_hardware(const Options& o, PlanRequest& q) {
   q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, 1024) : 0;
@@ -93,6 +115,7 @@ void resolve_hardware(const Options& o, PlanRequest& q) {
   q.cost.utilization = real("--utilization", o.utilization, 0, 1);
   q.cost.cloud_price_per_mtok =
       o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
+  resolve_machine(o, q);
 }
 
 void resolve_training(const Options& o, PlanRequest& q) {

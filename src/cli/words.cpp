@@ -25,6 +25,11 @@ std::string note_words(const Note& n, const Plan& p) {
       return name + " cannot hold this model at any count up to 1024";
     case NoteKind::gpu_not_enough:
       return fmt::format("{} × {} is not enough: {} are needed", n.n[0], name, n.n[1]);
+    case NoteKind::gpu_tight:
+      return fmt::format(
+          "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
+          n.n[0], name, p.fit ? p.fit->headroom_fraction * 100 : 0,
+          p.fit ? p.fit->requested_headroom * 100 : 0, n.n[1]);
     case NoteKind::tensor_split_indivisible:
       return fmt::format(
           "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
@@ -35,6 +40,18 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::whole_computer:
       return name +
              " is a whole computer (unified memory): host, power and storage sections are left out";
+    case NoteKind::no_platform: {
+      std::string why;
+      if (p.system)
+        for (const auto& x : p.system->choice.rejected) {
+          why += why.empty() ? ": " : "; ";
+          why += x.platform_id;
+          for (size_t i = 0; i < x.reasons.size(); ++i)
+            why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
+          if (!x.reasons.empty()) why += ")";
+        }
+      return fmt::format("no platform in the catalog takes {} × {}{}", n.n[0], name, why);
+    }
     case NoteKind::offload:
       return fmt::format(
           "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
@@ -81,7 +98,24 @@ std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {
 
 void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   c.clear();
-  if (r.power) {
+  const SystemPlan* sy = r.system && r.system->platform ? &*r.system : nullptr;
+  if (sy) {
+    std::string circuits;
+    for (const auto& x : sy->circuits)
+      if (x.circuits)
+        circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
+                                x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
+                                x.outlet ? " (an ordinary outlet)" : "");
+    c.push_back(fmt::format("Circuit: {:.0f} W maximum at the wall{}: {}", sy->max_wall_w_total,
+                            sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",
+                            circuits.empty() ? "beyond the circuits modelled" : circuits));
+    c.push_back(fmt::format(
+        "Cooling: remove {:.0f} W = {:.0f} BTU/h at the maximum (typical {:.0f} W){}",
+        sy->max_wall_w_total, sy->heat_btu_per_h_total, sy->typical_wall_w_total,
+        sy->max_wall_w_total > 1500
+            ? " (more than an office's air conditioning: plan a server room or rack cooling)"
+            : ""));
+  } else if (r.power) {
     c.push_back(fmt::format("Circuit: {}", r.power->circuit));
     c.push_back(fmt::format(
         "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
@@ -93,11 +127,14 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   if (!r.gpu) return;
   const auto& p = *r.gpu;
   c.push_back(fmt::format("Links: {} — {}", p.link, p.link_reason));
-  const uint32_t per_node = max_gpus_per_node(p.gpu);
-  const uint32_t room = per_node > p.count ? per_node - p.count : 0;
-  c.push_back(room ? fmt::format("Growth: the chassis class holds {} more {} (up to {} per node)",
-                                 room, p.gpu.id, per_node)
-                   : "Growth: the node is full; more capacity means another node");
+  // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
+  const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
+  const uint32_t in_node = sy ? sy->choice.gpus_per_node : p.count;
+  const uint32_t room = per_node > in_node ? per_node - in_node : 0;
+  c.push_back(room ? fmt::format("Growth: the {} holds {} more {} (up to {} per machine)",
+                                 sy ? sy->platform->name : std::string("chassis class"), room,
+                                 p.gpu.id, per_node)
+                   : "Growth: the machine is full; more capacity means another machine");
   std::string backends;
   for (const auto& b : p.gpu.backends) backends += (backends.empty() ? "" : ", ") + b;
   const bool cuda =

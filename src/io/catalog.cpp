@@ -54,38 +54,56 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// An id is typed on command lines: printable ASCII without spaces, at most 128 bytes.
+bool plain_id(const std::string& id) {
+  if (id.size() > 128) return false;
+  for (const char ch : id)
+    if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+      return false;
+  return true;
+}
+
+// Entries of one list in one catalog file: 100,000 GPUs take about 80 MB once read.
+constexpr size_t kMaxCatalogEntries = 1 << 17;
+
 struct Ctx {
   std::string where;
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + what);
   }
+  // The field `key` of `o`, or nullptr when absent or null: one lookup.
+  static const json* field(const json& o, const char* key) {
+    const auto it = o.find(key);
+    return it == o.end() || it->is_null() ? nullptr : &*it;
+  }
   std::string str(const json& o, const std::string& path, const char* key,
                   bool required = true) const {
-    if (!o.contains(key) || o[key].is_null()) {
+    const json* v = field(o, key);
+    if (!v) {
       if (required) fail(path + "/" + key, "missing (expected a string)");
       return {};
     }
-    if (!o[key].is_string())
-      fail(path + "/" + key, "expected a string, got " + describe_json(o[key]));
-    return o[key].get<std::string>();
+    if (!v->is_string()) fail(path + "/" + key, "expected a string, got " + describe_json(*v));
+    // Names, vendors and sources are printed in tables: escaped like any untrusted text.
+    return std::string(key) == "id" ? v->get<std::string>() : sanitize(v->get<std::string>(), 512);
   }
   double num(const json& o, const std::string& path, const char* key, bool required, double lo = 0,
              double hi = 1e12) const {
-    if (!o.contains(key) || o[key].is_null()) {
+    const json* v = field(o, key);
+    if (!v) {
       if (required) fail(path + "/" + key, "missing (expected a number)");
       return 0;
     }
-    if (!o[key].is_number())
-      fail(path + "/" + key, "expected a number, got " + describe_json(o[key]));
-    const double v = o[key].get<double>();
-    if (!(v >= lo && v <= hi)) fail(path + "/" + key, "out of range: " + describe_json(o[key]));
-    return v;
+    if (!v->is_number()) fail(path + "/" + key, "expected a number, got " + describe_json(*v));
+    const double d = v->get<double>();
+    if (!(d >= lo && d <= hi)) fail(path + "/" + key, "out of range: " + describe_json(*v));
+    return d;
   }
   // An optional rate that divides (bandwidth, TFLOPS): absent is 0 (unknown), present must be > 0.
   double rate(const json& o, const std::string& path, const char* key, double hi) const {
     const double v = num(o, path, key, false, 0, hi);
-    if (o.contains(key) && !o[key].is_null() && !(v > 0))
-      fail(path + "/" + key, "expected a number above 0, got " + describe_json(o[key]) +
+    if (field(o, key) && !(v > 0))
+      fail(path + "/" + key, "expected a number above 0, got " + describe_json(*field(o, key)) +
                                  " (leave it out if unknown)");
     return v;
   }
@@ -96,7 +114,7 @@ struct Ctx {
     for (size_t i = 0; i < o[key].size(); ++i) {
       if (!o[key][i].is_string())
         fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
-      v.push_back(lower(o[key][i].get<std::string>()));
+      v.push_back(sanitize(lower(o[key][i].get<std::string>()), 512));
     }
     return v;
   }
@@ -106,7 +124,7 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   if (!e.is_object()) c.fail(path, "expected an object");
   CatalogModel cm;
   const std::string id = c.str(e, path, "id");
-  if (id.empty() || lower(id) != id)
+  if (id.empty() || lower(id) != id || !plain_id(id))
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(id));
   if (!e.contains("config"))
     c.fail(path + "/config", "missing (expected the model's config.json fields)");
@@ -129,7 +147,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   CatalogGpu g;
   GpuSpec& s = g.spec;
   s.id = c.str(e, path, "id");
-  if (s.id.empty() || lower(s.id) != s.id)
+  if (s.id.empty() || lower(s.id) != s.id || !plain_id(s.id))
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(s.id));
   s.name = c.str(e, path, "name");
   s.vendor = c.str(e, path, "vendor");
@@ -185,21 +203,23 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
     for (const char* k : {"memory", "bandwidth"})
       if (e["sources"].contains(k) && e["sources"][k].is_string()) {
         if (!g.source.empty()) g.source += "; ";
-        g.source += e["sources"][k].get<std::string>();
+        g.source += sanitize(e["sources"][k].get<std::string>(), 512);
       }
   }
   g.origin = c.where;
   return g;
 }
 
-// Adds or replaces by id through the id -> position index: linear in the entries merged.
+// Adds or replaces by id through the id -> position index: linear in the entries merged. Returns
+// the item's position.
 template <class T>
-void upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T item) {
+size_t upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T item) {
   const auto [it, added] = index.emplace(item.spec.id, v.size());
   if (added)
     v.push_back(std::move(item));
   else
     v[it->second] = std::move(item);
+  return it->second;
 }
 
 }  // namespace
@@ -221,41 +241,35 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   Ctx c{where};
   // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
   // dropped, so memory holds one entry's tree at a time, not the file's.
-  std::string list;  // "models" or "gpus" while inside that array
-  std::string top_key;
-  size_t index = 0;
-  std::unordered_map<std::string, size_t> ids_here;  // id -> entry in this file ("/gpus/3")
-  std::vector<std::string> entry_ptrs;
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && ev == E::array_start && (top_key == "models" || top_key == "gpus")) {
-      list = top_key;
-      index = 0;
-    } else if (depth == 1 && ev == E::array_end) {
-      list.clear();
-    }
-    if (list.empty() || depth != 2 ||
-        !(ev == E::object_end || ev == E::array_end || ev == E::value))
-      return true;
-    const std::string path = "/" + list + "/" + std::to_string(index++);
-    const std::string& id_key = list;  // ids are unique per list
+  std::string list;  // "models" or "gpus": the array of the entry being read
+  // Duplicate ids within this file: what each position of models_/gpus_ got from it (entry index
+  // + 1; 0 = not from this file), found through the id index, so no second map of ids.
+  std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size());
+  auto check_new = [&](std::vector<size_t>& from, size_t pos, size_t entry, const std::string& path,
+                       const std::string& id) {
+    if (pos >= from.size()) from.resize(pos + 1);
+    if (from[pos])
+      c.fail(path + "/id", "duplicate id " + sanitize_quoted(id) + " (also /" + list + "/" +
+                               std::to_string(from[pos] - 1) + ")");
+    from[pos] = entry + 1;
+  };
+  size_t n_models = 0, n_gpus = 0;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || (e.top_key != "models" && e.top_key != "gpus")) return true;
+    list = e.top_key;
+    json& parsed = e.value;
+    const size_t entry = list == "models" ? n_models++ : n_gpus++;
+    if (entry >= kMaxCatalogEntries)
+      c.fail("/" + list, "more than " + std::to_string(kMaxCatalogEntries) + " entries");
+    const std::string path = "/" + list + "/" + std::to_string(entry);
     if (list == "models") {
       CatalogModel m = read_model(parsed, path, c);
-      const auto [it, added] = ids_here.emplace(id_key + "\n" + m.spec.id, entry_ptrs.size());
-      if (!added)
-        c.fail(path + "/id", "duplicate id " + sanitize_quoted(m.spec.id) + " (also " +
-                                 entry_ptrs[it->second] + ")");
-      entry_ptrs.push_back(path);
-      upsert(models_, model_index_, std::move(m));
+      const std::string id = m.spec.id;
+      check_new(model_from, upsert(models_, model_index_, std::move(m)), entry, path, id);
     } else {
       CatalogGpu g = read_gpu(parsed, path, c);
-      const auto [it, added] = ids_here.emplace(id_key + "\n" + g.spec.id, entry_ptrs.size());
-      if (!added)
-        c.fail(path + "/id", "duplicate id " + sanitize_quoted(g.spec.id) + " (also " +
-                                 entry_ptrs[it->second] + ")");
-      entry_ptrs.push_back(path);
-      upsert(gpus_, gpu_index_, std::move(g));
+      const std::string id = g.spec.id;
+      check_new(gpu_from, upsert(gpus_, gpu_index_, std::move(g)), entry, path, id);
     }
     return false;  // read: drop its JSON
   };

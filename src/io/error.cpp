@@ -6,6 +6,8 @@
 namespace llmsize {
 namespace {
 
+constexpr size_t kMaxSuggestedName = 256;
+
 std::string lower(std::string_view s) {
   std::string r(s);
   for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -29,6 +31,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::vector<std::string> closest_names(std::string_view name,
                                        const std::vector<std::string>& candidates, size_t max) {
+  // No name of a catalog is this long: an edit distance against a 100 KB argument would cost
+  // seconds for nothing.
+  if (name.size() > kMaxSuggestedName) return {};
   const std::string n = lower(name);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& c : candidates) {

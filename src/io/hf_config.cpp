@@ -971,7 +971,7 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& where) {
     throw InputError(where + ": not valid JSON (" + json_reason(e) + ")");
   }
   ModelSpec m = model_from_hf_config(j, where);
-  m.name = where;
+  m.name = sanitize(where, 256);
   // The name is shown in tables and messages: escape what a terminal would run.
   if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
       !j["_name_or_path"].get<std::string>().empty())

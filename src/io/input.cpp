@@ -27,7 +27,8 @@ const char* file_kind(mode_t m) {
 
 }  // namespace
 
-InputFile::InputFile(const std::string& path) : path_(sanitize(path, kPathMax)) {
+InputFile::InputFile(const std::string& path)
+    : path_(path.empty() ? "'' (an empty path)" : sanitize(path, kPathMax)) {
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) {

@@ -56,9 +56,24 @@ size_t second_key_at(std::string_view text, const std::string& key) {
 
 struct Frame {
   bool array = false;
+  size_t held = 0;   // values inside, at any depth
   size_t index = 0;  // arrays: elements begun
   std::string key;   // objects: the last key
-  std::unordered_set<std::string> keys;
+  // Keys seen: a short list searched in place (most objects have a few), a set past 16.
+  std::vector<std::string> few;
+  std::unordered_set<std::string> many;
+  bool add(const std::string& k) {
+    if (many.empty()) {
+      for (const auto& x : few)
+        if (x == k) return false;
+      few.push_back(k);
+      if (few.size() <= 16) return true;
+      many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
+      few.clear();
+      return true;
+    }
+    return many.insert(k).second;
+  }
 };
 
 // The pointer of the innermost container: each outer frame's current key or element.
@@ -78,6 +93,9 @@ struct DuplicateKey {
   std::string pointer, key;
 };
 struct TooDeep {};
+struct TooMany {
+  std::string pointer;
+};
 
 }  // namespace
 
@@ -94,41 +112,108 @@ std::string pointer_token(std::string_view key) {
   return sanitize(s, 80);
 }
 
-json parse_json(std::string_view text, const std::string& where,
-                const json::parser_callback_t& keep) {
-  std::vector<Frame> st;
-  const json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    switch (ev) {
-      case E::object_start:
-      case E::array_start:
-        if (depth >= kMaxJsonDepth) throw TooDeep{};
-        if (!st.empty() && st.back().array) ++st.back().index;
-        st.push_back(Frame{ev == E::array_start, 0, {}, {}});
-        break;
-      case E::key:
-        if (!st.empty()) {
-          Frame& f = st.back();
-          f.key = parsed.get<std::string>();
-          if (!f.keys.insert(f.key).second) throw DuplicateKey{pointer_of(st), f.key};
-        }
-        break;
-      case E::value:
-        if (!st.empty() && st.back().array) ++st.back().index;
-        break;
-      case E::object_end:
-      case E::array_end:
-        if (!st.empty()) st.pop_back();
-        break;
+namespace {
+
+// nlohmann's SAX interface building the document linearly (its callback parser rescans a parent
+// container at every object end: quadratic on [{}, {}, ...]), with the nesting limit, duplicate
+// keys refused and `keep` asked about each finished value.
+class Builder {
+ public:
+  explicit Builder(const JsonKeep& keep) : keep_(keep) {}
+  json root;
+
+  bool null() { return scalar(json(nullptr)); }
+  bool boolean(bool v) { return scalar(json(v)); }
+  bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
+  bool number_float(json::number_float_t v, const std::string&) { return scalar(json(v)); }
+  bool string(std::string& v) { return scalar(json(std::move(v))); }
+  bool binary(json::binary_t&) { return scalar(json()); }
+  bool start_object(std::size_t) { return open(false); }
+  bool start_array(std::size_t) { return open(true); }
+  bool key(std::string& k) {
+    Frame& f = st_.back();
+    f.key = k;
+    if (!f.add(f.key)) throw DuplicateKey{pointer_of(st_), f.key};
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
+    throw ex;  // parse_error (with its byte) or out_of_range (number overflow), as json::parse
+  }
+
+ private:
+  bool open(bool array) {
+    if (st_.size() >= static_cast<size_t>(kMaxJsonDepth)) throw TooDeep{};
+    begin_element();
+    st_.emplace_back();
+    st_.back().array = array;
+    values_.push_back(array ? json::array() : json::object());
+    return true;
+  }
+  bool close() {
+    json v = std::move(values_.back());
+    values_.pop_back();
+    const size_t held = st_.back().held;
+    st_.pop_back();
+    deliver(std::move(v), held);
+    return true;
+  }
+  bool scalar(json v) {
+    begin_element();
+    deliver(std::move(v), 0);
+    return true;
+  }
+  void begin_element() {
+    if (!st_.empty() && st_.back().array) ++st_.back().index;
+  }
+  // A finished value holding `held` others: offered to keep_, then put in its parent (or made the
+  // root). A dropped container gives back what it held.
+  void deliver(json v, size_t held) {
+    const int depth = static_cast<int>(st_.size());
+    const bool in_array = !st_.empty() && st_.back().array;
+    static const std::string kNone;
+    const std::string& key = st_.empty() || in_array ? kNone : st_.back().key;
+    const std::string& top = st_.empty() ? kNone : st_.size() == 1 ? key : st_.front().key;
+    if (keep_) {
+      JsonValue e{depth, in_array, top, key, v};
+      if (!keep_(e)) {
+        live_ -= held;
+        return;
+      }
     }
-    return keep ? keep(depth, ev, parsed) : true;
-  };
+    if (++live_ > kMaxJsonValues) throw TooMany{pointer_of(st_)};
+    if (!st_.empty()) st_.back().held += 1 + held;
+    if (st_.empty())
+      root = std::move(v);
+    else if (in_array)
+      values_.back().push_back(std::move(v));
+    else
+      values_.back()[key] = std::move(v);
+  }
+
+  const JsonKeep& keep_;
+  size_t live_ = 0;  // values held in the document being built
+  std::vector<Frame> st_;
+  std::vector<json> values_;  // the containers being built, outermost first
+};
+
+}  // namespace
+
+json parse_json(std::string_view text, const std::string& where, const JsonKeep& keep) {
+  Builder b(keep);
   try {
-    return json::parse(text.begin(), text.end(), cb);
+    json::sax_parse(text.begin(), text.end(), &b);
+    return std::move(b.root);
   } catch (const TooDeep&) {
     throw InputError(where + ": not valid JSON: nesting deeper than " +
                      std::to_string(kMaxJsonDepth) + " levels (at byte " +
                      std::to_string(too_deep_at(text, kMaxJsonDepth)) + ")");
+  } catch (const TooMany& t) {
+    throw InputError(where + ": " + (t.pointer.empty() ? "/" : t.pointer) + ": more than " +
+                     std::to_string(kMaxJsonValues) + " JSON values held at once");
   } catch (const DuplicateKey& d) {
     const size_t at = second_key_at(text, d.key);
     throw InputError(where + ": " + (d.pointer.empty() ? "/" : d.pointer) + ": duplicate key " +

@@ -220,10 +220,13 @@ void add_safetensors(ModelFile& f, const SafetensorsFile& s, std::set<std::strin
   f.file_bytes += s.file_size;
   f.header_bytes += s.data_offset;
   f.n_metadata += s.metadata_count;
+  if (f.tensors.size() + s.tensors.size() > kSafetensorsMaxTensors)
+    throw InputError(s.path + ": the shards hold more than " +
+                     std::to_string(kSafetensorsMaxTensors) + " tensors in all (at byte 8)");
   for (const auto& t : s.tensors) {
     if (!names.insert(t.name).second)
-      throw InputError(s.path + ": tensor \"" + t.name +
-                       "\" also appears in another shard (at byte 8)");
+      throw InputError(s.path + ": tensor " + sanitize_quoted(t.name) +
+                       " also appears in another shard (at byte 8)");
     f.tensors.push_back({t.name, t.dtype, t.type, t.shape, t.n_elements, t.bytes()});
   }
 }
@@ -252,12 +255,12 @@ ModelFile read_safetensors_model(const std::string& path) {
       for (const auto& t : s.tensors) held.insert(t.name);
       for (const auto& t : listed[shard])
         if (!held.count(t))
-          throw InputError(path + ": /weight_map/" + t + " names " + shard +
-                           ", which holds no such tensor");
+          throw InputError(sanitize(path, 256) + ": /weight_map/" + sanitize(t) + " names " +
+                           sanitize(shard) + ", which holds no such tensor");
       for (const auto& t : s.tensors)
         if (!ix.weight_map.count(t.name) || ix.weight_map.at(t.name) != shard)
-          throw InputError(s.path + ": tensor \"" + t.name + "\" is not listed for this shard in " +
-                           path);
+          throw InputError(s.path + ": tensor " + sanitize_quoted(t.name) +
+                           " is not listed for this shard in " + sanitize(path, 256));
       add_safetensors(f, s, names);
     }
     f.files.insert(f.files.begin(), path);

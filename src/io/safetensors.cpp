@@ -79,8 +79,18 @@ bool as_u64(const json& v, uint64_t& out) {
 // tolerated); a shape has at most a handful of dimensions (torch allows 64).
 constexpr uint64_t kMaxFields = 16;
 constexpr uint64_t kMaxDims = 64;
-// __metadata__ entries kept (all are counted): real files hold one ({"format": "pt"}) to a few.
+// __metadata__: real files hold one ({"format": "pt"}) to a few entries. The first 256 are kept,
+// all are counted, more than 65,536 is refused (parsing millions takes seconds).
 constexpr size_t kMaxMetadataKept = 256;
+constexpr uint64_t kMaxMetadata = 1 << 16;
+// Tensor names: real ones are under 128 bytes ("model.layers.0.mlp.experts.0.gate_proj.weight");
+// each is held a few times over, so length and total are capped.
+constexpr size_t kMaxTensorName = 1024;
+constexpr uint64_t kMaxTensorNameBytes = 16 << 20;
+// Tensors in one file (a shard of the largest checkpoints holds a few thousand; a whole MoE model
+// in one file tens of thousands), and dimensions over all of them (2 to 5 each in real files).
+constexpr size_t kMaxTensorsPerFile = 1 << 17;
+constexpr uint64_t kMaxDimsPerFile = 1 << 20;
 
 class HeaderParser {
  public:
@@ -119,11 +129,18 @@ class HeaderParser {
       if (!root_object || depth == 0) return true;
       if (depth == 1 && ev == E::key) {
         name = parsed.get<std::string>();
+        if (name.size() > kMaxTensorName)
+          fail("tensor name of " + std::to_string(name.size()) + " bytes (" +
+                   sanitize_quoted(name, 40) + ") is longer than " + std::to_string(kMaxTensorName),
+               key_pos(name));
+        if ((name_bytes_ += name.size()) > kMaxTensorNameBytes)
+          fail("tensor names add up to more than " + std::to_string(kMaxTensorNameBytes) + " bytes",
+               key_pos(name));
         // The format disallows duplicate keys; nlohmann would keep the last one silently.
         if (!keys.insert(name).second)
           fail("duplicate tensor name " + sanitize_quoted(name), key_pos(name));
-        if (name != "__metadata__" && f_.tensors.size() >= kSafetensorsMaxTensors)
-          fail("more than " + std::to_string(kSafetensorsMaxTensors) + " tensors in one file",
+        if (name != "__metadata__" && f_.tensors.size() >= kMaxTensorsPerFile)
+          fail("more than " + std::to_string(kMaxTensorsPerFile) + " tensors in one file",
                key_pos(name));
         in_object = 0;
       }
@@ -133,6 +150,10 @@ class HeaderParser {
                  " fields",
              key_pos(name));
       if (depth == 2 && ev == E::array_start) in_array = 0;
+      if (depth == 3 && ev == E::value && ++dims_ > kMaxDimsPerFile)
+        fail("the tensors' shapes and offsets hold more than " + std::to_string(kMaxDimsPerFile) +
+                 " numbers in all",
+             key_pos(name));
       if (depth == 3 && ev == E::value && ++in_array > kMaxDims)
         fail("tensor " + sanitize_quoted(name) + " has an array of more than " +
                  std::to_string(kMaxDims) + " values",
@@ -172,14 +193,18 @@ class HeaderParser {
     using E = json::parse_event_t;
     if (depth == 2 && ev == E::key) {
       meta_key_ = parsed.get<std::string>();
-      return true;
+      // Dropped: a kept key would hold a slot in the object until the end. nlohmann still calls
+      // back with the (scalar) value.
+      return false;
     }
     if (depth == 2 && ev == E::value) {
       if (!parsed.is_string())
         fail("__metadata__." + sanitize(meta_key_) + " must be a string, got " +
                  io::describe_json(parsed),
              key_pos(meta_key_));
-      ++f_.metadata_count;
+      if (++f_.metadata_count > kMaxMetadata)
+        fail("__metadata__ has more than " + std::to_string(kMaxMetadata) + " entries",
+             key_pos("__metadata__"));
       if (f_.metadata.size() < kMaxMetadataKept) f_.metadata[meta_key_] = parsed.get<std::string>();
       return false;
     }
@@ -279,6 +304,8 @@ class HeaderParser {
   SafetensorsFile& f_;
   std::string_view header_;
   std::string meta_key_;
+  uint64_t name_bytes_ = 0;
+  uint64_t dims_ = 0;
 };
 
 SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
@@ -332,25 +359,19 @@ SafetensorsIndex parse_safetensors_index(std::string_view text, const std::strin
   SafetensorsIndex ix;
   ix.path = where;
   json j;
-  std::string top_key, tensor;
   std::set<std::string> seen;
   // weight_map entries are checked and stored as they are parsed; none is kept as JSON.
-  const json::parser_callback_t keep = [&](int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && ev == E::key) top_key = parsed.get<std::string>();
-    if (depth != 2 || top_key != "weight_map") return true;
-    if (ev == E::key) {
-      if (ix.weight_map.size() >= kSafetensorsMaxTensors)
-        throw InputError(where + ": /weight_map: more than " +
-                         std::to_string(kSafetensorsMaxTensors) + " tensors");
-      tensor = parsed.get<std::string>();
-      return true;
-    }
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    // Only weight_map entries and metadata.total_size are read; the rest is dropped as it ends.
+    if (e.top_key == "metadata") return e.depth <= 1 || (e.depth == 2 && e.key == "total_size");
+    if (e.top_key != "weight_map") return e.depth == 0;
+    if (e.depth != 2 || e.in_array) return e.depth <= 1;
+    if (ix.weight_map.size() >= kSafetensorsMaxTensors)
+      throw InputError(where + ": /weight_map: more than " +
+                       std::to_string(kSafetensorsMaxTensors) + " tensors");
+    const std::string& tensor = e.key;
+    const json& parsed = e.value;
     const std::string ptr = "/weight_map/" + io::pointer_token(tensor);
-    if (ev == E::object_start || ev == E::array_start)
-      throw InputError(where + ": " + ptr + ": expected a shard file name, got an " +
-                       (ev == E::object_start ? "object" : "array"));
-    if (ev != E::value) return true;
     if (!parsed.is_string())
       throw InputError(where + ": " + ptr + ": expected a shard file name, got " +
                        io::describe_json(parsed));

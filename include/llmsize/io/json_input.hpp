@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -12,16 +13,32 @@ namespace llmsize::io {
 
 // Deepest nesting accepted: config.json, indexes, catalogs and plans nest 5 levels at most.
 constexpr int kMaxJsonDepth = 64;
+// Values held at once in a document being built (a config.json holds a few thousand; values a
+// reader drops as it goes do not count): ~50 MB of nlohmann values.
+constexpr size_t kMaxJsonValues = 500'000;
 
-// Parses `text`; `where` names it in errors. Throws InputError
+// A value the parser has finished: `depth` containers enclose it (0: the document itself),
+// `in_array` says whether its parent is an array, `top_key` is the root object's key it lies under
+// (its own key at depth 1; "" for the root), `key` its key in its parent object ("" in an array).
+struct JsonValue {
+  int depth;
+  bool in_array;
+  const std::string& top_key;
+  const std::string& key;
+  nlohmann::json& value;
+};
+// Returns false to drop the value (already used): memory then holds what is kept, not the file.
+using JsonKeep = std::function<bool(JsonValue&)>;
+
+// Parses `text` in one linear pass (nlohmann's SAX interface; its callback parser is quadratic
+// on arrays of objects); `where` names it in errors. Throws InputError
 //   "<where>: not valid JSON: nesting deeper than 64 levels (at byte N)"   (N counted from 0)
 //   "<where>: /path: duplicate key \"k\" (at byte N)"
-// and lets nlohmann's syntax and number errors through (json::exception): each reader words them
-// (with json_reason(), which drops the input's own bytes). `keep`, when given, is called for every
-// event after those checks, as nlohmann's parser callback (return false to drop a value already
-// used, so memory stays bounded by what is kept).
+//   "<where>: /path: more than 500000 JSON values held at once"
+// and lets nlohmann's syntax and number errors through (json::parse_error with its byte,
+// json::out_of_range for 1e999): each reader words them (json_reason() drops the input's bytes).
 nlohmann::json parse_json(std::string_view text, const std::string& where,
-                          const nlohmann::json::parser_callback_t& keep = nullptr);
+                          const JsonKeep& keep = nullptr);
 
 // A bad value for a message, bounded whatever it holds: a scalar as JSON would write it
 // ("\"abc\"", 1.5, true, null; strings sanitized and cut at 48 bytes), a container by its size

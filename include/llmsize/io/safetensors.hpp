@@ -16,8 +16,9 @@ namespace llmsize {
 
 // The format's own limit on the header (safetensors crate MAX_HEADER_SIZE).
 constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
-// Tensors accepted in one file or index: twice the largest published checkpoint (Kimi K2,
-// ~140,000 tensors with their FP8 scales), so a hostile header cannot make millions.
+// Tensors accepted in one model (an index's weight_map, all shards): about twice the largest
+// published checkpoint (Kimi K2, ~140,000 tensors with their FP8 scales), so a hostile header
+// cannot make millions. One file holds at most half as many.
 constexpr size_t kSafetensorsMaxTensors = 1u << 18;
 
 struct SafetensorsTensor {

@@ -1,0 +1,126 @@
+// Speed and memory of `llmsize check` on large plan files, cold process included: 100,000 plans
+// cycling through 8 models x 5 GPUs x 6 contexts x 2 quantizations (480 settings, x 4 GPU counts =
+// 1,920 distinct configurations), a third with a decode-speed target; and 100,000 plans that are
+// all distinct (every context differs). Prints wall time, plans per second and peak RSS (wait4).
+//
+//   llmsize_check_bench            the timings (Release build)
+//   llmsize_check_bench --smoke    ctest: 2,000 plans, every line PASS/FAIL in order, the FAIL
+//                                  count as llmsize's exit code says; no timing goal
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const kModels[] = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-32b", "mixtral-8x7b",
+                               "gemma-2-9b",   "qwen3-30b-a3b", "deepseek-v3", "mistral-7b-v0.3"};
+const char* const kGpus[] = {"rtx-4090", "h100-sxm", "a100-80gb-sxm", "rtx-3090", "l40s"};
+const unsigned kCtxs[] = {2048, 4096, 8192, 16384, 32768, 65536};
+const char* const kQuants[] = {"q4_k_m", "q8_0"};
+
+// n plans; `distinct`: each plan's context differs (no two configurations alike).
+std::string plan_file(size_t n, bool distinct) {
+  std::string s = "{\"plans\": [\n";
+  for (size_t i = 0; i < n; ++i) {
+    const char* m = kModels[i % 8];
+    const char* g = kGpus[(i / 8) % 5];
+    const unsigned ctx = distinct ? 1024 + static_cast<unsigned>(i) : kCtxs[(i / 40) % 6];
+    const char* q = kQuants[(i / 240) % 2];
+    s += (i ? ",\n" : "") + std::string("{\"name\": \"p") + std::to_string(i) +
+         "\", \"model\": \"" + m + "\", \"gpu\": \"" + g +
+         "\", \"gpus\": " + std::to_string(1 + (i / 480) % 4) +
+         ", \"context\": " + std::to_string(ctx) + ", \"quant\": \"" + q + "\"" +
+         (i % 3 == 0 ? ", \"target_tokens_per_s\": " + std::to_string(10 + i % 50) : "") + "}";
+  }
+  return s + "\n]}\n";
+}
+
+struct Run {
+  int code = -1;
+  double seconds = 0;
+  long max_rss_kb = 0;
+  std::string out;
+};
+
+// `llmsize check PATH`, stdout to a temporary file.
+Run check(const std::string& path) {
+  char out_path[] = "/tmp/llmsize_check_bench_XXXXXX";
+  const int fd = ::mkstemp(out_path);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fd, 1);
+    ::execl(LLMSIZE_BIN, "llmsize", "check", path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.max_rss_kb = ru.ru_maxrss;
+  ::close(fd);
+  std::ifstream in(out_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.out = ss.str();
+  std::remove(out_path);
+  return r;
+}
+
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/llmsize_check_plans_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ::close(fd);
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+  if (smoke) {
+    const size_t n = 2000;
+    const std::string path = write_temp(plan_file(n, false));
+    const Run r = check(path);
+    std::remove(path.c_str());
+    size_t lines = 0, fails = 0, pos = 0;
+    bool ordered = true;
+    while (pos < r.out.size()) {
+      const size_t nl = r.out.find('\n', pos);
+      const std::string line = r.out.substr(pos, nl - pos);
+      const std::string label = "p" + std::to_string(lines) + " (";
+      ordered =
+          ordered && (line.rfind("PASS " + label, 0) == 0 || line.rfind("FAIL " + label, 0) == 0);
+      fails += line.rfind("FAIL ", 0) == 0;
+      ++lines;
+      pos = nl == std::string::npos ? r.out.size() : nl + 1;
+    }
+    const bool ok = lines == n && ordered && (r.code == (fails ? 1 : 0));
+    std::printf("check smoke: %zu lines, %zu FAIL, exit %d: %s\n", lines, fails, r.code,
+                ok ? "ok" : "WRONG");
+    return ok ? 0 : 1;
+  }
+  for (const bool distinct : {false, true}) {
+    const size_t n = 100000;
+    const std::string path = write_temp(plan_file(n, distinct));
+    const Run r = check(path);
+    std::remove(path.c_str());
+    std::printf("%s: %zu plans in %.2f s (%.0f plans/s), peak RSS %.0f MB, exit %d\n",
+                distinct ? "all distinct" : "1,920 settings", n, r.seconds,
+                static_cast<double>(n) / r.seconds, static_cast<double>(r.max_rss_kb) / 1024.0,
+                r.code);
+  }
+  return 0;
+}

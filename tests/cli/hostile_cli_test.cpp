@@ -1,0 +1,502 @@
+// Hostile and careless input through the real binary (issue 12): every case exits 2 with nothing on
+// stdout and a message naming the file or flag and the field or byte, within 1 s and 200 MB; or,
+// for valid extreme input, gives the right answer within the same bounds.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "../model_file_writer.hpp"
+#include "run_binary.hpp"
+
+using json = nlohmann::json;
+using namespace llmsize::test;
+using llmsize::cli_test::Result;
+
+namespace {
+
+// Sanitizer builds run several times slower and map far more memory.
+#ifdef LLMSIZE_SANITIZED
+constexpr double kMaxSeconds = 20;
+constexpr long kMaxRssKb = 2'000'000;
+#else
+constexpr double kMaxSeconds = 1;
+constexpr long kMaxRssKb = 200'000;
+#endif
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `/bin/sh -c "llmsize ARGS"` and checks the time and the peak resident memory of that run
+// (wait4's rusage: the child and the descendants it waited for).
+Result run(const std::string& args, double max_seconds = kMaxSeconds) {
+  char out_path[] = "/tmp/llmsize_hostile_out_XXXXXX";
+  char err_path[] = "/tmp/llmsize_hostile_err_XXXXXX";
+  const int out_fd = ::mkstemp(out_path), err_fd = ::mkstemp(err_path);
+  REQUIRE(out_fd >= 0);
+  REQUIRE(err_fd >= 0);
+  const std::string cmd = std::string(LLMSIZE_BIN) + " " + args;
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(out_fd);
+  ::close(err_fd);
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  std::remove(out_path);
+  std::remove(err_path);
+  INFO("llmsize " << args.substr(0, 200));
+  CHECK(s < max_seconds);
+  CHECK(ru.ru_maxrss < kMaxRssKb);
+  return r;
+}
+
+// Exit 2, nothing on stdout, exactly `message` on stderr.
+void expect_error(const std::string& args, const std::string& message,
+                  double max_seconds = kMaxSeconds) {
+  const Result r = run(args, max_seconds);
+  INFO("llmsize " << args.substr(0, 200));
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "llmsize: error: " + message + "\n");
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string nested(size_t n) {
+  return std::string(n, '[') + std::string(n, ']');
+}
+
+const std::string kPlan = R"({"plans": [{"model": "llama-3.1-8b", "gpu": "rtx-4090"}]})";
+
+// A config.json of a tiny Llama, with `extra` fields spliced in.
+std::string tiny_config(const std::string& extra = "") {
+  return R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, )"
+         R"("intermediate_size": 128, "num_attention_heads": 2, "vocab_size": 10)" +
+         (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+bool has_control(const std::string& s) {
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("87,000 nested arrays in any JSON input are an error at their byte, not a crash",
+          "[hostile]") {
+  TempDir d;
+  // 64 containers may nest; the 65th is refused. In {"model_type": "llama", "x": [[[... the root
+  // object is the first, so the 64th '[' is the 65th container: 29 bytes precede the first '[',
+  // the 64th is at 29 + 63 = 92.
+  const std::string deep = nested(87000);
+  write(d / "config.json", R"({"model_type": "llama", "x": )" + deep + "}");
+  expect_error(d / "config.json",
+               d / "config.json" + ": not valid JSON: nesting deeper than 64 levels (at byte 92)");
+  write(d / "m.safetensors.index.json", R"({"weight_map": )" + deep + "}");
+  // {"weight_map": is 15 bytes: 15 + 63; {"gpus": 9 + 63; {"plans": 10 + 63.
+  expect_error(d / "m.safetensors.index.json",
+               d / "m.safetensors.index.json" +
+                   ": not valid JSON: nesting deeper than 64 levels (at byte 78)");
+  write(d / "cat.json", R"({"gpus": )" + deep + "}");
+  expect_error("llama-3.1-8b --catalog " + d / "cat.json",
+               d / "cat.json" + ": not valid JSON: nesting deeper than 64 levels (at byte 72)");
+  write(d / "plan.json", R"({"plans": )" + deep + "}");
+  expect_error("check " + d / "plan.json",
+               d / "plan.json" + ": not valid JSON: nesting deeper than 64 levels (at byte 73)");
+}
+
+TEST_CASE("a FIFO, a device or a directory is refused without blocking, named for what it is",
+          "[hostile]") {
+  TempDir d;
+  for (const char* name : {"m.gguf", "m.safetensors", "m.safetensors.index.json", "cat.json",
+                           "plan.json", "config.json"})
+    REQUIRE(::mkfifo((d / name).c_str(), 0600) == 0);
+  expect_error(d / "m.gguf", d / "m.gguf" + ": not a regular file (a FIFO)");
+  expect_error(d / "m.safetensors", d / "m.safetensors" + ": not a regular file (a FIFO)");
+  expect_error(d / "m.safetensors.index.json",
+               d / "m.safetensors.index.json" + ": not a regular file (a FIFO)");
+  expect_error("inspect " + d / "m.gguf", d / "m.gguf" + ": not a regular file (a FIFO)");
+  expect_error("llama-3.1-8b --catalog " + d / "cat.json",
+               d / "cat.json" + ": not a regular file (a FIFO)");
+  expect_error("check " + d / "plan.json", d / "plan.json" + ": not a regular file (a FIFO)");
+  // Not "no such file": it exists.
+  expect_error(d / "config.json", d / "config.json" + ": not a regular file (a FIFO)");
+  expect_error("/dev/zero", "/dev/zero: not a regular file (a character device)");
+  expect_error("llama-3.1-8b --catalog /dev/zero",
+               "/dev/zero: not a regular file (a character device)");
+  expect_error("llama-3.1-8b --catalog /dev/urandom",
+               "/dev/urandom: not a regular file (a character device)");
+  expect_error("check /dev/zero", "/dev/zero: not a regular file (a character device)");
+  expect_error("llama-3.1-8b --catalog " + d.path(),
+               d.path() + ": not a regular file (a directory)");
+  expect_error("check " + d.path(), d.path() + ": not a regular file (a directory)");
+}
+
+TEST_CASE("inputs over their kind's size cap are refused before a byte is read", "[hostile]") {
+  TempDir d;
+  // Sparse: 100 GB on paper, nothing on disk.
+  write_sparse(d / "cat.json", "{", 100'000'000'000ull);
+  expect_error(
+      "llama-3.1-8b --catalog " + d / "cat.json",
+      d / "cat.json" + ": 100000000000 bytes is too large for a catalog (at most 67108864)");
+  write_sparse(d / "plan.json", "{", 100'000'000'000ull);
+  expect_error(
+      "check " + d / "plan.json",
+      d / "plan.json" + ": 100000000000 bytes is too large for a plan file (at most 67108864)");
+  // 16 MB config.json: over the 4 MiB a config.json may take.
+  write_sparse(d / "config.json", "{", 16'000'000);
+  expect_error(d / "config.json", d / "config.json" +
+                                      ": 16000000 bytes is too large for a config.json (at most "
+                                      "4194304)");
+  write_sparse(d / "m.safetensors.index.json", "{", 40'000'000);
+  expect_error(d / "m.safetensors.index.json",
+               d / "m.safetensors.index.json" +
+                   ": 40000000 bytes is too large for a safetensors index (at most 33554432)");
+}
+
+TEST_CASE("safetensors headers cost memory in proportion to their tensors", "[hostile]") {
+  TempDir d;
+  // A valid 66 MB header: one tensor and 66 MB of JSON whitespace (the format allows it).
+  const std::string t = R"({"a": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]})";
+  std::string h = t + std::string(66'000'000, ' ') + "}";
+  SafetensorsWriter::write_raw(d / "ws.safetensors", h, 8);
+  // Reading and scanning 66 MB takes ~0.65 s alone; 3 s allowed on a loaded machine.
+  const Result ws = run("inspect " + d / "ws.safetensors" + " --format json", 3 * kMaxSeconds);
+  CHECK(ws.code == 0);
+  CHECK(json::parse(ws.out)["tensor_count"] == 1);
+  // 7 M __metadata__ entries in 90 MB: counted as they stream, refused past 65,536.
+  std::string meta = R"({"__metadata__": {)";
+  for (int i = 0; i < 70000; ++i)
+    meta += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\":\"\"";
+  meta += "}}";
+  SafetensorsWriter::write_raw(d / "meta.safetensors", meta, 0);
+  expect_error(d / "meta.safetensors",
+               d / "meta.safetensors" + ": __metadata__ has more than 65536 entries (at byte 9)");
+  // A 260,000-byte tensor name: refused, shown cut.
+  const std::string big_name(260000, 'n');
+  SafetensorsWriter::write_raw(
+      d / "name.safetensors",
+      "{\"" + big_name + R"(": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}})", 1);
+  expect_error(d / "name.safetensors",
+               d / "name.safetensors" + ": tensor name of 260000 bytes (\"" + std::string(40, 'n') +
+                   "... (260000 bytes)\") is longer than 1024 (at byte 9)");
+}
+
+TEST_CASE("config.json fields have plausible bounds named by their key", "[hostile]") {
+  TempDir d;
+  // 157 bytes asking for 4,194,304 layers (20 tensor descriptors each would take 1.6 GB).
+  write(d / "layers.json", R"({"model_type":"llama","num_hidden_layers":4194304,"hidden_size":64,)"
+                           R"("intermediate_size":128,"num_attention_heads":2,"vocab_size":10})");
+  expect_error(d / "layers.json",
+               d / "layers.json" + ": /num_hidden_layers: out of range: 4194304 (at most 4096)");
+  // 2,097,152 shared experts: a 32-bit product once wrapped to the parameters of 0 experts.
+  write(d / "shared.json",
+        R"({"model_type":"deepseek_v3","num_hidden_layers":2,"hidden_size":64,)"
+        R"("intermediate_size":128,"num_attention_heads":2,"vocab_size":10,"n_routed_experts":4,)"
+        R"("num_experts_per_tok":2,"moe_intermediate_size":2048,"n_shared_experts":2097152,)"
+        R"("kv_lora_rank":16,"qk_rope_head_dim":8,"qk_nope_head_dim":8,"v_head_dim":8})");
+  expect_error(d / "shared.json",
+               d / "shared.json" + ": /n_shared_experts: out of range: 2097152 (at most 1024)");
+  // validate()'s problems name the keys of the file, not llama.cpp's n_head_kv.
+  write(d / "kv.json", tiny_config(R"("num_key_value_heads": 4)"));
+  expect_error(
+      d / "kv.json",
+      d / "kv.json" + ": num_attention_heads (2) is not divisible by num_key_value_heads (4)");
+  // A key given twice: last-wins would hide the first.
+  write(d / "dup.json", tiny_config(R"("num_hidden_layers": 3)"));
+  expect_error(d / "dup.json", d / "dup.json" +
+                                   ": /: duplicate key \"num_hidden_layers\" (at "
+                                   "byte 137)");
+}
+
+TEST_CASE("sums that pass 64 bits are errors naming the quantity, never wrapped", "[hostile]") {
+  TempDir d;
+  // Mixtral-shaped, every field within its bound: 4096 layers x 65536 experts x 3 x 2^20 x 2^22
+  // elements = 2^72 parameters.
+  write(d / "moe.json",
+        R"({"model_type":"mixtral","num_hidden_layers":4096,"hidden_size":1048576,)"
+        R"("intermediate_size":4194304,"num_attention_heads":8,"num_key_value_heads":8,)"
+        R"("vocab_size":10,"num_local_experts":65536,"num_experts_per_tok":2})");
+  const Result moe = run(d / "moe.json");
+  CHECK(moe.code == 2);
+  CHECK(moe.out.empty());
+  CHECK(moe.err.rfind("llmsize: error: " + d / "moe.json" + ": ", 0) == 0);
+  CHECK(moe.err.find("overflows 64 bits (an input is absurdly large)") != std::string::npos);
+  // KV cache: 2^24 cells x 4096 layers x 1024 KV heads x 65536 x 2 bytes = 2^63 for K and 2^63
+  // for V, whose sum printed 0.
+  write(d / "kv.json",
+        R"({"model_type":"llama","num_hidden_layers":4096,"hidden_size":1024,)"
+        R"("intermediate_size":16,"num_attention_heads":1024,"num_key_value_heads":1024,)"
+        R"("head_dim":65536,"vocab_size":10,"max_position_embeddings":16777216})");
+  const Result kv = run(d / "kv.json --ctx 16777216");
+  CHECK(kv.code == 2);
+  CHECK(kv.out.empty());
+  CHECK(kv.err.find(d / "kv.json") != std::string::npos);
+  CHECK(kv.err.find("overflows 64 bits") != std::string::npos);
+}
+
+TEST_CASE("a catalog GPU with zero bandwidth or TFLOPS is refused when read", "[hostile]") {
+  TempDir d;
+  const std::string gpu =
+      R"("id": "z", "name": "Z", "vendor": "v", "memory_gib": 24, "bandwidth_gb_per_s": )";
+  write(d / "bw.json", "{\"gpus\": [{" + gpu + "0}]}");
+  expect_error("llama-3.1-8b -g z --catalog " + d / "bw.json",
+               d / "bw.json" +
+                   ": /gpus/0/bandwidth_gb_per_s: expected a number above 0, got 0 "
+                   "(leave it out if unknown)");
+  write(d / "tf.json", "{\"gpus\": [{" + gpu + R"(1000, "fp16_tflops_dense": 0}]})");
+  expect_error("llama-3.1-8b -g z --catalog " + d / "tf.json",
+               d / "tf.json" +
+                   ": /gpus/0/fp16_tflops_dense: expected a number above 0, got 0 "
+                   "(leave it out if unknown)");
+}
+
+TEST_CASE("duplicate catalog ids and JSON keys are refused, not silently last-wins", "[hostile]") {
+  TempDir d;
+  const std::string g = R"({"id": "z", "name": "Z", "vendor": "v", "memory_gib": 24})";
+  write(d / "ids.json", "{\"gpus\": [" + g + ", " + g + "]}");
+  expect_error("llama-3.1-8b --catalog " + d / "ids.json",
+               d / "ids.json" + ": /gpus/1/id: duplicate id \"z\" (also /gpus/0)");
+  write(d / "keys.json", R"({"gpus": [{"id": "z", "id": "y"}]})");
+  expect_error("llama-3.1-8b --catalog " + d / "keys.json",
+               d / "keys.json" + ": /gpus/0: duplicate key \"id\" (at byte 22)");
+  write(d / "plan.json",
+        R"({"plans": [{"model": "llama-3.1-8b", "gpu": "rtx-4090", "gpu": "h100-sxm"}]})");
+  expect_error("check " + d / "plan.json",
+               d / "plan.json" + ": /plans/0: duplicate key \"gpu\" (at byte 56)");
+  // An id of the built-in catalog is replaced by a user catalog: that is what --catalog is for.
+  write(d / "over.json",
+        R"({"gpus": [{"id": "rtx-4090", "name": "Mine", "vendor": "v", "memory_gib": 48}]})");
+  const Result over = run("llama-3.1-8b -g rtx-4090 --format json --catalog " + d / "over.json");
+  CHECK(over.code == 0);
+}
+
+TEST_CASE("a catalog of 100,000 GPUs merges in linear time", "[hostile]") {
+  TempDir d;
+  std::string s = "{\"gpus\": [";
+  for (int i = 0; i < 100000; ++i)
+    s += (i ? "," : "") + std::string(R"({"id": "g)") + std::to_string(i) +
+         R"(", "name": "G", "vendor": "v", "memory_gib": 24, "bandwidth_gb_per_s": 1000})";
+  write(d / "cat.json", s + "]}");
+  // Quadratic, this took over 10 s; linear it is ~1 s on a loaded 2-core machine (3 s allowed).
+  // `models` reads and checks every catalog entry, then lists the models only.
+  const Result r = run("models --catalog " + d / "cat.json", 3 * kMaxSeconds);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  // Past 131,072 entries a list is refused (memory).
+  s = "{\"gpus\": [";
+  for (int i = 0; i < 131073; ++i)
+    s += (i ? "," : "") + std::string(R"({"id":"g)") + std::to_string(i) +
+         R"(","name":"G","vendor":"v","memory_gib":1})";
+  write(d / "many.json", s + "]}");
+  expect_error("models --catalog " + d / "many.json",
+               d / "many.json" + ": /gpus: more than 131072 entries", 3 * kMaxSeconds);
+}
+
+TEST_CASE("untrusted names reach the terminal escaped and CSV cells are never formulas",
+          "[hostile]") {
+  TempDir d;
+  // A llama GGUF whose general.name sets the terminal title and clears the screen.
+  GgufWriter e;
+  e.str("general.architecture", "llama").str("general.name", "x\x1b]0;pwned\x07\x1b[2J");
+  e.u32("llama.block_count", 1)
+      .u32("llama.context_length", 8192)
+      .u32("llama.embedding_length", 256);
+  e.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8);
+  e.u32("llama.attention.head_count_kv", 2).u32("llama.rope.dimension_count", 32).vocab(1024);
+  e.tensor("token_embd.weight", kQ4_K, {256, 1024});
+  e.write(d / "evil.gguf");
+  for (const std::string& args :
+       {d / "evil.gguf", "inspect " + d / "evil.gguf", d / "evil.gguf --format markdown"}) {
+    const Result r = run(args);
+    INFO(args);
+    CHECK(r.code == 0);
+    CHECK_FALSE(has_control(r.out));
+    CHECK(r.out.find("x\\x1b]0;pwned\\x07\\x1b[2J") != std::string::npos);
+  }
+  write(d / "config.json", tiny_config(R"("_name_or_path": "=HYPERLINK(\"http://x\")\u001b[31m")"));
+  const Result csv = run(d / "config.json --format csv");
+  CHECK(csv.code == 0);
+  CHECK_FALSE(has_control(csv.out));
+  CHECK(csv.out.find(",\"'=HYPERLINK(\"\"http://x\"\")\\x1b[31m\",") != std::string::npos);
+  write(d / "type.json", R"({"model_type": "\u001b]0;t\u0007llama"})");
+  const Result type = run(d / "type.json");
+  CHECK(type.code == 2);
+  CHECK(type.out.empty());
+  CHECK(type.err.rfind("llmsize: error: " + d / "type.json" +
+                           ": /model_type: unsupported \"\\x1b]0;t\\x07llama\"",
+                       0) == 0);
+}
+
+TEST_CASE("MODEL and --gpu arguments are echoed escaped and cut", "[hostile]") {
+  // /bin/sh is POSIX: printf makes the escape bytes.
+  expect_error("\"$(printf 'evil\\033[31mred')\"",
+               "MODEL: unknown model 'evil\\x1b[31mred'; see llmsize models");
+  expect_error("llama-3.1-8b -g \"$(printf 'x\\033]0;t\\007')\"",
+               "--gpu: unknown GPU 'x\\x1b]0;t\\x07'; see llmsize gpus");
+  // A 131,000-byte argument comes back as 120 bytes and its length.
+  const std::string big(131000, 'a');
+  expect_error(big, "MODEL: unknown model '" + std::string(120, 'a') +
+                        "... (131000 bytes)'; see llmsize models");
+  expect_error("llama-3.1-8b -g " + big, "--gpu: unknown GPU '" + std::string(120, 'a') +
+                                             "... (131000 bytes)'; see llmsize gpus");
+}
+
+TEST_CASE("flags take decimal numbers only", "[hostile]") {
+  expect_error("llama-3.1-8b --headroom 0x1p-3",
+               "--headroom: expected a number from 0 to 1, got '0x1p-3'");
+  expect_error("llama-3.1-8b --headroom nan",
+               "--headroom: expected a number from 0 to 1, got 'nan'");
+  expect_error("llama-3.1-8b --headroom inf",
+               "--headroom: expected a number from 0 to 1, got 'inf'");
+}
+
+TEST_CASE("a quantized KV cache on rows that are not whole blocks names --kv-quant and the head",
+          "[hostile]") {
+  TempDir d;
+  // 1 KV head of 72: a K row of 72 elements, not a multiple of q4_0's 32.
+  write(d / "config.json",
+        R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 144, )"
+        R"("intermediate_size": 128, "num_attention_heads": 2, "num_key_value_heads": 1, )"
+        R"("vocab_size": 10})");
+  expect_error(
+      d / "config.json --kv-quant q4_0",
+      "--kv-quant: q4_0 stores rows in blocks of 32 elements, but this model's K row is 72 "
+      "elements (1 KV heads x head size 72); use f16, bf16 or a type whose block divides "
+      "it");
+  CHECK(run(d / "config.json --kv-quant q8_0").code == 2);
+  CHECK(run(d / "config.json --kv-quant f16").code == 0);
+}
+
+TEST_CASE("a directory of GGUF shards says to name a file", "[hostile]") {
+  TempDir d;
+  write(d / "m-00001-of-00002.gguf", "");
+  write(d / "m-00002-of-00002.gguf", "");
+  expect_error(d.path(), d.path() +
+                             ": directory holds 2 GGUF files (m-00001-of-00002.gguf, "
+                             "m-00002-of-00002.gguf): give one .gguf file (a split model's first "
+                             "shard) as MODEL");
+  TempDir empty;
+  expect_error(empty.path(),
+               empty.path() + ": directory holds no config.json, *.safetensors or *.gguf file");
+}
+
+TEST_CASE("a failed write to stdout is exit 2 with a message", "[hostile]") {
+  TempDir d;
+  write(d / "plan.json", kPlan);
+  for (const std::string& args :
+       {std::string("llama-3.1-8b"), "check " + d / "plan.json", std::string("models"),
+        std::string("llama-3.1-8b --format json")}) {
+    INFO(args);
+    const Result r = run(args + " > /dev/full");
+    CHECK(r.code == 2);
+    CHECK(r.err == "llmsize: error: cannot write to standard output (No space left on device)\n");
+  }
+}
+
+TEST_CASE("GGUF per-layer arrays are kept per key, whatever arrays came before", "[hostile]") {
+  TempDir d;
+  // 16 tokenizer-like arrays of 4096 exhaust the 65,536-element budget for other keys; the
+  // 2-element head_count_kv array of the architecture is still read.
+  GgufWriter w;
+  w.str("general.architecture", "llama").str("general.name", "budget");
+  for (int i = 0; i < 16; ++i) w.u32s("junk." + std::to_string(i), std::vector<uint32_t>(4096, 1));
+  w.u32("llama.block_count", 2)
+      .u32("llama.context_length", 8192)
+      .u32("llama.embedding_length", 256);
+  w.u32("llama.feed_forward_length", 512).u32("llama.attention.head_count", 8);
+  w.u32s("llama.attention.head_count_kv", {2, 4});
+  w.u32("llama.rope.dimension_count", 32).vocab(1024);
+  w.tensor("token_embd.weight", kQ4_K, {256, 1024});
+  w.write(d / "m.gguf");
+  const Result r = run(d / "m.gguf --format json --ctx 4096");
+  REQUIRE(r.code == 0);
+  // K+V per layer per cell in f16: (2 + 4) heads x 32 x 2 bytes x 2 (K and V) = 768 bytes;
+  // x 4096 cells = 3,145,728.
+  CHECK(json::parse(r.out)["vram"]["kv_cache_bytes"] == 3145728);
+}
+
+TEST_CASE("running out of memory is an error naming the input, not std::bad_alloc", "[hostile]") {
+#ifndef LLMSIZE_SANITIZED  // ASan reserves terabytes of address space: no ulimit -v under it
+  TempDir d;
+  std::string s = "{\"gpus\": [";
+  for (int i = 0; i < 100000; ++i)
+    s += (i ? "," : "") + std::string(R"({"id": "g)") + std::to_string(i) +
+         R"(", "name": "G", "vendor": "v", "memory_gib": 24})";
+  write(d / "cat.json", s + "]}");
+  // 40 MB of address space cannot hold 100,000 catalog entries.
+  const Result r = llmsize::cli_test::sh("ulimit -v 40000; " + std::string(LLMSIZE_BIN) +
+                                         " models --catalog " + d / "cat.json");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "llmsize: error: --catalog " + d / "cat.json" +
+                     ": out of memory (an input is too large for the memory available)\n");
+#endif
+}
+
+TEST_CASE("an empty path is named as one", "[hostile]") {
+  expect_error("llama-3.1-8b --catalog ''",
+               "'' (an empty path): cannot open (No such file or "
+               "directory)");
+}
+
+TEST_CASE("catalog names reach tables escaped; ids must be plain", "[hostile]") {
+  TempDir d;
+  write(
+      d / "cat.json",
+      R"({"gpus": [{"id": "evil", "name": "E\u001b[2J", "vendor": "v\u0007", "memory_gib": 24}]})");
+  const Result r = run("llama-3.1-8b -g evil --catalog " + d / "cat.json");
+  CHECK(r.code == 0);
+  CHECK_FALSE(has_control(r.out));
+  CHECK(r.out.find("E\\x1b[2J") != std::string::npos);
+  write(d / "id.json",
+        R"({"gpus": [{"id": "a\u001bb", "name": "E", "vendor": "v", "memory_gib": 24}]})");
+  expect_error("llama-3.1-8b --catalog " + d / "id.json",
+               d / "id.json" + ": /gpus/0/id: expected a lowercase id, got \"a\\x1bb\"");
+}
+
+TEST_CASE("JSON memory follows what a reader keeps: no quadratic or unbounded document",
+          "[hostile]") {
+  TempDir d;
+  // 1.39 M empty objects in a 4 MB config.json: nlohmann's callback parser rescanned the array at
+  // each '}' (quadratic, minutes); the linear builder stops at 500,000 values held.
+  std::string junk;
+  for (int i = 0; i < 1390000; ++i) junk += i ? ",{}" : "{}";
+  write(d / "config.json", R"({"model_type": "llama", "junk": [)" + junk + "]}");
+  expect_error(d / "config.json",
+               d / "config.json" + ": /junk: more than 500000 JSON values held at once");
+  // The same junk beside an index's weight_map is dropped as it is read, costing nothing.
+  write(d / "m.safetensors.index.json",
+        R"({"weight_map": {"a": "m-1.safetensors"}, "junk": [)" + junk + "]}");
+  expect_error(d / "m.safetensors.index.json",
+               d / "m-1.safetensors: cannot open (No such file or directory)");
+}
