@@ -1,4 +1,5 @@
 #include "cli/fields.hpp"
+#include "cli/words.hpp"
 
 #include <fmt/format.h>
 
@@ -161,7 +162,7 @@ ojson options_json(const Row& r) {
                  {"gpus_usd", opt_json(o.gpus_usd)},
                  {"platform", o.platform},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", o.plan.split}});
+                 {"split", gpu_split_words(o.plan.split)}});
   return a;
 }
 
@@ -363,7 +364,7 @@ const std::vector<Field> kFields = {
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
      GET(G(r) && G(r)->tp_degree ? U(G(r)->tp_degree) : N())},
     {"gpu.nodes", U_::count, "servers", GET(G(r) ? U(G(r)->nodes) : N())},
-    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(G(r)->link) : N())},
+    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(r.link) : N())},
     {"gpu.price_usd_each", U_::usd, "catalog or --price price",
      GET(G(r) ? opt(G(r)->gpu.price_usd) : N())},
     {"gpu.offload_layers_gpu", U_::count, "layers on the GPUs when offloading",

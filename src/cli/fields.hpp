@@ -23,6 +23,7 @@ struct Row {
   std::string_view quant_requested;    // as typed
   const Plan* plan = nullptr;
   std::string split;  // split_words(plan)
+  std::string link;   // gpu_link_words(*plan->gpu); empty without a GPU
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
   bool explain = false;

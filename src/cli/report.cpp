@@ -185,7 +185,8 @@ std::vector<BomLine> bom_lines(const Report& r) {
                            gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
                            p.gpu.board_power_w, price),
                std::to_string(p.count), why});
-  if (p.count > 1) b.push_back({"GPU link", p.link, "-", p.link_reason});
+  if (p.count > 1)
+    b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
   if (p.nodes > 1)
     b.push_back({"Nodes",
                  fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
@@ -307,7 +308,7 @@ std::string table_options(const Report& r) {
                        opt.plan.gpu.id, opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
                        usd(opt.gpus_usd), std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes),
-                       opt.plan.split);
+                       gpu_split_words(opt.plan.split));
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
@@ -315,7 +316,7 @@ std::string table_options(const Report& r) {
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
   }
   return o;
 }
@@ -567,6 +568,7 @@ Row report_row(const Report& r) {
   row.quant_requested = r.quant_requested;
   row.plan = &r;
   row.split = split_words(r);
+  row.link = r.gpu ? gpu_link_words(*r.gpu) : std::string();
   row.checklist = &r.checklist;
   row.warnings = &r.warnings;
   row.explain = r.explain;

@@ -129,6 +129,7 @@ struct Sweep::Impl {
     row.quant_requested = g.quant_requested;
     row.plan = &p;
     row.split = split_words(p);
+    row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
     row.checklist = &checklist(gi, p);
     row.warnings = &warnings;
     write_row(row, writer(), out);
