@@ -511,7 +511,7 @@ const std::vector<Field> kFields = {
     {"throughput.capacity_replicas", U_::count, "replicas",
      GET(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
     {"throughput.capacity_limited_by", U_::text, "memory, speed, or why unreachable",
-     GET(CP(r) ? S(CP(r)->limited_by) : N())},
+     GET(CP(r) ? S(r.capacity_limited_by) : N())},
     // cost
     {"cost.hardware_usd", U_::usd, "GPUs + host",
      GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->capex_usd)) : N())},

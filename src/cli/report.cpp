@@ -173,7 +173,8 @@ std::vector<BomLine> bom_lines(const Report& r) {
   std::string why =
       r.capacity && r.capacity->gpus && !p.count_requested
           ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
-                        r.capacity->target_tokens_per_s, split_words(r), r.capacity->limited_by)
+                        r.capacity->target_tokens_per_s, split_words(r),
+                        capacity_limit_words(*r.capacity))
           : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
                         gib_of(p.gpu.usable_bytes()), split_words(r));
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
@@ -569,6 +570,7 @@ Row report_row(const Report& r) {
   row.plan = &r;
   row.split = split_words(r);
   row.link = r.gpu ? gpu_link_words(*r.gpu) : std::string();
+  row.capacity_limited_by = r.capacity ? capacity_limit_words(*r.capacity) : std::string();
   row.checklist = &r.checklist;
   row.warnings = &r.warnings;
   row.explain = r.explain;

@@ -16,7 +16,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::no_catalog_gpu:
       return fmt::format("no catalog GPU holds this model in up to {} cards", kMaxRecommendedGpus);
     case NoteKind::capacity_unreachable:
-      return "capacity: " + (p.capacity ? p.capacity->limited_by : std::string());
+      return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
       return fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
@@ -196,6 +196,22 @@ std::string gpu_link_words(const GpuPlan& p) {
     case GpuLink::pcie:
       return fmt::format("PCIe {}.0 x{} ({:.0f} GB/s per direction per GPU)", p.pcie_gen,
                          p.pcie_lanes, p.link_gb_per_s);
+  }
+  return "";
+}
+
+std::string capacity_limit_words(const CapacityPlan& c) {
+  switch (c.limited_by) {
+    case CapacityLimit::memory:
+      return "memory";
+    case CapacityLimit::speed:
+      return "speed";
+    case CapacityLimit::no_tp_degree:
+      return fmt::format("no tensor-parallel degree up to {} holds the model and KV cache",
+                         c.max_tp_degree);
+    case CapacityLimit::too_slow:
+      return "no split reaches the target per user: one sequence is already slower (bandwidth "
+             "bound)";
   }
   return "";
 }

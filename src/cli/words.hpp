@@ -44,5 +44,7 @@ std::string split_words(const Plan& p);
 std::string gpu_split_words(GpuSplit s);
 std::string gpu_link_words(const GpuPlan& p);
 std::string link_reason_words(LinkReason r);
+// CapacityPlan::limited_by: "memory", "speed", or why no plan reaches the target.
+std::string capacity_limit_words(const CapacityPlan& c);
 
 }  // namespace llmsize::cli
