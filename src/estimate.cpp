@@ -74,6 +74,13 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   } else {
     w.vram_bytes = w.bytes;
   }
+  w.vision_params = vision_tower_params(m.vision);
+  if (w.vision_params) {
+    w.vision_bytes = checked_mul(w.vision_params, 2, "vision tower bytes");
+    w.params = checked_add(w.params, w.vision_params, "parameters");
+    w.bytes = checked_add(w.bytes, w.vision_bytes, "weight bytes");
+    w.vram_bytes = checked_add(w.vram_bytes, w.vision_bytes, "weight bytes in VRAM");
+  }
   return w;
 }
 

@@ -1,4 +1,5 @@
 #include "llmsize/model_spec.hpp"
+#include "llmsize/checked.hpp"
 
 #include <string>
 
@@ -160,6 +161,71 @@ std::vector<std::string> validate(const ModelSpec& m) {
                       {m.n_expert, "n_expert"}})
     if (v > kMax) p.push_back(std::string(f) + " (" + std::to_string(v) + ") is implausibly large");
   return p;
+}
+
+}  // namespace llmsize
+
+namespace llmsize {
+
+// Tensor by tensor, as transformers defines them (shapes in comments as [out, in]).
+uint64_t vision_tower_params(const VisionTower& v) {
+  const uint64_t h = v.hidden, ff = v.n_ff, L = v.depth, p = v.patch, c = v.in_channels;
+  auto mul = [](uint64_t a, uint64_t b) { return checked_mul(a, b, "vision tower parameters"); };
+  auto add = [](uint64_t a, uint64_t b) { return checked_add(a, b, "vision tower parameters"); };
+  auto linear = [&](uint64_t in, uint64_t out, bool bias) {
+    return add(mul(in, out), bias ? out : 0);
+  };
+  switch (v.kind) {
+    case VisionKind::none:
+      return 0;
+    case VisionKind::qwen3_vl: {
+      // transformers models/qwen3_vl/modeling_qwen3_vl.py (Qwen3.5/3.6 reuse it):
+      // patch_embed.proj Conv3d(in_channels, hidden, [temporal_patch, patch, patch]) + bias;
+      // pos_embed Embedding(num_position_embeddings, hidden); per block norm1/norm2 LayerNorm
+      // (weight + bias), attn.qkv Linear(h, 3h) + bias, attn.proj Linear(h, h) + bias,
+      // mlp.linear_fc1 Linear(h, ff) + bias, mlp.linear_fc2 Linear(ff, h) + bias; merger
+      // (Qwen3VLVisionPatchMerger, H = h x merge^2): norm LayerNorm(h), linear_fc1 Linear(H, H),
+      // linear_fc2 Linear(H, out_hidden), both biased; each deepstack merger the same with a
+      // LayerNorm(H) (use_postshuffle_norm).
+      const uint64_t patch = add(mul(mul(mul(c, v.temporal_patch), mul(p, p)), h), h);
+      const uint64_t block =
+          add(add(add(4 * h, linear(h, 3 * h, true)), add(linear(h, h, true), linear(h, ff, true))),
+              linear(ff, h, true));
+      const uint64_t H = mul(h, uint64_t{v.merge} * v.merge);
+      const uint64_t merger_core = add(linear(H, H, true), linear(H, v.out_hidden, true));
+      uint64_t n = add(add(patch, mul(v.n_pos, h)), mul(L, block));
+      n = add(n, add(2 * h, merger_core));
+      return add(n, mul(v.n_deepstack, add(2 * H, merger_core)));
+    }
+    case VisionKind::siglip: {
+      // transformers models/siglip/modeling_siglip.py: patch_embedding Conv2d(c, h, patch) + bias,
+      // position_embedding Embedding((image_size / patch)^2, h); per layer layer_norm1/2
+      // (weight + bias), q/k/v/out_proj Linear(h, h) + bias, mlp fc1 Linear(h, ff) + bias, fc2
+      // Linear(ff, h) + bias; post_layernorm. models/gemma3/modeling_gemma3.py
+      // Gemma3MultiModalProjector: mm_input_projection_weight [h, text hidden], mm_soft_emb_norm
+      // RMSNorm(h).
+      const uint64_t patch = add(mul(mul(c, mul(p, p)), h), h);
+      const uint64_t block = add(add(4 * h, mul(4, linear(h, h, true))),
+                                 add(linear(h, ff, true), linear(ff, h, true)));
+      uint64_t n = add(add(patch, mul(v.n_pos, h)), mul(L, block));
+      return add(add(n, 2 * h), add(mul(h, v.out_hidden), h));
+    }
+    case VisionKind::gemma4: {
+      // Gemma 4 vision encoder: patch_embedder.input_proj Linear(c x patch^2, h) without bias,
+      // a 2-D position table [2, position_embedding_size, h]; per layer q/k/v/o Linear(h,
+      // n_head x head_dim) without bias, q_norm/k_norm RMSNorm(head_dim), four RMSNorm(h)
+      // (input, post-attention, pre- and post-feedforward), gate/up/down of a gated MLP
+      // without bias; embed_vision.embedding_projection Linear(h, text hidden) after a
+      // scale-free RMSNorm.
+      const uint64_t attn_w = mul(v.n_head, v.head_dim);
+      const uint64_t block = add(add(mul(4, mul(h, attn_w)), 2 * uint64_t{v.head_dim}),
+                                 add(4 * h, mul(3, mul(h, ff))));
+      uint64_t n = add(mul(mul(c, mul(p, p)), h), mul(2, mul(v.n_pos, h)));
+      n = add(n, mul(L, block));
+      return add(n, mul(h, v.out_hidden));
+    }
+  }
+  return 0;
 }
 
 }  // namespace llmsize

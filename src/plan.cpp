@@ -83,7 +83,12 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
                  const Estimate& base, Memo& memo, Plan& p) {
   RunConfig& c = p.config;
   uint32_t count = req.gpus_requested;
-  if (gpu && req.users && req.target_tokens_per_s > 0) {
+  // #10: a serving request plans its own deployment; the GPUs of the bill are its GPUs.
+  if (gpu && req.serving) {
+    p.serving = plan_serving(req, m, w, *gpu, req.gpus_requested, max_gpus_per_node(*gpu));
+    if (!req.gpus_requested && p.serving->deployment.gpus()) count = p.serving->deployment.gpus();
+    if (p.serving->capacity && !p.serving->capacity->found) note(p, NoteKind::capacity_unreachable);
+  } else if (gpu && req.users && req.target_tokens_per_s > 0) {
     p.capacity = plan_capacity(m, c, *gpu, req.users, req.target_tokens_per_s, w);
     if (p.capacity->gpus && !req.gpus_requested) count = p.capacity->gpus;
     if (!p.capacity->gpus) note(p, NoteKind::capacity_unreachable);
@@ -111,6 +116,9 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
     g.fits = p.capacity->per_gpu_bytes <= gpu->usable_bytes();
   }
+  // A serving engine's pool rule decides the fit of its deployment (paged KV for the tokens the
+  // sequences hold, not n_seq full contexts).
+  if (p.serving && p.serving->deployment.gpus() == g.count) g.fits = p.serving->estimate.fits;
   // Three levels: with the requested headroom; tight (without it, but with more than the engine's
   // margin: the estimate's own measured error at its high end, (total_high - total) / total,
   // capped at the headroom); or not at all. A capacity plan's replicas are judged by their own
@@ -238,7 +246,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   n.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
   n.networked = req.storage == StorageClass::nfs || req.storage == StorageClass::s3 ||
                 req.storage == StorageClass::ebs_gp3 || req.storage == StorageClass::ebs_io2;
-  Workload& w = sr.workload;
+  PowerWorkload& w = sr.workload;
   // Decode at the plan's batch (a capacity plan's replica serves its users), weights as read.
   w.decode_batch = std::max<uint32_t>(1, p.speed_input.n_seq);
   w.busy_share = req.power.duty_cycle;
@@ -307,6 +315,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.train.reset();
   p.train_config = req.train ? *req.train : TrainConfig();
   p.train_gpus = 0;
+  p.serving.reset();
 
   // First pass on one GPU (or the count given) to size the split.
   RunConfig& c = p.config;
@@ -415,7 +424,88 @@ struct PowerKeyHash {
   }
 };
 
+// --- serving at scale (#10) ------------------------------------------------------------------
+
+// The deployment of `count` GPUs (0: the fewest that hold the weights and one sequence) under the
+// engine's default split: tensor parallel within a node (the largest valid degree dividing the
+// count), pipeline stages across nodes; llama.cpp / Ollama split layers (pp) only.
+Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const GpuSpec& gpu,
+                              const Deployment& base, const Workload& wl, uint32_t count,
+                              uint32_t gpn) {
+  const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
+  const bool a100 = gpu.id.find("a100") != std::string::npos;
+  auto with = [&](uint32_t tp, uint32_t pp) {
+    Deployment d = base;
+    d.tp = tp;
+    d.pp = pp;
+    d.replicas = 1;
+    d.limits = engine_limits(d.engine, sg.memory_bytes, a100, tp, pp);
+    // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
+    if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+      d.limits.max_num_seqs = wl.users;
+    return d;
+  };
+  auto split = [&](uint32_t n) {
+    uint32_t tp = 1;
+    if (tensor)
+      for (uint32_t t = std::min(n, gpn); t >= 1; --t)
+        if (n % t == 0 && valid_tp(sm, t)) {
+          tp = t;
+          break;
+        }
+    return with(tp, n / tp);
+  };
+  if (count) return split(count);
+  Workload one = wl;
+  one.users = 1;
+  one.rate_per_s = 0;
+  for (uint32_t n = 1; n <= 1024; ++n) {
+    const Deployment d = split(n);
+    if (d.tp * d.pp != n) continue;
+    if (estimate_serving(sm, sg, d, one).fits) return d;
+  }
+  return split(1);
+}
+
 }  // namespace
+
+ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weights* exact,
+                         const GpuSpec& gpu, uint32_t count, uint32_t gpus_per_node) {
+  const ServingRequest& sr = *req.serving;
+  const uint32_t gpn = std::max<uint32_t>(1, gpus_per_node);
+  const ServingSetup s =
+      serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, exact);
+  ServingPlan out;
+  out.gpus_per_node = gpn;
+  out.workload = sr.workload;
+  Workload& wl = out.workload;
+  wl.users = req.users ? req.users : (sr.users_max || wl.rate_per_s > 0) ? 0 : 1;
+  Deployment base = s.deployment;
+  base.max_model_len = sr.max_model_len;
+  base.power_limit = req.power.power_limit;
+  if (req.users && req.target_tokens_per_s > 0) {
+    CapacityTarget t;
+    t.users = req.users;
+    t.per_user_tokens_per_s = req.target_tokens_per_s;
+    t.ttft_slo_s = wl.ttft_slo_s;
+    out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
+  }
+  if (out.capacity && out.capacity->found && !count) {
+    out.deployment = out.capacity->deployment;
+    out.estimate = out.capacity->estimate;
+  } else {
+    out.deployment = serving_deployment(s.model, s.gpu, gpu, base, wl, count, gpn);
+    out.estimate = estimate_serving(s.model, s.gpu, out.deployment, wl);
+  }
+  out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
+  out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
+  // FP8 weights from a 16-bit checkpoint: vLLM and SGLang quantize it when loading
+  // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint.
+  if (std::strcmp(req.config.quant->id, "fp8") == 0 &&
+      (sr.engine == ServingEngine::vllm || sr.engine == ServingEngine::sglang))
+    out.launch.quantization = "fp8";
+  return out;
+}
 
 uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_t usable_each,
                                   uint32_t n) {

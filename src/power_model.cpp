@@ -175,7 +175,7 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
 }
 
 TypicalPower typical_power(const PlatformModel& p, const GpuSpec& g, const MachineLoad& load,
-                           const Workload& w) {
+                           const PowerWorkload& w) {
   TypicalPower t;
   const double cap = std::clamp(w.power_limit, 0.0, 1.0);
   // Decode reads every weight once per step for the whole batch: FLOPs per byte = 2 x batch /

@@ -29,7 +29,7 @@ SystemPlan plan_system(const SystemRequest& r) {
   s.psus = plan_psus(p, s.max_power.wall_w);
   s.circuits = plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0);
   s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw);
-  Workload w = r.workload;
+  PowerWorkload w = r.workload;
   w.power_limit = std::min(w.power_limit, r.power_limit);
   s.typical = typical_power(p, g, load, w);
   s.typical_wall_w_total = s.typical.typical_wall_w * nodes;

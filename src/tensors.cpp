@@ -200,9 +200,19 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   if (falcon) b.t1(R::output_norm, n_embd, true);
   if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
 
-  for (uint32_t il = 0; il < m.n_layer; ++il) {
+  // DeepSeek-V3's MTP module (model.layers.<n_layer>): a full decoder block plus the next-n
+  // inputs (enorm, hnorm, eh_proj) and shared_head.norm, llama.cpp LLM_TENSOR_NEXTN_*; its
+  // embed_tokens and shared_head.head duplicate token_embd and output and are not counted.
+  const uint32_t n_block = m.arch == Arch::deepseek2 ? m.n_layer + m.n_layer_nextn : m.n_layer;
+  for (uint32_t il = 0; il < n_block; ++il) {
     b.at(static_cast<int32_t>(il));
     b.t1(R::attn_norm, n_embd);
+    if (il >= m.n_layer) {
+      b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
+      b.t1(R::nextn_enorm, n_embd);
+      b.t1(R::nextn_hnorm, n_embd);
+      b.t1(R::nextn_shared_head_norm, n_embd);
+    }
     if (falcon) {
       b.t1(R::attn_norm, n_embd, true);
       b.t1(R::attn_norm_2, n_embd);

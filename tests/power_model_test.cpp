@@ -155,7 +155,7 @@ TEST_CASE("Typical draw follows the decode batch and the power cap", "[power_mod
   const auto& desk = platform("am5-desktop");
   MachineLoad l;
   l.gpus = 1;
-  Workload w;
+  PowerWorkload w;
   w.decode_batch = 1;
   w.prefill_share = 0;
   w.busy_share = 1;

@@ -58,6 +58,11 @@ struct Weights {
   // n_expert (MoE), token_embd only one row (a lookup). 0 = unknown (then vram_bytes is used).
   uint64_t active_bytes = 0;
   std::vector<TypeUsage> by_type;
+  // The vision tower / projector (ModelSpec::vision), included in params, bytes and vram_bytes:
+  // llama.cpp loads it from its own mmproj GGUF, F16 as llama.cpp's convert_hf_to_gguf.py
+  // --mmproj writes it by default; 2 bytes per parameter for the other engines (BF16).
+  uint64_t vision_params = 0;
+  uint64_t vision_bytes = 0;
   double bits_per_weight() const {
     return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0;
   }

@@ -125,6 +125,32 @@ struct SsmSpec {
   uint32_t l_cache = 0;  // LFM2 short-conv cache length (conv_L_cache)
 };
 
+// A vision encoder and its projector into the language model, as transformers defines the
+// tensors (counted by vision_tower_params). Sizes are vision_config's.
+enum class VisionKind : uint8_t {
+  none,
+  qwen3_vl,  // Qwen3-VL, Qwen3.5/3.6: Conv3d patches, learned positions, LayerNorm ViT, mergers
+  siglip,    // Gemma 3: SigLIP ViT + multi_modal_projector (RMSNorm + projection)
+  gemma4,    // Gemma 4: linear patches, 2-D position table, RMSNorm ViT with q/k norms, gated MLP
+};
+struct VisionTower {
+  VisionKind kind = VisionKind::none;
+  uint32_t depth = 0;           // encoder layers (depth / num_hidden_layers)
+  uint32_t hidden = 0;          // hidden_size
+  uint32_t n_ff = 0;            // intermediate_size
+  uint32_t n_head = 0;          // num_heads / num_attention_heads
+  uint32_t head_dim = 0;        // gemma4 head_dim
+  uint32_t patch = 0;           // patch_size
+  uint32_t temporal_patch = 1;  // temporal_patch_size (Conv3d depth)
+  uint32_t in_channels = 3;
+  uint32_t n_pos = 0;  // position embeddings: num_position_embeddings / (image/patch)^2 / table
+  uint32_t merge = 1;  // spatial_merge_size
+  uint32_t out_hidden = 0;   // width the projector maps to (out_hidden_size, the text hidden size)
+  uint32_t n_deepstack = 0;  // Qwen3-VL deepstack mergers (deepstack_visual_indexes)
+};
+// Parameters of the tower, 0 for kind none.
+uint64_t vision_tower_params(const VisionTower& v);
+
 struct ModelSpec {
   std::string id;    // catalog id, or empty for a file
   std::string name;  // display name
@@ -179,9 +205,9 @@ struct ModelSpec {
   uint32_t o_groups = 0;
   uint32_t hc_mult = 0;
   uint32_t n_hash_layers = 0;
-  // Parameters of a vision tower / multimodal projector the checkpoint carries, counted from
-  // its config (vision_config); 0: none or unknown. llama.cpp keeps them in a separate mmproj.
-  uint64_t vision_params = 0;
+  // The vision tower / multimodal projector the checkpoint carries (its config's vision_config);
+  // kind none: none or unknown. llama.cpp keeps it in a separate mmproj GGUF.
+  VisionTower vision;
   bool qk_norm = false;  // attn_q_norm / attn_k_norm where the architecture makes them optional
   // The quant preset of the checkpoint as its config's quantization_config stores it ("fp8",
   // "int4-g32", "mxfp4-experts", "nvfp4"); empty for an unquantized or unknown checkpoint.

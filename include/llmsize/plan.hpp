@@ -24,7 +24,9 @@
 #include "llmsize/gpu.hpp"
 #include "llmsize/gpu_plan.hpp"
 #include "llmsize/host.hpp"
+#include "llmsize/launch.hpp"
 #include "llmsize/power.hpp"
+#include "llmsize/serving_capacity.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/system_plan.hpp"
 
@@ -45,6 +47,34 @@ constexpr uint32_t kMaxRecommendedGpus = 64;
 
 // Fine-tuning keeps this many checkpoints of the weights on disk (the last and the best).
 constexpr uint64_t kCheckpointCopies = 2;
+
+// --- serving at scale (#10): the request's and the plan's serving blocks ---------------------
+
+// A serving workload on a serving engine's rules (serving.hpp): set, plan() adds a
+// ServingEstimate (and a ServingCapacity when users and target_tokens_per_s ask for one).
+struct ServingRequest {
+  ServingEngine engine = ServingEngine::vllm;
+  KvDtype kv = KvDtype::bf16;  // the KV cache's element type
+  // isl, osl, rate, SLOs as given; users is taken from PlanRequest::users (0 there: 1, or as
+  // many as fit when users_max, or by Little's law when rate_per_s > 0).
+  Workload workload;
+  bool users_max = false;      // --users max: the largest batch that fits (offline throughput)
+  uint32_t max_model_len = 0;  // the guarantee's tokens per sequence; 0: isl + osl
+  std::string launch_model;    // the model the launch command names (a repo id or a path)
+};
+
+// What plan() made of a ServingRequest.
+struct ServingPlan {
+  Deployment deployment;  // tp, pp, replicas, KV type, limits, power limit
+  Workload workload;      // as estimated (users resolved)
+  ServingEstimate estimate;
+  std::optional<ServingCapacity> capacity;  // --users N --target-tps T
+  // The KV each sequence is charged: the tokens it holds on average (isl + osl / 2, on-demand
+  // paged engines) or its whole reservation (isl + osl or the context: slot engines, TRT-LLM).
+  bool kv_charged_guarantee = false;
+  uint32_t gpus_per_node = 8;
+  LaunchPlan launch;  // launch_plan() of the deployment
+};
 
 struct PlanRequest {
   ModelSpec model;  // REQUIRES: validate(model) is empty
@@ -75,6 +105,9 @@ struct PlanRequest {
   std::string platform_override;
   StorageClass storage = StorageClass::local_nvme_gen4;
   double rack_budget_kw = 40;  // power and cooling a rack gets, kW
+
+  // #10: serving at scale; empty: not asked
+  std::optional<ServingRequest> serving;
 };
 
 struct ClassFit {
@@ -158,10 +191,18 @@ struct Plan {
   uint32_t train_gpus = 0;  // FSDP: GPUs of the plan's kind that hold the sharded state
 
   std::vector<Note> notes;  // in the order a reader needs them
+
+  std::optional<ServingPlan> serving;  // #10: when the request has a ServingRequest and a GPU
 };
 
 // REQUIRES: req.config.quant non-null; req.gpu or req.candidates set.
 Plan plan(const PlanRequest& req);
+
+// The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
+// when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under
+// the engine's default split. REQUIRES: req.serving set, req.config.quant non-null, count > 0.
+ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weights* exact,
+                         const GpuSpec& gpu, uint32_t count, uint32_t gpus_per_node);
 
 // Sequences of c.kv.n_ctx whose KV caches fit on n GPUs of usable_each beside weights, compute
 // buffers and overhead, headroom on both: (usable - fixed x (1 + h)) / (kv per sequence x (1 + h)).

@@ -90,7 +90,7 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
                     double rack_budget_kw = 40);
 
 // The workload the machine runs, for the typical draw.
-struct Workload {
+struct PowerWorkload {
   uint32_t decode_batch = 1;    // sequences decoded together
   double prefill_share = 0.1;   // share of busy time spent in prefill (compute-bound bursts)
   double busy_share = 0.5;      // share of the time serving (the rest idle)
@@ -116,7 +116,7 @@ struct TypicalPower {
 // stream of a small model drew ~246 W of 450 W (0.547), rising with the batch to the board power
 // once decode becomes compute-bound; prefill runs at the cap.
 TypicalPower typical_power(const PlatformModel& p, const GpuSpec& g, const MachineLoad& load,
-                           const Workload& w);
+                           const PowerWorkload& w);
 
 // Single-stream decode as a fraction of board power (P05: 246 / 450 W).
 constexpr double kDecodeSingleStreamFraction = 246.0 / 450.0;

@@ -20,7 +20,7 @@ struct SystemRequest {
   uint32_t n_gpus = 1;            // what the GPU plan needs or --gpus asked
   std::string platform_override;  // --platform, "" = choose
   HostNeeds needs;                // weights, model set, datasets; gpus and nodes are filled in
-  Workload workload;              // for the typical draw
+  PowerWorkload workload;         // for the typical draw
   double power_limit = 1.0;       // --power-limit, fraction of board power
   ColdStartInput cold_start;      // weights_bytes and n_gpus are filled in
   double rack_budget_kw = 40;

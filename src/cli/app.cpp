@@ -82,6 +82,16 @@ std::string run_estimate(const Options& o) {
   const Catalog cat = load_catalog(o);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
+  if (!o.emit.empty()) {
+    if (!r.serving)
+      throw InputError("--emit " + o.emit + ": no catalog GPU holds the model: nothing to launch");
+    if (!r.serving->estimate.fits)
+      throw InputError(fmt::format(
+          "--emit {}: the weights and one sequence do not fit the engine's KV pool on {} GPU{}; "
+          "give more --gpus or drop --gpus to let llmsize plan them",
+          o.emit, r.serving->deployment.gpus(), r.serving->deployment.gpus() == 1 ? "" : "s"));
+    return launch_script(r.serving->launch);
+  }
   if (o.format == "json") return render_json(r);
   if (o.format == "csv") return render_csv(r);
   if (o.format == "markdown") return render_markdown(r);
@@ -107,6 +117,7 @@ CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
           names,
           [&o](const std::string& v) {
             o.ctx_max = v == "max";
+            o.ctx_given = true;
             if (!o.ctx_max) o.ctx = static_cast<uint32_t>(std::stoul(v));
           },
           help)
@@ -163,8 +174,10 @@ void setup_memory(CLI::App& app, Options& o) {
       ->type_name("MIB")
       ->group(mem);
   app.add_option("-e,--engine", o.engine,
-                 "memory rules of: llama.cpp, vllm, transformers or ollama")
+                 "engine whose rules apply: llama.cpp, ollama, vllm, sglang, trt-llm or "
+                 "transformers (vllm, sglang, trt-llm: a serving plan)")
       ->capture_default_str()
+      ->each([&o](const std::string&) { o.engine_given = true; })
       ->group(mem);
   app.add_option("--catalog", o.catalogs,
                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
@@ -196,8 +209,16 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
-  app.add_option("-u,--users", o.users, "people served at once (concurrent sequences)")
-      ->check(integer_from(1, 100000))
+  app.add_option_function<std::string>(
+         "-u,--users",
+         [&o](const std::string& v) {
+           o.users_max = v == "max";
+           o.users = o.users_max ? 0 : static_cast<uint32_t>(std::stoul(v));
+         },
+         "people served at once (concurrent sequences); max: the largest batch that fits")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v == "max" ? std::string() : integer_problem(v, 1, 100000); },
+          ""))
       ->type_name("N")
       ->group(hw);
   app.add_option("--target-tps", o.target_tps,
@@ -210,6 +231,36 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("N")
       ->group(hw);
+}
+
+// Serving at scale (#10): workload, SLOs, the launch command.
+void setup_serving(CLI::App& app, Options& o) {
+  auto* serve = "Serving at scale (vllm, sglang, trt-llm; any engine with these flags)";
+  app.add_option("--isl", o.isl, "tokens in per request (default 1000)")
+      ->check(integer_from(1, 16u << 20))
+      ->type_name("N")
+      ->group(serve);
+  app.add_option("--osl", o.osl, "tokens out per request (default 1000)")
+      ->check(integer_from(1, 16u << 20))
+      ->type_name("N")
+      ->group(serve);
+  app.add_option("--rate", o.rate, "requests per second instead of --users (Little's law)")
+      ->check(number_from(0.0001, 1e6))
+      ->type_name("R")
+      ->group(serve);
+  app.add_option("--ttft-ms", o.ttft_ms, "time-to-first-token SLO, ms (mean)")
+      ->check(number_from(0.1, 1e7))
+      ->type_name("X")
+      ->group(serve);
+  app.add_option("--tpot-ms", o.tpot_ms, "time-per-output-token SLO, ms (mean)")
+      ->check(number_from(0.01, 1e6))
+      ->type_name("X")
+      ->group(serve);
+  app.add_option("--emit", o.emit,
+                 "print the launch command of the plan: vllm, sglang, llama-server, trt-llm or "
+                 "ollama")
+      ->type_name("ENGINE")
+      ->group(serve);
 }
 
 // Host, power and cost.
@@ -326,6 +377,7 @@ void setup_app(CLI::App& app, Options& o) {
                  "catalog id or alias, size shorthand (70b), or path to config.json");
   setup_memory(app, o);
   setup_hardware(app, o);
+  setup_serving(app, o);
   setup_host(app, o);
   setup_training(app, o);
   app.add_option("-f,--format", o.format,

@@ -69,6 +69,16 @@ struct Options {
   bool explain = false;
   std::string command = "estimate";  // estimate | models | gpus | quants
   PlanningOptions planning;          // check, fit, sweep, --plot, completions, man
+  // serving at scale (#10); 0 / empty: not given
+  bool ctx_given = false;     // -c/--ctx typed: the serving guarantee's tokens per sequence
+  bool engine_given = false;  // -e/--engine typed
+  bool users_max = false;     // --users max
+  uint32_t isl = 0;           // --isl: tokens in per request (default 1000 when serving)
+  uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
+  double rate = 0;            // --rate: requests per second
+  double ttft_ms = 0;         // --ttft-ms: time-to-first-token SLO
+  double tpot_ms = 0;         // --tpot-ms: time-per-output-token SLO
+  std::string emit;           // --emit vllm|sglang|llama-server|trt-llm|ollama
 };
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -91,12 +92,19 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   const auto& m = r.model.spec;
   const auto& c = r.config;
   std::vector<MemoryRow> rows;
-  std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.params),
+  std::string w = fmt::format("{} params at {:.2f} bits/weight",
+                              billions(e.weights.params - e.weights.vision_params),
                               e.weights.bits_per_weight());
   if (e.weights.host_bytes)
     w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
                      m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
-  rows.push_back({"weights", e.weights_bytes, w});
+  // The vision tower has a line of its own (llama.cpp: the separate mmproj file).
+  const uint64_t vision = std::min(e.weights.vision_bytes, e.weights_bytes);
+  rows.push_back({"weights", e.weights_bytes - vision, w});
+  if (vision)
+    rows.push_back({"vision tower (mmproj)", vision,
+                    fmt::format("{} params, F16 (a separate mmproj file in llama.cpp)",
+                                billions(e.weights.vision_params))});
   std::string kv =
       fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
                   e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
@@ -268,6 +276,75 @@ std::vector<BomLine> bom_lines(const Report& r) {
 
 namespace {
 
+// #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
+std::string serving_section(const ServingPlan& sp) {
+  const ServingEstimate& e = sp.estimate;
+  const Deployment& d = sp.deployment;
+  const ServingProfile& prof = serving_profile(d.engine);
+  const Workload& w = sp.workload;
+  std::string o;
+  o += fmt::format("\nServing ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})\n", prof.name,
+                   d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas,
+                   d.replicas == 1 ? "" : "s",
+                   sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
+  o += fmt::format("  workload        {} tokens in, {} out per request; {}\n", group(w.isl),
+                   group(w.osl),
+                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
+                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
+                             : std::string("as many users as fit (offline)"));
+  o += fmt::format(
+      "  engine          KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}\n",
+      kv_dtype_name(d.kv),
+      d.limits.memory_fraction > 0 ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
+                                   : std::string("fixed slots"),
+      d.limits.max_num_seqs, d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
+  o += fmt::format(
+      "  KV per sequence {:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); "
+      "{} charged; pool {:.2f} GiB per GPU\n",
+      gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
+      sp.kv_charged_guarantee ? "guarantee" : "planning", gib_of(e.kv_pool_bytes_per_gpu));
+  if (!e.fits) {
+    o += "  does not fit    the weights and one sequence exceed the engine's KV pool\n";
+    return o;
+  }
+  o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
+                   e.calibration ? e.calibration->basis : "",
+                   e.calibration ? e.calibration->error_median * 100 : 0);
+  o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
+                   e.output_tokens_per_s.value, e.output_tokens_per_s.low,
+                   e.output_tokens_per_s.high, e.requests_per_s);
+  o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
+                   e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
+                   e.per_user_tokens_per_s.high, e.itl_s.value * 1000, e.itl_p90_s * 1000);
+  o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
+                   e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
+  o += fmt::format(
+      "  concurrency     {} running, {} queued per replica; {} admitted ({} at max_model_len); "
+      "limited by {}\n",
+      e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
+      limit_name(e.limited_by));
+  if (e.power_scale < 1)
+    o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
+                     d.power_limit * 100, e.power_scale * 100);
+  if (!e.meets_ttft || !e.meets_tpot)
+    o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
+                     e.meets_tpot ? "" : "TPOT missed");
+  if (sp.capacity) {
+    const ServingCapacity& c = *sp.capacity;
+    if (c.found)
+      o += fmt::format(
+          "  capacity        {} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; "
+          "binding limit {}; memory alone needs {}\n",
+          c.gpus, c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s", c.users_per_replica,
+          c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
+          limit_name(c.binding), c.memory_min_gpus);
+    else
+      o += fmt::format("  capacity        not reachable within 1024 GPUs (binding limit {})\n",
+                       limit_name(c.binding));
+  }
+  return o;
+}
+
 // Model, settings, the memory table and the GPUs each class needs.
 std::string table_head(const Report& r) {
   std::string o;
@@ -278,8 +355,11 @@ std::string table_head(const Report& r) {
     o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
-  for (const auto& row : memory_rows(r))
-    o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
+  for (const auto& row : memory_rows(r)) {
+    // A label longer than the column ("vision tower (mmproj)") takes from the number's padding.
+    const size_t over = std::min<size_t>(row.part.size() > 18 ? row.part.size() - 18 : 0, 4);
+    o += fmt::format("{:<18} {:>{}.2f}  {}\n", row.part, gib_of(row.bytes), 10 - over, row.how);
+  }
   o += fmt::format(
       "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = "
       "2^30 bytes)\n",
@@ -328,6 +408,12 @@ std::string table_bill(const Report& r) {
   if (r.gpu) {
     o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
                      r.gpu_recommended ? " — recommended" : "");
+    // #10: the serving plan's count can exceed what memory alone needs (replicas, speed).
+    if (r.serving && r.serving->deployment.gpus() != r.gpu->count_needed)
+      o += fmt::format(
+          "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
+          r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
+          r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
     o += r.system && r.system->platform
              ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
                "follow)\n"
@@ -353,7 +439,8 @@ std::string table_speed(const Report& r) {
         "{} MT/s)\n",
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
-  if (r.speed) {
+  if (r.serving) o += serving_section(*r.serving);
+  if (r.speed && !r.serving) {
     const auto& s = *r.speed;
     o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
     o +=

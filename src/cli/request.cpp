@@ -12,6 +12,7 @@
 #include "llmsize/load_time.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -44,19 +45,137 @@ double real(const std::string& flag, double v, double lo, double hi) {
   return real_in_range(flag, v, fmt::format("{}", v), lo, hi);
 }
 
+// --- serving at scale (#10) ------------------------------------------------------------------
+
+ServingEngine serving_engine_of(const std::string& where, const std::string& text) {
+  if (const auto e = serving_engine_from_name(lower(text))) return *e;
+  std::vector<std::string> names(serving_engine_names().begin(), serving_engine_names().end());
+  check_choice(where, text, names);
+  return ServingEngine::llama_cpp;  // not reached: check_choice throws
+}
+
+bool is_serving_engine(ServingEngine e) {
+  return e == ServingEngine::vllm || e == ServingEngine::sglang || e == ServingEngine::trt_llm;
+}
+
+// The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
+ServingEngine chosen_engine(const Options& o) {
+  if (o.engine_given || o.emit.empty()) return serving_engine_of("--engine", o.engine);
+  check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+  return *serving_engine_from_name(o.emit);
+}
+
+// The serving engines' weights default to the checkpoint's own dtype (vLLM, SGLang and
+// TensorRT-LLM load the safetensors as published: BF16 for the catalog's base checkpoints; an FP8
+// or FP4 checkpoint is asked for with --quant), never a GGUF preset.
+std::string serving_quant_text(const Options& o) {
+  if (o.quant_given || o.model.empty()) return o.quant;
+  const ServingEngine e = chosen_engine(o);
+  return serving_profile(e).checkpoint_weights ? "bf16" : o.quant;
+}
+
+// --kv-quant for a serving plan: fp8 (= fp8_e4m3), fp8_e4m3, fp8_e5m2 on the serving engines;
+// llama.cpp's own types on llama.cpp and Ollama; "f16" untyped = the engine's default.
+KvDtype serving_kv(const Options& o, const ServingProfile& p) {
+  std::string t = lower(o.kv_quant);
+  const bool fp8 = t == "fp8" || t == "fp8_e4m3" || t == "fp8_e5m2";
+  if (fp8 && !supports_kv_dtype(p, KvDtype::fp8_e4m3))
+    throw InputError("--kv-quant " + sanitize(o.kv_quant) + ": " + p.name +
+                     " has no FP8 KV cache (its types: f16, bf16, q8_0, q4_0, ...); use q8_0, or "
+                     "--engine vllm, sglang or trt-llm");
+  if (t == "fp8") t = "fp8_e4m3";
+  if (t == "fp16") t = "f16";
+  if (t == "q8") t = "q8_0";
+  if (t == "q4") t = "q4_0";
+  if (t == "f16" && p.memory_engine != Engine::llama_cpp) return p.kv_dtypes.front();
+  const auto k = kv_dtype_from_name(t);
+  if (k && supports_kv_dtype(p, *k)) return *k;
+  std::string list;
+  for (size_t i = 0; i < p.kv_dtypes.size(); ++i)
+    list += std::string(i ? ", " : "") + kv_dtype_name(p.kv_dtypes[i]);
+  throw InputError("--kv-quant: " + std::string(p.name) + " stores its KV cache as " + list +
+                   (p.memory_engine == Engine::llama_cpp ? "" : " (fp8 = fp8_e4m3)") + ", got '" +
+                   sanitize(o.kv_quant) + "'");
+}
+
+// A serving plan when the engine is a serving engine or any serving flag is given.
+void resolve_serving(const Options& o, PlanRequest& q) {
+  const ServingEngine e = chosen_engine(o);
+  if (!o.emit.empty()) {
+    check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+    if (*serving_engine_from_name(o.emit) != e)
+      throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
+                       "; emit that engine's command, or drop --engine");
+  }
+  const bool asked = is_serving_engine(e) || o.isl || o.osl || o.rate > 0 || o.ttft_ms > 0 ||
+                     o.tpot_ms > 0 || o.users_max || !o.emit.empty();
+  if (!asked) return;
+  if (o.rate > 0 && (o.users || o.users_max))
+    throw InputError("--rate: give either --rate R or --users N|max, not both");
+  ServingRequest s;
+  s.engine = e;
+  const ServingProfile& p = serving_profile(e);
+  s.kv = serving_kv(o, p);
+  s.users_max = o.users_max;
+  Workload& w = s.workload;
+  if (o.isl) w.isl = o.isl;
+  if (o.osl) w.osl = o.osl;
+  w.rate_per_s = o.rate;
+  w.ttft_slo_s = o.ttft_ms / 1000;
+  w.tpot_slo_s = o.tpot_ms / 1000;
+  if (o.ctx_given && !o.ctx_max) {
+    if (uint64_t{o.ctx} < uint64_t{w.isl} + w.osl)
+      throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +
+                       std::to_string(uint64_t{w.isl} + w.osl) + " tokens per request)");
+    s.max_model_len = o.ctx;
+  }
+  q.serving = std::move(s);
+}
+
+// What the launch command loads, and whether the engine runs on the GPU: the catalog's
+// Hugging Face repo for the serving engines; for llama.cpp / Ollama a GGUF file (the one given,
+// else the repo's name at the quantization, as the GGUF repos name their files).
+void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  ServingRequest& s = *out.request.serving;
+  const auto* cm = cat.find_model(o.model);
+  const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : o.model;
+  const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
+                           s.engine == ServingEngine::ollama;
+  if (!gguf_engine || out.model.exact_weights) {
+    s.launch_model = repo;
+  } else {
+    std::string quant = out.request.config.quant->id;
+    for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    s.launch_model = repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf";
+  }
+  const auto& g = out.request.gpu;
+  if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
+    throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
+                     " is " + g->vendor + "'s; use --engine vllm or sglang");
+}
+
 // Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
 // The numbers were range-checked when parsed; checked again for Options filled in code.
 void resolve_config(const Options& o, ResolvedRequest& out) {
   PlanRequest& q = out.request;
   RunConfig& c = q.config;
-  c.quant = &resolve_quant("--quant", o.quant);
-  out.quant_requested = o.quant;
+  c.quant = &resolve_quant("--quant", serving_quant_text(o));
+  out.quant_requested = serving_quant_text(o);
   c.kv.n_ctx = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
   q.users = o.users ? count_in_range("--users", o.users, 1, 100000) : 0;
   c.kv.n_seq = o.batch ? count_in_range("--batch", o.batch, 1, 65536) : q.users ? q.users : 1;
   c.kv.n_ubatch = count_in_range("--ubatch", o.ubatch, 1, 65536);
-  c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
-  c.engine = resolve_engine("--engine", o.engine);
+  resolve_serving(o, q);
+  if (q.serving && q.serving->kv != KvDtype::q8_0 && q.serving->kv != KvDtype::q4_0 &&
+      serving_profile(q.serving->engine).memory_engine != Engine::llama_cpp)
+    c.kv.type_k = c.kv.type_v = kv_tensor_type(q.serving->kv);
+  else
+    c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
+  c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
+                       : resolve_engine("--engine", o.engine);
+  if (q.serving && !o.ctx_given && !o.ctx_max)
+    c.kv.n_ctx = std::max<uint32_t>(q.serving->max_model_len,
+                                    q.serving->workload.isl + q.serving->workload.osl);
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
@@ -268,8 +387,8 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   q.model = out.model.spec;
   if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
   check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
-  q.config.quant = &model_quant("--quant", out.model, o.quant, o.quant_given, out.quant_requested,
-                                out.quant_ignored);
+  q.config.quant = &model_quant("--quant", out.model, serving_quant_text(o), o.quant_given,
+                                out.quant_requested, out.quant_ignored);
   // A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
   // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless --quant is
   // given.
@@ -280,6 +399,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
       q.config.quant = sq;
       out.quant_requested = sq->id;
     }
+  if (q.serving) resolve_serving_target(o, cat, out);
 }
 
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,

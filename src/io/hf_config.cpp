@@ -219,7 +219,7 @@ const std::vector<std::string> kTypes = {
     "kimi_k25", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "glm4_moe", "minimax_m2",
     "nemotron_h", "granitemoehybrid", "lfm2", "lfm2_moe", "falcon_h1", "cohere2", "olmo2", "olmo3",
     "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "deepseek_v4",
-    "mistral3"};
+    "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan"};
 
 // quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
 // scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
@@ -360,6 +360,9 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     } else {
       m.n_ff = r.u32("intermediate_size");
     }
+    // Qwen3.5/3.6 keep their MTP block (mtp.*) in the GGUF as the next-n layer
+    // (convert_hf_to_gguf.py Qwen3_5*Model, llama.cpp qwen35 / qwen35moe n_layer_nextn).
+    if (mt != "qwen3_next") m.n_layer_nextn = r.u32("mtp_num_hidden_layers", false, 0);
     const uint32_t interval = r.u32("full_attention_interval", false, 4);
     if (interval == 0) r.fail("full_attention_interval", "must be positive");
     if (!types.empty()) check_types({"linear_attention", "full_attention"});
@@ -467,7 +470,8 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     m.n_indexer_head = r.u32("index_n_heads");
     m.n_indexer_head_dim = r.u32("index_head_dim");
     // GLM-5 keeps its MTP layer in the GGUF (convert_hf_to_gguf.py GlmMoeDsaModel).
-    if (m.arch == Arch::glm_dsa) m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+    // DeepSeek-V3.2 carries it in the checkpoint like V3 (model.layers.61).
+    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
     const uint32_t lead = std::min(m.n_layer_dense_lead, n);
     auto kind = [&](bool moe_layer) {
       LayerKind k = attn(AttnKind::mla);
@@ -626,11 +630,27 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
       lead = std::min(r.u32("num_dense_layers", false, 0), n);
       m.n_layer_dense_lead = lead;
     }
-    if (types.empty()) r.fail("layer_types", "missing (LFM2 names each layer)");
-    check_types({"conv", "full_attention"});
+    // Older LFM2 configs list the attention layers in full_attn_idxs instead of layer_types
+    // (convert_hf_to_gguf.py LFM2Model reads either).
+    std::vector<bool> is_attn(n, false);
+    if (!types.empty()) {
+      check_types({"conv", "full_attention"});
+      for (uint32_t il = 0; il < n; ++il) is_attn[il] = types[il] == "full_attention";
+    } else if (r.has("full_attn_idxs")) {
+      const auto idx = r.u32s("full_attn_idxs");
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (idx[i] >= n)
+          r.fail("full_attn_idxs/" + std::to_string(i), "layer " + std::to_string(idx[i]) + " of " +
+                                                            std::to_string(n) +
+                                                            " (num_hidden_layers)");
+        is_attn[idx[i]] = true;
+      }
+    } else {
+      r.fail("layer_types", "missing (LFM2 names each layer, or lists full_attn_idxs)");
+    }
     append_layers(m, 0, n, 0, [&](uint32_t il) {
       LayerKind k = attn(AttnKind::full);
-      if (types[il] == "conv") {
+      if (!is_attn[il]) {
         k = LayerKind{};
         k.attn = AttnKind::none;
         k.state = StateKind::short_conv;
@@ -775,6 +795,60 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
   return false;
 }
 
+// The vision tower of a multimodal config (its vision_config), sized by model_spec.cpp
+// vision_tower_params. `text_hidden` is the language model's width the projector maps to.
+// Configs of other towers (Pixtral, Kimi's MoonViT, ...) leave kind none: unknown, not guessed.
+VisionTower read_vision(const json& root, const std::string& root_type, uint32_t text_hidden,
+                        const std::string& where) {
+  VisionTower v;
+  if (!root.contains("vision_config") || !root["vision_config"].is_object()) return v;
+  const json& vc = root["vision_config"];
+  const Reader r(vc, where, "/vision_config");
+  const std::string vt = vc.contains("model_type") && vc["model_type"].is_string()
+                             ? vc["model_type"].get<std::string>()
+                             : std::string();
+  if (r.has("depth") && r.has("out_hidden_size")) {
+    // Qwen3-VL / Qwen3.5 / Qwen3.6 (Qwen3VLVisionConfig).
+    v.kind = VisionKind::qwen3_vl;
+    v.depth = r.u32("depth");
+    v.hidden = r.u32("hidden_size");
+    v.n_ff = r.u32("intermediate_size");
+    v.n_head = r.u32("num_heads");
+    v.patch = r.u32("patch_size");
+    v.temporal_patch = r.u32("temporal_patch_size", false, 2);
+    v.in_channels = r.u32("in_channels", false, 3);
+    v.n_pos = r.u32("num_position_embeddings");
+    v.merge = r.u32("spatial_merge_size", false, 2);
+    v.out_hidden = r.u32("out_hidden_size");
+    v.n_deepstack = static_cast<uint32_t>(r.u32s("deepstack_visual_indexes").size());
+  } else if (vt == "siglip_vision_model" && root_type == "gemma3") {
+    v.kind = VisionKind::siglip;
+    v.depth = r.u32("num_hidden_layers");
+    v.hidden = r.u32("hidden_size");
+    v.n_ff = r.u32("intermediate_size");
+    v.n_head = r.u32("num_attention_heads");
+    v.patch = r.count("patch_size", 1, kHeads);
+    v.in_channels = r.u32("num_channels", false, 3);
+    const uint32_t side = r.u32("image_size") / v.patch;
+    v.n_pos = side * side;  // both below 2^16
+    if (r.boolean("vision_use_head", false))
+      r.fail("vision_use_head", "a SigLIP pooling head is not supported");
+    v.out_hidden = text_hidden;
+  } else if (root_type == "gemma4" && r.has("position_embedding_size") &&
+             !r.boolean("use_clipped_linears", false)) {
+    v.kind = VisionKind::gemma4;
+    v.depth = r.u32("num_hidden_layers");
+    v.hidden = r.u32("hidden_size");
+    v.n_ff = r.u32("intermediate_size");
+    v.n_head = r.u32("num_attention_heads");
+    v.head_dim = r.u32("head_dim");
+    v.patch = r.u32("patch_size");
+    v.n_pos = r.u32("position_embedding_size");
+    v.out_hidden = text_hidden;
+  }
+  return v;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_model_types() {
@@ -792,7 +866,8 @@ std::string json_reason(const nlohmann::json::exception& e) {
   return sanitize(w, 200);
 }
 
-ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
+namespace {
+ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where) {
   if (!cfg_in.is_object()) throw InputError(where + ": expected a JSON object");
   const json* cfg = &cfg_in;
   std::string path;
@@ -826,7 +901,15 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   if (family.size() > 5 && family.compare(family.size() - 5, 5, "_text") == 0 &&
       family != "gemma3_text")
     family.resize(family.size() - 5);
-  if (family == "kimi_k2") family = "deepseek_v3";        // Kimi-K2: DeepseekV3ForCausalLM
+  if (family == "kimi_k2") family = "deepseek_v3";  // Kimi-K2: DeepseekV3ForCausalLM
+  if (family == "hunyuan") {
+    // Tencent's own config of Hunyuan-A13B (HunYuanMoEV1ForCausalLM, model_type "hunyuan"):
+    // the fields of transformers' hunyuan_v1_moe, with attention_head_dim for head_dim. Its
+    // cross-layer attention (use_cla) and MLA (use_mla) variants are a different layout.
+    for (const char* k : {"use_cla", "use_mla"})
+      if (r.boolean(k, false)) r.fail(k, "true is not supported (Hunyuan-A13B has false)");
+    family = "hunyuan_v1_moe";
+  }
   if (family == "glm4_moe_lite") family = "deepseek_v2";  // GLM-4.7-Flash: MLA, llama.cpp deepseek2
   if (family == "kimi_k25" || family == "mistral3")
     r.fail("text_config", "missing (a " + mt + " config nests its language model there)");
@@ -855,7 +938,8 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
   m.n_vocab = r.u32("vocab_size");
   m.n_ctx_train = r.u32_any({"max_position_embeddings", "seq_length"}, false, 0);
   m.n_head_kv = r.u32_any({"num_key_value_heads", "num_kv_heads"}, false, m.n_head);
-  const uint32_t head_dim = r.u32("head_dim", false, m.n_head ? m.n_embd / m.n_head : 0);
+  const uint32_t head_dim =
+      r.u32_any({"head_dim", "attention_head_dim"}, false, m.n_head ? m.n_embd / m.n_head : 0);
   m.n_embd_head_k = m.n_embd_head_v = head_dim;
   m.tied_embeddings = r.boolean("tie_word_embeddings", false);
 
@@ -873,6 +957,15 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     // deepstack mergers go to the mmproj file).
     m.arch = Arch::qwen3vl;
     m.n_ff = r.u32("intermediate_size");
+  } else if (family == "qwen3_vl_moe") {
+    // Qwen3-VL-MoE's language model: qwen3moe layers (llama.cpp qwen3vlmoe loads the tensors of
+    // qwen3moe; the deepstack embeddings arrive from the mmproj).
+    m.arch = Arch::qwen3moe;
+    m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
+    m.n_expert_used = r.u32("num_experts_per_tok");
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    if (!r.u32s("mlp_only_layers").empty())
+      r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
   } else if (mt == "llama" || mt == "mistral" || mt == "mixtral") {
     m.arch = Arch::llama;
     m.n_ff = r.u32("intermediate_size");
@@ -937,6 +1030,9 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     m.n_rot = r.u32("qk_rope_head_dim");
     m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
     m.n_embd_head_v = r.u32("v_head_dim");
+    // DeepSeek-V3.x: the MTP module(s) (num_nextn_predict_layers) after the main layers.
+    if (family == "deepseek_v3" || mt == "glm4_moe_lite")
+      m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
   } else if (mt == "cohere") {
     m.arch = Arch::command_r;
     m.n_ff = r.u32("intermediate_size");
@@ -956,6 +1052,22 @@ ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
     r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +
                                       " is not divisible by " + std::to_string(m.n_head) +
                                       " heads and no head_dim is given");
+  return m;
+}
+
+}  // namespace
+
+ModelSpec model_from_hf_config(const json& cfg_in, const std::string& where) {
+  ModelSpec m = text_model_from_hf_config(cfg_in, where);
+  const std::string root_type = cfg_in.contains("model_type") && cfg_in["model_type"].is_string()
+                                    ? cfg_in["model_type"].get<std::string>()
+                                    : std::string();
+  m.vision = read_vision(cfg_in, root_type, m.n_embd, where);
+  // Qwen3VLMoeForConditionalGeneration holds lm_head at the top level, tied by the top-level
+  // tie_word_embeddings (Qwen3-VL-30B-A3B: false there, true in text_config).
+  if (root_type == "qwen3_vl_moe" && cfg_in.contains("tie_word_embeddings") &&
+      cfg_in["tie_word_embeddings"].is_boolean())
+    m.tied_embeddings = cfg_in["tie_word_embeddings"].get<bool>();
   return m;
 }
 

@@ -334,3 +334,16 @@ TEST_CASE("hybrid and stored-format configs: recurrent state and KV by kind in t
   CHECK(g["vram"]["kv_mla_bytes"] == 78ull * 4096 * 1152);
   CHECK(g["vram"]["kv_indexer_bytes"] == 78ull * 4096 * 256);
 }
+
+TEST_CASE("a multimodal model shows its vision tower as the mmproj line, inside VRAM", "[cli]") {
+  // Qwen3.5-35B-A3B: vision tower 446,571,248 params (tests/vision_test.cpp) x 2 B (F16 mmproj)
+  // = 893,142,496 B = 0.83 GiB, its own line; the weights line holds the rest of weights_bytes.
+  const auto r = run("qwen3.5-35b-a3b --ctx 262144");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("vision tower (mmproj)    0.83  0.45 B params, F16") != std::string::npos);
+  const auto j = run_json("qwen3.5-35b-a3b --ctx 262144");
+  CHECK(j["model"]["params"] == 35951822704ull);
+  // gemma-4-31b is read (still in data/models_pending.json: derived 4.3% below the official).
+  CHECK(run("gemma-3-12b --ctx 131072").out.find("vision tower (mmproj)") != std::string::npos);
+}

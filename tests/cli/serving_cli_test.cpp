@@ -1,0 +1,240 @@
+// Serving at scale (#10) from the command line: the real binary plans a deployment (GPUs, TP,
+// replicas, KV dtype, memory fraction, aggregate and per-user tokens/s, TTFT) and prints its
+// launch command with --emit.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "run_binary.hpp"
+
+using json = nlohmann::json;
+using llmsize::cli_test::run;
+
+namespace {
+
+// The headline load: 50 users, 5000 tokens in, 500 out, 16 tokens/s each.
+const std::string kLoad = " --users 50 --isl 5000 --osl 500 --target-tps 16";
+
+json throughput(const std::string& args) {
+  const auto r = run(args + " -f json");
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out)["throughput"];
+}
+
+// What every capacity plan must satisfy, whatever the engine and GPU.
+void check_capacity(const json& t, const std::string& engine) {
+  CHECK(t["engine"] == engine);
+  CHECK(t["fits"] == true);
+  CHECK(t["serving_capacity_found"] == true);
+  const uint64_t tp = t["tensor_parallel"], pp = t["pipeline_parallel"], reps = t["replicas"];
+  CHECK(t["gpus"] == tp * pp * reps);
+  CHECK(t["serving_capacity_gpus"] == t["gpus"]);
+  // Headroom = replicas x users per replica - users.
+  CHECK(t["serving_capacity_user_headroom"].get<uint64_t>() ==
+        reps * t["serving_capacity_users_per_replica"].get<uint64_t>() - 50);
+  // The target is met, and the aggregate is the users' decode speeds (less the steps that carry
+  // prompt chunks): 50 x per-user >= aggregate >= 0.9 x 50 x per-user.
+  const double per_user = t["per_user_tokens_per_s"], agg = t["output_tokens_per_s"];
+  CHECK(per_user >= 16);
+  CHECK(agg <= 50 * per_user * 1.001);
+  CHECK(agg >= 0.9 * 50 * per_user);
+  CHECK(t["output_tokens_per_s_low"].get<double>() < agg);
+  CHECK(t["output_tokens_per_s_high"].get<double>() > agg);
+  CHECK(t["ttft_s"].get<double>() > 0);
+  CHECK(t["ttft_p90_s"].get<double>() > 0);
+  CHECK(t["itl_s"].get<double>() == Approx(1 / per_user).epsilon(0.01));
+  CHECK(t["max_model_len"] == 5500);  // isl + osl
+  CHECK(t["isl"] == 5000);
+  CHECK(t["osl"] == 500);
+  CHECK(!t["serving_calibration"].get<std::string>().empty());
+}
+
+}  // namespace
+
+TEST_CASE("vLLM plans 70B FP8 for 50 users on H100 and emits its launch command",
+          "[cli][serving]") {
+  const std::string h = "llama-3.3-70b --quant fp8 --engine vllm --gpu h100-sxm" + kLoad;
+  const json t = throughput(h);
+  check_capacity(t, "vllm");
+  // Within one step of what served it (NIM: 2 x H100 at TP2; the step model: 2 x TP2).
+  CHECK(t["gpus"].get<uint64_t>() >= 2);
+  CHECK(t["gpus"].get<uint64_t>() <= 4);
+  CHECK(t["memory_fraction"] == 0.9);  // vLLM gpu_memory_utilization default
+  CHECK(t["kv_dtype"] == "bf16");      // "auto": the model's dtype
+  CHECK(t["kv_charged"] == "planning");
+  // KV per token: 80 layers x 8 KV heads x 128 x (K + V) x 2 bytes = 327,680 B; planning holds
+  // isl + osl / 2 = 5250 tokens, in 16-token blocks 5264; the guarantee 5500 -> 5504.
+  CHECK(t["kv_bytes_per_seq_planning"] == uint64_t{327680} * 5264);
+  CHECK(t["kv_bytes_per_seq_guarantee"] == uint64_t{327680} * 5504);
+  CHECK(t["max_num_seqs"] == 1024);  // vLLM get_batch_defaults, >= 70 GiB
+  CHECK(t["max_num_batched_tokens"] == 8192);
+
+  const auto table = run(h);
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("Serving (vllm: " + std::to_string(t["gpus"].get<uint64_t>()) +
+                       " GPUs = TP " + std::to_string(t["tensor_parallel"].get<uint64_t>())) !=
+        std::string::npos);
+  CHECK(table.out.find("vllm-calibrated") != std::string::npos);
+  CHECK(table.out.find("llama.cpp-calibrated") == std::string::npos);
+  CHECK(table.out.find("binding limit") != std::string::npos);
+
+  const auto e = run(h + " --emit vllm");
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  CHECK(e.err.empty());
+  CHECK(e.out.find("vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size " +
+                   std::to_string(t["tensor_parallel"].get<uint64_t>()) +
+                   " --max-model-len 5500 --gpu-memory-utilization 0.90") != std::string::npos);
+  CHECK(e.out.find("--quantization fp8") != std::string::npos);  // FP8 from the BF16 checkpoint
+  CHECK(e.out.find("Bill of materials") == std::string::npos);   // the command only
+}
+
+TEST_CASE("SGLang and TensorRT-LLM plan the same load on H100, H200, B200 and MI300X",
+          "[cli][serving]") {
+  for (const std::string gpu : {"h100-sxm", "h200", "b200", "mi300x"}) {
+    for (const std::string engine : {"sglang", "trt-llm"}) {
+      const std::string h =
+          "llama-3.3-70b --quant fp8 --engine " + engine + " --gpu " + gpu + kLoad;
+      INFO(h);
+      if (engine == "trt-llm" && gpu == "mi300x") {
+        const auto r = run(h);
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(r.err.find("TensorRT-LLM runs on NVIDIA GPUs only") != std::string::npos);
+        continue;
+      }
+      const json t = throughput(h);
+      check_capacity(t, engine);
+      // Memory alone needs 1 (141-192 GiB) or 2 (80 GiB) GPUs for 70 GB of FP8 weights; speed
+      // needs at most 4.
+      CHECK(t["gpus"].get<uint64_t>() <= 4);
+      CHECK(t["gpus"].get<uint64_t>() >= t["serving_capacity_memory_min_gpus"].get<uint64_t>());
+      CHECK(t["kv_charged"] == (engine == "sglang" ? "planning" : "guarantee"));
+      const auto e = run(h + " --emit " + engine);
+      REQUIRE(e.code == 0);
+      const std::string tp = std::to_string(t["tensor_parallel"].get<uint64_t>());
+      if (engine == "sglang") {
+        CHECK(e.out.find("python3 -m sglang.launch_server --model-path "
+                         "meta-llama/Llama-3.3-70B-Instruct --tp-size " +
+                         tp + " --context-length 5500") != std::string::npos);
+      } else {
+        CHECK(e.out.find("trtllm-serve meta-llama/Llama-3.3-70B-Instruct --backend pytorch "
+                         "--tp_size " +
+                         tp) != std::string::npos);
+        CHECK(e.out.find("--kv_cache_free_gpu_memory_fraction 0.90") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("llama.cpp serves from a consumer GPU and Apple silicon, with llama-server's command",
+          "[cli][serving]") {
+  {
+    // 70B Q4_K_M (42.5 GB) on RTX 4090s: layer split over 2 cards, a slot per user.
+    const std::string h = "llama-3.3-70b --gpu rtx-4090 --users 2 --isl 2000 --osl 300";
+    const json t = throughput(h);
+    CHECK(t["engine"] == "llama.cpp");
+    CHECK(t["fits"] == true);
+    CHECK(t["tensor_parallel"] == 1);  // layer split
+    CHECK(t["pipeline_parallel"] == 2);
+    CHECK(t["max_num_seqs"] == 2);
+    CHECK(t["kv_charged"] == "guarantee");
+    CHECK(t["memory_fraction"] == 0);  // fixed slots
+    const auto e = run(h + " --emit llama-server");
+    REQUIRE(e.code == 0);
+    CHECK(e.out.find("llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 999 -sm layer -ts "
+                     "40,40 -c 4600 -np 2 -fa on") != std::string::npos);  // -c: 2 x 2300
+  }
+  {
+    const std::string h = "llama-3.1-8b --gpu m3-max --users 2 --isl 1000 --osl 200";
+    const json t = throughput(h);
+    CHECK(t["engine"] == "llama.cpp");
+    CHECK(t["gpus"] == 1);
+    CHECK(t["concurrency"] == 2);
+    CHECK(t["per_user_tokens_per_s"].get<double>() > 0);
+    const auto e = run(h + " --emit llama-server");
+    REQUIRE(e.code == 0);
+    CHECK(e.out ==
+          "llama-server -m Llama-3.1-8B-Q4_K_M.gguf -ngl 999 -c 2400 -np 2 -fa on --host "
+          "0.0.0.0 --port 8000\n");
+  }
+}
+
+TEST_CASE("Serving flags: FP8 KV, --users max, --rate, --power-limit", "[cli][serving]") {
+  const std::string h =
+      "llama-3.3-70b --quant fp8 --engine vllm --gpu h100-sxm --gpus 2 "
+      "--isl 5000 --osl 500";
+  // FP8 KV: one byte per element, half of BF16's 327,680 B per token.
+  const json f = throughput(h + " --users 8 --kv-quant fp8");
+  CHECK(f["kv_dtype"] == "fp8_e4m3");
+  CHECK(f["kv_bytes_per_seq_planning"] == uint64_t{163840} * 5264);
+  CHECK(throughput(h + " --users 8 --kv-quant fp8_e5m2")["kv_dtype"] == "fp8_e5m2");
+  // --users max: as many as the pool admits run at once.
+  const json m = throughput(h + " --users max");
+  CHECK(m["concurrency"] == m["max_concurrency"]);
+  CHECK(m["limited_by"] == "memory");
+  // --rate: requests completed per second equal the arrival rate (Little's law).
+  const json r = throughput(h + " --rate 1");
+  CHECK(r["requests_per_s"] == Approx(1.0));
+  CHECK(r["output_tokens_per_s"] == Approx(500.0));  // 1 request/s x 500 tokens out
+  // --power-limit 50%: the calibrated curve's point 300 W of 600 W keeps 597.02 / 625.55.
+  const json base = throughput(h + " --users 8");
+  const json pl = throughput(h + " --users 8 --power-limit 50%");
+  CHECK(pl["power_scale"] == Approx(0.954));
+  CHECK(pl["output_tokens_per_s"].get<double>() < base["output_tokens_per_s"].get<double>());
+  // No serving flag, llama.cpp: the serving fields are null and the old ones unchanged.
+  const json plain = throughput("llama-3.1-8b --gpu rtx-4090");
+  CHECK(plain["engine"].is_null());
+  CHECK(plain["output_tokens_per_s"].is_null());
+  CHECK(plain["decode_tokens_per_s"].is_number());
+}
+
+TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on stdout",
+          "[cli][serving]") {
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"llama-3.1-8b --engine vlm",
+            "--engine: expected llama.cpp, ollama, vllm, sglang, trt-llm or transformers, got "
+            "'vlm' (did you mean vllm?)"},
+           {"llama-3.1-8b --kv-quant fp8 --isl 100", "llama.cpp has no FP8 KV cache"},
+           {"llama-3.1-8b --engine vllm --kv-quant q4_0", "vllm stores its KV cache as"},
+           {"llama-3.1-8b --engine vllm --rate 1 --users 4", "--rate: give either"},
+           {"llama-3.1-8b --engine vllm --emit sglang", "--emit sglang: the plan is for"},
+           {"llama-3.1-8b --emit vlm", "--emit: expected vllm, sglang, llama-server"},
+           {"llama-3.1-8b --engine vllm --isl 5000 --osl 500 --ctx 4096",
+            "--ctx 4096: shorter than --isl + --osl (5500"},
+           {"llama-3.1-8b --engine vllm --users max --target-tps 10", "--target-tps: needs"},
+           // Llama 3.1 405B in BF16 (810 GB) on one 24 GiB card.
+           {"llama-3.1-405b --engine vllm --gpu rtx-4090 --gpus 1 --emit vllm",
+            "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU;"},
+       }) {
+    const auto r = run(c.args);
+    INFO(c.args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(c.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("sweep carries the serving plan per row, equal to the main command's (--verify)",
+          "[cli][serving][sweep]") {
+  const auto r =
+      run("sweep --models llama-3.1-8b,llama-3.3-70b --quants fp8,bf16 --ctx 8192 --gpu "
+          "h100-sxm,mi300x --gpus 1,2 --engine sglang --isl 2000 --osl 500 --users 16 --verify -f "
+          "jsonl");
+  INFO(r.err.substr(0, 2000));
+  REQUIRE(r.code == 0);
+  size_t rows = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line); ++rows) {
+    const json j = json::parse(line);
+    CHECK(j["throughput"]["engine"] == "sglang");
+    CHECK(j["throughput"]["gpus"] == j["gpu"]["count"]);  // --gpus fixes the deployment
+    CHECK(j["throughput"]["isl"] == 2000);
+  }
+  CHECK(rows == 2 * 2 * 2 * 2);
+}
