@@ -43,14 +43,14 @@ CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuS
       break;
     }
   }
+  best.max_tp_degree = max_tp;
   if (best.gpus)
-    best.limited_by = !memory_only || best.gpus == memory_only ? "memory" : "speed";
-  else if (!memory_only && max_tp)
-    best.limited_by = "no tensor-parallel degree up to " + std::to_string(max_tp) +
-                      " holds the model and KV cache";
-  else
     best.limited_by =
-        "no split reaches the target per user: one sequence is already slower (bandwidth bound)";
+        !memory_only || best.gpus == memory_only ? CapacityLimit::memory : CapacityLimit::speed;
+  else if (!memory_only && max_tp)
+    best.limited_by = CapacityLimit::no_tp_degree;
+  else
+    best.limited_by = CapacityLimit::too_slow;
   return best;
 }
 

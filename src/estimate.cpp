@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/layers.hpp"
 #include "llmsize/units.hpp"
 
@@ -43,13 +45,14 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
     const uint64_t b = tensor_bytes(types[i], t.ne[0], t.n_elements());
-    w.bytes = checked_add(w.bytes, b);
+    w.bytes = checked_add(w.bytes, b, "weight bytes");
     if (t.role == TensorRole::token_embd) {
-      embd_bytes = b;
+      embd_bytes = b;  // the input lookup reads one row per token: left out (< 0.0001%)
     } else if (is_routed_expert(t.role)) {
-      w.active_bytes += b / m.n_expert * m.n_expert_used;
+      w.active_bytes =
+          checked_add(w.active_bytes, b / m.n_expert * m.n_expert_used, "active weight bytes");
     } else {
-      w.active_bytes += b;
+      w.active_bytes = checked_add(w.active_bytes, b, "active weight bytes");
     }
     auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
                            [&](const TypeUsage& u) { return u.type == types[i]; });
@@ -58,6 +61,11 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
     it->n_elements += t.n_elements();
     it->bytes += b;
   }
+  // A tied model's output layer is token_embd itself (llama-model.cpp loads it again as
+  // TENSOR_DUPLICATED): the logits read all of it every token, as io/model_file.cpp counts a
+  // GGUF without output.weight.
+  if (m.tied_embeddings)
+    w.active_bytes = checked_add(w.active_bytes, embd_bytes, "active weight bytes");
   std::sort(w.by_type.begin(), w.by_type.end(),
             [](const TypeUsage& a, const TypeUsage& b) { return a.bytes > b.bytes; });
   if (q.gguf && embeddings_on_host) {
@@ -272,18 +280,32 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
 }
 
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
-  const uint64_t shared = e.weights_bytes + e.kv_cache_bytes + e.recurrent_state_bytes;
-  const uint64_t each = (shared + n - 1) / n + e.compute.bytes() + c.overhead_per_gpu_bytes;
-  return each + fraction_of(each, c.headroom);
+  const uint64_t shared =
+      checked_add(checked_add(e.weights_bytes, e.kv_cache_bytes, "weights + KV cache bytes"),
+                  e.recurrent_state_bytes, "weights + KV cache + recurrent state bytes");
+  const uint64_t share = shared / n + (shared % n ? 1 : 0);  // ceil(shared / n), no overflow
+  const uint64_t each = checked_add(checked_add(share, e.compute.bytes(), "per-GPU bytes"),
+                                    c.overhead_per_gpu_bytes, "per-GPU bytes");
+  return checked_add(each, fraction_of(each, c.headroom), "per-GPU bytes with headroom");
 }
 
 uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
                             uint32_t n) {
-  const double budget = static_cast<double>(usable_bytes_each) * n / (1 + c.headroom);
-  const double used =
-      static_cast<double>(e.weights_bytes) + static_cast<double>(e.recurrent_state_bytes) +
-      static_cast<double>(n) * static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
-  return budget > used ? static_cast<uint64_t>(budget - used) : 0;
+  // budget = floor(usable x n / (1 + headroom)), the headroom in parts per million as in
+  // fraction_of, computed in 128 bits (usable x n x 10^6 needs more than 64).
+  __extension__ typedef unsigned __int128 u128;
+  const auto headroom_ppm = static_cast<u128>(static_cast<uint64_t>(c.headroom * 1e6 + 0.5));
+  const u128 budget128 =
+      static_cast<u128>(usable_bytes_each) * n * 1000000 / (1000000 + headroom_ppm);
+  if (budget128 > std::numeric_limits<uint64_t>::max())
+    throw OverflowError("available KV cache bytes: GPU memory x GPUs overflows 64 bits");
+  const auto budget = static_cast<uint64_t>(budget128);
+  const uint64_t each =
+      checked_add(e.compute.bytes(), c.overhead_per_gpu_bytes, "compute buffer + overhead bytes");
+  const uint64_t used = checked_add(
+      checked_add(e.weights_bytes, e.recurrent_state_bytes, "weights + recurrent state bytes"),
+      checked_mul(each, n, "compute buffer + overhead bytes x GPUs"), "bytes used besides KV");
+  return budget > used ? budget - used : 0;
 }
 
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,

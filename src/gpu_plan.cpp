@@ -51,42 +51,36 @@ void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c
 
 void describe_split(GpuPlan& p) {
   const GpuSpec& gpu = p.gpu;
-  char buf[256];
   const bool fast_link = gpu.interconnect != "none" && !gpu.interconnect.empty();
+  p.pcie_gen = p.pcie_lanes = 0;
+  p.link_gb_per_s = 0;
   if (p.count <= 1) {
-    p.split = "single GPU";
-    p.link = "none needed";
-    p.link_reason = "one GPU";
+    p.split = GpuSplit::single;
+    p.link = GpuLink::none;
+    p.link_reason = LinkReason::one_gpu;
   } else if (p.nodes > 1) {
-    p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node
-                  ? "tensor parallel in each node, pipeline across nodes"
-                  : "layer (pipeline) split across nodes";
-    std::snprintf(buf, sizeof buf,
-                  "%u nodes of up to %u GPUs: 400 Gb/s InfiniBand or RoCE per GPU for "
-                  "tensor parallelism across nodes; 100-200 GbE is enough for a pipeline split",
-                  p.nodes, max_gpus_per_node(gpu));
-    p.link = buf;
-    p.link_reason = "more GPUs than one chassis holds";
+    p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node ? GpuSplit::tensor_then_pipeline
+                                                            : GpuSplit::pipeline_across_nodes;
+    p.link = GpuLink::network;
+    p.link_reason = LinkReason::beyond_chassis;
   } else if (fast_link) {
-    p.split = "tensor parallel";
-    std::snprintf(buf, sizeof buf, "%s, %.0f GB/s per GPU", gpu.interconnect.c_str(),
-                  gpu.interconnect_gb_per_s);
-    p.link = buf;
-    p.link_reason =
-        gpu.interconnect == "nvlink-bridge" && p.count > 2
-            ? "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe"
-            : "tensor parallelism all-reduces every layer: use the GPU's own link";
+    p.split = GpuSplit::tensor_parallel;
+    p.link = GpuLink::gpu;
+    p.link_gb_per_s = gpu.interconnect_gb_per_s;
+    p.link_reason = gpu.interconnect == "nvlink-bridge" && p.count > 2
+                        ? LinkReason::nvlink_bridge_pairs
+                        : LinkReason::tensor_all_reduce;
   } else {
-    p.split = "layer split";
-    std::snprintf(buf, sizeof buf, "PCIe %u.0 x%u (%.0f GB/s per direction per GPU)",
-                  gpu.pcie_gen ? gpu.pcie_gen : 4, gpu.pcie_lanes ? gpu.pcie_lanes : 16,
-                  (gpu.pcie_gen >= 5                        ? 64.0
-                   : gpu.pcie_gen == 4 || gpu.pcie_gen == 0 ? 32.0
-                                                            : 16.0) *
-                      (gpu.pcie_lanes ? gpu.pcie_lanes : 16) / 16.0);
-    p.link = buf;
-    p.link_reason =
-        "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    p.split = GpuSplit::layer;
+    p.link = GpuLink::pcie;
+    p.pcie_gen = gpu.pcie_gen ? gpu.pcie_gen : 4;
+    p.pcie_lanes = gpu.pcie_lanes ? gpu.pcie_lanes : 16;
+    // GB/s per direction of x16: PCIe 5.0 64, 4.0 32, older 16 (as the card lists its generation).
+    p.link_gb_per_s = (gpu.pcie_gen >= 5                        ? 64.0
+                       : gpu.pcie_gen == 4 || gpu.pcie_gen == 0 ? 32.0
+                                                                : 16.0) *
+                      p.pcie_lanes / 16.0;
+    p.link_reason = LinkReason::no_gpu_link;
   }
 }
 

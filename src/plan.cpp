@@ -547,12 +547,8 @@ struct Planner::Impl final : Memo {
   size_t cur_model = SIZE_MAX;
   size_t cur_gpu = 0;
   // Estimates by (n_ctx, n_gpus, n_seq) of the current model; host and power plans by every input
-  // field; the words of a GPU split by GPU, count, nodes and degree.
+  // field.
   std::unordered_map<Key, Estimate, KeyHash> estimates;
-  struct SplitWords {
-    std::string split, link, link_reason;
-  };
-  std::unordered_map<Key, SplitWords, KeyHash> splits;  // kept for the Planner's life
   std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
   std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
 
@@ -567,18 +563,7 @@ struct Planner::Impl final : Memo {
   void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
             uint32_t count, GpuPlan& p) override {
     plan_gpus_numbers(m, e, c, gpu, count, p);
-    // The words of the split follow from GPU, count, nodes and degree: made once per set of those.
-    const Key sk{cur_gpu, p.count | uint64_t{p.nodes} << 32,
-                 p.gpus_per_node | uint64_t{p.tp_degree} << 32, 0};
-    auto ws = splits.find(sk);
-    if (ws == splits.end()) {
-      describe_split(p);
-      splits.emplace(sk, SplitWords{p.split, p.link, p.link_reason});
-    } else {
-      p.split = ws->second.split;
-      p.link = ws->second.link;
-      p.link_reason = ws->second.link_reason;
-    }
+    describe_split(p);  // kinds and numbers only: cheap enough to make per call
   }
   const HostPlan& host(const HostInput& in) override {
     auto it = hosts.find(HostKey{in});

@@ -161,6 +161,10 @@ T fallback_type(T t, uint64_t ne0) {
 }
 
 // llama_tensor_get_type, for the roles that rule touches. `nt` is the preset's default type.
+// Over 120 lines on purpose: it mirrors the upstream function branch for branch (ggml-org/
+// llama.cpp src/llama-quant.cpp llama_tensor_get_type at commit
+// 8784689fee07c6daabf3487d24e1535534ef6e6b), so a diff against upstream stays readable; do not
+// split it.
 T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) {
   const bool falcon = m.arch == Arch::falcon;
   const int n_expert = static_cast<int>(m.n_expert);

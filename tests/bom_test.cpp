@@ -162,12 +162,17 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   const auto p = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-4090")->spec, 0);
   CHECK(p.count_needed == 3);
   CHECK(p.fits);
-  CHECK(p.split == "layer split");
-  CHECK(p.link.rfind("PCIe 4.0 x16", 0) == 0);
+  // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (cli/words.cpp).
+  CHECK(p.split == GpuSplit::layer);
+  CHECK(p.link == GpuLink::pcie);
+  CHECK((p.pcie_gen == 4 && p.pcie_lanes == 16));
   CHECK(p.layers_per_gpu == std::vector<uint32_t>{27, 27, 26});
   const auto h = plan_gpus(m, e, c, test::catalog().find_gpu("a100-40gb-sxm")->spec, 2);
-  CHECK(h.split == "tensor parallel");
-  CHECK(h.link.rfind("nvlink, 600 GB/s", 0) == 0);
+  // "tensor parallel" over "nvlink, 600 GB/s per GPU".
+  CHECK(h.split == GpuSplit::tensor_parallel);
+  CHECK(h.link == GpuLink::gpu);
+  CHECK(h.gpu.interconnect == "nvlink");
+  CHECK(h.link_gb_per_s == 600);
   const auto many = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3060-12gb")->spec, 12);
   CHECK(many.nodes == 2);  // 8 double-width cards per chassis
 }
@@ -187,7 +192,9 @@ TEST_CASE("capacity planning: 50 users at 20 tok/s on H100 SXM", "[capacity]") {
   // An impossible target is reported, not looped on.
   const auto none = plan_capacity(m, c, test::catalog().find_gpu("h100-sxm")->spec, 1, 5000);
   CHECK(none.gpus == 0);
-  CHECK_FALSE(none.limited_by.empty());
+  // (was: a non-empty reason string; now the kind the CLI words as that reason)
+  CHECK((none.limited_by == CapacityLimit::too_slow ||
+         none.limited_by == CapacityLimit::no_tp_degree));
 }
 
 TEST_CASE("offload: whole layers that do not fit run from system RAM", "[capacity]") {

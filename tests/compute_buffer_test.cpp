@@ -24,14 +24,14 @@ TEST_CASE("compute buffers are within 15% or 64 MiB of llama.cpp's CUDA logs", "
 
 TEST_CASE("compute buffer peaks are computed from the formula", "[compute_buffer]") {
   const auto& m = test::model("llama-3.1-8b");
-  // Flash attention off at n_ctx 8192: KQ 8192 x 512 x 32 x 4 B = 512 MiB + 5 x 4096 x 512 x 4 = 40
-  // MiB.
+  // Flash attention off at n_ctx 8192: KQ 8192 x 512 x 32 x 4 B = 536,870,912 B (512 MiB) plus
+  // 5 x 4096 x 512 x 4 B = 41,943,040 B (40 MiB) = 578,813,952 B.
   const auto off = compute_buffer(m, 8192, 512, false);
-  CHECK(off.attention_bytes == (512ull + 40) << 20);
+  CHECK(off.attention_bytes == 578813952);
   CHECK(std::string(off.peak()) == "attention");
-  // Flash attention on: the logits dominate, 4 x 512 x (128256 + 4096) B = 356.25 MiB... =
-  // 373,489,664 B.
+  // Flash attention on: the logits dominate, 4 x 512 x (128,256 + 4,096) B = 2,048 x 132,352 B =
+  // 271,056,896 B = 258.5 MiB.
   const auto on = compute_buffer(m, 8192, 512, true);
-  CHECK(on.output_bytes == 4ull * 512 * (128256 + 4096));
+  CHECK(on.output_bytes == 271056896);
   CHECK(on.bytes() == on.output_bytes);
 }

@@ -24,8 +24,9 @@ TEST_CASE("the total is the sum of the parts plus 20% headroom on that sum", "[e
   CHECK(e.total_bytes() == sum + e.headroom_bytes);
   CHECK(e.overhead_bytes == 512ull << 20);
   CHECK(e.kv_cache_bytes == 1ull << 30);
-  // VRAM weights leave token_embd (128256 x 4096 at Q4_K = 295,526,400 B) in host memory.
-  CHECK(e.weights.host_bytes == 128256ull * 4096 / 256 * 144);
+  // VRAM weights leave token_embd in host memory: 128,256 x 4,096 values at Q4_K (144 B per
+  // 256-value block) = 2,052,096 blocks x 144 B = 295,501,824 B.
+  CHECK(e.weights.host_bytes == 295501824);
   CHECK(e.weights_bytes == e.weights.bytes - e.weights.host_bytes);
 }
 
@@ -61,4 +62,21 @@ TEST_CASE("explain derivations cover every part with the numbers put in", "[esti
   for (const auto& d : e.derivations) q.push_back(d.quantity);
   for (const char* part : {"weights", "KV cache", "activations", "overhead", "headroom", "total"})
     CHECK(std::find(q.begin(), q.end(), part) != q.end());
+}
+
+TEST_CASE("per-GPU and available-KV sums are checked, not wrapped or rounded in double",
+          "[estimate]") {
+  const auto c = config("q4_k_m", 8192);
+  auto e = estimate(test::model("llama-3.1-8b"), c);
+  // A byte count near 2^64 (a hostile file's sizes) throws instead of wrapping to a small number.
+  Estimate big = e;
+  big.weights_bytes = ~uint64_t{0} - 10;
+  CHECK_THROWS_AS(per_gpu_bytes(big, c, 1), OverflowError);
+  CHECK_THROWS_AS(available_kv_bytes(big, c, 80ull << 30, ~uint32_t{0}), OverflowError);
+  // Exact integers: 2 GPUs of 10^12 B with headroom 0.2 give floor(2 x 10^12 / 1.2) =
+  // 1,666,666,666,666 B of budget; the rest is that minus weights, state and 2 x (compute +
+  // overhead). Doubles would carry the rounding of 2 x 10^12 / 1.2.
+  const uint64_t used = e.weights_bytes + e.recurrent_state_bytes +
+                        2 * (e.compute.bytes() + c.overhead_per_gpu_bytes);
+  CHECK(available_kv_bytes(e, c, 1000000000000ull, 2) == 1666666666666ull - used);
 }

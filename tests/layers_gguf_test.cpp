@@ -11,6 +11,7 @@
 #include "llmsize/layers.hpp"
 #include "llmsize/quant.hpp"
 #include "model_file_writer.hpp"
+#include "test_util.hpp"
 
 using namespace llmsize;
 using namespace llmsize::test;
@@ -231,4 +232,31 @@ TEST_CASE("A GGUF of an unknown architecture gets exact weights and says what is
   }
   CHECK(generic);
   CHECK(state);
+}
+
+// Regression: the catalog path counted no embedding bytes per token, so a tied model (whose
+// output layer is token_embd itself, read in full for the logits) read ~27% too few bytes per
+// token for qwen2.5-0.5b. Per token, llama.cpp reads every tensor but token_embd, one row of
+// token_embd, and for a tied model token_embd again as the output layer. io/model_file.cpp counts
+// a GGUF written from the spec (output.weight absent when tied) that way; the catalog path leaves
+// out the one row (n_embd x 2 B in F16), which the check adds back.
+TEST_CASE("Active bytes per token of a catalog model equal those of its GGUF", "[layers]") {
+  const std::string path = "/tmp/llmsize_layers_gguf_active.gguf";
+  for (const char* id : {"qwen2.5-0.5b", "llama-3.2-1b", "qwen3-30b-a3b"}) {
+    INFO(id);
+    const ModelSpec& m = test::model(id);
+    const GgufWriter w = gguf_of(m);
+    w.write(path);
+    const ModelFile f = read_model_file(path);
+    const Weights cw = compute_weights(m, *find_quant_preset("f16"));
+    CHECK(cw.active_bytes + uint64_t{m.n_embd} * 2 == f.weights.active_bytes);
+    if (std::string(id) == "qwen2.5-0.5b") {
+      REQUIRE(m.tied_embeddings);
+      // token_embd 151,936 x 896 in F16 = 272,269,312 B, read once more as the output layer:
+      // without it the bytes per token were 715,939,328 B, 27.6% short.
+      CHECK(cw.active_bytes == w.data_bytes());
+      CHECK(w.data_bytes() - 272269312 == 715939328);
+    }
+  }
+  std::remove(path.c_str());
 }

@@ -11,6 +11,14 @@
 
 namespace llmsize {
 
+// What bounds a capacity plan, or why none is reachable (worded by cli/words.cpp).
+enum class CapacityLimit : uint8_t {
+  memory,        // the GPUs needed to hold the users' KV caches
+  speed,         // more GPUs than memory needs, to reach the per-user target
+  no_tp_degree,  // no tensor-parallel degree up to max_tp_degree holds model and KV cache
+  too_slow       // one sequence is already slower than the target (bandwidth bound)
+};
+
 struct CapacityPlan {
   uint32_t users = 0;
   double target_tokens_per_s = 0;
@@ -20,7 +28,8 @@ struct CapacityPlan {
   uint32_t users_per_replica = 0;
   double per_user_tokens_per_s = 0;
   uint64_t per_gpu_bytes = 0;
-  std::string limited_by;  // "memory", "speed" or why it is unreachable
+  CapacityLimit limited_by = CapacityLimit::memory;
+  uint32_t max_tp_degree = 0;  // the largest degree tried (for no_tp_degree)
 };
 
 // Smallest tp_degree x replicas of `gpu` such that each replica holds its users' KV caches at

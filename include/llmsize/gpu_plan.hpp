@@ -15,6 +15,30 @@ constexpr uint32_t kMaxGpusPerNode = 8;
 // Slot widths a GPU server chassis offers (8 double-width positions).
 constexpr double kChassisSlotWidths = 16;
 
+// How the GPUs share the model (worded by the CLI: cli/words.cpp).
+enum class GpuSplit : uint8_t {
+  single,                // one GPU
+  layer,                 // whole layers per GPU (llama.cpp --split-mode layer)
+  tensor_parallel,       // in one node over the GPUs' own link
+  tensor_then_pipeline,  // tensor parallel in each node, pipeline across nodes
+  pipeline_across_nodes  // layer (pipeline) split across nodes
+};
+// The interconnect to buy.
+enum class GpuLink : uint8_t {
+  none,     // one GPU
+  network,  // nodes > 1: 400 Gb/s InfiniBand or RoCE per GPU for TP, 100-200 GbE for a pipeline
+  gpu,      // the GPU's own link (gpu.interconnect) at link_gb_per_s per GPU
+  pcie      // PCIe gen pcie_gen x pcie_lanes at link_gb_per_s per direction per GPU
+};
+// Why that link.
+enum class LinkReason : uint8_t {
+  one_gpu,
+  beyond_chassis,       // more GPUs than one chassis holds
+  nvlink_bridge_pairs,  // NVLink bridges join pairs only: TP beyond 2 falls back to PCIe
+  tensor_all_reduce,    // TP all-reduces every layer: use the GPU's own link
+  no_gpu_link           // no GPU-to-GPU link: a layer split passes only activations
+};
+
 struct GpuPlan {
   GpuSpec gpu;
   uint32_t count_needed = 0;     // layer split, smallest count that holds it; 0 = none up to 1024
@@ -27,10 +51,12 @@ struct GpuPlan {
   uint32_t tp_degree = 0;
   uint32_t gpus_per_node = 0;
   uint32_t nodes = 1;
-  std::string split;  // "single GPU", "layer split", "tensor parallel"
-  std::string link;   // the interconnect to buy
-  std::string link_reason;
-  std::vector<uint32_t> layers_per_gpu;  // layer split: whole layers per GPU
+  GpuSplit split = GpuSplit::single;
+  GpuLink link = GpuLink::none;
+  LinkReason link_reason = LinkReason::one_gpu;
+  uint32_t pcie_gen = 0, pcie_lanes = 0;  // link pcie: the card's (4.0 x16 when not listed)
+  double link_gb_per_s = 0;               // link gpu or pcie: per GPU (PCIe: per direction)
+  std::vector<uint32_t> layers_per_gpu;   // layer split: whole layers per GPU
 };
 
 // Largest number of this GPU one server chassis holds (slot width, SXM boards of 8).
@@ -39,8 +65,9 @@ uint32_t max_gpus_per_node(const GpuSpec& g);
 // Smallest tensor-parallel degree >= n that divides the attention heads and KV heads.
 uint32_t tensor_parallel_degree(const ModelSpec& m, uint32_t n);
 
-// Fills p.split, p.link and p.link_reason from p.gpu, p.count, p.nodes, p.gpus_per_node and
-// p.tp_degree alone (so a caller planning many estimates on one GPU and count can reuse them).
+// Fills p.split, p.link, p.link_reason, p.pcie_gen, p.pcie_lanes and p.link_gb_per_s from p.gpu,
+// p.count, p.nodes, p.gpus_per_node and p.tp_degree alone (so a caller planning many estimates on
+// one GPU and count can reuse them).
 void describe_split(GpuPlan& p);
 
 // The plan for `gpu`; requested = 0 lets the estimate choose.

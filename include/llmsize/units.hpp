@@ -38,47 +38,6 @@ constexpr uint64_t pad_to(uint64_t n, uint64_t m) {
   return (n + m - 1) / m * m;
 }
 
-// A byte count. Adds, subtracts and compares; scales by a factor rounding up; never Bytes * Bytes.
-class Bytes {
- public:
-  constexpr Bytes() = default;
-  constexpr explicit Bytes(uint64_t n) : n_(n) {}
-  constexpr uint64_t count() const { return n_; }
-  double gib() const { return static_cast<double>(n_) / static_cast<double>(kGiB); }
-  double mib() const { return static_cast<double>(n_) / static_cast<double>(kMiB); }
-  double gb() const { return static_cast<double>(n_) / static_cast<double>(kGB); }
-
-  Bytes& operator+=(Bytes o) {
-    n_ = checked_add(n_, o.n_);
-    return *this;
-  }
-  friend Bytes operator+(Bytes a, Bytes b) { return a += b; }
-  // Saturates at zero: a remaining capacity is never negative.
-  friend constexpr Bytes operator-(Bytes a, Bytes b) {
-    return Bytes(a.n_ > b.n_ ? a.n_ - b.n_ : 0);
-  }
-  friend Bytes operator*(Bytes a, uint64_t k) { return Bytes(checked_mul(a.n_, k)); }
-  // Scales by a non-negative factor, rounding up to a whole byte.
-  friend Bytes scale_up(Bytes a, double f);
-  friend constexpr bool operator==(Bytes a, Bytes b) { return a.n_ == b.n_; }
-  friend constexpr bool operator!=(Bytes a, Bytes b) { return a.n_ != b.n_; }
-  friend constexpr bool operator<(Bytes a, Bytes b) { return a.n_ < b.n_; }
-  friend constexpr bool operator<=(Bytes a, Bytes b) { return a.n_ <= b.n_; }
-  friend constexpr bool operator>(Bytes a, Bytes b) { return a.n_ > b.n_; }
-  friend constexpr bool operator>=(Bytes a, Bytes b) { return a.n_ >= b.n_; }
-
- private:
-  uint64_t n_ = 0;
-};
-
-inline Bytes scale_up(Bytes a, double f) {
-  const double v = static_cast<double>(a.n_) * f;
-  if (!(v >= 0) || v >= 1.8e19) throw OverflowError("byte count overflows 64 bits");
-  auto r = static_cast<uint64_t>(v);
-  if (static_cast<double>(r) < v) ++r;
-  return Bytes(r);
-}
-
 // ceil(n x f) computed exactly for f given to 6 decimals (0.2 -> 200000 ppm), so a 20% headroom
 // is exactly ceil(n / 5). REQUIRES: 0 <= f <= 1000.
 inline uint64_t fraction_of(uint64_t n, double f) {
@@ -99,13 +58,6 @@ inline std::string group_digits(uint64_t v) {
     r.push_back(s[i]);
   }
   return r;
-}
-
-constexpr Bytes gib(uint64_t n) {
-  return Bytes(n * kGiB);
-}
-constexpr Bytes mib(uint64_t n) {
-  return Bytes(n * kMiB);
 }
 
 }  // namespace llmsize

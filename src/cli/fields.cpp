@@ -1,4 +1,5 @@
 #include "cli/fields.hpp"
+#include "cli/words.hpp"
 
 #include <fmt/format.h>
 
@@ -174,7 +175,7 @@ ojson options_json(const Row& r) {
                  {"gpus_usd", opt_json(o.gpus_usd)},
                  {"platform", o.platform},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", o.plan.split}});
+                 {"split", gpu_split_words(o.plan.split)}});
   return a;
 }
 
@@ -376,7 +377,7 @@ const std::vector<Field> kFields = {
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
      GET(G(r) && G(r)->tp_degree ? U(G(r)->tp_degree) : N())},
     {"gpu.nodes", U_::count, "servers", GET(G(r) ? U(G(r)->nodes) : N())},
-    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(G(r)->link) : N())},
+    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(r.link) : N())},
     {"gpu.price_usd_each", U_::usd, "catalog or --price price",
      GET(G(r) ? opt(G(r)->gpu.price_usd) : N())},
     {"gpu.offload_layers_gpu", U_::count, "layers on the GPUs when offloading",
@@ -523,7 +524,7 @@ const std::vector<Field> kFields = {
     {"throughput.capacity_replicas", U_::count, "replicas",
      GET(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
     {"throughput.capacity_limited_by", U_::text, "memory, speed, or why unreachable",
-     GET(CP(r) ? S(CP(r)->limited_by) : N())},
+     GET(CP(r) ? S(r.capacity_limited_by) : N())},
     // throughput of a serving plan (#10: --engine vllm|sglang|trt-llm, or --isl/--osl/--rate/...)
     {"throughput.engine", U_::text, "serving engine whose step model and calibration apply",
      GET(SV(r) ? S(serving_profile(SV(r)->deployment.engine).name) : N())},

@@ -22,7 +22,9 @@ struct Row {
   const QuantPreset* quant = nullptr;  // the preset used
   std::string_view quant_requested;    // as typed
   const Plan* plan = nullptr;
-  std::string split;  // split_words(plan)
+  std::string split;                // split_words(plan)
+  std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
+  std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
   bool explain = false;

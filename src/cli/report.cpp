@@ -181,7 +181,8 @@ std::vector<BomLine> bom_lines(const Report& r) {
   std::string why =
       r.capacity && r.capacity->gpus && !p.count_requested
           ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
-                        r.capacity->target_tokens_per_s, split_words(r), r.capacity->limited_by)
+                        r.capacity->target_tokens_per_s, split_words(r),
+                        capacity_limit_words(*r.capacity))
           : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
                         gib_of(p.gpu.usable_bytes()), split_words(r));
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
@@ -193,7 +194,8 @@ std::vector<BomLine> bom_lines(const Report& r) {
                            gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
                            p.gpu.board_power_w, price),
                std::to_string(p.count), why});
-  if (p.count > 1) b.push_back({"GPU link", p.link, "-", p.link_reason});
+  if (p.count > 1)
+    b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
   if (p.nodes > 1)
     b.push_back({"Nodes",
                  fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
@@ -387,7 +389,7 @@ std::string table_options(const Report& r) {
                        opt.plan.gpu.id, opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
                        usd(opt.gpus_usd), std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes),
-                       opt.plan.split);
+                       gpu_split_words(opt.plan.split));
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
@@ -395,7 +397,7 @@ std::string table_options(const Report& r) {
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), opt.plan.split);
+                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
   }
   return o;
 }
@@ -654,6 +656,8 @@ Row report_row(const Report& r) {
   row.quant_requested = r.quant_requested;
   row.plan = &r;
   row.split = split_words(r);
+  row.link = r.gpu ? gpu_link_words(*r.gpu) : std::string();
+  row.capacity_limited_by = r.capacity ? capacity_limit_words(*r.capacity) : std::string();
   row.checklist = &r.checklist;
   row.warnings = &r.warnings;
   row.explain = r.explain;

@@ -129,6 +129,8 @@ struct Sweep::Impl {
     row.quant_requested = g.quant_requested;
     row.plan = &p;
     row.split = split_words(p);
+    row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
+    row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
     row.checklist = &checklist(gi, p);
     row.warnings = &warnings;
     write_row(row, writer(), out);

@@ -16,7 +16,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::no_catalog_gpu:
       return fmt::format("no catalog GPU holds this model in up to {} cards", kMaxRecommendedGpus);
     case NoteKind::capacity_unreachable:
-      return "capacity: " + (p.capacity ? p.capacity->limited_by : std::string());
+      return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
       return fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
@@ -126,7 +126,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   }
   if (!r.gpu) return;
   const auto& p = *r.gpu;
-  c.push_back(fmt::format("Links: {} — {}", p.link, p.link_reason));
+  c.push_back(fmt::format("Links: {} — {}", gpu_link_words(p), link_reason_words(p.link_reason)));
   // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
   const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
   const uint32_t in_node = sy ? sy->choice.gpus_per_node : p.count;
@@ -163,7 +163,73 @@ std::string split_words(const Plan& p) {
     return p.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}",
                                                   p.capacity->replicas, p.capacity->tp_degree)
                                     : fmt::format("tensor parallel {}", p.capacity->tp_degree);
-  return p.gpu->split;
+  return gpu_split_words(p.gpu->split);
+}
+
+std::string gpu_split_words(GpuSplit s) {
+  switch (s) {
+    case GpuSplit::single:
+      return "single GPU";
+    case GpuSplit::layer:
+      return "layer split";
+    case GpuSplit::tensor_parallel:
+      return "tensor parallel";
+    case GpuSplit::tensor_then_pipeline:
+      return "tensor parallel in each node, pipeline across nodes";
+    case GpuSplit::pipeline_across_nodes:
+      return "layer (pipeline) split across nodes";
+  }
+  return "";
+}
+
+std::string gpu_link_words(const GpuPlan& p) {
+  switch (p.link) {
+    case GpuLink::none:
+      return "none needed";
+    case GpuLink::network:
+      return fmt::format(
+          "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU for tensor parallelism "
+          "across nodes; 100-200 GbE is enough for a pipeline split",
+          p.nodes, max_gpus_per_node(p.gpu));
+    case GpuLink::gpu:
+      return fmt::format("{}, {:.0f} GB/s per GPU", p.gpu.interconnect, p.link_gb_per_s);
+    case GpuLink::pcie:
+      return fmt::format("PCIe {}.0 x{} ({:.0f} GB/s per direction per GPU)", p.pcie_gen,
+                         p.pcie_lanes, p.link_gb_per_s);
+  }
+  return "";
+}
+
+std::string capacity_limit_words(const CapacityPlan& c) {
+  switch (c.limited_by) {
+    case CapacityLimit::memory:
+      return "memory";
+    case CapacityLimit::speed:
+      return "speed";
+    case CapacityLimit::no_tp_degree:
+      return fmt::format("no tensor-parallel degree up to {} holds the model and KV cache",
+                         c.max_tp_degree);
+    case CapacityLimit::too_slow:
+      return "no split reaches the target per user: one sequence is already slower (bandwidth "
+             "bound)";
+  }
+  return "";
+}
+
+std::string link_reason_words(LinkReason r) {
+  switch (r) {
+    case LinkReason::one_gpu:
+      return "one GPU";
+    case LinkReason::beyond_chassis:
+      return "more GPUs than one chassis holds";
+    case LinkReason::nvlink_bridge_pairs:
+      return "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe";
+    case LinkReason::tensor_all_reduce:
+      return "tensor parallelism all-reduces every layer: use the GPU's own link";
+    case LinkReason::no_gpu_link:
+      return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+  }
+  return "";
 }
 
 }  // namespace llmsize::cli

@@ -39,4 +39,12 @@ void plan_checklist(const Plan& p, std::vector<std::string>& out);
 // parallel 4".
 std::string split_words(const Plan& p);
 
+// A GpuPlan's split, link (with its numbers) and the link's reason, as the JSON and tables say
+// them ("layer split", "PCIe 4.0 x16 (32 GB/s per direction per GPU)", ...).
+std::string gpu_split_words(GpuSplit s);
+std::string gpu_link_words(const GpuPlan& p);
+std::string link_reason_words(LinkReason r);
+// CapacityPlan::limited_by: "memory", "speed", or why no plan reaches the target.
+std::string capacity_limit_words(const CapacityPlan& c);
+
 }  // namespace llmsize::cli
