@@ -20,16 +20,6 @@ const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
 // The machine's outputs: the BOM as CSV lines and the procurement report.
 const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
 
-void check_choice(const std::string& flag, const std::string& v,
-                  const std::vector<std::string>& choices) {
-  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
-  std::string list;
-  for (size_t i = 0; i < choices.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
-                   did_you_mean(v, choices));
-}
-
 Catalog load_catalog(const Options& o) {
   Catalog c = Catalog::builtin();
   for (const auto& f : o.catalogs) c.merge_file(f);

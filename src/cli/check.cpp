@@ -130,14 +130,7 @@ std::string num(double v) {
 }
 
 std::string usd(double v) {
-  const auto n = static_cast<uint64_t>(std::llround(v));
-  std::string s = std::to_string(n), r;
-  int k = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it, ++k) {
-    if (k && k % 3 == 0) r.push_back(',');
-    r.push_back(*it);
-  }
-  return "$" + std::string(r.rbegin(), r.rend());
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
 }
 
 // GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).

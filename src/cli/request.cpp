@@ -23,16 +23,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-void check_choice(const std::string& flag, const std::string& v,
-                  const std::vector<std::string>& choices) {
-  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
-  std::string list;
-  for (size_t i = 0; i < choices.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
-                   did_you_mean(v, choices));
-}
-
 std::vector<std::string> quant_names() {
   std::vector<std::string> v;
   for (const auto& p : all_quant_presets()) v.push_back(p.id);
@@ -254,6 +244,16 @@ void resolve_training(const Options& o, PlanRequest& q) {
 }
 
 }  // namespace
+
+void check_choice(const std::string& flag, const std::string& v,
+                  const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+                   did_you_mean(v, choices));
+}
 
 double parse_power_limit(const std::string& text) {
   const std::string msg =

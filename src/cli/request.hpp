@@ -33,6 +33,10 @@ void resolve_request(const Options& o, const Catalog& catalog, ResolvedRequest& 
 // The pieces, for commands that vary some of them (sweep, fit, check). `where` names the flag
 // ("--ctx") or the place in a file ("plans.json: /plans/0/context") in the InputError.
 const QuantPreset& resolve_quant(const std::string& where, const std::string& text);
+// Throws InputError "FLAG: expected a, b or c, got 'V'" with the closest name unless v is
+// one of `choices`.
+void check_choice(const std::string& flag, const std::string& v,
+                  const std::vector<std::string>& choices);
 // v in [lo, hi]: "WHERE: expected an integer from LO to HI, got 'V'".
 uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi);
 // v in [lo, hi]: "WHERE: expected a number from LO to HI, got 'TEXT'" (TEXT: v as typed).

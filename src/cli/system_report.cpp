@@ -16,17 +16,11 @@ double gib_of(uint64_t b) {
 }
 
 std::string usd(double v) {
-  const auto n = static_cast<uint64_t>(std::llround(v));
-  std::string d = std::to_string(n), s;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (i && (d.size() - i) % 3 == 0) s += ',';
-    s += d[i];
-  }
-  return "$" + s;
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
 }
 
 std::string watts(double w) {
-  return usd(w).substr(1) + " W";
+  return group_digits(static_cast<uint64_t>(std::llround(w))) + " W";
 }
 
 const SystemPlan* machine(const Plan& p) {
