@@ -48,6 +48,14 @@ inline uint64_t fraction_of(uint64_t n, double f) {
   return static_cast<uint64_t>(r);
 }
 
+// Bytes as binary GiB or decimal GB, for display and rates only (sums stay integer bytes).
+inline double gib_of(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGiB);
+}
+inline double gb_of(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kGB);
+}
+
 // 1234567 -> "1,234,567": thousands grouped, for derivations and tables.
 inline std::string group_digits(uint64_t v) {
   const std::string s = std::to_string(v);

@@ -13,12 +13,6 @@
 namespace llmsize::cli {
 namespace {
 
-double gib_of(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-double gb_of(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGB);
-}
 std::string group(uint64_t v) {
   return group_digits(v);
 }

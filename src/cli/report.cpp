@@ -23,13 +23,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-double gib_of(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-double gb_of(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGB);
-}
-
 std::string group(uint64_t v) {
   return group_digits(v);
 }

@@ -11,10 +11,6 @@
 namespace llmsize::cli {
 namespace {
 
-double gib_of(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-
 std::string usd(double v) {
   return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
 }
