@@ -49,4 +49,9 @@ constexpr double kBtuPerHourPerWatt = 3.412;
 
 PowerPlan plan_power(const PowerInput& in);
 
+// From p.wall_w at mains_v: amps, whether one ordinary outlet carries it (120 V 15 A or 230 V
+// 10 A at 80% continuous), the circuit advice and the heat in BTU/h.
+// feeds = 2: a redundant machine on A and B feeds, each sized for the whole load.
+void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds = 1);
+
 }  // namespace llmsize

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/compare.hpp"
 #include "cli/inspect.hpp"
 #include "cli/planning.hpp"
 #include "cli/report.hpp"
@@ -70,6 +71,7 @@ std::string run_estimate(const Options& o) {
                        "procurement report)" + did_you_mean(o.format, all));
   }
   const Catalog cat = load_catalog(o);
+  if (o.compare_given) return run_compare(o, cat);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (!o.emit.empty()) {
@@ -325,6 +327,20 @@ void setup_host(CLI::App& app, Options& o) {
                  "where the weights load from: local-nvme-gen4, nfs, s3, ebs-gp3, ebs-io2, ...")
       ->capture_default_str()
       ->type_name("CLASS")
+      ->group(host);
+  app.add_option_function<std::string>(
+         "--compare",
+         [&o](const std::string& v) {
+           o.compare_given = true;
+           o.compare = v;
+         },
+         "systems side by side for the model: unified-memory computers and GPU towers (memory, "
+         "fit, speed, price, idle/typical/max power, energy); LIST of GPUs or platform ids with "
+         "counts (m3-ultra,dgx-spark,rtx-4090x2); without LIST the catalog's unified computers "
+         "and the recommended towers")
+      ->expected(0, 1)
+      ->default_str("auto")
+      ->type_name("LIST")
       ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
       ->check(number_from(0.0001, 10000))

@@ -228,6 +228,9 @@ std::string link_reason_words(LinkReason r) {
       return "tensor parallelism all-reduces every layer: use the GPU's own link";
     case LinkReason::no_gpu_link:
       return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    case LinkReason::separate_units:
+      return "unified-memory computers are separate machines: the layers split across units "
+             "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
   }
   return "";
 }

@@ -1,0 +1,18 @@
+// --compare: unified-memory computers beside GPU towers for one model and context, side by side
+// (table, JSON array of plan documents, CSV rows). The plans are the library's (compare.hpp).
+#pragma once
+
+#include <string>
+
+namespace llmsize {
+class Catalog;
+}
+
+namespace llmsize::cli {
+
+struct Options;
+
+// REQUIRES: o.compare_given. Throws InputError naming --compare and the entry on a bad list.
+std::string run_compare(const Options& o, const Catalog& cat);
+
+}  // namespace llmsize::cli
