@@ -137,17 +137,14 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
 
   if (e.total_bytes() > e.naive_rule_bytes)
-    e.warnings.push_back("the rule of thumb 1.2 x weights (" + gib_str(e.naive_rule_bytes) +
-                         ") would be " + gib_str(e.total_bytes() - e.naive_rule_bytes) +
-                         " short of this estimate (" + gib_str(e.total_bytes()) + ")");
-  if (m.arch == Arch::deepseek4)
     e.warnings.push_back(
-        "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
-        "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
-        "not modelled exactly");
+        {EstimateWarningKind::beyond_naive_rule,
+         {e.naive_rule_bytes, e.total_bytes(), e.total_bytes() - e.naive_rule_bytes}});
+  if (m.arch == Arch::deepseek4)
+    e.warnings.push_back({EstimateWarningKind::deepseek4_kv_approximate});
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
-    e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) +
-                         " exceeds the model's trained context " + std::to_string(m.n_ctx_train));
+    e.warnings.push_back(
+        {EstimateWarningKind::beyond_trained_context, {c.kv.n_ctx, m.n_ctx_train}});
   // Sweeps and searches call this millions of times: the text of --explain only when asked.
   if (!derivations) return e;
 

@@ -482,7 +482,7 @@ const std::vector<Field> kFields = {
      GET(W(r) ? D(r2(W(r)->amps)) : N())},
     {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
      GET(W(r) ? B(W(r)->fits_outlet) : N())},
-    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(W(r)->circuit) : N())},
+    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(r.circuit) : N())},
     {"power.heat_watts", U_::watts, "heat to remove",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
@@ -756,6 +756,14 @@ const char* unit_name(Unit u) {
       return "USD/kWh";
   }
   return "";
+}
+
+void set_plan(Row& row, const Plan& p) {
+  row.plan = &p;
+  row.split = split_words(p);
+  row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
+  row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
+  row.circuit = p.power ? circuit_words(*p.power) : std::string();
 }
 
 const std::vector<Field>& report_fields() {

@@ -25,6 +25,7 @@ struct Row {
   std::string split;                // split_words(plan)
   std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
   std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
+  std::string circuit;              // circuit_words(*plan->power); empty without a power plan
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
   bool explain = false;
@@ -78,6 +79,10 @@ struct Field {
   // leaves the key out.
   nlohmann::ordered_json (*json)(const Row&) = nullptr;
 };
+
+// Points `row` at `p` and words what the table reads of it (split, link, capacity limit,
+// circuit), reusing the row's storage.
+void set_plan(Row& row, const Plan& p);
 
 const std::vector<Field>& report_fields();
 

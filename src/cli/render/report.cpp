@@ -464,7 +464,7 @@ std::string table_power_cost(const Report& r) {
         "fans {:.0f})\n",
         w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
     o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
-    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, w.circuit);
+    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
     o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
     o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
@@ -578,7 +578,7 @@ std::string render_markdown(const Report& r) {
   if (r.power)
     o += fmt::format(
         "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
-        r.power->peak_w, r.power->wall_w, r.power->circuit, r.power->heat_btu_per_h,
+        r.power->peak_w, r.power->wall_w, circuit_words(*r.power), r.power->heat_btu_per_h,
         r.power->energy_kwh_per_year);
   if (r.cost && r.cost->priced)
     o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
@@ -645,10 +645,7 @@ Row report_row(const Report& r) {
   row.model = &r.model;
   row.quant = r.quant;
   row.quant_requested = r.quant_requested;
-  row.plan = &r;
-  row.split = split_words(r);
-  row.link = r.gpu ? gpu_link_words(*r.gpu) : std::string();
-  row.capacity_limited_by = r.capacity ? capacity_limit_words(*r.capacity) : std::string();
+  set_plan(row, r);
   row.checklist = &r.checklist;
   row.warnings = &r.warnings;
   row.explain = r.explain;
