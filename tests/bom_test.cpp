@@ -162,7 +162,7 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   const auto p = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-4090")->spec, 0);
   CHECK(p.count_needed == 3);
   CHECK(p.fits);
-  // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (cli/words.cpp).
+  // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (src/cli/render/words.cpp).
   CHECK(p.split == GpuSplit::layer);
   CHECK(p.link == GpuLink::pcie);
   CHECK((p.pcie_gen == 4 && p.pcie_lanes == 16));

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <random>
 
-#include "cli/check.hpp"
-#include "cli/fields.hpp"
-#include "cli/words.hpp"
+#include "cli/commands/check.hpp"
+#include "cli/render/fields.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/plan.hpp"

@@ -15,7 +15,7 @@ constexpr uint32_t kMaxGpusPerNode = 8;
 // Slot widths a GPU server chassis offers (8 double-width positions).
 constexpr double kChassisSlotWidths = 16;
 
-// How the GPUs share the model (worded by the CLI: cli/words.cpp).
+// How the GPUs share the model (worded by the CLI: src/cli/render/words.cpp).
 enum class GpuSplit : uint8_t {
   single,                // one GPU
   layer,                 // whole layers per GPU (llama.cpp --split-mode layer)
