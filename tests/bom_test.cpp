@@ -180,6 +180,13 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   CHECK(h.link_gb_per_s == 600);
   const auto many = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3060-12gb")->spec, 12);
   CHECK(many.nodes == 2);  // 8 double-width cards per chassis
+  // The tensor-parallel degree is over the GPUs the plan is for, not the count the headroom rule
+  // asks for: 70B needs 3 x 24 GiB with headroom, but on the 2 requested t = 2 divides n_head 64
+  // and n_head_kv 8 (a regression: it was 4, the degree for 3).
+  const auto two = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3090")->spec, 2);
+  CHECK(two.count_needed == 3);
+  CHECK(two.tp_degree == 2);
+  CHECK(many.tp_degree == 0);  // 12 divides neither 64 nor 8; no larger degree up to 64 does both
 }
 
 TEST_CASE("capacity planning: 50 users at 20 tok/s on H100 SXM", "[capacity]") {

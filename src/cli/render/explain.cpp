@@ -109,7 +109,7 @@ std::string render_explain(const Report& r) {
         gib_of(p.per_gpu_bytes));
     o += fmt::format(
         "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
-        std::max<uint32_t>(1, p.count_needed), r.model.spec.n_head, r.model.spec.n_head_kv,
+        p.count, r.model.spec.n_head, r.model.spec.n_head_kv,
         p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
   }
   if (r.cost && r.cost->priced)
