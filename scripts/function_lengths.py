@@ -17,6 +17,7 @@ one), so the list stays the set of upstream mirrors it claims to be.
 import argparse
 import os
 import re
+import signal
 import sys
 
 KEYWORDS_NOT_FUNCTIONS = ("namespace", "struct", "class", "union", "enum", "extern")
@@ -167,6 +168,7 @@ def sources(dirs):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", default=["src"])
     ap.add_argument("--max", type=int)
