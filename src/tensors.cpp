@@ -154,6 +154,37 @@ bool is_routed_expert(TensorRole r) {
 
 std::vector<TensorDesc> layered_tensors(const ModelSpec& m);
 
+// GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
+void starcoder_tensors(const ModelSpec& m, Builder& b) {
+  const uint64_t n_embd = m.n_embd;
+  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
+  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
+  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
+  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
+  // fused QKV (MQA), GELU MLP, every linear layer with a bias.
+  b.t2(R::token_embd, n_embd, m.n_vocab);
+  b.t2(R::position_embd, n_embd, m.n_ctx_train);
+  b.t1(R::output_norm, n_embd);
+  b.t1(R::output_norm, n_embd, true);
+  if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+  for (uint32_t il = 0; il < m.n_layer; ++il) {
+    b.at(static_cast<int32_t>(il));
+    b.t1(R::attn_norm, n_embd);
+    b.t1(R::attn_norm, n_embd, true);
+    b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
+    b.t1(R::attn_qkv, n_q + n_k + n_v, true);
+    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t1(R::attn_output, n_embd, true);
+    b.t1(R::ffn_norm, n_embd);
+    b.t1(R::ffn_norm, n_embd, true);
+    b.t2(R::ffn_up, n_embd, m.n_ff);
+    b.t1(R::ffn_up, m.n_ff, true);
+    b.t2(R::ffn_down, m.n_ff, n_embd);
+    b.t1(R::ffn_down, n_embd, true);
+  }
+}
+
 // Shapes from llama.cpp src/llama-model.cpp (llama_model::load_tensors), per architecture.
 std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   if (!m.layer_kinds.empty()) return layered_tensors(m);
@@ -166,33 +197,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
   const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
   const bool falcon = m.arch == Arch::falcon;
-  // GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
-  const bool starcoder = m.arch == Arch::starcoder;
 
   b.at(-1);
-  if (starcoder) {
-    // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
-    // fused QKV (MQA), GELU MLP, every linear layer with a bias.
-    b.t2(R::token_embd, n_embd, m.n_vocab);
-    b.t2(R::position_embd, n_embd, m.n_ctx_train);
-    b.t1(R::output_norm, n_embd);
-    b.t1(R::output_norm, n_embd, true);
-    if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
-    for (uint32_t il = 0; il < m.n_layer; ++il) {
-      b.at(static_cast<int32_t>(il));
-      b.t1(R::attn_norm, n_embd);
-      b.t1(R::attn_norm, n_embd, true);
-      b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
-      b.t1(R::attn_qkv, n_q + n_k + n_v, true);
-      b.t2(R::attn_output, n_kq_out, n_embd);
-      b.t1(R::attn_output, n_embd, true);
-      b.t1(R::ffn_norm, n_embd);
-      b.t1(R::ffn_norm, n_embd, true);
-      b.t2(R::ffn_up, n_embd, m.n_ff);
-      b.t1(R::ffn_up, m.n_ff, true);
-      b.t2(R::ffn_down, m.n_ff, n_embd);
-      b.t1(R::ffn_down, n_embd, true);
-    }
+  if (m.arch == Arch::starcoder) {
+    starcoder_tensors(m, b);
     return v;
   }
   b.t2(R::token_embd, n_embd, m.n_vocab);

@@ -36,7 +36,10 @@ TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it s
   const auto e = estimate(test::model("llama-3.1-8b"), c);
   CHECK(e.total_bytes() > e.naive_rule_bytes);
   REQUIRE_FALSE(e.warnings.empty());
-  CHECK(e.warnings[0].find("rule of thumb 1.2 x weights") != std::string::npos);
+  CHECK(e.warnings[0].kind == EstimateWarningKind::beyond_naive_rule);
+  CHECK(e.warnings[0].n[0] == e.naive_rule_bytes);
+  CHECK(e.warnings[0].n[1] == e.total_bytes());
+  CHECK(e.warnings[0].n[2] == e.total_bytes() - e.naive_rule_bytes);
 }
 
 TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom",
