@@ -111,34 +111,38 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
                kRamUsdPerGib * r.dimm_gib,
                "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
                BomReason::ram_rule,
-               ram_shipped && priced_whole});
+               // A vendor system whose shipped population holds the need comes with it (a DGX's
+               // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
+               ram_shipped && (priced_whole || !p.psu.atx)});
 }
 
 // The OS drives (mirrored on servers and workstations) and the data drives.
 void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
                        std::vector<BomLine>& v) {
   const StorageSizing& s = in.host.storage;
-  v.push_back({BomComponent::os_drive,
-               "nvme-" + tb(s.os_drive_bytes) + "tb",
-               {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
-               s.os_drives * nodes,
-               kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
-               "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-               BomReason::os_mirror,
-               priced_whole});
+  v.push_back(
+      {BomComponent::os_drive,
+       "nvme-" + tb(s.os_drive_bytes) + "tb",
+       {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
+       s.os_drives * nodes,
+       kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
+       "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+       BomReason::os_mirror,
+       priced_whole || (in.platform->nvme_shipped >= s.os_drives && !in.platform->psu.atx)});
   if (s.data_drives)
-    v.push_back({BomComponent::data_drive,
-                 "nvme-" + tb(s.data_drive_bytes) + "tb",
-                 {{"capacity_tb", tb(s.data_drive_bytes)},
-                  {"raid", s.data_drives >= 4   ? "10"
-                           : s.data_drives == 2 ? "1"
-                                                : "none"},
-                  {"required_tb", tb(s.required_bytes)}},
-                 s.data_drives * nodes,
-                 kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
-                 "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-                 BomReason::model_storage,
-                 false});
+    v.push_back(
+        {BomComponent::data_drive,
+         "nvme-" + tb(s.data_drive_bytes) + "tb",
+         {{"capacity_tb", tb(s.data_drive_bytes)},
+          {"raid", s.data_drives >= 4   ? "10"
+                   : s.data_drives == 2 ? "1"
+                                        : "none"},
+          {"required_tb", tb(s.required_bytes)}},
+         s.data_drives * nodes,
+         kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
+         "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+         BomReason::model_storage,
+         in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
 }
 
 // The NICs (GPU fabric, storage and front end) and the PSUs.
@@ -212,7 +216,9 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
             in.gpu.price_usd,
             in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",
             BomReason::model_memory,
-            priced_whole || p.gpu_mount == GpuMount::integrated};
+            // Modules come on the system's baseboard and a unified computer is one SoC: never
+            // bought apart from the platform.
+            priced_whole || p.gpu_mount != GpuMount::pcie};
   v.push_back(g);
 
   if (p.platform_class != PlatformClass::unified) {
