@@ -35,11 +35,23 @@ std::string bytes_str(uint64_t b) {
 }  // namespace
 
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host) {
-  const auto tensors = model_tensors(m);
+  auto tensors = model_tensors(m);
+  Weights w;
+  w.params = count_params(m, tensors).total;
+  // A GGUF converted from a checkpoint whose MTP layers convert_hf_to_gguf.py skips
+  // (ModelSpec::gguf_drops_nextn) holds only the main layers: the parameters stay the
+  // checkpoint's, the bytes are the file's.
+  if (q.gguf && m.gguf_drops_nextn && m.n_layer_nextn) {
+    const uint64_t before = w.params;
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                                 [&](const TensorDesc& t) {
+                                   return t.layer >= static_cast<int64_t>(m.n_layer);
+                                 }),
+                  tensors.end());
+    w.params_not_in_file = before - count_params(m, tensors).total;
+  }
   const auto types = assign_tensor_types(m, tensors, q);
   const ParamCount pc = count_params(m, tensors);
-  Weights w;
-  w.params = pc.total;
   w.active_params = pc.active;
   uint64_t embd_bytes = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -97,22 +109,40 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
-  e.kv = kv_cache(m, kvc);
+  // Embedding and rerank runs: n_seq documents of n_ctx tokens each, encoded in one pass and
+  // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
+  // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.
+  const bool encode_only = m.task != Task::generation;
+  if (!m.is_encoder()) e.kv = kv_cache(m, kvc);
   e.rs = recurrent_state(m, c.kv.n_seq);
   const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
+  // llama.cpp pools a sequence within one ubatch (non-causal attention needs the whole
+  // document: llama-context.cpp rejects n_ubatch < n_tokens), so an embedding ubatch holds at
+  // least one document.
+  const uint64_t ubatch = std::min<uint64_t>(
+      encode_only ? std::max(c.kv.n_ubatch, c.kv.n_ctx) : c.kv.n_ubatch, tokens_total);
+  // APPROXIMATION: an encoder's graph ends in the hidden states (n_embd per token, the pooled
+  // vectors or the rerank head after them), not in vocabulary logits: sized as a model whose
+  // output width is n_embd, its attention over the ubatch itself.
+  ModelSpec out_m;
+  if (m.is_encoder()) {
+    out_m = m;
+    out_m.n_vocab = m.n_embd;
+  }
+  const ModelSpec& cm = m.is_encoder() ? out_m : m;
   switch (c.engine) {
     case Engine::llama_cpp:
     case Engine::ollama:
-      e.compute = compute_buffer(
-          m, e.kv.cells_full,
-          static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)), c.flash_attn);
+      e.compute = compute_buffer(cm, m.is_encoder() ? ubatch : e.kv.cells_full,
+                                 static_cast<uint32_t>(ubatch), c.flash_attn);
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
-                        // sampled
-      e.compute = torch_activations(m, ep.max_num_batched_tokens, ep.max_num_seqs);
+                        // sampled (a pooling model samples nothing)
+      e.compute =
+          torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
       break;
     case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
-      e.compute = torch_activations(m, tokens_total, c.kv.n_seq);
+      e.compute = torch_activations(cm, tokens_total, encode_only ? 0 : c.kv.n_seq);
       break;
   }
   e.weights_bytes = e.weights.vram_bytes;
@@ -145,6 +175,10 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
         "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
         "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
         "not modelled exactly");
+  if (e.weights.params_not_in_file)
+    e.warnings.push_back("the GGUF leaves out the checkpoint's " + std::to_string(m.n_layer_nextn) +
+                         " MTP layer(s) (" + num(e.weights.params_not_in_file) +
+                         " parameters), as llama.cpp's convert_hf_to_gguf.py does for this model");
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
     e.warnings.push_back("context " + std::to_string(c.kv.n_ctx) +
                          " exceeds the model's trained context " + std::to_string(m.n_ctx_train));
@@ -215,9 +249,24 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
         d.push_back({q, pf, bytes_str(p.bytes)});
       }
     }
+    if (m.is_encoder())
+      f = std::string(
+              "none: an encoder attends over its own ubatch and keeps no cache (llama.cpp "
+              "creates no memory for ") +
+          arch_name(m.arch) + ")";
+    else if (encode_only)
+      f = "the batch's own tokens only, nothing generated: " + f;
     d.push_back(
         {"KV cache", by_kind ? "sum of the layer kinds above" : f, bytes_str(e.kv_cache_bytes)});
   }
+  if (encode_only)
+    d.push_back({std::string(task_name(m.task)) + " batch",
+                 std::to_string(c.kv.n_seq) + " documents x " + std::to_string(c.kv.n_ctx) +
+                     " tokens, one pass; n_ubatch = max(n_ubatch " + std::to_string(c.kv.n_ubatch) +
+                     ", document length) = " + std::to_string(ubatch) +
+                     " (a document is pooled within one ubatch)" +
+                     (m.is_encoder() ? "; output width n_embd, no vocabulary logits" : ""),
+                 num(tokens_total) + " tokens"});
   for (const auto& p : e.rs.parts) {
     const bool conv_only = p.kind == StateKind::short_conv;
     std::string f = "n_seq x layers x 4 B (F32) x (r + s) = " + std::to_string(e.rs.n_seq) + " x " +
