@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/check.hpp"
+#include "cli/commands/check.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 

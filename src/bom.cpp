@@ -71,6 +71,101 @@ std::string tb(uint64_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// The CPUs and the DIMMs of every node.
+void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+                    std::vector<BomLine>& v) {
+  const PlatformModel& p = *in.platform;
+  v.push_back({BomComponent::cpu,
+               p.cpu_model,
+               {{"sockets", std::to_string(in.host.cpu_sockets)},
+                {"cores", std::to_string(in.host.cpu_cores)},
+                {"tdp_w", num(p.cpu_tdp_w)}},
+               in.host.cpu_sockets * nodes,
+               0,
+               "",
+               BomReason::shipped_with_platform,
+               true});
+  const RamSizing& r = in.host.ram;
+  const bool ram_shipped =
+      p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
+  v.push_back({BomComponent::memory,
+               "ddr5-" +
+                   std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
+                   "-" + std::to_string(r.dimm_gib) + "gib",
+               {{"dimm_gib", std::to_string(r.dimm_gib)},
+                {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
+                {"channels", std::to_string(r.channels)},
+                {"total_gib", std::to_string(r.installed_bytes / kGiB)},
+                {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
+                {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
+                {"why", to_string(r.reason)}},
+               r.dimms * nodes,
+               kRamUsdPerGib * r.dimm_gib,
+               "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
+               BomReason::ram_rule,
+               ram_shipped && priced_whole});
+}
+
+// The OS drives (mirrored on servers and workstations) and the data drives.
+void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+                       std::vector<BomLine>& v) {
+  const StorageSizing& s = in.host.storage;
+  v.push_back({BomComponent::os_drive,
+               "nvme-" + tb(s.os_drive_bytes) + "tb",
+               {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
+               s.os_drives * nodes,
+               kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
+               "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+               BomReason::os_mirror,
+               priced_whole});
+  if (s.data_drives)
+    v.push_back({BomComponent::data_drive,
+                 "nvme-" + tb(s.data_drive_bytes) + "tb",
+                 {{"capacity_tb", tb(s.data_drive_bytes)},
+                  {"raid", s.data_drives >= 4   ? "10"
+                           : s.data_drives == 2 ? "1"
+                                                : "none"},
+                  {"required_tb", tb(s.required_bytes)}},
+                 s.data_drives * nodes,
+                 kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
+                 "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+                 BomReason::model_storage,
+                 false});
+}
+
+// The NICs (GPU fabric, storage and front end) and the PSUs.
+void add_network_power_lines(const BomInput& in, uint32_t nodes, std::vector<BomLine>& v) {
+  const PlatformModel& p = *in.platform;
+  for (const auto& n : in.host.nics) {
+    const bool fabric = n.reason == HostReason::nic_per_gpu;
+    const bool shipped = fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
+    v.push_back({BomComponent::nic,
+                 "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p",
+                 {{"gbit_per_s", std::to_string(n.gbit_per_s)},
+                  {"ports", std::to_string(n.ports)},
+                  {"why", to_string(n.reason)}},
+                 n.count * nodes,
+                 0,
+                 "",
+                 fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
+                 shipped});
+  }
+  v.push_back({BomComponent::psu,
+               "psu-" + num(in.psus.watts) + "w",
+               {{"watts", num(in.psus.watts)},
+                {"redundancy", to_string(in.psus.redundancy)},
+                {"capacity_w", num(in.psus.capacity_w)}},
+               in.psus.count * nodes,
+               0,
+               "",
+               BomReason::shipped_with_platform,
+               !p.psu.atx});
+}
+
+}  // namespace
+
 std::vector<BomLine> bill_of_materials(const BomInput& in) {
   std::vector<BomLine> v;
   const PlatformModel& p = *in.platform;
@@ -101,82 +196,9 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
   v.push_back(g);
 
   if (p.platform_class != PlatformClass::unified) {
-    v.push_back({BomComponent::cpu,
-                 p.cpu_model,
-                 {{"sockets", std::to_string(in.host.cpu_sockets)},
-                  {"cores", std::to_string(in.host.cpu_cores)},
-                  {"tdp_w", num(p.cpu_tdp_w)}},
-                 in.host.cpu_sockets * nodes,
-                 0,
-                 "",
-                 BomReason::shipped_with_platform,
-                 true});
-    const RamSizing& r = in.host.ram;
-    const bool ram_shipped =
-        p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
-    v.push_back({BomComponent::memory,
-                 "ddr5-" +
-                     std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
-                     "-" + std::to_string(r.dimm_gib) + "gib",
-                 {{"dimm_gib", std::to_string(r.dimm_gib)},
-                  {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
-                  {"channels", std::to_string(r.channels)},
-                  {"total_gib", std::to_string(r.installed_bytes / kGiB)},
-                  {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
-                  {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
-                  {"why", to_string(r.reason)}},
-                 r.dimms * nodes,
-                 kRamUsdPerGib * r.dimm_gib,
-                 "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
-                 BomReason::ram_rule,
-                 ram_shipped && priced_whole});
-    const StorageSizing& s = in.host.storage;
-    v.push_back({BomComponent::os_drive,
-                 "nvme-" + tb(s.os_drive_bytes) + "tb",
-                 {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
-                 s.os_drives * nodes,
-                 kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
-                 "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-                 BomReason::os_mirror,
-                 priced_whole});
-    if (s.data_drives)
-      v.push_back({BomComponent::data_drive,
-                   "nvme-" + tb(s.data_drive_bytes) + "tb",
-                   {{"capacity_tb", tb(s.data_drive_bytes)},
-                    {"raid", s.data_drives >= 4   ? "10"
-                             : s.data_drives == 2 ? "1"
-                                                  : "none"},
-                    {"required_tb", tb(s.required_bytes)}},
-                   s.data_drives * nodes,
-                   kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
-                   "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-                   BomReason::model_storage,
-                   false});
-    for (const auto& n : in.host.nics) {
-      const bool fabric = n.reason == HostReason::nic_per_gpu;
-      const bool shipped =
-          fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
-      v.push_back({BomComponent::nic,
-                   "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p",
-                   {{"gbit_per_s", std::to_string(n.gbit_per_s)},
-                    {"ports", std::to_string(n.ports)},
-                    {"why", to_string(n.reason)}},
-                   n.count * nodes,
-                   0,
-                   "",
-                   fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
-                   shipped});
-    }
-    v.push_back({BomComponent::psu,
-                 "psu-" + num(in.psus.watts) + "w",
-                 {{"watts", num(in.psus.watts)},
-                  {"redundancy", to_string(in.psus.redundancy)},
-                  {"capacity_w", num(in.psus.capacity_w)}},
-                 in.psus.count * nodes,
-                 0,
-                 "",
-                 BomReason::shipped_with_platform,
-                 !p.psu.atx});
+    add_host_lines(in, nodes, priced_whole, v);
+    add_storage_lines(in, nodes, priced_whole, v);
+    add_network_power_lines(in, nodes, v);
   }
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu,

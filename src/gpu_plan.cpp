@@ -39,7 +39,7 @@ void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c
   p.count = requested ? requested : std::max<uint32_t>(1, p.count_needed);
   p.per_gpu_bytes = per_gpu_bytes(e, c, p.count);
   p.fits = p.count_needed != 0 && p.per_gpu_bytes <= gpu.usable_bytes();
-  p.tp_degree = tensor_parallel_degree(m, std::max<uint32_t>(1, p.count_needed));
+  p.tp_degree = tensor_parallel_degree(m, p.count);
   p.gpus_per_node = std::min(max_gpus_per_node(gpu), p.count);
   p.nodes = (p.count + max_gpus_per_node(gpu) - 1) / max_gpus_per_node(gpu);
 

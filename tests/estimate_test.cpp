@@ -36,7 +36,10 @@ TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it s
   const auto e = estimate(test::model("llama-3.1-8b"), c);
   CHECK(e.total_bytes() > e.naive_rule_bytes);
   REQUIRE_FALSE(e.warnings.empty());
-  CHECK(e.warnings[0].find("rule of thumb 1.2 x weights") != std::string::npos);
+  CHECK(e.warnings[0].kind == EstimateWarningKind::beyond_naive_rule);
+  CHECK(e.warnings[0].n[0] == e.naive_rule_bytes);
+  CHECK(e.warnings[0].n[1] == e.total_bytes());
+  CHECK(e.warnings[0].n[2] == e.total_bytes() - e.naive_rule_bytes);
 }
 
 TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom",
@@ -120,8 +123,6 @@ TEST_CASE("a GGUF of DeepSeek-V3.x leaves out the MTP layer convert_hf_to_gguf.p
   // And the estimate says so.
   RunConfig c = config("q4_k_m", 4096);
   const auto e = estimate(ds, c);
-  CHECK(std::find(e.warnings.begin(), e.warnings.end(),
-                  "the GGUF leaves out the checkpoint's 1 MTP layer(s) (11,610,068,224 "
-                  "parameters), as llama.cpp's convert_hf_to_gguf.py does for this model") !=
-        e.warnings.end());
+  const EstimateWarning mtp{EstimateWarningKind::mtp_not_in_gguf, {1, 11610068224, 0}};
+  CHECK(std::find(e.warnings.begin(), e.warnings.end(), mtp) != e.warnings.end());
 }

@@ -5,7 +5,7 @@
 #include <new>
 #include <string>
 
-#include "cli/app.hpp"
+#include "cli/commands/run.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"

@@ -160,20 +160,9 @@ double measured(const Reader& r, const json& o, const std::string& path, const c
          "expected a number or {\"low\", \"high\"}, got " + io::describe_json(*v));
 }
 
-PlatformModel read_one(const json& e, const std::string& path, const Reader& r) {
-  if (!e.is_object()) r.fail(path, "expected an object");
-  PlatformModel p;
-  p.id = r.str(e, path, "id", true);
-  if (p.id.empty() || lower(p.id) != p.id)
-    r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
-  p.name = r.str(e, path, "name", true);
-  p.vendor = r.str(e, path, "vendor", true);
-  p.platform_class = parse_class(r, path + "/class", r.str(e, path, "class", true));
-  p.form_factor = r.str(e, path, "form_factor", false);
-  p.rack_units = r.count(e, path, "rack_units", false, 64);
+// GPUs: what selection cannot do without is required.
+void read_gpu_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
   const bool unified = p.platform_class == PlatformClass::unified;
-
-  // GPUs: what selection cannot do without is required.
   const std::string gp = path + "/gpu";
   const json& g = r.object(e, path, "gpu");
   p.gpu_mount = parse_mount(r, gp + "/mount", r.str(g, gp, "mount", true));
@@ -221,8 +210,11 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   p.liquid_cooled = r.flag(g, gp, "liquid_cooled");
   if (unified != (p.gpu_mount == GpuMount::integrated))
     r.fail(gp + "/mount", "class unified goes with mount integrated, and only it");
+}
 
-  // Host facts the catalog may lack: the sizing and the power model say what they assumed.
+// Host facts the catalog may lack: the sizing and the power model say what they assumed.
+void read_host_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
+  const bool unified = p.platform_class == PlatformClass::unified;
   const std::string cp = path + "/cpu";
   if (const json* c = r.get(e, "cpu")) {
     if (!c->is_object()) r.fail(cp, "expected an object");
@@ -264,9 +256,11 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     p.nics_other_shipped = r.count(*s, sp, "nics_other", false, 64);
     p.dpus_shipped = r.count(*s, sp, "dpus", false, 64);
   }
+}
 
-  // PSUs: a rating the catalog lacks is left unrated (the choice says psu_unrated); a desktop
-  // takes an ATX supply bought to fit, up to the largest sold.
+// PSUs: a rating the catalog lacks is left unrated (the choice says psu_unrated); a desktop
+// takes an ATX supply bought to fit, up to the largest sold.
+void read_psu_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
   const std::string pp = path + "/psu";
   const json* ps = r.get(e, "psu");
   if (ps && !ps->is_object()) r.fail(pp, "expected an object");
@@ -290,6 +284,22 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     r.fail(pp + "/redundancy", "expected \"N+R\" with N+R = bays (" + std::to_string(p.psu.bays) +
                                    "), \"N+1\", \"N+N\" or \"none\", got " + sanitize_quoted(red));
   }
+}
+
+PlatformModel read_one(const json& e, const std::string& path, const Reader& r) {
+  if (!e.is_object()) r.fail(path, "expected an object");
+  PlatformModel p;
+  p.id = r.str(e, path, "id", true);
+  if (p.id.empty() || lower(p.id) != p.id)
+    r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
+  p.name = r.str(e, path, "name", true);
+  p.vendor = r.str(e, path, "vendor", true);
+  p.platform_class = parse_class(r, path + "/class", r.str(e, path, "class", true));
+  p.form_factor = r.str(e, path, "form_factor", false);
+  p.rack_units = r.count(e, path, "rack_units", false, 64);
+  read_gpu_facts(e, path, r, p);
+  read_host_facts(e, path, r, p);
+  read_psu_facts(e, path, r, p);
 
   p.max_power_w = r.num(e, path, "max_power_w", false, 0, 1e6);
   p.typical_power_w = r.num(e, path, "typical_power_w", false, 0, 1e6);
