@@ -389,6 +389,18 @@ TEST_CASE("embedding and rerank models are sized for a batch of documents, not g
   const json g = run_json("qwen3-8b --task embedding --docs 4 --doc-len 512");
   CHECK(g["settings"]["task"] == "embedding");
   CHECK(g["vram"]["kv_cache_bytes"] == 4ull * 512 * 36 * 4096);
+  // --explain gives the batch and the documents per second, no decode formula.
+  const auto ex = run("bge-m3 --docs 4 --doc-len 1024 --explain");
+  REQUIRE(ex.code == 0);
+  for (const char* s : {"  embedding batch\n      = 4 documents x 1024 tokens, one pass; n_ubatch "
+                        "= min(max(n_ubatch "
+                        "512, document length), tokens) = 1024",
+                        "none: an encoder attends over its own ubatch and keeps no cache",
+                        "  documents\n      = prefill tok/s / document length"}) {
+    INFO(s);
+    CHECK(ex.out.find(s) != std::string::npos);
+  }
+  CHECK(ex.out.find("  decode\n") == std::string::npos);
   // Defaults: one document of 512 tokens.
   const json d = run_json("bge-m3");
   CHECK(d["settings"]["batch"] == 1);
