@@ -54,6 +54,20 @@ void setup_memory(CLI::App& app, Options& o) {
       ->check(integer_from(1, 65536))
       ->type_name("N")
       ->group(mem);
+  app.add_option("--task", o.task,
+                 "what the model runs: generation, embedding or rerank (default: the model's)")
+      ->type_name("TASK")
+      ->group(mem);
+  app.add_option("--docs", o.docs,
+                 "embedding / rerank: documents encoded together in one batch (= --batch)")
+      ->check(integer_from(1, 65536))
+      ->type_name("N")
+      ->group(mem);
+  app.add_option("--doc-len", o.doc_len,
+                 "embedding / rerank: tokens per document (= --ctx; default 512)")
+      ->check(integer_from(1, kMaxContextTokens))
+      ->type_name("N")
+      ->group(mem);
   app.add_option("--ubatch,--n-ubatch", o.ubatch,
                  "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
       ->check(integer_from(1, 65536))

@@ -90,6 +90,10 @@ const PowerPlan* W(const Row& r) {
   if (r.plan->machine_power) return &*r.plan->machine_power;
   return r.plan->power ? &*r.plan->power : nullptr;
 }
+// A generating model (not an embedding or rerank run): decode figures apply.
+bool GEN(const Row& r) {
+  return r.model->spec.task == Task::generation;
+}
 const Speed* SP(const Row& r) {
   return r.plan->speed ? &*r.plan->speed : nullptr;
 }
@@ -319,6 +323,8 @@ const std::vector<Field> kFields = {
     {"settings.kv_quant", U_::text, "KV cache type", GET(S(traits(C(r).kv.type_k).name))},
     {"settings.context", U_::tokens, "context per sequence", GET(U(C(r).kv.n_ctx))},
     {"settings.batch", U_::count, "concurrent sequences", GET(U(C(r).kv.n_seq))},
+    {"settings.task", U_::text, "generation, embedding or rerank (--task)",
+     GET(S(task_name(M(r).task)))},
     {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", GET(U(C(r).kv.n_ubatch))},
     {"settings.flash_attn", U_::boolean, "flash attention", GET(B(C(r).flash_attn))},
     {"settings.headroom", U_::fraction, "added on top of the sum", GET(D(C(r).headroom))},
@@ -517,14 +523,26 @@ const std::vector<Field> kFields = {
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     // throughput
-    {"throughput.decode_tokens_per_s", U_::tokens_per_s, "decode speed per sequence",
-     GET(SP(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
+    {"throughput.decode_tokens_per_s", U_::tokens_per_s,
+     "decode speed per sequence (null for embedding and rerank)",
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
     {"throughput.decode_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
-     GET(SP(r) ? D(r2(SP(r)->decode_low)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_low)) : N())},
     {"throughput.decode_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SP(r) ? D(r2(SP(r)->decode_high)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_high)) : N())},
     {"throughput.aggregate_tokens_per_s", U_::tokens_per_s, "all sequences (and replicas) together",
-     GET(SP(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+    {"throughput.documents_per_s", U_::documents_per_s,
+     "embedding / rerank: documents of settings.context tokens encoded per second (prefill)",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_per_s)) : N())},
+    {"throughput.documents_per_s_low", U_::documents_per_s, "low end",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_low)) : N())},
+    {"throughput.documents_per_s_high", U_::documents_per_s, "high end",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_high)) : N())},
+    {"throughput.batch_s", U_::seconds,
+     "embedding / rerank: time of one batch of settings.batch "
+     "documents",
+     GET(SP(r) && !GEN(r) ? D(std::round(SP(r)->batch_s * 1000) / 1000) : N())},
     {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
      GET(SP(r) ? D(std::round(SP(r)->prefill_tokens_per_s)) : N())},
     {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
@@ -752,6 +770,8 @@ const char* unit_name(Unit u) {
       return "tokens";
     case Unit::tokens_per_s:
       return "tokens/s";
+    case Unit::documents_per_s:
+      return "documents/s";
     case Unit::seconds:
       return "s";
     case Unit::fraction:

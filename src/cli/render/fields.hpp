@@ -54,6 +54,7 @@ enum class Unit : uint8_t {
   bytes,
   tokens,
   tokens_per_s,
+  documents_per_s,
   seconds,
   fraction,
   bits_per_weight,

@@ -54,6 +54,16 @@ std::string quant_line(const Report& r) {
 
 std::string settings_line(const Report& r) {
   const auto& c = r.config;
+  if (r.model.spec.task != Task::generation)
+    return fmt::format(
+        "{} · {} · {:.2f} bits/weight · {} document{} × {} tokens · KV {} · n_ubatch {} · "
+        "flash attention {}",
+        task_name(r.model.spec.task), quant_line(r), r.estimate.weights.bits_per_weight(),
+        c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", group(c.kv.n_ctx),
+        r.model.spec.is_encoder() ? "none (encoder)" : traits(c.kv.type_k).name,
+        std::max<uint64_t>(c.kv.n_ubatch,
+                           std::min<uint64_t>(c.kv.n_ctx, uint64_t{c.kv.n_ctx} * c.kv.n_seq)),
+        c.flash_attn ? "on" : "off");
   return fmt::format(
       "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
       "attention {}",
@@ -120,6 +130,11 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     }
     if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   }
+  if (m.is_encoder())
+    kv = fmt::format("none: an encoder ({}) attends over its ubatch and keeps no cache",
+                     arch_name(m.arch));
+  else if (m.task != Task::generation)
+    kv += " (the batch's own tokens, nothing generated)";
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
   if (e.recurrent_state_bytes) {
     std::string rs;
@@ -438,7 +453,20 @@ std::string table_speed(const Report& r) {
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
   if (r.serving) o += serving_section(*r.serving);
-  if (r.speed && !r.serving) {
+  if (r.speed && !r.serving && r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one pass over the batch, nothing generated.
+    const auto& s = *r.speed;
+    const bool rerank = r.model.spec.task == Task::rerank;
+    o += fmt::format("\n{} (llama.cpp-calibrated prefill; range = the calibration's error)\n",
+                     rerank ? "Rerank" : "Embedding");
+    o += fmt::format(
+        "  batch           {} document{} of {} tokens in one pass, nothing generated\n",
+        group(r.config.kv.n_seq), r.config.kv.n_seq == 1 ? "" : "s", group(r.config.kv.n_ctx));
+    o += fmt::format("  throughput      {:.1f} {}/s ({:.1f}–{:.1f}) = {:.0f} tok/s\n",
+                     s.documents_per_s, rerank ? "query-document pairs" : "documents",
+                     s.documents_low, s.documents_high, s.prefill_tokens_per_s);
+    o += fmt::format("  batch time      {:.3f} s\n", s.batch_s);
+  } else if (r.speed && !r.serving) {
     const auto& s = *r.speed;
     o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
     o +=

@@ -22,6 +22,11 @@ std::string estimate_warning_words(const EstimateWarning& w) {
              "not modelled exactly";
     case EstimateWarningKind::beyond_trained_context:
       return fmt::format("context {} exceeds the model's trained context {}", w.n[0], w.n[1]);
+    case EstimateWarningKind::mtp_not_in_gguf:
+      return fmt::format(
+          "the GGUF leaves out the checkpoint's {} MTP layer(s) ({} parameters), as llama.cpp's "
+          "convert_hf_to_gguf.py does for this model",
+          w.n[0], group_digits(w.n[1]));
   }
   return "";
 }
