@@ -255,6 +255,20 @@ void setup_host(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("CLASS")
       ->group(host);
+  app.add_option_function<std::string>(
+         "--compare",
+         [&o](const std::string& v) {
+           o.compare_given = true;
+           o.compare = v;
+         },
+         "systems side by side for the model: unified-memory computers and GPU towers (memory, "
+         "fit, speed, price, idle/typical/max power, energy); LIST of GPUs or platform ids with "
+         "counts (m3-ultra,dgx-spark,rtx-4090x2); without LIST the catalog's unified computers "
+         "and the recommended towers")
+      ->expected(0, 1)
+      ->default_str("auto")
+      ->type_name("LIST")
+      ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
       ->check(number_from(0.0001, 10000))
       ->type_name("USD")

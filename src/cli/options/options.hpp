@@ -76,6 +76,10 @@ struct Options {
   double ttft_ms = 0;         // --ttft-ms: time-to-first-token SLO
   double tpot_ms = 0;         // --tpot-ms: time-per-output-token SLO
   std::string emit;           // --emit vllm|sglang|llama-server|trt-llm|ollama
+  // --compare [LIST]: systems side by side (empty or "auto": the catalog's unified computers and
+  // the recommended towers)
+  std::string compare;
+  bool compare_given = false;
 };
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.

@@ -258,13 +258,16 @@ void check_choice(const std::string& flag, const std::string& v,
 double parse_power_limit(const std::string& text) {
   const std::string msg =
       "--power-limit: expected a percentage from 10% to 100% (or a fraction 0.1 to 1), got '" +
-      text + "'";
+      sanitize(text) + "'";
   std::string t = text;
   const bool pct = !t.empty() && t.back() == '%';
   if (pct) t.pop_back();
+  // Decimal only: strtod would also take hex (0x50), " 80" and "inf".
+  if (t.empty() || t.find_first_not_of("0123456789.eE+") != std::string::npos)
+    throw InputError(msg);
   char* end = nullptr;
   double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v)) throw InputError(msg);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) throw InputError(msg);
   if (pct || v > 1) v /= 100;
   if (!(v >= 0.1 && v <= 1.0)) throw InputError(msg);
   return v;

@@ -420,11 +420,18 @@ std::string table_bill(const Report& r) {
           "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
           r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
           r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
-    o += r.system && r.system->platform
-             ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
-               "follow)\n"
-             : "\nBill of materials\n";
-    const auto lines = bom_lines(r);
+    // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
+    // class rules: only the GPUs and their link stay here.
+    const bool machine = r.system && r.system->platform;
+    o += machine ? "\nGPUs\n" : "\nBill of materials\n";
+    auto lines = bom_lines(r);
+    if (machine)
+      lines.erase(std::remove_if(lines.begin(), lines.end(),
+                                 [](const BomLine& l) {
+                                   return l.component != "GPU" && l.component != "GPU link" &&
+                                          l.component != "Platform";
+                                 }),
+                  lines.end());
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
     for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
@@ -497,21 +504,34 @@ std::string table_power_cost(const Report& r) {
     o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
-  if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk{})\n", gb_of(r.estimate.weights.bytes),
-                     r.system && r.system->platform
-                         ? ": the drive's read alone; the cold start above adds the engine's steps"
-                         : "");
+  if (r.system && r.system->platform) {
+    // The cold start's load (read + deserialize + copy) from each local drive class.
+    static const char* const kDriveNames[] = {"HDD 7200 rpm", "SATA SSD", "NVMe PCIe 3.0",
+                                              "NVMe PCIe 4.0", "NVMe PCIe 5.0"};
+    const SystemPlan& s = *r.system;
+    o += fmt::format(
+        "\nModel load time ({:.1f} GB, read + copy to the GPUs by the engine's loader)\n",
+        gb_of(r.estimate.weights.bytes));
+    for (size_t i = 0; i < s.cold_start_by_drive.size() && i < std::size(kDriveNames); ++i)
+      o += fmt::format("  {:<16} {}\n", kDriveNames[i], duration(s.cold_start_by_drive[i].load_s));
+  } else if (r.host) {
+    o += fmt::format("\nModel load time ({:.1f} GB from disk, the drive's sequential read alone)\n",
+                     gb_of(r.estimate.weights.bytes));
     for (const auto& l : r.host->load_times)
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));
   }
-  if (r.cost) {
-    const auto& c = *r.cost;
+  // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
+  const CostPlan* cp = r.machine_cost ? &*r.machine_cost : r.cost ? &*r.cost : nullptr;
+  if (cp) {
+    const auto& c = *cp;
     o += "\nCost\n";
     if (c.priced) {
-      o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                       usd(c.gpus_usd), usd(r.cost_input.host_usd));
+      o += r.machine_cost
+               ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
+                             c.complete ? "" : "; a floor: some lines have no public price")
+               : fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
+                             usd(c.gpus_usd), usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
@@ -525,8 +545,8 @@ std::string table_power_cost(const Report& r) {
                        r.cost_input.cloud_price_per_mtok);
     } else {
       o += fmt::format(
-          "  energy          {} per year; no GPU price in the catalog (--price NAME=USD)\n",
-          usd(c.energy_usd_per_year));
+          "  energy          {} per year; no {} price in the catalog (--price NAME=USD)\n",
+          usd(c.energy_usd_per_year), r.machine_cost ? "machine or GPU" : "GPU");
     }
   }
   return o;

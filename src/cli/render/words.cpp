@@ -31,7 +31,8 @@ std::string estimate_warning_words(const EstimateWarning& w) {
   return "";
 }
 
-std::string circuit_words(const PowerPlan& p) {
+namespace {
+std::string circuit_words_one_feed(const PowerPlan& p) {
   const CircuitPlan& c = p.circuit;
   switch (c.kind) {
     case CircuitKind::outlet:
@@ -55,6 +56,12 @@ std::string circuit_words(const PowerPlan& p) {
           c.count);
   }
   return "";
+}
+}  // namespace
+
+std::string circuit_words(const PowerPlan& p) {
+  // A redundant machine (A and B feeds) needs the circuits on each feed.
+  return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
 std::string note_words(const Note& n, const Plan& p) {
@@ -276,6 +283,9 @@ std::string link_reason_words(LinkReason r) {
       return "tensor parallelism all-reduces every layer: use the GPU's own link";
     case LinkReason::no_gpu_link:
       return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    case LinkReason::separate_units:
+      return "unified-memory computers are separate machines: the layers split across units "
+             "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
   }
   return "";
 }
