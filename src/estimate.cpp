@@ -51,6 +51,12 @@ void derive_weights(const Estimate& e, const ModelSpec& m, const RunConfig&, con
                        num(e.weights.bytes) + " - " + num(e.weights.host_bytes) +
                        (m.tied_embeddings ? " + " + num(e.weights.host_bytes) : ""),
                    bytes_str(e.weights_bytes)});
+    if (e.weights.nextn_bytes_not_loaded)
+      d.push_back({"weights in VRAM",
+                   "weights - the " + std::to_string(m.n_layer_nextn) +
+                       " MTP layer(s) vLLM does not load = " + num(e.weights.bytes) + " - " +
+                       num(e.weights.nextn_bytes_not_loaded),
+                   bytes_str(e.weights_bytes)});
   }
 }
 
@@ -202,7 +208,24 @@ void derive_total(const Estimate& e, const ModelSpec&, const RunConfig& c, const
 
 }  // namespace
 
-Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host) {
+bool engine_loads_nextn(Engine e) {
+  return e != Engine::vllm;
+}
+
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host,
+                        bool loads_nextn) {
+  // A checkpoint (not a GGUF) whose MTP layers the engine skips: the file's bytes stay, memory
+  // and the bytes read per token are those of the main layers.
+  if (!loads_nextn && !q.gguf && m.n_layer_nextn) {
+    ModelSpec main_only = m;
+    main_only.n_layer_nextn = 0;
+    Weights w = compute_weights(m, q, embeddings_on_host, true);
+    const Weights wm = compute_weights(main_only, q, embeddings_on_host, true);
+    w.nextn_bytes_not_loaded = w.bytes - wm.bytes;
+    w.vram_bytes = wm.vram_bytes;
+    w.active_bytes = wm.active_bytes;
+    return w;
+  }
   auto tensors = model_tensors(m);
   Weights w;
   w.params = count_params(m, tensors).total;
@@ -269,7 +292,9 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   Estimate e;
   e.n_gpus = c.n_gpus;
   const EngineProfile& ep = engine_profile(c.engine);
-  e.weights = exact_weights ? *exact_weights : compute_weights(m, *c.quant, ep.embeddings_on_host);
+  e.weights = exact_weights ? *exact_weights
+                            : compute_weights(m, *c.quant, ep.embeddings_on_host,
+                                              engine_loads_nextn(c.engine));
   if (!ep.embeddings_on_host &&
       e.weights.host_bytes) {  // a GGUF's weights, loaded whole on the GPU
     e.weights.vram_bytes = e.weights.bytes;
@@ -346,6 +371,9 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   if (e.weights.params_not_in_file)
     e.warnings.push_back(
         {EstimateWarningKind::mtp_not_in_gguf, {m.n_layer_nextn, e.weights.params_not_in_file}});
+  if (e.weights.nextn_bytes_not_loaded)
+    e.warnings.push_back(
+        {EstimateWarningKind::mtp_not_loaded, {m.n_layer_nextn, e.weights.nextn_bytes_not_loaded}});
   // Sweeps and searches call this millions of times: the text of --explain only when asked.
   if (!derivations) return e;
 

@@ -631,9 +631,9 @@ size_t Planner::add_model(ModelSpec m, const QuantPreset* quant, std::optional<W
   x.config = impl_->base.config;
   x.config.quant = quant;
   x.exact = exact.has_value();
-  x.weights = exact
-                  ? std::move(*exact)
-                  : compute_weights(m, *quant, engine_profile(x.config.engine).embeddings_on_host);
+  x.weights = exact ? std::move(*exact)
+                    : compute_weights(m, *quant, engine_profile(x.config.engine).embeddings_on_host,
+                                      engine_loads_nextn(x.config.engine));
   x.spec = std::move(m);
   impl_->models.push_back(std::move(x));
   return impl_->models.size() - 1;

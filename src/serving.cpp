@@ -169,7 +169,7 @@ const char* limit_name(Limit l) {
 ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
                            uint64_t activation_bytes, KvDtype kv) {
   ServingModel s;
-  s.weight_bytes = w.bytes;
+  s.weight_bytes = w.bytes - w.nextn_bytes_not_loaded;  // the MTP layers vLLM does not load
   s.n_layer = m.n_layer;
   s.n_embd = m.n_embd;
   s.n_head = m.n_head;

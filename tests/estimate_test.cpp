@@ -126,3 +126,53 @@ TEST_CASE("a GGUF of DeepSeek-V3.x leaves out the MTP layer convert_hf_to_gguf.p
   const EstimateWarning mtp{EstimateWarningKind::mtp_not_in_gguf, {1, 11610068224, 0}};
   CHECK(std::find(e.warnings.begin(), e.warnings.end(), mtp) != e.warnings.end());
 }
+
+TEST_CASE("vLLM leaves the checkpoint's MTP layers out of VRAM; disk and load keep them",
+          "[estimate][mtp]") {
+  // vllm/model_executor/models/deepseek_v2.py DeepseekV2Model.load_weights (vllm-project/vllm
+  // 002d6073aa034d4f5545d45021b0e56d1f3c3593): get_spec_layer_idx_from_weight_name() matches
+  // model.layers.{num_hidden_layers + i} and the loop continues ("skip spec decode layers for
+  // main model"); glm4_moe.py Glm4MoeModel.load_weights runs skip_spec_layers() first. The main
+  // model builds layers 0..num_hidden_layers-1 only.
+  const auto& ds = test::model("deepseek-v3.1");
+  REQUIRE(ds.n_layer_nextn == 1);
+  const QuantPreset& bf16 = *find_quant_preset("hf-bf16");
+  const auto all = compute_weights(ds, bf16, false);
+  const auto vllm = compute_weights(ds, bf16, false, false);
+  // BF16 checkpoint: 2 B per parameter; the MTP module holds 682,636,487,424 - 671,026,419,200
+  // = 11,610,068,224 parameters (the test above) = 23,220,136,448 B.
+  CHECK(all.bytes == 2 * 682636487424ull);
+  CHECK(vllm.bytes == all.bytes);  // the download and what load time reads
+  CHECK(vllm.params == all.params);
+  CHECK(vllm.nextn_bytes_not_loaded == 23220136448ull);
+  CHECK(vllm.vram_bytes == 2 * 671026419200ull);
+  CHECK(vllm.active_bytes < all.active_bytes);
+  CHECK(all.nextn_bytes_not_loaded == 0);
+  // A GGUF preset is untouched: the file already holds what llama.cpp loads.
+  CHECK(compute_weights(ds, *find_quant_preset("q4_k_m"), false, false).nextn_bytes_not_loaded ==
+        0);
+  CHECK_FALSE(engine_loads_nextn(Engine::vllm));
+  CHECK(engine_loads_nextn(Engine::llama_cpp));
+  CHECK(engine_loads_nextn(Engine::transformers));
+
+  // The estimate: --engine vllm counts the main layers in VRAM and says so.
+  RunConfig c = config("hf-bf16", 4096);
+  c.engine = Engine::vllm;
+  const auto e = estimate(ds, c);
+  CHECK(e.weights_bytes == 2 * 671026419200ull);
+  CHECK(e.weights.bytes == 2 * 682636487424ull);
+  const EstimateWarning w{EstimateWarningKind::mtp_not_loaded, {1, 23220136448ull, 0}};
+  CHECK(std::find(e.warnings.begin(), e.warnings.end(), w) != e.warnings.end());
+  c.engine = Engine::transformers;
+  CHECK(estimate(ds, c).weights_bytes == 2 * 682636487424ull);
+
+  // GLM-4.5 (glm4_moe.py): its MTP layer 92 with its own embed_tokens and shared_head.head
+  // (2 x 151,552 x 5,120 = 1,551,892,480 parameters of them) is not loaded either.
+  const auto& glm = test::model("glm-4.5");
+  REQUIRE(glm.n_layer_nextn == 1);
+  ModelSpec glm_main = glm;
+  glm_main.n_layer_nextn = 0;
+  const auto g = compute_weights(glm, bf16, false, false);
+  CHECK(g.vram_bytes == compute_weights(glm_main, bf16, false).bytes);
+  CHECK(g.nextn_bytes_not_loaded > 2 * 1551892480ull);
+}

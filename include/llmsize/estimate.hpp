@@ -24,6 +24,7 @@ enum class EstimateWarningKind : uint8_t {
   deepseek4_kv_approximate,  // none: DeepSeek-V4's compressed KV caches are approximated
   beyond_trained_context,    // n[0] n_ctx, n[1] the model's n_ctx_train
   mtp_not_in_gguf,           // n[0] MTP layers the GGUF conversion drops, n[1] their parameters
+  mtp_not_loaded,            // n[0] MTP layers the engine does not load, n[1] their bytes
 };
 
 struct EstimateWarning {
@@ -84,6 +85,10 @@ struct Weights {
   // Parameters counted in `params` that the file does not hold: the MTP layers a GGUF
   // conversion drops (ModelSpec::gguf_drops_nextn).
   uint64_t params_not_in_file = 0;
+  // Bytes counted in `bytes` (the checkpoint on disk, read at load) that the engine does not put
+  // in memory: the MTP / next-n layers vLLM's main model never builds (compute_weights
+  // loads_nextn = false). Left out of vram_bytes and active_bytes.
+  uint64_t nextn_bytes_not_loaded = 0;
   double bits_per_weight() const {
     const uint64_t n = params - params_not_in_file;
     return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
@@ -94,7 +99,18 @@ struct Weights {
 // embeddings, puts a copy on the GPU as the output layer (llama-model.cpp TENSOR_DUPLICATED);
 // other engines (non-GGUF presets) keep every weight on the GPU.
 // embeddings_on_host = false for engines that load every weight on the GPU (vLLM, transformers).
-Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true);
+// loads_nextn = false: the engine builds only the num_hidden_layers main layers and skips the
+// checkpoint's MTP layers (vLLM without MTP speculative decoding; engine_loads_nextn()).
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
+                        bool loads_nextn = true);
+
+// Whether engine e puts a checkpoint's MTP / next-n layers in memory. vLLM does not: its main
+// model has layers 0..num_hidden_layers-1 only and load_weights skips the rest
+// (vllm/model_executor/models/deepseek_v2.py DeepseekV2Model.load_weights "skip spec decode
+// layers for main model", glm4_moe.py Glm4MoeModel.load_weights skip_spec_layers; vllm-project/
+// vllm commit 002d6073aa034d4f5545d45021b0e56d1f3c3593); the MTP draft model loads them only
+// with --speculative-config method mtp. llama.cpp loads what the GGUF holds.
+bool engine_loads_nextn(Engine e);
 
 // One formula with its inputs put in, for --explain.
 struct Derivation {

@@ -27,6 +27,11 @@ std::string estimate_warning_words(const EstimateWarning& w) {
           "the GGUF leaves out the checkpoint's {} MTP layer(s) ({} parameters), as llama.cpp's "
           "convert_hf_to_gguf.py does for this model",
           w.n[0], group_digits(w.n[1]));
+    case EstimateWarningKind::mtp_not_loaded:
+      return fmt::format(
+          "the engine skips the checkpoint's {} MTP layer(s) ({:.2f} GB, on disk and in the "
+          "download) unless MTP speculative decoding is on; not counted in VRAM",
+          w.n[0], gb_of(w.n[1]));
   }
   return "";
 }
