@@ -97,6 +97,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
+  kvc.flash_attn = c.flash_attn || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama);
   e.kv = kv_cache(m, kvc);
   e.rs = recurrent_state(m, c.kv.n_seq);
   const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
@@ -104,8 +105,9 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     case Engine::llama_cpp:
     case Engine::ollama:
       e.compute = compute_buffer(
-          m, e.kv.cells_full,
-          static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)), c.flash_attn);
+          m, e.kv,
+          ComputeConfig{static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)),
+                        c.kv.n_seq, c.flash_attn, c.kv.type_k});
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
                         // sampled
@@ -245,6 +247,22 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
                (c.engine == Engine::vllm
                     ? std::to_string(ep.max_num_batched_tokens) + " (max_num_batched_tokens)"
                     : std::to_string(uint64_t{c.kv.n_ctx} * c.kv.n_seq) + " (the whole context)"),
+           bytes_str(cb.bytes())});
+    else if (!m.layer_kinds.empty() || m.is_mla())
+      d.push_back(
+          {"compute buffer per GPU",
+           std::string("llama.cpp graph reserve (per layer kind, n_tokens = n_ubatch): KQ masks ") +
+               mib_str(cb.mask_bytes) + " live through the layers; max(output logits 4 x " +
+               "n_tokens x n_vocab + 3 n_embd rows + 3/8 of the masks = " +
+               mib_str(cb.output_bytes) + ", attention " +
+               (c.flash_attn ? "(flash) masks + 2 Q + 2 rows"
+                             : "KQ 4 x n_head x n_kv x n_tokens + masks + Q + V indices + 2 rows") +
+               " = " + mib_str(cb.attention_bytes) + ", ffn masks + gate/up/act (MoE: " +
+               "n_expert_used experts) + rows = " + mib_str(cb.ffn_bytes) +
+               (cb.recurrent_bytes
+                    ? ", Mamba2 in-projection + scan = " + mib_str(cb.recurrent_bytes)
+                    : std::string()) +
+               "); peak: " + cb.peak(),
            bytes_str(cb.bytes())});
     else
       d.push_back(
