@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/app.hpp"
-#include "cli/sweep.hpp"
+#include "cli/commands/sweep.hpp"
+#include "cli/options/options.hpp"
 #include "llmsize/io/catalog.hpp"
 
 using namespace llmsize;

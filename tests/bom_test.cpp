@@ -104,7 +104,12 @@ TEST_CASE("power: peak, PSU at 80% load, amps at the mains, outlet, heat", "[pow
   CHECK(p.peak_w == Approx(1954));
   CHECK(p.amps == Approx(1954 / 0.92 / 120));  // 17.7 A: more than one outlet
   CHECK_FALSE(p.fits_outlet);
-  CHECK(p.circuit.find("30 A") != std::string::npos);
+  // 17.7 A > 20 A x 0.8: dedicated 30 A 208/240 V circuits, 24 A continuous each: ceil(17.7 / 24) =
+  // 1 (worded in plan_test.cpp).
+  CHECK(p.circuit.kind == CircuitKind::dedicated_circuits);
+  CHECK(p.circuit.rating_a == 30);
+  CHECK(p.circuit.continuous_a == Approx(24));
+  CHECK(p.circuit.count == 1);
   CHECK(p.energy_kwh_per_year == Approx(1954 / 0.92 * 0.5 * 8760 / 1000));
 }
 
@@ -162,7 +167,7 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   const auto p = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-4090")->spec, 0);
   CHECK(p.count_needed == 3);
   CHECK(p.fits);
-  // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (cli/words.cpp).
+  // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (src/cli/render/words.cpp).
   CHECK(p.split == GpuSplit::layer);
   CHECK(p.link == GpuLink::pcie);
   CHECK((p.pcie_gen == 4 && p.pcie_lanes == 16));
@@ -175,6 +180,13 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   CHECK(h.link_gb_per_s == 600);
   const auto many = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3060-12gb")->spec, 12);
   CHECK(many.nodes == 2);  // 8 double-width cards per chassis
+  // The tensor-parallel degree is over the GPUs the plan is for, not the count the headroom rule
+  // asks for: 70B needs 3 x 24 GiB with headroom, but on the 2 requested t = 2 divides n_head 64
+  // and n_head_kv 8 (a regression: it was 4, the degree for 3).
+  const auto two = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3090")->spec, 2);
+  CHECK(two.count_needed == 3);
+  CHECK(two.tp_degree == 2);
+  CHECK(many.tp_degree == 0);  // 12 divides neither 64 nor 8; no larger degree up to 64 does both
 }
 
 TEST_CASE("capacity planning: 50 users at 20 tok/s on H100 SXM", "[capacity]") {

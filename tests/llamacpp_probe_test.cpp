@@ -5,6 +5,7 @@
 // 64 MiB.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "llmsize/compute_buffer.hpp"
@@ -129,4 +130,36 @@ TEST_CASE("Gemma 4 without flash attention pads every V row to the widest", "[ll
   kc.n_ctx = 4096;
   kc.flash_attn = fa;
   CHECK(mib(kv_cache(m, kc).total_bytes()) == total_mib);
+}
+
+TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
+          "[llamacpp_probe]") {
+  // compute_grid: the same llama.cpp build reserving without allocating (no_alloc), contexts
+  // 4096 to 131072 in powers of two, 1 and 4 sequences, f16 and q8_0 KV, flash attention on and
+  // off, n_ubatch 512; equal to the allocating runs where both exist.
+  const auto doc = test::data_file("llamacpp_measured_2026.json");
+  std::map<std::string, nlohmann::json> entries;
+  for (const auto& e : doc.at("models")) entries[e.at("id")] = e;
+  size_t rows = 0;
+  for (const auto& g : doc.at("compute_grid")) {
+    const std::string id = g[0];
+    const auto m = test::probe_model(entries.at(id));
+    if (!m) continue;
+    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
+    const bool fa = g[4] == "on";
+    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
+    KvCacheConfig kc;
+    kc.n_ctx = n_ctx / n_seq;
+    kc.n_seq = n_seq;
+    kc.n_ubatch = n_ubatch;
+    kc.type_k = kc.type_v = t;
+    kc.flash_attn = fa;
+    const auto cb = compute_buffer(*m, kv_cache(*m, kc),
+                                   ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
+    const double measured = g[6], err = std::abs(mib(cb.bytes()) - measured);
+    INFO(g.dump() << ": predicted " << mib(cb.bytes()) << " MiB, peak " << cb.peak());
+    CHECK((err <= 64 || err / measured <= 0.15));
+    ++rows;
+  }
+  CHECK(rows >= 500);
 }

@@ -11,7 +11,7 @@
 
 namespace llmsize {
 
-// What bounds a capacity plan, or why none is reachable (worded by cli/words.cpp).
+// What bounds a capacity plan, or why none is reachable (worded by src/cli/render/words.cpp).
 enum class CapacityLimit : uint8_t {
   memory,        // the GPUs needed to hold the users' KV caches
   speed,         // more GPUs than memory needs, to reach the per-user target

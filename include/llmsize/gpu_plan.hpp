@@ -15,7 +15,7 @@ constexpr uint32_t kMaxGpusPerNode = 8;
 // Slot widths a GPU server chassis offers (8 double-width positions).
 constexpr double kChassisSlotWidths = 16;
 
-// How the GPUs share the model (worded by the CLI: cli/words.cpp).
+// How the GPUs share the model (worded by the CLI: src/cli/render/words.cpp).
 enum class GpuSplit : uint8_t {
   single,                // one GPU
   layer,                 // whole layers per GPU (llama.cpp --split-mode layer)
@@ -36,7 +36,9 @@ enum class LinkReason : uint8_t {
   beyond_chassis,       // more GPUs than one chassis holds
   nvlink_bridge_pairs,  // NVLink bridges join pairs only: TP beyond 2 falls back to PCIe
   tensor_all_reduce,    // TP all-reduces every layer: use the GPU's own link
-  no_gpu_link           // no GPU-to-GPU link: a layer split passes only activations
+  no_gpu_link,          // no GPU-to-GPU link: a layer split passes only activations
+  separate_units,       // unified-memory computers: each unit is its own machine, layers split
+                        // across them over the network (llama.cpp RPC, MLX distributed, NCCL)
 };
 
 struct GpuPlan {
@@ -46,8 +48,8 @@ struct GpuPlan {
   uint32_t count = 0;            // what the plan is for: requested, else needed
   uint64_t per_gpu_bytes = 0;    // each of `count` must hold this, headroom included
   bool fits = false;
-  // Tensor parallelism: the smallest degree >= count_needed dividing n_head and n_head_kv (vLLM's
-  // and TensorRT-LLM's requirement); 0 when no degree up to 64 qualifies.
+  // Tensor parallelism over the plan's GPUs: the smallest degree >= count dividing n_head and
+  // n_head_kv (vLLM's and TensorRT-LLM's requirement); 0 when no degree up to 64 qualifies.
   uint32_t tp_degree = 0;
   uint32_t gpus_per_node = 0;
   uint32_t nodes = 1;

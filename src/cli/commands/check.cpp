@@ -1,0 +1,574 @@
+#include "cli/commands/check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands/estimate.hpp"
+#include "cli/options/request.hpp"
+#include "cli/render/plot.hpp"
+#include "cli/render/report.hpp"
+#include "cli/render/system_report.hpp"
+#include "llmsize/io/catalog.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/io/hf_config.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/io/json_input.hpp"
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/sanitize.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using io::describe_json;
+
+enum class Kind { string, integer, number, boolean, object };
+
+struct Field {
+  const char* name;
+  Kind kind;
+};
+
+// The plan format; docs/plan.schema.json describes the same fields (a test keeps them in step).
+const Field kTopFields[] = {{"$schema", Kind::string}, {"plans", Kind::object}};
+const Field kPlanFields[] = {{"name", Kind::string},
+                             {"description", Kind::string},
+                             {"model", Kind::string},
+                             {"quant", Kind::string},
+                             {"context", Kind::integer},
+                             {"batch", Kind::integer},
+                             {"users", Kind::integer},
+                             {"kv_quant", Kind::string},
+                             {"flash_attn", Kind::boolean},
+                             {"ubatch", Kind::integer},
+                             {"engine", Kind::string},
+                             {"headroom", Kind::number},
+                             {"gpu", Kind::string},
+                             {"gpus", Kind::integer},
+                             {"gpu_price_usd", Kind::number},
+                             {"budget", Kind::object},
+                             {"target_tokens_per_s", Kind::number}};
+const Field kBudgetFields[] = {
+    {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::string:
+      return "a string";
+    case Kind::integer:
+      return "an integer";
+    case Kind::number:
+      return "a number";
+    case Kind::boolean:
+      return "true or false";
+    case Kind::object:
+      return "an object";
+  }
+  return "?";
+}
+
+template <size_t N>
+std::string field_list(const Field (&fields)[N]) {
+  std::string s;
+  for (const auto& f : fields) s += (s.empty() ? "" : ", ") + std::string(f.name);
+  return s;
+}
+
+// Every key of `j` is one of `fields` and has its type; InputError "FILE: POINTER/key: ..." else.
+template <size_t N>
+void check_fields(const std::string& file, const std::string& ptr, const json& j,
+                  const Field (&fields)[N]) {
+  for (const auto& item : j.items()) {
+    // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
+    const std::string key = item.key();
+    const json& v = item.value();
+    const Field* f = std::find_if(std::begin(fields), std::end(fields),
+                                  [&](const Field& x) { return key == x.name; });
+    if (f == std::end(fields)) {
+      std::vector<std::string> names;
+      for (const auto& x : fields) names.push_back(x.name);
+      throw InputError(file + ": " + ptr + "/" + io::pointer_token(key) + ": unknown field" +
+                       did_you_mean(key, names) + "; the fields are " + field_list(fields));
+    }
+    bool ok = false;
+    switch (f->kind) {
+      case Kind::string:
+        ok = v.is_string();
+        break;
+      case Kind::integer:
+        ok = v.is_number_unsigned() || (v.is_number_integer() && v.template get<int64_t>() >= 0);
+        break;
+      case Kind::number:
+        ok = v.is_number();
+        break;
+      case Kind::boolean:
+        ok = v.is_boolean();
+        break;
+      case Kind::object:
+        ok = key == std::string("plans") ? v.is_array() : v.is_object();
+        break;
+    }
+    if (!ok)
+      throw InputError(file + ": " + ptr + "/" + key + ": expected " +
+                       (key == std::string("plans") ? "an array of plans" : kind_name(f->kind)) +
+                       ", got " + describe_json(v));
+  }
+}
+
+std::string num(double v) {
+  std::string s = fmt::format("{:.6g}", v);
+  return s;
+}
+
+std::string usd(double v) {
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
+}
+
+// GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
+std::string gib_short(uint64_t b) {
+  const double g = static_cast<double>(b) / static_cast<double>(kGiB);
+  const std::string s = fmt::format("{:.1f}", g);
+  return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
+}
+
+std::string gib1(uint64_t b) {
+  return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB));
+}
+
+// A plan file's text (io::read_text_input: a regular file of at most 64 MiB), an unopenable one
+// worded "FILE: cannot read: <reason>" as check always has.
+std::string read_file(const std::string& path) {
+  try {
+    return io::read_text_input(path, io::kPlanInput);
+  } catch (const io::OpenError& e) {
+    throw InputError(sanitize(path, 256) + ": cannot read: " + e.reason());
+  }
+}
+
+struct PlanInput {
+  std::string file, pointer, name;
+  std::string model_text;               // the plan's "model" as written (the cache's model key)
+  std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
+  json budget;                          // object or null
+  double target_tps = 0;
+};
+
+// The plan's request, built from its fields directly; each error names the file and the field's
+// JSON pointer. Fields left out take the main command's defaults.
+void plan_request(const std::string& file, const std::string& ptr, const json& p,
+                  const Catalog& cat, ResolvedRequest& rq) {
+  const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
+  const auto text = [&](const char* key, const char* fallback) {
+    return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
+  };
+  const auto count = [&](const char* key, uint64_t fallback, uint64_t lo, uint64_t hi) {
+    return count_in_range(at(key), p.contains(key) ? p.at(key).get<uint64_t>() : fallback, lo, hi);
+  };
+  const auto real = [&](const char* key, double lo, double hi) {
+    const double v = p.at(key).get<double>();
+    return real_in_range(at(key), v, fmt::format("{:.6g}", v), lo, hi);
+  };
+  PlanRequest& q = rq.request;
+  q = PlanRequest();
+  q.derivations = false;
+  q.platforms = &builtin_platforms();
+  rq.gpus = priced_gpus({}, cat);
+  const std::string quant = text("quant", "q4_k_m");
+  resolve_quant(at("quant"), quant);
+  RunConfig& c = q.config;
+  c.kv.n_ctx = count("context", 4096, 1, kMaxContextTokens);
+  q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
+  c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
+  c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
+  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
+  const EngineProfile& ep = engine_profile(c.engine);
+  c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(at("flash_attn") +
+                     ": false with a quantized kv_quant: llama.cpp requires flash attention for a "
+                     "quantized V cache");
+  c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
+  c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+  q.gpus_requested = count("gpus", 1, 1, 1024);
+  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
+  if (p.contains("gpu_price_usd")) {
+    gpu.price_usd = real("gpu_price_usd", 1, 1e8);
+    gpu.price_date = "given in the plan";
+    gpu.price_kind = "user";
+  }
+  q.gpu = gpu;
+  rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
+  q.model = rq.model.spec;
+  if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
+  check_kv_rows(at("kv_quant"), q.model, c.kv.type_k, c.kv.type_v);
+  c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
+                         rq.quant_ignored);
+}
+
+// One plan object at `ptr` of `file`: its request and what check compares it with.
+PlanInput read_plan(const std::string& file, const std::string& ptr, const json& p,
+                    const Catalog& cat) {
+  if (!p.is_object())
+    throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
+  check_fields(file, ptr, p, kPlanFields);
+  for (const char* req : {"model", "gpu"})
+    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
+  PlanInput in;
+  in.file = file;
+  in.pointer = ptr;
+  in.rq = std::make_unique<ResolvedRequest>();
+  in.model_text = p.at("model").get<std::string>();
+  try {
+    plan_request(file, ptr, p, cat, *in.rq);
+  } catch (const InputError& e) {
+    // A model file's own errors name the file: say which plan read it.
+    const std::string m = e.what();
+    if (m.rfind(file + ": ", 0) == 0) throw;
+    throw InputError(file + ": " + ptr + ": " + m);
+  }
+  // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
+  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>()
+                                        : p.at("model").get<std::string>());
+  if (p.contains("budget")) {
+    in.budget = p.at("budget");
+    check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
+    for (const auto& item : in.budget.items())
+      if (!(item.value().get<double>() > 0))
+        throw InputError(file + ": " + ptr + "/budget/" + item.key() +
+                         ": expected a number above 0, got " + describe_json(item.value()));
+  }
+  if (p.contains("target_tokens_per_s")) {
+    in.target_tps = p.at("target_tokens_per_s").get<double>();
+    if (!(in.target_tps > 0))
+      throw InputError(file + ": " + ptr + "/target_tokens_per_s: expected a number above 0, got " +
+                       describe_json(p.at("target_tokens_per_s")));
+  }
+  return in;
+}
+
+// Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
+// plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
+void read_plan_text(std::string_view text, const std::string& file, const Catalog& cat,
+                    const std::function<void(const PlanInput&)>& sink) {
+  size_t n_plans = 0;
+  const io::JsonKeep keep = [&](io::JsonValue& e) {
+    if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
+    const std::string ptr = "/plans/" + std::to_string(n_plans++);
+    sink(read_plan(file, ptr, e.value, cat));
+    return false;
+  };
+  json doc;
+  try {
+    doc = io::parse_json(text, file, keep);
+  } catch (const json::exception& e) {  // parse errors, and out_of_range for numbers like 1e432
+    throw InputError(file + ": invalid JSON: " + json_reason(e));
+  }
+  if (!doc.is_object())
+    throw InputError(file + ": expected an object with \"plans\": [...], got " +
+                     std::string(doc.type_name()));
+  check_fields(file, "", doc, kTopFields);
+  if (!doc.contains("plans"))
+    throw InputError(file + ": missing field \"plans\" (an array of plans)");
+  if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
+}
+
+void read_plan_file(const std::string& path, const Catalog& cat,
+                    const std::function<void(const PlanInput&)>& sink) {
+  read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
+}
+
+// Plans of one run that share their settings share the work: a Planner per combination of the
+// fields plan_request() sets other than model, context, GPU and count, the model's weights computed
+// once per (model, quant) and estimates reused across GPUs and counts. Its plans equal plan()'s
+// field for field (plan.hpp; tests/plan_test.cpp compares check's results both ways). Bounded: at
+// most kMaxPlanners planners, each forgetting its estimates every kForgetEvery plans.
+// Any field plan_request() comes to set must join base_key() (or bypass the cache).
+class PlanCache {
+ public:
+  const Plan& plan(const PlanInput& in) {
+    const PlanRequest& q = in.rq->request;
+    const std::string key = base_key(q);
+    auto it = planners_.find(key);
+    if (it == planners_.end()) {
+      if (planners_.size() >= kMaxPlanners) planners_.clear();
+      PlanRequest base = q;
+      base.exact_weights.reset();
+      base.gpu.reset();
+      it = planners_.emplace(key, std::make_unique<Entry>(std::move(base))).first;
+    }
+    Entry& e = *it->second;
+    if (++e.uses % kForgetEvery == 0) e.planner.forget();
+    const std::string mkey = in.model_text + '\x1f' + q.config.quant->id;
+    auto m = e.models.find(mkey);
+    if (m == e.models.end())
+      m = e.models.emplace(mkey, e.planner.add_model(q.model, q.config.quant, q.exact_weights))
+              .first;
+    const GpuSpec& g = *q.gpu;
+    const std::string gkey =
+        fmt::format("{}\x1f{:a}\x1f{}\x1f{}", g.id, g.price_usd, g.price_kind, g.price_date);
+    auto gi = e.gpus.find(gkey);
+    if (gi == e.gpus.end()) gi = e.gpus.emplace(gkey, e.planner.add_gpu(g)).first;
+    return e.planner.plan(m->second, q.config.kv.n_ctx, gi->second, q.gpus_requested);
+  }
+
+  // check -f json: a plan's report (render_json, ~16 KB, most of check's time) depends only on
+  // its request, so plans with the same settings share the text: the key is everything plan()
+  // and make_report() read (the planner's settings, the model as written and its quantization as
+  // typed, the GPU with its price, context and count). Bounded: forgotten past kMaxReports.
+  const std::string& report(const PlanInput& in, const std::function<std::string()>& render) {
+    const PlanRequest& q = in.rq->request;
+    const GpuSpec& g = *q.gpu;
+    std::string key = fmt::format(
+        "{}\x1e{}\x1f{}\x1f{}\x1f{}\x1e{}\x1f{:a}\x1f{}\x1f{}\x1e{}\x1e{}", base_key(q),
+        in.model_text, q.config.quant->id, in.rq->quant_requested, in.rq->quant_ignored, g.id,
+        g.price_usd, g.price_kind, g.price_date, q.config.kv.n_ctx, q.gpus_requested);
+    auto it = reports_.find(key);
+    if (it != reports_.end()) return it->second;
+    if (reports_.size() >= kMaxReports) reports_.clear();
+    return reports_.emplace(std::move(key), render()).first->second;
+  }
+
+ private:
+  static constexpr size_t kMaxReports = 1024;
+  std::map<std::string, std::string> reports_;
+  static constexpr size_t kMaxPlanners = 64;
+  static constexpr uint64_t kForgetEvery = 4096;
+  struct Entry {
+    explicit Entry(PlanRequest base) : planner(std::move(base)) {}
+    Planner planner;
+    std::map<std::string, size_t> models, gpus;
+    uint64_t uses = 0;
+  };
+  static std::string base_key(const PlanRequest& q) {
+    const RunConfig& c = q.config;
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
+                       static_cast<uint32_t>(c.kv.type_k), static_cast<uint32_t>(c.kv.type_v),
+                       static_cast<int>(c.engine), c.flash_attn, c.headroom,
+                       c.overhead_per_gpu_bytes, q.derivations, fmt::ptr(q.platforms));
+  }
+  std::map<std::string, std::unique_ptr<Entry>> planners_;
+};
+
+PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
+  const Report r = make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false);
+  PlanResult res;
+  res.file = in.file;
+  res.pointer = in.pointer;
+  res.name = in.name;
+  if (with_report)
+    res.report_json = cache ? cache->report(in, [&] { return render_json(r); }) : render_json(r);
+  const GpuPlan& p = *r.gpu;
+  const auto& c = r.config;
+  const std::string usable = gib_short(p.gpu.usable_bytes());
+  res.summary =
+      fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
+                  r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
+                  c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
+
+  // Three levels (Plan::fit): a tight plan holds the model without the requested headroom, inside
+  // the estimate's own error margin; it passes with a note, unless --strict holds it to the rule.
+  const bool tight = !p.fits && r.fit && r.fit->fit == Fit::tight;
+  if (tight && !strict) {
+    res.summary += "; " + fit_words(r);
+  } else if (!p.fits) {
+    PlanFailure f;
+    f.check = "memory";
+    f.value = static_cast<double>(p.per_gpu_bytes);
+    f.limit = static_cast<double>(p.gpu.usable_bytes());
+    f.unit = "bytes";
+    f.message =
+        p.count_needed == 0
+            ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
+                          p.gpu.id, gib1(p.per_gpu_bytes), usable)
+            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
+                          p.count, gib1(p.per_gpu_bytes), usable);
+    f.detail =
+        fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
+    if (c.kv.n_seq > 1) f.detail += fmt::format(" for {} sequences", c.kv.n_seq);
+    res.failures.push_back(f);
+  }
+  const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
+  if (in.budget.is_object()) {
+    if (in.budget.contains("power_watts")) {
+      const double b = in.budget.at("power_watts").get<double>();
+      if (!r.power)
+        throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
+                         " is a whole computer: llmsize has no power figure to check");
+      res.summary += fmt::format(", peak {:.0f} W", r.power->peak_w);
+      if (r.power->peak_w > b)
+        res.failures.push_back(
+            {"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "",
+             r.power->peak_w, b, "W"});
+    }
+    if (in.budget.contains("ram_gib")) {
+      const double b = in.budget.at("ram_gib").get<double>();
+      if (!r.host)
+        throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
+                         " is a whole computer: llmsize plans no separate system RAM");
+      const double need =
+          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
+      res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
+      if (need > b)
+        res.failures.push_back({"ram",
+                                fmt::format("system RAM {} GiB needed > budget {} GiB",
+                                            gib_short(r.host->ram.required_bytes), num(b)),
+                                "", static_cast<double>(r.host->ram.required_bytes),
+                                b * static_cast<double>(kGiB), "bytes"});
+    }
+    if (in.budget.contains("price_usd")) {
+      const double b = in.budget.at("price_usd").get<double>();
+      if (!r.cost || !r.cost->priced)
+        throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
+                         " has no catalog price; give one with \"gpu_price_usd\"");
+      res.summary += fmt::format(", {}", usd(r.cost->capex_usd));
+      if (r.cost->capex_usd > b)
+        res.failures.push_back(
+            {"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "",
+             r.cost->capex_usd, b, "USD"});
+    }
+  }
+  if (in.target_tps > 0) {
+    const double d = r.speed->decode_tokens_per_s;
+    res.summary += fmt::format(", {:.1f} tok/s per sequence", d);
+    if (d < in.target_tps)
+      res.failures.push_back(
+          {"speed",
+           fmt::format(
+               "decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d,
+               num(in.target_tps), c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
+           "", d, in.target_tps, "tokens/s"});
+  }
+  return res;
+}
+
+}  // namespace
+
+size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
+  size_t n = 0;
+  read_plan_text(text, where, cat, [&](const PlanInput&) { ++n; });
+  return n;
+}
+
+void check_plans_each(const Options& o, const Catalog& cat, bool cached,
+                      const std::function<void(PlanResult&&)>& sink) {
+  const bool with_report = o.format == "json";
+  PlanCache cache;
+  for (const auto& f : o.planning.plan_files)
+    read_plan_file(f, cat, [&](const PlanInput& in) {
+      sink(check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr));
+    });
+}
+
+std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached) {
+  std::vector<PlanResult> out;
+  check_plans_each(o, cat, cached, [&](PlanResult&& r) { out.push_back(std::move(r)); });
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void stdout_failed() {
+  const int e = errno ? errno : EIO;
+  throw InputError(std::string("cannot write to standard output (") + std::strerror(e) + ")");
+}
+
+void write_stdout(std::string_view t) {
+  if (std::fwrite(t.data(), 1, t.size(), stdout) != t.size()) stdout_failed();
+}
+
+// check -f json without holding the reports: each plan's report (~10 KB of JSON) goes to an
+// unnamed temporary file as the plan is checked and only its small result stays in memory; once
+// every plan is checked (any error before this point leaves stdout empty) the document is written
+// to stdout, head with the counts first, the reports copied back from the file. Memory is a few
+// hundred bytes per plan, whatever the reports weigh. Without a temporary directory the reports
+// are held in memory instead.
+// `before_output` runs between the two (the --junit file, so that an unwritable one is an error
+// before anything reaches stdout).
+void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanResult>& results,
+                       const std::function<void()>& before_output) {
+  struct Spool {
+    std::FILE* f = std::tmpfile();
+    std::string mem;  // when no temporary file could be made
+    ~Spool() {
+      if (f) std::fclose(f);
+    }
+  } spool;
+  std::vector<std::pair<uint64_t, uint64_t>> at;  // each report's offset and length in the spool
+  uint64_t size = 0;
+  check_plans_each(o, cat, true, [&](PlanResult&& r) {
+    const std::string& t = r.report_json;
+    if (spool.f) {
+      if (std::fwrite(t.data(), 1, t.size(), spool.f) != t.size())
+        throw InputError(std::string("check: cannot write a temporary file (") +
+                         std::strerror(errno ? errno : EIO) + ")");
+    } else {
+      spool.mem += t;
+    }
+    at.emplace_back(size, t.size());
+    size += t.size();
+    r.report_json.clear();
+    r.report_json.shrink_to_fit();
+    results.push_back(std::move(r));
+  });
+  if (spool.f && (std::fflush(spool.f) != 0 || std::fseek(spool.f, 0, SEEK_SET) != 0))
+    throw InputError(std::string("check: cannot read back a temporary file (") +
+                     std::strerror(errno ? errno : EIO) + ")");
+  before_output();
+  size_t failed = 0;
+  for (const auto& r : results) failed += !r.pass();
+  errno = 0;
+  write_stdout(check_json_head(results.size() - failed, failed));
+  std::string report;
+  for (size_t i = 0; i < results.size(); ++i) {
+    write_stdout(check_json_plan_head(results[i], i == 0));
+    const auto [off, len] = at[i];
+    if (spool.f) {
+      report.resize(len);
+      if (std::fread(report.data(), 1, len, spool.f) != len)
+        throw InputError("check: a temporary file shrank while being read back");
+    } else {
+      report.assign(spool.mem, off, len);
+    }
+    check_json_report(report, write_stdout);
+  }
+  write_stdout(check_json_tail(results.empty()));
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed();
+}
+
+}  // namespace
+
+int run_check(const Options& o, std::string& out) {
+  const std::string& fmt_name = o.format;
+  if (fmt_name != "table" && fmt_name != "json")
+    throw InputError("--format: expected table or json, got '" + fmt_name + "'");
+  const Catalog cat = load_catalog(o.catalogs);
+  std::vector<PlanResult> results;
+  if (fmt_name == "json") {
+    stream_check_json(o, cat, results, [&] {
+      if (!o.planning.junit.empty())
+        write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    });
+  } else {
+    results = check_plans(o, cat);
+    if (!o.planning.junit.empty())
+      write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    out = render_check_table(results);
+  }
+  const bool all =
+      std::all_of(results.begin(), results.end(), [](const PlanResult& r) { return r.pass(); });
+  return all ? 0 : 1;
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,132 @@
+#include "cli/commands/estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cli/commands/compare.hpp"
+#include "cli/options/request.hpp"
+#include "cli/render/plot.hpp"
+#include "cli/render/system_report.hpp"
+#include "cli/render/words.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/max_context.hpp"
+#include "llmsize/sanitize.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
+// The machine's outputs: the BOM as CSV lines and the procurement report.
+const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
+
+}  // namespace
+
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
+  Report r;
+  static_cast<Plan&>(r) = std::move(p);
+  r.model = rq.model;
+  r.quant = r.config.quant;
+  r.quant_requested = rq.quant_requested;
+  r.quant_ignored = rq.quant_ignored;
+  r.explain = explain;
+  PlanWords w;
+  w.model = &r.model;
+  w.quant = r.quant;
+  w.quant_requested = r.quant_requested;
+  w.quant_ignored = r.quant_ignored;
+  plan_warnings(w, r, r.warnings);
+  // resolve_request took the checkpoint's stored format from its quantization_config.
+  if (!r.model.exact_weights && !r.model.spec.stored_quant.empty() &&
+      r.model.spec.stored_quant == r.quant->id)
+    r.warnings.push_back(std::string("weights as the checkpoint stores them (") + r.quant->id +
+                         ", from its quantization_config); --quant overrides");
+  plan_checklist(r, r.checklist);
+  return r;
+}
+
+Report build_report(const Options& o, const Catalog& catalog) {
+  ResolvedRequest rq;
+  resolve_request(o, catalog, rq);
+  return make_report(rq, plan(rq.request), o.explain);
+}
+
+Report build_report_max_context(const Options& o, const Catalog& cat) {
+  if (o.gpu.empty())
+    throw InputError(
+        "--ctx max: needs --gpu NAME (and --gpus N, default 1): the largest context those GPUs "
+        "hold");
+  Options probe = o;
+  probe.ctx = 1;
+  probe.ctx_max = false;
+  probe.gpus = o.gpus ? o.gpus : 1;
+  ResolvedRequest rq;
+  resolve_request(probe, cat, rq);
+  // Weights once, for the probe at context 1 and the plan at the largest context.
+  Planner planner(rq.request);
+  const size_t mi =
+      planner.add_model(rq.request.model, rq.request.config.quant, rq.request.exact_weights);
+  const size_t gi = planner.add_gpu(*rq.request.gpu);
+  const uint32_t count = rq.request.gpus_requested;
+  const Plan& p = planner.plan(mi, 1, gi, count);
+  const ModelSpec& m = rq.request.model;
+  const GpuPlan& plan = *p.gpu;
+  const uint64_t usable = plan.gpu.usable_bytes();
+  const uint32_t limit =
+      m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
+  const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
+  const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
+  if (mc.n_ctx == 0)
+    throw InputError(fmt::format(
+        "--ctx max: {} {} does not fit {} even at context 1 ({:.2f} GiB per GPU > {:.2f} GiB "
+        "usable)",
+        m.id.empty() ? m.name : m.id, p.config.quant->id, gpus, gib_of(mc.next_per_gpu_bytes),
+        gib_of(usable)));
+  Report r = make_report(rq, planner.plan(mi, mc.n_ctx, gi, count), o.explain);
+  r.warnings.insert(
+      r.warnings.begin(),
+      mc.limited_by_memory
+          ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} "
+                        "GiB per GPU; {} would need {:.2f} GiB of {:.2f})",
+                        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes),
+                        group_digits(mc.n_ctx + 1), gib_of(mc.next_per_gpu_bytes), gib_of(usable))
+          : fmt::format("--ctx max: {}, the model's trained context, fits {} ({:.2f} "
+                        "GiB per GPU of {:.2f})",
+                        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable)));
+  return r;
+}
+
+std::string run_estimate(const Options& o) {
+  if (std::find(kMachineFormats.begin(), kMachineFormats.end(), o.format) ==
+      kMachineFormats.end()) {
+    std::vector<std::string> all = kFormats;
+    all.insert(all.end(), kMachineFormats.begin(), kMachineFormats.end());
+    if (std::find(all.begin(), all.end(), o.format) == all.end())
+      throw InputError("--format: expected table, json, csv or markdown, got '" +
+                       sanitize(o.format) + "'; or bom-csv (one row per BOM line) or html (a " +
+                       "procurement report)" + did_you_mean(o.format, all));
+  }
+  const Catalog cat = load_catalog(o.catalogs);
+  if (o.compare_given) return run_compare(o, cat);
+  const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
+  if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
+  if (!o.emit.empty()) {
+    if (!r.serving)
+      throw InputError("--emit " + o.emit + ": no catalog GPU holds the model: nothing to launch");
+    if (!r.serving->estimate.fits)
+      throw InputError(fmt::format(
+          "--emit {}: the weights and one sequence do not fit the engine's KV pool on {} GPU{}; "
+          "give more --gpus or drop --gpus to let llmsize plan them",
+          o.emit, r.serving->deployment.gpus(), r.serving->deployment.gpus() == 1 ? "" : "s"));
+    return launch_script(r.serving->launch);
+  }
+  if (o.format == "json") return render_json(r);
+  if (o.format == "csv") return render_csv(r);
+  if (o.format == "markdown") return render_markdown(r);
+  if (o.format == "bom-csv") return render_bom_csv(r);
+  if (o.format == "html") return render_html(r);
+  return render_table(r);
+}
+
+}  // namespace llmsize::cli

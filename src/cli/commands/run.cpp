@@ -1,0 +1,37 @@
+#include "cli/commands/run.hpp"
+
+#include "cli/commands/check.hpp"
+#include "cli/commands/estimate.hpp"
+#include "cli/commands/fit.hpp"
+#include "cli/commands/inspect.hpp"
+#include "cli/commands/listings.hpp"
+#include "cli/commands/sweep.hpp"
+#include "cli/options/completions.hpp"
+#include "cli/render/fields.hpp"
+
+namespace llmsize::cli {
+
+int run(const Options& o, std::string& out) {
+  const std::string& c = o.command;
+  if (c == "check") return run_check(o, out);
+  if (c == "fit") {
+    out = run_fit(o);
+  } else if (c == "sweep") {
+    run_sweep(o);
+  } else if (c == "completions") {
+    out = completion_script(*o.planning.app, o.planning.shell);
+  } else if (c == "fields") {
+    out = field_list_markdown();
+  } else if (c == "man") {
+    out = man_page(*o.planning.app);
+  } else if (c == "models" || c == "gpus" || c == "quants") {
+    out = run_listing(o);
+  } else if (c == "inspect") {
+    out = run_inspect(o.model, o.format);
+  } else {
+    out = run_estimate(o);
+  }
+  return 0;
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,96 @@
+// The llmsize command line: the options, typed, and their binding to flags (setup_app).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/options/planning_options.hpp"
+
+namespace llmsize::cli {
+
+// The command line, typed: numbers are numbers, validated when parsed (setup_app binds each with
+// its range, so an error names the flag and the range); words are checked against their choices
+// in resolve_request(). "Not given" is 0 (or < 0 where 0 is a value) as each field says.
+struct Options {
+  // model and memory
+  std::string model;
+  std::string quant = "q4_k_m";
+  bool quant_given = false;  // -q/--quant on the command line (a weights file's type wins else)
+  uint32_t ctx = 4096;
+  bool ctx_max = false;  // --ctx max: the largest context the GPUs hold
+  uint32_t batch = 0;    // concurrent sequences; 0: --users, else 1
+  uint32_t ubatch = 512;
+  std::string task;      // --task generate | embedding | rerank; empty: the model's
+  uint32_t docs = 0;     // --docs: documents per embedding / rerank batch (= --batch)
+  uint32_t doc_len = 0;  // --doc-len: tokens per document (= --ctx)
+  std::string kv_quant = "f16";
+  std::string flash_attn;    // on | off; empty: the engine's
+  double headroom = -1;      // < 0: the engine's (0.2; vLLM 1/0.9 - 1)
+  double overhead_mib = -1;  // < 0: the engine's
+  std::string engine = "llama.cpp";
+  std::vector<std::string> catalogs;
+  // hardware
+  std::string gpu;
+  uint32_t gpus = 0;                // 0: as many as needed
+  std::vector<std::string> prices;  // NAME=USD
+  std::string split = "layer";
+  uint32_t top = 5;
+  // speed and capacity
+  uint32_t users = 0;     // 0: not given
+  double target_tps = 0;  // 0: no capacity target
+  uint32_t prompt = 1024;
+  // host, power, cost
+  uint32_t ram_channels = 0;  // 0: the platform's
+  uint32_t ram_mts = 4800;
+  uint32_t keep_models = 3;
+  double dataset_gb = 0;
+  std::string power_limit = "100%";  // "80%", "80" or "0.8" (validated when parsed)
+  double mains = 230;
+  double duty_cycle = 0.5;
+  double kwh_price = 0.15;
+  double years = 3;
+  double utilization = 0.5;
+  double cloud_price = 0;  // 0: no comparison
+  // the machine (platform catalog)
+  std::string platform;                     // --platform ID; empty: llmsize chooses
+  std::string storage = "local-nvme-gen4";  // --storage: where the weights are read from
+  // fine-tuning
+  std::string mode = "inference";
+  uint32_t seq = 2048;
+  std::string optimizer = "adamw";
+  uint32_t lora_rank = 16;
+  std::string checkpointing = "on";
+  // output
+  std::string format = "table";
+  bool explain = false;
+  std::string command = "estimate";  // estimate | models | gpus | quants
+  PlanningOptions planning;          // check, fit, sweep, --plot, completions, man
+  // serving at scale (#10); 0 / empty: not given
+  bool ctx_given = false;     // -c/--ctx typed: the serving guarantee's tokens per sequence
+  bool engine_given = false;  // -e/--engine typed
+  bool users_max = false;     // --users max
+  uint32_t isl = 0;           // --isl: tokens in per request (default 1000 when serving)
+  uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
+  double rate = 0;            // --rate: requests per second
+  double ttft_ms = 0;         // --ttft-ms: time-to-first-token SLO
+  double tpot_ms = 0;         // --tpot-ms: time-per-output-token SLO
+  std::string emit;           // --emit vllm|sglang|llama-server|trt-llm|ollama
+  // --compare [LIST]: systems side by side (empty or "auto": the catalog's unified computers and
+  // the recommended towers)
+  std::string compare;
+  bool compare_given = false;
+};
+
+// Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
+void setup_app(CLI::App& app, Options& o);
+
+// Validators of numeric flags: the message CLI11 puts after "--flag: " ("expected an integer from
+// 1 to 65536, got 'x'"), checked on the text before it is converted.
+CLI::Validator integer_from(uint64_t lo, uint64_t hi);
+CLI::Validator number_from(double lo, double hi);
+// --ctx: an integer in range, or "max" (sets o.ctx_max).
+CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
+                            const std::string& help);
+
+}  // namespace llmsize::cli

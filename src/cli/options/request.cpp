@@ -1,0 +1,468 @@
+#include "cli/options/request.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include <cmath>
+#include <tuple>
+
+#include "llmsize/io/catalog.hpp"
+#include "llmsize/io/error.hpp"
+#include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/load_time.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
+#include "llmsize/serving_engine.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> quant_names() {
+  std::vector<std::string> v;
+  for (const auto& p : all_quant_presets()) v.push_back(p.id);
+  for (const auto& a : quant_aliases()) v.push_back(a.alias);
+  return v;
+}
+
+// A number flag's value, range checked ("--mains: expected a number from 100 to 240, got '90'").
+double real(const std::string& flag, double v, double lo, double hi) {
+  return real_in_range(flag, v, fmt::format("{}", v), lo, hi);
+}
+
+// --- serving at scale (#10) ------------------------------------------------------------------
+
+ServingEngine serving_engine_of(const std::string& where, const std::string& text) {
+  if (const auto e = serving_engine_from_name(lower(text))) return *e;
+  std::vector<std::string> names(serving_engine_names().begin(), serving_engine_names().end());
+  check_choice(where, text, names);
+  return ServingEngine::llama_cpp;  // not reached: check_choice throws
+}
+
+bool is_serving_engine(ServingEngine e) {
+  return e == ServingEngine::vllm || e == ServingEngine::sglang || e == ServingEngine::trt_llm;
+}
+
+// The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
+ServingEngine chosen_engine(const Options& o) {
+  if (o.engine_given || o.emit.empty()) return serving_engine_of("--engine", o.engine);
+  check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+  return *serving_engine_from_name(o.emit);
+}
+
+// The serving engines' weights default to the checkpoint's own dtype (vLLM, SGLang and
+// TensorRT-LLM load the safetensors as published: BF16 for the catalog's base checkpoints; an FP8
+// or FP4 checkpoint is asked for with --quant), never a GGUF preset.
+std::string serving_quant_text(const Options& o) {
+  if (o.quant_given || o.model.empty()) return o.quant;
+  const ServingEngine e = chosen_engine(o);
+  return serving_profile(e).checkpoint_weights ? "bf16" : o.quant;
+}
+
+// --kv-quant for a serving plan: fp8 (= fp8_e4m3), fp8_e4m3, fp8_e5m2 on the serving engines;
+// llama.cpp's own types on llama.cpp and Ollama; "f16" untyped = the engine's default.
+KvDtype serving_kv(const Options& o, const ServingProfile& p) {
+  std::string t = lower(o.kv_quant);
+  const bool fp8 = t == "fp8" || t == "fp8_e4m3" || t == "fp8_e5m2";
+  if (fp8 && !supports_kv_dtype(p, KvDtype::fp8_e4m3))
+    throw InputError("--kv-quant " + sanitize(o.kv_quant) + ": " + p.name +
+                     " has no FP8 KV cache (its types: f16, bf16, q8_0, q4_0, ...); use q8_0, or "
+                     "--engine vllm, sglang or trt-llm");
+  if (t == "fp8") t = "fp8_e4m3";
+  if (t == "fp16") t = "f16";
+  if (t == "q8") t = "q8_0";
+  if (t == "q4") t = "q4_0";
+  if (t == "f16" && p.memory_engine != Engine::llama_cpp) return p.kv_dtypes.front();
+  const auto k = kv_dtype_from_name(t);
+  if (k && supports_kv_dtype(p, *k)) return *k;
+  std::string list;
+  for (size_t i = 0; i < p.kv_dtypes.size(); ++i)
+    list += std::string(i ? ", " : "") + kv_dtype_name(p.kv_dtypes[i]);
+  throw InputError("--kv-quant: " + std::string(p.name) + " stores its KV cache as " + list +
+                   (p.memory_engine == Engine::llama_cpp ? "" : " (fp8 = fp8_e4m3)") + ", got '" +
+                   sanitize(o.kv_quant) + "'");
+}
+
+// A serving plan when the engine is a serving engine or any serving flag is given.
+void resolve_serving(const Options& o, PlanRequest& q) {
+  const ServingEngine e = chosen_engine(o);
+  if (!o.emit.empty()) {
+    check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+    if (*serving_engine_from_name(o.emit) != e)
+      throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
+                       "; emit that engine's command, or drop --engine");
+  }
+  const bool asked = is_serving_engine(e) || o.isl || o.osl || o.rate > 0 || o.ttft_ms > 0 ||
+                     o.tpot_ms > 0 || o.users_max || !o.emit.empty();
+  if (!asked) return;
+  if (o.rate > 0 && (o.users || o.users_max))
+    throw InputError("--rate: give either --rate R or --users N|max, not both");
+  ServingRequest s;
+  s.engine = e;
+  const ServingProfile& p = serving_profile(e);
+  s.kv = serving_kv(o, p);
+  s.users_max = o.users_max;
+  Workload& w = s.workload;
+  if (o.isl) w.isl = o.isl;
+  if (o.osl) w.osl = o.osl;
+  w.rate_per_s = o.rate;
+  w.ttft_slo_s = o.ttft_ms / 1000;
+  w.tpot_slo_s = o.tpot_ms / 1000;
+  if (o.ctx_given && !o.ctx_max) {
+    if (uint64_t{o.ctx} < uint64_t{w.isl} + w.osl)
+      throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +
+                       std::to_string(uint64_t{w.isl} + w.osl) + " tokens per request)");
+    s.max_model_len = o.ctx;
+  }
+  q.serving = std::move(s);
+}
+
+// What the launch command loads, and whether the engine runs on the GPU: the catalog's
+// Hugging Face repo for the serving engines; for llama.cpp / Ollama a GGUF file (the one given,
+// else the repo's name at the quantization, as the GGUF repos name their files).
+void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  ServingRequest& s = *out.request.serving;
+  const auto* cm = cat.find_model(o.model);
+  const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : o.model;
+  const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
+                           s.engine == ServingEngine::ollama;
+  if (!gguf_engine || out.model.exact_weights) {
+    s.launch_model = repo;
+  } else {
+    std::string quant = out.request.config.quant->id;
+    for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    s.launch_model = repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf";
+  }
+  const auto& g = out.request.gpu;
+  if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
+    throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
+                     " is " + g->vendor + "'s; use --engine vllm or sglang");
+}
+
+// Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
+// The numbers were range-checked when parsed; checked again for Options filled in code.
+void resolve_config(const Options& o, ResolvedRequest& out) {
+  PlanRequest& q = out.request;
+  RunConfig& c = q.config;
+  c.quant = &resolve_quant("--quant", serving_quant_text(o));
+  out.quant_requested = serving_quant_text(o);
+  c.kv.n_ctx = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
+  q.users = o.users ? count_in_range("--users", o.users, 1, 100000) : 0;
+  c.kv.n_seq = o.batch ? count_in_range("--batch", o.batch, 1, 65536) : q.users ? q.users : 1;
+  c.kv.n_ubatch = count_in_range("--ubatch", o.ubatch, 1, 65536);
+  resolve_serving(o, q);
+  if (q.serving && q.serving->kv != KvDtype::q8_0 && q.serving->kv != KvDtype::q4_0 &&
+      serving_profile(q.serving->engine).memory_engine != Engine::llama_cpp)
+    c.kv.type_k = c.kv.type_v = kv_tensor_type(q.serving->kv);
+  else
+    c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
+  c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
+                       : resolve_engine("--engine", o.engine);
+  if (q.serving && !o.ctx_given && !o.ctx_max)
+    c.kv.n_ctx = std::max<uint32_t>(q.serving->max_model_len,
+                                    q.serving->workload.isl + q.serving->workload.osl);
+  const EngineProfile& ep = engine_profile(c.engine);
+  if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
+  c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
+  if (traits(c.kv.type_v).quantized && !c.flash_attn)
+    throw InputError(
+        "--kv-quant " + o.kv_quant +
+        " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
+  c.headroom = o.headroom < 0 ? ep.headroom_default : real("--headroom", o.headroom, 0.0, 1.0);
+  c.overhead_per_gpu_bytes =
+      o.overhead_mib < 0
+          ? ep.overhead_per_gpu_bytes
+          : static_cast<uint64_t>(real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
+}
+
+// The platform catalog, --platform and --storage.
+void resolve_machine(const Options& o, PlanRequest& q) {
+  q.platforms = &builtin_platforms();
+  if (!o.platform.empty()) {
+    const PlatformModel* p = find_platform(*q.platforms, o.platform);
+    if (!p)
+      throw InputError("--platform: unknown platform '" + sanitize(o.platform) + "'" +
+                       suggest_platform(*q.platforms, o.platform) +
+                       "; the catalog's ids are in data/platforms.json");
+    q.platform_override = p->id;
+  }
+  const auto st = storage_from_name(o.storage);
+  if (!st) {
+    std::vector<std::string> names;
+    for (const char* n : storage_names()) names.emplace_back(n);
+    check_choice("--storage", o.storage, names);
+  }
+  q.storage = *st;
+}
+
+// GPUs, speed, host, power and cost.
+void resolve_hardware(const Options& o, PlanRequest& q) {
+  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, 1024) : 0;
+  q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
+  if (q.target_tokens_per_s > 0 && q.users == 0)
+    throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
+  check_choice("--split", o.split, {"layer", "tensor"});
+  q.split = o.split == "tensor" ? Split::tensor : Split::layer;
+  q.top = count_in_range("--top", o.top, 1, 100);
+  q.prompt_tokens = count_in_range("--prompt", o.prompt, 1, kMaxContextTokens);
+  q.ram_mts = count_in_range("--ram-mts", o.ram_mts, 400, 20000);
+  q.ram_channels = o.ram_channels ? count_in_range("--ram-channels", o.ram_channels, 1, 24) : 0;
+  q.keep_models = count_in_range("--keep-models", o.keep_models, 1, 1000);
+  // Decimal GB as typed, to bytes (<= 1e7 GB = 1e16 bytes: no overflow).
+  q.dataset_bytes =
+      static_cast<uint64_t>(std::llround(real("--dataset-gb", o.dataset_gb, 0, 1e7) * 1e9));
+  q.power.power_limit = parse_power_limit(o.power_limit);
+  q.power.mains_v = real("--mains", o.mains, 100, 240);
+  q.power.duty_cycle = real("--duty-cycle", o.duty_cycle, 0, 1);
+  q.cost.kwh_price_usd = real("--kwh-price", o.kwh_price, 0, 10);
+  q.cost.years = real("--years", o.years, 0.25, 20);
+  q.cost.utilization = real("--utilization", o.utilization, 0, 1);
+  q.cost.cloud_price_per_mtok =
+      o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
+  resolve_machine(o, q);
+}
+
+void resolve_training(const Options& o, PlanRequest& q) {
+  check_choice("--mode", o.mode, {"inference", "lora", "qlora", "full"});
+  TrainConfig t;
+  t.mode = o.mode == "full"    ? TrainMode::full
+           : o.mode == "qlora" ? TrainMode::qlora
+                               : TrainMode::lora;
+  t.seq = count_in_range("--seq", o.seq, 1, kMaxContextTokens);
+  check_choice("--optimizer", o.optimizer, {"adamw", "adamw-8bit"});
+  t.optimizer = o.optimizer == "adamw" ? Optimizer::adamw : Optimizer::adamw_8bit;
+  t.lora_rank = count_in_range("--lora-rank", o.lora_rank, 1, 4096);
+  check_choice("--checkpointing", o.checkpointing, {"on", "off"});
+  t.checkpointing = o.checkpointing == "on";
+  t.batch = o.batch ? q.config.kv.n_seq : 1;
+  if (o.mode != "inference") q.train = t;
+}
+
+}  // namespace
+
+void check_choice(const std::string& flag, const std::string& v,
+                  const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+                   did_you_mean(v, choices));
+}
+
+double parse_power_limit(const std::string& text) {
+  const std::string msg =
+      "--power-limit: expected a percentage from 10% to 100% (or a fraction 0.1 to 1), got '" +
+      sanitize(text) + "'";
+  std::string t = text;
+  const bool pct = !t.empty() && t.back() == '%';
+  if (pct) t.pop_back();
+  // Decimal only: strtod would also take hex (0x50), " 80" and "inf".
+  if (t.empty() || t.find_first_not_of("0123456789.eE+") != std::string::npos)
+    throw InputError(msg);
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) throw InputError(msg);
+  if (pct || v > 1) v /= 100;
+  if (!(v >= 0.1 && v <= 1.0)) throw InputError(msg);
+  return v;
+}
+
+void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
+                   TensorType type_v) {
+  std::vector<uint64_t> heads = {m.n_head_kv};
+  for (const uint32_t h : m.n_head_kv_per_layer)
+    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
+  for (const auto& [kind, type, head] :
+       {std::tuple{"K", type_k, m.n_embd_head_k}, std::tuple{"V", type_v, m.n_embd_head_v}}) {
+    const auto& tt = traits(type);
+    if (tt.block_size <= 1) continue;
+    const bool mla = m.is_mla();
+    for (const uint64_t h : heads) {
+      const uint64_t row = mla ? (kind[0] == 'K' ? m.n_embd_k_gqa() : m.n_embd_v_gqa()) : h * head;
+      if (row == 0 || row % tt.block_size == 0) continue;
+      throw InputError(
+          where + ": " + tt.name + " stores rows in blocks of " + std::to_string(tt.block_size) +
+          " elements, but this model's " + kind + " row is " + std::to_string(row) + " elements" +
+          (mla ? std::string(" (MLA latent)")
+               : " (" + std::to_string(h) + " KV heads x head size " + std::to_string(head) + ")") +
+          "; use f16, bf16 or a type whose block divides it");
+    }
+  }
+}
+
+uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi)
+    throw InputError(where + ": expected an integer from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ", got '" + std::to_string(v) + "'");
+  return static_cast<uint32_t>(v);
+}
+
+double real_in_range(const std::string& where, double v, const std::string& text, double lo,
+                     double hi) {
+  if (!(v >= lo && v <= hi)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "expected a number from %g to %g", lo, hi);
+    throw InputError(where + ": " + buf + ", got '" + text + "'");
+  }
+  return v;
+}
+
+TensorType resolve_kv_type(const std::string& where, const std::string& text) {
+  static const std::vector<std::string> kKv = {"f32",  "f16",  "bf16", "q8_0",  "q5_1",
+                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  std::string t = lower(text);
+  if (t == "fp16") t = "f16";
+  if (t == "q8") t = "q8_0";
+  if (t == "q4") t = "q4_0";
+  if (std::find(kKv.begin(), kKv.end(), t) == kKv.end())
+    throw InputError(where + ": unknown KV cache type '" + sanitize(text) + "'" +
+                     did_you_mean(text, kKv) +
+                     "; llama.cpp accepts f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+  return *tensor_type_from_name(t);
+}
+
+Engine resolve_engine(const std::string& where, const std::string& text) {
+  const auto eng = engine_from_name(text);
+  if (eng) return *eng;
+  std::vector<std::string> names(engine_names().begin(), engine_names().end());
+  check_choice(where, text, names);
+  return Engine::llama_cpp;  // not reached: check_choice throws
+}
+
+const QuantPreset& resolve_quant(const std::string& where, const std::string& text) {
+  const QuantPreset* q = find_quant_preset(text);
+  if (!q)
+    throw InputError(where + ": unknown quantization '" + sanitize(text) + "'" +
+                     did_you_mean(text, quant_names()) + "; see llmsize quants");
+  return *q;
+}
+
+Catalog load_catalog(const std::vector<std::string>& files) {
+  Catalog c = Catalog::builtin();
+  for (const auto& f : files) c.merge_file(f);
+  return c;
+}
+
+std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat) {
+  std::vector<GpuSpec> gpus;
+  for (const auto& g : cat.gpus()) gpus.push_back(g.spec);
+  for (const auto& p : prices) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--price: expected NAME=USD, got '" + sanitize(p) + "'");
+    const std::string name = p.substr(0, eq);
+    const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
+    const auto* g = cat.find_gpu(name);
+    if (!g)
+      throw InputError("--price: unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name));
+    for (auto& s : gpus)
+      if (s.id == g->spec.id) {
+        s.price_usd = usd;
+        s.price_date = "given with --price";
+        s.price_kind = "user";
+      }
+  }
+  return gpus;
+}
+
+const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, const Catalog& cat,
+                           const std::vector<GpuSpec>& gpus) {
+  const auto* cg = cat.find_gpu(name);
+  if (!cg)
+    throw InputError(flag + ": unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name) +
+                     "; see llmsize gpus");
+  return *std::find_if(gpus.begin(), gpus.end(),
+                       [&](const GpuSpec& g) { return g.id == cg->spec.id; });
+}
+
+// --task, --docs and --doc-len: an embedding or rerank model encodes --docs documents of
+// --doc-len tokens in one batch (the KV and compute sizes of --batch and --ctx) and generates
+// nothing. The default task is the model's own (catalog "task", a GGUF's pooling_type, an
+// encoder's config.json).
+void resolve_task(const Options& o, ModelSpec& m, RunConfig& c) {
+  if (!o.task.empty()) {
+    const auto t = task_from_name(o.task);
+    if (!t) check_choice("--task", o.task, {"generation", "embedding", "rerank"});
+    if (*t == Task::generation && m.is_encoder())
+      throw InputError("--task generation: " + m.name + " is an encoder (" + arch_name(m.arch) +
+                       "): it embeds or scores text and generates none");
+    m.task = *t;
+  }
+  if (m.task == Task::generation) {
+    if (o.docs) throw InputError("--docs: only for an embedding or rerank model (see --task)");
+    if (o.doc_len)
+      throw InputError("--doc-len: only for an embedding or rerank model (see --task)");
+    return;
+  }
+  if (o.docs && o.batch && o.docs != o.batch)
+    throw InputError("--docs " + std::to_string(o.docs) + " and --batch " +
+                     std::to_string(o.batch) + " disagree: give one of them");
+  if (o.doc_len && o.ctx_given && o.doc_len != o.ctx)
+    throw InputError("--doc-len " + std::to_string(o.doc_len) + " and --ctx " +
+                     std::to_string(o.ctx) + " disagree: give one of them");
+  if (o.docs) c.kv.n_seq = count_in_range("--docs", o.docs, 1, 65536);
+  if (o.doc_len) {
+    c.kv.n_ctx = count_in_range("--doc-len", o.doc_len, 1, kMaxContextTokens);
+  } else if (!o.ctx_given) {
+    // A document of 512 tokens unless the model holds fewer.
+    c.kv.n_ctx = m.n_ctx_train ? std::min<uint32_t>(512, m.n_ctx_train) : 512;
+  }
+  if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train && m.is_encoder())
+    throw InputError("--doc-len " + std::to_string(c.kv.n_ctx) + ": longer than the " +
+                     std::to_string(m.n_ctx_train) + " positions " + m.name +
+                     " has (an encoder cannot go past its position table)");
+}
+
+void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  out.gpus = priced_gpus(o.prices, cat);
+  PlanRequest& q = out.request;
+  q = PlanRequest();
+  resolve_config(o, out);
+  resolve_hardware(o, q);
+  resolve_training(o, q);
+  q.derivations = o.explain;
+  if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, out.gpus);
+  q.candidates = &out.gpus;
+
+  out.model = resolve_model(o.model, cat);
+  resolve_task(o, out.model.spec, q.config);
+  q.model = out.model.spec;
+  if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
+  check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
+  q.config.quant = &model_quant("--quant", out.model, serving_quant_text(o), o.quant_given,
+                                out.quant_requested, out.quant_ignored);
+  // A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
+  // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless --quant is
+  // given.
+  const Engine eng = q.config.engine;
+  if (!out.model.exact_weights && !o.quant_given && !q.model.stored_quant.empty() &&
+      (eng == Engine::vllm || eng == Engine::transformers))
+    if (const QuantPreset* sq = find_quant_preset(q.model.stored_quant)) {
+      q.config.quant = sq;
+      out.quant_requested = sq->id;
+    }
+  if (q.serving) resolve_serving_target(o, cat, out);
+}
+
+const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
+                               const std::string& text, bool given, std::string& requested,
+                               std::string& ignored) {
+  const QuantPreset& preset = resolve_quant(where, text);
+  requested = text;
+  ignored.clear();
+  // A weights file has its own type: --quant does not apply, the report names the file's type.
+  if (!model.exact_weights) return preset;
+  const QuantPreset* fq = find_quant_preset(model.file_quant);
+  if (!fq) return preset;
+  if (given && &preset != fq) ignored = text;
+  requested = fq->id;
+  return *fq;
+}
+
+}  // namespace llmsize::cli

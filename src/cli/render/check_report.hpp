@@ -1,0 +1,45 @@
+// The results of llmsize check: one line per plan (PASS/FAIL with the reasons), the JSON
+// document, and a JUnit XML report for CI systems.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmsize::cli {
+
+struct PlanFailure {
+  std::string check;    // memory | power | ram | price | speed
+  std::string message;  // "needs 2 × h100-sxm, plan has 1: 97.4 GiB > 80 GiB"
+  std::string detail;   // memory: "KV cache at ctx 32768 adds 10.0 GiB"; else empty
+  double value = 0;     // what the plan needs or gets (bytes, W, USD, tok/s)
+  double limit = 0;     // what it may use or must reach
+  std::string unit;     // bytes | W | USD | tokens/s
+};
+
+struct PlanResult {
+  std::string file;
+  std::string pointer;  // JSON pointer of the plan in its file, "/plans/0"
+  std::string name;
+  std::string summary;  // what the plan holds, for the PASS line
+  std::vector<PlanFailure> failures;
+  std::string report_json;  // the main command's JSON for the plan
+  bool pass() const { return failures.empty(); }
+  // "PASS name (file#/plans/0): ..." or "FAIL name (...): reason; reason"
+  std::string line() const;
+};
+
+std::string render_check_table(const std::vector<PlanResult>& results);
+std::string render_check_json(const std::vector<PlanResult>& results);
+// render_check_json's text in pieces, for check -f json to stream the reports without holding
+// them: the head with the counts, each plan's object up to its "report" value, the report's text
+// (render_json's) placed as that value with the plan's closing brace, and the tail.
+std::string check_json_head(size_t passed, size_t failed);
+std::string check_json_plan_head(const PlanResult& r, bool first);
+void check_json_report(std::string_view report, const std::function<void(std::string_view)>& out);
+std::string check_json_tail(bool no_plans);
+std::string render_check_junit(const std::vector<PlanResult>& results);
+
+}  // namespace llmsize::cli

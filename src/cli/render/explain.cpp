@@ -1,0 +1,139 @@
+// --explain: every figure's formula with its numbers, read from the plan's breakdowns and the
+// named constants the computation uses (speed.hpp, power.hpp), never retyped literals.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli/render/report.hpp"
+#include "llmsize/power.hpp"
+#include "llmsize/speed.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
+std::string usd(double v) {
+  if (v <= 0) return "n/a";
+  return "$" + group(static_cast<uint64_t>(std::llround(v)));
+}
+std::string tb_str(uint64_t b) {
+  const double tb = static_cast<double>(b) / 1e12;
+  return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
+}
+
+}  // namespace
+
+std::string render_explain(const Report& r) {
+  std::string o;
+  const auto& e = r.estimate;
+  o += "\nHow each figure is computed\n";
+  for (const auto& d : e.derivations)
+    o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
+  if (r.speed && r.gpu && r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one prefill pass over the batch, nothing decoded.
+    const auto& s = *r.speed;
+    const bool enc = r.model.spec.is_encoder();
+    o += fmt::format(
+        "  prefill\n      = {:.1f} TFLOPS × efficiency / (2 × (active params{}) + 4 × n_layer × "
+        "{} × n_head × head_dim)\n      = {:.0f} tok/s\n",
+        r.gpu->gpu.fp16_tflops_dense, enc ? " − n_embd × (n_vocab + n_ctx_train), lookups" : "",
+        enc ? "document length" : "document length / 2", s.prefill_tokens_per_s);
+    o += fmt::format(
+        "  {}\n      = prefill tok/s / document length = {:.0f} / {}\n      = {:.2f} per s; a "
+        "batch of {} in {:.3f} s\n",
+        r.model.spec.task == Task::rerank ? "query-document pairs" : "documents",
+        s.prefill_tokens_per_s, group(r.config.kv.n_ctx), s.documents_per_s, r.config.kv.n_seq,
+        s.batch_s);
+  } else if (r.speed && r.gpu) {
+    const auto& s = *r.speed;
+    const auto& cal = *s.calibration;
+    const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
+                      (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
+                           ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency
+                           : 1);
+    o += fmt::format(
+        "  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × "
+        "t_layer{})\n"
+        "      = 1 / ({} B / {:.0f} GB/s + {} × {:.0f} µs) = 1 / {:.2f} ms = {:.2f} tok/s per "
+        "sequence\n"
+        "      bytes per step = active weights + KV read at context {} × {} sequence(s); "
+        "calibration {}: {}\n",
+        cal.bw_efficiency, r.gpu->gpu.bandwidth_gb_per_s,
+        r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
+            ? fmt::format(" × (1 + {} × {:.2f})", r.speed_input.n_gpus - 1, kTpEfficiency)
+            : "",
+        r.offload ? fmt::format(" + RAM layers at {:.1f} × {:.0f} GB/s", kOffloadRamEfficiency,
+                                r.ram_bandwidth_gb_per_s)
+                  : "",
+        group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3,
+        s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
+        cal.basis);
+    o += fmt::format(
+        "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
+        "× n_head × head_dim)\n      = {:.0f} tok/s\n",
+        std::string(cal.family).empty()
+            ? 0.0
+            : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized
+                   ? cal.flops_efficiency_16bit
+                   : cal.flops_efficiency_quant),
+        r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
+  }
+  if (r.power) {
+    const auto& w = *r.power;
+    o += fmt::format(
+        "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
+        "{:.0f} W × "
+        "{} + board/fans {:.0f} = {:.0f} W peak;"
+        " PSU ≥ peak / {:.1f} = {:.0f} W; wall = peak / {:.2f} = {:.0f} W; {:.0f} W / {:.0f} V = "
+        "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
+        r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
+        kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives, w.board_fans_w,
+        w.peak_w, kPsuMaxLoad, w.peak_w / kPsuMaxLoad, kPsuEfficiency, w.wall_w, w.wall_w,
+        r.power_input.mains_v, w.amps, kBtuPerHourPerWatt, w.heat_btu_per_h);
+  }
+  if (r.host) {
+    o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
+                     gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
+    o += fmt::format(
+        "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
+        "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
+        gb_of(e.weights.bytes));
+    o += fmt::format(
+        "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
+        "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
+        gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
+        r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes),
+        tb_str(r.host->storage.os_drive_bytes));
+    o += fmt::format(
+        "  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} "
+        "= {} → {} platform\n",
+        r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "",
+        r.host->pcie_lanes_needed, platform_name(r.host->platform));
+  }
+  if (r.gpu) {
+    const auto& p = *r.gpu;
+    o += fmt::format(
+        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
+        "(1 + {:.2f}) ≤ {:.2f} GiB usable"
+        " → n = {}; {} GPUs: {:.2f} GiB each\n",
+        r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
+        gib_of(p.per_gpu_bytes));
+    o += fmt::format(
+        "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
+        p.count, r.model.spec.n_head, r.model.spec.n_head_kv,
+        p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
+  }
+  if (r.cost && r.cost->priced)
+    o += fmt::format(
+        "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
+        "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
+        usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year),
+        r.cost_input.aggregate_tokens_per_s, r.cost_input.utilization * 100, r.cost->usd_per_mtok);
+  return o;
+}
+
+}  // namespace llmsize::cli

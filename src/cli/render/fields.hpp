@@ -1,0 +1,105 @@
+// The output schema, written once: every field of the main command's JSON with its path, unit and
+// getter. JSON, CSV, JSON Lines (the main command's and sweep's rows) and the README's field list
+// are all produced from this table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/render/row_writer.hpp"
+#include "llmsize/io/resolve.hpp"
+#include "llmsize/plan.hpp"
+
+namespace llmsize::cli {
+
+constexpr int kSchemaVersion = 1;
+// The plan document (the main command's JSON, CSV and JSON Lines rows): 2 since the power, cost
+// and load-time fields come from the machine model (README "Schema version 2").
+constexpr int kPlanSchemaVersion = 2;
+
+// One plan as the table reads it: the plan, what it was made from, and its words.
+struct Row {
+  const ResolvedModel* model = nullptr;
+  const QuantPreset* quant = nullptr;  // the preset used
+  std::string_view quant_requested;    // as typed
+  const Plan* plan = nullptr;
+  std::string split;                // split_words(plan)
+  std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
+  std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
+  std::string circuit;              // circuit_words(*plan->power); empty without a power plan
+  const std::vector<std::string>* checklist = nullptr;
+  const std::vector<std::string>* warnings = nullptr;
+  bool explain = false;
+};
+
+enum class CellType : uint8_t { absent, null, boolean, u64, f64, str, list };
+
+// One value; strings and lists are views into the Row (no allocation per cell).
+struct Cell {
+  CellType type = CellType::null;
+  bool b = false;
+  uint64_t u = 0;
+  double f = 0;
+  std::string_view s;
+  const std::vector<std::string>* list = nullptr;
+};
+
+enum class Unit : uint8_t {
+  none,
+  text,
+  boolean,
+  count,
+  bytes,
+  tokens,
+  tokens_per_s,
+  documents_per_s,
+  seconds,
+  fraction,
+  bits_per_weight,
+  gib,
+  gb_per_s,
+  watts,
+  volts,
+  amps,
+  btu_per_hour,
+  kwh_per_year,
+  usd,
+  usd_per_year,
+  usd_per_mtok,
+  months,
+  years,
+  usd_per_kwh,
+};
+const char* unit_name(Unit u);
+
+struct Field {
+  const char* path;  // "vram.total_bytes": group.key, or a top-level key
+  Unit unit;
+  const char* about;  // one line for the README's field list
+  Cell (*get)(const Row&) = nullptr;
+  // Structured fields (arrays, blocks) are JSON only, not columns of a row; the discarded value
+  // leaves the key out.
+  nlohmann::ordered_json (*json)(const Row&) = nullptr;
+};
+
+// Points `row` at `p` and words what the table reads of it (split, link, capacity limit,
+// circuit), reusing the row's storage.
+void set_plan(Row& row, const Plan& p);
+
+const std::vector<Field>& report_fields();
+
+// The paths of the fields that are columns of a row (CSV, JSON Lines), in order.
+const std::vector<std::string>& report_columns();
+
+// The main command's JSON document.
+nlohmann::ordered_json report_json(const Row& r);
+
+// One row of the columns through `w` (which must have been made with report_columns()).
+void write_row(const Row& r, RowWriter& w, std::string& out);
+
+// The README's field list: a Markdown table of path, unit and meaning.
+std::string field_list_markdown();
+
+}  // namespace llmsize::cli

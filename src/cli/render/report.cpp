@@ -1,0 +1,885 @@
+#include "cli/render/report.hpp"
+
+#include "cli/render/fields.hpp"
+#include "cli/render/system_report.hpp"
+#include "cli/render/words.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "llmsize/layers.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/sanitize.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
+
+std::string billions(uint64_t p) {
+  return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
+}
+
+std::string usd(double v) {
+  if (v <= 0) return "n/a";
+  return "$" + group(static_cast<uint64_t>(std::llround(v)));
+}
+
+std::string duration(double s) {
+  if (s < 120) return fmt::format("{:.1f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+std::string tb_str(uint64_t b) {
+  const double tb = static_cast<double>(b) / 1e12;
+  return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
+}
+
+std::string quant_line(const Report& r) {
+  std::string q = r.quant->id;
+  if (r.quant_requested != r.quant->id)
+    q += fmt::format(" (\"{}\" expands to {})", r.quant_requested, r.quant->id);
+  return q;
+}
+
+std::string settings_line(const Report& r) {
+  const auto& c = r.config;
+  if (r.model.spec.task != Task::generation)
+    return fmt::format(
+        "{} · {} · {:.2f} bits/weight · {} document{} × {} tokens · KV {} · n_ubatch {} · "
+        "flash attention {}",
+        task_name(r.model.spec.task), quant_line(r), r.estimate.weights.bits_per_weight(),
+        c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", group(c.kv.n_ctx),
+        r.model.spec.is_encoder() ? "none (encoder)" : traits(c.kv.type_k).name,
+        std::max<uint64_t>(c.kv.n_ubatch,
+                           std::min<uint64_t>(c.kv.n_ctx, uint64_t{c.kv.n_ctx} * c.kv.n_seq)),
+        c.flash_attn ? "on" : "off");
+  return fmt::format(
+      "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
+      "attention {}",
+      quant_line(r), r.estimate.weights.bits_per_weight(), group(c.kv.n_ctx), c.kv.n_seq,
+      c.kv.n_seq == 1 ? "" : "s", traits(c.kv.type_k).name, c.kv.n_ubatch,
+      c.flash_attn ? "on" : "off");
+}
+
+std::string model_line(const Report& r) {
+  const auto& m = r.model.spec;
+  std::string s = m.name;
+  if (!m.id.empty()) s += " (" + m.id + ")";
+  s += fmt::format(" · {} · {} params", arch_name(m.arch), billions(r.estimate.weights.params));
+  if (m.is_moe()) s += fmt::format(", {} active", billions(r.estimate.weights.active_params));
+  s += fmt::format(" · {} layers", m.n_layer);
+  return s;
+}
+
+struct MemoryRow {
+  std::string part;
+  uint64_t bytes;
+  std::string how;
+};
+
+std::vector<MemoryRow> memory_rows(const Report& r) {
+  const auto& e = r.estimate;
+  const auto& m = r.model.spec;
+  const auto& c = r.config;
+  std::vector<MemoryRow> rows;
+  std::string w = fmt::format("{} params at {:.2f} bits/weight",
+                              billions(e.weights.params - e.weights.vision_params),
+                              e.weights.bits_per_weight());
+  if (e.weights.host_bytes)
+    w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
+                     m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
+  // The vision tower has a line of its own (llama.cpp: the separate mmproj file).
+  const uint64_t vision = std::min(e.weights.vision_bytes, e.weights_bytes);
+  rows.push_back({"weights", e.weights_bytes - vision, w});
+  if (vision)
+    rows.push_back({"vision tower (mmproj)", vision,
+                    fmt::format("{} params, F16 (a separate mmproj file in llama.cpp)",
+                                billions(e.weights.vision_params))});
+  std::string kv =
+      fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
+                  e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
+  if (e.kv.n_layer_swa)
+    kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
+  if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  if (m.is_mla()) kv += " (MLA latent)";
+  if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
+    // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
+    kv.clear();
+    for (const auto& p : e.kv.parts) {
+      if (!kv.empty()) kv += "; ";
+      std::string name = p.indexer                     ? "indexer keys"
+                         : p.compress_ratio            ? "compressed"
+                         : p.attn == AttnKind::swa     ? "SWA"
+                         : p.attn == AttnKind::chunked ? "chunked"
+                         : p.attn == AttnKind::mla     ? "MLA latent"
+                                                       : "full";
+      if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
+      kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
+                        static_cast<double>(p.bytes) / kMiB);
+    }
+    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  }
+  if (m.is_encoder())
+    kv = fmt::format("none: an encoder ({}) attends over its ubatch and keeps no cache",
+                     arch_name(m.arch));
+  else if (m.task != Task::generation)
+    kv += " (the batch's own tokens, nothing generated)";
+  rows.push_back({"KV cache", e.kv_cache_bytes, kv});
+  if (e.recurrent_state_bytes) {
+    std::string rs;
+    for (const auto& p : e.rs.parts)
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
+                        state_kind_name(p.kind), p.n_layer,
+                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
+                            static_cast<double>(p.n_layer) / kMiB);
+    rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
+                      e.rs.n_seq > 1 ? "s" : "");
+    rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
+  }
+  rows.push_back(
+      {"compute buffers", e.activations_bytes,
+       fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
+                   static_cast<double>(e.compute.bytes()) / kMiB, e.n_gpus, e.compute.peak())});
+  rows.push_back({"runtime overhead", e.overhead_bytes,
+                  fmt::format("{:.0f} MiB per GPU × {}",
+                              static_cast<double>(c.overhead_per_gpu_bytes) / kMiB, e.n_gpus)});
+  rows.push_back(
+      {fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
+  return rows;
+}
+
+std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
+  if (p.count_needed == 0)
+    return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
+  std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
+                              gib_of(p.gpu.usable_bytes()));
+  if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
+    s += fmt::format("; --gpus {} holds it tight: each needs {:.2f} GiB with the headroom",
+                     p.count_requested, gib_of(p.per_gpu_bytes));
+  } else if (p.count_requested) {
+    s += p.fits ? fmt::format("; --gpus {} is enough", p.count_requested)
+                : fmt::format("; --gpus {} is NOT enough: each would need {:.2f} GiB",
+                              p.count_requested, gib_of(p.per_gpu_bytes));
+  }
+  return s;
+}
+
+// The bill of materials: component, spec, quantity, why.
+struct BomLine {
+  std::string component, spec, qty, why;
+};
+
+std::vector<BomLine> bom_lines(const Report& r) {
+  std::vector<BomLine> b;
+  if (!r.gpu) return b;
+  const auto& p = *r.gpu;
+  std::string why =
+      r.capacity && r.capacity->gpus && !p.count_requested
+          ? fmt::format("{} users at ≥ {:.0f} tok/s each: {} (limited by {})", r.capacity->users,
+                        r.capacity->target_tokens_per_s, split_words(r),
+                        capacity_limit_words(*r.capacity))
+          : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
+                        gib_of(p.gpu.usable_bytes()), split_words(r));
+  if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
+  std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd),
+                                                        p.gpu.price_kind, p.gpu.price_date)
+                                          : "";
+  b.push_back({"GPU",
+               fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name,
+                           gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
+                           p.gpu.board_power_w, price),
+               std::to_string(p.count), why});
+  if (p.count > 1)
+    b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
+  if (p.nodes > 1)
+    b.push_back({"Nodes",
+                 fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
+                 std::to_string(p.nodes), "more GPUs than one chassis holds"});
+  if (r.host) {
+    const auto& h = *r.host;
+    const auto& ps = platform_spec(h.platform);
+    // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
+    const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
+    b.push_back(
+        {"Platform",
+         machine ? fmt::format("{} ({})", machine->platform->name,
+                               to_string(machine->platform->platform_class))
+                 : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
+         "1",
+         !p.gpu.is_module()
+             ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
+                           h.pcie_lanes_needed,
+                           h.chassis_slot_widths > 0
+                               ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
+                               : std::string("card width not published"))
+             : fmt::format(
+                   "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
+                   p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
+    b.push_back(
+        {"CPU",
+         machine && machine->host.cpu_cores
+             ? fmt::format("{} × {}, {} cores (≥ {} needed)", machine->host.cpu_sockets,
+                           machine->platform->cpu_model, machine->host.cpu_cores, h.cpu_cores)
+             : fmt::format("≥ {} cores", h.cpu_cores),
+         "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
+    const auto& mr = machine ? machine->host.ram : RamSizing();
+    b.push_back({"System RAM",
+                 machine ? fmt::format("{} × {} GiB DDR5 ({} GiB, as the machine takes it)",
+                                       mr.dimms, mr.dimm_gib, mr.installed_bytes / kGiB)
+                         : fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                                       h.ram.installed_bytes / kGiB),
+                 std::to_string(machine ? mr.dimms : h.ram.dimms),
+                 fmt::format("needs {:.0f} GiB: {}; every channel populated",
+                             gib_of(h.ram.required_bytes), h.ram.rule)});
+    if (machine) {
+      const auto& ms = machine->host.storage;
+      b.push_back({"Data storage",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.data_drive_bytes) / 1e12,
+                               ms.data_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.data_drives),
+                   fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
+                               gb_of(ms.required_bytes))});
+      b.push_back({"OS drive",
+                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.os_drive_bytes) / 1e12,
+                               ms.os_drives > 1 ? ", RAID 1" : ""),
+                   std::to_string(ms.os_drives), "system on its own drive"});
+    } else {
+      b.push_back(
+          {"Data storage",
+           fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
+           std::to_string(h.storage.data_drives),
+           fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
+                       gb_of(h.storage.required_bytes))});
+      b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
+                   "system on its own drive"});
+    }
+  }
+  // With a machine from the catalog its PSUs are in the machine's sections, not here.
+  if (r.power && !(r.system && r.system->platform)) {
+    const auto& w = *r.power;
+    b.push_back({"PSU",
+                 fmt::format("{:.0f} W{}", w.psu_w,
+                             r.host && r.host->platform == Platform::server ? " server modules, N+1"
+                                                                            : " 80 PLUS Platinum"),
+                 std::to_string(w.psus),
+                 fmt::format("peak {:.0f} W ≤ 80% of the rating", w.peak_w)});
+  }
+  return b;
+}
+
+}  // namespace
+
+namespace {
+
+// #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
+std::string serving_section(const ServingPlan& sp) {
+  const ServingEstimate& e = sp.estimate;
+  const Deployment& d = sp.deployment;
+  const ServingProfile& prof = serving_profile(d.engine);
+  const Workload& w = sp.workload;
+  std::string o;
+  o += fmt::format("\nServing ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})\n", prof.name,
+                   d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas,
+                   d.replicas == 1 ? "" : "s",
+                   sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
+  o += fmt::format("  workload        {} tokens in, {} out per request; {}\n", group(w.isl),
+                   group(w.osl),
+                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
+                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
+                             : std::string("as many users as fit (offline)"));
+  o += fmt::format(
+      "  engine          KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}\n",
+      kv_dtype_name(d.kv),
+      d.limits.memory_fraction > 0 ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
+                                   : std::string("fixed slots"),
+      d.limits.max_num_seqs, d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
+  o += fmt::format(
+      "  KV per sequence {:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); "
+      "{} charged; pool {:.2f} GiB per GPU\n",
+      gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
+      sp.kv_charged_guarantee ? "guarantee" : "planning", gib_of(e.kv_pool_bytes_per_gpu));
+  if (!e.fits) {
+    o += "  does not fit    the weights and one sequence exceed the engine's KV pool\n";
+    return o;
+  }
+  o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
+                   e.calibration ? e.calibration->basis : "",
+                   e.calibration ? e.calibration->error_median * 100 : 0);
+  o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
+                   e.output_tokens_per_s.value, e.output_tokens_per_s.low,
+                   e.output_tokens_per_s.high, e.requests_per_s);
+  o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
+                   e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
+                   e.per_user_tokens_per_s.high, e.itl_s.value * 1000, e.itl_p90_s * 1000);
+  o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
+                   e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
+  o += fmt::format(
+      "  concurrency     {} running, {} queued per replica; {} admitted ({} at max_model_len); "
+      "limited by {}\n",
+      e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
+      limit_name(e.limited_by));
+  if (e.power_scale < 1)
+    o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
+                     d.power_limit * 100, e.power_scale * 100);
+  if (!e.meets_ttft || !e.meets_tpot)
+    o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
+                     e.meets_tpot ? "" : "TPOT missed");
+  if (sp.capacity) {
+    const ServingCapacity& c = *sp.capacity;
+    if (c.found)
+      o += fmt::format(
+          "  capacity        {} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; "
+          "binding limit {}; memory alone needs {}\n",
+          c.gpus, c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s", c.users_per_replica,
+          c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
+          limit_name(c.binding), c.memory_min_gpus);
+    else
+      o += fmt::format("  capacity        not reachable within 1024 GPUs (binding limit {})\n",
+                       limit_name(c.binding));
+  }
+  return o;
+}
+
+// Model, settings, the memory table and the GPUs each class needs.
+std::string table_head(const Report& r) {
+  std::string o;
+  const auto& e = r.estimate;
+  o += fmt::format("Model     {}\n", model_line(r));
+  if (!r.model.assumption.empty()) o += fmt::format("Assumed   {}\n", r.model.assumption);
+  if (!r.model.spec.layer_kinds.empty())
+    o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
+  o += fmt::format("Settings  {}\n\n", settings_line(r));
+  o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
+  for (const auto& row : memory_rows(r)) {
+    // A label longer than the column ("vision tower (mmproj)") takes from the number's padding.
+    const size_t over = std::min<size_t>(row.part.size() > 18 ? row.part.size() - 18 : 0, 4);
+    o += fmt::format("{:<18} {:>{}.2f}  {}\n", row.part, gib_of(row.bytes), 10 - over, row.how);
+  }
+  o += fmt::format(
+      "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = "
+      "2^30 bytes)\n",
+      "total", gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes),
+      e.n_gpus, e.n_gpus == 1 ? "" : "s");
+  o += fmt::format(
+      "\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
+      gib_of(e.weights.bytes), gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
+  o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead "
+       "and headroom)\n";
+  for (const auto& c : r.classes)
+    o += c.count ? fmt::format("  {:>3} GiB class  {:>3} GPU{}\n", c.memory_gib, c.count,
+                               c.count == 1 ? "" : "s")
+                 : fmt::format("  {:>3} GiB class  does not fit\n", c.memory_gib);
+
+  return o;
+}
+
+// The ranked GPU options when no --gpu was given.
+std::string table_options(const Report& r) {
+  std::string o;
+  if (!r.options.empty()) {
+    o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; "
+         "--price NAME=USD)\n";
+    for (const auto& opt : r.options)
+      o += fmt::format("  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}\n",
+                       opt.plan.gpu.id, opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
+                       usd(opt.gpus_usd), std::string(opt.platform), gib_of(opt.plan.per_gpu_bytes),
+                       gpu_split_words(opt.plan.split));
+  }
+  if (!r.fewest.empty()) {
+    o += "\nFewest cards\n";
+    for (const auto& opt : r.fewest)
+      o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
+                       opt.plan.count,
+                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
+                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
+  }
+  return o;
+}
+
+// The verdict on the GPUs and the bill of materials.
+std::string table_bill(const Report& r) {
+  std::string o;
+  if (r.gpu) {
+    o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
+                     r.gpu_recommended ? " — recommended" : "");
+    // #10: the serving plan's count can exceed what memory alone needs (replicas, speed).
+    if (r.serving && r.serving->deployment.gpus() != r.gpu->count_needed)
+      o += fmt::format(
+          "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
+          r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
+          r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
+    // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
+    // class rules: only the GPUs and their link stay here.
+    const bool machine = r.system && r.system->platform;
+    o += machine ? "\nGPUs\n" : "\nBill of materials\n";
+    auto lines = bom_lines(r);
+    if (machine)
+      lines.erase(std::remove_if(lines.begin(), lines.end(),
+                                 [](const BomLine& l) {
+                                   return l.component != "GPU" && l.component != "GPU link" &&
+                                          l.component != "Platform";
+                                 }),
+                  lines.end());
+    size_t w0 = 9, w1 = 4;
+    for (const auto& l : lines) w0 = std::max(w0, l.component.size());
+    for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
+    o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
+    for (const auto& l : lines)
+      o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    o += render_system_table(r);
+  }
+  return o;
+}
+
+// Offload and speed.
+std::string table_speed(const Report& r) {
+  std::string o;
+  if (r.offload)
+    o += fmt::format(
+        "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
+        "{} MT/s)\n",
+        r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
+        r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
+  if (r.serving) o += serving_section(*r.serving);
+  if (r.speed && !r.serving && r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one pass over the batch, nothing generated.
+    const auto& s = *r.speed;
+    const bool rerank = r.model.spec.task == Task::rerank;
+    o += fmt::format("\n{} (llama.cpp-calibrated prefill; range = the calibration's error)\n",
+                     rerank ? "Rerank" : "Embedding");
+    o += fmt::format(
+        "  batch           {} document{} of {} tokens in one pass, nothing generated\n",
+        group(r.config.kv.n_seq), r.config.kv.n_seq == 1 ? "" : "s", group(r.config.kv.n_ctx));
+    o += fmt::format("  throughput      {:.1f} {}/s ({:.1f}–{:.1f}) = {:.0f} tok/s\n",
+                     s.documents_per_s, rerank ? "query-document pairs" : "documents",
+                     s.documents_low, s.documents_high, s.prefill_tokens_per_s);
+    o += fmt::format("  batch time      {:.3f} s\n", s.batch_s);
+  } else if (r.speed && !r.serving) {
+    const auto& s = *r.speed;
+    o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
+    o +=
+        fmt::format("  decode          {:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}\n",
+                    s.decode_tokens_per_s, s.decode_low, s.decode_high, group(r.speed_input.n_ctx));
+    o +=
+        fmt::format("  aggregate       {:.1f} tok/s over {} sequence{}\n", s.aggregate_tokens_per_s,
+                    r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
+                    r.speed_input.n_seq == 1 ? "" : "s");
+    o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s,
+                     s.prefill_low, s.prefill_high);
+    o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s,
+                     group(r.speed_input.prompt_tokens));
+    o += fmt::format(
+        "  concurrency     {} sequences of {} tokens fit beside the weights ({:.2f} GiB left for "
+        "KV)\n",
+        r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
+  }
+  return o;
+}
+
+// Power, load time and cost.
+std::string table_power_cost(const Report& r) {
+  std::string o;
+  if (r.power && !(r.system && r.system->platform)) {
+    const auto& w = *r.power;
+    o += "\nPower and cooling\n";
+    o += fmt::format(
+        "  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and "
+        "fans {:.0f})\n",
+        w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
+    o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
+    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
+    o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
+    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
+                     w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
+  }
+  if (r.system && r.system->platform) {
+    // The cold start's load (read + deserialize + copy) from each local drive class.
+    static const char* const kDriveNames[] = {"HDD 7200 rpm", "SATA SSD", "NVMe PCIe 3.0",
+                                              "NVMe PCIe 4.0", "NVMe PCIe 5.0"};
+    const SystemPlan& s = *r.system;
+    o += fmt::format(
+        "\nModel load time ({:.1f} GB, read + copy to the GPUs by the engine's loader)\n",
+        gb_of(r.estimate.weights.bytes));
+    for (size_t i = 0; i < s.cold_start_by_drive.size() && i < std::size(kDriveNames); ++i)
+      o += fmt::format("  {:<16} {}\n", kDriveNames[i], duration(s.cold_start_by_drive[i].load_s));
+  } else if (r.host) {
+    o += fmt::format("\nModel load time ({:.1f} GB from disk, the drive's sequential read alone)\n",
+                     gb_of(r.estimate.weights.bytes));
+    for (const auto& l : r.host->load_times)
+      o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
+                       duration(l.seconds));
+  }
+  // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
+  const CostPlan* cp = r.machine_cost ? &*r.machine_cost : r.cost ? &*r.cost : nullptr;
+  if (cp) {
+    const auto& c = *cp;
+    o += "\nCost\n";
+    if (c.priced) {
+      o += r.machine_cost
+               ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
+                             c.complete ? "" : "; a floor: some lines have no public price")
+               : fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
+                             usd(c.gpus_usd), usd(r.cost_input.host_usd));
+      o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
+                       r.cost_input.kwh_price_usd);
+      o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
+                       c.usd_per_mtok, r.cost_input.years, r.cost_input.utilization * 100);
+      if (r.cost_input.cloud_price_per_mtok > 0)
+        o += c.breakeven_months > 0
+                 ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n",
+                               c.breakeven_months, r.cost_input.cloud_price_per_mtok)
+                 : fmt::format(
+                       "  break-even      never at ${:.2f} per 1M tokens (energy costs more)\n",
+                       r.cost_input.cloud_price_per_mtok);
+    } else {
+      o += fmt::format(
+          "  energy          {} per year; no {} price in the catalog (--price NAME=USD)\n",
+          usd(c.energy_usd_per_year), r.machine_cost ? "machine or GPU" : "GPU");
+    }
+  }
+  return o;
+}
+
+// Fine-tuning, the checklist and the warnings.
+std::string table_train_notes(const Report& r) {
+  std::string o;
+  if (r.train) {
+    const auto& t = *r.train;
+    o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
+                     r.train_config.mode == TrainMode::full    ? "full"
+                     : r.train_config.mode == TrainMode::qlora ? "QLoRA"
+                                                               : "LoRA",
+                     r.train_config.seq, r.train_config.batch,
+                     r.train_config.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW",
+                     r.train_config.checkpointing ? "on" : "off");
+    o += fmt::format("  trainable       {}\n", billions(t.trainable_params));
+    o += fmt::format(
+        "  weights         {:>8.2f} GiB\n  gradients       {:>8.2f} GiB\n  optimizer       "
+        "{:>8.2f} GiB\n"
+        "  activations     {:>8.2f} GiB\n  total           {:>8.2f} GiB",
+        gib_of(t.weights_bytes), gib_of(t.gradients_bytes), gib_of(t.optimizer_bytes),
+        gib_of(t.activations_bytes), gib_of(t.total_bytes()));
+    o += r.gpu ? fmt::format(" → {} × {} with FSDP sharding\n", r.train_gpus, r.gpu->gpu.id) : "\n";
+  }
+  if (!r.checklist.empty()) {
+    o += "\nChecklist\n";
+    for (const auto& c : r.checklist) o += "  [ ] " + c + "\n";
+  }
+  if (!r.warnings.empty()) {
+    o += "\nWarnings\n";
+    for (const auto& w : r.warnings) o += "  - " + w + "\n";
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_table(const Report& r) {
+  std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
+                  table_power_cost(r) + table_train_notes(r);
+  if (r.explain) o += render_explain(r);
+  return o;
+}
+
+std::string render_markdown(const Report& r) {
+  std::string o;
+  const auto& e = r.estimate;
+  o += fmt::format("## {}\n\n", model_line(r));
+  if (!r.model.assumption.empty()) o += fmt::format("*Assumed:* {}\n\n", r.model.assumption);
+  o += fmt::format("*Settings:* {}\n\n", settings_line(r));
+  const auto lines = bom_lines(r);
+  if (!lines.empty()) {
+    o += "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
+    for (const auto& l : lines)
+      o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
+    o += "\n";
+  }
+  o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
+  for (const auto& row : memory_rows(r))
+    o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
+  o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
+  o += "| GPU class | GPUs needed |\n|---|---:|\n";
+  for (const auto& c : r.classes)
+    o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
+                     c.count ? std::to_string(c.count) : "does not fit");
+  if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
+  if (r.speed)
+    o += fmt::format(
+        "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "
+        "prefill {:.0f} tok/s, "
+        "first token {:.2f} s\n",
+        r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high,
+        r.speed->aggregate_tokens_per_s, r.speed->prefill_tokens_per_s,
+        r.speed->time_to_first_token_s);
+  if (r.power)
+    o += fmt::format(
+        "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
+        r.power->peak_w, r.power->wall_w, circuit_words(*r.power), r.power->heat_btu_per_h,
+        r.power->energy_kwh_per_year);
+  if (r.cost && r.cost->priced)
+    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
+                     usd(r.cost->capex_usd), usd(r.cost->energy_usd_per_year), r.cost->usd_per_mtok,
+                     r.cost->breakeven_months > 0
+                         ? fmt::format(", break-even {:.1f} months", r.cost->breakeven_months)
+                         : "");
+  if (!r.checklist.empty()) {
+    o += "\n### Checklist\n\n";
+    for (const auto& c : r.checklist) o += "- [ ] " + c + "\n";
+  }
+  if (!r.warnings.empty()) {
+    o += "\n### Warnings\n\n";
+    for (const auto& w : r.warnings) o += "- " + w + "\n";
+  }
+  if (r.explain) {
+    o += "\n### How each figure is computed\n\n";
+    for (const auto& d : e.derivations)
+      o += fmt::format("- **{}** = {} = {}\n", d.quantity, d.formula, d.result);
+  }
+  return o;
+}
+
+namespace {
+
+void flatten(const ojson& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    return;
+  }
+  std::string val;
+  if (j.is_null())
+    val = "";
+  else if (j.is_string())
+    val = csv_text_cell(j.get<std::string>());  // no cell a spreadsheet runs as a formula
+  else if (j.is_array()) {
+    for (const auto& x : j) {
+      if (!val.empty()) val += "; ";
+      val += x.is_string() ? x.get<std::string>() : x.dump();
+    }
+    val = csv_text_cell(val);
+  } else
+    val = j.dump();
+  out.emplace_back(prefix, val);
+}
+
+std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::string>>>& rows) {
+  std::string o;
+  for (size_t i = 0; i < rows.front().size(); ++i)
+    o += (i ? "," : "") + csv_cell(rows.front()[i].first);
+  o += "\n";
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) o += (i ? "," : "") + csv_cell(row[i].second);
+    o += "\n";
+  }
+  return o;
+}
+
+}  // namespace
+
+Row report_row(const Report& r) {
+  Row row;
+  row.model = &r.model;
+  row.quant = r.quant;
+  row.quant_requested = r.quant_requested;
+  set_plan(row, r);
+  row.checklist = &r.checklist;
+  row.warnings = &r.warnings;
+  row.explain = r.explain;
+  return row;
+}
+
+std::string render_json(const Report& r) {
+  return report_json(report_row(r)).dump(2) + "\n";
+}
+
+std::string render_csv(const Report& r) {
+  // The row's columns that are present (a plan without a host has no load_time_s_* keys).
+  ojson j = report_json(report_row(r));
+  std::vector<std::pair<std::string, std::string>> cells;
+  for (const auto& f : report_fields()) {
+    if (!f.get) continue;
+    const std::string path = f.path;
+    const auto dot = path.find('.');
+    const ojson* v = nullptr;
+    if (dot == std::string::npos) {
+      if (j.contains(path)) v = &j.at(path);
+    } else if (j.contains(path.substr(0, dot)) &&
+               j.at(path.substr(0, dot)).contains(path.substr(dot + 1))) {
+      v = &j.at(path.substr(0, dot)).at(path.substr(dot + 1));
+    }
+    if (v) flatten(*v, path, cells);
+  }
+  return to_csv({cells});
+}
+
+// --- catalog listings -------------------------------------------------------------------------
+
+std::string render_models(const Catalog& c, const std::string& format) {
+  ojson arr = ojson::array();
+  for (const auto& cm : c.models()) {
+    const auto& m = cm.spec;
+    const auto w = compute_weights(m, *find_quant_preset("f16"));
+    arr.push_back({{"id", m.id},
+                   {"name", m.name},
+                   {"arch", arch_name(m.arch)},
+                   {"params", w.params},
+                   {"active_params", w.active_params},
+                   {"params_official", m.params_official ? ojson(m.params_official) : ojson()},
+                   {"n_layer", m.n_layer},
+                   {"n_embd", m.n_embd},
+                   {"n_head", m.n_head},
+                   {"n_head_kv", m.n_head_kv},
+                   {"n_ctx_train", m.n_ctx_train},
+                   {"aliases", cm.aliases},
+                   {"shorthand", cm.shorthand},
+                   {"hf_repo", cm.hf_repo},
+                   {"source", cm.source},
+                   {"origin", cm.origin}});
+  }
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";
+  if (format == "csv") {
+    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+    for (const auto& x : arr) {
+      std::vector<std::pair<std::string, std::string>> cells;
+      flatten(x, "", cells);
+      rows.push_back(cells);
+    }
+    return to_csv(rows);
+  }
+  std::string o = fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", "id", "arch",
+                              "params", "active", "layers", "ctx", "shorthand");
+  for (const auto& x : arr)
+    o += fmt::format(
+        "{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", x["id"].get<std::string>(),
+        x["arch"].get<std::string>(), billions(x["params"].get<uint64_t>()),
+        billions(x["active_params"].get<uint64_t>()), x["n_layer"].get<uint32_t>(),
+        x["n_ctx_train"].get<uint32_t>(),
+        fmt::format("{}", fmt::join(x["shorthand"].get<std::vector<std::string>>(), ",")));
+  return o;
+}
+
+std::string render_gpus(const Catalog& c, const std::string& format) {
+  ojson arr = ojson::array();
+  for (const auto& cg : c.gpus()) {
+    const auto& g = cg.spec;
+    arr.push_back({{"id", g.id},
+                   {"name", g.name},
+                   {"vendor", g.vendor},
+                   {"class", g.gpu_class},
+                   {"memory_bytes", g.memory_bytes},
+                   {"usable_bytes", g.usable_bytes()},
+                   {"bandwidth_gb_per_s", g.bandwidth_gb_per_s},
+                   {"board_power_w", g.board_power_w},
+                   {"fp16_tflops_dense", g.fp16_tflops_dense},
+                   {"interconnect", g.interconnect},
+                   {"interconnect_gb_per_s", g.interconnect_gb_per_s},
+                   {"pcie_gen", g.pcie_gen},
+                   {"slot_width", g.slot_width},
+                   {"backends", g.backends},
+                   {"price_usd", g.price_usd > 0 ? ojson(g.price_usd) : ojson()},
+                   {"price_date", g.price_date},
+                   {"aliases", cg.aliases},
+                   {"source", cg.source},
+                   {"origin", cg.origin}});
+  }
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"gpus", arr}}).dump(2) + "\n";
+  if (format == "csv") {
+    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+    for (const auto& x : arr) {
+      std::vector<std::pair<std::string, std::string>> cells;
+      flatten(x, "", cells);
+      rows.push_back(cells);
+    }
+    return to_csv(rows);
+  }
+  std::string o = fmt::format("{:<20} {:<40} {:>8} {:>9} {:>7} {:>8}  {}\n", "id", "name", "GiB",
+                              "GB/s", "W", "FP16 TF", "link");
+  for (const auto& cg : c.gpus()) {
+    const auto& g = cg.spec;
+    o += fmt::format("{:<20} {:<40} {:>8.1f} {:>9.0f} {:>7.0f} {:>8}  {}\n", g.id, g.name,
+                     gib_of(g.memory_bytes), g.bandwidth_gb_per_s, g.board_power_w,
+                     g.fp16_tflops_dense > 0 ? fmt::format("{:.1f}", g.fp16_tflops_dense) : "-",
+                     g.interconnect);
+  }
+  return o;
+}
+
+std::string render_quants(const std::string& format) {
+  ojson arr = ojson::array();
+  // Bits per weight of each preset on a reference model (Llama-3.1-8B shapes), derived per tensor.
+  ModelSpec ref;
+  ref.arch = Arch::llama;
+  ref.n_layer = 32;
+  ref.n_embd = 4096;
+  ref.n_ff = 14336;
+  ref.n_head = 32;
+  ref.n_head_kv = 8;
+  ref.n_embd_head_k = ref.n_embd_head_v = 128;
+  ref.n_vocab = 128256;
+  for (const auto& p : all_quant_presets()) {
+    const auto w = compute_weights(ref, p);
+    std::vector<std::string> aliases;
+    for (const auto& a : quant_aliases())
+      if (std::string(a.id) == p.id) aliases.push_back(a.alias);
+    arr.push_back({{"id", p.id},
+                   {"format", p.gguf ? "gguf" : "checkpoint"},
+                   {"base_type", traits(p.default_type).name},
+                   {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
+                   {"bits_per_weight_llama_3_1_8b", std::round(w.bits_per_weight() * 1000) / 1000},
+                   {"aliases", aliases},
+                   {"description", p.description},
+                   {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
+                                     : traits(p.default_type).layout}});
+  }
+  ojson types = ojson::array();
+  for (const auto& t : all_tensor_types())
+    types.push_back(
+        {{"name", t.name},
+         {"ggml_id",
+          static_cast<uint32_t>(t.type) < 1000 ? ojson(static_cast<uint32_t>(t.type)) : ojson()},
+         {"block_size", t.block_size},
+         {"bytes_per_block", t.type_size},
+         {"bits_per_weight", t.bits_per_weight()},
+         {"layout", t.layout}});
+  if (format == "json")
+    return ojson({{"schema_version", kSchemaVersion}, {"presets", arr}, {"tensor_types", types}})
+               .dump(2) +
+           "\n";
+  if (format == "csv") {
+    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+    for (const auto& x : arr) {
+      std::vector<std::pair<std::string, std::string>> cells;
+      flatten(x, "", cells);
+      rows.push_back(cells);
+    }
+    return to_csv(rows);
+  }
+  std::string o = fmt::format("{:<11} {:<10} {:>9} {:>9}  {:<16} {}\n", "preset", "base",
+                              "base bpw", "8B bpw", "aliases", "mix");
+  for (const auto& x : arr)
+    o +=
+        fmt::format("{:<11} {:<10} {:>9.4f} {:>9.3f}  {:<16} {}\n", x["id"].get<std::string>(),
+                    x["base_type"].get<std::string>(), x["base_type_bits_per_weight"].get<double>(),
+                    x["bits_per_weight_llama_3_1_8b"].get<double>(),
+                    fmt::format("{}", fmt::join(x["aliases"].get<std::vector<std::string>>(), ",")),
+                    x["description"].get<std::string>());
+  o += "\n8B bpw: bits per weight of the whole file for Llama-3.1-8B shapes, derived tensor by "
+       "tensor.\n";
+  return o;
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,33 @@
+// What every renderer reads: a plan with what it was made from and its words.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsize/capacity.hpp"
+#include "llmsize/cost.hpp"
+#include "llmsize/estimate.hpp"
+#include "llmsize/finetune.hpp"
+#include "llmsize/gpu_plan.hpp"
+#include "llmsize/host.hpp"
+#include "llmsize/io/catalog.hpp"
+#include "llmsize/io/resolve.hpp"
+#include "llmsize/plan.hpp"
+#include "llmsize/power.hpp"
+#include "llmsize/speed.hpp"
+
+namespace llmsize::cli {
+
+// A plan with what it was made from, for the renderers.
+struct Report : Plan {
+  ResolvedModel model;
+  const QuantPreset* quant = nullptr;  // the preset used
+  std::string quant_requested;         // as typed
+  std::string quant_ignored;           // --quant text a weights file's own type replaced
+  std::vector<std::string> checklist;  // worded (words.hpp)
+  std::vector<std::string> warnings;
+  bool explain = false;
+};
+
+}  // namespace llmsize::cli

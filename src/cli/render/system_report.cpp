@@ -1,0 +1,425 @@
+#include "cli/render/system_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli/render/plot.hpp"
+#include "cli/render/row_writer.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+std::string usd(double v) {
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
+}
+
+std::string watts(double w) {
+  return group_digits(static_cast<uint64_t>(std::llround(w))) + " W";
+}
+
+const SystemPlan* machine(const Plan& p) {
+  return p.system && p.system->platform ? &*p.system : nullptr;
+}
+
+const char* reason_words(PlatformReason r) {
+  switch (r) {
+    case PlatformReason::mount_mismatch:
+      return "the GPU mounts differently";
+    case PlatformReason::gpu_not_offered:
+      return "not sold with this GPU";
+    case PlatformReason::count_not_offered:
+      return "not sold with this GPU count";
+    case PlatformReason::too_wide:
+      return "the card is too wide for its slots";
+    case PlatformReason::slot_widths:
+      return "the cards do not fit along the board";
+    case PlatformReason::pcie_lanes:
+      return "fewer than x8 lanes per GPU";
+    case PlatformReason::gpu_power:
+      return "a slot cannot power the card";
+    case PlatformReason::passive_cooling:
+      return "passive card without server airflow";
+    case PlatformReason::psu_capacity:
+      return "PSUs too small without their spares";
+    case PlatformReason::psu_unrated:
+      return "its PSU rating is not published: capacity not checked";
+    case PlatformReason::reduced_lanes:
+      return "GPUs run below x16";
+    case PlatformReason::slot_width_unknown:
+      return "card width unpublished: 2 slots assumed";
+    case PlatformReason::rounded_up:
+      return "rounded up to a GPU count that is sold";
+    case PlatformReason::multi_node:
+      return "more GPUs than one machine holds";
+    case PlatformReason::separate_units:
+      return "separate units, each its own machine, linked over the network (not one chassis)";
+    case PlatformReason::units_not_linked:
+      return "more units than the maker supports linking together (DGX Spark: two): buyable, "
+             "but an unsupported setup that needs a switch";
+    case PlatformReason::override_name:
+      return "chosen with --platform";
+    case PlatformReason::smallest_class:
+      return "the smallest class that takes the GPUs";
+    case PlatformReason::cheapest:
+      return "the cheapest of those that fit";
+    default:
+      return to_string(r);
+  }
+}
+
+std::string reasons_text(const std::vector<PlatformReason>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : "; ") + std::string(reason_words(x));
+  return s;
+}
+
+std::string spec_text(const BomLine& l) {
+  std::string s;
+  for (const auto& [k, v] : l.spec) s += (s.empty() ? "" : ", ") + k + " " + v;
+  return s;
+}
+
+std::string html_escape(const std::string& s) {
+  return xml_escape(s);
+}
+
+std::string circuit_text(const CircuitOption& c) {
+  return fmt::format("{} × {:.0f} V{} {:.0f} A ({} continuous each){}", c.circuits, c.volts,
+                     c.phases == 3 ? " 3-phase" : "", c.breaker_a, watts(c.continuous_w),
+                     c.outlet ? ", an ordinary outlet" : "");
+}
+
+std::string nic_text(const SystemPlan& s) {
+  const PlatformModel& p = *s.platform;
+  std::string t;
+  for (const auto& n : s.host.nics)
+    t += fmt::format("{}{} × {} Gb/s ({})", t.empty() ? "" : ", ", n.count, n.gbit_per_s,
+                     to_string(n.reason));
+  if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
+    t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
+                    p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);
+  return t.empty() ? "onboard Ethernet only (one machine, no fabric)" : t;
+}
+
+const char* step_words(StartStep s) {
+  switch (s) {
+    case StartStep::read_weights:
+      return "read weights";
+    case StartStep::copy_to_gpu:
+      return "copy to GPUs";
+    case StartStep::runtime_init:
+      return "runtime init";
+    case StartStep::memory_profile:
+      return "memory profile";
+    case StartStep::graph_capture:
+      return "graph capture";
+    case StartStep::compile:
+      return "compile";
+  }
+  return "";
+}
+
+// Power as a horizontal bar chart: each DC part of the maximum, the maximum at the wall, the
+// published figure and the typical draw.
+std::string power_svg(const SystemPlan& s) {
+  struct Bar {
+    std::string name;
+    double w;
+    const char* color;
+  };
+  const auto& pp = s.max_power.parts;
+  const std::vector<Bar> bars = {{"GPUs at TDP", pp.gpus_w, "#4e79a7"},
+                                 {"baseboard", pp.baseboard_w, "#f28e2b"},
+                                 {"CPUs", pp.cpus_w, "#e15759"},
+                                 {"memory", pp.memory_w, "#76b7b2"},
+                                 {"drives", pp.drives_w, "#59a14f"},
+                                 {"NICs", pp.nics_w, "#edc948"},
+                                 {"fans", pp.fans_w, "#b07aa1"},
+                                 {"board", pp.board_w, "#ff9da7"},
+                                 {"max at the wall", s.max_power.wall_w, "#333333"},
+                                 {"published max", s.max_power.published_w, "#999999"},
+                                 {"typical draw", s.typical.typical_wall_w, "#2ca02c"}};
+  const int W = 760, row = 24, x0 = 150, x1 = W - 110;
+  const int H = 50 + row * static_cast<int>(bars.size());
+  double top = 1;
+  for (const auto& b : bars) top = std::max(top, b.w);
+  std::string o = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "{1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+      "<title>power per machine</title>\n"
+      "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
+      "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">Power per machine, W "
+      "(parts: DC at the maximum)</text>\n",
+      W, H);
+  int y = 40;
+  for (const auto& b : bars) {
+    if (b.w <= 0) continue;
+    const double len = (x1 - x0) * b.w / top;
+    o += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{}\" "
+        "width=\"{:.1f}\" height=\"16\" fill=\"{}\"/><text x=\"{:.1f}\" y=\"{}\">{:.0f}</text>\n",
+        x0 - 8, y + 12, xml_escape(b.name), x0, y, std::max(1.0, len), b.color, x0 + len + 6,
+        y + 12, b.w);
+    y += row;
+  }
+  return o + "</svg>\n";
+}
+
+}  // namespace
+
+std::string fit_words(const Plan& p) {
+  if (!p.fit) return "";
+  const FitVerdict& v = *p.fit;
+  const double h = v.headroom_fraction * 100, rule = v.requested_headroom * 100;
+  switch (v.fit) {
+    case Fit::fits:
+      return fmt::format("fits with {:.1f}% headroom (the {:.0f}% rule holds)", h, rule);
+    case Fit::tight:
+      return fmt::format(
+          "fits tight with {:.1f}% headroom, below the {:.0f}% rule (above the {:.1f}% the "
+          "engine needs: {})",
+          h, rule, v.engine_margin * 100, v.margin_source);
+    case Fit::no:
+      return fmt::format("does not fit: {:.1f}% short of what each GPU must hold (rule {:.0f}%)",
+                         -h, rule);
+  }
+  return "";
+}
+
+std::string render_system_table(const Report& r) {
+  std::string o;
+  if (r.fit)
+    o += fmt::format("\nFit       {} — {:.2f} GiB per GPU without headroom, {:.2f} GiB usable\n",
+                     fit_words(r), gib_of(r.fit->need_bytes), gib_of(r.fit->capacity_bytes));
+  if (!r.system) return o;
+  const SystemPlan& s = *r.system;
+  if (!s.platform) {
+    o += "\nMachine   no platform in the catalog takes these GPUs";
+    for (const auto& x : s.choice.rejected)
+      o += fmt::format("\n  {:<34} {}", x.platform_id, reasons_text(x.reasons));
+    return o + "\n";
+  }
+  const PlatformModel& p = *s.platform;
+  o += fmt::format("\nMachine   {} ({}, {}{}) × {}, {} GPU{} each\n", p.name,
+                   to_string(p.platform_class), p.form_factor,
+                   p.rack_units && p.form_factor.find('U') == std::string::npos
+                       ? fmt::format(", {}U", p.rack_units)
+                       : std::string(),
+                   s.choice.nodes, s.choice.gpus_per_node, s.choice.gpus_per_node == 1 ? "" : "s");
+  o += fmt::format("  why             {}\n", reasons_text(s.choice.reasons));
+  for (size_t i = 0; i < s.choice.rejected.size() && i < 4; ++i)
+    o += fmt::format("  not {:<30} {}\n", s.choice.rejected[i].platform_id,
+                     reasons_text(s.choice.rejected[i].reasons));
+  const HostSizing& h = s.host;
+  o += fmt::format("  CPU             {} socket{} × {}{}\n", h.cpu_sockets,
+                   h.cpu_sockets == 1 ? "" : "s", p.cpu_model.empty() ? "CPU" : p.cpu_model,
+                   h.cpu_cores ? fmt::format(", {} cores", h.cpu_cores) : std::string());
+  o += fmt::format(
+      "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
+      "the class ships {:.0f} GiB)\n",
+      h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
+      gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
+  o += fmt::format("  NICs            {}\n", nic_text(s));
+  o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
+                   h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
+                   static_cast<double>(h.storage.os_drive_bytes) / 1e12, h.storage.data_drives,
+                   static_cast<double>(h.storage.data_drive_bytes) / 1e12);
+
+  o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
+  size_t w0 = 9, w1 = 4;
+  for (const auto& l : s.bom) w0 = std::max(w0, l.part.size());
+  for (const auto& l : s.bom) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
+  o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", "component", "part", w0, "qty", "unit",
+                   "spec");
+  for (const auto& l : s.bom)
+    o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
+                     l.qty,
+                     l.included             ? "included"
+                     : l.unit_price_usd > 0 ? usd(l.unit_price_usd)
+                                            : "no price",
+                     spec_text(l));
+  o += fmt::format(
+      "  total {}{}\n", usd(s.bom_total_usd),
+      std::any_of(s.bom.begin(), s.bom.end(),
+                  [](const BomLine& l) { return !l.included && !(l.unit_price_usd > 0); })
+          ? " (a floor: some lines have no public price)"
+          : "");
+
+  o += "\nPower and cooling, as vendors rate it (maximum) and as it is drawn (typical)\n";
+  const auto& pp = s.max_power.parts;
+  o += fmt::format(
+      "  maximum         {} at the wall per machine{} (GPUs {:.0f}, baseboard {:.0f}, CPUs {:.0f}, "
+      "memory {:.0f}, drives {:.0f}, NICs {:.0f}, fans {:.0f}, board {:.0f} W DC)\n",
+      watts(s.max_power.wall_w),
+      s.max_power.published_w > 0
+          ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
+                        (s.max_power.wall_w / s.max_power.published_w - 1) * 100)
+          : std::string(),
+      pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
+      pp.board_w);
+  o += fmt::format(
+      "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
+      "decoding, {:.0f}% in prefill)\n",
+      watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
+      s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
+  if (s.choice.nodes > 1)
+    o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
+                     watts(s.typical_wall_w_total));
+  o += s.psus.count && s.psus.watts > 0
+           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
+                         watts(s.psus.watts),
+                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
+                                             : std::string("no redundancy"),
+                         watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
+           : "  PSUs            rating not published for this platform\n";
+  for (const auto& c : s.circuits)
+    if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
+  if (p.psu.redundancy.r > 0)
+    o += "  feeds           A and B: each feed sized for the whole load\n";
+  o += fmt::format("  heat            {} BTU/h at the maximum\n",
+                   usd(s.heat_btu_per_h_total).substr(1));
+  if (const PowerPlan* pw = r.machine_power ? &*r.machine_power : r.power ? &*r.power : nullptr)
+    o += fmt::format(
+        "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
+        "the time\n",
+        pw->energy_kwh_per_year, r.power_input.duty_cycle * 100);
+  if (s.racks.racks)
+    o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
+                     s.racks.racks, s.racks.racks == 1 ? "" : "s",
+                     s.racks.rack_units ? fmt::format("{}U", s.racks.rack_units)
+                                        : std::string("height not in the catalog"),
+                     s.racks.kw_per_rack, s.racks.pdus);
+
+  o += fmt::format("\nCold start from {} ({:.1f} s to serving; load {:.1f} s)\n",
+                   storage_spec(r.storage).name, s.cold_start.total_s, s.cold_start.load_s);
+  for (const auto& st : s.cold_start.steps)
+    o += fmt::format(
+        "  {:<15} {:>7.1f} s{}\n", step_words(st.step), st.seconds,
+        st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s) : std::string());
+  return o;
+}
+
+std::string render_bom_csv(const Report& r) {
+  std::string o = "component,part,spec,qty,unit_price_usd,price_source,included_in,why\n";
+  const SystemPlan* s = machine(r);
+  if (!s) return o;
+  for (const auto& l : s->bom)
+    o += fmt::format("{},{},{},{},{},{},{},{}\n", to_string(l.component), csv_cell(l.part),
+                     csv_cell(spec_text(l)), l.qty,
+                     !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
+                                                         : std::string(),
+                     csv_cell(l.price_source), l.included ? "platform" : "", to_string(l.reason));
+  return o;
+}
+
+std::string render_html(const Report& r) {
+  const std::string model = r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id;
+  const std::string title =
+      fmt::format("llmsize procurement report: {} {}{}", model, r.quant->id,
+                  r.gpu ? fmt::format(" on {} × {}", r.gpu->count, r.gpu->gpu.id) : std::string());
+  std::string o =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+      html_escape(title) +
+      "</title>\n<style>\nbody{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px;"
+      "color:#222;background:#fff}\nh1{font-size:22px}h2{font-size:17px;border-bottom:2px solid "
+      "#4e79a7;padding-bottom:3px;margin-top:28px}\ntable{border-collapse:collapse;font-size:13px}"
+      "\ntd,th{border:1px solid #bbb;padding:4px 8px;text-align:left;vertical-align:top}\nth{"
+      "background:#e8eef6}\n.fits{color:#1a7f1a}.tight{color:#b36b00}.no{color:#c00}\n.src{font-"
+      "size:11px;color:#555;word-break:break-word}\n</style>\n</head>\n<body>\n";
+  o += "<h1>" + html_escape(title) + "</h1>\n";
+  if (r.fit)
+    o += fmt::format("<p class=\"{}\"><b>Fit:</b> {}</p>\n", to_string(r.fit->fit),
+                     html_escape(fit_words(r)));
+  const SystemPlan* s = machine(r);
+  if (s) {
+    const PlatformModel& p = *s->platform;
+    o += fmt::format(
+        "<h2>Machine</h2>\n<p><b>{}</b> ({}, {}) × {}, {} GPUs each. Why: {}.</p>\n"
+        "<p>{} socket(s) {}, {} cores · RAM {} × {} GiB · NICs: {}</p>\n",
+        html_escape(p.name), to_string(p.platform_class), html_escape(p.form_factor),
+        s->choice.nodes, s->choice.gpus_per_node, html_escape(reasons_text(s->choice.reasons)),
+        s->host.cpu_sockets, html_escape(p.cpu_model), s->host.cpu_cores, s->host.ram.dimms,
+        s->host.ram.dimm_gib, html_escape(nic_text(*s)));
+    o += "<h2>Bill of materials</h2>\n<table>\n<tr><th>component</th><th>part</th><th>spec</th>"
+         "<th>qty</th><th>unit price</th><th>price source</th><th>why</th></tr>\n";
+    for (const auto& l : s->bom)
+      o += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"src\">{}</td>"
+          "<td>{}</td></tr>\n",
+          to_string(l.component), html_escape(l.part), html_escape(spec_text(l)), l.qty,
+          l.included             ? "included"
+          : l.unit_price_usd > 0 ? usd(l.unit_price_usd)
+                                 : "no price",
+          html_escape(l.price_source), to_string(l.reason));
+    o += fmt::format(
+        "<tr><th colspan=\"4\">total (priced lines)</th><th>{}</th><th "
+        "colspan=\"2\"></th></tr>\n</table>\n",
+        usd(s->bom_total_usd));
+  }
+  o += "<h2>Memory</h2>\n";
+  std::string svg = memory_svg(r);
+  if (svg.rfind("<?xml", 0) == 0) svg = svg.substr(svg.find('\n') + 1);
+  o += svg;
+  if (s) {
+    o += "<h2>Power</h2>\n" + power_svg(*s);
+    o += fmt::format(
+        "<p>Maximum {} per machine, typical {}; PSUs {} × {} ({}); heat {:.0f} BTU/h.</p>\n",
+        watts(s->max_power.wall_w), watts(s->typical.typical_wall_w), s->psus.count,
+        watts(s->psus.watts), html_escape(r.psu_redundancy), s->heat_btu_per_h_total);
+    o += "<table>\n<tr><th>circuit</th></tr>\n";
+    for (const auto& c : s->circuits)
+      if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";
+    o += "</table>\n";
+    o += fmt::format(
+        "<h2>Cold start from {}</h2>\n<table>\n<tr><th>step</th><th>seconds</th>"
+        "<th>rate</th><th>source</th></tr>\n",
+        storage_spec(r.storage).name);
+    for (const auto& st : s->cold_start.steps)
+      o += fmt::format(
+          "<tr><td>{}</td><td>{:.1f}</td><td>{}</td><td class=\"src\">{}</td></tr>\n",
+          step_words(st.step), st.seconds,
+          st.rate_gb_per_s > 0 ? fmt::format("{:.2f} GB/s", st.rate_gb_per_s) : std::string(),
+          html_escape(st.source));
+    o += fmt::format("<tr><th>total</th><th>{:.1f}</th><th colspan=\"2\"></th></tr>\n</table>\n",
+                     s->cold_start.total_s);
+  }
+  o += "<h2>Checklist</h2>\n<ul>\n";
+  for (const auto& c : r.checklist) o += "<li>&#9744; " + html_escape(c) + "</li>\n";
+  o += "</ul>\n";
+  if (!r.warnings.empty()) {
+    o += "<h2>Warnings</h2>\n<ul>\n";
+    for (const auto& w : r.warnings) o += "<li>" + html_escape(w) + "</li>\n";
+    o += "</ul>\n";
+  }
+  o += "<h2>Sources of the catalog facts</h2>\n<ul class=\"src\">\n";
+  if (r.gpu)
+    o += fmt::format(
+        "<li><b>GPU {}</b>: the GPU catalog (data/gpus.json, each row with its "
+        "source){}</li>\n",
+        html_escape(r.gpu->gpu.id),
+        r.gpu->gpu.price_usd > 0
+            ? html_escape(fmt::format("; price {} ({} {})", usd(r.gpu->gpu.price_usd),
+                                      r.gpu->gpu.price_kind, r.gpu->gpu.price_date))
+            : std::string());
+  if (s) {
+    o += fmt::format("<li><b>platform {}</b>: {}</li>\n", html_escape(s->platform->id),
+                     html_escape(s->platform->source));
+    if (!s->platform->price_source.empty())
+      o += fmt::format("<li><b>platform price</b>: {}</li>\n",
+                       html_escape(s->platform->price_source));
+    for (const auto& l : s->bom)
+      if (!l.price_source.empty())
+        o += fmt::format("<li><b>{} price</b>: {}</li>\n", html_escape(l.part),
+                         html_escape(l.price_source));
+    o += fmt::format("<li><b>storage {}</b>: {}</li>\n", storage_spec(r.storage).name,
+                     html_escape(storage_spec(r.storage).source));
+  }
+  o += "</ul>\n<p class=\"src\">Generated by llmsize; formulas in docs/formulas.md.</p>\n"
+       "</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace llmsize::cli

@@ -1,0 +1,293 @@
+#include "cli/render/words.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "llmsize/sanitize.hpp"
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+
+std::string estimate_warning_words(const EstimateWarning& w) {
+  switch (w.kind) {
+    case EstimateWarningKind::beyond_naive_rule:
+      return fmt::format(
+          "the rule of thumb 1.2 x weights ({:.2f} GiB) would be {:.2f} GiB short of this "
+          "estimate ({:.2f} GiB)",
+          gib_of(w.n[0]), gib_of(w.n[2]), gib_of(w.n[1]));
+    case EstimateWarningKind::deepseek4_kv_approximate:
+      return "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
+             "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
+             "not modelled exactly";
+    case EstimateWarningKind::beyond_trained_context:
+      return fmt::format("context {} exceeds the model's trained context {}", w.n[0], w.n[1]);
+    case EstimateWarningKind::mtp_not_in_gguf:
+      return fmt::format(
+          "the GGUF leaves out the checkpoint's {} MTP layer(s) ({} parameters), as llama.cpp's "
+          "convert_hf_to_gguf.py does for this model",
+          w.n[0], group_digits(w.n[1]));
+  }
+  return "";
+}
+
+namespace {
+std::string circuit_words_one_feed(const PowerPlan& p) {
+  const CircuitPlan& c = p.circuit;
+  switch (c.kind) {
+    case CircuitKind::outlet:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V fits one ordinary {:.0f} A outlet ({:.1f} A continuous)", p.amps,
+          p.mains_v, c.rating_a, c.continuous_a);
+    case CircuitKind::circuit:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: needs a {:.0f} A circuit ({:.1f} A continuous), not a {:.0f} A "
+          "outlet",
+          p.amps, p.mains_v, c.rating_a, c.continuous_a, c.outlet_a);
+    case CircuitKind::dedicated_circuit:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: needs a dedicated {:.0f} A circuit ({:.0f} A continuous)", p.amps,
+          p.mains_v, c.rating_a, c.continuous_a);
+    case CircuitKind::dedicated_circuits:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: dedicated {:.0f} A{} circuits ({:.0f} A continuous each): {} of "
+          "them",
+          p.amps, p.mains_v, c.rating_a, c.north_america ? " 208/240 V" : "", c.continuous_a,
+          c.count);
+  }
+  return "";
+}
+}  // namespace
+
+std::string circuit_words(const PowerPlan& p) {
+  // A redundant machine (A and B feeds) needs the circuits on each feed.
+  return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
+}
+
+std::string note_words(const Note& n, const Plan& p) {
+  const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
+  const std::string name = g ? g->name : "";
+  switch (n.kind) {
+    case NoteKind::no_catalog_gpu:
+      return fmt::format("no catalog GPU holds this model in up to {} cards", kMaxRecommendedGpus);
+    case NoteKind::capacity_unreachable:
+      return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
+    case NoteKind::unified_memory:
+      return fmt::format(
+          "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
+          name, g->memory_fraction * 100, static_cast<double>(g->memory_bytes) / kGiB);
+    case NoteKind::gpu_cannot_hold:
+      return name + " cannot hold this model at any count up to 1024";
+    case NoteKind::gpu_not_enough:
+      return fmt::format("{} × {} is not enough: {} are needed", n.n[0], name, n.n[1]);
+    case NoteKind::gpu_tight:
+      return fmt::format(
+          "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
+          n.n[0], name, p.fit ? p.fit->headroom_fraction * 100 : 0,
+          p.fit ? p.fit->requested_headroom * 100 : 0, n.n[1]);
+    case NoteKind::tensor_split_indivisible:
+      return fmt::format(
+          "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
+          "valid degrees start at {}",
+          n.n[0], n.n[1], n.n[2], n.n[3]);
+    case NoteKind::no_price:
+      return name + " has no public price in the catalog: give one with --price " + g->id + "=USD";
+    case NoteKind::whole_computer:
+      return name +
+             " is a whole computer (unified memory): host, power and storage sections are left out";
+    case NoteKind::no_platform: {
+      std::string why;
+      if (p.system)
+        for (const auto& x : p.system->choice.rejected) {
+          why += why.empty() ? ": " : "; ";
+          why += x.platform_id;
+          for (size_t i = 0; i < x.reasons.size(); ++i)
+            why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
+          if (!x.reasons.empty()) why += ")";
+        }
+      return fmt::format("no platform in the catalog takes {} × {}{}", n.n[0], name, why);
+    }
+    case NoteKind::offload:
+      return fmt::format(
+          "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
+          "GB/s)",
+          n.n[0], n.n[1], static_cast<double>(n.n[2]) / kGiB, n.x);
+    case NoteKind::uncalibrated_speed:
+      return "speed for " + name + " is not calibrated against measurements: wide range";
+  }
+  return "";
+}
+
+std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p) {
+  std::vector<std::string> v;
+  const QuantPreset& q = *w.quant;
+  if (w.quant_requested != q.id)
+    v.push_back("quantization \"" + std::string(w.quant_requested) + "\" means " + q.id);
+  const Engine e = p.config.engine;
+  if (!q.gguf && (e == Engine::llama_cpp || e == Engine::ollama))
+    v.push_back(std::string(q.id) + " is a checkpoint format of vLLM/transformers: every " +
+                "weight is counted on the GPU, and KV cache and buffers follow " +
+                engine_profile(e).name + "'s rules; --engine vllm or transformers applies theirs");
+  return v;
+}
+
+void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& out) {
+  out.clear();
+  if (!w.model->assumption.empty()) out.push_back("assumed: " + w.model->assumption);
+  if (!w.quant_ignored.empty())
+    out.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
+                  " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+  for (const Note& n : p.notes)
+    if (!after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
+  for (const auto& x : p.estimate.warnings) out.push_back(estimate_warning_words(x));
+  for (auto& x : quant_warnings(w, p)) out.push_back(std::move(x));
+  for (const Note& n : p.notes)
+    if (after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
+}
+
+std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {
+  std::vector<std::string> v;
+  plan_warnings(w, p, v);
+  return v;
+}
+
+void plan_checklist(const Plan& r, std::vector<std::string>& c) {
+  c.clear();
+  const SystemPlan* sy = r.system && r.system->platform ? &*r.system : nullptr;
+  if (sy) {
+    std::string circuits;
+    for (const auto& x : sy->circuits)
+      if (x.circuits)
+        circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
+                                x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
+                                x.outlet ? " (an ordinary outlet)" : "");
+    c.push_back(fmt::format("Circuit: {:.0f} W maximum at the wall{}: {}", sy->max_wall_w_total,
+                            sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",
+                            circuits.empty() ? "beyond the circuits modelled" : circuits));
+    c.push_back(fmt::format(
+        "Cooling: remove {:.0f} W = {:.0f} BTU/h at the maximum (typical {:.0f} W){}",
+        sy->max_wall_w_total, sy->heat_btu_per_h_total, sy->typical_wall_w_total,
+        sy->max_wall_w_total > 1500
+            ? " (more than an office's air conditioning: plan a server room or rack cooling)"
+            : ""));
+  } else if (r.power) {
+    c.push_back(fmt::format("Circuit: {}", circuit_words(*r.power)));
+    c.push_back(fmt::format(
+        "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
+        r.power->heat_btu_per_h,
+        r.power->wall_w > 1500
+            ? " (more than an office's air conditioning: plan a server room or rack cooling)"
+            : ""));
+  }
+  if (!r.gpu) return;
+  const auto& p = *r.gpu;
+  c.push_back(fmt::format("Links: {} — {}", gpu_link_words(p), link_reason_words(p.link_reason)));
+  // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
+  const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
+  const uint32_t in_node = sy ? sy->choice.gpus_per_node : p.count;
+  const uint32_t room = per_node > in_node ? per_node - in_node : 0;
+  c.push_back(room ? fmt::format("Growth: the {} holds {} more {} (up to {} per machine)",
+                                 sy ? sy->platform->name : std::string("chassis class"), room,
+                                 p.gpu.id, per_node)
+                   : "Growth: the machine is full; more capacity means another machine");
+  std::string backends;
+  for (const auto& b : p.gpu.backends) backends += (backends.empty() ? "" : ", ") + b;
+  const bool cuda =
+      std::find(p.gpu.backends.begin(), p.gpu.backends.end(), "cuda") != p.gpu.backends.end();
+  c.push_back(fmt::format("Software: {} supports {}{}", p.gpu.name,
+                          backends.empty() ? "(unknown)" : backends,
+                          cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
+                               : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
+  c.push_back(
+      p.gpu.gpu_class == "consumer"
+          ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers "
+            "need open-air spacing, and the GeForce driver licence restricts datacenter deployment"
+          : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a "
+            "spare and firmware updates");
+}
+
+std::vector<std::string> plan_checklist(const Plan& p) {
+  std::vector<std::string> v;
+  plan_checklist(p, v);
+  return v;
+}
+
+std::string split_words(const Plan& p) {
+  if (!p.gpu) return "";
+  if (p.capacity_split)
+    return p.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}",
+                                                  p.capacity->replicas, p.capacity->tp_degree)
+                                    : fmt::format("tensor parallel {}", p.capacity->tp_degree);
+  return gpu_split_words(p.gpu->split);
+}
+
+std::string gpu_split_words(GpuSplit s) {
+  switch (s) {
+    case GpuSplit::single:
+      return "single GPU";
+    case GpuSplit::layer:
+      return "layer split";
+    case GpuSplit::tensor_parallel:
+      return "tensor parallel";
+    case GpuSplit::tensor_then_pipeline:
+      return "tensor parallel in each node, pipeline across nodes";
+    case GpuSplit::pipeline_across_nodes:
+      return "layer (pipeline) split across nodes";
+  }
+  return "";
+}
+
+std::string gpu_link_words(const GpuPlan& p) {
+  switch (p.link) {
+    case GpuLink::none:
+      return "none needed";
+    case GpuLink::network:
+      return fmt::format(
+          "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU for tensor parallelism "
+          "across nodes; 100-200 GbE is enough for a pipeline split",
+          p.nodes, max_gpus_per_node(p.gpu));
+    case GpuLink::gpu:
+      return fmt::format("{}, {:.0f} GB/s per GPU", p.gpu.interconnect, p.link_gb_per_s);
+    case GpuLink::pcie:
+      return fmt::format("PCIe {}.0 x{} ({:.0f} GB/s per direction per GPU)", p.pcie_gen,
+                         p.pcie_lanes, p.link_gb_per_s);
+  }
+  return "";
+}
+
+std::string capacity_limit_words(const CapacityPlan& c) {
+  switch (c.limited_by) {
+    case CapacityLimit::memory:
+      return "memory";
+    case CapacityLimit::speed:
+      return "speed";
+    case CapacityLimit::no_tp_degree:
+      return fmt::format("no tensor-parallel degree up to {} holds the model and KV cache",
+                         c.max_tp_degree);
+    case CapacityLimit::too_slow:
+      return "no split reaches the target per user: one sequence is already slower (bandwidth "
+             "bound)";
+  }
+  return "";
+}
+
+std::string link_reason_words(LinkReason r) {
+  switch (r) {
+    case LinkReason::one_gpu:
+      return "one GPU";
+    case LinkReason::beyond_chassis:
+      return "more GPUs than one chassis holds";
+    case LinkReason::nvlink_bridge_pairs:
+      return "NVLink bridges join pairs only: tensor parallelism beyond 2 falls back to PCIe";
+    case LinkReason::tensor_all_reduce:
+      return "tensor parallelism all-reduces every layer: use the GPU's own link";
+    case LinkReason::no_gpu_link:
+      return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    case LinkReason::separate_units:
+      return "unified-memory computers are separate machines: the layers split across units "
+             "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
+  }
+  return "";
+}
+
+}  // namespace llmsize::cli
