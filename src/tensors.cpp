@@ -108,9 +108,19 @@ const char* const kRoleNames[] = {
     "layer_output_norm",
     "cls",
     "cls.output",
+    "altup_proj",
+    "altup_unembd_proj",
+    "altup_correct_coef",
+    "altup_correct_scale",
+    "altup_predict_coef",
+    "altup_router",
+    "altup_router_norm",
+    "laurel_l",
+    "laurel_r",
+    "laurel_post_norm",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::cls_output) + 1,
+                  static_cast<size_t>(TensorRole::laurel_post_norm) + 1,
               "one name per role");
 
 class Builder {
@@ -409,6 +419,7 @@ BlockStyle style_of(Arch a) {
       s.qk_norm_head = true;
       break;
     case Arch::gemma4:
+    case Arch::gemma3n:
       s.qk_norm_head = s.attn_post_norm = s.ffn_post_norm = true;
       break;
     case Arch::glm4moe:
@@ -630,6 +641,19 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
     b.t2(R::per_layer_proj, m.n_embd_per_layer, n_embd);
     b.t1(R::per_layer_post_norm, n_embd);
   }
+  if (m.n_altup > 0) {
+    // llama.cpp src/models/gemma3n.cpp load_arch_tensors: every layer, KV-sharing ones too (they
+    // keep their attn_k / attn_v / attn_k_norm), holds the AltUp and LAuReL tensors.
+    const uint64_t na = m.n_altup;
+    b.t2(R::altup_correct_coef, na, na);
+    b.t1(R::altup_correct_scale, n_embd);
+    b.t2(R::altup_predict_coef, na, na * na);
+    b.t2(R::altup_router, n_embd, na);
+    b.t1(R::altup_router_norm, n_embd);
+    b.t2(R::laurel_l, n_embd, m.laurel_rank);
+    b.t2(R::laurel_r, m.laurel_rank, n_embd);
+    b.t1(R::laurel_post_norm, n_embd);
+  }
 }
 
 }  // namespace
@@ -734,6 +758,11 @@ std::vector<TensorDesc> layered_tensors(const ModelSpec& m) {
   b.t1(m.arch == Arch::lfm2 || m.arch == Arch::lfm2moe ? R::token_embd_norm : R::output_norm,
        n_embd);
   if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+  if (m.n_altup > 1) {
+    // Gemma 3n: the projections into and out of the n_altup - 1 extra streams.
+    b.t3(R::altup_proj, n_embd, n_embd, m.n_altup - 1);
+    b.t3(R::altup_unembd_proj, n_embd, n_embd, m.n_altup - 1);
+  }
   if (m.arch == Arch::gemma4)
     for (const auto& k : lay.kinds)
       if (k.attn == AttnKind::full) {
