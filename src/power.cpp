@@ -22,6 +22,7 @@ PowerPlan plan_power(const PowerInput& in) {
   p.peak_w = p.gpu_w + p.cpu_w + p.ram_w + p.drives_w + p.board_fans_w;
 
   const double rating = p.peak_w / kPsuMaxLoad;
+  p.psu_rating_w = rating;
   if (in.platform == Platform::server) {
     // Redundant modules: N modules carry the load, one more for redundancy (N+1).
     double module = kServerPsuW[sizeof kServerPsuW / sizeof kServerPsuW[0] - 1];
@@ -73,6 +74,7 @@ PowerPlan plan_power(const PowerInput& in) {
     c.count = static_cast<uint32_t>(std::ceil(p.amps / c.continuous_a));
   }
   p.heat_btu_per_h = p.wall_w * kBtuPerHourPerWatt;
+  p.needs_room_cooling = p.wall_w > kOfficeCoolingW;
   p.energy_kwh_per_year = p.wall_w * in.duty_cycle * 8760 / 1000;
   return p;
 }
