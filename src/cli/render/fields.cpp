@@ -763,7 +763,16 @@ void set_plan(Row& row, const Plan& p) {
   row.split = split_words(p);
   row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
-  row.circuit = p.power ? circuit_words(*p.power) : std::string();
+  if (!p.power) {
+    row.circuit.clear();
+    row.circuit_amps = -1;
+  } else if (p.power->amps != row.circuit_amps || p.power->mains_v != row.circuit_mains_v ||
+             !(p.power->circuit == row.circuit_plan)) {
+    row.circuit = circuit_words(*p.power);
+    row.circuit_amps = p.power->amps;
+    row.circuit_mains_v = p.power->mains_v;
+    row.circuit_plan = p.power->circuit;
+  }
 }
 
 const std::vector<Field>& report_fields() {
