@@ -634,6 +634,17 @@ std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::str
   return o;
 }
 
+// A listing's entries as CSV: one row each, its fields flattened to dotted columns.
+std::string listing_csv(const ojson& entries) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+  for (const auto& x : entries) {
+    std::vector<std::pair<std::string, std::string>> cells;
+    flatten(x, "", cells);
+    rows.push_back(cells);
+  }
+  return to_csv(rows);
+}
+
 }  // namespace
 
 Row report_row(const Report& r) {
@@ -698,15 +709,7 @@ std::string render_models(const Catalog& c, const std::string& format) {
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", "id", "arch",
                               "params", "active", "layers", "ctx", "shorthand");
   for (const auto& x : arr)
@@ -745,15 +748,7 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"gpus", arr}}).dump(2) + "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<20} {:<40} {:>8} {:>9} {:>7} {:>8}  {}\n", "id", "name", "GiB",
                               "GB/s", "W", "FP16 TF", "link");
   for (const auto& cg : c.gpus()) {
@@ -807,15 +802,7 @@ std::string render_quants(const std::string& format) {
     return ojson({{"schema_version", kSchemaVersion}, {"presets", arr}, {"tensor_types", types}})
                .dump(2) +
            "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<11} {:<10} {:>9} {:>9}  {:<16} {}\n", "preset", "base",
                               "base bpw", "8B bpw", "aliases", "mix");
   for (const auto& x : arr)
