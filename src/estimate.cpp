@@ -103,8 +103,28 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
         d.push_back({q, pf, bytes_str(p.bytes)});
       }
     }
+    const bool encode_only = m.task != Task::generation;
+    if (m.is_encoder())
+      f = std::string(
+              "none: an encoder attends over its own ubatch and keeps no cache (llama.cpp "
+              "creates no memory for ") +
+          arch_name(m.arch) + ")";
+    else if (encode_only)
+      f = "the batch's own tokens only, nothing generated: " + f;
     d.push_back(
         {"KV cache", by_kind ? "sum of the layer kinds above" : f, bytes_str(e.kv_cache_bytes)});
+    if (encode_only) {
+      // The ubatch estimate() reserved the graph for (a document within one ubatch).
+      const uint64_t tokens = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
+      const uint64_t ubatch = std::min<uint64_t>(std::max(c.kv.n_ubatch, c.kv.n_ctx), tokens);
+      d.push_back({std::string(task_name(m.task)) + " batch",
+                   std::to_string(c.kv.n_seq) + " documents x " + std::to_string(c.kv.n_ctx) +
+                       " tokens, one pass; n_ubatch = min(max(n_ubatch " +
+                       std::to_string(c.kv.n_ubatch) + ", document length), tokens) = " +
+                       std::to_string(ubatch) + " (a document is pooled within one ubatch)" +
+                       (m.is_encoder() ? "; output width n_embd, no vocabulary logits" : ""),
+                   num(tokens) + " tokens"});
+    }
   }
 }
 
@@ -183,11 +203,23 @@ void derive_total(const Estimate& e, const ModelSpec&, const RunConfig& c, const
 }  // namespace
 
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host) {
-  const auto tensors = model_tensors(m);
-  const auto types = assign_tensor_types(m, tensors, q);
-  const ParamCount pc = count_params(m, tensors);
+  auto tensors = model_tensors(m);
   Weights w;
-  w.params = pc.total;
+  w.params = count_params(m, tensors).total;
+  // A GGUF converted from a checkpoint whose MTP layers convert_hf_to_gguf.py skips
+  // (ModelSpec::gguf_drops_nextn) holds only the main layers: the parameters stay the
+  // checkpoint's, the bytes are the file's.
+  // llama-quantize then sees a block count without them (its ffn counters use n_layer).
+  ModelSpec main_only;
+  const bool drop = q.gguf && m.gguf_drops_nextn && m.n_layer_nextn;
+  if (drop) {
+    main_only = m;
+    main_only.n_layer_nextn = 0;
+    tensors = model_tensors(main_only);
+    w.params_not_in_file = w.params - count_params(main_only, tensors).total;
+  }
+  const auto types = assign_tensor_types(drop ? main_only : m, tensors, q);
+  const ParamCount pc = count_params(m, tensors);
   w.active_params = pc.active;
   uint64_t embd_bytes = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -245,22 +277,40 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
-  e.kv = kv_cache(m, kvc);
+  // Embedding and rerank runs: n_seq documents of n_ctx tokens each, encoded in one pass and
+  // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
+  // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.
+  const bool encode_only = m.task != Task::generation;
+  if (!m.is_encoder()) e.kv = kv_cache(m, kvc);
   e.rs = recurrent_state(m, c.kv.n_seq);
   const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
+  // llama.cpp pools a sequence within one ubatch (non-causal attention needs the whole
+  // document: llama-context.cpp rejects n_ubatch < n_tokens), so an embedding ubatch holds at
+  // least one document.
+  const uint64_t ubatch = std::min<uint64_t>(
+      encode_only ? std::max(c.kv.n_ubatch, c.kv.n_ctx) : c.kv.n_ubatch, tokens_total);
+  // APPROXIMATION: an encoder's graph ends in the hidden states (n_embd per token, the pooled
+  // vectors or the rerank head after them), not in vocabulary logits: sized as a model whose
+  // output width is n_embd, its attention over the ubatch itself.
+  ModelSpec out_m;
+  if (m.is_encoder()) {
+    out_m = m;
+    out_m.n_vocab = m.n_embd;
+  }
+  const ModelSpec& cm = m.is_encoder() ? out_m : m;
   switch (c.engine) {
     case Engine::llama_cpp:
     case Engine::ollama:
-      e.compute = compute_buffer(
-          m, e.kv.cells_full,
-          static_cast<uint32_t>(std::min<uint64_t>(c.kv.n_ubatch, tokens_total)), c.flash_attn);
+      e.compute = compute_buffer(cm, m.is_encoder() ? ubatch : e.kv.cells_full,
+                                 static_cast<uint32_t>(ubatch), c.flash_attn);
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
-                        // sampled
-      e.compute = torch_activations(m, ep.max_num_batched_tokens, ep.max_num_seqs);
+                        // sampled (a pooling model samples nothing)
+      e.compute =
+          torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
       break;
     case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
-      e.compute = torch_activations(m, tokens_total, c.kv.n_seq);
+      e.compute = torch_activations(cm, tokens_total, encode_only ? 0 : c.kv.n_seq);
       break;
   }
   e.weights_bytes = e.weights.vram_bytes;
@@ -293,6 +343,9 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train)
     e.warnings.push_back(
         {EstimateWarningKind::beyond_trained_context, {c.kv.n_ctx, m.n_ctx_train}});
+  if (e.weights.params_not_in_file)
+    e.warnings.push_back(
+        {EstimateWarningKind::mtp_not_in_gguf, {m.n_layer_nextn, e.weights.params_not_in_file}});
   // Sweeps and searches call this millions of times: the text of --explain only when asked.
   if (!derivations) return e;
 

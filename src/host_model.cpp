@@ -26,6 +26,8 @@ const char* to_string(HostReason r) {
       return "storage_data";
     case HostReason::unified_memory:
       return "unified_memory";
+    case HostReason::unit_link:
+      return "unit_link";
   }
   return "?";
 }
@@ -139,6 +141,11 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
       h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
       h.reasons.push_back(HostReason::nic_storage_frontend);
     }
+  } else if (p.platform_class == PlatformClass::unified && multi) {
+    // Separate units: each links to the next over the port its maker provides (DGX Spark's
+    // ConnectX-7, a Mac's Thunderbolt 5); built in, nothing to buy for two units.
+    h.nics.push_back({1, p.unit_link_gbit_per_s, 1, HostReason::unit_link});
+    h.reasons.push_back(HostReason::unit_link);
   } else if (p.platform_class != PlatformClass::unified && (multi || n.networked)) {
     h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
     h.reasons.push_back(HostReason::nic_storage_frontend);

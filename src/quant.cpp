@@ -348,7 +348,8 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
                      : T::BF16;
   const bool linear = t.n_dims >= 2 && !t.bias && t.role != R::token_embd && t.role != R::output &&
                       t.role != R::ffn_gate_inp && t.role != R::position_embd &&
-                      t.role != R::per_layer_token_embd && !is_small_state_tensor(t.role);
+                      t.role != R::token_types && t.role != R::per_layer_token_embd &&
+                      !is_small_state_tensor(t.role);
   if (p.ftype == F::HF_F32) return T::F32;
   if (!linear) return keep;
   // Expert-only checkpoints: their quantization_config ignores everything but the routed experts.
@@ -417,13 +418,17 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
     // leaves them (and anything not named *.weight) unquantized.
     // llama-quant.cpp also keeps Mamba's small 2-D tensors (ssm_conv1d, shortconv.conv, and
     // ssm_a / ssm_d of one column) unquantized.
+    // BERT: convert_hf_to_gguf.py writes POS_EMBD and TOKEN_TYPES in F32 ("Some tensor types
+    // are always in float32") and llama-quant.cpp skips both.
+    const bool bert_f32 = m.arch == Arch::bert && (t.role == R::position_embd);
     const bool quantize = !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp &&
-                          t.role != R::ffn_exp_probs_b && !is_small_state_tensor(t.role);
+                          t.role != R::ffn_exp_probs_b && t.role != R::token_types && !bert_f32 &&
+                          !is_small_state_tensor(t.role);
     if (m.arch == Arch::gpt_oss && is_routed_expert(t.role) && !t.bias && p.ftype != F::ALL_F32) {
       // gpt-oss: convert_hf_to_gguf.py writes the experts in their published MXFP4 and
       // llama-quantize keeps them, whatever the file type (every gpt-oss GGUF is ~MXFP4-sized).
       out.push_back(T::MXFP4);
-    } else if (t.role == R::position_embd) {
+    } else if (t.role == R::position_embd && !bert_f32) {
       // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
       out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
     } else if (!quantize || p.ftype == F::ALL_F32) {

@@ -68,6 +68,8 @@ const char* const kRoleNames[] = {
     "nextn.enorm",
     "nextn.hnorm",
     "nextn.shared_head_norm",
+    "nextn.embed_tokens",
+    "nextn.shared_head_head",
     "per_layer_token_embd",
     "per_layer_model_proj",
     "per_layer_proj_norm",
@@ -101,9 +103,14 @@ const char* const kRoleNames[] = {
     "indexer_comp_ape",
     "indexer_comp_norm",
     "ffn_gate_tid2eid",
+    "token_types",
+    "attn_output_norm",
+    "layer_output_norm",
+    "cls",
+    "cls.output",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::ffn_gate_tid2eid) + 1,
+                  static_cast<size_t>(TensorRole::cls_output) + 1,
               "one name per role");
 
 class Builder {
@@ -154,6 +161,50 @@ bool is_routed_expert(TensorRole r) {
 
 std::vector<TensorDesc> layered_tensors(const ModelSpec& m);
 
+// llama.cpp src/models/bert.cpp llama_model_bert::load_arch_tensors (LLM_ARCH_BERT): token,
+// token-type and learned position embeddings, an embedding LayerNorm, q/k/v/o with biases,
+// post-attention and post-FFN LayerNorms, a GELU MLP with biases; no output head. A
+// sequence-classification checkpoint (reranker) adds cls (n_embd x n_embd) and cls.output
+// (n_embd x n_cls_out), both with biases (convert_hf_to_gguf.py maps classifier.dense and
+// classifier.out_proj to them and drops the pooler).
+void bert_tensors(const ModelSpec& m, Builder& b) {
+  const uint64_t n_embd = m.n_embd;
+  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
+  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
+  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
+  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  b.t2(R::token_embd, n_embd, m.n_vocab);
+  if (m.n_token_types) b.t2(R::token_types, n_embd, m.n_token_types);
+  b.t2(R::position_embd, n_embd, m.n_ctx_train);
+  if (m.n_cls_out) {
+    b.t2(R::cls, n_embd, n_embd);
+    b.t1(R::cls, n_embd, true);
+    b.t2(R::cls_output, n_embd, m.n_cls_out);
+    b.t1(R::cls_output, m.n_cls_out, true);
+  }
+  b.t1(R::token_embd_norm, n_embd);
+  b.t1(R::token_embd_norm, n_embd, true);
+  for (uint32_t il = 0; il < m.n_layer; ++il) {
+    b.at(static_cast<int32_t>(il));
+    b.t2(R::attn_q, n_embd, n_q);
+    b.t1(R::attn_q, n_q, true);
+    b.t2(R::attn_k, n_embd, n_k);
+    b.t1(R::attn_k, n_k, true);
+    b.t2(R::attn_v, n_embd, n_v);
+    b.t1(R::attn_v, n_v, true);
+    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t1(R::attn_output, n_embd, true);
+    b.t1(R::attn_output_norm, n_embd);
+    b.t1(R::attn_output_norm, n_embd, true);
+    b.t2(R::ffn_up, n_embd, m.n_ff);
+    b.t1(R::ffn_up, m.n_ff, true);
+    b.t2(R::ffn_down, m.n_ff, n_embd);
+    b.t1(R::ffn_down, n_embd, true);
+    b.t1(R::layer_output_norm, n_embd);
+    b.t1(R::layer_output_norm, n_embd, true);
+  }
+}
+
 // GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
 void starcoder_tensors(const ModelSpec& m, Builder& b) {
   const uint64_t n_embd = m.n_embd;
@@ -199,6 +250,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   const bool falcon = m.arch == Arch::falcon;
 
   b.at(-1);
+  if (m.arch == Arch::bert) {
+    bert_tensors(m, b);
+    return v;
+  }
   if (m.arch == Arch::starcoder) {
     starcoder_tensors(m, b);
     return v;
@@ -220,6 +275,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
       b.t1(R::nextn_enorm, n_embd);
       b.t1(R::nextn_hnorm, n_embd);
       b.t1(R::nextn_shared_head_norm, n_embd);
+      if (m.nextn_embeddings) {
+        b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
+        b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
+      }
     }
     if (falcon) {
       b.t1(R::attn_norm, n_embd, true);
@@ -550,6 +609,10 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
     b.t1(R::nextn_enorm, n_embd);
     b.t1(R::nextn_hnorm, n_embd);
     b.t1(R::nextn_shared_head_norm, n_embd);
+    if (m.nextn_embeddings) {
+      b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
+      b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
+    }
   }
   state_block(b, m, k, st);
   if (k.attn != AttnKind::none) attention_block(b, m, k, st, mtp);

@@ -161,6 +161,26 @@ TEST_CASE("safetensors headers give dtypes, shapes and metadata; the buffer is c
   CHECK_FALSE(tensor_type_from_safetensors_dtype("F4"));
 }
 
+TEST_CASE("long whitespace runs in a safetensors header keep its JSON and its byte offsets",
+          "[safetensors]") {
+  auto st = [](const std::string& h) { return ByteWriter().u64(h.size()).raw(h).buf + "12345678"; };
+  const std::string run(5000, ' '), t = R"("a": {"dtype": "F16", "shape": [2, 2], )";
+  // Runs of 4,096 or more whitespace bytes outside strings are read as one space; inside a string
+  // they are the string's own.
+  const SafetensorsFile f =
+      parse_safetensors(st("{" + run + R"("__metadata__": {"pad": ")" + run + R"("},)" + run + t +
+                           "\n\t" + run + R"("data_offsets": [0, 8]})" + run + "}"),
+                        "m.safetensors");
+  REQUIRE(f.tensors.size() == 1);
+  CHECK(f.tensors[0].end == 8);
+  CHECK(f.metadata.at("pad") == run);
+  // An error after runs names the file's own byte: 8 (the length) + 1 ("{") + 10,000 spaces =
+  // 10009.
+  CHECK_THROWS_MATCHES(parse_safetensors(st("{" + run + run + "x}"), "m.safetensors"), InputError,
+                       Catch::Message("m.safetensors: the JSON header is not valid JSON: invalid "
+                                      "literal (at byte 10009)"));
+}
+
 TEST_CASE("memory stays proportional to the file: hostile shapes are refused early",
           "[safetensors][gguf]") {
   auto st = [](const std::string& h) { return ByteWriter().u64(h.size()).raw(h).buf; };
@@ -220,7 +240,9 @@ TEST_CASE("a number beyond a double is a JSON error, not a crash (fuzzing findin
 
 TEST_CASE("a token_embd with no rows adds up without dividing by zero (review finding)", "[gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "llama").u32("llama.block_count", 1).u32("llama.embedding_length", 64);
+  w.str("general.architecture", "llama")
+      .u32("llama.block_count", 1)
+      .u32("llama.embedding_length", 64);
   w.u32("llama.feed_forward_length", 128).u32("llama.attention.head_count", 4).vocab(4);
   w.tensor("token_embd.weight", kF16, {64, 0});
   const ModelFile f = model_file_from_gguf({parse_gguf(image(w), "e.gguf")}, "e.gguf");

@@ -24,6 +24,7 @@ enum class EstimateWarningKind : uint8_t {
                       // n[2] the rule's shortfall, bytes (n[1] - n[0])
   deepseek4_kv_approximate,  // none: DeepSeek-V4's compressed KV caches are approximated
   beyond_trained_context,    // n[0] n_ctx, n[1] the model's n_ctx_train
+  mtp_not_in_gguf,           // n[0] MTP layers the GGUF conversion drops, n[1] their parameters
 };
 
 struct EstimateWarning {
@@ -81,8 +82,12 @@ struct Weights {
   // --mmproj writes it by default; 2 bytes per parameter for the other engines (BF16).
   uint64_t vision_params = 0;
   uint64_t vision_bytes = 0;
+  // Parameters counted in `params` that the file does not hold: the MTP layers a GGUF
+  // conversion drops (ModelSpec::gguf_drops_nextn).
+  uint64_t params_not_in_file = 0;
   double bits_per_weight() const {
-    return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0;
+    const uint64_t n = params - params_not_in_file;
+    return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
   }
   // The language model's parameters (without the vision tower).
   uint64_t text_params() const { return params - std::min(vision_params, params); }

@@ -34,9 +34,11 @@ struct CircuitPlan {
   double outlet_a = 0;         // the ordinary outlet's rating (15 A or 10 A)
   uint32_t count = 1;          // how many circuits
   bool north_america = false;  // mains below 180 V: 120 V outlets, 208/240 V circuits
+  uint32_t feeds = 1;          // 2: a redundant machine on A and B feeds, `count` on each
   bool operator==(const CircuitPlan& o) const {
     return kind == o.kind && rating_a == o.rating_a && continuous_a == o.continuous_a &&
-           outlet_a == o.outlet_a && count == o.count && north_america == o.north_america;
+           outlet_a == o.outlet_a && count == o.count && north_america == o.north_america &&
+           feeds == o.feeds;
   }
 };
 
@@ -75,5 +77,10 @@ constexpr double kOfficeCoolingW = 1500;
 constexpr double kBtuPerHourPerWatt = 3.412;
 
 PowerPlan plan_power(const PowerInput& in);
+
+// From p.wall_w at mains_v: amps, whether one ordinary outlet carries it (120 V 15 A or 230 V
+// 10 A at 80% continuous), the circuit advice and the heat in BTU/h.
+// feeds = 2: a redundant machine on A and B feeds, each sized for the whole load.
+void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds = 1);
 
 }  // namespace llmsize

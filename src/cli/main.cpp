@@ -48,6 +48,21 @@ int write_stdout(const std::string& out) {
   return 0;
 }
 
+// "--gpu ''" would otherwise read as no --gpu at all: a value given empty is refused by name.
+// --catalog keeps its own message for an empty path ("'' (an empty path): cannot open").
+std::string empty_value(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() == 0 || opt->get_positional() || opt->get_lnames().empty()) continue;
+    const std::string name = "--" + opt->get_lnames().front();
+    if (name == "--catalog") continue;
+    for (const auto& v : opt->results())
+      if (v.empty()) return name + ": expected a value, got ''";
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (std::string m = empty_value(*sub); !m.empty()) return m;
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,6 +83,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "llmsize: error: %s\nRun with --help for the options.\n", m.c_str());
     return 2;
   }
+  if (const std::string m = empty_value(app); !m.empty()) return fail(m);
   try {
     std::string out;
     const int code = llmsize::cli::run(opts, out);

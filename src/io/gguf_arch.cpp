@@ -284,6 +284,8 @@ void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, const Layer
                      " blocks");
   const uint32_t n_all = m.n_layer;
   m.n_layer -= m.n_layer_nextn;
+  m.nextn_embeddings = m.n_layer_nextn &&
+                       r.tensor("blk." + std::to_string(m.n_layer) + ".nextn.embed_tokens.weight");
   LayerScan scan(r, shards, la, m, n_all);
   m.ssm.d_conv = r.u32(r.key("ssm.conv_kernel"), 0);
   m.ssm.d_inner = r.u32(r.key("ssm.inner_size"), 0);
@@ -435,6 +437,21 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   }
 
   read_vocab_and_widths(r, f, m);
+
+  // Embedding and rerank models: llama.cpp's {arch}.pooling_type (LLAMA_POOLING_TYPE_MEAN 1,
+  // CLS 2, LAST 3, RANK 4), written by convert_hf_to_gguf.py for sentence-transformers models.
+  const uint32_t pooling = r.u32(r.key("pooling_type"), 0);
+  if (pooling > 0) m.task = pooling == 4 ? Task::rerank : Task::embedding;
+  if (m.arch == Arch::bert) {
+    // llama.cpp src/models/bert.cpp: token_types {n_embd, n_token_types}, the optional
+    // classifier cls / cls.output {n_embd, n_cls_out}, and no output layer.
+    m.tied_embeddings = false;
+    if (const GgufTensor* t = r.tensor("token_types.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_token_types = static_cast<uint32_t>(t->ne[1]);
+    if (const GgufTensor* t = r.tensor("cls.output.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_cls_out = static_cast<uint32_t>(t->n_dims < 2 ? 1 : t->ne[1]);
+    m.task = pooling == 4 || m.n_cls_out ? Task::rerank : Task::embedding;
+  }
 
   if (const LayeredArch* la = a.known ? layered_arch(m.arch) : nullptr) {
     read_layers(r, shards, *la, a);

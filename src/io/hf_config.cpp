@@ -219,7 +219,8 @@ const std::vector<std::string> kTypes = {
     "kimi_k25", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "glm4_moe", "minimax_m2",
     "nemotron_h", "granitemoehybrid", "lfm2", "lfm2_moe", "falcon_h1", "cohere2", "olmo2", "olmo3",
     "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "deepseek_v4",
-    "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan"};
+    "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan", "bert", "xlm-roberta",
+    "gemma4_unified", "gemma4_unified_text"};
 
 // quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
 // scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
@@ -303,6 +304,7 @@ class Family {
   void gemma();
   void phi3();
   void deepseek();
+  void bert();
   void cohere();
   void falcon();
 
@@ -548,6 +550,11 @@ void Family::glm4_moe() {
   m.qkv_bias = r.boolean("attention_bias", false);
   m.qk_norm = r.boolean("use_qk_norm", false);
   m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  // GLM-4.5 / 4.5-Air / 4.7 store the MTP layer's own embed_tokens and shared_head.head: their
+  // HF totals are exactly 2 x vocab_size x hidden_size above the layers (GLM-4.5 358,337,791,296
+  // = 356,785,898,816 + 2 x 151,552 x 5,120); convert_hf_to_gguf.py keeps them as
+  // blk.N.nextn.embed_tokens / nextn.shared_head_head.
+  m.nextn_embeddings = m.n_layer_nextn > 0;
   dense_lead_then_moe(attn(AttnKind::full));
 }
 
@@ -787,6 +794,7 @@ void Family::deepseek_v4() {
   m.n_indexer_head = r.u32("index_n_heads");
   m.n_indexer_head_dim = r.u32("index_head_dim");
   m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  m.gguf_drops_nextn = true;  // convert_hf_to_gguf.py DeepseekV4Model skips "mtp.*" tensors
   m.n_head_kv = 1;
   const auto ratios = r.u32s("compress_ratios");
   if (ratios.size() < n)
@@ -932,6 +940,52 @@ void Family::deepseek() {
   // DeepSeek-V3.x: the MTP module(s) (num_nextn_predict_layers) after the main layers.
   if (family == "deepseek_v3" || mt == "glm4_moe_lite")
     m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  // convert_hf_to_gguf.py DeepseekV2Model (skip_mtp = True) drops model.layers.<n_layer> from
+  // DeepSeek-V3.x GGUFs; Glm4MoeLiteModel (skip_mtp = False) keeps GLM-4.7-Flash's.
+  m.gguf_drops_nextn = mt != "glm4_moe_lite";
+  // GLM-4.7-Flash's MTP layer 47 stores its own embed_tokens and shared_head.head too (HF total
+  // 31,221,488,576 = the layers' 30,587,100,096 + 2 x 154,880 x 2,048).
+  m.nextn_embeddings = mt == "glm4_moe_lite" && m.n_layer_nextn > 0;
+}
+
+// BertModel / XLMRobertaModel (BGE-M3) and their *ForSequenceClassification (rerankers),
+// converted by convert_hf_to_gguf.py BertModel / XLMRobertaModel to llama.cpp bert.
+void Family::bert() {
+  m.arch = Arch::bert;
+  m.n_ff = r.u32("intermediate_size");
+  m.qkv_bias = true;
+  m.n_token_types = r.count("type_vocab_size", 1, kHeads, false, 2);  // BertConfig default 2
+  if (r.has("position_embedding_type") && r.str("position_embedding_type") != "absolute")
+    r.fail("position_embedding_type",
+           sanitize_quoted(r.str("position_embedding_type")) +
+               " is not supported (llama.cpp bert has learned absolute positions)");
+  m.n_ctx_train = r.u32("max_position_embeddings", false, 512);
+  if (mt == "xlm-roberta") {
+    // XLMRobertaModel._position_offset = 1 + pad_token_id: the first rows of
+    // position_embeddings (the padding positions) are cut, and n_ctx_train with them.
+    const uint32_t off = r.u32("pad_token_id", false, 1) + 1;
+    if (m.n_ctx_train <= off)
+      r.fail("max_position_embeddings", std::to_string(m.n_ctx_train) +
+                                            " leaves no position after the " + std::to_string(off) +
+                                            " padding rows (pad_token_id + 1)");
+    m.n_ctx_train -= off;
+  }
+  bool classifier = false;
+  if (const json* a = r.get("architectures"); a && a->is_array())
+    for (const auto& x : *a)
+      if (x.is_string() &&
+          x.get<std::string>().find("ForSequenceClassification") != std::string::npos)
+        classifier = true;
+  m.task = classifier ? Task::rerank : Task::embedding;
+  if (classifier) {
+    // num_labels, else the id2label map's size (PretrainedConfig: 2 when neither is given).
+    uint32_t labels = r.u32("num_labels", false, 0);
+    if (!labels) {
+      const json* l = r.get("id2label");
+      labels = l && l->is_object() && !l->empty() ? static_cast<uint32_t>(l->size()) : 2;
+    }
+    m.n_cls_out = labels;
+  }
 }
 
 void Family::cohere() {
@@ -993,6 +1047,8 @@ const FamilyRow kFamilies[] = {
     {"phi3", &Family::phi3},
     {"deepseek_v2", &Family::deepseek},
     {"deepseek_v3", &Family::deepseek},
+    {"bert", &Family::bert},
+    {"xlm-roberta", &Family::bert},
     {"cohere", &Family::cohere},
     {"falcon", &Family::falcon},
 };
@@ -1100,6 +1156,9 @@ std::string family_of(const Reader& r, const std::string& mt) {
       if (r.boolean(k, false)) r.fail(k, "true is not supported (Hunyuan-A13B has false)");
     family = "hunyuan_v1_moe";
   }
+  // Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): a unified vision/audio front end around
+  // a gemma4 text model (its text_config reads as gemma4_text; the front end is not sized).
+  if (family == "gemma4_unified") family = "gemma4";
   if (family == "glm4_moe_lite") family = "deepseek_v2";  // GLM-4.7-Flash: MLA, llama.cpp deepseek2
   if (family == "kimi_k25" || family == "mistral3")
     r.fail("text_config", "missing (a " + mt + " config nests its language model there)");

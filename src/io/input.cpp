@@ -16,7 +16,9 @@ namespace {
 // Paths are echoed sanitized, cut at 256 bytes.
 constexpr size_t kPathMax = 256;
 
-const char* file_kind(mode_t m) {
+}  // namespace
+
+const char* file_kind(unsigned m) {
   if (S_ISDIR(m)) return "a directory";
   if (S_ISFIFO(m)) return "a FIFO";
   if (S_ISCHR(m)) return "a character device";
@@ -24,8 +26,6 @@ const char* file_kind(mode_t m) {
   if (S_ISSOCK(m)) return "a socket";
   return "not a file";
 }
-
-}  // namespace
 
 InputFile::InputFile(const std::string& path)
     : path_(path.empty() ? "'' (an empty path)" : sanitize(path, kPathMax)) {

@@ -203,6 +203,10 @@ class Builder {
 }  // namespace
 
 json parse_json(std::string_view text, const std::string& where, const JsonKeep& keep) {
+  // nlohmann's lexer takes a NUL byte outside a string for the end of the input, so whatever
+  // followed it would be ignored: refused instead (JSON text never holds one, RFC 8259 §2).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
+    throw InputError(where + ": not valid JSON: a NUL byte (at byte " + std::to_string(nul) + ")");
   Builder b(keep);
   try {
     json::sax_parse(text.begin(), text.end(), &b);

@@ -141,6 +141,27 @@ const CpuTdp kCpuTdp[] = {
     {"Core Ultra 200S", 250, "Intel ARK: Core Ultra 9 285K 250 W maximum turbo power"},
 };
 
+// Memory channels per socket where the row gives no memory/channels_per_socket, by CPU family: a
+// server is populated across every channel of every socket, so "2 channels" for a dual EPYC is
+// not a population anyone ships.
+struct CpuChannels {
+  const char* model;  // a substring of cpu/model
+  uint32_t channels;
+  const char* source;
+};
+const CpuChannels kCpuChannels[] = {
+    {"EPYC 9", 12,
+     "https://www.hubbry.com/Epyc/encyclopedias (EPYC 9004/9005: 12 DDR5 channels per socket)"},
+    {"Xeon Platinum 84", 8,
+     "https://www.servethehome.com/lenovo-thinkstation-px-workstation-review-intel-xeon-for-large-"
+     "scale-workloads/2 (4th Gen Xeon Scalable: 8 memory channels)"},
+    {"Xeon Platinum 85", 8, "5th Gen Xeon Scalable shares the 4th Gen's socket and 8 channels"},
+    {"4th Gen Intel Xeon", 8, "as Xeon Platinum 84xx"},
+};
+// A server socket whose family is not in the table: 8 channels, the fewest of current server
+// sockets (Xeon Scalable 4th/5th Gen, Xeon 6700); an assumption, below every EPYC's 12.
+constexpr uint32_t kAssumedServerChannels = 8;
+
 // Where the CPU model has no TDP on file: the platform-class CPUs of host.cpp (desktop 170 W,
 // workstation 350 W, server 360 W), per socket.
 double class_tdp_w(PlatformClass c) {
@@ -241,6 +262,16 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
     const std::string mp = path + "/memory";
     if (!m->is_object()) r.fail(mp, "expected an object");
     p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", false, 24);
+    if (p.memory_channels_per_socket == 0 && (p.platform_class == PlatformClass::server ||
+                                              p.platform_class == PlatformClass::workstation)) {
+      for (const auto& c : kCpuChannels)
+        if (p.cpu_model.find(c.model) != std::string::npos) {
+          p.memory_channels_per_socket = c.channels;
+          break;
+        }
+      if (p.memory_channels_per_socket == 0 && p.platform_class == PlatformClass::server)
+        p.memory_channels_per_socket = kAssumedServerChannels;
+    }
     p.dimm_slots = r.count(*m, mp, "dimm_slots", false, 256);
     p.ram_shipped_gib = r.count(*m, mp, "shipped_gib", unified, 1u << 20);
     p.ram_max_gib = r.count(*m, mp, "max_gib", false, 1u << 20);
@@ -311,6 +342,14 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     if (p.idle_power_w == 0) p.idle_power_w = measured(r, *mw, wp, "measured_idle_w");
   }
   p.gpu_memory_fraction = r.num(e, path, "gpu_memory_fraction", false, 0, 1);
+  if (const json* u = r.get(e, "units")) {
+    // Unified computers linked as separate units: {"linked_max", "link", "link_gbit_per_s"}.
+    const std::string up = path + "/units";
+    if (!u->is_object()) r.fail(up, "expected an object");
+    p.units_linked_max = r.count(*u, up, "linked_max", false, 1024);
+    p.unit_link = r.str(*u, up, "link", false);
+    p.unit_link_gbit_per_s = r.count(*u, up, "link_gbit_per_s", false, 10000);
+  }
   p.price_usd = r.num(e, path, "price_usd", false, 0, 1e8);
   if (p.price_usd > 0) {
     const std::string kind = r.str(e, path, "price_kind", false);

@@ -1,9 +1,13 @@
 #include "llmsize/io/safetensors.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
@@ -92,6 +96,77 @@ constexpr uint64_t kMaxTensorNameBytes = 16 << 20;
 constexpr size_t kMaxTensorsPerFile = 1 << 17;
 constexpr uint64_t kMaxDimsPerFile = 1 << 20;
 
+// The header's bytes as nlohmann reads them, with every run of kLongRun or more JSON whitespace
+// bytes outside strings given as one space. nlohmann's lexer appends each byte it reads to its
+// token text until the next string, number or literal, so 66 MB of whitespace before a '}' (valid
+// JSON, and the format pads headers with spaces) cost 66 MB more and a second; collapsed, they cost
+// a memchr-like scan. The JSON is the same; `runs` maps a byte nlohmann reports back to the file.
+constexpr size_t kLongRun = 4096;
+struct CollapsedRuns {
+  // (position in the collapsed text just after a run, bytes dropped up to there)
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  // The header byte of a collapsed position.
+  uint64_t original(uint64_t collapsed) const {
+    uint64_t dropped = 0;
+    for (const auto& [at, d] : runs) {
+      if (at > collapsed) break;
+      dropped = d;
+    }
+    return collapsed + dropped;
+  }
+};
+class CollapsingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  CollapsingIterator(const char* p, const char* end, CollapsedRuns* runs)
+      : p_(p), end_(end), runs_(runs) {
+    settle();
+  }
+  const char& operator*() const { return *p_; }
+  CollapsingIterator& operator++() {
+    ++out_;
+    const char c = *p_++;
+    if (escape_) {
+      escape_ = false;
+    } else if (in_string_) {
+      if (c == '\\') escape_ = true;
+      if (c == '"') in_string_ = false;
+    } else if (c == '"') {
+      in_string_ = true;
+    }
+    settle();
+    return *this;
+  }
+  bool operator==(const CollapsingIterator& o) const { return p_ == o.p_; }
+  bool operator!=(const CollapsingIterator& o) const { return p_ != o.p_; }
+
+ private:
+  static bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // At a long whitespace run outside a string: move to its last byte (read as the one space).
+  void settle() {
+    if (in_string_ || !runs_ || p_ == end_ || !space(*p_)) return;
+    const char* q = p_;
+    while (q != end_ && space(*q)) ++q;
+    const auto n = static_cast<uint64_t>(q - p_);
+    if (n < kLongRun) return;
+    dropped_ += n - 1;
+    p_ = q - 1;
+    runs_->runs.emplace_back(out_ + 1, dropped_);
+  }
+
+  const char* p_;
+  const char* end_;
+  CollapsedRuns* runs_;
+  uint64_t out_ = 0;      // bytes handed out so far
+  uint64_t dropped_ = 0;  // whitespace bytes skipped so far
+  bool in_string_ = false, escape_ = false;
+};
+
 class HeaderParser {
  public:
   HeaderParser(SafetensorsFile& f, std::string_view header) : f_(f), header_(header) {}
@@ -167,7 +242,10 @@ class HeaderParser {
       return false;  // read: drop its JSON
     };
     try {
-      j = json::parse(header_.begin(), header_.end(), cb);
+      j = json::parse(CollapsingIterator(header_.data(), header_.data() + header_.size(), &runs_),
+                      CollapsingIterator(header_.data() + header_.size(),
+                                         header_.data() + header_.size(), nullptr),
+                      cb);
     } catch (const json::parse_error& e) {
       // e.byte is 1-based within the header; the header starts at byte 8.
       // nlohmann: "...: syntax error while parsing X - <reason>; last read: '<bytes>'"; the bytes
@@ -177,7 +255,8 @@ class HeaderParser {
       if (dash != std::string::npos) what = what.substr(dash + 3);
       const auto last = what.find("; last read");
       if (last != std::string::npos) what = what.substr(0, last);
-      fail("the JSON header is not valid JSON: " + what, 8 + (e.byte ? e.byte - 1 : 0));
+      fail("the JSON header is not valid JSON: " + what,
+           8 + runs_.original(e.byte ? e.byte - 1 : 0));
     } catch (const json::exception& e) {
       // out_of_range 406: a number beyond a double ("1e432"), no byte position given.
       fail("the JSON header is not valid JSON: " + json_reason(e), 8);
@@ -303,6 +382,7 @@ class HeaderParser {
 
   SafetensorsFile& f_;
   std::string_view header_;
+  CollapsedRuns runs_;
   std::string meta_key_;
   uint64_t name_bytes_ = 0;
   uint64_t dims_ = 0;

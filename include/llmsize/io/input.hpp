@@ -60,6 +60,10 @@ class InputFile {
   uint64_t size_ = 0;
 };
 
+// What a file that is not a regular one is, from its st_mode: "a FIFO", "a directory",
+// "a character device", "a block device", "a socket".
+const char* file_kind(unsigned st_mode);
+
 // The whole text of a file of `kind`, read once. Throws InputError naming the path: cannot open,
 // not a regular file, or "<path>: 123456789 bytes is too large for a catalog (at most 67108864)".
 std::string read_text_input(const std::string& path, const InputKind& kind);

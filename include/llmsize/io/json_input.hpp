@@ -33,6 +33,7 @@ using JsonKeep = std::function<bool(JsonValue&)>;
 // Parses `text` in one linear pass (nlohmann's SAX interface; its callback parser is quadratic
 // on arrays of objects); `where` names it in errors. Throws InputError
 //   "<where>: not valid JSON: nesting deeper than 64 levels (at byte N)"   (N counted from 0)
+//   "<where>: not valid JSON: a NUL byte (at byte N)"
 //   "<where>: /path: duplicate key \"k\" (at byte N)"
 //   "<where>: /path: more than 500000 JSON values held at once"
 // and lets nlohmann's syntax and number errors through (json::parse_error with its byte,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -322,7 +323,26 @@ class PlanCache {
     return e.planner.plan(m->second, q.config.kv.n_ctx, gi->second, q.gpus_requested);
   }
 
+  // check -f json: a plan's report (render_json, ~16 KB, most of check's time) depends only on
+  // its request, so plans with the same settings share the text: the key is everything plan()
+  // and make_report() read (the planner's settings, the model as written and its quantization as
+  // typed, the GPU with its price, context and count). Bounded: forgotten past kMaxReports.
+  const std::string& report(const PlanInput& in, const std::function<std::string()>& render) {
+    const PlanRequest& q = in.rq->request;
+    const GpuSpec& g = *q.gpu;
+    std::string key = fmt::format(
+        "{}\x1e{}\x1f{}\x1f{}\x1f{}\x1e{}\x1f{:a}\x1f{}\x1f{}\x1e{}\x1e{}", base_key(q),
+        in.model_text, q.config.quant->id, in.rq->quant_requested, in.rq->quant_ignored, g.id,
+        g.price_usd, g.price_kind, g.price_date, q.config.kv.n_ctx, q.gpus_requested);
+    auto it = reports_.find(key);
+    if (it != reports_.end()) return it->second;
+    if (reports_.size() >= kMaxReports) reports_.clear();
+    return reports_.emplace(std::move(key), render()).first->second;
+  }
+
  private:
+  static constexpr size_t kMaxReports = 1024;
+  std::map<std::string, std::string> reports_;
   static constexpr size_t kMaxPlanners = 64;
   static constexpr uint64_t kForgetEvery = 4096;
   struct Entry {
@@ -347,7 +367,8 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  if (with_report) res.report_json = render_json(r);
+  if (with_report)
+    res.report_json = cache ? cache->report(in, [&] { return render_json(r); }) : render_json(r);
   const GpuPlan& p = *r.gpu;
   const auto& c = r.config;
   const std::string usable = gib_short(p.gpu.usable_bytes());
@@ -438,26 +459,111 @@ size_t read_plans(std::string_view text, const std::string& where, const Catalog
   return n;
 }
 
-std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached) {
-  std::vector<PlanResult> out;
+void check_plans_each(const Options& o, const Catalog& cat, bool cached,
+                      const std::function<void(PlanResult&&)>& sink) {
   const bool with_report = o.format == "json";
   PlanCache cache;
   for (const auto& f : o.planning.plan_files)
     read_plan_file(f, cat, [&](const PlanInput& in) {
-      out.push_back(check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr));
+      sink(check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr));
     });
+}
+
+std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached) {
+  std::vector<PlanResult> out;
+  check_plans_each(o, cat, cached, [&](PlanResult&& r) { out.push_back(std::move(r)); });
   return out;
 }
+
+namespace {
+
+[[noreturn]] void stdout_failed() {
+  const int e = errno ? errno : EIO;
+  throw InputError(std::string("cannot write to standard output (") + std::strerror(e) + ")");
+}
+
+void write_stdout(std::string_view t) {
+  if (std::fwrite(t.data(), 1, t.size(), stdout) != t.size()) stdout_failed();
+}
+
+// check -f json without holding the reports: each plan's report (~10 KB of JSON) goes to an
+// unnamed temporary file as the plan is checked and only its small result stays in memory; once
+// every plan is checked (any error before this point leaves stdout empty) the document is written
+// to stdout, head with the counts first, the reports copied back from the file. Memory is a few
+// hundred bytes per plan, whatever the reports weigh. Without a temporary directory the reports
+// are held in memory instead.
+// `before_output` runs between the two (the --junit file, so that an unwritable one is an error
+// before anything reaches stdout).
+void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanResult>& results,
+                       const std::function<void()>& before_output) {
+  struct Spool {
+    std::FILE* f = std::tmpfile();
+    std::string mem;  // when no temporary file could be made
+    ~Spool() {
+      if (f) std::fclose(f);
+    }
+  } spool;
+  std::vector<std::pair<uint64_t, uint64_t>> at;  // each report's offset and length in the spool
+  uint64_t size = 0;
+  check_plans_each(o, cat, true, [&](PlanResult&& r) {
+    const std::string& t = r.report_json;
+    if (spool.f) {
+      if (std::fwrite(t.data(), 1, t.size(), spool.f) != t.size())
+        throw InputError(std::string("check: cannot write a temporary file (") +
+                         std::strerror(errno ? errno : EIO) + ")");
+    } else {
+      spool.mem += t;
+    }
+    at.emplace_back(size, t.size());
+    size += t.size();
+    r.report_json.clear();
+    r.report_json.shrink_to_fit();
+    results.push_back(std::move(r));
+  });
+  if (spool.f && (std::fflush(spool.f) != 0 || std::fseek(spool.f, 0, SEEK_SET) != 0))
+    throw InputError(std::string("check: cannot read back a temporary file (") +
+                     std::strerror(errno ? errno : EIO) + ")");
+  before_output();
+  size_t failed = 0;
+  for (const auto& r : results) failed += !r.pass();
+  errno = 0;
+  write_stdout(check_json_head(results.size() - failed, failed));
+  std::string report;
+  for (size_t i = 0; i < results.size(); ++i) {
+    write_stdout(check_json_plan_head(results[i], i == 0));
+    const auto [off, len] = at[i];
+    if (spool.f) {
+      report.resize(len);
+      if (std::fread(report.data(), 1, len, spool.f) != len)
+        throw InputError("check: a temporary file shrank while being read back");
+    } else {
+      report.assign(spool.mem, off, len);
+    }
+    check_json_report(report, write_stdout);
+  }
+  write_stdout(check_json_tail(results.empty()));
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed();
+}
+
+}  // namespace
 
 int run_check(const Options& o, std::string& out) {
   const std::string& fmt_name = o.format;
   if (fmt_name != "table" && fmt_name != "json")
     throw InputError("--format: expected table or json, got '" + fmt_name + "'");
   const Catalog cat = load_catalog(o.catalogs);
-  const std::vector<PlanResult> results = check_plans(o, cat);
-  if (!o.planning.junit.empty())
-    write_text_file("--junit", o.planning.junit, render_check_junit(results));
-  out = fmt_name == "json" ? render_check_json(results) : render_check_table(results);
+  std::vector<PlanResult> results;
+  if (fmt_name == "json") {
+    stream_check_json(o, cat, results, [&] {
+      if (!o.planning.junit.empty())
+        write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    });
+  } else {
+    results = check_plans(o, cat);
+    if (!o.planning.junit.empty())
+      write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    out = render_check_table(results);
+  }
   const bool all =
       std::all_of(results.begin(), results.end(), [](const PlanResult& r) { return r.pass(); });
   return all ? 0 : 1;

@@ -7,8 +7,9 @@ namespace llmsize::cli {
 
 std::string run_listing(const Options& o) {
   check_choice("--format", o.format, {"table", "json", "csv"});
-  if (o.command == "quants") return render_quants(o.format);
+  // Read for quants too: its --catalog files are checked, not silently ignored.
   const Catalog cat = load_catalog(o.catalogs);
+  if (o.command == "quants") return render_quants(o.format);
   return o.command == "models" ? render_models(cat, o.format) : render_gpus(cat, o.format);
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "cli/options/request.hpp"
@@ -321,11 +323,16 @@ void run_sweep(const Options& o) {
   // An unwritable --plot path is an error before the first row, not after the last.
   if (!o.planning.plot.empty()) write_text_file("--plot", o.planning.plot, "");
   std::FILE* out = stdout;
-  sweep.run([out](std::string_view chunk) {
-    if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size())
-      throw InputError("sweep: cannot write to stdout");
+  // Rows stream (a sweep may have millions): a failed write stops the sweep with main's wording.
+  const auto failed = [] {
+    const int e = errno ? errno : EIO;
+    throw InputError(std::string("cannot write to standard output (") + std::strerror(e) + ")");
+  };
+  errno = 0;
+  sweep.run([out, &failed](std::string_view chunk) {
+    if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) failed();
   });
-  std::fflush(out);
+  if (std::fflush(out) != 0 || std::ferror(out)) failed();
   if (!o.planning.plot.empty())
     write_text_file("--plot", o.planning.plot, sweep_svg(sweep.plot_data()));
 }

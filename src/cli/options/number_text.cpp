@@ -19,7 +19,9 @@ std::string integer_problem(const std::string& text, uint64_t lo, uint64_t hi) {
 
 std::string number_problem(const std::string& text, double lo, double hi) {
   // Decimal only: strtod would also take hex floats (0x1p-3), "inf" and "nan".
-  const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+                       // "-0" for a flag that takes no negative number is a typo, not zero.
+                       !(lo >= 0 && !text.empty() && text[0] == '-');
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   char buf[128];

@@ -2,7 +2,10 @@
 // document, and a JUnit XML report for CI systems.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmsize::cli {
@@ -30,6 +33,13 @@ struct PlanResult {
 
 std::string render_check_table(const std::vector<PlanResult>& results);
 std::string render_check_json(const std::vector<PlanResult>& results);
+// render_check_json's text in pieces, for check -f json to stream the reports without holding
+// them: the head with the counts, each plan's object up to its "report" value, the report's text
+// (render_json's) placed as that value with the plan's closing brace, and the tail.
+std::string check_json_head(size_t passed, size_t failed);
+std::string check_json_plan_head(const PlanResult& r, bool first);
+void check_json_report(std::string_view report, const std::function<void(std::string_view)>& out);
+std::string check_json_tail(bool no_plans);
 std::string render_check_junit(const std::vector<PlanResult>& results);
 
 }  // namespace llmsize::cli

@@ -15,6 +15,9 @@
 namespace llmsize::cli {
 
 constexpr int kSchemaVersion = 1;
+// The plan document (the main command's JSON, CSV and JSON Lines rows): 2 since the power, cost
+// and load-time fields come from the machine model (README "Schema version 2").
+constexpr int kPlanSchemaVersion = 2;
 
 // One plan as the table reads it: the plan, what it was made from, and its words.
 struct Row {
@@ -54,6 +57,7 @@ enum class Unit : uint8_t {
   bytes,
   tokens,
   tokens_per_s,
+  documents_per_s,
   seconds,
   fraction,
   bits_per_weight,

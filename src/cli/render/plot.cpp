@@ -1,6 +1,9 @@
 #include "cli/render/plot.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +13,8 @@
 
 #include "cli/render/report_data.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/input.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -51,11 +56,31 @@ std::string num_label(double v) {
 }  // namespace
 
 void write_text_file(const std::string& flag, const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw InputError(flag + ": cannot write '" + path + "': " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok)
-    throw InputError(flag + ": cannot write '" + path + "': " + std::strerror(errno));
+  const std::string what = flag + ": cannot write '" + sanitize(path, 256) + "': ";
+  const auto refuse = [&](mode_t mode) {
+    throw InputError(what + "not a regular file (" + io::file_kind(mode) + ")");
+  };
+  // Only a regular file is written: a FIFO, /dev/full or a directory is refused before a byte is
+  // written. O_NONBLOCK: a FIFO that appears after the stat fails (ENXIO) instead of blocking.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) refuse(st.st_mode);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) throw InputError(what + std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int e = errno;
+    ::close(fd);
+    if (S_ISREG(st.st_mode)) throw InputError(what + std::strerror(e));
+    refuse(st.st_mode);
+  }
+  bool ok = ::ftruncate(fd, 0) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  const int e = ok ? 0 : (errno ? errno : EIO);
+  if (::close(fd) != 0 || !ok) throw InputError(what + std::strerror(e ? e : errno));
 }
 
 void write_memory_plot(const std::string& path, const Report& r) {

@@ -44,6 +44,8 @@ const char* reason_words(PlatformReason r) {
       return "passive card without server airflow";
     case PlatformReason::psu_capacity:
       return "PSUs too small without their spares";
+    case PlatformReason::psu_unrated:
+      return "its PSU rating is not published: capacity not checked";
     case PlatformReason::reduced_lanes:
       return "GPUs run below x16";
     case PlatformReason::slot_width_unknown:
@@ -52,6 +54,11 @@ const char* reason_words(PlatformReason r) {
       return "rounded up to a GPU count that is sold";
     case PlatformReason::multi_node:
       return "more GPUs than one machine holds";
+    case PlatformReason::separate_units:
+      return "separate units, each its own machine, linked over the network (not one chassis)";
+    case PlatformReason::units_not_linked:
+      return "more units than the maker supports linking together (DGX Spark: two): buyable, "
+             "but an unsupported setup that needs a switch";
     case PlatformReason::override_name:
       return "chosen with --platform";
     case PlatformReason::smallest_class:
@@ -172,9 +179,9 @@ std::string fit_words(const Plan& p) {
       return fmt::format("fits with {:.1f}% headroom (the {:.0f}% rule holds)", h, rule);
     case Fit::tight:
       return fmt::format(
-          "fits tight with {:.1f}% headroom, below the {:.0f}% rule (more than the estimate's "
-          "own error margin)",
-          h, rule);
+          "fits tight with {:.1f}% headroom, below the {:.0f}% rule (above the {:.1f}% the "
+          "engine needs: {})",
+          h, rule, v.engine_margin * 100, v.margin_source);
     case Fit::no:
       return fmt::format("does not fit: {:.1f}% short of what each GPU must hold (rule {:.0f}%)",
                          -h, rule);
@@ -211,12 +218,12 @@ std::string render_system_table(const Report& r) {
                    h.cpu_sockets == 1 ? "" : "s", p.cpu_model.empty() ? "CPU" : p.cpu_model,
                    h.cpu_cores ? fmt::format(", {} cores", h.cpu_cores) : std::string());
   o += fmt::format(
-      "  RAM             {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
+      "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
       "the class ships {:.0f} GiB)\n",
       h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
       gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
   o += fmt::format("  NICs            {}\n", nic_text(s));
-  o += fmt::format("  storage         {}{} × {:.2f} TB OS, {} × {:.2f} TB data\n",
+  o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
                    h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
                    tb_of(h.storage.os_drive_bytes), h.storage.data_drives,
                    tb_of(h.storage.data_drive_bytes));
@@ -261,7 +268,7 @@ std::string render_system_table(const Report& r) {
   if (s.choice.nodes > 1)
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
                      watts(s.typical_wall_w_total));
-  o += s.psus.count
+  o += s.psus.count && s.psus.watts > 0
            ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
                          watts(s.psus.watts),
                          s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
@@ -274,14 +281,16 @@ std::string render_system_table(const Report& r) {
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
                    usd(s.heat_btu_per_h_total).substr(1));
-  if (r.power)
+  if (const PowerPlan* pw = r.machine_power ? &*r.machine_power : r.power ? &*r.power : nullptr)
     o += fmt::format(
         "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",
-        r.power->energy_kwh_per_year, r.power_input.duty_cycle * 100);
+        pw->energy_kwh_per_year, r.power_input.duty_cycle * 100);
   if (s.racks.racks)
-    o += fmt::format("  racks           {} rack{}, {}U, {:.1f} kW per rack, {} PDUs\n",
-                     s.racks.racks, s.racks.racks == 1 ? "" : "s", s.racks.rack_units,
+    o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
+                     s.racks.racks, s.racks.racks == 1 ? "" : "s",
+                     s.racks.rack_units ? fmt::format("{}U", s.racks.rack_units)
+                                        : std::string("height not in the catalog"),
                      s.racks.kw_per_rack, s.racks.pdus);
 
   o += fmt::format("\nCold start from {} ({:.1f} s to serving; load {:.1f} s)\n",

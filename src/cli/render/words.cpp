@@ -22,11 +22,17 @@ std::string estimate_warning_words(const EstimateWarning& w) {
              "not modelled exactly";
     case EstimateWarningKind::beyond_trained_context:
       return fmt::format("context {} exceeds the model's trained context {}", w.n[0], w.n[1]);
+    case EstimateWarningKind::mtp_not_in_gguf:
+      return fmt::format(
+          "the GGUF leaves out the checkpoint's {} MTP layer(s) ({} parameters), as llama.cpp's "
+          "convert_hf_to_gguf.py does for this model",
+          w.n[0], group_digits(w.n[1]));
   }
   return "";
 }
 
-std::string circuit_words(const PowerPlan& p) {
+namespace {
+std::string circuit_words_one_feed(const PowerPlan& p) {
   const CircuitPlan& c = p.circuit;
   switch (c.kind) {
     case CircuitKind::outlet:
@@ -50,6 +56,12 @@ std::string circuit_words(const PowerPlan& p) {
           c.count);
   }
   return "";
+}
+}  // namespace
+
+std::string circuit_words(const PowerPlan& p) {
+  // A redundant machine (A and B feeds) needs the circuits on each feed.
+  return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
 std::string note_words(const Note& n, const Plan& p) {
@@ -271,6 +283,9 @@ std::string link_reason_words(LinkReason r) {
       return "tensor parallelism all-reduces every layer: use the GPU's own link";
     case LinkReason::no_gpu_link:
       return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    case LinkReason::separate_units:
+      return "unified-memory computers are separate machines: the layers split across units "
+             "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
   }
   return "";
 }
