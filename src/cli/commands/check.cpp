@@ -137,13 +137,13 @@ std::string usd(double v) {
 
 // GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
 std::string gib_short(uint64_t b) {
-  const double g = static_cast<double>(b) / static_cast<double>(kGiB);
+  const double g = gib_of(b);
   const std::string s = fmt::format("{:.1f}", g);
   return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
 }
 
 std::string gib1(uint64_t b) {
-  return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB));
+  return fmt::format("{:.1f}", gib_of(b));
 }
 
 // A plan file's text (io::read_text_input: a regular file of at most 64 MiB), an unopenable one
@@ -417,15 +417,13 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
       if (!r.host)
         throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
                          " is a whole computer: llmsize plans no separate system RAM");
-      const double need =
-          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
-      res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
-      if (need > b)
-        res.failures.push_back({"ram",
-                                fmt::format("system RAM {} GiB needed > budget {} GiB",
-                                            gib_short(r.host->ram.required_bytes), num(b)),
-                                "", static_cast<double>(r.host->ram.required_bytes),
-                                b * static_cast<double>(kGiB), "bytes"});
+      const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
+      res.summary += fmt::format(", {} GiB RAM", gib_short(need));
+      if (need > budget)
+        res.failures.push_back(
+            {"ram",
+             fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(need), num(b)), "",
+             static_cast<double>(need), static_cast<double>(budget), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
