@@ -51,6 +51,8 @@ const char* to_string(BomReason r) {
       return "storage_frontend";
     case BomReason::rack_power:
       return "rack_power";
+    case BomReason::unit_link:
+      return "unit_link";
   }
   return "?";
 }
@@ -71,6 +73,110 @@ std::string tb(uint64_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// The CPUs and the DIMMs of every node.
+void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+                    std::vector<BomLine>& v) {
+  const PlatformModel& p = *in.platform;
+  // A vendor system ships its CPUs; a desktop platform (an ATX build: board, CPU, case and PSU
+  // bought apart) does not.
+  BomLine cpu{BomComponent::cpu,
+              p.cpu_model,
+              {{"sockets", std::to_string(in.host.cpu_sockets)}},
+              in.host.cpu_sockets * nodes,
+              0,
+              "",
+              p.psu.atx ? BomReason::chosen_platform : BomReason::shipped_with_platform,
+              !p.psu.atx};
+  if (in.host.cpu_cores) cpu.spec.emplace_back("cores", std::to_string(in.host.cpu_cores));
+  if (p.cpu_tdp_w > 0)
+    cpu.spec.emplace_back(p.cpu_tdp_assumed ? "tdp_w_assumed" : "tdp_w", num(p.cpu_tdp_w));
+  v.push_back(cpu);
+  const RamSizing& r = in.host.ram;
+  const bool ram_shipped =
+      p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
+  v.push_back({BomComponent::memory,
+               "ddr5-" +
+                   std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
+                   "-" + std::to_string(r.dimm_gib) + "gib",
+               {{"dimm_gib", std::to_string(r.dimm_gib)},
+                {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
+                {"channels", std::to_string(r.channels)},
+                {"total_gib", std::to_string(r.installed_bytes / kGiB)},
+                {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
+                {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
+                {"why", to_string(r.reason)}},
+               r.dimms * nodes,
+               kRamUsdPerGib * r.dimm_gib,
+               "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
+               BomReason::ram_rule,
+               // A vendor system whose shipped population holds the need comes with it (a DGX's
+               // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
+               ram_shipped && (priced_whole || !p.psu.atx)});
+}
+
+// The OS drives (mirrored on servers and workstations) and the data drives.
+void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+                       std::vector<BomLine>& v) {
+  const StorageSizing& s = in.host.storage;
+  v.push_back(
+      {BomComponent::os_drive,
+       "nvme-" + tb(s.os_drive_bytes) + "tb",
+       {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
+       s.os_drives * nodes,
+       kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
+       "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+       BomReason::os_mirror,
+       priced_whole || (in.platform->nvme_shipped >= s.os_drives && !in.platform->psu.atx)});
+  if (s.data_drives)
+    v.push_back(
+        {BomComponent::data_drive,
+         "nvme-" + tb(s.data_drive_bytes) + "tb",
+         {{"capacity_tb", tb(s.data_drive_bytes)},
+          {"raid", s.data_drives >= 4   ? "10"
+                   : s.data_drives == 2 ? "1"
+                                        : "none"},
+          {"required_tb", tb(s.required_bytes)}},
+         s.data_drives * nodes,
+         kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
+         "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+         BomReason::model_storage,
+         in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
+}
+
+// The NICs (GPU fabric, storage and front end) and the PSUs.
+void add_network_power_lines(const BomInput& in, uint32_t nodes, std::vector<BomLine>& v) {
+  const PlatformModel& p = *in.platform;
+  for (const auto& n : in.host.nics) {
+    const bool fabric = n.reason == HostReason::nic_per_gpu;
+    const bool shipped = fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
+    v.push_back({BomComponent::nic,
+                 "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p",
+                 {{"gbit_per_s", std::to_string(n.gbit_per_s)},
+                  {"ports", std::to_string(n.ports)},
+                  {"why", to_string(n.reason)}},
+                 n.count * nodes,
+                 0,
+                 "",
+                 fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
+                 shipped});
+  }
+  // A chassis whose PSU rating the catalog lacks: the line says so instead of a "0 W" part.
+  const bool rated = in.psus.watts > 0;
+  v.push_back(
+      {BomComponent::psu, rated ? "psu-" + num(in.psus.watts) + "w" : std::string("psu-as-shipped"),
+       rated ? std::vector<std::pair<std::string, std::string>>{{"watts", num(in.psus.watts)},
+                                                                {"redundancy",
+                                                                 to_string(in.psus.redundancy)},
+                                                                {"capacity_w",
+                                                                 num(in.psus.capacity_w)}}
+             : std::vector<std::pair<std::string, std::string>>{{"watts", "not published"}},
+       in.psus.count * nodes, 0, "", BomReason::shipped_with_platform, !p.psu.atx});
+}
+
+}  // namespace
+
 std::vector<BomLine> bill_of_materials(const BomInput& in) {
   std::vector<BomLine> v;
   const PlatformModel& p = *in.platform;
@@ -79,12 +185,25 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
 
   BomLine pl{BomComponent::platform,     p.id, {}, nodes, p.price_usd, p.price_source,
              BomReason::chosen_platform, false};
+  // A unified computer is bought with the memory the plan uses: a price quoted for a smaller
+  // configuration (the Mac Studio M3 Ultra's $3,999 is the 96 GB one) does not buy it.
+  const uint64_t unit_gib = in.gpu.memory_bytes / kGiB;
+  const bool larger_config = p.platform_class == PlatformClass::unified && p.ram_shipped_gib > 0 &&
+                             unit_gib > p.ram_shipped_gib;
+  if (larger_config && pl.unit_price_usd > 0) {
+    pl.unit_price_usd = 0;
+    pl.price_source = "not in the catalog for " + std::to_string(unit_gib) +
+                      " GB; its price is of the " + std::to_string(p.ram_shipped_gib) +
+                      " GB configuration (" + p.price_source + ")";
+  }
   pl.spec = {{"name", p.name},
              {"vendor", p.vendor},
              {"class", to_string(p.platform_class)},
              {"form_factor", p.form_factor},
              {"gpu_mount", to_string(p.gpu_mount)}};
   if (p.rack_units) pl.spec.emplace_back("rack_units", std::to_string(p.rack_units));
+  if (p.platform_class == PlatformClass::unified)
+    pl.spec.emplace_back("memory_gib", std::to_string(unit_gib));
   v.push_back(pl);
 
   BomLine g{BomComponent::gpu,
@@ -97,87 +216,28 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
             in.gpu.price_usd,
             in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",
             BomReason::model_memory,
-            priced_whole || p.gpu_mount == GpuMount::integrated};
+            // Modules come on the system's baseboard and a unified computer is one SoC: never
+            // bought apart from the platform.
+            priced_whole || p.gpu_mount != GpuMount::pcie};
   v.push_back(g);
 
   if (p.platform_class != PlatformClass::unified) {
-    v.push_back({BomComponent::cpu,
-                 p.cpu_model,
-                 {{"sockets", std::to_string(in.host.cpu_sockets)},
-                  {"cores", std::to_string(in.host.cpu_cores)},
-                  {"tdp_w", num(p.cpu_tdp_w)}},
-                 in.host.cpu_sockets * nodes,
-                 0,
-                 "",
-                 BomReason::shipped_with_platform,
-                 true});
-    const RamSizing& r = in.host.ram;
-    const bool ram_shipped =
-        p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
-    v.push_back({BomComponent::memory,
-                 "ddr5-" +
-                     std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
-                     "-" + std::to_string(r.dimm_gib) + "gib",
-                 {{"dimm_gib", std::to_string(r.dimm_gib)},
-                  {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
-                  {"channels", std::to_string(r.channels)},
-                  {"total_gib", std::to_string(r.installed_bytes / kGiB)},
-                  {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
-                  {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
-                  {"why", to_string(r.reason)}},
-                 r.dimms * nodes,
-                 kRamUsdPerGib * r.dimm_gib,
-                 "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
-                 BomReason::ram_rule,
-                 ram_shipped && priced_whole});
-    const StorageSizing& s = in.host.storage;
-    v.push_back({BomComponent::os_drive,
-                 "nvme-" + tb(s.os_drive_bytes) + "tb",
-                 {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
-                 s.os_drives * nodes,
-                 kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
-                 "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-                 BomReason::os_mirror,
-                 priced_whole});
-    if (s.data_drives)
-      v.push_back({BomComponent::data_drive,
-                   "nvme-" + tb(s.data_drive_bytes) + "tb",
-                   {{"capacity_tb", tb(s.data_drive_bytes)},
-                    {"raid", s.data_drives >= 4   ? "10"
-                             : s.data_drives == 2 ? "1"
-                                                  : "none"},
-                    {"required_tb", tb(s.required_bytes)}},
-                   s.data_drives * nodes,
-                   kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
-                   "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-                   BomReason::model_storage,
-                   false});
-    for (const auto& n : in.host.nics) {
-      const bool fabric = n.reason == HostReason::nic_per_gpu;
-      const bool shipped =
-          fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
-      v.push_back({BomComponent::nic,
-                   "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p",
-                   {{"gbit_per_s", std::to_string(n.gbit_per_s)},
-                    {"ports", std::to_string(n.ports)},
-                    {"why", to_string(n.reason)}},
-                   n.count * nodes,
-                   0,
-                   "",
-                   fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
-                   shipped});
-    }
-    v.push_back({BomComponent::psu,
-                 "psu-" + num(in.psus.watts) + "w",
-                 {{"watts", num(in.psus.watts)},
-                  {"redundancy", to_string(in.psus.redundancy)},
-                  {"capacity_w", num(in.psus.capacity_w)}},
-                 in.psus.count * nodes,
-                 0,
-                 "",
-                 BomReason::shipped_with_platform,
-                 !p.psu.atx});
+    add_host_lines(in, nodes, priced_whole, v);
+    add_storage_lines(in, nodes, priced_whole, v);
+    add_network_power_lines(in, nodes, v);
   }
+  if (p.platform_class == PlatformClass::unified)
+    for (const auto& n : in.host.nics)
+      if (n.reason == HostReason::unit_link)
+        v.push_back({BomComponent::nic,
+                     p.unit_link.empty() ? std::string("unit-link") : p.unit_link,
+                     {{"gbit_per_s", n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
+                      {"why", to_string(n.reason)}},
+                     n.count * nodes,
+                     0,
+                     "",
+                     BomReason::unit_link,
+                     true});
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu,
                  "pdu-3ph-400v-32a",
@@ -198,6 +258,28 @@ double bom_total_usd(const std::vector<BomLine>& lines) {
   for (const auto& l : lines)
     if (!l.included) t += l.qty * l.unit_price_usd;
   return t;
+}
+
+BomCost bom_cost(const std::vector<BomLine>& lines) {
+  BomCost c;
+  bool gpu_included = false, platform_priced = false;
+  for (const auto& l : lines) {
+    if (l.component == BomComponent::platform && l.unit_price_usd > 0) platform_priced = true;
+    if (l.component == BomComponent::gpu && l.included) gpu_included = true;
+    if (l.included) continue;
+    if (!(l.unit_price_usd > 0)) {
+      c.complete = false;
+      continue;
+    }
+    if (l.component == BomComponent::gpu) {
+      c.gpus_usd += l.qty * l.unit_price_usd;
+      c.gpus_priced = true;
+    } else {
+      c.rest_usd += l.qty * l.unit_price_usd;
+    }
+  }
+  if (gpu_included && platform_priced) c.gpus_priced = true;
+  return c;
 }
 
 }  // namespace llmsize

@@ -25,7 +25,8 @@ CostPlan plan_cost(const CostInput& in) {
   CostPlan c;
   c.energy_usd_per_year = in.kwh_per_year * in.kwh_price_usd;
   c.tokens_per_year = in.aggregate_tokens_per_s * in.utilization * 3600 * 8760;
-  c.priced = in.gpu_price_usd > 0;
+  c.priced = in.gpu_price_usd > 0 || (in.gpus_included && in.host_usd > 0);
+  c.complete = in.complete;
   if (!c.priced) return c;
   c.gpus_usd = in.gpu_price_usd * in.n_gpus;
   c.capex_usd = c.gpus_usd + in.host_usd;

@@ -9,7 +9,9 @@
 namespace llmsize {
 
 uint32_t max_gpus_per_node(const GpuSpec& g) {
-  if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board or SoC
+  // A unified-memory computer is one SoC per machine: more are separate units on a network.
+  if (g.unified_memory || g.form_factor == "soc") return 1;
+  if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board
   return std::max<uint32_t>(
       1, std::min<uint32_t>(kMaxGpusPerNode,
                             static_cast<uint32_t>(kChassisSlotWidths / g.slot_width)));
@@ -62,7 +64,8 @@ void describe_split(GpuPlan& p) {
     p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node ? GpuSplit::tensor_then_pipeline
                                                             : GpuSplit::pipeline_across_nodes;
     p.link = GpuLink::network;
-    p.link_reason = LinkReason::beyond_chassis;
+    p.link_reason = gpu.unified_memory || gpu.form_factor == "soc" ? LinkReason::separate_units
+                                                                   : LinkReason::beyond_chassis;
   } else if (fast_link) {
     p.split = GpuSplit::tensor_parallel;
     p.link = GpuLink::gpu;

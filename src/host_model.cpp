@@ -26,6 +26,8 @@ const char* to_string(HostReason r) {
       return "storage_data";
     case HostReason::unified_memory:
       return "unified_memory";
+    case HostReason::unit_link:
+      return "unit_link";
   }
   return "?";
 }
@@ -63,14 +65,11 @@ uint32_t shipped_ram_gib_per_gpu(const PlatformModel& p) {
   return 0;
 }
 
-HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
-  HostSizing h;
-  const uint32_t gpus = std::max<uint32_t>(1, n.gpus);
-  h.cpu_sockets = p.cpu_sockets;
-  h.cpu_cores = p.cpu_sockets * p.cpu_cores_per_socket;
-  h.cores_per_gpu = static_cast<double>(h.cpu_cores) / gpus;
-  h.reasons.push_back(HostReason::cores_shipped);
+namespace {
 
+// System RAM: what the rule and the platform class ask, populated in whole DIMMs; its reason
+// appended to h.reasons.
+void size_ram(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
   RamSizing& r = h.ram;
   if (p.platform_class == PlatformClass::unified) {
     r.reason = HostReason::unified_memory;
@@ -125,11 +124,13 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
       r.installed_bytes = uint64_t{r.dimm_gib} * kGiB * r.dimms;
     }
   }
+}
 
-  // NICs: across nodes, one 400 Gb/s NIC per GPU for tensor/pipeline traffic (the HGX/DGX
-  // reference design: 8 ConnectX-7 for 8 GPUs) and a dual-port storage/front-end NIC; a single
-  // networked server gets the front-end NIC. Desktops and workstations across nodes: one 100 Gb/s
-  // NIC each (a pipeline split passes only activations). Unified computers use what they have.
+// NICs: across nodes, one 400 Gb/s NIC per GPU for tensor/pipeline traffic (the HGX/DGX
+// reference design: 8 ConnectX-7 for 8 GPUs) and a dual-port storage/front-end NIC; a single
+// networked server gets the front-end NIC. Desktops and workstations across nodes: one 100 Gb/s
+// NIC each (a pipeline split passes only activations). Unified computers use what they have.
+void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
   const bool multi = n.nodes > 1;
   if (p.platform_class == PlatformClass::server) {
     if (multi) {
@@ -140,13 +141,20 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
       h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
       h.reasons.push_back(HostReason::nic_storage_frontend);
     }
+  } else if (p.platform_class == PlatformClass::unified && multi) {
+    // Separate units: each links to the next over the port its maker provides (DGX Spark's
+    // ConnectX-7, a Mac's Thunderbolt 5); built in, nothing to buy for two units.
+    h.nics.push_back({1, p.unit_link_gbit_per_s, 1, HostReason::unit_link});
+    h.reasons.push_back(HostReason::unit_link);
   } else if (p.platform_class != PlatformClass::unified && (multi || n.networked)) {
     h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
     h.reasons.push_back(HostReason::nic_storage_frontend);
   }
+}
 
-  // Storage: two OS drives in RAID 1 (servers, workstations; one on a desktop), data drives for
-  // the model set, datasets and checkpoints with room to download a second copy (x 2), mirrored.
+// Storage: two OS drives in RAID 1 (servers, workstations; one on a desktop), data drives for
+// the model set, datasets and checkpoints with room to download a second copy (x 2), mirrored.
+void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   StorageSizing& s = h.storage;
   const uint64_t models = n.model_set_bytes ? n.model_set_bytes : n.weights_bytes;
   s.required_bytes = checked_add(checked_add(models, n.dataset_bytes), n.checkpoint_bytes);
@@ -184,7 +192,22 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
         std::max<uint64_t>(1, (want + s.data_drive_bytes - 1) / s.data_drive_bytes));
     h.reasons.push_back(HostReason::storage_data);
   }
+}
 
+}  // namespace
+
+HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
+  HostSizing h;
+  const uint32_t gpus = std::max<uint32_t>(1, n.gpus);
+  h.cpu_sockets = p.cpu_sockets;
+  h.cpu_cores = p.cpu_sockets * p.cpu_cores_per_socket;
+  h.cores_per_gpu = static_cast<double>(h.cpu_cores) / gpus;
+  h.reasons.push_back(HostReason::cores_shipped);
+  size_ram(p, n, gpus, h);
+  size_nics(p, n, gpus, h);
+  size_storage(p, n, h);
+  const RamSizing& r = h.ram;
+  const StorageSizing& s = h.storage;
   h.load.gpus = gpus;
   h.load.dimms = r.dimms;
   h.load.nvme_drives = p.platform_class == PlatformClass::unified ? 0 : s.os_drives + s.data_drives;

@@ -49,8 +49,28 @@ const ArchName kArchNames[] = {
     {Arch::hunyuan_moe, "hunyuan-moe"},
     {Arch::mistral3, "mistral3"},
     {Arch::deepseek4, "deepseek4"},
+    {Arch::bert, "bert"},
+    {Arch::gemma3n, "gemma3n"},
 };
 }  // namespace
+
+const char* task_name(Task t) {
+  switch (t) {
+    case Task::generation:
+      return "generation";
+    case Task::embedding:
+      return "embedding";
+    case Task::rerank:
+      return "rerank";
+  }
+  return "?";
+}
+
+std::optional<Task> task_from_name(std::string_view name) {
+  for (Task t : {Task::generation, Task::embedding, Task::rerank})
+    if (name == task_name(t)) return t;
+  return std::nullopt;
+}
 
 const char* arch_name(Arch a) {
   for (const auto& an : kArchNames)

@@ -119,20 +119,31 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   // A serving engine's pool rule decides the fit of its deployment (paged KV for the tokens the
   // sequences hold, not n_seq full contexts).
   if (p.serving && p.serving->deployment.gpus() == g.count) g.fits = p.serving->estimate.fits;
-  // Three levels: with the requested headroom; tight (without it, but with more than the engine's
-  // margin: the estimate's own measured error at its high end, (total_high - total) / total,
-  // capped at the headroom); or not at all. A capacity plan's replicas are judged by their own
-  // per-GPU need.
-  const double margin =
-      e.total_bytes()
-          ? std::min(c.headroom, std::max(0.0, (static_cast<double>(e.total_high_bytes) -
-                                                static_cast<double>(e.total_bytes())) /
-                                                   static_cast<double>(e.total_bytes())))
-          : 0.0;
-  p.fit = p.capacity_split
-              ? fit_verdict(fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom)),
-                            gpu->usable_bytes(), c.headroom, margin)
-              : fit_verdict(e, c, g.gpu.usable_bytes(), g.count, margin);
+  // Three levels: with the requested headroom; tight (without it, but inside the engine's own
+  // margin: engine_margin() of the engine that serves it, plus the estimate's measured error at
+  // its high end, (total_high - total) / total, where the engine's rule does not already bound
+  // it; capped at the headroom); or not at all. A capacity plan's replicas are judged by their
+  // own per-GPU need.
+  const double estimate_error = e.total_bytes()
+                                    ? std::max(0.0, (static_cast<double>(e.total_high_bytes) -
+                                                     static_cast<double>(e.total_bytes())) /
+                                                        static_cast<double>(e.total_bytes()))
+                                    : 0.0;
+  const EngineMargin em =
+      p.serving ? engine_margin(p.serving->deployment.engine, p.serving->deployment.limits)
+                : engine_margin(c.engine);
+  RunConfig bare = c;
+  bare.headroom = 0;
+  const uint64_t need = p.capacity_split
+                            ? fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom))
+                            : per_gpu_bytes(e, bare, g.count ? g.count : 1);
+  const uint64_t kv_each =
+      (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, g.count);
+  const double margin = std::min(c.headroom, margin_fraction(em, need, kv_each, estimate_error));
+  p.fit = fit_verdict(need, p.capacity_split ? gpu->usable_bytes() : g.gpu.usable_bytes(),
+                      c.headroom, margin);
+  p.fit->engine_margin = margin;
+  p.fit->margin_source = em.source;
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
   if (!g.fits && p.fit->fit == Fit::tight) {
     // Held without the headroom: nothing spills to RAM; the reader is told how tight.
@@ -277,6 +288,24 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
     p.cost_input.kwh_per_year = kwh;
     p.cost = plan_cost(p.cost_input);
   }
+  // The machine's own power and cost (schema_version 2: the JSON's power and cost fields): the
+  // rated model for peak, wall, circuits and heat, the typical draw for energy, the BOM for the
+  // hardware. A unified-memory computer is a whole system here too; one whose maker publishes
+  // no power figure has none (not zero watts).
+  if (p.system->max_wall_w_total > 0)
+    p.machine_power = rated_power_plan(*p.system, req.power.mains_v);
+  const BomCost bc = bom_cost(p.system->bom);
+  CostInput co = req.cost;
+  co.kwh_per_year = p.machine_power ? p.machine_power->energy_kwh_per_year : 0;
+  co.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
+  const uint32_t bought = p.system->choice.gpus_total();
+  co.n_gpus = bought;
+  co.gpu_price_usd = bc.gpus_usd > 0 && bought ? bc.gpus_usd / bought : 0;
+  co.gpus_included = bc.gpus_usd == 0 && bc.gpus_priced;
+  co.host_usd = bc.rest_usd;
+  co.complete = bc.complete;
+  p.machine_cost_input = co;
+  p.machine_cost = plan_cost(co);
 }
 
 void plan_training(const PlanRequest& req, const ModelSpec& m, Plan& p) {
@@ -309,6 +338,9 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.power_input = req.power;
   p.cost_input = req.cost;
   p.system.reset();
+  p.machine_power.reset();
+  p.machine_cost.reset();
+  p.machine_cost_input = CostInput();
   p.psu_redundancy.clear();
   p.storage = req.storage;
   p.fit.reset();

@@ -101,6 +101,10 @@ const char* to_string(PlatformReason r) {
       return "passive_cooling";
     case PlatformReason::psu_capacity:
       return "psu_capacity";
+    case PlatformReason::units_not_linked:
+      return "units_not_linked";
+    case PlatformReason::separate_units:
+      return "separate_units";
     case PlatformReason::psu_unrated:
       return "psu_unrated";
     case PlatformReason::reduced_lanes:
@@ -225,12 +229,12 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
         nearest_set = true;
       }
       if (!blockers.empty()) continue;
-      any = true;
       PlatformChoice cand;
       cand.index = static_cast<int>(i);
       cand.gpus_requested = n;
       cand.gpus_per_node = c;
       cand.nodes = (n + c - 1) / c;
+      any = true;
       cand.lanes_per_gpu = p.gpu_mount == GpuMount::pcie ? lanes_each(p, c) : 0;
       if (better(cand, best)) {
         const bool same_rank =
@@ -256,6 +260,12 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
                                         : PlatformReason::smallest_class);
   if (best.gpus_total() > n) best.reasons.push_back(PlatformReason::rounded_up);
   if (best.nodes > 1) best.reasons.push_back(PlatformReason::multi_node);
+  if (best.nodes > 1 && p.gpu_mount == GpuMount::integrated) {
+    best.reasons.push_back(PlatformReason::separate_units);
+    // Beyond what the maker links together (DGX Spark: two): buyable, but an unsupported setup.
+    if (p.units_linked_max > 0 && best.nodes > p.units_linked_max)
+      best.reasons.push_back(PlatformReason::units_not_linked);
+  }
   if (p.psu.watts <= 0 && p.gpu_mount != GpuMount::integrated)
     best.reasons.push_back(PlatformReason::psu_unrated);
   if (p.gpu_mount == GpuMount::pcie) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace llmsize {
 namespace {
@@ -10,6 +9,36 @@ namespace {
 const double kAtxPsuW[] = {550, 650, 750, 850, 1000, 1200, 1300, 1500, 1600};
 const double kServerPsuW[] = {1600, 2000, 2400, 2700, 3000, 3200};
 }  // namespace
+
+void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds) {
+  p.amps = p.wall_w / mains_v;
+  // Ordinary outlets: North America 120 V / 15 A -> 12 A continuous; 230 V Europe 16 A Schuko ->
+  // 12.8 A continuous, 10 A (IEC C13, UK fused plugs 13 A) -> 8 A.
+  const bool na = mains_v < 180;
+  p.outlet_continuous_a = (na ? 15.0 : 10.0) * kContinuousDerate;
+  p.fits_outlet = p.amps <= p.outlet_continuous_a;
+  p.mains_v = mains_v;
+  CircuitPlan& c = p.circuit;
+  c.north_america = na;
+  c.outlet_a = na ? 15.0 : 10.0;
+  const auto pick = [&](CircuitKind kind, double rating_a) {
+    c.kind = kind;
+    c.rating_a = rating_a;
+    c.continuous_a = rating_a * kContinuousDerate;
+  };
+  if (p.fits_outlet) {
+    pick(CircuitKind::outlet, c.outlet_a);
+  } else if (!na && p.amps <= 16.0 * kContinuousDerate) {
+    pick(CircuitKind::circuit, 16.0);
+  } else if (na && p.amps <= 20.0 * kContinuousDerate) {
+    pick(CircuitKind::dedicated_circuit, 20.0);
+  } else {
+    pick(CircuitKind::dedicated_circuits, na ? 30.0 : 32.0);
+    c.count = static_cast<uint32_t>(std::ceil(p.amps / c.continuous_a));
+  }
+  p.heat_btu_per_h = p.wall_w * kBtuPerHourPerWatt;
+  p.circuit.feeds = feeds;
+}
 
 PowerPlan plan_power(const PowerInput& in) {
   PowerPlan p;
@@ -48,34 +77,7 @@ PowerPlan plan_power(const PowerInput& in) {
     }
   }
   p.wall_w = p.peak_w / kPsuEfficiency;
-  p.amps = p.wall_w / in.mains_v;
-  // Ordinary outlets: North America 120 V / 15 A -> 12 A continuous; 230 V Europe 16 A Schuko ->
-  // 12.8 A continuous, 10 A (IEC C13, UK fused plugs 13 A) -> 8 A.
-  const bool na = in.mains_v < 180;
-  p.outlet_continuous_a = (na ? 15.0 : 10.0) * kContinuousDerate;
-  p.fits_outlet = p.amps <= p.outlet_continuous_a;
-  char buf[256];
-  if (p.fits_outlet) {
-    std::snprintf(buf, sizeof buf,
-                  "%.1f A at %.0f V fits one ordinary %s outlet (%.1f A continuous)", p.amps,
-                  in.mains_v, na ? "15 A" : "10 A", p.outlet_continuous_a);
-  } else if (!na && p.amps <= 16.0 * kContinuousDerate) {
-    std::snprintf(buf, sizeof buf,
-                  "%.1f A at %.0f V: needs a 16 A circuit (12.8 A continuous), not a 10 A outlet",
-                  p.amps, in.mains_v);
-  } else if (na && p.amps <= 20.0 * kContinuousDerate) {
-    std::snprintf(buf, sizeof buf,
-                  "%.1f A at %.0f V: needs a dedicated 20 A circuit (16 A continuous)", p.amps,
-                  in.mains_v);
-  } else {
-    const double per_circuit = (na ? 30.0 : 32.0) * kContinuousDerate;
-    std::snprintf(buf, sizeof buf,
-                  "%.1f A at %.0f V: dedicated %s circuits (%.0f A continuous each): %.0f of them",
-                  p.amps, in.mains_v, na ? "30 A 208/240 V" : "32 A", per_circuit,
-                  std::ceil(p.amps / per_circuit));
-  }
-  p.circuit = buf;
-  p.heat_btu_per_h = p.wall_w * kBtuPerHourPerWatt;
+  mains_draw(p, in.mains_v);
   p.energy_kwh_per_year = p.wall_w * in.duty_cycle * 8760 / 1000;
   return p;
 }

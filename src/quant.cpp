@@ -164,7 +164,24 @@ T fallback_type(T t, uint64_t ne0) {
 // Over 120 lines on purpose: it mirrors the upstream function branch for branch (ggml-org/
 // llama.cpp src/llama-quant.cpp llama_tensor_get_type at commit
 // 8784689fee07c6daabf3487d24e1535534ef6e6b), so a diff against upstream stays readable; do not
-// split it.
+// split it (scripts/function_lengths_allow.txt lists it).
+// Mirrored, in upstream's order: output.weight (or token_embd without one): MXFP4_MOE -> Q8_0,
+// falcon or a row not in whole blocks -> Q8_0, IQ1/IQ2/IQ3_XXS -> Q5_K, else Q6_K unless Q8_0;
+// MXFP4_MOE: 3-D (expert) tensors MXFP4, the rest Q8_0; token_embd and per_layer_token_embd;
+// the IQ1/IQ2 file types' attn_v, attn_k (8 experts), ffn_down, attn_output; attn_v (70B bump,
+// 8 experts Q8_0); attn_k; attn_q; ffn_down (layer from the tensor's block with experts, as
+// upstream parses blk.N); attn_output; attn_qkv; ffn_gate; ffn_up; then the fallback of a row
+// that does not split into whole blocks (fallback_type). A role is matched where upstream
+// matches a name substring: ffn_down/ffn_gate/ffn_up include their _exps and _shexp tensors.
+// Deliberately left out: the --output-tensor-type and --token-embedding-type overrides and
+// --tensor-type regexes of llama-quantize (llmsize models the default file types); the
+// n_k_quantized / n_fallback statistics; upstream throws on a fallback of a type without one
+// (`Unsupported tensor size`), llmsize keeps F16. Approximations: upstream's MXFP4_MOE test is
+// ne[2] > 1, llmsize's n_dims == 3 (the same for expert tensors of more than one expert); the 70B
+// bump reads llama.cpp's LLM_TYPE_70B, llmsize is_type_70b() (80 layers of llama with GQA, or
+// qwen2). The counters (assign_tensor_types) are upstream's: n_attention_wv counts attn_v, attn_qkv
+// and attn_kv_b; n_ffn_down = n_ffn_gate = n_ffn_up = hparams.n_layer (block count, next-n layers
+// included).
 T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) {
   const bool falcon = m.arch == Arch::falcon;
   const int n_expert = static_cast<int>(m.n_expert);
@@ -177,7 +194,7 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
   const bool low_iq = any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ1_S, F::IQ2_S, F::IQ2_M, F::IQ1_M});
 
   if (output_like) {
-    if (falcon || t.ne[0] % traits(nt).block_size != 0) {
+    if (ft == F::MXFP4_MOE || falcon || t.ne[0] % traits(nt).block_size != 0) {
       nt = T::Q8_0;
     } else if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ3_XXS, F::IQ1_S, F::IQ2_S, F::IQ2_M,
                            F::IQ1_M})) {
@@ -187,7 +204,7 @@ T get_type(QuantState& qs, const ModelSpec& m, const TensorDesc& t, F ft, T nt) 
     }
   } else if (ft == F::MXFP4_MOE) {
     nt = t.n_dims == 3 ? T::MXFP4 : T::Q8_0;
-  } else if (t.role == R::token_embd) {
+  } else if (t.role == R::token_embd || t.role == R::per_layer_token_embd) {
     if (any_of(ft, {F::IQ2_XXS, F::IQ2_XS, F::IQ1_S, F::IQ1_M}))
       nt = T::Q2_K;
     else if (any_of(ft, {F::IQ2_S, F::IQ2_M, F::IQ3_XXS}))
@@ -331,7 +348,8 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
                      : T::BF16;
   const bool linear = t.n_dims >= 2 && !t.bias && t.role != R::token_embd && t.role != R::output &&
                       t.role != R::ffn_gate_inp && t.role != R::position_embd &&
-                      t.role != R::per_layer_token_embd && !is_small_state_tensor(t.role);
+                      t.role != R::token_types && t.role != R::per_layer_token_embd &&
+                      !is_small_state_tensor(t.role);
   if (p.ftype == F::HF_F32) return T::F32;
   if (!linear) return keep;
   // Expert-only checkpoints: their quantization_config ignores everything but the routed experts.
@@ -388,24 +406,29 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
   for (const auto& t : tensors) {
     if (t.bias || t.n_dims < 2) continue;
     if (t.role == R::output) qs.has_output = true;
-    if (t.role == R::attn_v) ++qs.n_attention_wv;
-    if (is_ffn_down(t.role)) ++qs.n_ffn_down;
-    if (is_ffn_gate(t.role)) ++qs.n_ffn_gate;
-    if (is_ffn_up(t.role)) ++qs.n_ffn_up;
+    // llama_model_quantize_impl at the same commit: attn_v, attn_qkv and attn_kv_b count as V
+    // tensors; the FFN counters are hparams.n_layer (every block, next-n layers included), not
+    // the number of ffn_* tensors (a layer with experts and a shared expert has two ffn_down).
+    if (t.role == R::attn_v || t.role == R::attn_qkv || t.role == R::attn_kv_b) ++qs.n_attention_wv;
   }
+  qs.n_ffn_down = qs.n_ffn_gate = qs.n_ffn_up = static_cast<int>(m.n_layer + m.n_layer_nextn);
   const bool quantized_default = traits(p.default_type).quantized;
   for (const auto& t : tensors) {
     // convert_hf_to_gguf.py stores 1-D tensors, biases and the MoE router as F32; llama-quantize
     // leaves them (and anything not named *.weight) unquantized.
     // llama-quant.cpp also keeps Mamba's small 2-D tensors (ssm_conv1d, shortconv.conv, and
     // ssm_a / ssm_d of one column) unquantized.
+    // BERT: convert_hf_to_gguf.py writes POS_EMBD and TOKEN_TYPES in F32 ("Some tensor types
+    // are always in float32") and llama-quant.cpp skips both.
+    const bool bert_f32 = m.arch == Arch::bert && (t.role == R::position_embd);
     const bool quantize = !t.bias && t.n_dims >= 2 && t.role != R::ffn_gate_inp &&
-                          t.role != R::ffn_exp_probs_b && !is_small_state_tensor(t.role);
+                          t.role != R::ffn_exp_probs_b && t.role != R::token_types && !bert_f32 &&
+                          !is_small_state_tensor(t.role);
     if (m.arch == Arch::gpt_oss && is_routed_expert(t.role) && !t.bias && p.ftype != F::ALL_F32) {
       // gpt-oss: convert_hf_to_gguf.py writes the experts in their published MXFP4 and
       // llama-quantize keeps them, whatever the file type (every gpt-oss GGUF is ~MXFP4-sized).
       out.push_back(T::MXFP4);
-    } else if (t.role == R::position_embd) {
+    } else if (t.role == R::position_embd && !bert_f32) {
       // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
       out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
     } else if (!quantize || p.ftype == F::ALL_F32) {

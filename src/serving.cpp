@@ -269,58 +269,88 @@ const ServingCalibration& serving_calibration(ServingEngine e) {
   return kCalibrations[static_cast<int>(e)];
 }
 
-StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
-                      uint32_t decode, double ctx, uint32_t prefill, uint32_t isl) {
-  const ServingCalibration& cal = serving_calibration(d.engine);
-  const ServingProfile& prof = serving_profile(d.engine);
-  StepTime s;
-  s.decode_tokens = decode;
-  s.prefill_tokens = prefill;
-  const uint32_t pp = std::max<uint32_t>(1, d.pp), tp = std::max<uint32_t>(1, d.tp);
+namespace {
+
+// What one step moves and for whom: the step's shape and the bytes each GPU streams.
+struct StepShape {
+  uint32_t pp = 1, tp = 1;
   // Pipeline engines (vLLM, SGLang, TensorRT-LLM) keep pp micro-batches of decode / pp sequences
   // in flight; layer-split engines (llama.cpp) run the whole batch through the GPUs in turn.
-  const bool layer_split = prof.default_split == SplitMode::layer;
-  const double mb = layer_split ? 1 : pp;
-  const double dm = static_cast<double>(decode) / mb, pm = static_cast<double>(prefill) / mb;
-  const double tokens = dm + pm;
-  const double stage = 1.0 / pp;  // share of the layers per stage
+  bool layer_split = false;
+  double mb = 1;           // micro-batches per step
+  double dm = 0, pm = 0;   // decode and prompt tokens per micro-batch
+  double tokens = 0;       // dm + pm
+  double stage = 1;        // share of the layers per stage
+  bool adp = false;        // attention data parallel
+  double imbalance = 1;    // the busiest expert-parallel rank over the mean
+  double weights = 0;      // weight bytes each GPU streams per micro-batch
+  double kv = 0;           // KV bytes each GPU reads and writes per micro-batch
+  double bw = 0;           // the GPU's memory bandwidth, bytes/s, family-scaled
+  double flops_scale = 1;  // the GPU family's compute factor
+  bool matvec = false;     // decode rows through matrix-vector kernels
+};
 
-  // The kernels of a step, as engines run them: the linear layers as GEMMs over all d + p tokens
-  // (weights streamed once, compute at the weights' precision), decode attention reading each
-  // decoding sequence's KV (memory bound), prefill attention over the prompt chunks (compute
-  // bound, causal: half the prompt on average).
-  const bool adp = d.attention_dp && m.n_expert && tp > 1;
-  double experts = 0, tokens_per_expert = tokens;
+// The kernels of a step, as engines run them: the linear layers as GEMMs over all d + p tokens
+// (weights streamed once, compute at the weights' precision), decode attention reading each
+// decoding sequence's KV (memory bound), prefill attention over the prompt chunks (compute
+// bound, causal: half the prompt on average). Fills s.bytes_per_gpu and s.memory_s.
+StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                     uint32_t decode, double ctx, uint32_t prefill, StepTime& s) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  const ServingProfile& prof = serving_profile(d.engine);
+  StepShape h;
+  h.pp = std::max<uint32_t>(1, d.pp);
+  h.tp = std::max<uint32_t>(1, d.tp);
+  h.layer_split = prof.default_split == SplitMode::layer;
+  h.mb = h.layer_split ? 1 : h.pp;
+  h.dm = static_cast<double>(decode) / h.mb;
+  h.pm = static_cast<double>(prefill) / h.mb;
+  h.tokens = h.dm + h.pm;
+  h.stage = 1.0 / h.pp;
+  const uint32_t tp = h.tp;
+  h.adp = d.attention_dp && m.n_expert && tp > 1;
+  double experts = 0;
   if (m.n_expert) {
-    const double active = distinct_experts(m.n_expert, m.n_expert_used, std::max(1.0, tokens));
+    const double active = distinct_experts(m.n_expert, m.n_expert_used, std::max(1.0, h.tokens));
     experts = active * static_cast<double>(m.expert_bytes) * m.n_layer_moe;
-    tokens_per_expert = tokens * m.n_expert_used / std::max(1.0, active);
   }
   // Attention DP: each rank reads the dense weights whole, its 1/tp of the experts and its own
   // sequences' KV.
-  const double dense_gpu = static_cast<double>(m.dense_read_bytes) / (adp ? 1 : tp);
+  const double dense_gpu = static_cast<double>(m.dense_read_bytes) / (h.adp ? 1 : tp);
   // Expert parallel: the busiest rank sets the pace (routing is not uniform; ep_imbalance is the
   // max / mean expert load of a rank, fitted on the attention-DP rows).
-  const double imbalance = adp ? cal.ep_imbalance : 1.0;
-  const double weights = (dense_gpu + experts / tp * imbalance) * stage;
-  const double kv_split = adp ? tp : std::min<double>(tp, std::max<uint32_t>(1, m.n_head_kv));
+  h.imbalance = h.adp ? cal.ep_imbalance : 1.0;
+  h.weights = (dense_gpu + experts / tp * h.imbalance) * h.stage;
+  const double kv_split = h.adp ? tp : std::min<double>(tp, std::max<uint32_t>(1, m.n_head_kv));
   const double ctx_swa = m.n_swa ? std::min<double>(ctx, m.n_swa) : ctx;
   const double kv_seq = static_cast<double>(m.kv_bytes_per_token) * ctx +
                         static_cast<double>(m.kv_bytes_per_token_swa) * ctx_swa +
                         static_cast<double>(m.state_bytes_per_seq);
   const double kv_write =
-      static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * (dm + pm);
-  const double kv = (kv_seq * dm + kv_write) * stage / kv_split;
-  s.bytes_per_gpu = static_cast<uint64_t>(weights + kv);
+      static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * (h.dm + h.pm);
+  h.kv = (kv_seq * h.dm + kv_write) * h.stage / kv_split;
+  s.bytes_per_gpu = static_cast<uint64_t>(h.weights + h.kv);
   const FamilyFactor& fam = family_factor(g);
-  const double bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
+  h.bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
+  h.flops_scale = fam.flops_scale;
   // Matrix-vector kernels (llama.cpp mul_mv for batches up to 8 rows) stream the weights again
   // for part of every extra row.
   // Prompt tokens go through the GEMM path in their own ubatches.
-  const bool matvec = cal.matvec_reread > 0 && dm <= 8;
-  const double reread = matvec ? 1 + cal.matvec_reread * (std::max(1.0, dm) - 1) : 1;
-  s.memory_s = weights * reread / (cal.bw_efficiency * bw);
+  h.matvec = cal.matvec_reread > 0 && h.dm <= 8;
+  const double reread = h.matvec ? 1 + cal.matvec_reread * (std::max(1.0, h.dm) - 1) : 1;
+  s.memory_s = h.weights * reread / (cal.bw_efficiency * h.bw);
+  return h;
+}
 
+// The GEMMs and attention of a step: fills s.flops_per_gpu, s.compute_s and s.attention_s;
+// returns the GEMMs' time, each kind of step at its roofline.
+double step_compute(const ServingModel& m, const ServingGpu& g, const Deployment& d, double ctx,
+                    uint32_t isl, const StepShape& h, StepTime& s) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  const ServingProfile& prof = serving_profile(d.engine);
+  const double dm = h.dm, pm = h.pm, stage = h.stage;
+  const uint32_t tp = h.tp;
+  const bool matvec = h.matvec;
   // GEMM efficiency grows with the rows it multiplies: m / (m + m_half) of the fitted factor
   // (tile quantization); routed experts see rows x n_expert_used / active experts each. Decode
   // rows run at the batch's size; prompt rows in chunks of min(isl, token budget) (+ the decode
@@ -338,18 +368,17 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
       per_expert = rows * m.n_expert_used / distinct_experts(m.n_expert, m.n_expert_used, rows);
     return (1 - moe_share) * gemm_eff(rows) + moe_share * gemm_eff(per_expert);
   };
-  (void)tokens_per_expert;
   const double budget = d.limits.max_num_batched_tokens && prof.chunked_prefill
                             ? static_cast<double>(d.limits.max_num_batched_tokens)
                             : static_cast<double>(isl);
   const double chunk_rows = std::min<double>(isl, budget) + (matvec ? 0 : dm);
-  const double matmul = 2.0 * static_cast<double>(m.matmul_params) * tokens;
+  const double matmul = 2.0 * static_cast<double>(m.matmul_params) * h.tokens;
   const double attn_decode = 4.0 * m.n_head * m.head_dim * m.n_layer * dm * ctx;
   const double attn_prefill = 4.0 * m.n_head * m.head_dim * m.n_layer * pm * isl / 2.0;
   s.flops_per_gpu = (matmul + attn_decode + attn_prefill) * stage / tp;
-  const double eff = cal.flops_efficiency * fam.flops_scale;
+  const double eff = cal.flops_efficiency * h.flops_scale;
   const double per_token = 2.0 * static_cast<double>(m.matmul_params) *
-                           (1 - moe_share + moe_share * imbalance) * stage / tp /
+                           (1 - moe_share + moe_share * h.imbalance) * stage / tp /
                            (peak_tflops(g, m.compute) * 1e12 * eff);
   // A share f of the steps carries a prompt chunk (rows = decode + chunk), the rest decode only:
   // each kind is its own roofline, averaged.
@@ -363,41 +392,63 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   const double gemm_s =
       f * std::max(s.memory_s, with_chunk) + (1 - f) * std::max(s.memory_s, decode_only);
   const double f16 = peak_tflops(g, ComputeDtype::bf16) * 1e12 * eff;
-  s.attention_s = std::max(kv / (cal.kv_bw_efficiency * bw), attn_decode * stage / tp / f16) +
+  s.attention_s = std::max(h.kv / (cal.kv_bw_efficiency * h.bw), attn_decode * stage / tp / f16) +
                   attn_prefill * stage / tp / f16;
+  return gemm_s;
+}
 
+// The collectives of a step: tensor-parallel all-reduces and the pipeline's hand-offs, seconds.
+double step_link(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                 const StepShape& h) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  const uint32_t tp = h.tp, pp = h.pp;
   // Tensor parallel: 2 all-reduces per layer of tokens x n_embd x 2 bytes. Within one NVLink
   // group at its speed, else PCIe; past one node the network carries pipeline stages only (the
   // search keeps tp within a node).
   double link_gb = g.link_gb_per_s, latency = cal.allreduce_latency_s;
   if (tp > g.link_group || g.link == LinkKind::pcie) link_gb = g.pcie_gb_per_s, latency *= 3;
   if (tp > g.gpus_per_node) link_gb = g.network_gb_per_s, latency *= 6;
-  const double msg = tokens * m.n_embd * 2.0;
+  const double msg = h.tokens * m.n_embd * 2.0;
   // Attention DP exchanges each token once per MoE layer (dispatch + combine ~ one all-reduce).
-  const double collectives = adp ? m.n_layer_moe : 2.0 * m.n_layer;
-  s.link_s = collectives * stage *
-             allreduce_s(msg, tp, std::max(1.0, link_gb * cal.link_efficiency), latency);
+  const double collectives = h.adp ? m.n_layer_moe : 2.0 * m.n_layer;
+  double link_s = collectives * h.stage *
+                  allreduce_s(msg, tp, std::max(1.0, link_gb * cal.link_efficiency), latency);
   // Pipeline: activations handed to the next stage (network when stages span nodes).
   if (pp > 1) {
     const bool cross = tp * pp > g.gpus_per_node;
     const double p2p_gb = cross ? g.network_gb_per_s : std::max(g.link_gb_per_s, g.pcie_gb_per_s);
-    s.link_s += (cross ? 6 : 1) * cal.allreduce_latency_s + msg / (p2p_gb * 1e9);
+    link_s += (cross ? 6 : 1) * cal.allreduce_latency_s + msg / (p2p_gb * 1e9);
   }
+  return link_s;
+}
+
+}  // namespace
+
+StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                      uint32_t decode, double ctx, uint32_t prefill, uint32_t isl) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  const ServingProfile& prof = serving_profile(d.engine);
+  StepTime s;
+  s.decode_tokens = decode;
+  s.prefill_tokens = prefill;
+  const StepShape h = step_shape(m, g, d, decode, ctx, prefill, s);
+  const double gemm_s = step_compute(m, g, d, ctx, isl, h, s);
+  s.link_s = step_link(m, g, d, h);
   s.stage_s = gemm_s + s.attention_s + s.link_s;
   // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
-  s.stage_s += m.n_layer * stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
+  s.stage_s += m.n_layer * h.stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
   // Bound: what the step spends most on (weights or KV streaming vs GEMM or prefill math).
-  const double attn_mem = kv / (cal.kv_bw_efficiency * bw);
+  const double attn_mem = h.kv / (cal.kv_bw_efficiency * h.bw);
   const double bw_time = (s.compute_s > s.memory_s ? 0 : s.memory_s) + attn_mem;
   const double fl_time = (s.compute_s > s.memory_s ? s.compute_s : 0) + s.attention_s - attn_mem;
   s.bound = fl_time > bw_time ? Limit::compute : Limit::bandwidth;
   if (s.link_s > std::max(bw_time, fl_time)) s.bound = Limit::link;
   // Pipeline stalls: micro-batches of unequal work (one carries a prompt chunk) hold the others;
   // pp_efficiency per extra stage, fitted on the RTX PRO 6000 PP1-PP8 rows.
-  const double bubble = layer_split ? 1.0 : std::pow(cal.pp_efficiency, pp - 1.0);
-  s.gpu_s = pp * s.stage_s / bubble;
+  const double bubble = h.layer_split ? 1.0 : std::pow(cal.pp_efficiency, h.pp - 1.0);
+  s.gpu_s = h.pp * s.stage_s / bubble;
   // Host: one iteration per micro-batch; attention-DP ranks each run their own scheduler.
-  s.host_s = mb * cal.step_overhead_s + cal.seq_overhead_s * decode / (adp ? tp : 1);
+  s.host_s = h.mb * cal.step_overhead_s + cal.seq_overhead_s * decode / (h.adp ? h.tp : 1);
   s.step_s = cal.overlap_host ? std::max(s.gpu_s, s.host_s) : s.gpu_s + s.host_s;
   if (cal.overlap_host && s.host_s > s.gpu_s) s.bound = Limit::host;
   return s;
@@ -488,12 +539,14 @@ SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment&
 
 }  // namespace
 
-ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
-                                 const Workload& w) {
+namespace {
+
+// The KV pool each GPU keeps after weights and activations, the KV a sequence holds in it, and
+// how many sequences fit: r.kv_pool_bytes_per_gpu, kv_bytes_per_seq(_guarantee),
+// max_concurrency(_guarantee) and fits.
+void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                    const Workload& w, ServingEstimate& r) {
   const ServingProfile& prof = serving_profile(d.engine);
-  const ServingCalibration& cal = serving_calibration(d.engine);
-  ServingEstimate r;
-  r.calibration = &cal;
   const uint32_t shards = d.tp * d.pp;
   const uint64_t weights_gpu = m.weight_bytes / shards + (m.weight_bytes % shards ? 1 : 0);
   const uint64_t act_gpu = m.activation_bytes / d.tp;
@@ -531,6 +584,73 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
   r.fits = r.max_concurrency >= 1;
+}
+
+// One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
+// running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
+// which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:
+// rho = lambda x S / k, Wq = rho S / (2 (1 - rho)), tail ~ exponential; lambda = the replica's
+// request rate.
+struct Cycle {
+  SteadyState s;
+  double itl = 0, service = 0, wq = 0, wq_p90 = 0, cycle = 0, chunk = 0, chunk_step = 0;
+};
+
+// The cycle of one of b slots at the replica's request rate lambda_fixed (0: a closed loop of b
+// users), at `mean_context` tokens and the power cap's speed share `power_scale`.
+Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                    const Workload& w, double mean_context, double power_scale, uint32_t b,
+                    double lambda_fixed) {
+  const ServingProfile& prof = serving_profile(d.engine);
+  const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
+  Cycle c;
+  c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), mean_context);
+  c.itl = c.s.itl_s / power_scale;
+  c.chunk =
+      std::max(1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - c.s.decode);
+  const StepTime with_chunk =
+      serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)), mean_context,
+                   static_cast<uint32_t>(std::min<double>(c.chunk, w.isl)), w.isl);
+  c.chunk_step = with_chunk.step_s / power_scale;
+  c.service = std::ceil(w.isl / c.chunk) * c.chunk_step;
+  if (w.decode_only) {  // generation measured alone: no prompt in the cycle
+    c.cycle = w.osl * c.itl;
+    return c;
+  }
+  const double decode_time = (w.osl - 1.0) * c.itl;
+  const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
+  // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
+  const double others = lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0;
+  auto wait = [&](double rho) { return rho * c.service / (2 * (1 - rho)); };
+  auto rho_of = [&](double wq) {
+    const double lambda =
+        lambda_fixed > 0 ? lambda_fixed : std::max<uint32_t>(1, b) / (c.service + wq + decode_time);
+    return std::min(0.99, lambda * c.service / parallel * others);
+  };
+  double rho = rho_of(0);
+  if (lambda_fixed <= 0) {
+    // Closed loop: more waiting slows the arrivals; rho = rho_of(wait(rho)) has one root.
+    double lo = 0, hi = rho;
+    for (int i = 0; i < 60; ++i) {
+      const double mid = (lo + hi) / 2;
+      (rho_of(wait(mid)) > mid ? lo : hi) = mid;
+    }
+    rho = (lo + hi) / 2;
+  }
+  c.wq = wait(rho);
+  c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
+  c.cycle = c.service + c.wq + decode_time;
+  return c;
+}
+
+}  // namespace
+
+ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                                 const Workload& w) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  ServingEstimate r;
+  r.calibration = &cal;
+  serving_memory(m, g, d, w, r);
   r.power_scale = power_limit_speed(d.power_limit);
   r.mean_context = w.isl + w.osl / 2.0;
   if (!r.fits) {
@@ -539,57 +659,8 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   }
   const uint32_t seq_cap = d.limits.max_num_seqs ? d.limits.max_num_seqs : r.max_concurrency;
   const uint32_t cap = std::min(r.max_concurrency, seq_cap);
-
-  // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
-  // running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
-  // which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:
-  // rho = lambda x S / k, Wq = rho S / (2 (1 - rho)), tail ~ exponential; lambda = the replica's
-  // request rate.
-  struct Cycle {
-    SteadyState s;
-    double itl = 0, service = 0, wq = 0, wq_p90 = 0, cycle = 0, chunk = 0, chunk_step = 0;
-  };
-  const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
   auto cycle_at = [&](uint32_t b, double lambda_fixed) {
-    Cycle c;
-    c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), r.mean_context);
-    c.itl = c.s.itl_s / r.power_scale;
-    c.chunk = std::max(
-        1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - c.s.decode);
-    const StepTime with_chunk =
-        serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)), r.mean_context,
-                     static_cast<uint32_t>(std::min<double>(c.chunk, w.isl)), w.isl);
-    c.chunk_step = with_chunk.step_s / r.power_scale;
-    c.service = std::ceil(w.isl / c.chunk) * c.chunk_step;
-    if (w.decode_only) {  // generation measured alone: no prompt in the cycle
-      c.cycle = w.osl * c.itl;
-      return c;
-    }
-    const double decode_time = (w.osl - 1.0) * c.itl;
-    const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
-    // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
-    const double others = lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0;
-    auto wait = [&](double rho) { return rho * c.service / (2 * (1 - rho)); };
-    auto rho_of = [&](double wq) {
-      const double lambda = lambda_fixed > 0
-                                ? lambda_fixed
-                                : std::max<uint32_t>(1, b) / (c.service + wq + decode_time);
-      return std::min(0.99, lambda * c.service / parallel * others);
-    };
-    double rho = rho_of(0);
-    if (lambda_fixed <= 0) {
-      // Closed loop: more waiting slows the arrivals; rho = rho_of(wait(rho)) has one root.
-      double lo = 0, hi = rho;
-      for (int i = 0; i < 60; ++i) {
-        const double mid = (lo + hi) / 2;
-        (rho_of(wait(mid)) > mid ? lo : hi) = mid;
-      }
-      rho = (lo + hi) / 2;
-    }
-    c.wq = wait(rho);
-    c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
-    c.cycle = c.service + c.wq + decode_time;
-    return c;
+    return request_cycle(m, g, d, w, r.mean_context, r.power_scale, b, lambda_fixed);
   };
 
   // Concurrency per replica: users split evenly, or as many as fit, or Little's law from a rate.

@@ -74,9 +74,19 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
       traits(e.weights.by_type.empty() ? TensorType::F16 : e.weights.by_type.front().type)
           .quantized;
   const double eff = quantized ? cal.flops_efficiency_quant : cal.flops_efficiency_16bit;
-  const double active_params =
+  double active_params =
       static_cast<double>(e.weights.active_params ? e.weights.active_params : e.weights.params);
-  const double attn = 4.0 * m.n_layer * (in.prompt_tokens / 2.0) * m.n_head * m.n_embd_head_k;
+  // An embedding / rerank batch attends over its documents (n_ctx tokens each): causal models
+  // over half of it on average, an encoder over all of it, and an encoder's embedding tables
+  // (tokens, positions) are looked up, not multiplied (it has no output head).
+  const bool encode_only = m.task != Task::generation;
+  if (m.is_encoder())
+    active_params =
+        std::max(0.0, active_params - static_cast<double>(m.n_embd) *
+                                          (static_cast<double>(m.n_vocab) + m.n_ctx_train));
+  const double span =
+      encode_only ? (m.is_encoder() ? in.n_ctx : in.n_ctx / 2.0) : in.prompt_tokens / 2.0;
+  const double attn = 4.0 * m.n_layer * span * m.n_head * m.n_embd_head_k;
   const double flops_per_token = 2.0 * active_params + attn;
   double tflops = g.fp16_tflops_dense > 0 ? g.fp16_tflops_dense : g.bf16_tflops_dense;
   if (tflops <= 0) tflops = 10;  // unknown: a conservative figure, flagged by the caller
@@ -88,6 +98,13 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   s.prefill_low = s.prefill_tokens_per_s * (1 - cal.prefill_error);
   s.prefill_high = s.prefill_tokens_per_s * (1 + cal.prefill_error);
   s.time_to_first_token_s = in.prompt_tokens / s.prefill_tokens_per_s + s.step_s;
+  if (encode_only && in.n_ctx > 0) {
+    // Documents of n_ctx tokens through the prefill model, n_seq per batch.
+    s.documents_per_s = s.prefill_tokens_per_s / in.n_ctx;
+    s.documents_low = s.prefill_low / in.n_ctx;
+    s.documents_high = s.prefill_high / in.n_ctx;
+    s.batch_s = static_cast<double>(in.n_seq) / s.documents_per_s;
+  }
   return s;
 }
 

@@ -38,6 +38,11 @@ SystemPlan plan_system(const SystemRequest& r) {
   ci.weights_bytes = n.weights_bytes;
   ci.n_gpus = s.choice.gpus_per_node;
   s.cold_start = cold_start(ci);
+  for (StorageClass d : kLocalDrives) {
+    ColdStartInput di = ci;
+    di.storage = d;
+    s.cold_start_by_drive.push_back(cold_start(di));
+  }
 
   BomInput b;
   b.platform = &p;
@@ -50,6 +55,25 @@ SystemPlan plan_system(const SystemRequest& r) {
   s.bom = bill_of_materials(b);
   s.bom_total_usd = bom_total_usd(s.bom);
   return s;
+}
+
+PowerPlan rated_power_plan(const SystemPlan& s, double mains_v) {
+  PowerPlan w;
+  const double nodes = std::max<uint32_t>(1, s.choice.nodes);
+  const PowerParts& q = s.max_power.parts;
+  w.gpu_w = q.gpus_w * nodes;
+  w.cpu_w = q.cpus_w * nodes;
+  w.ram_w = q.memory_w * nodes;
+  w.drives_w = q.drives_w * nodes;
+  w.board_fans_w = (q.baseboard_w + q.nics_w + q.fans_w + q.board_w) * nodes;
+  w.peak_w = s.max_power.dc_w * nodes;
+  w.psu_w = s.psus.watts;
+  w.psus = s.psus.count;
+  w.wall_w = s.max_wall_w_total;
+  mains_draw(w, mains_v, s.platform && s.platform->psu.redundancy.r > 0 ? 2 : 1);
+  w.heat_btu_per_h = s.heat_btu_per_h_total;
+  w.energy_kwh_per_year = s.typical_wall_w_total * 8760 / 1000;
+  return w;
 }
 
 }  // namespace llmsize

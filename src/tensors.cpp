@@ -68,6 +68,8 @@ const char* const kRoleNames[] = {
     "nextn.enorm",
     "nextn.hnorm",
     "nextn.shared_head_norm",
+    "nextn.embed_tokens",
+    "nextn.shared_head_head",
     "per_layer_token_embd",
     "per_layer_model_proj",
     "per_layer_proj_norm",
@@ -101,9 +103,24 @@ const char* const kRoleNames[] = {
     "indexer_comp_ape",
     "indexer_comp_norm",
     "ffn_gate_tid2eid",
+    "token_types",
+    "attn_output_norm",
+    "layer_output_norm",
+    "cls",
+    "cls.output",
+    "altup_proj",
+    "altup_unembd_proj",
+    "altup_correct_coef",
+    "altup_correct_scale",
+    "altup_predict_coef",
+    "altup_router",
+    "altup_router_norm",
+    "laurel_l",
+    "laurel_r",
+    "laurel_post_norm",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::ffn_gate_tid2eid) + 1,
+                  static_cast<size_t>(TensorRole::laurel_post_norm) + 1,
               "one name per role");
 
 class Builder {
@@ -154,6 +171,81 @@ bool is_routed_expert(TensorRole r) {
 
 std::vector<TensorDesc> layered_tensors(const ModelSpec& m);
 
+// llama.cpp src/models/bert.cpp llama_model_bert::load_arch_tensors (LLM_ARCH_BERT): token,
+// token-type and learned position embeddings, an embedding LayerNorm, q/k/v/o with biases,
+// post-attention and post-FFN LayerNorms, a GELU MLP with biases; no output head. A
+// sequence-classification checkpoint (reranker) adds cls (n_embd x n_embd) and cls.output
+// (n_embd x n_cls_out), both with biases (convert_hf_to_gguf.py maps classifier.dense and
+// classifier.out_proj to them and drops the pooler).
+void bert_tensors(const ModelSpec& m, Builder& b) {
+  const uint64_t n_embd = m.n_embd;
+  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
+  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
+  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
+  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  b.t2(R::token_embd, n_embd, m.n_vocab);
+  if (m.n_token_types) b.t2(R::token_types, n_embd, m.n_token_types);
+  b.t2(R::position_embd, n_embd, m.n_ctx_train);
+  if (m.n_cls_out) {
+    b.t2(R::cls, n_embd, n_embd);
+    b.t1(R::cls, n_embd, true);
+    b.t2(R::cls_output, n_embd, m.n_cls_out);
+    b.t1(R::cls_output, m.n_cls_out, true);
+  }
+  b.t1(R::token_embd_norm, n_embd);
+  b.t1(R::token_embd_norm, n_embd, true);
+  for (uint32_t il = 0; il < m.n_layer; ++il) {
+    b.at(static_cast<int32_t>(il));
+    b.t2(R::attn_q, n_embd, n_q);
+    b.t1(R::attn_q, n_q, true);
+    b.t2(R::attn_k, n_embd, n_k);
+    b.t1(R::attn_k, n_k, true);
+    b.t2(R::attn_v, n_embd, n_v);
+    b.t1(R::attn_v, n_v, true);
+    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t1(R::attn_output, n_embd, true);
+    b.t1(R::attn_output_norm, n_embd);
+    b.t1(R::attn_output_norm, n_embd, true);
+    b.t2(R::ffn_up, n_embd, m.n_ff);
+    b.t1(R::ffn_up, m.n_ff, true);
+    b.t2(R::ffn_down, m.n_ff, n_embd);
+    b.t1(R::ffn_down, n_embd, true);
+    b.t1(R::layer_output_norm, n_embd);
+    b.t1(R::layer_output_norm, n_embd, true);
+  }
+}
+
+// GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
+void starcoder_tensors(const ModelSpec& m, Builder& b) {
+  const uint64_t n_embd = m.n_embd;
+  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
+  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
+  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
+  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
+  // fused QKV (MQA), GELU MLP, every linear layer with a bias.
+  b.t2(R::token_embd, n_embd, m.n_vocab);
+  b.t2(R::position_embd, n_embd, m.n_ctx_train);
+  b.t1(R::output_norm, n_embd);
+  b.t1(R::output_norm, n_embd, true);
+  if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+  for (uint32_t il = 0; il < m.n_layer; ++il) {
+    b.at(static_cast<int32_t>(il));
+    b.t1(R::attn_norm, n_embd);
+    b.t1(R::attn_norm, n_embd, true);
+    b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
+    b.t1(R::attn_qkv, n_q + n_k + n_v, true);
+    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t1(R::attn_output, n_embd, true);
+    b.t1(R::ffn_norm, n_embd);
+    b.t1(R::ffn_norm, n_embd, true);
+    b.t2(R::ffn_up, n_embd, m.n_ff);
+    b.t1(R::ffn_up, m.n_ff, true);
+    b.t2(R::ffn_down, m.n_ff, n_embd);
+    b.t1(R::ffn_down, n_embd, true);
+  }
+}
+
 // Shapes from llama.cpp src/llama-model.cpp (llama_model::load_tensors), per architecture.
 std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   if (!m.layer_kinds.empty()) return layered_tensors(m);
@@ -166,33 +258,14 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
   const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
   const bool falcon = m.arch == Arch::falcon;
-  // GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
-  const bool starcoder = m.arch == Arch::starcoder;
 
   b.at(-1);
-  if (starcoder) {
-    // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
-    // fused QKV (MQA), GELU MLP, every linear layer with a bias.
-    b.t2(R::token_embd, n_embd, m.n_vocab);
-    b.t2(R::position_embd, n_embd, m.n_ctx_train);
-    b.t1(R::output_norm, n_embd);
-    b.t1(R::output_norm, n_embd, true);
-    if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
-    for (uint32_t il = 0; il < m.n_layer; ++il) {
-      b.at(static_cast<int32_t>(il));
-      b.t1(R::attn_norm, n_embd);
-      b.t1(R::attn_norm, n_embd, true);
-      b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
-      b.t1(R::attn_qkv, n_q + n_k + n_v, true);
-      b.t2(R::attn_output, n_kq_out, n_embd);
-      b.t1(R::attn_output, n_embd, true);
-      b.t1(R::ffn_norm, n_embd);
-      b.t1(R::ffn_norm, n_embd, true);
-      b.t2(R::ffn_up, n_embd, m.n_ff);
-      b.t1(R::ffn_up, m.n_ff, true);
-      b.t2(R::ffn_down, m.n_ff, n_embd);
-      b.t1(R::ffn_down, n_embd, true);
-    }
+  if (m.arch == Arch::bert) {
+    bert_tensors(m, b);
+    return v;
+  }
+  if (m.arch == Arch::starcoder) {
+    starcoder_tensors(m, b);
     return v;
   }
   b.t2(R::token_embd, n_embd, m.n_vocab);
@@ -212,6 +285,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
       b.t1(R::nextn_enorm, n_embd);
       b.t1(R::nextn_hnorm, n_embd);
       b.t1(R::nextn_shared_head_norm, n_embd);
+      if (m.nextn_embeddings) {
+        b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
+        b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
+      }
     }
     if (falcon) {
       b.t1(R::attn_norm, n_embd, true);
@@ -342,6 +419,7 @@ BlockStyle style_of(Arch a) {
       s.qk_norm_head = true;
       break;
     case Arch::gemma4:
+    case Arch::gemma3n:
       s.qk_norm_head = s.attn_post_norm = s.ffn_post_norm = true;
       break;
     case Arch::glm4moe:
@@ -542,6 +620,10 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
     b.t1(R::nextn_enorm, n_embd);
     b.t1(R::nextn_hnorm, n_embd);
     b.t1(R::nextn_shared_head_norm, n_embd);
+    if (m.nextn_embeddings) {
+      b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
+      b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
+    }
   }
   state_block(b, m, k, st);
   if (k.attn != AttnKind::none) attention_block(b, m, k, st, mtp);
@@ -558,6 +640,19 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
     b.t2(R::per_layer_inp_gate, n_embd, m.n_embd_per_layer);
     b.t2(R::per_layer_proj, m.n_embd_per_layer, n_embd);
     b.t1(R::per_layer_post_norm, n_embd);
+  }
+  if (m.n_altup > 0) {
+    // llama.cpp src/models/gemma3n.cpp load_arch_tensors: every layer, KV-sharing ones too (they
+    // keep their attn_k / attn_v / attn_k_norm), holds the AltUp and LAuReL tensors.
+    const uint64_t na = m.n_altup;
+    b.t2(R::altup_correct_coef, na, na);
+    b.t1(R::altup_correct_scale, n_embd);
+    b.t2(R::altup_predict_coef, na, na * na);
+    b.t2(R::altup_router, n_embd, na);
+    b.t1(R::altup_router_norm, n_embd);
+    b.t2(R::laurel_l, n_embd, m.laurel_rank);
+    b.t2(R::laurel_r, m.laurel_rank, n_embd);
+    b.t1(R::laurel_post_norm, n_embd);
   }
 }
 
@@ -663,6 +758,11 @@ std::vector<TensorDesc> layered_tensors(const ModelSpec& m) {
   b.t1(m.arch == Arch::lfm2 || m.arch == Arch::lfm2moe ? R::token_embd_norm : R::output_norm,
        n_embd);
   if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+  if (m.n_altup > 1) {
+    // Gemma 3n: the projections into and out of the n_altup - 1 extra streams.
+    b.t3(R::altup_proj, n_embd, n_embd, m.n_altup - 1);
+    b.t3(R::altup_unembd_proj, n_embd, n_embd, m.n_altup - 1);
+  }
   if (m.arch == Arch::gemma4)
     for (const auto& k : lay.kinds)
       if (k.attn == AttnKind::full) {

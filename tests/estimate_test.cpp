@@ -36,7 +36,10 @@ TEST_CASE("a long context or many users outgrow the 1.2 x weights rule, and it s
   const auto e = estimate(test::model("llama-3.1-8b"), c);
   CHECK(e.total_bytes() > e.naive_rule_bytes);
   REQUIRE_FALSE(e.warnings.empty());
-  CHECK(e.warnings[0].find("rule of thumb 1.2 x weights") != std::string::npos);
+  CHECK(e.warnings[0].kind == EstimateWarningKind::beyond_naive_rule);
+  CHECK(e.warnings[0].n[0] == e.naive_rule_bytes);
+  CHECK(e.warnings[0].n[1] == e.total_bytes());
+  CHECK(e.warnings[0].n[2] == e.total_bytes() - e.naive_rule_bytes);
 }
 
 TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and headroom",
@@ -79,4 +82,47 @@ TEST_CASE("per-GPU and available-KV sums are checked, not wrapped or rounded in 
   const uint64_t used = e.weights_bytes + e.recurrent_state_bytes +
                         2 * (e.compute.bytes() + c.overhead_per_gpu_bytes);
   CHECK(available_kv_bytes(e, c, 1000000000000ull, 2) == 1666666666666ull - used);
+}
+
+TEST_CASE("a GGUF of DeepSeek-V3.x leaves out the MTP layer convert_hf_to_gguf.py skips",
+          "[estimate][mtp]") {
+  // llama.cpp convert_hf_to_gguf.py, class DeepseekV2Model (registered for
+  // DeepseekV2/V3ForCausalLM and KimiK25ForConditionalGeneration): skip_mtp = True, and
+  // modify_tensors returns nothing for "model.layers.N" with N >= num_hidden_layers.
+  // DeepseekV32Model and Glm4MoeLiteModel set skip_mtp = False (the layer stays in the GGUF).
+  const auto& ds = test::model("deepseek-v3.1");
+  REQUIRE(ds.n_layer_nextn == 1);
+  CHECK(ds.gguf_drops_nextn);
+  ModelSpec main_only = ds;
+  main_only.n_layer_nextn = 0;
+  for (const char* q : {"q4_k_m", "q8_0", "iq2_xs"}) {
+    INFO(q);
+    const auto w = compute_weights(ds, *find_quant_preset(q));
+    // The parameters stay the checkpoint's (vision_test.cpp derives 682,636,487,424 with the MTP
+    // module); 682,636,487,424 - 671,026,419,200 of the 61 main layers = 11,610,068,224 in the
+    // MTP module are not in the file, whose bytes are those of the 61 main layers.
+    CHECK(w.params == 682636487424);
+    CHECK(w.params_not_in_file == 11610068224);
+    const auto w0 = compute_weights(main_only, *find_quant_preset(q));
+    CHECK(w0.params == 671026419200);
+    CHECK(w.bytes == w0.bytes);
+    CHECK(w.active_params == w0.active_params);
+    CHECK(w.bits_per_weight() == Approx(w0.bits_per_weight()));
+  }
+  // Safetensors presets (vLLM, transformers) hold the checkpoint as stored, MTP layer included.
+  const auto fp8 = compute_weights(ds, *find_quant_preset("fp8"), false);
+  CHECK(fp8.params_not_in_file == 0);
+  CHECK(fp8.bytes > compute_weights(main_only, *find_quant_preset("fp8"), false).bytes);
+  // GLM-4.7-Flash (llama.cpp deepseek2 too) keeps its MTP layer 47 in the GGUF.
+  const auto& glm = test::model("glm-4.7-flash");
+  CHECK(glm.n_layer_nextn == 1);
+  CHECK_FALSE(glm.gguf_drops_nextn);
+  CHECK(compute_weights(glm, *find_quant_preset("q4_k_m")).params_not_in_file == 0);
+  // DeepSeek-V3.2 (DeepseekV32Model) keeps it as well.
+  CHECK_FALSE(test::model("deepseek-v3.2").gguf_drops_nextn);
+  // And the estimate says so.
+  RunConfig c = config("q4_k_m", 4096);
+  const auto e = estimate(ds, c);
+  const EstimateWarning mtp{EstimateWarningKind::mtp_not_in_gguf, {1, 11610068224, 0}};
+  CHECK(std::find(e.warnings.begin(), e.warnings.end(), mtp) != e.warnings.end());
 }

@@ -60,3 +60,48 @@ TEST_CASE("2 x RTX 3090 hold Llama-3.1-70B Q4_K_M at 8192 tight", "[fit_verdict]
   // The 20% rule says it does not fit, as gpus_needed does.
   CHECK(per_gpu_bytes(e, c, 2) > usable);
 }
+
+TEST_CASE("The tight level uses each engine's own allocation rule", "[fit_verdict]") {
+  // A GPU holding need 20 GiB of which 4 GiB KV cache, the estimate's measured error 2%.
+  const uint64_t need = 20 * kGiB, kv = 4 * kGiB;
+  const double err = 0.02;
+  struct Case {
+    EngineMargin m;
+    double margin;  // share of the need
+  };
+  EngineLimits sglang_h100;
+  sglang_h100.memory_fraction = 0.837;  // engine_limits(sglang, 80 GiB): (81920 - 13338) / 81920
+  EngineLimits trt;
+  trt.memory_fraction = 0.9;
+  const Case cases[] = {
+      // llama.cpp allocates what it computes: only the estimate's error, 2%.
+      {engine_margin(Engine::llama_cpp), 0.02},
+      // Ollama keeps 457 MiB free: 457 / 20480 = 2.23%, + 2%.
+      {engine_margin(Engine::ollama), 457.0 / 20480 + 0.02},
+      // vLLM uses 0.9 of memory: need <= 0.9 x capacity, 1 / 0.9 - 1 = 11.1%; the estimate is
+      // vLLM's own profile rule, no error added.
+      {engine_margin(Engine::vllm), 1 / 0.9 - 1},
+      {engine_margin(ServingEngine::vllm, EngineLimits()), 1 / 0.9 - 1},
+      // SGLang: 1 / 0.837 - 1 = 19.5%.
+      {engine_margin(ServingEngine::sglang, sglang_h100), 1 / 0.837 - 1},
+      // TensorRT-LLM: the KV pool is 0.9 of what is free, 4 GiB x (1 / 0.9 - 1) / 20 GiB = 2.2%.
+      {engine_margin(ServingEngine::trt_llm, trt), 4.0 * (1 / 0.9 - 1) / 20},
+      // transformers: on demand, the estimate's error.
+      {engine_margin(Engine::transformers), 0.02},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(to_string(c.m.rule), c.m.source);
+    CHECK(margin_fraction(c.m, need, kv, err) == Approx(c.margin));
+    CHECK(std::string(c.m.source).size() > 10);
+  }
+  CHECK(engine_margin(Engine::vllm).rule == MarginRule::share_of_total);
+  CHECK(engine_margin(ServingEngine::trt_llm, trt).rule == MarginRule::share_of_free);
+  CHECK(margin_fraction(engine_margin(Engine::llama_cpp), 0, 0, err) == 0);
+  // 22 GiB need on 24 GiB (9.1% headroom): tight for llama.cpp (2%), no for vLLM (11.1%).
+  CHECK(fit_verdict(22 * kGiB, 24 * kGiB, 0.2,
+                    margin_fraction(engine_margin(Engine::llama_cpp), 22 * kGiB, kv, err))
+            .fit == Fit::tight);
+  CHECK(fit_verdict(22 * kGiB, 24 * kGiB, 0.2,
+                    margin_fraction(engine_margin(Engine::vllm), 22 * kGiB, kv, err))
+            .fit == Fit::no);
+}

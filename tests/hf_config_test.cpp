@@ -43,7 +43,8 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
       {R"({"model_type": "llama", "num_hidden_layers": -1})",
        "config.json: /num_hidden_layers: out of range: -1"},
       {R"({"model_type": "lama", "num_hidden_layers": 2})",
-       // The list grew with the 2025-2026 families (issue 9); "lama" is near llama4 and lfm2 too.
+       // The list grew with the 2025-2026 families and the encoders (issue 9); "lama" is near
+       // llama4 and lfm2 too.
        "config.json: /model_type: unsupported \"lama\" (did you mean llama, llama4, lfm2?); "
        "supported: llama, mistral, mixtral, "
        "qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3, gemma3_text, phi3, deepseek_v2, "
@@ -51,7 +52,7 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
        "qwen3_vl, gemma4, llama4, kimi_k2, kimi_k25, glm4_moe_lite, deepseek_v32, glm_moe_dsa, "
        "glm4_moe, minimax_m2, nemotron_h, granitemoehybrid, lfm2, lfm2_moe, falcon_h1, cohere2, "
        "olmo2, olmo3, smollm3, seed_oss, ernie4_5_moe, hunyuan_v1_moe, ministral3, deepseek_v4, "
-       "mistral3, qwen3_vl_moe, hunyuan"},
+       "mistral3, qwen3_vl_moe, hunyuan, bert, xlm-roberta, gemma4_unified, gemma3n"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
        "config.json: num_attention_heads (6) is not divisible by num_key_value_heads (4)"},

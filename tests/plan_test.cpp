@@ -66,10 +66,7 @@ std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Pl
   row.model = &m;
   row.quant = &quant;
   row.quant_requested = quant.id;
-  row.plan = &p;
-  row.split = split_words(p);
-  row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
-  row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
+  set_plan(row, p);
   row.warnings = &warnings;
   row.checklist = &checklist;
   return report_json(row).dump();

@@ -90,3 +90,74 @@ TEST_CASE("A power cap lowers the maximum; unplaceable GPUs say so", "[system_pl
   CHECK(mac.gpu_usable_bytes == g.usable_bytes());
   CHECK(mac.max_power.wall_w == 295);
 }
+
+TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and class exact",
+          "[system_plan]") {
+  // Vendor figures (/work/shared/reference/reference_systems.json rows A01, A03, copied here with
+  // their sources): NVIDIA DGX H100
+  // (https://unanswered.io/guide/nvidia-dgx-power-consumption-watts, summarising NVIDIA's DGX
+  // H100/H200 user guide: 6 x 3300 W 4+2, 10.2 kW); DGX B200
+  // (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html: 6 x 3300 W 5+1,
+  // 14.3 kW); Apple Mac Studio M2 Ultra (https://support.apple.com/en-ke/102027: 295 W max,
+  // 10 W idle at the wall).
+  struct Case {
+    const char* gpu;
+    uint32_t n;
+    const char* platform;
+    PlatformClass cls;
+    double max_w;
+    uint32_t psus;
+    double psu_w;
+    const char* redundancy;
+    uint32_t sockets;
+  };
+  const Case cases[] = {
+      {"h100-sxm", 8, "nvidia-dgx-h100", PlatformClass::server, 10200, 6, 3300, "4+2", 2},
+      {"b200", 8, "nvidia-dgx-b200", PlatformClass::server, 14300, 6, 3300, "5+1", 2},
+      {"m2-ultra", 1, "apple-mac-studio-m2-ultra", PlatformClass::unified, 295, 1, 0, "none", 1},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.platform);
+    SystemRequest r;
+    r.catalog = &builtin_platforms();
+    r.gpu = test::catalog().find_gpu(c.gpu)->spec;
+    r.n_gpus = c.n;
+    r.needs.weights_bytes = 100 * kGB;
+    const auto s = plan_system(r);
+    REQUIRE(s.platform);
+    CHECK(s.platform->id == c.platform);
+    CHECK(s.platform->platform_class == c.cls);
+    CHECK(s.host.cpu_sockets == c.sockets);
+    CHECK(std::fabs(s.max_wall_w_total / c.max_w - 1) < 0.15);
+    CHECK(s.psus.count == c.psus);
+    CHECK(s.psus.watts == c.psu_w);
+    CHECK(to_string(s.psus.redundancy) == c.redundancy);
+  }
+  // The Mac's idle is Apple's measured 10 W.
+  SystemRequest mac;
+  mac.catalog = &builtin_platforms();
+  mac.gpu = test::catalog().find_gpu("m2-ultra")->spec;
+  mac.needs.weights_bytes = 40 * kGB;
+  CHECK(plan_system(mac).typical.idle_wall_w == 10);
+}
+
+TEST_CASE("The v1 power fields come from the rated model", "[system_plan]") {
+  const auto s = plan_system(request("h100-sxm", 8, 405 * kGB));
+  REQUIRE(s.platform);
+  const PowerPlan w = rated_power_plan(s, 230);
+  // DC maximum 9,534 W (the case above), at the wall 9,534 / 0.94 = 10,142.6 W.
+  CHECK(w.peak_w == Approx(9534));
+  CHECK(w.wall_w == Approx(9534 / 0.94));
+  CHECK(w.gpu_w == 5600);
+  // 10,142.6 W / 230 V = 44.1 A: two 32 A circuits (25.6 A continuous each), on each of the A
+  // and B feeds (4+2 PSUs).
+  CHECK(w.amps == Approx(9534 / 0.94 / 230));
+  CHECK(w.circuit.kind == CircuitKind::dedicated_circuits);
+  CHECK(w.circuit.count == 2);
+  CHECK(w.circuit.feeds == 2);
+  CHECK(w.heat_btu_per_h == Approx(9534 / 0.94 * 3.412));
+  // Energy from the typical draw: W x 8,760 h / 1000.
+  CHECK(w.energy_kwh_per_year == Approx(s.typical_wall_w_total * 8.76));
+  CHECK(w.psus == 6);
+  CHECK(w.psu_w == 3300);
+}

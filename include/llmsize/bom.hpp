@@ -29,6 +29,7 @@ enum class BomReason {
   gpu_fabric,  // one NIC per GPU, multi-node
   storage_frontend,
   rack_power,  // PDUs for the racks
+  unit_link,   // unified computers as separate units: the built-in port that links them
 };
 const char* to_string(BomReason r);
 
@@ -56,5 +57,15 @@ struct BomInput {
 std::vector<BomLine> bill_of_materials(const BomInput& in);
 // Sum of qty x unit price over the priced, not-included lines; unpriced lines leave it a floor.
 double bom_total_usd(const std::vector<BomLine>& lines);
+
+// The BOM's total split for the cost model: the GPUs priced as their own lines, the rest.
+struct BomCost {
+  double gpus_usd = 0;  // GPU lines priced on their own (0 when the platform's price includes them)
+  double rest_usd = 0;  // every other priced, not-included line
+  bool gpus_priced = false;  // the GPUs have a price: their own, or the priced platform's
+  bool complete = true;      // every line that is not included has a price
+  double total_usd() const { return gpus_usd + rest_usd; }
+};
+BomCost bom_cost(const std::vector<BomLine>& lines);
 
 }  // namespace llmsize

@@ -16,6 +16,10 @@ struct CostInput {
   double utilization = 0.5;     // share of the year spent generating at the aggregate rate
   double aggregate_tokens_per_s = 0;
   double cloud_price_per_mtok = 0;  // --cloud-price, USD per 1M tokens; 0 = no comparison
+  // The GPUs are part of host_usd (a unified computer, a system priced whole): priced then
+  // with gpu_price_usd 0.
+  bool gpus_included = false;
+  bool complete = true;  // every line of the bill has a price (else capex is a floor)
 };
 
 struct CostPlan {
@@ -26,6 +30,7 @@ struct CostPlan {
   double usd_per_mtok = 0;      // (capex / years + energy) / tokens per year x 1e6
   double breakeven_months = 0;  // 0 = never or no comparison
   bool priced = false;
+  bool complete = true;  // CostInput::complete: false when capex is a floor
 };
 
 // Host cost by platform class (USD, excluding GPUs, RAM and drives): rough street prices of a

@@ -16,6 +16,24 @@
 
 namespace llmsize {
 
+// Something the estimate's reader should know, worded by the CLI (src/cli/render/words.cpp).
+// The numbers each kind carries in EstimateWarning::n:
+enum class EstimateWarningKind : uint8_t {
+  beyond_naive_rule,  // n[0] the 1.2 x weights rule's bytes, n[1] this estimate's total bytes,
+                      // n[2] the rule's shortfall, bytes (n[1] - n[0])
+  deepseek4_kv_approximate,  // none: DeepSeek-V4's compressed KV caches are approximated
+  beyond_trained_context,    // n[0] n_ctx, n[1] the model's n_ctx_train
+  mtp_not_in_gguf,           // n[0] MTP layers the GGUF conversion drops, n[1] their parameters
+};
+
+struct EstimateWarning {
+  EstimateWarningKind kind;
+  uint64_t n[3] = {0, 0, 0};
+  bool operator==(const EstimateWarning& o) const {
+    return kind == o.kind && n[0] == o.n[0] && n[1] == o.n[1] && n[2] == o.n[2];
+  }
+};
+
 // Runtime and driver context per GPU (CUDA context, cuBLAS workspace, allocator slack).
 // A stated constant, overridable with --overhead-mib: a CUDA context alone takes 300-500 MiB
 // depending on GPU and driver (see docs/formulas.md).
@@ -63,8 +81,12 @@ struct Weights {
   // --mmproj writes it by default; 2 bytes per parameter for the other engines (BF16).
   uint64_t vision_params = 0;
   uint64_t vision_bytes = 0;
+  // Parameters counted in `params` that the file does not hold: the MTP layers a GGUF
+  // conversion drops (ModelSpec::gguf_drops_nextn).
+  uint64_t params_not_in_file = 0;
   double bits_per_weight() const {
-    return params ? 8.0 * static_cast<double>(bytes) / static_cast<double>(params) : 0;
+    const uint64_t n = params - params_not_in_file;
+    return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
   }
 };
 
@@ -112,7 +134,7 @@ struct Estimate {
   // The bare rule of thumb "VRAM = 1.2 x weights", for comparison.
   uint64_t naive_rule_bytes = 0;
   std::vector<Derivation> derivations;
-  std::vector<std::string> warnings;
+  std::vector<EstimateWarning> warnings;
 };
 
 // REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.

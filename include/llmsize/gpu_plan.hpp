@@ -36,7 +36,9 @@ enum class LinkReason : uint8_t {
   beyond_chassis,       // more GPUs than one chassis holds
   nvlink_bridge_pairs,  // NVLink bridges join pairs only: TP beyond 2 falls back to PCIe
   tensor_all_reduce,    // TP all-reduces every layer: use the GPU's own link
-  no_gpu_link           // no GPU-to-GPU link: a layer split passes only activations
+  no_gpu_link,          // no GPU-to-GPU link: a layer split passes only activations
+  separate_units,       // unified-memory computers: each unit is its own machine, layers split
+                        // across them over the network (llama.cpp RPC, MLX distributed, NCCL)
 };
 
 struct GpuPlan {

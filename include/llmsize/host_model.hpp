@@ -32,6 +32,7 @@ enum class HostReason {
   storage_os_mirror,     // two OS drives in RAID 1
   storage_data,          // data drives for the model set, datasets, checkpoints
   unified_memory,        // a unified-memory computer: RAM is the GPU memory
+  unit_link,             // unified computers as separate units: their built-in network link
 };
 const char* to_string(HostReason r);
 

@@ -49,7 +49,23 @@ enum class Arch {
   hunyuan_moe,     // Hunyuan-A13B: q/k norms, one shared expert
   mistral3,        // Ministral 3 / Mistral Large 3 text model (llama layers)
   deepseek4,  // DeepSeek-V4: shared-KV MQA, sliding window + compressed caches, hyper-connections
+  // Encoders (llama.cpp LLM_ARCH_BERT, src/models/bert.cpp): BERT and XLM-RoBERTa (BGE-M3,
+  // bge-reranker-v2-m3): learned positions, token types, post-LayerNorms with biases, GELU MLP.
+  bert,
+  // Gemma 3n (llama.cpp src/models/gemma3n.cpp): Gemma 3 layers with AltUp (n_altup parallel
+  // streams), LAuReL low-rank residuals, per-layer embeddings, KV of the first 20 layers reused.
+  gemma3n,
 };
+
+// What the model is run for. Embedding and rerank models encode a batch of documents in one
+// forward pass and generate nothing (llama.cpp --embedding / --reranking, pooling_type).
+enum class Task : uint8_t {
+  generation,  // a language model: prefill then token-by-token decode
+  embedding,   // one vector per document (pooling mean / cls / last)
+  rerank,      // one relevance score per (query, document) pair (pooling rank, cls head)
+};
+const char* task_name(Task t);
+std::optional<Task> task_from_name(std::string_view name);
 
 const char* arch_name(Arch a);
 std::optional<Arch> arch_from_name(std::string_view name);
@@ -196,8 +212,19 @@ struct ModelSpec {
   std::vector<LayerKind> layer_kinds;
   std::vector<LayerSegment> layer_segments;
   SsmSpec ssm;
-  uint32_t n_layer_nextn = 0;     // MTP / next-n layers the file carries beyond n_layer
+  uint32_t n_layer_nextn = 0;  // MTP / next-n layers the file carries beyond n_layer
+  // The checkpoint's MTP layers are left out of a GGUF by llama.cpp's convert_hf_to_gguf.py
+  // (DeepseekV2Model.skip_mtp = True for DeepseekV2/V3ForCausalLM and Kimi-K2.5;
+  // DeepseekV4Model.filter_tensors drops "mtp.*"), while DeepseekV32Model, Glm4MoeLiteModel,
+  // GLM-4.x and Qwen3.5 keep them. Counted in the parameters, not in a GGUF preset's bytes.
+  bool gguf_drops_nextn = false;
+  // The MTP layers store their own embed_tokens and shared_head.head (llama.cpp
+  // LLM_TENSOR_NEXTN_EMBED_TOKENS / NEXTN_SHARED_HEAD_HEAD, loaded TENSOR_NOT_REQUIRED): the
+  // GLM-4.5 family's checkpoints, whose HF totals are 2 x n_vocab x n_embd above the layers.
+  bool nextn_embeddings = false;
   uint32_t n_embd_per_layer = 0;  // per-layer embedding width (Gemma 3n/4), 0: none
+  uint32_t n_altup = 0;           // Gemma 3n AltUp streams (llama.cpp hparams.n_altup), 0: none
+  uint32_t laurel_rank = 0;       // Gemma 3n LAuReL rank (hparams.laurel_rank)
   uint32_t n_indexer_head = 0;    // DSA indexer heads (DeepSeek-V3.2, GLM-5)
   uint32_t n_indexer_head_dim = 0;
   // DeepSeek-V4 attention and hyper-connections (llama.cpp deepseek4 dsv4_*).
@@ -209,6 +236,9 @@ struct ModelSpec {
   // kind none: none or unknown. llama.cpp keeps it in a separate mmproj GGUF.
   VisionTower vision;
   bool qk_norm = false;  // attn_q_norm / attn_k_norm where the architecture makes them optional
+  Task task = Task::generation;
+  uint32_t n_token_types = 0;  // BERT token_types rows (type_vocab_size)
+  uint32_t n_cls_out = 0;      // classifier outputs of a rerank head (cls + cls.output), 0: none
   // The quant preset of the checkpoint as its config's quantization_config stores it ("fp8",
   // "int4-g32", "mxfp4-experts", "nvfp4"); empty for an unquantized or unknown checkpoint.
   std::string stored_quant;
@@ -217,6 +247,9 @@ struct ModelSpec {
   std::string params_source;
 
   bool is_moe() const { return n_expert > 1; }
+  // An encoder attends over its own batch without a cache (llama.cpp creates no memory for
+  // LLM_ARCH_BERT: llama_model::create_memory returns nullptr).
+  bool is_encoder() const { return arch == Arch::bert; }
   bool is_mla() const { return kv_lora_rank > 0; }
   uint32_t n_gqa() const { return n_head_kv ? n_head / n_head_kv : 0; }
   bool is_swa_layer(uint32_t il) const {

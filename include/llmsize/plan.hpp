@@ -182,6 +182,12 @@ struct Plan {
   // GPU). system->platform is null when no catalog platform takes the GPUs.
   std::optional<SystemPlan> system;
   std::string psu_redundancy;  // to_string(system->psus.redundancy): "4+2", "none"
+  // The machine's power and cost (set with a catalog machine; schema_version 2's power.* and
+  // cost.* fields): rated_power_plan() of the system, and the cost of its BOM with the energy of
+  // the typical draw. `power` and `cost` above keep the class rules (check's budgets read them).
+  std::optional<PowerPlan> machine_power;
+  std::optional<CostPlan> machine_cost;
+  CostInput machine_cost_input;
   StorageClass storage = StorageClass::local_nvme_gen4;  // the weights are read from
   // The three-level verdict of the GPU plan (fits, tight, no) with its headroom.
   std::optional<FitVerdict> fit;

@@ -105,6 +105,11 @@ struct PlatformModel {
   // Unified-memory computers: the share of memory the GPU may use as the maker or the OS sets it
   // (macOS ~0.75 by default); 0 = the GPU catalog's memory_fraction.
   double gpu_memory_fraction = 0;
+  // Unified-memory computers linked as separate units: the most the maker supports together
+  // (DGX Spark: 2 over ConnectX-7); 0 = no limit stated. The link, as the catalog states it.
+  uint32_t units_linked_max = 0;
+  std::string unit_link;
+  uint32_t unit_link_gbit_per_s = 0;
   double price_usd = 0;  // list or street price of the configuration; 0 = unpublished
   std::string price_source;
   std::string source;  // where the rest was read
@@ -131,6 +136,8 @@ enum class PlatformReason {
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed
   rounded_up,          // more GPUs than asked: the nearest count that is sold
   multi_node,          // more GPUs than one machine holds
+  separate_units,      // unified-memory computers: n units, each its own machine, on a network
+  units_not_linked,    // more units than their maker supports linking (an unsupported setup)
   override_name,       // chosen by name (--platform)
   smallest_class,      // the smallest class that fits (desktop before workstation ...)
   cheapest,            // cheapest of those that fit

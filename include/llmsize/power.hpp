@@ -19,6 +19,29 @@ struct PowerInput {
   double duty_cycle = 0.5;  // share of the year at peak draw, for energy
 };
 
+// The branch circuit the wall draw needs (worded by the CLI: src/cli/render/words.cpp).
+enum class CircuitKind : uint8_t {
+  outlet,              // one ordinary outlet: 15 A at 120 V, 10 A at 230 V
+  circuit,             // 230 V: a 16 A circuit, not a 10 A outlet
+  dedicated_circuit,   // 120 V: a dedicated 20 A circuit
+  dedicated_circuits,  // `count` dedicated circuits: 30 A 208/240 V in North America, 32 A else
+};
+
+struct CircuitPlan {
+  CircuitKind kind = CircuitKind::outlet;
+  double rating_a = 0;         // of one outlet or circuit
+  double continuous_a = 0;     // rating_a x kContinuousDerate
+  double outlet_a = 0;         // the ordinary outlet's rating (15 A or 10 A)
+  uint32_t count = 1;          // how many circuits
+  bool north_america = false;  // mains below 180 V: 120 V outlets, 208/240 V circuits
+  uint32_t feeds = 1;          // 2: a redundant machine on A and B feeds, `count` on each
+  bool operator==(const CircuitPlan& o) const {
+    return kind == o.kind && rating_a == o.rating_a && continuous_a == o.continuous_a &&
+           outlet_a == o.outlet_a && count == o.count && north_america == o.north_america &&
+           feeds == o.feeds;
+  }
+};
+
 struct PowerPlan {
   double gpu_w = 0, cpu_w = 0, ram_w = 0, drives_w = 0, board_fans_w = 0;
   double peak_w = 0;  // DC load at full tilt
@@ -26,9 +49,10 @@ struct PowerPlan {
   uint32_t psus = 1;  // servers: N+1 redundant
   double wall_w = 0;  // AC draw at peak: peak / PSU efficiency
   double amps = 0;    // at mains_v
+  double mains_v = 0;
   double outlet_continuous_a = 0;  // what one ordinary outlet carries continuously
   bool fits_outlet = false;
-  std::string circuit;        // advice
+  CircuitPlan circuit;
   double heat_btu_per_h = 0;  // wall_w x 3.412
   double energy_kwh_per_year = 0;
 };
@@ -48,5 +72,10 @@ constexpr double kPsuMaxLoad = 0.8;
 constexpr double kBtuPerHourPerWatt = 3.412;
 
 PowerPlan plan_power(const PowerInput& in);
+
+// From p.wall_w at mains_v: amps, whether one ordinary outlet carries it (120 V 15 A or 230 V
+// 10 A at 80% continuous), the circuit advice and the heat in BTU/h.
+// feeds = 2: a redundant machine on A and B feeds, each sized for the whole load.
+void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds = 1);
 
 }  // namespace llmsize

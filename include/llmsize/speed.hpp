@@ -60,6 +60,11 @@ struct Speed {
   double prefill_tokens_per_s = 0;
   double prefill_low = 0, prefill_high = 0;
   double time_to_first_token_s = 0;
+  // Embedding / rerank (ModelSpec::task): documents of SpeedInput::n_ctx tokens encoded per
+  // second from the prefill rate, and the time of one batch of n_seq documents; 0 otherwise.
+  double documents_per_s = 0;
+  double documents_low = 0, documents_high = 0;
+  double batch_s = 0;
   double step_s = 0;
   uint64_t bytes_per_step = 0;
   const SpeedCalibration* calibration = nullptr;

@@ -10,6 +10,7 @@
 #include "llmsize/host_model.hpp"
 #include "llmsize/load_time.hpp"
 #include "llmsize/platform.hpp"
+#include "llmsize/power.hpp"
 #include "llmsize/power_model.hpp"
 
 namespace llmsize {
@@ -39,6 +40,9 @@ struct SystemPlan {
   TypicalPower typical;             // per machine
   double typical_wall_w_total = 0;  // all machines: energy and cost per token
   ColdStart cold_start;
+  // The same start from each local drive class (hdd, sata_ssd, local_nvme_gen3/4/5), the
+  // engine's loader: the per-drive load times of the JSON.
+  std::vector<ColdStart> cold_start_by_drive;
   std::vector<BomLine> bom;
   double bom_total_usd = 0;  // a floor when some lines are unpriced
   // Unified-memory computers: what the GPU may use of the memory.
@@ -46,5 +50,15 @@ struct SystemPlan {
 };
 
 SystemPlan plan_system(const SystemRequest& r);
+
+// The local drive classes cold_start_by_drive holds, in its order.
+constexpr StorageClass kLocalDrives[] = {
+    StorageClass::hdd, StorageClass::sata_ssd, StorageClass::local_nvme_gen3,
+    StorageClass::local_nvme_gen4, StorageClass::local_nvme_gen5};
+
+// The power fields of power.hpp (power.peak_watts, wall_watts, circuit_amps, circuit, heat) from
+// the rated model for all machines, so the JSON has one source of truth: peak = the DC maximum,
+// wall = the maximum at the wall, energy from the typical draw. REQUIRES: s.platform non-null.
+PowerPlan rated_power_plan(const SystemPlan& s, double mains_v);
 
 }  // namespace llmsize

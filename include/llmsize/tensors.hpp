@@ -72,6 +72,8 @@ enum class TensorRole : uint8_t {
   nextn_enorm,
   nextn_hnorm,
   nextn_shared_head_norm,
+  nextn_embed_tokens,  // the MTP layer's own copies of token_embd and output (GLM-4.5 family)
+  nextn_shared_head_head,
   per_layer_token_embd,  // Gemma 3n/4 per-layer embeddings
   per_layer_model_proj,
   per_layer_proj_norm,
@@ -108,6 +110,24 @@ enum class TensorRole : uint8_t {
   indexer_comp_ape,
   indexer_comp_norm,
   ffn_gate_tid2eid,
+  // BERT / XLM-RoBERTa encoders (llama.cpp LLM_TENSOR_TOKEN_TYPES, ATTN_OUT_NORM, LAYER_OUT_NORM,
+  // CLS, CLS_OUT).
+  token_types,
+  attn_output_norm,
+  layer_output_norm,
+  cls,
+  cls_output,
+  // Gemma 3n AltUp and LAuReL (llama.cpp LLM_TENSOR_ALTUP_* / LAUREL_*).
+  altup_proj,
+  altup_unembd_proj,
+  altup_correct_coef,
+  altup_correct_scale,
+  altup_predict_coef,
+  altup_router,
+  altup_router_norm,
+  laurel_l,
+  laurel_r,
+  laurel_post_norm,
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.

@@ -137,6 +137,23 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   cm.aliases = c.strs(e, path, "aliases");
   cm.shorthand = c.strs(e, path, "shorthand");
   cm.hf_repo = c.str(e, path, "hf_repo", false);
+  // "task": what the model is run for, when its config.json does not say (Qwen3-Embedding is a
+  // Qwen3ForCausalLM).
+  if (const std::string task = c.str(e, path, "task", false); !task.empty()) {
+    const auto t = task_from_name(task);
+    if (!t)
+      c.fail(path + "/task", "unknown task " + sanitize_quoted(task) +
+                                 "; expected generation, embedding or rerank");
+    cm.spec.task = *t;
+  }
+  // "mtp_embeddings": false for a checkpoint whose MTP layer shares the model's embedding and
+  // output instead of storing its own copies (GLM-4.6: its HF total has none).
+  if (e.contains("mtp_embeddings")) {
+    if (!e["mtp_embeddings"].is_boolean())
+      c.fail(path + "/mtp_embeddings",
+             "expected true or false, got " + describe_json(e["mtp_embeddings"]));
+    cm.spec.nextn_embeddings = e["mtp_embeddings"].get<bool>() && cm.spec.n_layer_nextn > 0;
+  }
   cm.source = c.str(e, path, "source", true);
   cm.origin = c.where;
   return cm;

@@ -110,110 +110,106 @@ class ArchReader {
   GgufArch& out_;
 };
 
-// Architectures of the per-layer description: the layer kinds come from llama.cpp's hparams keys
-// and, where llama.cpp decides a layer's kind by what it loads, from the tensors present
-// (llama.cpp at commit 00395eb2: src/models/*.cpp load_arch_hparams / load_arch_tensors).
-bool is_layered_arch(Arch a) {
-  switch (a) {
-    case Arch::gpt_oss:
-    case Arch::qwen3next:
-    case Arch::qwen35:
-    case Arch::qwen35moe:
-    case Arch::gemma4:
-    case Arch::llama4:
-    case Arch::deepseek32:
-    case Arch::glm_dsa:
-    case Arch::glm4moe:
-    case Arch::minimax_m2:
-    case Arch::nemotron_h:
-    case Arch::nemotron_h_moe:
-    case Arch::granitehybrid:
-    case Arch::lfm2:
-    case Arch::lfm2moe:
-    case Arch::falcon_h1:
-    case Arch::cohere2:
-    case Arch::olmo2:
-    case Arch::smollm3:
-    case Arch::seed_oss:
-    case Arch::ernie4_5_moe:
-    case Arch::hunyuan_moe:
-    case Arch::mistral3:
-    case Arch::qwen3vl:
-      return true;
-    default:
-      return false;
-  }
+// The per-layer architectures: the layer kinds come from llama.cpp's hparams keys and, where
+// llama.cpp decides a layer's kind by what it loads, from the tensors present (llama.cpp at commit
+// 00395eb2: src/models/*.cpp load_arch_hparams / load_arch_tensors). What the keys and tensors do
+// not say is the row's: a new per-layer architecture is a row here.
+struct LayeredArch {
+  Arch arch;
+  StateKind ssm = StateKind::none;  // what layers with ssm_conv1d / ssm_in tensors hold
+  bool qk_norm_tensor = false;      // q/k norms as blk.0.attn_q_norm says
+  uint32_t swa_pattern = 0;         // set_swa_pattern(n): layers il % n < n - 1 slide
+  bool swa_needs_window = false;    // ... only when attention.sliding_window is given
+  uint32_t chunk = 0;               // chunked attention of this many tokens (hard-coded in
+                                    // llama.cpp), NoPE on the global layers
+  uint32_t nope_every = 0;          // every n-th layer without rope (n_no_rope_layer_step)
+  bool swa_per_layer = false;       // sliding layers from the per-layer sliding_window_pattern,
+                                    // with key_length_swa / value_length_swa heads
+  bool moe_with_dense = false;      // MoE layers keep a dense FFN (ffn_up) beside the experts
+  uint32_t kv_from_start = 0;       // only the first n layers have a KV cache, the rest reuse it
+                                    // (llama.cpp hparams.n_layer_kv_from_start, hard-coded)
+};
+
+const LayeredArch kLayeredArchs[] = {
+    // arch, ssm state, qk_norm_tensor, swa_pattern, swa_needs_window, chunk, nope_every,
+    // swa_per_layer, moe_with_dense
+    {Arch::gpt_oss, StateKind::none, false, 2},
+    {Arch::qwen3next, StateKind::gated_delta_net},
+    {Arch::qwen35, StateKind::gated_delta_net},
+    {Arch::qwen35moe, StateKind::gated_delta_net},
+    {Arch::gemma4, StateKind::none, false, 0, false, 0, 0, true, true},
+    // Gemma 3n: src/models/gemma3n.cpp set_swa_pattern(5), n_layer_kv_from_start = 20.
+    {Arch::gemma3n, StateKind::none, false, 5, false, 0, 0, false, false, 20},
+    {Arch::llama4, StateKind::none, false, 4, false, 8192},
+    {Arch::deepseek32},
+    {Arch::glm_dsa, StateKind::none, true},
+    {Arch::glm4moe, StateKind::none, true},
+    {Arch::minimax_m2, StateKind::none, true},
+    {Arch::nemotron_h, StateKind::mamba2},
+    {Arch::nemotron_h_moe, StateKind::mamba2},
+    {Arch::granitehybrid, StateKind::mamba2},
+    {Arch::lfm2},
+    {Arch::lfm2moe},
+    {Arch::falcon_h1, StateKind::mamba2},
+    {Arch::cohere2, StateKind::none, false, 4, true},
+    {Arch::olmo2, StateKind::none, false, 4, true},  // OLMo 3: pattern 4
+    {Arch::smollm3, StateKind::none, false, 0, false, 0, 4},
+    {Arch::seed_oss},
+    {Arch::ernie4_5_moe},
+    {Arch::hunyuan_moe, StateKind::none, true},
+    {Arch::mistral3},
+    {Arch::qwen3vl},
+};
+
+const LayeredArch* layered_arch(Arch a) {
+  for (const auto& l : kLayeredArchs)
+    if (l.arch == a) return &l;
+  return nullptr;
 }
 
-void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, GgufArch& a) {
-  ModelSpec& m = a.spec;
-  const GgufFile& f = shards.front();
-  // MTP layers count in block_count; the main stack is the rest (llama.cpp n_layer_nextn).
-  m.n_layer_nextn = r.u32(r.key("nextn_predict_layers"), 0);
-  if (m.n_layer_nextn >= m.n_layer)
-    throw InputError(f.path + ": " + r.key("nextn_predict_layers") + ": " +
-                     std::to_string(m.n_layer_nextn) + " of " + std::to_string(m.n_layer) +
-                     " blocks");
-  const uint32_t n_all = m.n_layer;
-  m.n_layer -= m.n_layer_nextn;
-  // A real file has tensors in every block: refuse a block count its tensor table cannot hold
-  // before walking the layers.
-  std::unordered_set<std::string> names;
-  for (const auto& s : shards)
-    for (const auto& t : s.tensors) names.insert(t.name);
-  if (n_all > names.size())
-    throw InputError(f.path + ": " + r.key("block_count") + " is " + std::to_string(n_all) +
-                     " but the file holds only " + std::to_string(names.size()) + " tensors");
-  auto has = [&](uint32_t il, const char* t) {
-    return names.count("blk." + std::to_string(il) + "." + t) > 0;
-  };
-  auto ne = [&](uint32_t il, const char* t, int dim) -> uint64_t {
-    const GgufTensor* x = r.tensor("blk." + std::to_string(il) + "." + t);
-    return x ? x->ne[static_cast<size_t>(dim)] : 0;
-  };
-  const auto heads = r.layer_values(r.key("attention.head_count"), n_all);
-  const auto heads_kv = r.layer_values(r.key("attention.head_count_kv"), n_all);
-  const auto ffs = r.layer_values(r.key("feed_forward_length"), n_all);
-  const auto swa_arr = r.layer_values(r.key("attention.sliding_window_pattern"), n_all);
-  auto at = [](const std::vector<uint32_t>& v, uint32_t il, uint32_t dflt) {
-    return il < v.size() ? v[il] : dflt;
-  };
-  m.ssm.d_conv = r.u32(r.key("ssm.conv_kernel"), 0);
-  m.ssm.d_inner = r.u32(r.key("ssm.inner_size"), 0);
-  m.ssm.d_state = r.u32(r.key("ssm.state_size"), 0);
-  m.ssm.dt_rank = r.u32(r.key("ssm.time_step_rank"), 0);
-  m.ssm.n_group = r.u32(r.key("ssm.group_count"), 0);
-  m.ssm.l_cache = r.u32(r.key("shortconv.l_cache"), 0);
-  m.n_embd_per_layer = r.u32(r.key("embedding_length_per_layer_input"), 0);
-  m.n_indexer_head = r.u32(r.key("attention.indexer.head_count"), 0);
-  m.n_indexer_head_dim = r.u32(r.key("attention.indexer.key_length"), 0);
-  const uint32_t hk_swa = r.u32(r.key("attention.key_length_swa"), m.n_embd_head_k);
-  const uint32_t hv_swa = r.u32(r.key("attention.value_length_swa"), m.n_embd_head_v);
-  const uint32_t shared_kv = r.u32(r.key("attention.shared_kv_layers"), 0);
-  const uint32_t window = r.u32(r.key("attention.sliding_window"), 0);
-  if (m.arch == Arch::llama4)
-    m.n_swa = 8192;  // llama.cpp llama4: hard-coded chunk, pattern 4
-  else
-    m.n_swa = window;
-  const bool mamba = m.arch == Arch::nemotron_h || m.arch == Arch::nemotron_h_moe ||
-                     m.arch == Arch::granitehybrid || m.arch == Arch::falcon_h1;
-  const bool gdn = m.arch == Arch::qwen3next || m.arch == Arch::qwen35 || m.arch == Arch::qwen35moe;
-  // Expert widths from the first layer that has experts (hybrids may start with a Mamba layer).
-  for (uint32_t il = 0; il < m.n_layer && m.n_expert > 1; ++il) {
-    if (!has(il, "ffn_gate_inp.weight")) continue;
-    const uint64_t e = ne(il, "ffn_up_exps.weight", 1), sh = ne(il, "ffn_up_shexp.weight", 1);
-    if (e && e <= 0x7fffffffu) m.n_ff_exp = static_cast<uint32_t>(e);
-    if (sh && sh <= 0x7fffffffu) m.n_ff_shexp = static_cast<uint32_t>(sh);
-    if (!sh) m.n_ff_shexp = 0, m.n_expert_shared = 0;
-    break;
+// The layers of a per-layer GGUF, one by one: the per-layer hparams arrays, the tensors each
+// block holds, and the architecture's row.
+class LayerScan {
+ public:
+  LayerScan(ArchReader& r, const std::vector<GgufFile>& shards, const LayeredArch& la,
+            const ModelSpec& m, uint32_t n_all)
+      : r_(r), la_(la), m_(m), n_all_(n_all) {
+    const GgufFile& f = shards.front();
+    // A real file has tensors in every block: refuse a block count its tensor table cannot hold
+    // before walking the layers.
+    for (const auto& s : shards)
+      for (const auto& t : s.tensors) names_.insert(t.name);
+    if (n_all > names_.size())
+      throw InputError(f.path + ": " + r.key("block_count") + " is " + std::to_string(n_all) +
+                       " but the file holds only " + std::to_string(names_.size()) + " tensors");
+    heads_ = r.layer_values(r.key("attention.head_count"), n_all);
+    heads_kv_ = r.layer_values(r.key("attention.head_count_kv"), n_all);
+    ffs_ = r.layer_values(r.key("feed_forward_length"), n_all);
+    swa_arr_ = r.layer_values(r.key("attention.sliding_window_pattern"), n_all);
   }
-  uint32_t lead = 0;
-  while (lead < m.n_layer && !has(lead, "ffn_gate_inp.weight") && m.n_expert > 1) ++lead;
-  if (lead == m.n_layer) lead = 0;
-  append_layers(m, 0, m.n_layer, 0, [&](uint32_t il) {
+
+  bool has(uint32_t il, const char* t) const {
+    return names_.count("blk." + std::to_string(il) + "." + t) > 0;
+  }
+  uint64_t ne(uint32_t il, const char* t, int dim) const {
+    const GgufTensor* x = r_.tensor("blk." + std::to_string(il) + "." + t);
+    return x ? x->ne[static_cast<size_t>(dim)] : 0;
+  }
+
+  // Read after the model-wide keys (head sizes of sliding layers, shared KV, the window).
+  void read_keys(uint32_t hk_swa, uint32_t hv_swa, uint32_t shared_kv, uint32_t window) {
+    hk_swa_ = hk_swa;
+    hv_swa_ = hv_swa;
+    shared_kv_ = shared_kv;
+    window_ = window;
+  }
+
+  LayerKind kind(uint32_t il) const {
+    const ModelSpec& m = m_;
+    const bool gdn = la_.ssm == StateKind::gated_delta_net;
     LayerKind k;
-    k.n_head = at(heads, il, m.n_head);
-    k.n_head_kv = at(heads_kv, il, m.n_head_kv);
+    k.n_head = at(heads_, il, m.n_head);
+    k.n_head_kv = at(heads_kv_, il, m.n_head_kv);
     k.n_embd_head_k = m.n_embd_head_k;
     k.n_embd_head_v = m.n_embd_head_v;
     const bool attn = has(il, "attn_q.weight") || (has(il, "attn_qkv.weight") && !gdn) ||
@@ -225,63 +221,162 @@ void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, GgufArch& a
       k.attn = AttnKind::mla;
       k.n_indexer_k = m.n_indexer_head_dim;
     } else {
-      bool swa = false;
-      switch (m.arch) {
-        case Arch::gpt_oss:
-          swa = il % 2 == 0;
-          break;  // set_swa_pattern(2)
-        case Arch::llama4:
-          swa = il % 4 < 3;
-          break;  // set_swa_pattern(4)
-        case Arch::cohere2:
-          swa = window && il % 4 < 3;
-          break;  // set_swa_pattern(4)
-        case Arch::olmo2:
-          swa = window && il % 4 < 3;
-          break;  // OLMo 3: pattern 4
-        case Arch::gemma4:
-          swa = at(swa_arr, il, 0) != 0;
-          break;  // per-layer booleans
-        default:
-          break;
-      }
-      k.attn = !swa ? AttnKind::full : m.arch == Arch::llama4 ? AttnKind::chunked : AttnKind::swa;
-      k.n_swa = swa ? m.n_swa : 0;
-      // NoPE layers: llama4's global layers; smollm3 every 4th (llama.cpp n_no_rope_layer_step 4).
-      k.nope = (m.arch == Arch::llama4 && !swa) || (m.arch == Arch::smollm3 && (il + 1) % 4 == 0);
-      if (swa && m.arch == Arch::gemma4) {
-        k.n_embd_head_k = hk_swa;
-        k.n_embd_head_v = hv_swa;
-      }
-      k.sinks = has(il, "attn_sinks.weight");
-      const uint64_t q = ne(il, "attn_q.weight", 1);
-      k.gated_q = q && q == 2ull * k.n_head * k.n_embd_head_k;
-      k.k_eq_v = has(il, "attn_k.weight") && !has(il, "attn_v.weight");
-      k.kv_shared = shared_kv && il >= n_all - shared_kv;
+      attention(il, k);
     }
     if (has(il, "shortconv.conv.weight"))
       k.state = StateKind::short_conv;
     else if (has(il, "ssm_conv1d.weight") || has(il, "ssm_in.weight"))
-      k.state = gdn ? StateKind::gated_delta_net : mamba ? StateKind::mamba2 : StateKind::none;
+      k.state = la_.ssm;
     if (has(il, "ffn_gate_inp.weight")) {
       k.ffn = FfnKind::moe;
-      k.n_ff = m.arch == Arch::gemma4 ? static_cast<uint32_t>(ne(il, "ffn_up.weight", 1)) : 0;
+      k.n_ff = la_.moe_with_dense ? static_cast<uint32_t>(ne(il, "ffn_up.weight", 1)) : 0;
     } else if (has(il, "ffn_up.weight") || has(il, "ffn_down.weight")) {
       k.ffn = FfnKind::dense;
       const uint64_t w = ne(il, "ffn_up.weight", 1);
-      k.n_ff = w && w <= 0x7fffffffu ? static_cast<uint32_t>(w) : at(ffs, il, m.n_ff);
+      k.n_ff = w && w <= 0x7fffffffu ? static_cast<uint32_t>(w) : at(ffs_, il, m.n_ff);
     } else {
       k.ffn = FfnKind::none;
     }
     return k;
-  });
+  }
+
+ private:
+  static uint32_t at(const std::vector<uint32_t>& v, uint32_t il, uint32_t dflt) {
+    return il < v.size() ? v[il] : dflt;
+  }
+
+  // An attention layer (not MLA): sliding or full, NoPE, sinks, gated Q, K = V, shared KV.
+  void attention(uint32_t il, LayerKind& k) const {
+    bool swa = false;
+    if (la_.swa_per_layer)
+      swa = at(swa_arr_, il, 0) != 0;  // per-layer booleans
+    else if (la_.swa_pattern)
+      swa = (!la_.swa_needs_window || window_) && il % la_.swa_pattern < la_.swa_pattern - 1;
+    k.attn = !swa ? AttnKind::full : la_.chunk ? AttnKind::chunked : AttnKind::swa;
+    k.n_swa = swa ? m_.n_swa : 0;
+    // NoPE layers: llama4's global layers; smollm3 every 4th (llama.cpp n_no_rope_layer_step 4).
+    k.nope = (la_.chunk && !swa) || (la_.nope_every && (il + 1) % la_.nope_every == 0);
+    if (swa && la_.swa_per_layer) {
+      k.n_embd_head_k = hk_swa_;
+      k.n_embd_head_v = hv_swa_;
+    }
+    k.sinks = has(il, "attn_sinks.weight");
+    const uint64_t q = ne(il, "attn_q.weight", 1);
+    k.gated_q = q && q == 2ull * k.n_head * k.n_embd_head_k;
+    k.k_eq_v = has(il, "attn_k.weight") && !has(il, "attn_v.weight");
+    k.kv_shared = shared_kv_ && il >= n_all_ - shared_kv_;
+  }
+
+  ArchReader& r_;
+  const LayeredArch& la_;
+  const ModelSpec& m_;
+  const uint32_t n_all_;
+  std::unordered_set<std::string> names_;
+  std::vector<uint32_t> heads_, heads_kv_, ffs_, swa_arr_;
+  uint32_t hk_swa_ = 0, hv_swa_ = 0, shared_kv_ = 0, window_ = 0;
+};
+
+void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, const LayeredArch& la,
+                 GgufArch& a) {
+  ModelSpec& m = a.spec;
+  const GgufFile& f = shards.front();
+  // MTP layers count in block_count; the main stack is the rest (llama.cpp n_layer_nextn).
+  m.n_layer_nextn = r.u32(r.key("nextn_predict_layers"), 0);
+  if (m.n_layer_nextn >= m.n_layer)
+    throw InputError(f.path + ": " + r.key("nextn_predict_layers") + ": " +
+                     std::to_string(m.n_layer_nextn) + " of " + std::to_string(m.n_layer) +
+                     " blocks");
+  const uint32_t n_all = m.n_layer;
+  m.n_layer -= m.n_layer_nextn;
+  m.nextn_embeddings = m.n_layer_nextn &&
+                       r.tensor("blk." + std::to_string(m.n_layer) + ".nextn.embed_tokens.weight");
+  LayerScan scan(r, shards, la, m, n_all);
+  m.ssm.d_conv = r.u32(r.key("ssm.conv_kernel"), 0);
+  m.ssm.d_inner = r.u32(r.key("ssm.inner_size"), 0);
+  m.ssm.d_state = r.u32(r.key("ssm.state_size"), 0);
+  m.ssm.dt_rank = r.u32(r.key("ssm.time_step_rank"), 0);
+  m.ssm.n_group = r.u32(r.key("ssm.group_count"), 0);
+  m.ssm.l_cache = r.u32(r.key("shortconv.l_cache"), 0);
+  m.n_embd_per_layer = r.u32(r.key("embedding_length_per_layer_input"), 0);
+  m.n_indexer_head = r.u32(r.key("attention.indexer.head_count"), 0);
+  m.n_indexer_head_dim = r.u32(r.key("attention.indexer.key_length"), 0);
+  const uint32_t hk_swa = r.u32(r.key("attention.key_length_swa"), m.n_embd_head_k);
+  const uint32_t hv_swa = r.u32(r.key("attention.value_length_swa"), m.n_embd_head_v);
+  const uint32_t shared_kv = la.kv_from_start ? n_all - std::min(la.kv_from_start, n_all)
+                                              : r.u32(r.key("attention.shared_kv_layers"), 0);
+  if (m.arch == Arch::gemma3n) {
+    // AltUp streams and LAuReL rank from the tensors (llama.cpp keeps them as hparams defaults:
+    // n_altup 4, laurel_rank 64), the per-layer width from per_layer_proj_norm when unkeyed.
+    if (const GgufTensor* t = r.tensor("altup_proj.weight"); t && t->ne[2] < 64)
+      m.n_altup = static_cast<uint32_t>(t->ne[2]) + 1;
+    if (const GgufTensor* t = r.tensor("blk.0.laurel_l.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.laurel_rank = static_cast<uint32_t>(t->ne[1]);
+    if (const GgufTensor* t = r.tensor("per_layer_proj_norm.weight");
+        t && !m.n_embd_per_layer && t->ne[0] <= 0x7fffffffu)
+      m.n_embd_per_layer = static_cast<uint32_t>(t->ne[0]);
+  }
+  const uint32_t window = r.u32(r.key("attention.sliding_window"), 0);
+  scan.read_keys(hk_swa, hv_swa, shared_kv, window);
+  m.n_swa = la.chunk ? la.chunk : window;
+  // Expert widths from the first layer that has experts (hybrids may start with a Mamba layer).
+  for (uint32_t il = 0; il < m.n_layer && m.n_expert > 1; ++il) {
+    if (!scan.has(il, "ffn_gate_inp.weight")) continue;
+    const uint64_t e = scan.ne(il, "ffn_up_exps.weight", 1),
+                   sh = scan.ne(il, "ffn_up_shexp.weight", 1);
+    if (e && e <= 0x7fffffffu) m.n_ff_exp = static_cast<uint32_t>(e);
+    if (sh && sh <= 0x7fffffffu) m.n_ff_shexp = static_cast<uint32_t>(sh);
+    if (!sh) m.n_ff_shexp = 0, m.n_expert_shared = 0;
+    break;
+  }
+  uint32_t lead = 0;
+  while (lead < m.n_layer && !scan.has(lead, "ffn_gate_inp.weight") && m.n_expert > 1) ++lead;
+  if (lead == m.n_layer) lead = 0;
+  append_layers(m, 0, m.n_layer, 0, [&](uint32_t il) { return scan.kind(il); });
   if (m.n_layer_dense_lead == 0) m.n_layer_dense_lead = lead;
-  if (m.arch == Arch::glm4moe || m.arch == Arch::glm_dsa || m.arch == Arch::minimax_m2 ||
-      m.arch == Arch::hunyuan_moe)
-    m.qk_norm = r.tensor("blk.0.attn_q_norm.weight") != nullptr;
+  if (la.qk_norm_tensor) m.qk_norm = r.tensor("blk.0.attn_q_norm.weight") != nullptr;
   if (m.n_ff == 0)
     for (const auto& k : m.layer_kinds)
       if (k.ffn == FfnKind::dense) m.n_ff = std::max(m.n_ff, k.n_ff);
+}
+
+// The vocabulary (the tokenizer's token list, else the embedding's rows), tied embeddings, q/k/v
+// biases, and the FFN and expert widths the metadata leaves out, from the tensors.
+void read_vocab_and_widths(const ArchReader& r, const GgufFile& f, ModelSpec& m) {
+  const GgufTensor* embd = r.tensor("token_embd.weight");
+  if (const GgufValue* tok = f.find("tokenizer.ggml.tokens"); tok && tok->type == GgufType::ARRAY) {
+    if (tok->n > 0x7fffffffu)
+      io::fail_at(f.path, "tokenizer.ggml.tokens has " + std::to_string(tok->n) + " entries",
+                  tok->pos);
+    m.n_vocab = static_cast<uint32_t>(tok->n);
+  } else if (embd && embd->n_dims >= 2 && embd->ne[1] <= 0x7fffffffu) {
+    m.n_vocab = static_cast<uint32_t>(embd->ne[1]);
+  } else {
+    m.n_vocab = r.u32(r.key("vocab_size"), 0);
+  }
+  m.tied_embeddings = r.tensor("output.weight") == nullptr;
+  m.qkv_bias = r.tensor("blk.0.attn_q.bias") != nullptr;
+
+  // Expert widths from the tensors themselves when the metadata does not give them.
+  if (m.n_expert > 1) {
+    const std::string lead = "blk." + std::to_string(m.n_layer_dense_lead) + ".";
+    uint32_t ff_exp = r.u32(r.key("expert_feed_forward_length"), 0);
+    if (!ff_exp)
+      if (const GgufTensor* t = r.tensor(lead + "ffn_up_exps.weight"); t && t->ne[1] <= 0x7fffffffu)
+        ff_exp = static_cast<uint32_t>(t->ne[1]);
+    m.n_ff_exp = ff_exp;
+    if (const GgufTensor* t = r.tensor(lead + "ffn_up_shexp.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_ff_shexp = static_cast<uint32_t>(t->ne[1]);
+    else if (m.n_expert_shared)
+      m.n_ff_shexp = r.u32(r.key("expert_shared_feed_forward_length"), ff_exp) * m.n_expert_shared;
+    if (!m.n_expert_shared && m.n_ff_shexp) m.n_expert_shared = 1;
+    if (m.n_ff == 0 && m.n_layer_dense_lead == 0) m.n_ff = m.n_ff_exp;
+  } else if (m.n_expert == 1) {
+    m.n_expert = 0;  // a single expert is a dense FFN
+  }
+  if (m.n_ff == 0) {
+    if (const GgufTensor* t = r.tensor("blk.0.ffn_up.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_ff = static_cast<uint32_t>(t->ne[1]);
+  }
 }
 
 }  // namespace
@@ -357,45 +452,25 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
                         " is ignored: every layer is counted with a full cache");
   }
 
-  // Vocabulary: the tokenizer's token list, else the embedding's rows.
-  const GgufTensor* embd = r.tensor("token_embd.weight");
-  if (const GgufValue* tok = f.find("tokenizer.ggml.tokens"); tok && tok->type == GgufType::ARRAY) {
-    if (tok->n > 0x7fffffffu)
-      io::fail_at(f.path, "tokenizer.ggml.tokens has " + std::to_string(tok->n) + " entries",
-                  tok->pos);
-    m.n_vocab = static_cast<uint32_t>(tok->n);
-  } else if (embd && embd->n_dims >= 2 && embd->ne[1] <= 0x7fffffffu) {
-    m.n_vocab = static_cast<uint32_t>(embd->ne[1]);
-  } else {
-    m.n_vocab = r.u32(r.key("vocab_size"), 0);
-  }
-  m.tied_embeddings = r.tensor("output.weight") == nullptr;
-  m.qkv_bias = r.tensor("blk.0.attn_q.bias") != nullptr;
+  read_vocab_and_widths(r, f, m);
 
-  // Expert widths from the tensors themselves when the metadata does not give them.
-  if (m.n_expert > 1) {
-    const std::string lead = "blk." + std::to_string(m.n_layer_dense_lead) + ".";
-    uint32_t ff_exp = r.u32(r.key("expert_feed_forward_length"), 0);
-    if (!ff_exp)
-      if (const GgufTensor* t = r.tensor(lead + "ffn_up_exps.weight"); t && t->ne[1] <= 0x7fffffffu)
-        ff_exp = static_cast<uint32_t>(t->ne[1]);
-    m.n_ff_exp = ff_exp;
-    if (const GgufTensor* t = r.tensor(lead + "ffn_up_shexp.weight"); t && t->ne[1] <= 0x7fffffffu)
-      m.n_ff_shexp = static_cast<uint32_t>(t->ne[1]);
-    else if (m.n_expert_shared)
-      m.n_ff_shexp = r.u32(r.key("expert_shared_feed_forward_length"), ff_exp) * m.n_expert_shared;
-    if (!m.n_expert_shared && m.n_ff_shexp) m.n_expert_shared = 1;
-    if (m.n_ff == 0 && m.n_layer_dense_lead == 0) m.n_ff = m.n_ff_exp;
-  } else if (m.n_expert == 1) {
-    m.n_expert = 0;  // a single expert is a dense FFN
-  }
-  if (m.n_ff == 0) {
-    if (const GgufTensor* t = r.tensor("blk.0.ffn_up.weight"); t && t->ne[1] <= 0x7fffffffu)
-      m.n_ff = static_cast<uint32_t>(t->ne[1]);
+  // Embedding and rerank models: llama.cpp's {arch}.pooling_type (LLAMA_POOLING_TYPE_MEAN 1,
+  // CLS 2, LAST 3, RANK 4), written by convert_hf_to_gguf.py for sentence-transformers models.
+  const uint32_t pooling = r.u32(r.key("pooling_type"), 0);
+  if (pooling > 0) m.task = pooling == 4 ? Task::rerank : Task::embedding;
+  if (m.arch == Arch::bert) {
+    // llama.cpp src/models/bert.cpp: token_types {n_embd, n_token_types}, the optional
+    // classifier cls / cls.output {n_embd, n_cls_out}, and no output layer.
+    m.tied_embeddings = false;
+    if (const GgufTensor* t = r.tensor("token_types.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_token_types = static_cast<uint32_t>(t->ne[1]);
+    if (const GgufTensor* t = r.tensor("cls.output.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.n_cls_out = static_cast<uint32_t>(t->n_dims < 2 ? 1 : t->ne[1]);
+    m.task = pooling == 4 || m.n_cls_out ? Task::rerank : Task::embedding;
   }
 
-  if (a.known && is_layered_arch(m.arch)) {
-    read_layers(r, shards, a);
+  if (const LayeredArch* la = a.known ? layered_arch(m.arch) : nullptr) {
+    read_layers(r, shards, *la, a);
   } else if (!a.known && (r.tensor("blk.0.ssm_in.weight") || r.tensor("blk.0.ssm_conv1d.weight") ||
                           r.tensor("blk.0.shortconv.conv.weight"))) {
     a.notes.push_back(

@@ -1,5 +1,6 @@
 #include "llmsize/io/hf_config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -219,7 +220,8 @@ const std::vector<std::string> kTypes = {
     "kimi_k25", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "glm4_moe", "minimax_m2",
     "nemotron_h", "granitemoehybrid", "lfm2", "lfm2_moe", "falcon_h1", "cohere2", "olmo2", "olmo3",
     "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "deepseek_v4",
-    "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan"};
+    "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan", "bert", "xlm-roberta",
+    "gemma4_unified", "gemma4_unified_text", "gemma3n", "gemma3n_text"};
 
 // quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
 // scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
@@ -258,22 +260,66 @@ std::string stored_quant_of(const json& root) {
   return "";
 }
 
-// A hybrid or per-layer architecture of 2025-2026 (model_spec.hpp LayerKind), read the way
-// llama.cpp's convert_hf_to_gguf.py maps the config (commit 00395eb2). Returns false when `mt`
-// is not one of them. Common fields (n_layer, n_embd, heads, vocab) are already in m.
-bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
-  const uint32_t n = m.n_layer;
-  // validate()'s bound, checked before any layer is walked (a hostile config could ask for 2^31).
-  if (n > (1u << 24))
-    r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
+// Reads a config's family-specific fields into the model, whose common fields (n_layer, n_embd,
+// heads, vocab, head size, tied embeddings) are already read. One member function per family,
+// named by model_type in kFamilies: a new architecture is a row there and its reader here.
+// Per-layer families (model_spec.hpp LayerKind, 2025-2026) are read the way llama.cpp's
+// convert_hf_to_gguf.py maps the config (commit 00395eb2).
+class Family {
+ public:
+  // Checks n_layer and layer_types for every family (a dense config's layer_types too).
+  Family(const Reader& reader, ModelSpec& model, const std::string& model_type,
+         const std::string& family_name)
+      : r(reader), m(model), mt(model_type), family(family_name), n(model.n_layer) {
+    // validate()'s bound, checked before any layer is walked (a hostile config could ask for
+    // 2^31).
+    if (n > (1u << 24))
+      r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
+    // layer_types, when given, must name every layer.
+    types = r.strings("layer_types");
+    if (!types.empty() && types.size() != n)
+      r.fail("layer_types", std::to_string(types.size()) + " entries for " + std::to_string(n) +
+                                " layers (num_hidden_layers)");
+  }
+
+  void gpt_oss();
+  void qwen3_next();
+  void gemma4();
+  void gemma3n();
+  void llama4();
+  void deepseek_dsa();
+  void glm4_moe();
+  void minimax_m2();
+  void nemotron_h();
+  void granite_hybrid();
+  void lfm2();
+  void falcon_h1();
+  void sliding_every_few();
+  void llama_shaped();
+  void deepseek_v4();
+  void ernie_hunyuan_moe();
+  void qwen3_vl();
+  void qwen3_vl_moe();
+  void llama();
+  void qwen2();
+  void qwen3();
+  void gemma();
+  void phi3();
+  void deepseek();
+  void bert();
+  void cohere();
+  void falcon();
+
+ private:
   // Products of two config integers, kept below 2^31 like every other field.
-  auto mul = [&](uint64_t a, uint64_t b, const char* key) {
+  uint32_t mul(uint64_t a, uint64_t b, const char* key) const {
     const uint64_t p = a * b;  // both below 2^31: no 64-bit overflow
     if (p > 2147483647u)
       r.fail(key, std::to_string(a) + " x " + std::to_string(b) + " is too large");
     return static_cast<uint32_t>(p);
-  };
-  auto attn = [&](AttnKind a) {
+  }
+  // A layer of attention kind `a` with the model's heads.
+  LayerKind attn(AttnKind a) const {
     LayerKind k;
     k.attn = a;
     k.n_head = m.n_head;
@@ -281,18 +327,13 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
     k.n_embd_head_k = m.n_embd_head_k;
     k.n_embd_head_v = m.n_embd_head_v;
     return k;
-  };
-  // layer_types, when given, must name every layer.
-  const auto types = r.strings("layer_types");
-  if (!types.empty() && types.size() != n)
-    r.fail("layer_types", std::to_string(types.size()) + " entries for " + std::to_string(n) +
-                              " layers (num_hidden_layers)");
-  auto type_is = [&](uint32_t il, std::initializer_list<const char*> names) {
+  }
+  bool type_is(uint32_t il, std::initializer_list<const char*> names) const {
     for (const char* x : names)
       if (types[il] == x) return true;
     return false;
-  };
-  auto check_types = [&](std::initializer_list<const char*> names) {
+  }
+  void check_types(std::initializer_list<const char*> names) const {
     for (uint32_t il = 0; il < types.size(); ++il)
       if (!type_is(il, names)) {
         std::string list;
@@ -300,8 +341,9 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
         r.fail("layer_types/" + std::to_string(il),
                "unknown layer type \"" + types[il] + "\"; expected one of " + list);
       }
-  };
-  auto moe_common = [&](std::initializer_list<const char*> n_expert_keys) {
+  }
+  // The experts and the experts each token uses, under any of their names.
+  void moe_common(std::initializer_list<const char*> n_expert_keys) {
     m.n_expert = r.u32_any(n_expert_keys, true);
     m.n_expert_used = 0;
     for (const char* k :
@@ -311,489 +353,752 @@ bool read_layered(const Reader& r, const std::string& mt, ModelSpec& m) {
         break;
       }
     if (!m.n_expert_used) r.fail("num_experts_per_tok", "missing (expected a positive integer)");
-  };
+  }
 
-  if (mt == "gpt_oss") {
-    // gpt-oss (llama.cpp LLM_ARCH_OPENAI_MOE): sliding 128 / full alternating, sinks, biases,
-    // every layer MoE of intermediate_size-wide experts.
-    m.arch = Arch::gpt_oss;
-    moe_common({"num_local_experts", "num_experts"});
-    m.n_ff_exp = r.u32("intermediate_size");
-    m.n_swa = r.u32("sliding_window");
-    m.qkv_bias = r.boolean("attention_bias", true);
-    if (!types.empty()) check_types({"sliding_attention", "full_attention"});
-    append_layers(m, 0, n, types.empty() ? 2 : 0, [&](uint32_t il) {
-      // Without layer_types: llama.cpp set_swa_pattern(2), even layers sliding.
-      const bool swa = types.empty() ? il % 2 == 0 : types[il] == "sliding_attention";
-      LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
-      k.n_swa = swa ? m.n_swa : 0;
-      k.sinks = true;
-      k.ffn = FfnKind::moe;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "qwen3_next" || mt == "qwen3_5" || mt == "qwen3_5_moe") {
-    // Gated delta-net + gated full attention (llama.cpp qwen3next / qwen35 / qwen35moe):
-    // ssm_d_conv = linear_conv_kernel_dim, ssm_d_state = linear_key_head_dim, ssm_n_group =
-    // linear_num_key_heads, ssm_dt_rank = linear_num_value_heads, ssm_d_inner = value heads x
-    // linear_value_head_dim.
-    const bool moe = mt != "qwen3_5";
-    m.arch = mt == "qwen3_next" ? Arch::qwen3next : moe ? Arch::qwen35moe : Arch::qwen35;
-    m.ssm.d_conv = r.u32("linear_conv_kernel_dim");
-    m.ssm.d_state = r.u32("linear_key_head_dim");
-    m.ssm.n_group = r.u32("linear_num_key_heads");
-    m.ssm.dt_rank = r.u32("linear_num_value_heads");
-    const uint32_t v_dim = r.u32("linear_value_head_dim");
-    if (v_dim != m.ssm.d_state)
-      r.fail("linear_value_head_dim", std::to_string(v_dim) + " differs from linear_key_head_dim " +
-                                          std::to_string(m.ssm.d_state) +
-                                          ", which llama.cpp's delta-net requires");
-    m.ssm.d_inner = mul(m.ssm.dt_rank, v_dim, "linear_value_head_dim");
-    if (moe) {
-      moe_common({"num_experts", "num_local_experts"});
-      m.n_ff_exp = r.u32("moe_intermediate_size");
-      m.n_ff_shexp = r.u32("shared_expert_intermediate_size", false, 0);
-      m.n_expert_shared = m.n_ff_shexp ? 1 : 0;
-      if (!r.u32s("mlp_only_layers").empty())
-        r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
-    } else {
-      m.n_ff = r.u32("intermediate_size");
-    }
-    // Qwen3.5/3.6 keep their MTP block (mtp.*) in the GGUF as the next-n layer
-    // (convert_hf_to_gguf.py Qwen3_5*Model, llama.cpp qwen35 / qwen35moe n_layer_nextn).
-    if (mt != "qwen3_next") m.n_layer_nextn = r.u32("mtp_num_hidden_layers", false, 0);
-    const uint32_t interval = r.u32("full_attention_interval", false, 4);
-    if (interval == 0) r.fail("full_attention_interval", "must be positive");
-    if (!types.empty()) check_types({"linear_attention", "full_attention"});
-    const bool gated = r.boolean("attn_output_gate", true);
-    append_layers(m, 0, n, types.empty() ? interval : 0, [&](uint32_t il) {
-      const bool full = types.empty() ? (il + 1) % interval == 0 : types[il] == "full_attention";
-      LayerKind k = full ? attn(AttnKind::full) : LayerKind{};
-      if (full) {
-        k.gated_q = gated;
-      } else {
-        k.attn = AttnKind::none;
-        k.state = StateKind::gated_delta_net;
-      }
-      k.ffn = moe ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe ? 0 : m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "gemma4") {
-    // Gemma 4 (llama.cpp gemma4, src/models/gemma4.cpp): sliding layers num_key_value_heads x
-    // head_dim, global layers num_global_key_value_heads x global_head_dim with K = V
-    // (attention_k_eq_v: no attn_v; llama.cpp still allocates a V cache of n_embd_v_gqa(il)).
-    m.arch = Arch::gemma4;
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    m.n_ff = r.u32("intermediate_size");
-    m.n_swa = r.u32("sliding_window");
-    m.swa_pattern = 0;
-    m.n_embd_per_layer = r.u32("hidden_size_per_layer_input", false, 0);
-    const uint32_t g_kv = r.u32("num_global_key_value_heads", false, m.n_head_kv);
-    const uint32_t g_dim = r.u32("global_head_dim", false, m.n_embd_head_k);
-    const bool k_eq_v = r.boolean("attention_k_eq_v", false);
-    const uint32_t shared = r.u32("num_kv_shared_layers", false, 0);
-    if (shared >= n) r.fail("num_kv_shared_layers", "must be below num_hidden_layers");
-    const bool wide = r.boolean("use_double_wide_mlp", false);
-    const bool moe = r.boolean("enable_moe_block", false);
-    if (moe) {
-      moe_common({"num_experts", "num_local_experts"});
-      m.n_ff_exp = r.u32_any({"moe_intermediate_size", "expert_intermediate_size"}, true);
-    }
-    if (types.empty()) r.fail("layer_types", "missing (Gemma 4 names each layer's attention)");
-    check_types({"sliding_attention", "full_attention"});
-    append_layers(m, 0, n, 0, [&](uint32_t il) {
-      const bool swa = types[il] == "sliding_attention";
-      LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
-      k.n_swa = swa ? m.n_swa : 0;
-      if (!swa) {
-        k.n_head_kv = g_kv;
-        k.n_embd_head_k = k.n_embd_head_v = g_dim;
-        k.k_eq_v = k_eq_v;
-      }
-      k.kv_shared = il >= n - shared;
-      k.ffn = moe ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = mul(m.n_ff, wide && k.kv_shared ? 2 : 1, "intermediate_size");
-      return k;
-    });
-    return true;
-  }
-  if (mt == "llama4") {
-    // Llama 4 (llama.cpp llama4): chunked attention (attention_chunk_size) on 3 of 4 layers, the
-    // 4th global without rope; MoE every interleave_moe_layer_step-th layer with one shared
-    // expert of the expert width, dense layers of intermediate_size_mlp.
-    m.arch = Arch::llama4;
-    m.n_swa = r.u32("attention_chunk_size");
-    moe_common({"num_local_experts", "num_experts"});
-    m.n_ff_exp = r.u32("intermediate_size");
-    m.n_ff_shexp = m.n_ff_exp;
-    m.n_expert_shared = 1;
-    m.n_ff = r.u32("intermediate_size_mlp", false, m.n_ff_exp);
-    const uint32_t step = r.u32("interleave_moe_layer_step", false, 1);
-    if (step == 0) r.fail("interleave_moe_layer_step", "must be positive");
-    const auto no_rope = r.u32s("no_rope_layers");  // 1: rope, 0: NoPE (transformers)
-    if (!no_rope.empty() && no_rope.size() != n)
-      r.fail("no_rope_layers",
-             std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
-    // Periodic in 4 x step layers; a step beyond the model leaves only the 4-layer pattern.
-    const uint32_t period = step <= n / 4 ? 4 * step : 4;
-    append_layers(m, 0, n, no_rope.empty() ? period : 0, [&](uint32_t il) {
-      const bool global = no_rope.empty() ? (il + 1) % 4 == 0 : no_rope[il] == 0;
-      LayerKind k = attn(global ? AttnKind::full : AttnKind::chunked);
-      k.n_swa = global ? 0 : m.n_swa;
-      k.nope = global;
-      const bool moe_layer = (il + 1) % step == 0;
-      k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe_layer ? 0 : m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "deepseek_v32" || mt == "glm_moe_dsa") {
-    // MLA + DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): index_head_dim-wide keys
-    // cached per token per layer beside the MLA latent.
-    m.arch = mt == "glm_moe_dsa" ? Arch::glm_dsa : Arch::deepseek32;
-    m.n_ff = r.u32("intermediate_size");
-    moe_common({"n_routed_experts", "num_experts"});
-    m.n_ff_exp = r.u32("moe_intermediate_size");
-    m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
-    m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
-    m.q_lora_rank = r.u32("q_lora_rank");
-    m.kv_lora_rank = r.u32("kv_lora_rank");
-    m.n_rot = r.u32("qk_rope_head_dim");
-    m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
-    m.n_embd_head_v = r.u32("v_head_dim");
-    m.n_indexer_head = r.u32("index_n_heads");
-    m.n_indexer_head_dim = r.u32("index_head_dim");
-    // GLM-5 keeps its MTP layer in the GGUF (convert_hf_to_gguf.py GlmMoeDsaModel).
-    // DeepSeek-V3.2 carries it in the checkpoint like V3 (model.layers.61).
-    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
-    const uint32_t lead = std::min(m.n_layer_dense_lead, n);
-    auto kind = [&](bool moe_layer) {
-      LayerKind k = attn(AttnKind::mla);
-      k.n_indexer_k = m.n_indexer_head_dim;
-      k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe_layer ? 0 : m.n_ff;
-      return k;
-    };
-    append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
-    append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
-    return true;
-  }
-  if (mt == "glm4_moe") {
-    // GLM-4.5/4.6/4.7 (llama.cpp glm4moe): leading dense layers, MoE with one shared expert and
-    // expert-bias routing, biased q/k/v, and the MTP layer(s) kept in the GGUF.
-    m.arch = Arch::glm4moe;
-    m.n_ff = r.u32("intermediate_size");
-    moe_common({"n_routed_experts", "num_experts"});
-    m.n_ff_exp = r.u32("moe_intermediate_size");
-    m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
-    m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
-    m.qkv_bias = r.boolean("attention_bias", false);
-    m.qk_norm = r.boolean("use_qk_norm", false);
-    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
-    const uint32_t lead = std::min(m.n_layer_dense_lead, n);
-    auto kind = [&](bool moe_layer) {
-      LayerKind k = attn(AttnKind::full);
-      k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe_layer ? 0 : m.n_ff;
-      return k;
-    };
-    append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
-    append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
-    return true;
-  }
-  if (mt == "minimax_m2") {
-    // MiniMax-M2 (llama.cpp minimax-m2): full attention with q/k norms over all heads, MoE
-    // without shared experts, routing bias.
-    m.arch = Arch::minimax_m2;
-    moe_common({"num_local_experts", "num_experts"});
-    m.n_ff_exp = r.u32("intermediate_size");
-    append_layers(m, 0, n, 1, [&](uint32_t) {
-      LayerKind k = attn(AttnKind::full);
-      k.ffn = FfnKind::moe;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "nemotron_h") {
-    // Nemotron-H (llama.cpp nemotron_h / nemotron_h_moe): hybrid_override_pattern names each
-    // layer: M Mamba2, * attention, - MLP (relu^2, up + down), E MoE.
-    const std::string pat = r.str("hybrid_override_pattern");
-    if (pat.size() != n)
-      r.fail("hybrid_override_pattern",
-             std::to_string(pat.size()) + " characters for " + std::to_string(n) + " layers");
-    const bool moe = pat.find('E') != std::string::npos;
-    m.arch = moe ? Arch::nemotron_h_moe : Arch::nemotron_h;
-    m.ssm.d_conv = r.u32("conv_kernel");
-    m.ssm.d_state = r.u32("ssm_state_size");
-    m.ssm.n_group = r.u32("n_groups");
-    m.ssm.dt_rank = r.u32("mamba_num_heads");
-    m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_head_dim"), "mamba_head_dim");
-    m.n_ff = r.u32("intermediate_size", !moe, 0);
-    if (moe) {
-      moe_common({"n_routed_experts", "num_experts"});
-      m.n_ff_exp = r.u32("moe_intermediate_size");
-      m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-      m.n_ff_shexp = mul(r.u32("moe_shared_expert_intermediate_size", false, 0), m.n_expert_shared,
-                         "n_shared_experts");
-    }
-    append_layers(m, 0, n, 0, [&](uint32_t il) {
-      LayerKind k;
-      k.attn = AttnKind::none;
-      k.ffn = FfnKind::none;
-      switch (pat[il]) {
-        case 'M':
-          k.state = StateKind::mamba2;
-          break;
-        case '*':
-          k = attn(AttnKind::full);
-          k.ffn = FfnKind::none;
-          break;
-        case '-':
-          k.ffn = FfnKind::dense;
-          k.n_ff = m.n_ff;
-          break;
-        case 'E':
-          k.ffn = FfnKind::moe;
-          break;
-        default:
-          r.fail("hybrid_override_pattern", std::string("unknown layer '") + pat[il] + "' at " +
-                                                std::to_string(il) + " (expected M, *, - or E)");
-      }
-      return k;
-    });
-    return true;
-  }
-  if (mt == "granitemoehybrid") {
-    // Granite-4.0-H (llama.cpp granitehybrid): Mamba2 or attention layers, each with an MoE
-    // (+ shared expert) or, without experts, a dense shared MLP of shared_intermediate_size.
-    m.arch = Arch::granitehybrid;
-    m.ssm.d_conv = r.u32("mamba_d_conv");
-    m.ssm.d_state = r.u32("mamba_d_state");
-    m.ssm.n_group = r.u32("mamba_n_groups");
-    m.ssm.dt_rank = r.u32("mamba_n_heads");
-    m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head");
-    const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, false, 0);
-    const uint32_t shared = r.u32("shared_intermediate_size", false, 0);
-    if (ne > 1) {
-      m.n_expert = ne;
-      m.n_expert_used = r.u32("num_experts_per_tok");
-      m.n_ff_exp = r.u32("intermediate_size");
-      m.n_ff_shexp = shared;
-      m.n_expert_shared = shared ? 1 : 0;
-    } else {
-      m.n_ff = shared ? shared : r.u32("intermediate_size");
-    }
-    if (types.empty()) r.fail("layer_types", "missing (Granite hybrid names each layer)");
-    check_types({"mamba", "attention"});
-    append_layers(m, 0, n, 0, [&](uint32_t il) {
-      LayerKind k = attn(AttnKind::full);
-      if (types[il] == "mamba") {
-        k = LayerKind{};
-        k.attn = AttnKind::none;
-        k.state = StateKind::mamba2;
-      }
-      k.ffn = ne > 1 ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = ne > 1 ? 0 : m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "lfm2" || mt == "lfm2_moe") {
-    // LFM2 (llama.cpp lfm2 / lfm2moe): short-convolution layers (conv_L_cache taps) and
-    // attention layers with q/k norms; tied embeddings.
-    const bool moe = mt == "lfm2_moe";
-    m.arch = moe ? Arch::lfm2moe : Arch::lfm2;
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    m.ssm.l_cache = r.u32("conv_L_cache");
-    uint32_t ff = r.u32_any({"block_ff_dim", "intermediate_size"}, true);
-    if (!moe && r.boolean("block_auto_adjust_ff_dim", false)) {
-      // LFM2 modeling: ff = 2 ff / 3, times block_ffn_dim_multiplier, rounded up to
-      // block_multiple_of (convert_hf_to_gguf.py LFM2Model does the same).
-      ff = 2 * ff / 3;
-      if (const json* mult = r.get("block_ffn_dim_multiplier"); mult && mult->is_number())
-        ff = static_cast<uint32_t>(mult->get<double>() * ff);
-      const uint32_t mo = r.u32("block_multiple_of", false, 256);
-      if (mo) ff = (ff + mo - 1) / mo * mo;
-    }
-    m.n_ff = ff;
-    uint32_t lead = 0;
-    if (moe) {
-      moe_common({"num_experts", "num_local_experts"});
-      m.n_ff_exp = r.u32("moe_intermediate_size");
-      lead = std::min(r.u32("num_dense_layers", false, 0), n);
-      m.n_layer_dense_lead = lead;
-    }
-    // Older LFM2 configs list the attention layers in full_attn_idxs instead of layer_types
-    // (convert_hf_to_gguf.py LFM2Model reads either).
-    std::vector<bool> is_attn(n, false);
-    if (!types.empty()) {
-      check_types({"conv", "full_attention"});
-      for (uint32_t il = 0; il < n; ++il) is_attn[il] = types[il] == "full_attention";
-    } else if (r.has("full_attn_idxs")) {
-      const auto idx = r.u32s("full_attn_idxs");
-      for (size_t i = 0; i < idx.size(); ++i) {
-        if (idx[i] >= n)
-          r.fail("full_attn_idxs/" + std::to_string(i), "layer " + std::to_string(idx[i]) + " of " +
-                                                            std::to_string(n) +
-                                                            " (num_hidden_layers)");
-        is_attn[idx[i]] = true;
-      }
-    } else {
-      r.fail("layer_types", "missing (LFM2 names each layer, or lists full_attn_idxs)");
-    }
-    append_layers(m, 0, n, 0, [&](uint32_t il) {
-      LayerKind k = attn(AttnKind::full);
-      if (!is_attn[il]) {
-        k = LayerKind{};
-        k.attn = AttnKind::none;
-        k.state = StateKind::short_conv;
-      }
-      const bool moe_layer = moe && il >= lead;
-      k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe_layer ? 0 : m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "falcon_h1") {
-    // Falcon-H1 (llama.cpp falcon-h1): attention and Mamba2 side by side in every layer.
-    m.arch = Arch::falcon_h1;
-    m.n_ff = r.u32("intermediate_size");
-    m.ssm.d_conv = r.u32("mamba_d_conv");
-    m.ssm.d_state = r.u32("mamba_d_state");
-    m.ssm.n_group = r.u32("mamba_n_groups");
-    m.ssm.dt_rank = r.u32("mamba_n_heads");
-    m.ssm.d_inner =
-        r.u32("mamba_d_ssm", false, mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head"));
-    append_layers(m, 0, n, 1, [&](uint32_t) {
-      LayerKind k = attn(AttnKind::full);
-      k.state = StateKind::mamba2;
-      k.n_ff = m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "cohere2" || mt == "olmo3" || mt == "olmo2") {
-    // Command R7B / Command A (llama.cpp cohere2, set_swa_pattern(4)); OLMo 2 (all full) and
-    // OLMo 3 (layer_types, 3 sliding : 1 full), both llama.cpp olmo2.
-    m.arch = mt == "cohere2" ? Arch::cohere2 : Arch::olmo2;
-    m.n_ff = r.u32("intermediate_size");
-    if (mt == "cohere2") m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    const uint32_t win = r.u32("sliding_window", false, 0);
-    m.n_swa = win;
-    const uint32_t pattern = r.u32("sliding_window_pattern", false, mt == "cohere2" ? 4 : 0);
-    if (!types.empty()) check_types({"sliding_attention", "full_attention"});
-    const bool any_swa = win > 0 && (!types.empty() || pattern > 0);
-    append_layers(m, 0, n,
-                  !types.empty()           ? 0
-                  : pattern > 1 && any_swa ? pattern
-                                           : 1,
-                  [&](uint32_t il) {
-                    const bool swa =
-                        any_swa && (!types.empty() ? types[il] == "sliding_attention"
-                                                   : pattern == 1 || il % pattern < pattern - 1);
-                    LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
-                    k.n_swa = swa ? win : 0;
-                    k.n_ff = m.n_ff;
-                    return k;
-                  });
-    return true;
-  }
-  if (mt == "smollm3" || mt == "seed_oss" || mt == "ministral3") {
-    // Llama-shaped layers: SmolLM3 (NoPE every no_rope_layer_interval-th layer), Seed-OSS
-    // (q/k/v biases), Ministral 3 text model.
-    m.arch = mt == "smollm3" ? Arch::smollm3 : mt == "seed_oss" ? Arch::seed_oss : Arch::mistral3;
-    m.n_ff = r.u32("intermediate_size");
-    m.qkv_bias = r.boolean("attention_bias", false);
-    const auto no_rope = r.u32s("no_rope_layers");
-    if (!no_rope.empty() && no_rope.size() != n)
-      r.fail("no_rope_layers",
-             std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
-    append_layers(m, 0, n, no_rope.empty() ? 1 : 0, [&](uint32_t il) {
-      LayerKind k = attn(AttnKind::full);
-      k.nope = !no_rope.empty() && no_rope[il] == 0;
-      k.n_ff = m.n_ff;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "deepseek_v4") {
-    // DeepSeek-V4 (llama.cpp deepseek4, src/models/deepseek4.cpp): one shared K/V vector of
-    // head_dim per token (MQA), a sliding window on every layer, compressed caches on the layers
-    // whose compress_ratios entry is 4 (with indexer keys) or 128; hash-routed leading layers.
-    m.arch = Arch::deepseek4;
-    m.q_lora_rank = r.u32("q_lora_rank");
-    m.o_lora_rank = r.u32("o_lora_rank");
-    m.o_groups = r.u32("o_groups");
-    m.hc_mult = r.u32("hc_mult");
-    m.n_hash_layers = r.u32("num_hash_layers", false, 0);
-    moe_common({"n_routed_experts", "num_experts"});
-    m.n_ff_exp = r.u32("moe_intermediate_size");
-    m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
-    m.n_swa = r.u32("sliding_window");
-    m.n_indexer_head = r.u32("index_n_heads");
-    m.n_indexer_head_dim = r.u32("index_head_dim");
-    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
-    m.n_head_kv = 1;
-    const auto ratios = r.u32s("compress_ratios");
-    if (ratios.size() < n)
-      r.fail("compress_ratios",
-             std::to_string(ratios.size()) + " entries for " + std::to_string(n) + " layers");
-    append_layers(m, 0, n, 0, [&](uint32_t il) {
-      if (ratios[il] != 0 && ratios[il] != 4 && ratios[il] != 128)
-        r.fail("compress_ratios/" + std::to_string(il),
-               "ratio " + std::to_string(ratios[il]) + " (llama.cpp supports 0, 4 and 128)");
-      LayerKind k = attn(AttnKind::swa);
-      k.n_head_kv = 1;
-      k.n_swa = m.n_swa;
-      k.kv_single = true;
-      k.sinks = true;
-      k.compress_ratio = ratios[il];
-      k.n_indexer_k = ratios[il] == 4 ? m.n_indexer_head_dim : 0;
-      k.ffn = FfnKind::moe;
-      return k;
-    });
-    return true;
-  }
-  if (mt == "ernie4_5_moe" || mt == "hunyuan_v1_moe") {
-    // ERNIE-4.5-MoE (llama.cpp ernie4_5-moe): dense layers before moe_layer_start_index, MoE
-    // every moe_layer_interval-th layer after, shared experts; Hunyuan-A13B (hunyuan-moe): every
-    // layer MoE with num_shared_expert shared experts and q/k norms.
-    const bool ernie = mt == "ernie4_5_moe";
-    m.arch = ernie ? Arch::ernie4_5_moe : Arch::hunyuan_moe;
-    m.n_ff = r.u32("intermediate_size");
-    moe_common({"moe_num_experts", "num_experts"});
-    m.n_ff_exp = r.u32_or_first("moe_intermediate_size", true);
-    m.n_expert_shared = ernie ? r.u32("moe_num_shared_experts", false, 0)
-                              : r.u32_or_first("num_shared_expert", false, 1);
-    m.n_ff_shexp = mul(ernie ? m.n_ff_exp : m.n_ff, m.n_expert_shared, "num_shared_expert");
-    m.qk_norm = !ernie && r.boolean("use_qk_norm", true);
-    if (ernie) m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    const uint32_t start = ernie ? std::min(r.u32("moe_layer_start_index", false, 0), n) : 0;
-    const uint32_t every = ernie ? r.u32("moe_layer_interval", false, 1) : 1;
-    if (every == 0) r.fail("moe_layer_interval", "must be positive");
-    m.n_layer_dense_lead = start;
-    auto kind = [&](uint32_t il) {
-      LayerKind k = attn(AttnKind::full);
-      const bool moe_layer = il >= start && (il - start) % every == 0;
-      k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-      k.n_ff = moe_layer ? 0 : m.n_ff;
-      return k;
-    };
-    append_layers(m, 0, start, 1, kind);
-    append_layers(m, start, n, every, [&](uint32_t il) { return kind(il); });
-    return true;
-  }
-  return false;
+  const Reader& r;
+  ModelSpec& m;
+  const std::string& mt;           // the config's model_type
+  const std::string& family;       // what it reads as (family_of)
+  const uint32_t n;                // n_layer
+  std::vector<std::string> types;  // layer_types (per-layer families); empty when absent
+};
+
+// gpt-oss (llama.cpp LLM_ARCH_OPENAI_MOE): sliding 128 / full alternating, sinks, biases,
+// every layer MoE of intermediate_size-wide experts.
+void Family::gpt_oss() {
+  m.arch = Arch::gpt_oss;
+  moe_common({"num_local_experts", "num_experts"});
+  m.n_ff_exp = r.u32("intermediate_size");
+  m.n_swa = r.u32("sliding_window");
+  m.qkv_bias = r.boolean("attention_bias", true);
+  if (!types.empty()) check_types({"sliding_attention", "full_attention"});
+  append_layers(m, 0, n, types.empty() ? 2 : 0, [&](uint32_t il) {
+    // Without layer_types: llama.cpp set_swa_pattern(2), even layers sliding.
+    const bool swa = types.empty() ? il % 2 == 0 : types[il] == "sliding_attention";
+    LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
+    k.n_swa = swa ? m.n_swa : 0;
+    k.sinks = true;
+    k.ffn = FfnKind::moe;
+    return k;
+  });
 }
+
+// Gated delta-net + gated full attention (llama.cpp qwen3next / qwen35 / qwen35moe):
+// ssm_d_conv = linear_conv_kernel_dim, ssm_d_state = linear_key_head_dim, ssm_n_group =
+// linear_num_key_heads, ssm_dt_rank = linear_num_value_heads, ssm_d_inner = value heads x
+// linear_value_head_dim.
+void Family::qwen3_next() {
+  const bool moe = family != "qwen3_5";
+  m.arch = family == "qwen3_next" ? Arch::qwen3next : moe ? Arch::qwen35moe : Arch::qwen35;
+  m.ssm.d_conv = r.u32("linear_conv_kernel_dim");
+  m.ssm.d_state = r.u32("linear_key_head_dim");
+  m.ssm.n_group = r.u32("linear_num_key_heads");
+  m.ssm.dt_rank = r.u32("linear_num_value_heads");
+  const uint32_t v_dim = r.u32("linear_value_head_dim");
+  if (v_dim != m.ssm.d_state)
+    r.fail("linear_value_head_dim", std::to_string(v_dim) + " differs from linear_key_head_dim " +
+                                        std::to_string(m.ssm.d_state) +
+                                        ", which llama.cpp's delta-net requires");
+  m.ssm.d_inner = mul(m.ssm.dt_rank, v_dim, "linear_value_head_dim");
+  if (moe) {
+    moe_common({"num_experts", "num_local_experts"});
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    m.n_ff_shexp = r.u32("shared_expert_intermediate_size", false, 0);
+    m.n_expert_shared = m.n_ff_shexp ? 1 : 0;
+    if (!r.u32s("mlp_only_layers").empty())
+      r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
+  } else {
+    m.n_ff = r.u32("intermediate_size");
+  }
+  // Qwen3.5/3.6 keep their MTP block (mtp.*) in the GGUF as the next-n layer
+  // (convert_hf_to_gguf.py Qwen3_5*Model, llama.cpp qwen35 / qwen35moe n_layer_nextn).
+  if (family != "qwen3_next") m.n_layer_nextn = r.u32("mtp_num_hidden_layers", false, 0);
+  const uint32_t interval = r.u32("full_attention_interval", false, 4);
+  if (interval == 0) r.fail("full_attention_interval", "must be positive");
+  if (!types.empty()) check_types({"linear_attention", "full_attention"});
+  const bool gated = r.boolean("attn_output_gate", true);
+  append_layers(m, 0, n, types.empty() ? interval : 0, [&](uint32_t il) {
+    const bool full = types.empty() ? (il + 1) % interval == 0 : types[il] == "full_attention";
+    LayerKind k = full ? attn(AttnKind::full) : LayerKind{};
+    if (full) {
+      k.gated_q = gated;
+    } else {
+      k.attn = AttnKind::none;
+      k.state = StateKind::gated_delta_net;
+    }
+    k.ffn = moe ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe ? 0 : m.n_ff;
+    return k;
+  });
+}
+
+// Gemma 4 (llama.cpp gemma4, src/models/gemma4.cpp): sliding layers num_key_value_heads x
+// head_dim, global layers num_global_key_value_heads x global_head_dim with K = V
+// (attention_k_eq_v: no attn_v; llama.cpp still allocates a V cache of n_embd_v_gqa(il)).
+void Family::gemma4() {
+  m.arch = Arch::gemma4;
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  m.n_ff = r.u32("intermediate_size");
+  m.n_swa = r.u32("sliding_window");
+  m.swa_pattern = 0;
+  m.n_embd_per_layer = r.u32("hidden_size_per_layer_input", false, 0);
+  const uint32_t g_kv = r.u32("num_global_key_value_heads", false, m.n_head_kv);
+  const uint32_t g_dim = r.u32("global_head_dim", false, m.n_embd_head_k);
+  const bool k_eq_v = r.boolean("attention_k_eq_v", false);
+  const uint32_t shared = r.u32("num_kv_shared_layers", false, 0);
+  if (shared >= n) r.fail("num_kv_shared_layers", "must be below num_hidden_layers");
+  const bool wide = r.boolean("use_double_wide_mlp", false);
+  const bool moe = r.boolean("enable_moe_block", false);
+  if (moe) {
+    moe_common({"num_experts", "num_local_experts"});
+    m.n_ff_exp = r.u32_any({"moe_intermediate_size", "expert_intermediate_size"}, true);
+  }
+  if (types.empty()) r.fail("layer_types", "missing (Gemma 4 names each layer's attention)");
+  check_types({"sliding_attention", "full_attention"});
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    const bool swa = types[il] == "sliding_attention";
+    LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
+    k.n_swa = swa ? m.n_swa : 0;
+    if (!swa) {
+      k.n_head_kv = g_kv;
+      k.n_embd_head_k = k.n_embd_head_v = g_dim;
+      k.k_eq_v = k_eq_v;
+    }
+    k.kv_shared = il >= n - shared;
+    k.ffn = moe ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = mul(m.n_ff, wide && k.kv_shared ? 2 : 1, "intermediate_size");
+    return k;
+  });
+}
+
+// Gemma 3n (Gemma3nForConditionalGeneration's text_config, llama.cpp gemma3n:
+// src/models/gemma3n.cpp load_arch_hparams / load_arch_tensors as read in the 2026 tree): sliding
+// window on 4 of 5 layers (set_swa_pattern(5), or layer_types), AltUp streams (altup_num_inputs)
+// and LAuReL (laurel_rank), per-layer embeddings (hidden_size_per_layer_input), and the last
+// num_kv_shared_layers layers reusing the KV of earlier ones (llama.cpp n_layer_kv_from_start 20
+// for both E2B and E4B). The GGUF's vocabulary is the per-layer table's: token_embd and
+// per_layer_token_embd are both {.., n_vocab} in llama.cpp, so the 262,400-row embed_tokens of the
+// checkpoint (its last rows are the audio / vision soft tokens) becomes vocab_size_per_layer_input
+// rows (an assumption: 0.05% of the E2B weights).
+void Family::gemma3n() {
+  m.arch = Arch::gemma3n;
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  std::vector<uint32_t> ffs;
+  if (const json* v = r.get("intermediate_size"); v && v->is_array())
+    ffs = r.u32s("intermediate_size");
+  else
+    ffs.assign(n, r.u32("intermediate_size"));
+  if (ffs.size() == 1 && n > 1) ffs.assign(n, ffs.front());
+  if (ffs.size() != n)
+    r.fail("intermediate_size",
+           std::to_string(ffs.size()) + " entries for " + std::to_string(n) + " layers");
+  m.n_ff = *std::max_element(ffs.begin(), ffs.end());
+  m.n_swa = r.u32("sliding_window");
+  m.n_embd_per_layer = r.u32("hidden_size_per_layer_input");
+  m.n_vocab = r.u32("vocab_size_per_layer_input", false, m.n_vocab);
+  m.n_altup = r.count("altup_num_inputs", 2, 64, false, 4);
+  m.laurel_rank = r.count("laurel_rank", 1, kHeads, false, 64);
+  const uint32_t shared = r.u32("num_kv_shared_layers", false, 0);
+  if (shared >= n) r.fail("num_kv_shared_layers", "must be below num_hidden_layers");
+  if (!types.empty()) check_types({"sliding_attention", "full_attention"});
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    const bool swa = types.empty() ? il % 5 < 4 : types[il] == "sliding_attention";
+    LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
+    k.n_swa = swa ? m.n_swa : 0;
+    k.kv_shared = il >= n - shared;
+    k.ffn = FfnKind::dense;
+    k.n_ff = ffs[il];
+    return k;
+  });
+}
+
+// Llama 4 (llama.cpp llama4): chunked attention (attention_chunk_size) on 3 of 4 layers, the
+// 4th global without rope; MoE every interleave_moe_layer_step-th layer with one shared
+// expert of the expert width, dense layers of intermediate_size_mlp.
+void Family::llama4() {
+  m.arch = Arch::llama4;
+  m.n_swa = r.u32("attention_chunk_size");
+  moe_common({"num_local_experts", "num_experts"});
+  m.n_ff_exp = r.u32("intermediate_size");
+  m.n_ff_shexp = m.n_ff_exp;
+  m.n_expert_shared = 1;
+  m.n_ff = r.u32("intermediate_size_mlp", false, m.n_ff_exp);
+  const uint32_t step = r.u32("interleave_moe_layer_step", false, 1);
+  if (step == 0) r.fail("interleave_moe_layer_step", "must be positive");
+  const auto no_rope = r.u32s("no_rope_layers");  // 1: rope, 0: NoPE (transformers)
+  if (!no_rope.empty() && no_rope.size() != n)
+    r.fail("no_rope_layers",
+           std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
+  // Periodic in 4 x step layers; a step beyond the model leaves only the 4-layer pattern.
+  const uint32_t period = step <= n / 4 ? 4 * step : 4;
+  append_layers(m, 0, n, no_rope.empty() ? period : 0, [&](uint32_t il) {
+    const bool global = no_rope.empty() ? (il + 1) % 4 == 0 : no_rope[il] == 0;
+    LayerKind k = attn(global ? AttnKind::full : AttnKind::chunked);
+    k.n_swa = global ? 0 : m.n_swa;
+    k.nope = global;
+    const bool moe_layer = (il + 1) % step == 0;
+    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe_layer ? 0 : m.n_ff;
+    return k;
+  });
+}
+
+// MLA + DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): index_head_dim-wide keys
+// cached per token per layer beside the MLA latent.
+void Family::deepseek_dsa() {
+  m.arch = family == "glm_moe_dsa" ? Arch::glm_dsa : Arch::deepseek32;
+  m.n_ff = r.u32("intermediate_size");
+  moe_common({"n_routed_experts", "num_experts"});
+  m.n_ff_exp = r.u32("moe_intermediate_size");
+  m.n_expert_shared = r.u32("n_shared_experts", false, 0);
+  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
+  m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  m.q_lora_rank = r.u32("q_lora_rank");
+  m.kv_lora_rank = r.u32("kv_lora_rank");
+  m.n_rot = r.u32("qk_rope_head_dim");
+  m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
+  m.n_embd_head_v = r.u32("v_head_dim");
+  m.n_indexer_head = r.u32("index_n_heads");
+  m.n_indexer_head_dim = r.u32("index_head_dim");
+  // GLM-5 keeps its MTP layer in the GGUF (convert_hf_to_gguf.py GlmMoeDsaModel).
+  // DeepSeek-V3.2 carries it in the checkpoint like V3 (model.layers.61).
+  m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  const uint32_t lead = std::min(m.n_layer_dense_lead, n);
+  auto kind = [&](bool moe_layer) {
+    LayerKind k = attn(AttnKind::mla);
+    k.n_indexer_k = m.n_indexer_head_dim;
+    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe_layer ? 0 : m.n_ff;
+    return k;
+  };
+  append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
+  append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
+}
+
+// GLM-4.5/4.6/4.7 (llama.cpp glm4moe): leading dense layers, MoE with one shared expert and
+// expert-bias routing, biased q/k/v, and the MTP layer(s) kept in the GGUF.
+void Family::glm4_moe() {
+  m.arch = Arch::glm4moe;
+  m.n_ff = r.u32("intermediate_size");
+  moe_common({"n_routed_experts", "num_experts"});
+  m.n_ff_exp = r.u32("moe_intermediate_size");
+  m.n_expert_shared = r.u32("n_shared_experts", false, 1);
+  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
+  m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  m.qkv_bias = r.boolean("attention_bias", false);
+  m.qk_norm = r.boolean("use_qk_norm", false);
+  m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  // GLM-4.5 / 4.5-Air / 4.7 store the MTP layer's own embed_tokens and shared_head.head: their
+  // HF totals are exactly 2 x vocab_size x hidden_size above the layers (GLM-4.5 358,337,791,296
+  // = 356,785,898,816 + 2 x 151,552 x 5,120); convert_hf_to_gguf.py keeps them as
+  // blk.N.nextn.embed_tokens / nextn.shared_head_head.
+  m.nextn_embeddings = m.n_layer_nextn > 0;
+  const uint32_t lead = std::min(m.n_layer_dense_lead, n);
+  auto kind = [&](bool moe_layer) {
+    LayerKind k = attn(AttnKind::full);
+    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe_layer ? 0 : m.n_ff;
+    return k;
+  };
+  append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
+  append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
+}
+
+// MiniMax-M2 (llama.cpp minimax-m2): full attention with q/k norms over all heads, MoE
+// without shared experts, routing bias.
+void Family::minimax_m2() {
+  m.arch = Arch::minimax_m2;
+  moe_common({"num_local_experts", "num_experts"});
+  m.n_ff_exp = r.u32("intermediate_size");
+  append_layers(m, 0, n, 1, [&](uint32_t) {
+    LayerKind k = attn(AttnKind::full);
+    k.ffn = FfnKind::moe;
+    return k;
+  });
+}
+
+// Nemotron-H (llama.cpp nemotron_h / nemotron_h_moe): hybrid_override_pattern names each
+// layer: M Mamba2, * attention, - MLP (relu^2, up + down), E MoE.
+void Family::nemotron_h() {
+  const std::string pat = r.str("hybrid_override_pattern");
+  if (pat.size() != n)
+    r.fail("hybrid_override_pattern",
+           std::to_string(pat.size()) + " characters for " + std::to_string(n) + " layers");
+  const bool moe = pat.find('E') != std::string::npos;
+  m.arch = moe ? Arch::nemotron_h_moe : Arch::nemotron_h;
+  m.ssm.d_conv = r.u32("conv_kernel");
+  m.ssm.d_state = r.u32("ssm_state_size");
+  m.ssm.n_group = r.u32("n_groups");
+  m.ssm.dt_rank = r.u32("mamba_num_heads");
+  m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_head_dim"), "mamba_head_dim");
+  m.n_ff = r.u32("intermediate_size", !moe, 0);
+  if (moe) {
+    moe_common({"n_routed_experts", "num_experts"});
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    m.n_expert_shared = r.u32("n_shared_experts", false, 1);
+    m.n_ff_shexp = mul(r.u32("moe_shared_expert_intermediate_size", false, 0), m.n_expert_shared,
+                       "n_shared_experts");
+  }
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    LayerKind k;
+    k.attn = AttnKind::none;
+    k.ffn = FfnKind::none;
+    switch (pat[il]) {
+      case 'M':
+        k.state = StateKind::mamba2;
+        break;
+      case '*':
+        k = attn(AttnKind::full);
+        k.ffn = FfnKind::none;
+        break;
+      case '-':
+        k.ffn = FfnKind::dense;
+        k.n_ff = m.n_ff;
+        break;
+      case 'E':
+        k.ffn = FfnKind::moe;
+        break;
+      default:
+        r.fail("hybrid_override_pattern", std::string("unknown layer '") + pat[il] + "' at " +
+                                              std::to_string(il) + " (expected M, *, - or E)");
+    }
+    return k;
+  });
+}
+
+// Granite-4.0-H (llama.cpp granitehybrid): Mamba2 or attention layers, each with an MoE
+// (+ shared expert) or, without experts, a dense shared MLP of shared_intermediate_size.
+void Family::granite_hybrid() {
+  m.arch = Arch::granitehybrid;
+  m.ssm.d_conv = r.u32("mamba_d_conv");
+  m.ssm.d_state = r.u32("mamba_d_state");
+  m.ssm.n_group = r.u32("mamba_n_groups");
+  m.ssm.dt_rank = r.u32("mamba_n_heads");
+  m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head");
+  const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, false, 0);
+  const uint32_t shared = r.u32("shared_intermediate_size", false, 0);
+  if (ne > 1) {
+    m.n_expert = ne;
+    m.n_expert_used = r.u32("num_experts_per_tok");
+    m.n_ff_exp = r.u32("intermediate_size");
+    m.n_ff_shexp = shared;
+    m.n_expert_shared = shared ? 1 : 0;
+  } else {
+    m.n_ff = shared ? shared : r.u32("intermediate_size");
+  }
+  if (types.empty()) r.fail("layer_types", "missing (Granite hybrid names each layer)");
+  check_types({"mamba", "attention"});
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    LayerKind k = attn(AttnKind::full);
+    if (types[il] == "mamba") {
+      k = LayerKind{};
+      k.attn = AttnKind::none;
+      k.state = StateKind::mamba2;
+    }
+    k.ffn = ne > 1 ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = ne > 1 ? 0 : m.n_ff;
+    return k;
+  });
+}
+
+// LFM2 (llama.cpp lfm2 / lfm2moe): short-convolution layers (conv_L_cache taps) and
+// attention layers with q/k norms; tied embeddings.
+void Family::lfm2() {
+  const bool moe = family == "lfm2_moe";
+  m.arch = moe ? Arch::lfm2moe : Arch::lfm2;
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  m.ssm.l_cache = r.u32("conv_L_cache");
+  uint32_t ff = r.u32_any({"block_ff_dim", "intermediate_size"}, true);
+  if (!moe && r.boolean("block_auto_adjust_ff_dim", false)) {
+    // LFM2 modeling: ff = 2 ff / 3, times block_ffn_dim_multiplier, rounded up to
+    // block_multiple_of (convert_hf_to_gguf.py LFM2Model does the same).
+    ff = 2 * ff / 3;
+    if (const json* mult = r.get("block_ffn_dim_multiplier"); mult && mult->is_number())
+      ff = static_cast<uint32_t>(mult->get<double>() * ff);
+    const uint32_t mo = r.u32("block_multiple_of", false, 256);
+    if (mo) ff = (ff + mo - 1) / mo * mo;
+  }
+  m.n_ff = ff;
+  uint32_t lead = 0;
+  if (moe) {
+    moe_common({"num_experts", "num_local_experts"});
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    lead = std::min(r.u32("num_dense_layers", false, 0), n);
+    m.n_layer_dense_lead = lead;
+  }
+  // Older LFM2 configs list the attention layers in full_attn_idxs instead of layer_types
+  // (convert_hf_to_gguf.py LFM2Model reads either).
+  std::vector<bool> is_attn(n, false);
+  if (!types.empty()) {
+    check_types({"conv", "full_attention"});
+    for (uint32_t il = 0; il < n; ++il) is_attn[il] = types[il] == "full_attention";
+  } else if (r.has("full_attn_idxs")) {
+    const auto idx = r.u32s("full_attn_idxs");
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] >= n)
+        r.fail("full_attn_idxs/" + std::to_string(i), "layer " + std::to_string(idx[i]) + " of " +
+                                                          std::to_string(n) +
+                                                          " (num_hidden_layers)");
+      is_attn[idx[i]] = true;
+    }
+  } else {
+    r.fail("layer_types", "missing (LFM2 names each layer, or lists full_attn_idxs)");
+  }
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    LayerKind k = attn(AttnKind::full);
+    if (!is_attn[il]) {
+      k = LayerKind{};
+      k.attn = AttnKind::none;
+      k.state = StateKind::short_conv;
+    }
+    const bool moe_layer = moe && il >= lead;
+    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe_layer ? 0 : m.n_ff;
+    return k;
+  });
+}
+
+// Falcon-H1 (llama.cpp falcon-h1): attention and Mamba2 side by side in every layer.
+void Family::falcon_h1() {
+  m.arch = Arch::falcon_h1;
+  m.n_ff = r.u32("intermediate_size");
+  m.ssm.d_conv = r.u32("mamba_d_conv");
+  m.ssm.d_state = r.u32("mamba_d_state");
+  m.ssm.n_group = r.u32("mamba_n_groups");
+  m.ssm.dt_rank = r.u32("mamba_n_heads");
+  m.ssm.d_inner =
+      r.u32("mamba_d_ssm", false, mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head"));
+  append_layers(m, 0, n, 1, [&](uint32_t) {
+    LayerKind k = attn(AttnKind::full);
+    k.state = StateKind::mamba2;
+    k.n_ff = m.n_ff;
+    return k;
+  });
+}
+
+// Command R7B / Command A (llama.cpp cohere2, set_swa_pattern(4)); OLMo 2 (all full) and
+// OLMo 3 (layer_types, 3 sliding : 1 full), both llama.cpp olmo2.
+void Family::sliding_every_few() {
+  m.arch = family == "cohere2" ? Arch::cohere2 : Arch::olmo2;
+  m.n_ff = r.u32("intermediate_size");
+  if (family == "cohere2") m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  const uint32_t win = r.u32("sliding_window", false, 0);
+  m.n_swa = win;
+  const uint32_t pattern = r.u32("sliding_window_pattern", false, family == "cohere2" ? 4 : 0);
+  if (!types.empty()) check_types({"sliding_attention", "full_attention"});
+  const bool any_swa = win > 0 && (!types.empty() || pattern > 0);
+  append_layers(m, 0, n,
+                !types.empty()           ? 0
+                : pattern > 1 && any_swa ? pattern
+                                         : 1,
+                [&](uint32_t il) {
+                  const bool swa =
+                      any_swa && (!types.empty() ? types[il] == "sliding_attention"
+                                                 : pattern == 1 || il % pattern < pattern - 1);
+                  LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
+                  k.n_swa = swa ? win : 0;
+                  k.n_ff = m.n_ff;
+                  return k;
+                });
+}
+
+// Llama-shaped layers: SmolLM3 (NoPE every no_rope_layer_interval-th layer), Seed-OSS
+// (q/k/v biases), Ministral 3 text model.
+void Family::llama_shaped() {
+  m.arch = family == "smollm3"    ? Arch::smollm3
+           : family == "seed_oss" ? Arch::seed_oss
+                                  : Arch::mistral3;
+  m.n_ff = r.u32("intermediate_size");
+  m.qkv_bias = r.boolean("attention_bias", false);
+  const auto no_rope = r.u32s("no_rope_layers");
+  if (!no_rope.empty() && no_rope.size() != n)
+    r.fail("no_rope_layers",
+           std::to_string(no_rope.size()) + " entries for " + std::to_string(n) + " layers");
+  append_layers(m, 0, n, no_rope.empty() ? 1 : 0, [&](uint32_t il) {
+    LayerKind k = attn(AttnKind::full);
+    k.nope = !no_rope.empty() && no_rope[il] == 0;
+    k.n_ff = m.n_ff;
+    return k;
+  });
+}
+
+// DeepSeek-V4 (llama.cpp deepseek4, src/models/deepseek4.cpp): one shared K/V vector of
+// head_dim per token (MQA), a sliding window on every layer, compressed caches on the layers
+// whose compress_ratios entry is 4 (with indexer keys) or 128; hash-routed leading layers.
+void Family::deepseek_v4() {
+  m.arch = Arch::deepseek4;
+  m.q_lora_rank = r.u32("q_lora_rank");
+  m.o_lora_rank = r.u32("o_lora_rank");
+  m.o_groups = r.u32("o_groups");
+  m.hc_mult = r.u32("hc_mult");
+  m.n_hash_layers = r.u32("num_hash_layers", false, 0);
+  moe_common({"n_routed_experts", "num_experts"});
+  m.n_ff_exp = r.u32("moe_intermediate_size");
+  m.n_expert_shared = r.u32("n_shared_experts", false, 1);
+  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
+  m.n_swa = r.u32("sliding_window");
+  m.n_indexer_head = r.u32("index_n_heads");
+  m.n_indexer_head_dim = r.u32("index_head_dim");
+  m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  m.gguf_drops_nextn = true;  // convert_hf_to_gguf.py DeepseekV4Model skips "mtp.*" tensors
+  m.n_head_kv = 1;
+  const auto ratios = r.u32s("compress_ratios");
+  if (ratios.size() < n)
+    r.fail("compress_ratios",
+           std::to_string(ratios.size()) + " entries for " + std::to_string(n) + " layers");
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    if (ratios[il] != 0 && ratios[il] != 4 && ratios[il] != 128)
+      r.fail("compress_ratios/" + std::to_string(il),
+             "ratio " + std::to_string(ratios[il]) + " (llama.cpp supports 0, 4 and 128)");
+    LayerKind k = attn(AttnKind::swa);
+    k.n_head_kv = 1;
+    k.n_swa = m.n_swa;
+    k.kv_single = true;
+    k.sinks = true;
+    k.compress_ratio = ratios[il];
+    k.n_indexer_k = ratios[il] == 4 ? m.n_indexer_head_dim : 0;
+    k.ffn = FfnKind::moe;
+    return k;
+  });
+}
+
+// ERNIE-4.5-MoE (llama.cpp ernie4_5-moe): dense layers before moe_layer_start_index, MoE
+// every moe_layer_interval-th layer after, shared experts; Hunyuan-A13B (hunyuan-moe): every
+// layer MoE with num_shared_expert shared experts and q/k norms.
+void Family::ernie_hunyuan_moe() {
+  const bool ernie = family == "ernie4_5_moe";
+  m.arch = ernie ? Arch::ernie4_5_moe : Arch::hunyuan_moe;
+  m.n_ff = r.u32("intermediate_size");
+  moe_common({"moe_num_experts", "num_experts"});
+  m.n_ff_exp = r.u32_or_first("moe_intermediate_size", true);
+  m.n_expert_shared = ernie ? r.u32("moe_num_shared_experts", false, 0)
+                            : r.u32_or_first("num_shared_expert", false, 1);
+  m.n_ff_shexp = mul(ernie ? m.n_ff_exp : m.n_ff, m.n_expert_shared, "num_shared_expert");
+  m.qk_norm = !ernie && r.boolean("use_qk_norm", true);
+  if (ernie) m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  const uint32_t start = ernie ? std::min(r.u32("moe_layer_start_index", false, 0), n) : 0;
+  const uint32_t every = ernie ? r.u32("moe_layer_interval", false, 1) : 1;
+  if (every == 0) r.fail("moe_layer_interval", "must be positive");
+  m.n_layer_dense_lead = start;
+  auto kind = [&](uint32_t il) {
+    LayerKind k = attn(AttnKind::full);
+    const bool moe_layer = il >= start && (il - start) % every == 0;
+    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+    k.n_ff = moe_layer ? 0 : m.n_ff;
+    return k;
+  };
+  append_layers(m, 0, start, 1, kind);
+  append_layers(m, start, n, every, [&](uint32_t il) { return kind(il); });
+}
+
+// Qwen3-VL's language model: qwen3 layers (llama.cpp qwen3vl; the vision tower and its
+// deepstack mergers go to the mmproj file).
+void Family::qwen3_vl() {
+  m.arch = Arch::qwen3vl;
+  m.n_ff = r.u32("intermediate_size");
+}
+
+// Qwen3-VL-MoE's language model: qwen3moe layers (llama.cpp qwen3vlmoe loads the tensors of
+// qwen3moe; the deepstack embeddings arrive from the mmproj).
+void Family::qwen3_vl_moe() {
+  m.arch = Arch::qwen3moe;
+  m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
+  m.n_expert_used = r.u32("num_experts_per_tok");
+  m.n_ff_exp = r.u32("moe_intermediate_size");
+  if (!r.u32s("mlp_only_layers").empty())
+    r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
+}
+
+void Family::llama() {
+  m.arch = Arch::llama;
+  m.n_ff = r.u32("intermediate_size");
+  const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, mt == "mixtral", 0);
+  if (ne > 1) {
+    m.n_expert = ne;
+    m.n_expert_used = r.u32("num_experts_per_tok");
+    m.n_ff_exp = m.n_ff;
+  }
+  // Mistral-7B-v0.1 used a 4096 sliding window on every layer; later configs set it to null.
+  if (mt == "mistral" && r.has("sliding_window")) {
+    m.n_swa = r.u32("sliding_window");
+    m.swa_pattern = 1;
+  }
+}
+
+void Family::qwen2() {
+  m.arch = mt == "qwen2" ? Arch::qwen2 : Arch::qwen2moe;
+  m.qkv_bias = true;
+  m.n_ff = r.u32("intermediate_size", mt == "qwen2");
+  if (mt == "qwen2_moe") {
+    m.n_expert = r.u32("num_experts");
+    m.n_expert_used = r.u32("num_experts_per_tok");
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    m.n_ff_shexp = r.u32("shared_expert_intermediate_size", false, 0);
+    m.n_expert_shared = m.n_ff_shexp ? 1 : 0;
+  }
+  // Qwen2.5 configs carry sliding_window but use_sliding_window: false.
+  if (r.boolean("use_sliding_window", false)) {
+    m.n_swa = r.u32("sliding_window");
+    m.swa_pattern = 1;
+  }
+}
+
+void Family::qwen3() {
+  m.arch = mt == "qwen3" ? Arch::qwen3 : Arch::qwen3moe;
+  m.n_ff = r.u32("intermediate_size", mt == "qwen3");
+  if (mt == "qwen3_moe") {
+    // transformers 5 renames num_experts to num_local_experts.
+    m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
+    m.n_expert_used = r.u32("num_experts_per_tok");
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+  }
+}
+
+void Family::gemma() {
+  m.arch = mt == "gemma2" ? Arch::gemma2 : Arch::gemma3;
+  m.n_ff = r.u32("intermediate_size");
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  m.n_swa = r.u32("sliding_window", false, m.arch == Arch::gemma2 ? 4096 : 0);
+  // llama.cpp: gemma2 set_swa_pattern(2); gemma3 set_swa_pattern(6).
+  m.swa_pattern = r.u32("sliding_window_pattern", false, m.arch == Arch::gemma2 ? 2 : 6);
+}
+
+void Family::phi3() {
+  m.arch = Arch::phi3;
+  m.n_ff = r.u32("intermediate_size");
+}
+
+void Family::deepseek() {
+  m.arch = Arch::deepseek2;
+  m.n_ff = r.u32("intermediate_size");
+  m.n_expert = r.u32_any({"n_routed_experts", "num_experts"}, true);
+  m.n_expert_used = r.u32("num_experts_per_tok");
+  m.n_ff_exp = r.u32("moe_intermediate_size");
+  m.n_expert_shared = r.u32("n_shared_experts", false, 0);
+  m.n_ff_shexp = checked_u32(uint64_t{m.n_ff_exp} * m.n_expert_shared,
+                             "moe_intermediate_size x n_shared_experts");
+  m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  m.q_lora_rank = r.u32("q_lora_rank", false, 0);
+  m.kv_lora_rank = r.u32("kv_lora_rank");
+  m.n_rot = r.u32("qk_rope_head_dim");
+  m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
+  m.n_embd_head_v = r.u32("v_head_dim");
+  // DeepSeek-V3.x: the MTP module(s) (num_nextn_predict_layers) after the main layers.
+  if (family == "deepseek_v3" || mt == "glm4_moe_lite")
+    m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
+  // convert_hf_to_gguf.py DeepseekV2Model (skip_mtp = True) drops model.layers.<n_layer> from
+  // DeepSeek-V3.x GGUFs; Glm4MoeLiteModel (skip_mtp = False) keeps GLM-4.7-Flash's.
+  m.gguf_drops_nextn = mt != "glm4_moe_lite";
+  // GLM-4.7-Flash's MTP layer 47 stores its own embed_tokens and shared_head.head too (HF total
+  // 31,221,488,576 = the layers' 30,587,100,096 + 2 x 154,880 x 2,048).
+  m.nextn_embeddings = mt == "glm4_moe_lite" && m.n_layer_nextn > 0;
+}
+
+// BertModel / XLMRobertaModel (BGE-M3) and their *ForSequenceClassification (rerankers),
+// converted by convert_hf_to_gguf.py BertModel / XLMRobertaModel to llama.cpp bert.
+void Family::bert() {
+  m.arch = Arch::bert;
+  m.n_ff = r.u32("intermediate_size");
+  m.qkv_bias = true;
+  m.n_token_types = r.count("type_vocab_size", 1, kHeads, false, 2);  // BertConfig default 2
+  if (r.has("position_embedding_type") && r.str("position_embedding_type") != "absolute")
+    r.fail("position_embedding_type",
+           sanitize_quoted(r.str("position_embedding_type")) +
+               " is not supported (llama.cpp bert has learned absolute positions)");
+  m.n_ctx_train = r.u32("max_position_embeddings", false, 512);
+  if (mt == "xlm-roberta") {
+    // XLMRobertaModel._position_offset = 1 + pad_token_id: the first rows of
+    // position_embeddings (the padding positions) are cut, and n_ctx_train with them.
+    const uint32_t off = r.u32("pad_token_id", false, 1) + 1;
+    if (m.n_ctx_train <= off)
+      r.fail("max_position_embeddings", std::to_string(m.n_ctx_train) +
+                                            " leaves no position after the " + std::to_string(off) +
+                                            " padding rows (pad_token_id + 1)");
+    m.n_ctx_train -= off;
+  }
+  bool classifier = false;
+  if (const json* a = r.get("architectures"); a && a->is_array())
+    for (const auto& x : *a)
+      if (x.is_string() &&
+          x.get<std::string>().find("ForSequenceClassification") != std::string::npos)
+        classifier = true;
+  m.task = classifier ? Task::rerank : Task::embedding;
+  if (classifier) {
+    // num_labels, else the id2label map's size (PretrainedConfig: 2 when neither is given).
+    uint32_t labels = r.u32("num_labels", false, 0);
+    if (!labels) {
+      const json* l = r.get("id2label");
+      labels = l && l->is_object() && !l->empty() ? static_cast<uint32_t>(l->size()) : 2;
+    }
+    m.n_cls_out = labels;
+  }
+}
+
+void Family::cohere() {
+  m.arch = Arch::command_r;
+  m.n_ff = r.u32("intermediate_size");
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+}
+
+void Family::falcon() {
+  m.arch = Arch::falcon;
+  m.n_ff = r.u32("ffn_hidden_size", false, 4 * m.n_embd);
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  if (!r.boolean("new_decoder_architecture", false))
+    m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
+}
+
+// model_type (as family_of maps it) -> its reader.
+struct FamilyRow {
+  const char* family;
+  void (Family::*read)();
+};
+const FamilyRow kFamilies[] = {
+    {"gpt_oss", &Family::gpt_oss},
+    {"qwen3_next", &Family::qwen3_next},
+    {"qwen3_5", &Family::qwen3_next},
+    {"qwen3_5_moe", &Family::qwen3_next},
+    {"gemma4", &Family::gemma4},
+    {"gemma3n", &Family::gemma3n},
+    {"llama4", &Family::llama4},
+    {"deepseek_v32", &Family::deepseek_dsa},
+    {"glm_moe_dsa", &Family::deepseek_dsa},
+    {"glm4_moe", &Family::glm4_moe},
+    {"minimax_m2", &Family::minimax_m2},
+    {"nemotron_h", &Family::nemotron_h},
+    {"granitemoehybrid", &Family::granite_hybrid},
+    {"lfm2", &Family::lfm2},
+    {"lfm2_moe", &Family::lfm2},
+    {"falcon_h1", &Family::falcon_h1},
+    {"cohere2", &Family::sliding_every_few},
+    {"olmo3", &Family::sliding_every_few},
+    {"olmo2", &Family::sliding_every_few},
+    {"smollm3", &Family::llama_shaped},
+    {"seed_oss", &Family::llama_shaped},
+    {"ministral3", &Family::llama_shaped},
+    {"deepseek_v4", &Family::deepseek_v4},
+    {"ernie4_5_moe", &Family::ernie_hunyuan_moe},
+    {"hunyuan_v1_moe", &Family::ernie_hunyuan_moe},
+    {"qwen3_vl", &Family::qwen3_vl},
+    {"qwen3_vl_moe", &Family::qwen3_vl_moe},
+    {"llama", &Family::llama},
+    {"mistral", &Family::llama},
+    {"mixtral", &Family::llama},
+    {"qwen2", &Family::qwen2},
+    {"qwen2_moe", &Family::qwen2},
+    {"qwen3", &Family::qwen3},
+    {"qwen3_moe", &Family::qwen3},
+    {"gemma2", &Family::gemma},
+    {"gemma3", &Family::gemma},
+    {"gemma3_text", &Family::gemma},
+    {"phi3", &Family::phi3},
+    {"deepseek_v2", &Family::deepseek},
+    {"deepseek_v3", &Family::deepseek},
+    {"bert", &Family::bert},
+    {"xlm-roberta", &Family::bert},
+    {"cohere", &Family::cohere},
+    {"falcon", &Family::falcon},
+};
 
 // The vision tower of a multimodal config (its vision_config), sized by model_spec.cpp
 // vision_tower_params. `text_hidden` is the language model's width the projector maps to.
@@ -867,6 +1172,64 @@ std::string json_reason(const nlohmann::json::exception& e) {
 }
 
 namespace {
+
+// mt among kTypes, else InputError listing them (with the closest).
+void check_model_type(const Reader& r, const std::string& mt) {
+  if (std::find(kTypes.begin(), kTypes.end(), mt) != kTypes.end()) return;
+  // The *_text sub-types read as their family: listed once, under the family's name.
+  std::vector<std::string> shown;
+  for (const auto& t : kTypes)
+    if (t == "gemma3_text" || t.size() < 5 || t.compare(t.size() - 5, 5, "_text") != 0)
+      shown.push_back(t);
+  std::string list;
+  for (const auto& t : shown) list += (list.empty() ? "" : ", ") + t;
+  r.fail("model_type",
+         "unsupported " + sanitize_quoted(mt) + did_you_mean(mt, shown) + "; supported: " + list);
+}
+
+// The family a model_type reads as: sub-types of multimodal configs and renamed families read
+// as their text model.
+std::string family_of(const Reader& r, const std::string& mt) {
+  std::string family = mt;
+  if (family.size() > 5 && family.compare(family.size() - 5, 5, "_text") == 0 &&
+      family != "gemma3_text")
+    family.resize(family.size() - 5);
+  if (family == "kimi_k2") family = "deepseek_v3";  // Kimi-K2: DeepseekV3ForCausalLM
+  if (family == "hunyuan") {
+    // Tencent's own config of Hunyuan-A13B (HunYuanMoEV1ForCausalLM, model_type "hunyuan"):
+    // the fields of transformers' hunyuan_v1_moe, with attention_head_dim for head_dim. Its
+    // cross-layer attention (use_cla) and MLA (use_mla) variants are a different layout.
+    for (const char* k : {"use_cla", "use_mla"})
+      if (r.boolean(k, false)) r.fail(k, "true is not supported (Hunyuan-A13B has false)");
+    family = "hunyuan_v1_moe";
+  }
+  // Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): a unified vision/audio front end around
+  // a gemma4 text model (its text_config reads as gemma4_text; the front end is not sized).
+  if (family == "gemma4_unified") family = "gemma4";
+  if (family == "glm4_moe_lite") family = "deepseek_v2";  // GLM-4.7-Flash: MLA, llama.cpp deepseek2
+  if (family == "kimi_k25" || family == "mistral3")
+    r.fail("text_config", "missing (a " + mt + " config nests its language model there)");
+  return family;
+}
+
+// GPTBigCodeConfig (StarCoder, OctoCoder) uses GPT-2 key names.
+ModelSpec gpt_bigcode_model(const Reader& r, const std::string& where) {
+  ModelSpec m;
+  m.arch = Arch::starcoder;
+  // GPTBigCodeConfig's attribute_map accepts the common names too.
+  m.n_layer = r.u32_any({"n_layer", "num_hidden_layers"}, true);
+  m.n_embd = r.u32_any({"n_embd", "hidden_size"}, true);
+  m.n_head = r.u32_any({"n_head", "num_attention_heads"}, true);
+  m.n_vocab = r.u32("vocab_size");
+  m.n_ctx_train = r.u32_any({"n_positions", "max_position_embeddings"}, true);
+  m.n_ff = r.u32("n_inner", false, 4 * m.n_embd);
+  m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
+  m.n_embd_head_k = m.n_embd_head_v = m.n_head ? m.n_embd / m.n_head : 0;
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  for (const auto& p : validate(m)) throw InputError(where + ": " + in_config_keys(p));
+  return m;
+}
+
 ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where) {
   if (!cfg_in.is_object()) throw InputError(where + ": expected a JSON object");
   const json* cfg = &cfg_in;
@@ -884,54 +1247,15 @@ ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where
                                               ? cfg_in["model_type"].get<std::string>()
                                               : std::string());
   if (mt.empty()) r.fail("model_type", "missing (expected one of llama, qwen2, gemma2, ...)");
-  if (std::find(kTypes.begin(), kTypes.end(), mt) == kTypes.end()) {
-    // The *_text sub-types read as their family: listed once, under the family's name.
-    std::vector<std::string> shown;
-    for (const auto& t : kTypes)
-      if (t == "gemma3_text" || t.size() < 5 || t.compare(t.size() - 5, 5, "_text") != 0)
-        shown.push_back(t);
-    std::string list;
-    for (const auto& t : shown) list += (list.empty() ? "" : ", ") + t;
-    r.fail("model_type",
-           "unsupported " + sanitize_quoted(mt) + did_you_mean(mt, shown) + "; supported: " + list);
-  }
-
-  // Sub-types of multimodal configs and renamed families read as their text model.
-  std::string family = mt;
-  if (family.size() > 5 && family.compare(family.size() - 5, 5, "_text") == 0 &&
-      family != "gemma3_text")
-    family.resize(family.size() - 5);
-  if (family == "kimi_k2") family = "deepseek_v3";  // Kimi-K2: DeepseekV3ForCausalLM
-  if (family == "hunyuan") {
-    // Tencent's own config of Hunyuan-A13B (HunYuanMoEV1ForCausalLM, model_type "hunyuan"):
-    // the fields of transformers' hunyuan_v1_moe, with attention_head_dim for head_dim. Its
-    // cross-layer attention (use_cla) and MLA (use_mla) variants are a different layout.
-    for (const char* k : {"use_cla", "use_mla"})
-      if (r.boolean(k, false)) r.fail(k, "true is not supported (Hunyuan-A13B has false)");
-    family = "hunyuan_v1_moe";
-  }
-  if (family == "glm4_moe_lite") family = "deepseek_v2";  // GLM-4.7-Flash: MLA, llama.cpp deepseek2
-  if (family == "kimi_k25" || family == "mistral3")
-    r.fail("text_config", "missing (a " + mt + " config nests its language model there)");
-
-  ModelSpec m;
-  m.stored_quant = stored_quant_of(cfg_in);
+  check_model_type(r, mt);
+  const std::string family = family_of(r, mt);
   if (mt == "gpt_bigcode") {
-    // GPTBigCodeConfig (StarCoder, OctoCoder) uses GPT-2 key names.
-    m.arch = Arch::starcoder;
-    // GPTBigCodeConfig's attribute_map accepts the common names too.
-    m.n_layer = r.u32_any({"n_layer", "num_hidden_layers"}, true);
-    m.n_embd = r.u32_any({"n_embd", "hidden_size"}, true);
-    m.n_head = r.u32_any({"n_head", "num_attention_heads"}, true);
-    m.n_vocab = r.u32("vocab_size");
-    m.n_ctx_train = r.u32_any({"n_positions", "max_position_embeddings"}, true);
-    m.n_ff = r.u32("n_inner", false, 4 * m.n_embd);
-    m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
-    m.n_embd_head_k = m.n_embd_head_v = m.n_head ? m.n_embd / m.n_head : 0;
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    for (const auto& p : validate(m)) throw InputError(where + ": " + in_config_keys(p));
+    ModelSpec m = gpt_bigcode_model(r, where);
+    m.stored_quant = stored_quant_of(cfg_in);
     return m;
   }
+  ModelSpec m;
+  m.stored_quant = stored_quant_of(cfg_in);
   m.n_layer = r.u32("num_hidden_layers");
   m.n_embd = r.u32("hidden_size");
   m.n_head = r.u32("num_attention_heads");
@@ -943,107 +1267,12 @@ ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where
   m.n_embd_head_k = m.n_embd_head_v = head_dim;
   m.tied_embeddings = r.boolean("tie_word_embeddings", false);
 
-  if (read_layered(r, family, m)) {
-    for (const auto& p : validate(m))
-      throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(p));
-    if (m.n_embd % m.n_head != 0 && !r.has("head_dim") && !m.is_mla())
-      r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +
-                                        " is not divisible by " + std::to_string(m.n_head) +
-                                        " heads and no head_dim is given");
-    return m;
-  }
-  if (family == "qwen3_vl") {
-    // Qwen3-VL's language model: qwen3 layers (llama.cpp qwen3vl; the vision tower and its
-    // deepstack mergers go to the mmproj file).
-    m.arch = Arch::qwen3vl;
-    m.n_ff = r.u32("intermediate_size");
-  } else if (family == "qwen3_vl_moe") {
-    // Qwen3-VL-MoE's language model: qwen3moe layers (llama.cpp qwen3vlmoe loads the tensors of
-    // qwen3moe; the deepstack embeddings arrive from the mmproj).
-    m.arch = Arch::qwen3moe;
-    m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
-    m.n_expert_used = r.u32("num_experts_per_tok");
-    m.n_ff_exp = r.u32("moe_intermediate_size");
-    if (!r.u32s("mlp_only_layers").empty())
-      r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
-  } else if (mt == "llama" || mt == "mistral" || mt == "mixtral") {
-    m.arch = Arch::llama;
-    m.n_ff = r.u32("intermediate_size");
-    const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, mt == "mixtral", 0);
-    if (ne > 1) {
-      m.n_expert = ne;
-      m.n_expert_used = r.u32("num_experts_per_tok");
-      m.n_ff_exp = m.n_ff;
+  Family reader(r, m, mt, family);
+  for (const FamilyRow& row : kFamilies)
+    if (family == row.family) {
+      (reader.*row.read)();
+      break;
     }
-    // Mistral-7B-v0.1 used a 4096 sliding window on every layer; later configs set it to null.
-    if (mt == "mistral" && r.has("sliding_window")) {
-      m.n_swa = r.u32("sliding_window");
-      m.swa_pattern = 1;
-    }
-  } else if (mt == "qwen2" || mt == "qwen2_moe") {
-    m.arch = mt == "qwen2" ? Arch::qwen2 : Arch::qwen2moe;
-    m.qkv_bias = true;
-    m.n_ff = r.u32("intermediate_size", mt == "qwen2");
-    if (mt == "qwen2_moe") {
-      m.n_expert = r.u32("num_experts");
-      m.n_expert_used = r.u32("num_experts_per_tok");
-      m.n_ff_exp = r.u32("moe_intermediate_size");
-      m.n_ff_shexp = r.u32("shared_expert_intermediate_size", false, 0);
-      m.n_expert_shared = m.n_ff_shexp ? 1 : 0;
-    }
-    // Qwen2.5 configs carry sliding_window but use_sliding_window: false.
-    if (r.boolean("use_sliding_window", false)) {
-      m.n_swa = r.u32("sliding_window");
-      m.swa_pattern = 1;
-    }
-  } else if (mt == "qwen3" || mt == "qwen3_moe") {
-    m.arch = mt == "qwen3" ? Arch::qwen3 : Arch::qwen3moe;
-    m.n_ff = r.u32("intermediate_size", mt == "qwen3");
-    if (mt == "qwen3_moe") {
-      // transformers 5 renames num_experts to num_local_experts.
-      m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
-      m.n_expert_used = r.u32("num_experts_per_tok");
-      m.n_ff_exp = r.u32("moe_intermediate_size");
-    }
-  } else if (mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text") {
-    m.arch = mt == "gemma2" ? Arch::gemma2 : Arch::gemma3;
-    m.n_ff = r.u32("intermediate_size");
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    m.n_swa = r.u32("sliding_window", false, m.arch == Arch::gemma2 ? 4096 : 0);
-    // llama.cpp: gemma2 set_swa_pattern(2); gemma3 set_swa_pattern(6).
-    m.swa_pattern = r.u32("sliding_window_pattern", false, m.arch == Arch::gemma2 ? 2 : 6);
-  } else if (mt == "phi3") {
-    m.arch = Arch::phi3;
-    m.n_ff = r.u32("intermediate_size");
-  } else if (family == "deepseek_v2" || family == "deepseek_v3") {
-    m.arch = Arch::deepseek2;
-    m.n_ff = r.u32("intermediate_size");
-    m.n_expert = r.u32_any({"n_routed_experts", "num_experts"}, true);
-    m.n_expert_used = r.u32("num_experts_per_tok");
-    m.n_ff_exp = r.u32("moe_intermediate_size");
-    m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-    m.n_ff_shexp = checked_u32(uint64_t{m.n_ff_exp} * m.n_expert_shared,
-                               "moe_intermediate_size x n_shared_experts");
-    m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
-    m.q_lora_rank = r.u32("q_lora_rank", false, 0);
-    m.kv_lora_rank = r.u32("kv_lora_rank");
-    m.n_rot = r.u32("qk_rope_head_dim");
-    m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
-    m.n_embd_head_v = r.u32("v_head_dim");
-    // DeepSeek-V3.x: the MTP module(s) (num_nextn_predict_layers) after the main layers.
-    if (family == "deepseek_v3" || mt == "glm4_moe_lite")
-      m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
-  } else if (mt == "cohere") {
-    m.arch = Arch::command_r;
-    m.n_ff = r.u32("intermediate_size");
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  } else if (mt == "falcon") {
-    m.arch = Arch::falcon;
-    m.n_ff = r.u32("ffn_hidden_size", false, 4 * m.n_embd);
-    m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-    if (!r.boolean("new_decoder_architecture", false))
-      m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
-  }
   // The expert FFN width is the expert's own; n_ff stays the dense width.
   for (const auto& p : validate(m))
     throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(p));

@@ -84,7 +84,8 @@ void add_up_unchecked(ModelFile& f, bool gguf) {
   const ModelSpec* m = f.spec ? &*f.spec : nullptr;
   const bool moe = m && m->n_expert > 1 && m->n_expert_used > 0;
   uint64_t embd_bytes = 0, embd_row = 0;
-  bool has_output = false;
+  // An encoder (BERT) has no output layer and so no duplicated token_embd on the GPU.
+  bool has_output = m && m->is_encoder();
   for (const auto& t : f.tensors) {
     w.params = checked_add(w.params, t.n_elements);
     w.bytes = checked_add(w.bytes, t.bytes);

@@ -141,6 +141,27 @@ const CpuTdp kCpuTdp[] = {
     {"Core Ultra 200S", 250, "Intel ARK: Core Ultra 9 285K 250 W maximum turbo power"},
 };
 
+// Memory channels per socket where the row gives no memory/channels_per_socket, by CPU family: a
+// server is populated across every channel of every socket, so "2 channels" for a dual EPYC is
+// not a population anyone ships.
+struct CpuChannels {
+  const char* model;  // a substring of cpu/model
+  uint32_t channels;
+  const char* source;
+};
+const CpuChannels kCpuChannels[] = {
+    {"EPYC 9", 12,
+     "https://www.hubbry.com/Epyc/encyclopedias (EPYC 9004/9005: 12 DDR5 channels per socket)"},
+    {"Xeon Platinum 84", 8,
+     "https://www.servethehome.com/lenovo-thinkstation-px-workstation-review-intel-xeon-for-large-"
+     "scale-workloads/2 (4th Gen Xeon Scalable: 8 memory channels)"},
+    {"Xeon Platinum 85", 8, "5th Gen Xeon Scalable shares the 4th Gen's socket and 8 channels"},
+    {"4th Gen Intel Xeon", 8, "as Xeon Platinum 84xx"},
+};
+// A server socket whose family is not in the table: 8 channels, the fewest of current server
+// sockets (Xeon Scalable 4th/5th Gen, Xeon 6700); an assumption, below every EPYC's 12.
+constexpr uint32_t kAssumedServerChannels = 8;
+
 // Where the CPU model has no TDP on file: the platform-class CPUs of host.cpp (desktop 170 W,
 // workstation 350 W, server 360 W), per socket.
 double class_tdp_w(PlatformClass c) {
@@ -160,20 +181,9 @@ double measured(const Reader& r, const json& o, const std::string& path, const c
          "expected a number or {\"low\", \"high\"}, got " + io::describe_json(*v));
 }
 
-PlatformModel read_one(const json& e, const std::string& path, const Reader& r) {
-  if (!e.is_object()) r.fail(path, "expected an object");
-  PlatformModel p;
-  p.id = r.str(e, path, "id", true);
-  if (p.id.empty() || lower(p.id) != p.id)
-    r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
-  p.name = r.str(e, path, "name", true);
-  p.vendor = r.str(e, path, "vendor", true);
-  p.platform_class = parse_class(r, path + "/class", r.str(e, path, "class", true));
-  p.form_factor = r.str(e, path, "form_factor", false);
-  p.rack_units = r.count(e, path, "rack_units", false, 64);
+// GPUs: what selection cannot do without is required.
+void read_gpu_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
   const bool unified = p.platform_class == PlatformClass::unified;
-
-  // GPUs: what selection cannot do without is required.
   const std::string gp = path + "/gpu";
   const json& g = r.object(e, path, "gpu");
   p.gpu_mount = parse_mount(r, gp + "/mount", r.str(g, gp, "mount", true));
@@ -221,8 +231,11 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   p.liquid_cooled = r.flag(g, gp, "liquid_cooled");
   if (unified != (p.gpu_mount == GpuMount::integrated))
     r.fail(gp + "/mount", "class unified goes with mount integrated, and only it");
+}
 
-  // Host facts the catalog may lack: the sizing and the power model say what they assumed.
+// Host facts the catalog may lack: the sizing and the power model say what they assumed.
+void read_host_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
+  const bool unified = p.platform_class == PlatformClass::unified;
   const std::string cp = path + "/cpu";
   if (const json* c = r.get(e, "cpu")) {
     if (!c->is_object()) r.fail(cp, "expected an object");
@@ -249,6 +262,16 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     const std::string mp = path + "/memory";
     if (!m->is_object()) r.fail(mp, "expected an object");
     p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", false, 24);
+    if (p.memory_channels_per_socket == 0 && (p.platform_class == PlatformClass::server ||
+                                              p.platform_class == PlatformClass::workstation)) {
+      for (const auto& c : kCpuChannels)
+        if (p.cpu_model.find(c.model) != std::string::npos) {
+          p.memory_channels_per_socket = c.channels;
+          break;
+        }
+      if (p.memory_channels_per_socket == 0 && p.platform_class == PlatformClass::server)
+        p.memory_channels_per_socket = kAssumedServerChannels;
+    }
     p.dimm_slots = r.count(*m, mp, "dimm_slots", false, 256);
     p.ram_shipped_gib = r.count(*m, mp, "shipped_gib", unified, 1u << 20);
     p.ram_max_gib = r.count(*m, mp, "max_gib", false, 1u << 20);
@@ -264,9 +287,11 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     p.nics_other_shipped = r.count(*s, sp, "nics_other", false, 64);
     p.dpus_shipped = r.count(*s, sp, "dpus", false, 64);
   }
+}
 
-  // PSUs: a rating the catalog lacks is left unrated (the choice says psu_unrated); a desktop
-  // takes an ATX supply bought to fit, up to the largest sold.
+// PSUs: a rating the catalog lacks is left unrated (the choice says psu_unrated); a desktop
+// takes an ATX supply bought to fit, up to the largest sold.
+void read_psu_facts(const json& e, const std::string& path, const Reader& r, PlatformModel& p) {
   const std::string pp = path + "/psu";
   const json* ps = r.get(e, "psu");
   if (ps && !ps->is_object()) r.fail(pp, "expected an object");
@@ -290,6 +315,22 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     r.fail(pp + "/redundancy", "expected \"N+R\" with N+R = bays (" + std::to_string(p.psu.bays) +
                                    "), \"N+1\", \"N+N\" or \"none\", got " + sanitize_quoted(red));
   }
+}
+
+PlatformModel read_one(const json& e, const std::string& path, const Reader& r) {
+  if (!e.is_object()) r.fail(path, "expected an object");
+  PlatformModel p;
+  p.id = r.str(e, path, "id", true);
+  if (p.id.empty() || lower(p.id) != p.id)
+    r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
+  p.name = r.str(e, path, "name", true);
+  p.vendor = r.str(e, path, "vendor", true);
+  p.platform_class = parse_class(r, path + "/class", r.str(e, path, "class", true));
+  p.form_factor = r.str(e, path, "form_factor", false);
+  p.rack_units = r.count(e, path, "rack_units", false, 64);
+  read_gpu_facts(e, path, r, p);
+  read_host_facts(e, path, r, p);
+  read_psu_facts(e, path, r, p);
 
   p.max_power_w = r.num(e, path, "max_power_w", false, 0, 1e6);
   p.typical_power_w = r.num(e, path, "typical_power_w", false, 0, 1e6);
@@ -301,6 +342,14 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     if (p.idle_power_w == 0) p.idle_power_w = measured(r, *mw, wp, "measured_idle_w");
   }
   p.gpu_memory_fraction = r.num(e, path, "gpu_memory_fraction", false, 0, 1);
+  if (const json* u = r.get(e, "units")) {
+    // Unified computers linked as separate units: {"linked_max", "link", "link_gbit_per_s"}.
+    const std::string up = path + "/units";
+    if (!u->is_object()) r.fail(up, "expected an object");
+    p.units_linked_max = r.count(*u, up, "linked_max", false, 1024);
+    p.unit_link = r.str(*u, up, "link", false);
+    p.unit_link_gbit_per_s = r.count(*u, up, "link_gbit_per_s", false, 10000);
+  }
   p.price_usd = r.num(e, path, "price_usd", false, 0, 1e8);
   if (p.price_usd > 0) {
     const std::string kind = r.str(e, path, "price_kind", false);

@@ -44,7 +44,9 @@ TEST_CASE("the main job prints a readable table", "[cli]") {
 
 TEST_CASE("JSON carries the contract's fields and adds up", "[cli]") {
   const auto j = run_json("llama-3.1-70b --quant q4 --ctx 8192");
-  CHECK(j["schema_version"] == 1);
+  // 2 since the power, cost and load-time fields come from the machine model (README "Schema
+  // version 2").
+  CHECK(j["schema_version"] == 2);
   CHECK(j["model"]["name"] == "Llama-3.1-70B");
   CHECK(j["model"]["source"] == "catalog");
   CHECK(j["model"]["params"] == 70553706496ull);  // official count, derived exactly
@@ -346,4 +348,94 @@ TEST_CASE("a multimodal model shows its vision tower as the mmproj line, inside 
   CHECK(j["model"]["params"] == 35951822704ull);
   // gemma-4-31b is read (still in data/models_pending.json: derived 4.3% below the official).
   CHECK(run("gemma-3-12b --ctx 131072").out.find("vision tower (mmproj)") != std::string::npos);
+}
+
+TEST_CASE("embedding and rerank models are sized for a batch of documents, not generation",
+          "[cli][embedding]") {
+  const auto t = run("bge-m3 --docs 32 --doc-len 512 --gpu rtx-4090");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  for (const char* s :
+       {"BGE-M3", "embedding", "32 documents × 512 tokens", "KV none (encoder)",
+        "Embedding (llama.cpp-calibrated prefill",
+        "32 documents of 512 tokens in one pass, nothing generated", "documents/s", "batch time"}) {
+    INFO(s);
+    CHECK(t.out.find(s) != std::string::npos);
+  }
+  CHECK(t.out.find("decode ") == std::string::npos);
+
+  const json j = run_json("bge-m3 --docs 32 --doc-len 512 --gpu rtx-4090");
+  CHECK(j["settings"]["task"] == "embedding");
+  CHECK(j["settings"]["batch"] == 32);
+  CHECK(j["settings"]["context"] == 512);
+  CHECK(j["vram"]["kv_cache_bytes"] == 0);  // an encoder keeps no cache
+  CHECK(j["throughput"]["decode_tokens_per_s"].is_null());
+  const double docs_s = j["throughput"]["documents_per_s"].get<double>();
+  const double tok_s = j["throughput"]["prefill_tokens_per_s"].get<double>();
+  CHECK(docs_s > 0);
+  CHECK(docs_s == Approx(tok_s / 512).epsilon(0.01));
+  CHECK(j["throughput"]["batch_s"].get<double>() == Approx(32 / docs_s).epsilon(0.01));
+
+  // The reranker scores (query, document) pairs.
+  const auto r = run("bge-reranker-v2-m3 --docs 8");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Rerank") != std::string::npos);
+  CHECK(r.out.find("query-document pairs/s") != std::string::npos);
+  CHECK(run_json("bge-reranker-v2-m3")["settings"]["task"] == "rerank");
+
+  // A decoder-based embedder caches the batch's tokens: 4 x 512 cells x 36 layers x 4,096 B.
+  const json q = run_json("qwen3-embedding-8b --docs 4 --doc-len 512");
+  CHECK(q["settings"]["task"] == "embedding");
+  CHECK(q["vram"]["kv_cache_bytes"] == 4ull * 512 * 36 * 4096);
+  // --task turns a generating model into an embedder of the same memory rules.
+  const json g = run_json("qwen3-8b --task embedding --docs 4 --doc-len 512");
+  CHECK(g["settings"]["task"] == "embedding");
+  CHECK(g["vram"]["kv_cache_bytes"] == 4ull * 512 * 36 * 4096);
+  // --explain gives the batch and the documents per second, no decode formula.
+  const auto ex = run("bge-m3 --docs 4 --doc-len 1024 --explain");
+  REQUIRE(ex.code == 0);
+  for (const char* s : {"  embedding batch\n      = 4 documents x 1024 tokens, one pass; n_ubatch "
+                        "= min(max(n_ubatch "
+                        "512, document length), tokens) = 1024",
+                        "none: an encoder attends over its own ubatch and keeps no cache",
+                        "  documents\n      = prefill tok/s / document length"}) {
+    INFO(s);
+    CHECK(ex.out.find(s) != std::string::npos);
+  }
+  CHECK(ex.out.find("  decode\n") == std::string::npos);
+  // Defaults: one document of 512 tokens.
+  const json d = run_json("bge-m3");
+  CHECK(d["settings"]["batch"] == 1);
+  CHECK(d["settings"]["context"] == 512);
+}
+
+TEST_CASE("embedding flags are refused where they do not apply", "[cli][embedding]") {
+  struct Row {
+    const char* args;
+    const char* err;
+  };
+  const Row rows[] = {
+      {"llama-3.1-8b --docs 4",
+       "llmsize: error: --docs: only for an embedding or rerank model (see --task)\n"},
+      {"llama-3.1-8b --doc-len 512",
+       "llmsize: error: --doc-len: only for an embedding or rerank model (see --task)\n"},
+      {"bge-m3 --task generation",
+       "llmsize: error: --task generation: BGE-M3 is an encoder (bert): it embeds or scores text "
+       "and generates none\n"},
+      {"bge-m3 --doc-len 9000",
+       "llmsize: error: --doc-len 9000: longer than the 8192 positions BGE-M3 has (an encoder "
+       "cannot go past its position table)\n"},
+      {"bge-m3 --docs 4 --batch 8",
+       "llmsize: error: --docs 4 and --batch 8 disagree: give one of them\n"},
+  };
+  for (const auto& r : rows) {
+    INFO(r.args);
+    const auto res = run(r.args);
+    CHECK(res.code == 2);
+    CHECK(res.out.empty());
+    CHECK(res.err == r.err);
+  }
+  const auto bad = run("qwen3-8b --task embed");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--task") != std::string::npos);
 }

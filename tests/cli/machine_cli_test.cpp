@@ -236,3 +236,106 @@ TEST_CASE("the html format is a self-contained procurement report Chromium rende
   CHECK(blue > 100);
   sh("rm -rf '" + dir + "'");
 }
+
+TEST_CASE("schema 2: the power, cost and load fields come from the machine model",
+          "[cli][machine]") {
+  const auto j = run_json("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8");
+  CHECK(j["schema_version"] == 2);
+  // One source of truth: the AC draw at peak is the rated maximum at the wall, the DC peak the
+  // rated model's DC maximum (9,534 W, tests/system_plan_test.cpp), the heat and the current
+  // follow from it: 10,143 W x 3.412 = 34,606 BTU/h; 10,143 W / 230 V = 44.1 A.
+  CHECK(j["power"]["wall_watts"] == j["power"]["max_wall_watts"]);
+  CHECK(j["power"]["peak_watts"] == 9534.0);
+  CHECK(j["power"]["heat_watts"] == j["power"]["max_wall_watts"]);
+  CHECK(j["power"]["heat_btu_per_hour"].get<double>() ==
+        Approx(j["power"]["max_wall_watts"].get<double>() * 3.412).epsilon(0.001));
+  CHECK(j["power"]["circuit_amps"].get<double>() ==
+        Approx(j["power"]["max_wall_watts"].get<double>() / 230).epsilon(0.001));
+  // A redundant server is fed twice (A and B).
+  CHECK(has(j["power"]["circuit"].get<std::string>(), "A and B feeds"));
+  // Energy from the typical draw: typical W x 8,760 h / 1000.
+  CHECK(j["power"]["energy_kwh_per_year"].get<double>() ==
+        Approx(j["power"]["typical_wall_watts"].get<double>() * 8.76).epsilon(0.001));
+  // The load time is the cold start's load (read + copy by the engine's loader), not the drive's
+  // sequential read: 405 GB at ~7 GB/s would be ~58 s.
+  CHECK(j["system"]["load_time_s"] == j["machine"]["cold_start"]["load_s"]);
+  CHECK(j["system"]["load_time_s"].get<double>() > 100);
+  CHECK(j["system"]["load_time_s_hdd_7200_rpm"].get<double>() >
+        j["system"]["load_time_s_nvme_pcie_5_0"].get<double>());
+  // The text no longer repeats the class rules or the sequential drive table.
+  const auto t = run("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8");
+  REQUIRE(t.code == 0);
+  CHECK(!has(t.out, "Sizing by class rules"));
+  CHECK(!has(t.out, "GB/s  "));
+  CHECK(has(t.out, "read + copy to the GPUs"));
+}
+
+TEST_CASE("the hardware cost is the bill of materials", "[cli][machine]") {
+  const auto j = run_json("llama-3.1-70b --quant q4_k_m --gpu rtx-3090 --gpus 2 --ctx 8192");
+  // 2 x $1,499 GPUs + 2 x 48 GiB x $4 + two 1 TB drives at $80 = $3,542; the AM5 board, CPU and
+  // PSU have no public price: a floor, and said so.
+  CHECK(j["cost"]["hardware_usd"] == j["system"]["bom_total_usd"]);
+  CHECK(j["cost"]["gpus_usd"] == 2 * 1499.0);
+  CHECK(j["cost"]["hardware_complete"] == false);
+  // A unified computer priced whole: the DGX Spark's $3,999 is the hardware.
+  const auto s = run_json("llama-3.1-8b -q q4_k_m --gpu dgx-spark");
+  CHECK(s["cost"]["hardware_usd"] == 3999.0);
+  CHECK(s["power"]["max_wall_watts"] == 240.0);
+  // A Mac Studio M3 Ultra with 512 GB is not the $3,999 96 GB configuration: unpriced.
+  const auto m = run_json("llama-3.1-8b -q q4_k_m --gpu m3-ultra");
+  CHECK(m["cost"]["hardware_usd"].is_null());
+  for (const auto& l : m["bom"])
+    if (l["component"] == "platform") {
+      CHECK(l["unit_price_usd"].is_null());
+      CHECK(has(l["price_source"].get<std::string>(), "96 GB configuration"));
+    }
+}
+
+TEST_CASE("compare puts unified computers beside GPU towers", "[cli][machine][compare]") {
+  const auto t = run("llama-3.1-70b --quant q4_k_m --compare");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  for (const char* s :
+       {"NVIDIA DGX Spark", "Apple Mac Studio (2025) with M3 Ultra", "Framework Desktop", "memory",
+        "fit", "decode", "TTFT", "price", "idle", "typical", "max", "kWh/yr"})
+    CHECK(has(t.out, s));
+  // JSON: an array of plan documents, one per system.
+  const auto r = run("llama-3.1-70b --quant q4_k_m --compare dgx-spark,rtx-4090x2 -f json");
+  REQUIRE(r.code == 0);
+  const json a = json::parse(r.out);
+  REQUIRE(a.is_array());
+  REQUIRE(a.size() == 2);
+  CHECK(a[0]["gpu"]["id"] == "dgx-spark");
+  CHECK(a[0]["system"]["platform"] == "unified");
+  CHECK(a[1]["gpu"]["count"] == 2);
+  CHECK(a[1]["gpu"]["id"] == "rtx-4090");
+  for (const auto& p : a) CHECK(p["schema_version"] == 2);
+  // CSV: one header and one row per system.
+  const auto c = run("llama-3.1-70b --quant q4_k_m --compare dgx-spark,2xrtx-4090 -f csv");
+  REQUIRE(c.code == 0);
+  CHECK(std::count(c.out.begin(), c.out.end(), '\n') == 3);
+  // Bad entries exit 2 naming the flag and the entry.
+  const auto bad = run("llama-3.1-70b --compare dgx-sprak");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(has(bad.err, "--compare: unknown GPU or platform 'dgx-sprak'"));
+  const auto both = run("llama-3.1-70b --compare --gpu rtx-4090");
+  CHECK(both.code == 2);
+  CHECK(has(both.err, "--compare: plans each system itself"));
+}
+
+TEST_CASE("two unified units are two machines on a network, said so", "[cli][machine]") {
+  const auto j = run_json("llama-3.1-405b -q q4_k_m --gpu ryzen-ai-max-395");
+  CHECK(j["system"]["nodes"] == 3);
+  CHECK(j["gpu"]["nodes"] == 3);
+  bool separate = false;
+  for (const auto& x : j["machine"]["reasons"]) separate = separate || x == "separate_units";
+  CHECK(separate);
+  const auto t = run("llama-3.1-405b -q q4_k_m --gpu ryzen-ai-max-395");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "separate units, each its own machine"));
+  // DGX Spark: NVIDIA links two; three are said to be beyond the maker's support.
+  const auto s = run("llama-3.1-405b -q q4_k_m --gpu dgx-spark");
+  REQUIRE(s.code == 0);
+  CHECK(has(s.out, "more units than the maker supports linking together"));
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/commands/compare.hpp"
 #include "cli/options/request.hpp"
 #include "cli/render/plot.hpp"
 #include "cli/render/system_report.hpp"
@@ -107,6 +108,7 @@ std::string run_estimate(const Options& o) {
                        "procurement report)" + did_you_mean(o.format, all));
   }
   const Catalog cat = load_catalog(o.catalogs);
+  if (o.compare_given) return run_compare(o, cat);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (!o.emit.empty()) {

@@ -42,17 +42,18 @@ struct ChecklistKey {
   uint32_t count = 0;
   bool power = false;
   double wall_w = 0, heat = 0;
-  std::string circuit;
+  double amps = 0;
+  CircuitPlan circuit;
   bool operator==(const ChecklistKey& o) const {
     return gpu == o.gpu && count == o.count && power == o.power && wall_w == o.wall_w &&
-           heat == o.heat && circuit == o.circuit;
+           heat == o.heat && amps == o.amps && circuit == o.circuit;
   }
 };
 struct ChecklistKeyHash {
   size_t operator()(const ChecklistKey& k) const {
     return std::hash<double>()(k.wall_w) ^ (std::hash<double>()(k.heat) << 1) ^
            (k.gpu * 0x9E3779B97F4A7C15ull) ^ (uint64_t{k.count} << 40) ^
-           std::hash<std::string>()(k.circuit);
+           (std::hash<double>()(k.amps) << 2) ^ (uint64_t{k.circuit.count} << 48);
   }
 };
 
@@ -112,7 +113,8 @@ struct Sweep::Impl {
     key.power = p.power.has_value();
     key.wall_w = p.power ? p.power->wall_w : 0;
     key.heat = p.power ? p.power->heat_btu_per_h : 0;
-    key.circuit = p.power ? p.power->circuit : std::string();
+    key.amps = p.power ? p.power->amps : 0;
+    key.circuit = p.power ? p.power->circuit : CircuitPlan();
     auto it = checklists.find(key);
     if (it == checklists.end()) it = checklists.emplace(key, plan_checklist(p)).first;
     return it->second;
@@ -129,10 +131,7 @@ struct Sweep::Impl {
     row.model = w.model;
     row.quant = g.quant;
     row.quant_requested = g.quant_requested;
-    row.plan = &p;
-    row.split = split_words(p);
-    row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
-    row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
+    set_plan(row, p);
     row.checklist = &checklist(gi, p);
     row.warnings = &warnings;
     write_row(row, writer(), out);

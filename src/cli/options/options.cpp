@@ -54,6 +54,20 @@ void setup_memory(CLI::App& app, Options& o) {
       ->check(integer_from(1, 65536))
       ->type_name("N")
       ->group(mem);
+  app.add_option("--task", o.task,
+                 "what the model runs: generation, embedding or rerank (default: the model's)")
+      ->type_name("TASK")
+      ->group(mem);
+  app.add_option("--docs", o.docs,
+                 "embedding / rerank: documents encoded together in one batch (= --batch)")
+      ->check(integer_from(1, 65536))
+      ->type_name("N")
+      ->group(mem);
+  app.add_option("--doc-len", o.doc_len,
+                 "embedding / rerank: tokens per document (= --ctx; default 512)")
+      ->check(integer_from(1, kMaxContextTokens))
+      ->type_name("N")
+      ->group(mem);
   app.add_option("--ubatch,--n-ubatch", o.ubatch,
                  "micro-batch (llama.cpp n_ubatch): sizes the compute buffer")
       ->check(integer_from(1, 65536))
@@ -240,6 +254,20 @@ void setup_host(CLI::App& app, Options& o) {
                  "where the weights load from: local-nvme-gen4, nfs, s3, ebs-gp3, ebs-io2, ...")
       ->capture_default_str()
       ->type_name("CLASS")
+      ->group(host);
+  app.add_option_function<std::string>(
+         "--compare",
+         [&o](const std::string& v) {
+           o.compare_given = true;
+           o.compare = v;
+         },
+         "systems side by side for the model: unified-memory computers and GPU towers (memory, "
+         "fit, speed, price, idle/typical/max power, energy); LIST of GPUs or platform ids with "
+         "counts (m3-ultra,dgx-spark,rtx-4090x2); without LIST the catalog's unified computers "
+         "and the recommended towers")
+      ->expected(0, 1)
+      ->default_str("auto")
+      ->type_name("LIST")
       ->group(host);
   app.add_option("--cloud-price", o.cloud_price, "cloud API price, USD per 1M tokens: break-even")
       ->check(number_from(0.0001, 10000))

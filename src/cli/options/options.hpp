@@ -21,6 +21,9 @@ struct Options {
   bool ctx_max = false;  // --ctx max: the largest context the GPUs hold
   uint32_t batch = 0;    // concurrent sequences; 0: --users, else 1
   uint32_t ubatch = 512;
+  std::string task;      // --task generate | embedding | rerank; empty: the model's
+  uint32_t docs = 0;     // --docs: documents per embedding / rerank batch (= --batch)
+  uint32_t doc_len = 0;  // --doc-len: tokens per document (= --ctx)
   std::string kv_quant = "f16";
   std::string flash_attn;    // on | off; empty: the engine's
   double headroom = -1;      // < 0: the engine's (0.2; vLLM 1/0.9 - 1)
@@ -73,6 +76,10 @@ struct Options {
   double ttft_ms = 0;         // --ttft-ms: time-to-first-token SLO
   double tpot_ms = 0;         // --tpot-ms: time-per-output-token SLO
   std::string emit;           // --emit vllm|sglang|llama-server|trt-llm|ollama
+  // --compare [LIST]: systems side by side (empty or "auto": the catalog's unified computers and
+  // the recommended towers)
+  std::string compare;
+  bool compare_given = false;
 };
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.

@@ -381,6 +381,44 @@ const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, con
                        [&](const GpuSpec& g) { return g.id == cg->spec.id; });
 }
 
+// --task, --docs and --doc-len: an embedding or rerank model encodes --docs documents of
+// --doc-len tokens in one batch (the KV and compute sizes of --batch and --ctx) and generates
+// nothing. The default task is the model's own (catalog "task", a GGUF's pooling_type, an
+// encoder's config.json).
+void resolve_task(const Options& o, ModelSpec& m, RunConfig& c) {
+  if (!o.task.empty()) {
+    const auto t = task_from_name(o.task);
+    if (!t) check_choice("--task", o.task, {"generation", "embedding", "rerank"});
+    if (*t == Task::generation && m.is_encoder())
+      throw InputError("--task generation: " + m.name + " is an encoder (" + arch_name(m.arch) +
+                       "): it embeds or scores text and generates none");
+    m.task = *t;
+  }
+  if (m.task == Task::generation) {
+    if (o.docs) throw InputError("--docs: only for an embedding or rerank model (see --task)");
+    if (o.doc_len)
+      throw InputError("--doc-len: only for an embedding or rerank model (see --task)");
+    return;
+  }
+  if (o.docs && o.batch && o.docs != o.batch)
+    throw InputError("--docs " + std::to_string(o.docs) + " and --batch " +
+                     std::to_string(o.batch) + " disagree: give one of them");
+  if (o.doc_len && o.ctx_given && o.doc_len != o.ctx)
+    throw InputError("--doc-len " + std::to_string(o.doc_len) + " and --ctx " +
+                     std::to_string(o.ctx) + " disagree: give one of them");
+  if (o.docs) c.kv.n_seq = count_in_range("--docs", o.docs, 1, 65536);
+  if (o.doc_len) {
+    c.kv.n_ctx = count_in_range("--doc-len", o.doc_len, 1, kMaxContextTokens);
+  } else if (!o.ctx_given) {
+    // A document of 512 tokens unless the model holds fewer.
+    c.kv.n_ctx = m.n_ctx_train ? std::min<uint32_t>(512, m.n_ctx_train) : 512;
+  }
+  if (m.n_ctx_train && c.kv.n_ctx > m.n_ctx_train && m.is_encoder())
+    throw InputError("--doc-len " + std::to_string(c.kv.n_ctx) + ": longer than the " +
+                     std::to_string(m.n_ctx_train) + " positions " + m.name +
+                     " has (an encoder cannot go past its position table)");
+}
+
 void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   out.gpus = priced_gpus(o.prices, cat);
   PlanRequest& q = out.request;
@@ -393,6 +431,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   q.candidates = &out.gpus;
 
   out.model = resolve_model(o.model, cat);
+  resolve_task(o, out.model.spec, q.config);
   q.model = out.model.spec;
   if (out.model.exact_weights) q.exact_weights = out.model.exact_weights;
   check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);

@@ -33,7 +33,22 @@ std::string render_explain(const Report& r) {
   o += "\nHow each figure is computed\n";
   for (const auto& d : e.derivations)
     o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
-  if (r.speed && r.gpu) {
+  if (r.speed && r.gpu && r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one prefill pass over the batch, nothing decoded.
+    const auto& s = *r.speed;
+    const bool enc = r.model.spec.is_encoder();
+    o += fmt::format(
+        "  prefill\n      = {:.1f} TFLOPS × efficiency / (2 × (active params{}) + 4 × n_layer × "
+        "{} × n_head × head_dim)\n      = {:.0f} tok/s\n",
+        r.gpu->gpu.fp16_tflops_dense, enc ? " − n_embd × (n_vocab + n_ctx_train), lookups" : "",
+        enc ? "document length" : "document length / 2", s.prefill_tokens_per_s);
+    o += fmt::format(
+        "  {}\n      = prefill tok/s / document length = {:.0f} / {}\n      = {:.2f} per s; a "
+        "batch of {} in {:.3f} s\n",
+        r.model.spec.task == Task::rerank ? "query-document pairs" : "documents",
+        s.prefill_tokens_per_s, group(r.config.kv.n_ctx), s.documents_per_s, r.config.kv.n_seq,
+        s.batch_s);
+  } else if (r.speed && r.gpu) {
     const auto& s = *r.speed;
     const auto& cal = *s.calibration;
     const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *

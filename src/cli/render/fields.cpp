@@ -85,8 +85,14 @@ const Offload* O(const Row& r) {
 const HostPlan* H(const Row& r) {
   return r.plan->host ? &*r.plan->host : nullptr;
 }
+// Schema 2: the machine's rated power where a catalog machine is planned, else the class rules.
 const PowerPlan* W(const Row& r) {
+  if (r.plan->machine_power) return &*r.plan->machine_power;
   return r.plan->power ? &*r.plan->power : nullptr;
+}
+// A generating model (not an embedding or rerank run): decode figures apply.
+bool GEN(const Row& r) {
+  return r.model->spec.task == Task::generation;
 }
 const Speed* SP(const Row& r) {
   return r.plan->speed ? &*r.plan->speed : nullptr;
@@ -117,15 +123,24 @@ const PlatformModel* PM(const Row& r) {
 const FitVerdict* FV(const Row& r) {
   return r.plan->fit ? &*r.plan->fit : nullptr;
 }
+// Schema 2: the cost of the machine's BOM where a catalog machine is planned, else the class rules.
 const CostPlan* CC(const Row& r) {
+  if (r.plan->machine_cost) return &*r.plan->machine_cost;
   return r.plan->cost ? &*r.plan->cost : nullptr;
+}
+const CostInput& CI(const Row& r) {
+  return r.plan->machine_cost ? r.plan->machine_cost_input : r.plan->cost_input;
 }
 
 Cell class_count(const Row& r, size_t i) {
   const auto& c = P(r).classes;
   return i < c.size() && c[i].count ? U(c[i].count) : N();
 }
+// Load time (read + deserialize + copy to the GPUs) from local drive class i, the engine's loader;
+// without a catalog machine the drive's sequential read alone.
 Cell load_time(const Row& r, size_t i) {
+  const SystemPlan* s = r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
+  if (s && i < s->cold_start_by_drive.size()) return D(r2(s->cold_start_by_drive[i].load_s));
   const HostPlan* h = H(r);
   return h && i < h->load_times.size() ? D(r2(h->load_times[i].seconds)) : A();
 }
@@ -275,8 +290,10 @@ ojson explain_json(const Row& r) {
 using U_ = Unit;
 
 const std::vector<Field> kFields = {
-    {"schema_version", U_::count, "1; a field whose meaning changes moves to a new version",
-     GET(U(kSchemaVersion))},
+    {"schema_version", U_::count,
+     "2 (power, cost and load times from the machine model; README \"Schema version 2\"); a "
+     "field whose meaning changes moves to a new version",
+     GET(U(kPlanSchemaVersion))},
     // model
     {"model.name", U_::text, "the model's name", GET(S(M(r).name))},
     {"model.id", U_::text, "catalog id; null for a file or generic size",
@@ -306,6 +323,8 @@ const std::vector<Field> kFields = {
     {"settings.kv_quant", U_::text, "KV cache type", GET(S(traits(C(r).kv.type_k).name))},
     {"settings.context", U_::tokens, "context per sequence", GET(U(C(r).kv.n_ctx))},
     {"settings.batch", U_::count, "concurrent sequences", GET(U(C(r).kv.n_seq))},
+    {"settings.task", U_::text, "generation, embedding or rerank (--task)",
+     GET(S(task_name(M(r).task)))},
     {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", GET(U(C(r).kv.n_ubatch))},
     {"settings.flash_attn", U_::boolean, "flash attention", GET(B(C(r).flash_attn))},
     {"settings.headroom", U_::fraction, "added on top of the sum", GET(D(C(r).headroom))},
@@ -372,6 +391,11 @@ const std::vector<Field> kFields = {
     {"gpu.headroom_fraction", U_::fraction,
      "(usable - need) / need per GPU, need without headroom; negative when it does not fit",
      GET(FV(r) ? D(std::round(FV(r)->headroom_fraction * 10000) / 10000) : N())},
+    {"gpu.engine_margin_fraction", U_::fraction,
+     "the slack the engine itself needs beyond the need (a share of it), the line between tight "
+     "and no: its own allocation rule (llama.cpp exact, Ollama 457 MiB, vLLM 0.9 of memory, "
+     "SGLang mem_fraction_static, TensorRT-LLM 0.9 of free) plus the estimate's error",
+     GET(FV(r) ? D(std::round(FV(r)->engine_margin * 10000) / 10000) : N())},
     {"gpu.split", U_::text, "single GPU, layer split, tensor parallel, replicas",
      GET(G(r) ? S(r.split) : N())},
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
@@ -409,8 +433,11 @@ const std::vector<Field> kFields = {
      GET(SY(r)  ? U(SY(r)->host.ram.installed_bytes)
          : H(r) ? U(H(r)->ram.installed_bytes)
                 : N())},
-    {"system.ram_required_bytes", U_::bytes, "RAM needed",
-     GET(H(r) ? U(H(r)->ram.required_bytes) : N())},
+    {"system.ram_required_bytes", U_::bytes,
+     "RAM needed per machine: the larger of 2 x weights and what the class ships per GPU",
+     GET(SY(r)  ? U(SY(r)->host.ram.required_bytes)
+         : H(r) ? U(H(r)->ram.required_bytes)
+                : N())},
     {"system.ram_dimms", U_::count, "DIMMs per machine",
      GET(SY(r)  ? U(SY(r)->host.ram.dimms)
          : H(r) ? U(H(r)->ram.dimms)
@@ -435,10 +462,14 @@ const std::vector<Field> kFields = {
      GET(SY(r)  ? U(SY(r)->host.storage.os_drive_bytes)
          : H(r) ? U(H(r)->storage.os_drive_bytes)
                 : N())},
-    {"system.load_time_s", U_::seconds, "model load time from NVMe PCIe 4.0",
-     GET(H(r) ? D(r2(H(r)->load_times[3].seconds)) : N())},
-    {"system.load_time_s_hdd_7200_rpm", U_::seconds, "from a 7200 rpm disk (absent without host)",
-     GET(load_time(r, 0))},
+    {"system.load_time_s", U_::seconds,
+     "v2: weights read, deserialized and copied to the GPUs from --storage by the engine's loader "
+     "(cold_start load_s; v1: the NVMe PCIe 4.0 drive's sequential read alone)",
+     GET(SY(r)  ? D(r2(SY(r)->cold_start.load_s))
+         : H(r) ? D(r2(H(r)->load_times[3].seconds))
+                : N())},
+    {"system.load_time_s_hdd_7200_rpm", U_::seconds,
+     "v2: the same load from a 7200 rpm disk (absent without host)", GET(load_time(r, 0))},
     {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", GET(load_time(r, 1))},
     {"system.load_time_s_nvme_pcie_3_0", U_::seconds, "from NVMe PCIe 3.0", GET(load_time(r, 2))},
     {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
@@ -457,14 +488,15 @@ const std::vector<Field> kFields = {
     {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
      GET(P(r).ram_bandwidth_gb_per_s > 0 ? D(r2(P(r).ram_bandwidth_gb_per_s)) : N())},
     // power
-    {"power.peak_watts", U_::watts, "DC load at full tilt",
+    {"power.peak_watts", U_::watts,
+     "DC load at full tilt, all machines (v2: the rated model's DC maximum)",
      GET(W(r) ? D(std::round(W(r)->peak_w)) : N())},
     {"power.max_wall_watts", U_::watts,
      "maximum at the wall as vendors rate it, all machines: circuits and cooling",
-     GET(SY(r) ? D(std::round(SY(r)->max_wall_w_total)) : N())},
+     GET(SY(r) ? opt(std::round(SY(r)->max_wall_w_total)) : N())},
     {"power.typical_wall_watts", U_::watts,
      "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
-     GET(SY(r) ? D(std::round(SY(r)->typical_wall_w_total)) : N())},
+     GET(SY(r) ? opt(std::round(SY(r)->typical_wall_w_total)) : N())},
     {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
      GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
          : W(r) ? D(W(r)->psu_w)
@@ -475,14 +507,14 @@ const std::vector<Field> kFields = {
                 : N())},
     {"power.psu_redundancy", U_::text, "PSUs carrying the load + spares (\"4+2\"), or none",
      GET(SY(r) && SY(r)->psus.count ? S(P(r).psu_redundancy) : N())},
-    {"power.wall_watts", U_::watts, "AC draw at peak",
+    {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
     {"power.circuit_amps", U_::amps, "current at the mains voltage",
      GET(W(r) ? D(r2(W(r)->amps)) : N())},
     {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
      GET(W(r) ? B(W(r)->fits_outlet) : N())},
-    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(W(r)->circuit) : N())},
+    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(r.circuit) : N())},
     {"power.heat_watts", U_::watts, "heat to remove",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
@@ -491,14 +523,26 @@ const std::vector<Field> kFields = {
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     // throughput
-    {"throughput.decode_tokens_per_s", U_::tokens_per_s, "decode speed per sequence",
-     GET(SP(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
+    {"throughput.decode_tokens_per_s", U_::tokens_per_s,
+     "decode speed per sequence (null for embedding and rerank)",
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
     {"throughput.decode_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
-     GET(SP(r) ? D(r2(SP(r)->decode_low)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_low)) : N())},
     {"throughput.decode_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SP(r) ? D(r2(SP(r)->decode_high)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_high)) : N())},
     {"throughput.aggregate_tokens_per_s", U_::tokens_per_s, "all sequences (and replicas) together",
-     GET(SP(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+     GET(SP(r) && GEN(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+    {"throughput.documents_per_s", U_::documents_per_s,
+     "embedding / rerank: documents of settings.context tokens encoded per second (prefill)",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_per_s)) : N())},
+    {"throughput.documents_per_s_low", U_::documents_per_s, "low end",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_low)) : N())},
+    {"throughput.documents_per_s_high", U_::documents_per_s, "high end",
+     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_high)) : N())},
+    {"throughput.batch_s", U_::seconds,
+     "embedding / rerank: time of one batch of settings.batch "
+     "documents",
+     GET(SP(r) && !GEN(r) ? D(std::round(SP(r)->batch_s * 1000) / 1000) : N())},
     {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
      GET(SP(r) ? D(std::round(SP(r)->prefill_tokens_per_s)) : N())},
     {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
@@ -633,12 +677,16 @@ const std::vector<Field> kFields = {
      "the fewest GPUs that hold the weights and one sequence",
      GET(SC(r) ? U(SC(r)->memory_min_gpus) : N())},
     // cost
-    {"cost.hardware_usd", U_::usd, "GPUs + host",
+    {"cost.hardware_usd", U_::usd,
+     "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",
      GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->capex_usd)) : N())},
     {"cost.gpus_usd", U_::usd, "GPUs",
      GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->gpus_usd)) : N())},
+    {"cost.hardware_complete", U_::boolean,
+     "every BOM line has a price (false: hardware_usd is a floor)",
+     GET(CC(r) && CC(r)->priced ? B(CC(r)->complete) : N())},
     {"cost.host_usd", U_::usd, "the host around them",
-     GET(CC(r) ? D(std::round(P(r).cost_input.host_usd)) : N())},
+     GET(CC(r) ? D(std::round(CI(r).host_usd)) : N())},
     {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
      GET(CC(r) ? D(std::round(CC(r)->energy_usd_per_year)) : N())},
     {"cost.usd_per_million_tokens", U_::usd_per_mtok, "hardware amortised + energy per 1M tokens",
@@ -722,6 +770,8 @@ const char* unit_name(Unit u) {
       return "tokens";
     case Unit::tokens_per_s:
       return "tokens/s";
+    case Unit::documents_per_s:
+      return "documents/s";
     case Unit::seconds:
       return "s";
     case Unit::fraction:
@@ -756,6 +806,16 @@ const char* unit_name(Unit u) {
       return "USD/kWh";
   }
   return "";
+}
+
+void set_plan(Row& row, const Plan& p) {
+  row.plan = &p;
+  row.split = split_words(p);
+  row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
+  row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
+  // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
+  const PowerPlan* w = p.machine_power ? &*p.machine_power : p.power ? &*p.power : nullptr;
+  row.circuit = w ? circuit_words(*w) : std::string();
 }
 
 const std::vector<Field>& report_fields() {

@@ -15,6 +15,9 @@
 namespace llmsize::cli {
 
 constexpr int kSchemaVersion = 1;
+// The plan document (the main command's JSON, CSV and JSON Lines rows): 2 since the power, cost
+// and load-time fields come from the machine model (README "Schema version 2").
+constexpr int kPlanSchemaVersion = 2;
 
 // One plan as the table reads it: the plan, what it was made from, and its words.
 struct Row {
@@ -25,6 +28,7 @@ struct Row {
   std::string split;                // split_words(plan)
   std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
   std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
+  std::string circuit;              // circuit_words(*plan->power); empty without a power plan
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
   bool explain = false;
@@ -50,6 +54,7 @@ enum class Unit : uint8_t {
   bytes,
   tokens,
   tokens_per_s,
+  documents_per_s,
   seconds,
   fraction,
   bits_per_weight,
@@ -78,6 +83,10 @@ struct Field {
   // leaves the key out.
   nlohmann::ordered_json (*json)(const Row&) = nullptr;
 };
+
+// Points `row` at `p` and words what the table reads of it (split, link, capacity limit,
+// circuit), reusing the row's storage.
+void set_plan(Row& row, const Plan& p);
 
 const std::vector<Field>& report_fields();
 

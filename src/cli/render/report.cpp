@@ -54,6 +54,16 @@ std::string quant_line(const Report& r) {
 
 std::string settings_line(const Report& r) {
   const auto& c = r.config;
+  if (r.model.spec.task != Task::generation)
+    return fmt::format(
+        "{} · {} · {:.2f} bits/weight · {} document{} × {} tokens · KV {} · n_ubatch {} · "
+        "flash attention {}",
+        task_name(r.model.spec.task), quant_line(r), r.estimate.weights.bits_per_weight(),
+        c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", group(c.kv.n_ctx),
+        r.model.spec.is_encoder() ? "none (encoder)" : traits(c.kv.type_k).name,
+        std::max<uint64_t>(c.kv.n_ubatch,
+                           std::min<uint64_t>(c.kv.n_ctx, uint64_t{c.kv.n_ctx} * c.kv.n_seq)),
+        c.flash_attn ? "on" : "off");
   return fmt::format(
       "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
       "attention {}",
@@ -120,6 +130,11 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     }
     if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   }
+  if (m.is_encoder())
+    kv = fmt::format("none: an encoder ({}) attends over its ubatch and keeps no cache",
+                     arch_name(m.arch));
+  else if (m.task != Task::generation)
+    kv += " (the batch's own tokens, nothing generated)";
   rows.push_back({"KV cache", e.kv_cache_bytes, kv});
   if (e.recurrent_state_bytes) {
     std::string rs;
@@ -405,11 +420,18 @@ std::string table_bill(const Report& r) {
           "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
           r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
           r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
-    o += r.system && r.system->platform
-             ? "\nSizing by class rules (generic; the machine to buy and its bill of materials "
-               "follow)\n"
-             : "\nBill of materials\n";
-    const auto lines = bom_lines(r);
+    // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
+    // class rules: only the GPUs and their link stay here.
+    const bool machine = r.system && r.system->platform;
+    o += machine ? "\nGPUs\n" : "\nBill of materials\n";
+    auto lines = bom_lines(r);
+    if (machine)
+      lines.erase(std::remove_if(lines.begin(), lines.end(),
+                                 [](const BomLine& l) {
+                                   return l.component != "GPU" && l.component != "GPU link" &&
+                                          l.component != "Platform";
+                                 }),
+                  lines.end());
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
     for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
@@ -431,7 +453,20 @@ std::string table_speed(const Report& r) {
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
   if (r.serving) o += serving_section(*r.serving);
-  if (r.speed && !r.serving) {
+  if (r.speed && !r.serving && r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one pass over the batch, nothing generated.
+    const auto& s = *r.speed;
+    const bool rerank = r.model.spec.task == Task::rerank;
+    o += fmt::format("\n{} (llama.cpp-calibrated prefill; range = the calibration's error)\n",
+                     rerank ? "Rerank" : "Embedding");
+    o += fmt::format(
+        "  batch           {} document{} of {} tokens in one pass, nothing generated\n",
+        group(r.config.kv.n_seq), r.config.kv.n_seq == 1 ? "" : "s", group(r.config.kv.n_ctx));
+    o += fmt::format("  throughput      {:.1f} {}/s ({:.1f}–{:.1f}) = {:.0f} tok/s\n",
+                     s.documents_per_s, rerank ? "query-document pairs" : "documents",
+                     s.documents_low, s.documents_high, s.prefill_tokens_per_s);
+    o += fmt::format("  batch time      {:.3f} s\n", s.batch_s);
+  } else if (r.speed && !r.serving) {
     const auto& s = *r.speed;
     o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
     o +=
@@ -464,26 +499,39 @@ std::string table_power_cost(const Report& r) {
         "fans {:.0f})\n",
         w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
     o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
-    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, w.circuit);
+    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
     o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
     o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
                      w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
   }
-  if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk{})\n", gb_of(r.estimate.weights.bytes),
-                     r.system && r.system->platform
-                         ? ": the drive's read alone; the cold start above adds the engine's steps"
-                         : "");
+  if (r.system && r.system->platform) {
+    // The cold start's load (read + deserialize + copy) from each local drive class.
+    static const char* const kDriveNames[] = {"HDD 7200 rpm", "SATA SSD", "NVMe PCIe 3.0",
+                                              "NVMe PCIe 4.0", "NVMe PCIe 5.0"};
+    const SystemPlan& s = *r.system;
+    o += fmt::format(
+        "\nModel load time ({:.1f} GB, read + copy to the GPUs by the engine's loader)\n",
+        gb_of(r.estimate.weights.bytes));
+    for (size_t i = 0; i < s.cold_start_by_drive.size() && i < std::size(kDriveNames); ++i)
+      o += fmt::format("  {:<16} {}\n", kDriveNames[i], duration(s.cold_start_by_drive[i].load_s));
+  } else if (r.host) {
+    o += fmt::format("\nModel load time ({:.1f} GB from disk, the drive's sequential read alone)\n",
+                     gb_of(r.estimate.weights.bytes));
     for (const auto& l : r.host->load_times)
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));
   }
-  if (r.cost) {
-    const auto& c = *r.cost;
+  // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
+  const CostPlan* cp = r.machine_cost ? &*r.machine_cost : r.cost ? &*r.cost : nullptr;
+  if (cp) {
+    const auto& c = *cp;
     o += "\nCost\n";
     if (c.priced) {
-      o += fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                       usd(c.gpus_usd), usd(r.cost_input.host_usd));
+      o += r.machine_cost
+               ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
+                             c.complete ? "" : "; a floor: some lines have no public price")
+               : fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
+                             usd(c.gpus_usd), usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
@@ -497,8 +545,8 @@ std::string table_power_cost(const Report& r) {
                        r.cost_input.cloud_price_per_mtok);
     } else {
       o += fmt::format(
-          "  energy          {} per year; no GPU price in the catalog (--price NAME=USD)\n",
-          usd(c.energy_usd_per_year));
+          "  energy          {} per year; no {} price in the catalog (--price NAME=USD)\n",
+          usd(c.energy_usd_per_year), r.machine_cost ? "machine or GPU" : "GPU");
     }
   }
   return o;
@@ -578,7 +626,7 @@ std::string render_markdown(const Report& r) {
   if (r.power)
     o += fmt::format(
         "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
-        r.power->peak_w, r.power->wall_w, r.power->circuit, r.power->heat_btu_per_h,
+        r.power->peak_w, r.power->wall_w, circuit_words(*r.power), r.power->heat_btu_per_h,
         r.power->energy_kwh_per_year);
   if (r.cost && r.cost->priced)
     o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
@@ -645,10 +693,7 @@ Row report_row(const Report& r) {
   row.model = &r.model;
   row.quant = r.quant;
   row.quant_requested = r.quant_requested;
-  row.plan = &r;
-  row.split = split_words(r);
-  row.link = r.gpu ? gpu_link_words(*r.gpu) : std::string();
-  row.capacity_limited_by = r.capacity ? capacity_limit_words(*r.capacity) : std::string();
+  set_plan(row, r);
   row.checklist = &r.checklist;
   row.warnings = &r.warnings;
   row.explain = r.explain;
@@ -701,7 +746,8 @@ std::string render_models(const Catalog& c, const std::string& format) {
                    {"shorthand", cm.shorthand},
                    {"hf_repo", cm.hf_repo},
                    {"source", cm.source},
-                   {"origin", cm.origin}});
+                   {"origin", cm.origin},
+                   {"task", task_name(m.task)}});
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";

@@ -9,6 +9,61 @@
 
 namespace llmsize::cli {
 
+std::string estimate_warning_words(const EstimateWarning& w) {
+  switch (w.kind) {
+    case EstimateWarningKind::beyond_naive_rule:
+      return fmt::format(
+          "the rule of thumb 1.2 x weights ({:.2f} GiB) would be {:.2f} GiB short of this "
+          "estimate ({:.2f} GiB)",
+          gib_of(w.n[0]), gib_of(w.n[2]), gib_of(w.n[1]));
+    case EstimateWarningKind::deepseek4_kv_approximate:
+      return "DeepSeek-V4's KV cache is approximate: a sliding window per layer plus compressed "
+             "caches of n_ctx / compress_ratio entries; llama.cpp's llama-kv-cache-dsv4 state is "
+             "not modelled exactly";
+    case EstimateWarningKind::beyond_trained_context:
+      return fmt::format("context {} exceeds the model's trained context {}", w.n[0], w.n[1]);
+    case EstimateWarningKind::mtp_not_in_gguf:
+      return fmt::format(
+          "the GGUF leaves out the checkpoint's {} MTP layer(s) ({} parameters), as llama.cpp's "
+          "convert_hf_to_gguf.py does for this model",
+          w.n[0], group_digits(w.n[1]));
+  }
+  return "";
+}
+
+namespace {
+std::string circuit_words_one_feed(const PowerPlan& p) {
+  const CircuitPlan& c = p.circuit;
+  switch (c.kind) {
+    case CircuitKind::outlet:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V fits one ordinary {:.0f} A outlet ({:.1f} A continuous)", p.amps,
+          p.mains_v, c.rating_a, c.continuous_a);
+    case CircuitKind::circuit:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: needs a {:.0f} A circuit ({:.1f} A continuous), not a {:.0f} A "
+          "outlet",
+          p.amps, p.mains_v, c.rating_a, c.continuous_a, c.outlet_a);
+    case CircuitKind::dedicated_circuit:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: needs a dedicated {:.0f} A circuit ({:.0f} A continuous)", p.amps,
+          p.mains_v, c.rating_a, c.continuous_a);
+    case CircuitKind::dedicated_circuits:
+      return fmt::format(
+          "{:.1f} A at {:.0f} V: dedicated {:.0f} A{} circuits ({:.0f} A continuous each): {} of "
+          "them",
+          p.amps, p.mains_v, c.rating_a, c.north_america ? " 208/240 V" : "", c.continuous_a,
+          c.count);
+  }
+  return "";
+}
+}  // namespace
+
+std::string circuit_words(const PowerPlan& p) {
+  // A redundant machine (A and B feeds) needs the circuits on each feed.
+  return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -84,7 +139,7 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
                   " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
   for (const Note& n : p.notes)
     if (!after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
-  for (const auto& x : p.estimate.warnings) out.push_back(x);
+  for (const auto& x : p.estimate.warnings) out.push_back(estimate_warning_words(x));
   for (auto& x : quant_warnings(w, p)) out.push_back(std::move(x));
   for (const Note& n : p.notes)
     if (after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
@@ -116,7 +171,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   } else if (r.power) {
-    c.push_back(fmt::format("Circuit: {}", r.power->circuit));
+    c.push_back(fmt::format("Circuit: {}", circuit_words(*r.power)));
     c.push_back(fmt::format(
         "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
         r.power->heat_btu_per_h,
@@ -228,6 +283,9 @@ std::string link_reason_words(LinkReason r) {
       return "tensor parallelism all-reduces every layer: use the GPU's own link";
     case LinkReason::no_gpu_link:
       return "no GPU-to-GPU link on this card: a layer split passes only activations between GPUs";
+    case LinkReason::separate_units:
+      return "unified-memory computers are separate machines: the layers split across units "
+             "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
   }
   return "";
 }

@@ -28,6 +28,13 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
 // (fp8, gptq, ...) estimated under llama.cpp's rules.
 std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p);
 
+// One of the estimate's warnings in words.
+std::string estimate_warning_words(const EstimateWarning& w);
+
+// The circuit a power plan needs: "17.7 A at 120 V: dedicated 30 A 208/240 V circuits (24 A
+// continuous each): 1 of them".
+std::string circuit_words(const PowerPlan& p);
+
 // One note in words.
 std::string note_words(const Note& n, const Plan& p);
 

@@ -1,0 +1,126 @@
+#include "cli/render/compare_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmsize/units.hpp"
+
+namespace llmsize::cli {
+namespace {
+
+std::string group(uint64_t v) {
+  return group_digits(v);
+}
+std::string usd(double v) {
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
+}
+std::string watts(double w) {
+  return group_digits(static_cast<uint64_t>(std::llround(w))) + " W";
+}
+
+std::string label(const Comparison& c) {
+  const Plan& p = c.plan;
+  if (!p.gpu) return c.system.gpu_id;
+  const uint32_t n = p.gpu->count;
+  if (p.system && p.system->platform) {
+    const PlatformModel& m = *p.system->platform;
+    if (c.unified)
+      return (p.system->choice.nodes > 1 ? fmt::format("{} × ", p.system->choice.nodes)
+                                         : std::string()) +
+             m.name;
+    return fmt::format("{} × {} ({})", n, p.gpu->gpu.name, m.id);
+  }
+  return fmt::format("{} × {}", n, p.gpu->gpu.name);
+}
+
+std::string num_or_dash(double v, const char* f) {
+  return v > 0 ? fmt::format(fmt::runtime(f), v) : std::string("-");
+}
+
+}  // namespace
+
+std::string render_compare_table(const std::vector<Comparison>& v, const Report& first) {
+  std::string o = fmt::format(
+      "Compare   {} at {}, context {}: the same model on each system (--compare)\n\n",
+      first.model.spec.name, first.quant ? first.quant->id : "", group(first.config.kv.n_ctx));
+  struct Col {
+    std::vector<std::string> cells;
+  };
+  const std::vector<std::string> head = {"system",  "units", "memory", "fit",
+                                         "decode",  "TTFT",  "price",  "idle",
+                                         "typical", "max",   "kWh/yr", "energy/yr"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : v) {
+    const Plan& p = c.plan;
+    std::vector<std::string> r;
+    r.push_back(label(c));
+    const bool machine = p.system && p.system->platform;
+    r.push_back(p.gpu ? (c.unified && machine
+                             ? fmt::format("{} unit{}", p.system->choice.nodes,
+                                           p.system->choice.nodes == 1 ? "" : "s")
+                             : fmt::format("{} GPU{}", p.gpu->count, p.gpu->count == 1 ? "" : "s"))
+                      : "-");
+    r.push_back(c.usable_bytes_total ? fmt::format("{:.0f} GiB", gib_of(c.usable_bytes_total))
+                                     : "-");
+    r.push_back(
+        p.fit ? fmt::format("{} {:+.0f}%", to_string(p.fit->fit), p.fit->headroom_fraction * 100)
+              : "-");
+    r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
+    r.push_back(p.speed ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s) : "-");
+    const CostPlan* cost = p.machine_cost ? &*p.machine_cost : p.cost ? &*p.cost : nullptr;
+    r.push_back(cost && cost->priced ? usd(cost->capex_usd) + (cost->complete ? "" : "+")
+                                     : "no price");
+    // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).
+    const bool rated = machine && p.system->max_wall_w_total > 0;
+    r.push_back(rated ? watts(c.idle_wall_w_total) : "-");
+    r.push_back(rated ? watts(p.system->typical_wall_w_total) : "-");
+    r.push_back(rated ? watts(p.system->max_wall_w_total) : "-");
+    r.push_back(rated && p.machine_power
+                    ? num_or_dash(p.machine_power->energy_kwh_per_year, "{:.0f}")
+                    : "-");
+    r.push_back(rated && cost ? usd(cost->energy_usd_per_year) : "-");
+    rows.push_back(std::move(r));
+  }
+  std::vector<size_t> w(head.size());
+  for (size_t i = 0; i < head.size(); ++i) w[i] = head[i].size();
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s = " ";
+    for (size_t i = 0; i < r.size(); ++i)
+      s += i == 0 ? fmt::format(" {:<{}}", r[i], w[i]) : fmt::format("  {:>{}}", r[i], w[i]);
+    return s + "\n";
+  };
+  o += line(head);
+  for (const auto& r : rows) o += line(r);
+  o += "\n  memory: what the model may use on all units (unified: the share the OS or firmware "
+       "gives the GPU);\n  fit: with the requested headroom, tight inside the engine's margin, "
+       "or no (its headroom);\n  decode per sequence; TTFT for a " +
+       group(first.speed_input.prompt_tokens) +
+       "-token prompt; price: the bill of materials (+: some lines unpriced);\n  idle, typical "
+       "(the duty cycle's mix) and max at the wall, all units; energy from the typical draw.\n";
+  for (const auto& c : v)
+    if (c.unified && c.plan.system && c.plan.system->platform && c.plan.system->choice.nodes > 1)
+      o += fmt::format(
+          "  {}: {} separate machines linked over {}; the layers split across them, not one "
+          "chassis{}\n",
+          c.plan.system->platform->name, c.plan.system->choice.nodes,
+          c.plan.system->platform->unit_link.empty() ? "the network"
+                                                     : c.plan.system->platform->unit_link,
+          std::find(c.plan.system->choice.reasons.begin(), c.plan.system->choice.reasons.end(),
+                    PlatformReason::units_not_linked) != c.plan.system->choice.reasons.end()
+              ? fmt::format(" (more than the {} its maker links: an unsupported setup)",
+                            c.plan.system->platform->units_linked_max)
+              : std::string());
+  for (const auto& c : v)
+    if (c.plan.gpu && c.plan.system && !c.plan.system->platform)
+      o += fmt::format("  {}: no catalog platform takes it: {}\n", label(c),
+                       c.plan.system->choice.rejected.empty()
+                           ? std::string("no platform for this GPU")
+                           : std::string("see llmsize --gpu ") + c.system.gpu_id);
+  return o;
+}
+
+}  // namespace llmsize::cli
