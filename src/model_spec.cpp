@@ -50,6 +50,7 @@ const ArchName kArchNames[] = {
     {Arch::mistral3, "mistral3"},
     {Arch::deepseek4, "deepseek4"},
     {Arch::bert, "bert"},
+    {Arch::gemma3n, "gemma3n"},
 };
 }  // namespace
 

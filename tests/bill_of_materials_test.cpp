@@ -120,3 +120,52 @@ TEST_CASE("A desktop BOM prices its own parts; a Mac is one line plus its GPU", 
   CHECK(mac[1].component == BomComponent::gpu);
   CHECK(mac[1].included);
 }
+
+TEST_CASE("The BOM's cost: GPUs priced apart, the rest, and whether it is complete", "[bom]") {
+  auto l = [](BomComponent c, uint32_t qty, double usd, bool included) {
+    BomLine b{c, "x", {}, qty, usd, "", BomReason::chosen_platform, included};
+    return b;
+  };
+  struct Case {
+    std::vector<BomLine> lines;
+    double gpus, rest;
+    bool priced, complete;
+  };
+  const Case cases[] = {
+      // A desktop: 2 x $1,499 GPUs; 2 x $192 DIMMs + $80 + $80 drives = $544; the unpriced board.
+      {{l(BomComponent::platform, 1, 0, false), l(BomComponent::gpu, 2, 1499, false),
+        l(BomComponent::memory, 2, 192, false), l(BomComponent::os_drive, 1, 80, false),
+        l(BomComponent::data_drive, 1, 80, false)},
+       2998,
+       544,
+       true,
+       false},
+      // A unified computer priced whole: the $3,999 platform includes its GPU.
+      {{l(BomComponent::platform, 1, 3999, false), l(BomComponent::gpu, 1, 3999, true)},
+       0,
+       3999,
+       true,
+       true},
+      // Three units: 3 x $1,999.
+      {{l(BomComponent::platform, 3, 1999, false), l(BomComponent::gpu, 3, 0, true)},
+       0,
+       5997,
+       true,
+       true},
+      // A DGX without a price: its modules are in it, nothing priced.
+      {{l(BomComponent::platform, 1, 0, false), l(BomComponent::gpu, 8, 0, true),
+        l(BomComponent::data_drive, 2, 307.2, false)},
+       0,
+       614.4,
+       false,
+       false},
+  };
+  for (const auto& c : cases) {
+    const BomCost b = bom_cost(c.lines);
+    CHECK(b.gpus_usd == Approx(c.gpus));
+    CHECK(b.rest_usd == Approx(c.rest));
+    CHECK(b.gpus_priced == c.priced);
+    CHECK(b.complete == c.complete);
+    CHECK(b.total_usd() == Approx(bom_total_usd(c.lines)));
+  }
+}

@@ -52,7 +52,7 @@ TEST_CASE("bad config.json fields are named with their JSON path", "[hf_config]"
        "qwen3_vl, gemma4, llama4, kimi_k2, kimi_k25, glm4_moe_lite, deepseek_v32, glm_moe_dsa, "
        "glm4_moe, minimax_m2, nemotron_h, granitemoehybrid, lfm2, lfm2_moe, falcon_h1, cohere2, "
        "olmo2, olmo3, smollm3, seed_oss, ernie4_5_moe, hunyuan_v1_moe, ministral3, deepseek_v4, "
-       "mistral3, qwen3_vl_moe, hunyuan, bert, xlm-roberta, gemma4_unified"},
+       "mistral3, qwen3_vl_moe, hunyuan, bert, xlm-roberta, gemma4_unified, gemma3n"},
       {R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128,
           "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})",
        "config.json: num_attention_heads (6) is not divisible by num_key_value_heads (4)"},

@@ -140,3 +140,24 @@ TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and cl
   mac.needs.weights_bytes = 40 * kGB;
   CHECK(plan_system(mac).typical.idle_wall_w == 10);
 }
+
+TEST_CASE("The v1 power fields come from the rated model", "[system_plan]") {
+  const auto s = plan_system(request("h100-sxm", 8, 405 * kGB));
+  REQUIRE(s.platform);
+  const PowerPlan w = rated_power_plan(s, 230);
+  // DC maximum 9,534 W (the case above), at the wall 9,534 / 0.94 = 10,142.6 W.
+  CHECK(w.peak_w == Approx(9534));
+  CHECK(w.wall_w == Approx(9534 / 0.94));
+  CHECK(w.gpu_w == 5600);
+  // 10,142.6 W / 230 V = 44.1 A: two 32 A circuits (25.6 A continuous each), on each of the A
+  // and B feeds (4+2 PSUs).
+  CHECK(w.amps == Approx(9534 / 0.94 / 230));
+  CHECK(w.circuit.kind == CircuitKind::dedicated_circuits);
+  CHECK(w.circuit.count == 2);
+  CHECK(w.circuit.feeds == 2);
+  CHECK(w.heat_btu_per_h == Approx(9534 / 0.94 * 3.412));
+  // Energy from the typical draw: W x 8,760 h / 1000.
+  CHECK(w.energy_kwh_per_year == Approx(s.typical_wall_w_total * 8.76));
+  CHECK(w.psus == 6);
+  CHECK(w.psu_w == 3300);
+}

@@ -22,6 +22,9 @@ struct KvCacheConfig {
   TensorType type_v = TensorType::F16;
   uint32_t padding =
       kKvPadding;  // cell granularity: 256 (llama.cpp), 16 (vLLM block), 1 (transformers)
+  // llama.cpp without flash attention stores V transposed, each layer's V row padded to the
+  // model's widest (llama-kv-cache.cpp TAG_V_CACHE_VARIABLE); only llama.cpp engines set false.
+  bool flash_attn = true;
 };
 
 // The cache of the layers of one kind (full, SWA, chunked, MLA) with the same cells and rows.

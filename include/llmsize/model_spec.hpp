@@ -52,6 +52,9 @@ enum class Arch {
   // Encoders (llama.cpp LLM_ARCH_BERT, src/models/bert.cpp): BERT and XLM-RoBERTa (BGE-M3,
   // bge-reranker-v2-m3): learned positions, token types, post-LayerNorms with biases, GELU MLP.
   bert,
+  // Gemma 3n (llama.cpp src/models/gemma3n.cpp): Gemma 3 layers with AltUp (n_altup parallel
+  // streams), LAuReL low-rank residuals, per-layer embeddings, KV of the first 20 layers reused.
+  gemma3n,
 };
 
 // What the model is run for. Embedding and rerank models encode a batch of documents in one
@@ -220,6 +223,8 @@ struct ModelSpec {
   // GLM-4.5 family's checkpoints, whose HF totals are 2 x n_vocab x n_embd above the layers.
   bool nextn_embeddings = false;
   uint32_t n_embd_per_layer = 0;  // per-layer embedding width (Gemma 3n/4), 0: none
+  uint32_t n_altup = 0;           // Gemma 3n AltUp streams (llama.cpp hparams.n_altup), 0: none
+  uint32_t laurel_rank = 0;       // Gemma 3n LAuReL rank (hparams.laurel_rank)
   uint32_t n_indexer_head = 0;    // DSA indexer heads (DeepSeek-V3.2, GLM-5)
   uint32_t n_indexer_head_dim = 0;
   // DeepSeek-V4 attention and hyper-connections (llama.cpp deepseek4 dsv4_*).

@@ -117,6 +117,17 @@ enum class TensorRole : uint8_t {
   layer_output_norm,
   cls,
   cls_output,
+  // Gemma 3n AltUp and LAuReL (llama.cpp LLM_TENSOR_ALTUP_* / LAUREL_*).
+  altup_proj,
+  altup_unembd_proj,
+  altup_correct_coef,
+  altup_correct_scale,
+  altup_predict_coef,
+  altup_router,
+  altup_router_norm,
+  laurel_l,
+  laurel_r,
+  laurel_post_norm,
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.

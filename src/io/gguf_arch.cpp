@@ -126,6 +126,8 @@ struct LayeredArch {
   bool swa_per_layer = false;       // sliding layers from the per-layer sliding_window_pattern,
                                     // with key_length_swa / value_length_swa heads
   bool moe_with_dense = false;      // MoE layers keep a dense FFN (ffn_up) beside the experts
+  uint32_t kv_from_start = 0;       // only the first n layers have a KV cache, the rest reuse it
+                                    // (llama.cpp hparams.n_layer_kv_from_start, hard-coded)
 };
 
 const LayeredArch kLayeredArchs[] = {
@@ -136,6 +138,8 @@ const LayeredArch kLayeredArchs[] = {
     {Arch::qwen35, StateKind::gated_delta_net},
     {Arch::qwen35moe, StateKind::gated_delta_net},
     {Arch::gemma4, StateKind::none, false, 0, false, 0, 0, true, true},
+    // Gemma 3n: src/models/gemma3n.cpp set_swa_pattern(5), n_layer_kv_from_start = 20.
+    {Arch::gemma3n, StateKind::none, false, 5, false, 0, 0, false, false, 20},
     {Arch::llama4, StateKind::none, false, 4, false, 8192},
     {Arch::deepseek32},
     {Arch::glm_dsa, StateKind::none, true},
@@ -298,7 +302,19 @@ void read_layers(ArchReader& r, const std::vector<GgufFile>& shards, const Layer
   m.n_indexer_head_dim = r.u32(r.key("attention.indexer.key_length"), 0);
   const uint32_t hk_swa = r.u32(r.key("attention.key_length_swa"), m.n_embd_head_k);
   const uint32_t hv_swa = r.u32(r.key("attention.value_length_swa"), m.n_embd_head_v);
-  const uint32_t shared_kv = r.u32(r.key("attention.shared_kv_layers"), 0);
+  const uint32_t shared_kv = la.kv_from_start ? n_all - std::min(la.kv_from_start, n_all)
+                                              : r.u32(r.key("attention.shared_kv_layers"), 0);
+  if (m.arch == Arch::gemma3n) {
+    // AltUp streams and LAuReL rank from the tensors (llama.cpp keeps them as hparams defaults:
+    // n_altup 4, laurel_rank 64), the per-layer width from per_layer_proj_norm when unkeyed.
+    if (const GgufTensor* t = r.tensor("altup_proj.weight"); t && t->ne[2] < 64)
+      m.n_altup = static_cast<uint32_t>(t->ne[2]) + 1;
+    if (const GgufTensor* t = r.tensor("blk.0.laurel_l.weight"); t && t->ne[1] <= 0x7fffffffu)
+      m.laurel_rank = static_cast<uint32_t>(t->ne[1]);
+    if (const GgufTensor* t = r.tensor("per_layer_proj_norm.weight");
+        t && !m.n_embd_per_layer && t->ne[0] <= 0x7fffffffu)
+      m.n_embd_per_layer = static_cast<uint32_t>(t->ne[0]);
+  }
   const uint32_t window = r.u32(r.key("attention.sliding_window"), 0);
   scan.read_keys(hk_swa, hv_swa, shared_kv, window);
   m.n_swa = la.chunk ? la.chunk : window;

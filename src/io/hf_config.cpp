@@ -1,5 +1,6 @@
 #include "llmsize/io/hf_config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -220,7 +221,7 @@ const std::vector<std::string> kTypes = {
     "nemotron_h", "granitemoehybrid", "lfm2", "lfm2_moe", "falcon_h1", "cohere2", "olmo2", "olmo3",
     "smollm3", "seed_oss", "ernie4_5_moe", "hunyuan_v1_moe", "ministral3", "deepseek_v4",
     "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan", "bert", "xlm-roberta",
-    "gemma4_unified", "gemma4_unified_text"};
+    "gemma4_unified", "gemma4_unified_text", "gemma3n", "gemma3n_text"};
 
 // quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
 // scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
@@ -284,6 +285,7 @@ class Family {
   void gpt_oss();
   void qwen3_next();
   void gemma4();
+  void gemma3n();
   void llama4();
   void deepseek_dsa();
   void glm4_moe();
@@ -487,6 +489,47 @@ void Family::gemma4() {
     k.kv_shared = il >= n - shared;
     k.ffn = moe ? FfnKind::moe : FfnKind::dense;
     k.n_ff = mul(m.n_ff, wide && k.kv_shared ? 2 : 1, "intermediate_size");
+    return k;
+  });
+}
+
+// Gemma 3n (Gemma3nForConditionalGeneration's text_config, llama.cpp gemma3n:
+// src/models/gemma3n.cpp load_arch_hparams / load_arch_tensors as read in the 2026 tree): sliding
+// window on 4 of 5 layers (set_swa_pattern(5), or layer_types), AltUp streams (altup_num_inputs)
+// and LAuReL (laurel_rank), per-layer embeddings (hidden_size_per_layer_input), and the last
+// num_kv_shared_layers layers reusing the KV of earlier ones (llama.cpp n_layer_kv_from_start 20
+// for both E2B and E4B). The GGUF's vocabulary is the per-layer table's: token_embd and
+// per_layer_token_embd are both {.., n_vocab} in llama.cpp, so the 262,400-row embed_tokens of the
+// checkpoint (its last rows are the audio / vision soft tokens) becomes vocab_size_per_layer_input
+// rows (an assumption: 0.05% of the E2B weights).
+void Family::gemma3n() {
+  m.arch = Arch::gemma3n;
+  m.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  std::vector<uint32_t> ffs;
+  if (const json* v = r.get("intermediate_size"); v && v->is_array())
+    ffs = r.u32s("intermediate_size");
+  else
+    ffs.assign(n, r.u32("intermediate_size"));
+  if (ffs.size() == 1 && n > 1) ffs.assign(n, ffs.front());
+  if (ffs.size() != n)
+    r.fail("intermediate_size",
+           std::to_string(ffs.size()) + " entries for " + std::to_string(n) + " layers");
+  m.n_ff = *std::max_element(ffs.begin(), ffs.end());
+  m.n_swa = r.u32("sliding_window");
+  m.n_embd_per_layer = r.u32("hidden_size_per_layer_input");
+  m.n_vocab = r.u32("vocab_size_per_layer_input", false, m.n_vocab);
+  m.n_altup = r.count("altup_num_inputs", 2, 64, false, 4);
+  m.laurel_rank = r.count("laurel_rank", 1, kHeads, false, 64);
+  const uint32_t shared = r.u32("num_kv_shared_layers", false, 0);
+  if (shared >= n) r.fail("num_kv_shared_layers", "must be below num_hidden_layers");
+  if (!types.empty()) check_types({"sliding_attention", "full_attention"});
+  append_layers(m, 0, n, 0, [&](uint32_t il) {
+    const bool swa = types.empty() ? il % 5 < 4 : types[il] == "sliding_attention";
+    LayerKind k = attn(swa ? AttnKind::swa : AttnKind::full);
+    k.n_swa = swa ? m.n_swa : 0;
+    k.kv_shared = il >= n - shared;
+    k.ffn = FfnKind::dense;
+    k.n_ff = ffs[il];
     return k;
   });
 }
@@ -1013,6 +1056,7 @@ const FamilyRow kFamilies[] = {
     {"qwen3_5", &Family::qwen3_next},
     {"qwen3_5_moe", &Family::qwen3_next},
     {"gemma4", &Family::gemma4},
+    {"gemma3n", &Family::gemma3n},
     {"llama4", &Family::llama4},
     {"deepseek_v32", &Family::deepseek_dsa},
     {"glm_moe_dsa", &Family::deepseek_dsa},

@@ -105,10 +105,15 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     if (c.unified && c.plan.system && c.plan.system->platform && c.plan.system->choice.nodes > 1)
       o += fmt::format(
           "  {}: {} separate machines linked over {}; the layers split across them, not one "
-          "chassis\n",
+          "chassis{}\n",
           c.plan.system->platform->name, c.plan.system->choice.nodes,
           c.plan.system->platform->unit_link.empty() ? "the network"
-                                                     : c.plan.system->platform->unit_link);
+                                                     : c.plan.system->platform->unit_link,
+          std::find(c.plan.system->choice.reasons.begin(), c.plan.system->choice.reasons.end(),
+                    PlatformReason::units_not_linked) != c.plan.system->choice.reasons.end()
+              ? fmt::format(" (more than the {} its maker links: an unsupported setup)",
+                            c.plan.system->platform->units_linked_max)
+              : std::string());
   for (const auto& c : v)
     if (c.plan.gpu && c.plan.system && !c.plan.system->platform)
       o += fmt::format("  {}: no catalog platform takes it: {}\n", label(c),

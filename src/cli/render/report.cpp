@@ -752,7 +752,8 @@ std::string render_models(const Catalog& c, const std::string& format) {
                    {"shorthand", cm.shorthand},
                    {"hf_repo", cm.hf_repo},
                    {"source", cm.source},
-                   {"origin", cm.origin}});
+                   {"origin", cm.origin},
+                   {"task", task_name(m.task)}});
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";

@@ -189,6 +189,76 @@ std::string fit_words(const Plan& p) {
   return "";
 }
 
+namespace {
+
+// Power and cooling of the machine: maximum (as rated), typical, PSUs, circuits, heat, energy,
+// racks.
+std::string power_section(const Report& r, const SystemPlan& s, const PlatformModel& p) {
+  std::string o;
+  const bool unified = p.platform_class == PlatformClass::unified;
+  o += "\nPower and cooling, as vendors rate it (maximum) and as it is drawn (typical)\n";
+  const auto& pp = s.max_power.parts;
+  if (unified)
+    o += fmt::format("  maximum         {} at the wall per unit{}\n", watts(s.max_power.wall_w),
+                     s.max_power.published_w > 0
+                         ? std::string(", the maker's published maximum")
+                         : std::string(", its power supply's rating (no published maximum)"));
+  else
+    o += fmt::format(
+        "  maximum         {} at the wall per machine{} (GPUs {:.0f}, baseboard {:.0f}, CPUs "
+        "{:.0f}, "
+        "memory {:.0f}, drives {:.0f}, NICs {:.0f}, fans {:.0f}, board {:.0f} W DC)\n",
+        watts(s.max_power.wall_w),
+        s.max_power.published_w > 0
+            ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
+                          s.max_power.over_published() * 100)
+            : std::string(),
+        pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
+        pp.board_w);
+  if (unified)
+    o += fmt::format("  typical         {} per unit (busy {}, idle {}{})\n",
+                     watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w),
+                     watts(s.typical.idle_wall_w),
+                     p.typical_power_w > 0 ? ", as measured" : ", scaled from the maximum");
+  else
+    o += fmt::format(
+        "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
+        "decoding, {:.0f}% in prefill)\n",
+        watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
+        s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
+  if (s.choice.nodes > 1)
+    o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
+                     watts(s.typical_wall_w_total));
+  o += s.psus.count && s.psus.watts > 0
+           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
+                         watts(s.psus.watts),
+                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
+                                             : std::string("no redundancy"),
+                         watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
+           : "  PSUs            rating not published for this platform\n";
+  for (const auto& c : s.circuits)
+    if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
+  if (p.psu.redundancy.r > 0)
+    o += "  feeds           A and B: each feed sized for the whole load\n";
+  o += fmt::format("  heat            {} BTU/h at the maximum\n",
+                   usd(s.heat_btu_per_h_total).substr(1));
+  if (const PowerPlan* pw = r.machine_power ? &*r.machine_power : r.power ? &*r.power : nullptr)
+    o += fmt::format(
+        "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
+        "the time\n",
+        pw->energy_kwh_per_year, r.power_input.duty_cycle * 100);
+  if (s.racks.racks)
+    o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
+                     s.racks.racks, s.racks.racks == 1 ? "" : "s",
+                     s.racks.rack_units ? fmt::format("{}U", s.racks.rack_units)
+                                        : std::string("height not in the catalog"),
+                     s.racks.kw_per_rack, s.racks.pdus);
+
+  return o;
+}
+
+}  // namespace
+
 std::string render_system_table(const Report& r) {
   std::string o;
   if (r.fit)
@@ -217,16 +287,26 @@ std::string render_system_table(const Report& r) {
   o += fmt::format("  CPU             {} socket{} × {}{}\n", h.cpu_sockets,
                    h.cpu_sockets == 1 ? "" : "s", p.cpu_model.empty() ? "CPU" : p.cpu_model,
                    h.cpu_cores ? fmt::format(", {} cores", h.cpu_cores) : std::string());
-  o += fmt::format(
-      "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
-      "the class ships {:.0f} GiB)\n",
-      h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
-      gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
+  const bool unified = p.platform_class == PlatformClass::unified;
+  if (unified)
+    // One pool for CPU and GPU, soldered: no DIMMs, no drives to buy (built-in SSD).
+    o += fmt::format(
+        "  memory          {:.0f} GiB unified per unit, the GPU may use {:.0f} GiB; storage built "
+        "in\n",
+        gib_of(r.gpu ? r.gpu->gpu.memory_bytes : h.ram.installed_bytes),
+        gib_of(s.gpu_usable_bytes));
+  else
+    o += fmt::format(
+        "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
+        "the class ships {:.0f} GiB)\n",
+        h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
+        gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
   o += fmt::format("  NICs            {}\n", nic_text(s));
-  o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
-                   h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
-                   tb_of(h.storage.os_drive_bytes), h.storage.data_drives,
-                   tb_of(h.storage.data_drive_bytes));
+  if (!unified)
+    o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
+                     h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
+                     tb_of(h.storage.os_drive_bytes), h.storage.data_drives,
+                     tb_of(h.storage.data_drive_bytes));
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9, w1 = 4;
@@ -248,50 +328,7 @@ std::string render_system_table(const Report& r) {
           ? " (a floor: some lines have no public price)"
           : "");
 
-  o += "\nPower and cooling, as vendors rate it (maximum) and as it is drawn (typical)\n";
-  const auto& pp = s.max_power.parts;
-  o += fmt::format(
-      "  maximum         {} at the wall per machine{} (GPUs {:.0f}, baseboard {:.0f}, CPUs {:.0f}, "
-      "memory {:.0f}, drives {:.0f}, NICs {:.0f}, fans {:.0f}, board {:.0f} W DC)\n",
-      watts(s.max_power.wall_w),
-      s.max_power.published_w > 0
-          ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
-                        s.max_power.over_published() * 100)
-          : std::string(),
-      pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
-      pp.board_w);
-  o += fmt::format(
-      "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
-      "decoding, {:.0f}% in prefill)\n",
-      watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
-      s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
-  if (s.choice.nodes > 1)
-    o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
-                     watts(s.typical_wall_w_total));
-  o += s.psus.count && s.psus.watts > 0
-           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
-                         watts(s.psus.watts),
-                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
-                                             : std::string("no redundancy"),
-                         watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
-           : "  PSUs            rating not published for this platform\n";
-  for (const auto& c : s.circuits)
-    if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
-  if (p.psu.redundancy.r > 0)
-    o += "  feeds           A and B: each feed sized for the whole load\n";
-  o += fmt::format("  heat            {} BTU/h at the maximum\n",
-                   usd(s.heat_btu_per_h_total).substr(1));
-  if (const PowerPlan* pw = r.machine_power ? &*r.machine_power : r.power ? &*r.power : nullptr)
-    o += fmt::format(
-        "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
-        "the time\n",
-        pw->energy_kwh_per_year, r.power_input.duty_cycle * 100);
-  if (s.racks.racks)
-    o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
-                     s.racks.racks, s.racks.racks == 1 ? "" : "s",
-                     s.racks.rack_units ? fmt::format("{}U", s.racks.rack_units)
-                                        : std::string("height not in the catalog"),
-                     s.racks.kw_per_rack, s.racks.pdus);
+  o += power_section(r, s, p);
 
   o += fmt::format("\nCold start from {} ({:.1f} s to serving; load {:.1f} s)\n",
                    storage_spec(r.storage).name, s.cold_start.total_s, s.cold_start.load_s);
