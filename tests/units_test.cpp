@@ -4,6 +4,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/gpu.hpp"
+#include "llmsize/kv_cache.hpp"
 #include "llmsize/power_model.hpp"
 #include "llmsize/recurrent_state.hpp"
 #include "llmsize/units.hpp"
@@ -43,6 +44,8 @@ TEST_CASE("bytes and counts shown in GiB, MiB, TB and billions", "[units]") {
   // Q4_0: 18 bytes per 32 weights = 4.5 bits each; no elements, no bits.
   CHECK(bits_per_element(18, 32) == 4.5);
   CHECK(bits_per_element(18, 0) == 0);
+  CHECK(share_of(1, 4) == 0.25);
+  CHECK(share_of(1, 0) == 0);
   CHECK(seconds_of_ms(250) == 0.25);
   CHECK(ms_of(0.025) == 25);
 }
@@ -78,6 +81,11 @@ TEST_CASE(
   CHECK(e.weights.text_params() == 8'500'000'000);
   e.weights.vision_bytes = 20 * kGiB;  // never more than the weights themselves
   CHECK(e.text_weights_bytes() == 0);
+
+  KvCache kv;
+  kv.k_bytes_per_cell_layer = 1024;  // 4 KV heads x 128 x 2 B (F16)
+  kv.v_bytes_per_cell_layer = 512;   // 4 x 64 (n_embd_head_v) x 2 B
+  CHECK(kv.bytes_per_cell_layer() == 1536);
 
   MaxPower m;
   m.wall_w = 10200;

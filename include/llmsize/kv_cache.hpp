@@ -51,6 +51,10 @@ struct KvCache {
   uint32_t n_layer_swa = 0;
   uint64_t k_bytes_per_cell_layer = 0;  // ggml_row_size(type_k, n_embd_k_gqa)
   uint64_t v_bytes_per_cell_layer = 0;  // ggml_row_size(type_v, n_embd_v_gqa)
+  // K + V of one cell in one layer.
+  uint64_t bytes_per_cell_layer() const {
+    return checked_add(k_bytes_per_cell_layer, v_bytes_per_cell_layer, "KV bytes per cell");
+  }
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
   std::vector<KvPart> parts;  // by layer kind, in order of first appearance

@@ -67,6 +67,10 @@ inline double tb_of(uint64_t b) {
 inline double billions_of(uint64_t n) {
   return static_cast<double>(n) / 1e9;
 }
+// part / whole (a share of bytes, of parameters); 0 when whole is 0.
+inline double share_of(uint64_t part, uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 // Bits per element of `bytes` holding `elements` values; 0 without elements.
 inline double bits_per_element(uint64_t bytes, uint64_t elements) {
   return elements ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;

@@ -82,11 +82,9 @@ std::string render_model_file_table(const ModelFile& f) {
   o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9} {:>6} {:>6}\n", "type", "tensors", "elements",
                    "bytes", "GiB", "bpw", "share");
   for (const auto& u : f.histogram)
-    o += fmt::format(
-        "{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name, u.n_tensors,
-        group(u.n_elements), group(u.bytes), gib_of(u.bytes),
-        bits_per_element(u.bytes, u.n_elements),
-        w.bytes ? 100.0 * static_cast<double>(u.bytes) / static_cast<double>(w.bytes) : 0.0);
+    o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name,
+                     u.n_tensors, group(u.n_elements), group(u.bytes), gib_of(u.bytes),
+                     bits_per_element(u.bytes, u.n_elements), 100.0 * share_of(u.bytes, w.bytes));
   if (!f.notes.empty()) {
     o += "\nNotes\n";
     for (const auto& n : f.notes) o += "  - " + n + "\n";

@@ -105,9 +105,8 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     rows.push_back({"vision tower (mmproj)", vision,
                     fmt::format("{} params, F16 (a separate mmproj file in llama.cpp)",
                                 billions(e.weights.vision_params))});
-  std::string kv =
-      fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
-                  e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
+  std::string kv = fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full),
+                               e.kv.n_layer_full, e.kv.bytes_per_cell_layer());
   if (e.kv.n_layer_swa)
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
