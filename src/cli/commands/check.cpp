@@ -328,8 +328,13 @@ class PlanCache {
   // check -f json: a plan's report (render_json, ~16 KB, most of check's time) depends only on
   // its request, so plans with the same settings share the text: the key is everything plan()
   // and make_report() read (the planner's settings, the model as written and its quantization as
-  // typed, the GPU with its price, context and count). Bounded: forgotten past kMaxReports.
-  const std::string& report(const PlanInput& in, const std::function<std::string()>& render) {
+  // typed, the GPU with its price, context and count). Bounded: forgotten past kMaxReports. Each
+  // text rendered gets a new id (> 0): plans with the same id have the same text.
+  struct Text {
+    std::string json;
+    uint64_t id = 0;
+  };
+  const Text& report(const PlanInput& in, const std::function<std::string()>& render) {
     const PlanRequest& q = in.rq->request;
     const GpuSpec& g = *q.gpu;
     std::string key = fmt::format(
@@ -339,12 +344,13 @@ class PlanCache {
     auto it = reports_.find(key);
     if (it != reports_.end()) return it->second;
     if (reports_.size() >= kMaxReports) reports_.clear();
-    return reports_.emplace(std::move(key), render()).first->second;
+    return reports_.emplace(std::move(key), Text{render(), ++rendered_}).first->second;
   }
 
  private:
-  static constexpr size_t kMaxReports = 1024;
-  std::map<std::string, std::string> reports_;
+  static constexpr size_t kMaxReports = 2048;  // ~16 KB each
+  std::map<std::string, Text> reports_;
+  uint64_t rendered_ = 0;
   static constexpr size_t kMaxPlanners = 64;
   static constexpr uint64_t kForgetEvery = 4096;
   struct Entry {
@@ -369,8 +375,13 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  if (with_report)
-    res.report_json = cache ? cache->report(in, [&] { return render_json(r); }) : render_json(r);
+  if (with_report && cache) {
+    const auto& t = cache->report(in, [&] { return render_json(r); });
+    res.report_json = t.json;
+    res.report_id = t.id;
+  } else if (with_report) {
+    res.report_json = render_json(r);
+  }
   const GpuPlan& p = *r.gpu;
   const auto& c = r.config;
   const std::string usable = gib_short(p.gpu.usable_bytes());
@@ -509,15 +520,14 @@ void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanRes
     throw InputError(std::string("check: cannot ") + what + " a temporary file (" +
                      std::strerror(errno ? errno : EIO) + ")");
   };
-  // Each plan's report as it goes in the document (indented), stored once per distinct text:
-  // plans with the same settings (the report cache's hits) point at the same bytes.
-  std::vector<std::pair<uint64_t, uint64_t>> at;  // each plan's report: offset, length
-  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> seen;  // report -> its bytes
-  constexpr size_t kMaxSeen = 256;
+  // Each plan's report as it goes in the document (indented), stored once per rendered text:
+  // plans with the same settings (the report cache's hits, same report_id) point at the same bytes.
+  std::vector<std::pair<uint64_t, uint64_t>> at;                     // each plan's: offset, length
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> seen;  // report_id -> its bytes
   uint64_t size = 0;
   std::string text;
   check_plans_each(o, cat, true, [&](PlanResult&& r) {
-    auto it = seen.find(r.report_json);
+    auto it = r.report_id ? seen.find(r.report_id) : seen.end();
     if (it == seen.end()) {
       text.clear();
       check_json_report(r.report_json, [&](std::string_view t) { text += t; });
@@ -526,8 +536,9 @@ void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanRes
       } else {
         spool.mem += text;
       }
-      if (seen.size() >= kMaxSeen) seen.clear();
-      it = seen.emplace(std::move(r.report_json), std::pair{size, uint64_t{text.size()}}).first;
+      it = seen.emplace(r.report_id ? r.report_id : ~uint64_t{0} - at.size(),
+                        std::pair{size, uint64_t{text.size()}})
+               .first;
       size += text.size();
     }
     at.push_back(it->second);

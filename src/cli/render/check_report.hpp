@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ struct PlanResult {
   std::string summary;  // what the plan holds, for the PASS line
   std::vector<PlanFailure> failures;
   std::string report_json;  // the main command's JSON for the plan
+  uint64_t report_id = 0;   // plans of one run with the same id have the same report_json; 0: none
   bool pass() const { return failures.empty(); }
   // "PASS name (file#/plans/0): ..." or "FAIL name (...): reason; reason"
   std::string line() const;
