@@ -18,6 +18,7 @@
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
+#include "probe_models.hpp"
 #include "serving_cases.hpp"
 
 using json = nlohmann::json;
@@ -205,6 +206,66 @@ int main(int argc, char** argv) {
   cats.push_back(kv);
   cats.push_back(mb);
   cats.push_back(cb);
+
+  // 3b. The 2025-2026 architectures: every run llama.cpp itself made on shape-only GGUFs of them
+  // (tests/data/llamacpp_measured_2026.json, the CPU build of llama.cpp de3ff815), KV cache,
+  // recurrent state and compute buffer apart.
+  Category pkv{"KV cache (llama.cpp probe, 2026 architectures)", {}, {}},
+      prs{"recurrent state (llama.cpp probe, 2026 architectures)", {}, {}},
+      pcb{"compute buffer (llama.cpp CPU probe, 2026 architectures)", {}, {}};
+  const json probe = load(data + "/llamacpp_measured_2026.json");
+  for (const auto& entry : probe["models"]) {
+    const std::string id = entry["id"];
+    const auto m = test::probe_model(entry);
+    if (!m || !test::probe_mismatch(entry, *m).empty()) {
+      excluded.push_back(id + " (llama.cpp probe): no llmsize description of this shape");
+      continue;
+    }
+    for (const auto& r : entry["runs"]) {
+      if (!r["ok"].get<bool>()) continue;
+      const auto p = test::probe_run(*m, id, r);
+      // llama.cpp prints MiB with 2 decimals: KV and state are compared as printed.
+      const auto printed = [](uint64_t b) {
+        return std::round(static_cast<double>(b) / kMiB * 100) / 100;
+      };
+      if (p.kv_mib > 0) {
+        pkv.rows.push_back({p.label, printed(p.kv.total_bytes()), p.kv_mib});
+        // Peer: full-attention KV of every layer (no SWA, no recurrent layers, no MLA latent).
+        pkv.peers["2 x n_layer x n_head_kv x head_dim x ctx x bytes"].push_back(
+            {p.label,
+             2.0 * m->n_layer * m->n_head_kv * m->n_embd_head_k * p.n_ctx *
+                 (p.kv_type == TensorType::Q8_0 ? 34.0 / 32 : 2) / kMiB,
+             p.kv_mib});
+      }
+      if (p.rs_mib > 0) prs.rows.push_back({p.label, printed(p.rs.total_bytes()), p.rs_mib});
+      pcb.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
+      pcb.peers["legacy formula (n_kv = full cells)"].push_back(
+          {p.label,
+           static_cast<double>(
+               compute_buffer(*m, p.kv.cells_full, std::min(512u, p.n_ctx), p.flash_attn).bytes()) /
+               kMiB,
+           p.compute_mib});
+    }
+  }
+  cats.push_back(pkv);
+  cats.push_back(prs);
+  cats.push_back(pcb);
+
+  // 3c. Public llama.cpp logs of 2025-2026 models (tests/data/measured_memory_2026.json): the
+  // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792).
+  Category pub{"recurrent state (public llama.cpp logs, 2026)", {}, {}};
+  const json pub26 = load(data + "/measured_memory_2026.json");
+  for (const auto& rec : pub26["records"]) {
+    const auto& meas = rec["measurements_mib"];
+    if (!meas.contains("rs_total") || rec["n_seq"].is_null()) continue;
+    const auto& m = cat.find_model("qwen3.6-27b")->spec;
+    const auto rs = recurrent_state(m, rec["n_seq"].get<uint32_t>());
+    pub.rows.push_back(
+        {rec["id"].get<std::string>() + " (" + rec["source"].get<std::string>() + ")",
+         std::round(static_cast<double>(rs.total_bytes()) / kMiB * 100) / 100,
+         meas["rs_total"].get<double>()});
+  }
+  cats.push_back(pub);
 
   // 4. Decode speed vs llama.cpp measurements.
   Category sp{"decode speed (llama.cpp tg)", {}, {}};

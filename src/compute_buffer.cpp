@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "llmsize/checked.hpp"
+#include "llmsize/layers.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -10,13 +11,16 @@ namespace llmsize {
 uint64_t ComputeBuffer::bytes() const {
   return summed ? checked_add(checked_add(output_bytes, attention_bytes, "compute buffer bytes"),
                               ffn_bytes, "compute buffer bytes")
-                : std::max({output_bytes, attention_bytes, ffn_bytes});
+                : std::max({output_bytes, attention_bytes, ffn_bytes, recurrent_bytes});
 }
 
 const char* ComputeBuffer::peak() const {
   if (summed) return "sum";
   const uint64_t b = bytes();
-  return b == attention_bytes ? "attention" : b == output_bytes ? "output" : "ffn";
+  return b == attention_bytes ? "attention"
+         : b == output_bytes  ? "output"
+         : b == ffn_bytes     ? "ffn"
+                              : "recurrent";
 }
 
 ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatch,
@@ -38,6 +42,104 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
     n_ff = std::max<uint64_t>(n_ff, uint64_t{m.n_ff_exp} * m.n_expert_used + m.n_ff_shexp);
   c.ffn_bytes = checked_mul(kF32 * ub, 2 * n_ff + 2 * n_embd);
   return c;
+}
+
+namespace {
+
+// The KV cells per stream a layer of kind k attends over: the SWA / chunk cache's or the base's.
+uint64_t cells_of(const LayerKind& k, const KvCache& kv) {
+  if (k.attn == AttnKind::swa || k.attn == AttnKind::chunked) {
+    for (const auto& p : kv.parts)
+      if (p.attn == k.attn && p.n_swa == k.n_swa && !p.indexer) return p.cells;
+    return kv.cells_swa ? kv.cells_swa : kv.cells_full;
+  }
+  return kv.cells_full;
+}
+
+}  // namespace
+
+ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c) {
+  const uint64_t n_seq = std::max<uint32_t>(1, c.n_seq);
+  if (m.layer_kinds.empty() && !m.is_mla())
+    return compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
+  constexpr uint64_t kF32 = 4;
+  // graph_reserve rounds n_tokens up to a multiple of n_seqs.
+  const uint64_t t = pad_to(std::max<uint32_t>(1, c.n_ubatch), n_seq);
+  const uint64_t row = kF32 * t;  // one F32 value per token
+  const uint64_t n_embd = m.n_embd;
+  const auto groups = layer_groups(m);
+
+  // Masks: one per distinct cell count of the attention layers (the base cache and the SWA one).
+  std::vector<uint64_t> mask_cells;
+  uint64_t v_idx = 0;  // V row indices, per cache, without flash attention
+  std::vector<std::pair<uint64_t, uint64_t>> v_caches;  // (cells, widest n_embd_v_gqa)
+  for (const auto& g : groups) {
+    const LayerKind& k = g.kind;
+    if (k.attn == AttnKind::none) continue;
+    const uint64_t cells = cells_of(k, kv);
+    if (std::find(mask_cells.begin(), mask_cells.end(), cells) == mask_cells.end())
+      mask_cells.push_back(cells);
+    if (k.attn != AttnKind::mla && !k.kv_single && k.has_kv()) {
+      const uint64_t w = uint64_t{k.n_head_kv} * k.n_embd_head_v;
+      auto it = std::find_if(v_caches.begin(), v_caches.end(),
+                             [&](const auto& v) { return v.first == cells; });
+      if (it == v_caches.end())
+        v_caches.push_back({cells, w});
+      else
+        it->second = std::max(it->second, w);
+    }
+  }
+  ComputeBuffer cb;
+  const uint64_t mask_type = c.flash_attn ? 2 : 4;
+  for (uint64_t cells : mask_cells)
+    cb.mask_bytes = checked_add(cb.mask_bytes, checked_mul(checked_mul(cells, t), mask_type));
+  if (!c.flash_attn)
+    for (const auto& v : v_caches) v_idx = checked_add(v_idx, checked_mul(8 * t, v.second));
+  const uint64_t masks = cb.mask_bytes;
+
+  cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd), masks / 8 * 3,
+                                "compute buffer bytes");
+  for (const auto& g : groups) {
+    const LayerKind& k = g.kind;
+    if (k.attn != AttnKind::none) {
+      const bool mla = k.attn == AttnKind::mla;
+      const uint64_t cells = cells_of(k, kv);
+      const uint64_t head_k = mla ? uint64_t{m.kv_lora_rank} + m.n_rot : k.n_embd_head_k;
+      const uint64_t q = checked_mul(checked_mul(row, k.n_head), head_k) * (k.gated_q ? 3 : 1);
+      uint64_t a = checked_add(masks, 2 * n_embd * row);
+      if (c.flash_attn) {
+        a = checked_add(a, 2 * q);
+      } else {
+        const uint64_t kq = checked_mul(checked_mul(row, k.n_head), cells);
+        a = checked_add(checked_add(a, kq), checked_add(q, v_idx));
+        if (mla)  // v_cont, and the hole of the absorbed q_nope (n_head x kv_lora_rank)
+          a = checked_add(
+              checked_add(a, checked_mul(row_size(c.type_k, m.kv_lora_rank), cells * n_seq)),
+              checked_mul(checked_mul(row, k.n_head), m.kv_lora_rank));
+      }
+      cb.attention_bytes = std::max(cb.attention_bytes, a);
+    }
+    if (k.ffn == FfnKind::dense && k.n_ff) {
+      const uint64_t f = checked_add(masks, checked_mul(row, 3ull * k.n_ff + 2 * n_embd));
+      cb.ffn_bytes = std::max(cb.ffn_bytes, f);
+    } else if (k.ffn == FfnKind::moe) {
+      const uint64_t per = std::max<uint64_t>(3ull * m.n_ff_exp, uint64_t{m.n_ff_exp} + n_embd);
+      const uint64_t f = checked_add(
+          masks,
+          checked_mul(row, checked_mul(uint64_t{m.n_expert_used}, per) + m.n_expert + 3 * n_embd));
+      cb.ffn_bytes = std::max(cb.ffn_bytes, f);
+    }
+    if (k.state == StateKind::mamba2) {
+      const SsmSpec& s = m.ssm;
+      const uint64_t bc = 2ull * s.n_group * s.d_state;
+      const uint64_t cols = 2ull * s.d_inner + bc + s.dt_rank + (uint64_t{s.d_inner} + bc) +
+                            2ull * s.d_inner + 2 * n_embd;
+      const uint64_t r = checked_add(checked_add(masks, checked_mul(row, cols)),
+                                     checked_mul(checked_mul(kF32 * s.d_state, s.d_inner), n_seq));
+      cb.recurrent_bytes = std::max(cb.recurrent_bytes, r);
+    }
+  }
+  return cb;
 }
 
 ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows) {

@@ -147,7 +147,7 @@ void derive_state(const Estimate& e, const ModelSpec& m, const RunConfig&, const
 }
 
 // --explain: the compute buffer per GPU and the activations of all GPUs.
-void derive_compute(const Estimate& e, const ModelSpec&, const RunConfig& c,
+void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
                     const EngineProfile& ep, std::vector<Derivation>& d) {
   {
     const auto& cb = e.compute;
@@ -163,6 +163,22 @@ void derive_compute(const Estimate& e, const ModelSpec&, const RunConfig& c,
                (c.engine == Engine::vllm
                     ? std::to_string(ep.max_num_batched_tokens) + " (max_num_batched_tokens)"
                     : std::to_string(uint64_t{c.kv.n_ctx} * c.kv.n_seq) + " (the whole context)"),
+           bytes_str(cb.bytes())});
+    else if (!m.layer_kinds.empty() || m.is_mla())
+      d.push_back(
+          {"compute buffer per GPU",
+           std::string("llama.cpp graph reserve (per layer kind, n_tokens = n_ubatch): KQ masks ") +
+               mib_str(cb.mask_bytes) + " live through the layers; max(output logits 4 x " +
+               "n_tokens x n_vocab + 3 n_embd rows + 3/8 of the masks = " +
+               mib_str(cb.output_bytes) + ", attention " +
+               (c.flash_attn ? "(flash) masks + 2 Q + 2 rows"
+                             : "KQ 4 x n_head x n_kv x n_tokens + masks + Q + V indices + 2 rows") +
+               " = " + mib_str(cb.attention_bytes) + ", ffn masks + gate/up/act (MoE: " +
+               "n_expert_used experts) + rows = " + mib_str(cb.ffn_bytes) +
+               (cb.recurrent_bytes
+                    ? ", Mamba2 in-projection + scan = " + mib_str(cb.recurrent_bytes)
+                    : std::string()) +
+               "); peak: " + cb.peak(),
            bytes_str(cb.bytes())});
     else
       d.push_back(
@@ -277,6 +293,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   }
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
+  kvc.flash_attn = c.flash_attn || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama);
   // Embedding and rerank runs: n_seq documents of n_ctx tokens each, encoded in one pass and
   // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
   // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.
@@ -301,8 +318,11 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   switch (c.engine) {
     case Engine::llama_cpp:
     case Engine::ollama:
-      e.compute = compute_buffer(cm, m.is_encoder() ? ubatch : e.kv.cells_full,
-                                 static_cast<uint32_t>(ubatch), c.flash_attn);
+      e.compute = m.is_encoder()
+                      ? compute_buffer(cm, ubatch, static_cast<uint32_t>(ubatch), c.flash_attn)
+                      : compute_buffer(m, e.kv,
+                                       ComputeConfig{static_cast<uint32_t>(ubatch), c.kv.n_seq,
+                                                     c.flash_attn, c.kv.type_k});
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
                         // sampled (a pooling model samples nothing)

@@ -99,6 +99,20 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
       add(ix, g.n_layer);
     }
   }
+  // Without flash attention V is stored transposed and every layer's V row is the widest of the
+  // model (llama.cpp de3ff815 src/llama-kv-cache.cpp [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa =
+  // v_trans ? hparams.n_embd_v_gqa_max() : n_embd_v_gqa(il)): Gemma 4's global layers (4 x 512)
+  // get the 16 x 256 of its SWA layers.
+  if (!c.flash_attn) {
+    uint32_t v_max = 0;
+    for (const auto& p : r.parts)
+      if (!p.indexer && !p.compress_ratio) v_max = std::max(v_max, p.n_embd_v);
+    for (auto& p : r.parts)
+      if (p.n_embd_v && p.n_embd_v != v_max && !p.indexer && !p.compress_ratio) {
+        p.n_embd_v = v_max;
+        p.v_row_bytes = row_size(c.type_v, v_max);
+      }
+  }
   // Bytes = n_seq x cells x layers x (K row + V row), per part.
   for (auto& p : r.parts) {
     const uint64_t cell_layers = checked_mul(p.cells, p.n_layer);

@@ -37,6 +37,7 @@ void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds) {
     c.count = static_cast<uint32_t>(std::ceil(p.amps / c.continuous_a));
   }
   p.heat_btu_per_h = p.wall_w * kBtuPerHourPerWatt;
+  p.needs_room_cooling = p.wall_w > kOfficeCoolingW;
   p.circuit.feeds = feeds;
 }
 
@@ -52,6 +53,7 @@ PowerPlan plan_power(const PowerInput& in) {
   p.peak_w = p.gpu_w + p.cpu_w + p.ram_w + p.drives_w + p.board_fans_w;
 
   const double rating = p.peak_w / kPsuMaxLoad;
+  p.psu_rating_w = rating;
   if (in.platform == Platform::server) {
     // Redundant modules: N modules carry the load, one more for redundancy (N+1).
     double module = kServerPsuW[sizeof kServerPsuW / sizeof kServerPsuW[0] - 1];

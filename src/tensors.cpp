@@ -171,6 +171,17 @@ bool is_routed_expert(TensorRole r) {
 
 std::vector<TensorDesc> layered_tensors(const ModelSpec& m);
 
+// Widths of the attention projections: q (n_head x n_embd_head_k), the output projection's input
+// (n_head x n_embd_head_v), k and v (n_head_kv x the head sizes).
+struct AttnWidths {
+  explicit AttnWidths(const ModelSpec& m)
+      : q(uint64_t{m.n_head} * m.n_embd_head_k),
+        kq_out(uint64_t{m.n_head} * m.n_embd_head_v),
+        k(uint64_t{m.n_head_kv} * m.n_embd_head_k),
+        v(uint64_t{m.n_head_kv} * m.n_embd_head_v) {}
+  uint64_t q, kq_out, k, v;
+};
+
 // llama.cpp src/models/bert.cpp llama_model_bert::load_arch_tensors (LLM_ARCH_BERT): token,
 // token-type and learned position embeddings, an embedding LayerNorm, q/k/v/o with biases,
 // post-attention and post-FFN LayerNorms, a GELU MLP with biases; no output head. A
@@ -179,10 +190,7 @@ std::vector<TensorDesc> layered_tensors(const ModelSpec& m);
 // classifier.out_proj to them and drops the pooler).
 void bert_tensors(const ModelSpec& m, Builder& b) {
   const uint64_t n_embd = m.n_embd;
-  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
-  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
-  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
-  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  const AttnWidths a(m);
   b.t2(R::token_embd, n_embd, m.n_vocab);
   if (m.n_token_types) b.t2(R::token_types, n_embd, m.n_token_types);
   b.t2(R::position_embd, n_embd, m.n_ctx_train);
@@ -196,13 +204,13 @@ void bert_tensors(const ModelSpec& m, Builder& b) {
   b.t1(R::token_embd_norm, n_embd, true);
   for (uint32_t il = 0; il < m.n_layer; ++il) {
     b.at(static_cast<int32_t>(il));
-    b.t2(R::attn_q, n_embd, n_q);
-    b.t1(R::attn_q, n_q, true);
-    b.t2(R::attn_k, n_embd, n_k);
-    b.t1(R::attn_k, n_k, true);
-    b.t2(R::attn_v, n_embd, n_v);
-    b.t1(R::attn_v, n_v, true);
-    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t2(R::attn_q, n_embd, a.q);
+    b.t1(R::attn_q, a.q, true);
+    b.t2(R::attn_k, n_embd, a.k);
+    b.t1(R::attn_k, a.k, true);
+    b.t2(R::attn_v, n_embd, a.v);
+    b.t1(R::attn_v, a.v, true);
+    b.t2(R::attn_output, a.kq_out, n_embd);
     b.t1(R::attn_output, n_embd, true);
     b.t1(R::attn_output_norm, n_embd);
     b.t1(R::attn_output_norm, n_embd, true);
@@ -218,10 +226,7 @@ void bert_tensors(const ModelSpec& m, Builder& b) {
 // GPTBigCode (llama.cpp LLM_ARCH_STARCODER): LayerNorms and every linear layer carry biases.
 void starcoder_tensors(const ModelSpec& m, Builder& b) {
   const uint64_t n_embd = m.n_embd;
-  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
-  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
-  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
-  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  const AttnWidths a(m);
   // llama-model.cpp LLM_ARCH_STARCODER: tok + learned position embeddings, biased LayerNorms,
   // fused QKV (MQA), GELU MLP, every linear layer with a bias.
   b.t2(R::token_embd, n_embd, m.n_vocab);
@@ -233,9 +238,9 @@ void starcoder_tensors(const ModelSpec& m, Builder& b) {
     b.at(static_cast<int32_t>(il));
     b.t1(R::attn_norm, n_embd);
     b.t1(R::attn_norm, n_embd, true);
-    b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
-    b.t1(R::attn_qkv, n_q + n_k + n_v, true);
-    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t2(R::attn_qkv, n_embd, a.q + a.k + a.v);
+    b.t1(R::attn_qkv, a.q + a.k + a.v, true);
+    b.t2(R::attn_output, a.kq_out, n_embd);
     b.t1(R::attn_output, n_embd, true);
     b.t1(R::ffn_norm, n_embd);
     b.t1(R::ffn_norm, n_embd, true);
@@ -253,10 +258,7 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   v.reserve(16 + size_t{m.n_layer} * 20);
   Builder b(v);
   const uint64_t n_embd = m.n_embd;
-  const uint64_t n_q = uint64_t{m.n_head} * m.n_embd_head_k;
-  const uint64_t n_kq_out = uint64_t{m.n_head} * m.n_embd_head_v;
-  const uint64_t n_k = uint64_t{m.n_head_kv} * m.n_embd_head_k;
-  const uint64_t n_v = uint64_t{m.n_head_kv} * m.n_embd_head_v;
+  const AttnWidths a(m);
   const bool falcon = m.arch == Arch::falcon;
 
   b.at(-1);
@@ -301,26 +303,26 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
       if (m.q_lora_rank > 0) {
         b.t2(R::attn_q_a, n_embd, m.q_lora_rank);
         b.t1(R::attn_q_a_norm, m.q_lora_rank);
-        b.t2(R::attn_q_b, m.q_lora_rank, n_q);
+        b.t2(R::attn_q_b, m.q_lora_rank, a.q);
       } else {
-        b.t2(R::attn_q, n_embd, n_q);
+        b.t2(R::attn_q, n_embd, a.q);
       }
       b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
       b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
       b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{m.n_head} * (n_nope + m.n_embd_head_v));
     } else if (m.arch == Arch::phi3 || falcon) {
-      b.t2(R::attn_qkv, n_embd, n_q + n_k + n_v);
+      b.t2(R::attn_qkv, n_embd, a.q + a.k + a.v);
     } else {
-      b.t2(R::attn_q, n_embd, n_q);
-      b.t2(R::attn_k, n_embd, n_k);
-      b.t2(R::attn_v, n_embd, n_v);
+      b.t2(R::attn_q, n_embd, a.q);
+      b.t2(R::attn_k, n_embd, a.k);
+      b.t2(R::attn_v, n_embd, a.v);
       if (m.qkv_bias) {
-        b.t1(R::attn_q, n_q, true);
-        b.t1(R::attn_k, n_k, true);
-        b.t1(R::attn_v, n_v, true);
+        b.t1(R::attn_q, a.q, true);
+        b.t1(R::attn_k, a.k, true);
+        b.t1(R::attn_v, a.v, true);
       }
     }
-    b.t2(R::attn_output, n_kq_out, n_embd);
+    b.t2(R::attn_output, a.kq_out, n_embd);
     if (m.arch == Arch::qwen3 || m.arch == Arch::qwen3moe || m.arch == Arch::qwen3vl ||
         m.arch == Arch::gemma3) {
       b.t1(R::attn_q_norm, m.n_embd_head_k);

@@ -92,8 +92,10 @@ TEST_CASE("power: peak, PSU at 80% load, amps at the mains, outlet, heat", "[pow
   CHECK(p.peak_w == Approx(714));
   CHECK(p.psu_w == 1000);  // 714 / 0.8 = 892.5 -> 1000 W
   CHECK(p.wall_w == Approx(714 / 0.92));
-  CHECK(p.amps == Approx(714 / 0.92 / 120));  // 6.47 A
-  CHECK(p.fits_outlet);                       // <= 12 A continuous on 120 V / 15 A
+  CHECK(p.amps == Approx(714 / 0.92 / 120));   // 6.47 A
+  CHECK(p.fits_outlet);                        // <= 12 A continuous on 120 V / 15 A
+  CHECK(p.psu_rating_w == Approx(714 / 0.8));  // 892.5 W before rounding to a sold size
+  CHECK_FALSE(p.needs_room_cooling);           // 776 W at the wall <= 1500 W
   CHECK(p.heat_btu_per_h == Approx(714 / 0.92 * 3.412));
   // Four 4090s at 80% on a workstation at 120 V: 4 x 360 + 350 + 40 + 24 + 100 = 1954 W
   in.n_gpus = 4;
@@ -104,6 +106,7 @@ TEST_CASE("power: peak, PSU at 80% load, amps at the mains, outlet, heat", "[pow
   CHECK(p.peak_w == Approx(1954));
   CHECK(p.amps == Approx(1954 / 0.92 / 120));  // 17.7 A: more than one outlet
   CHECK_FALSE(p.fits_outlet);
+  CHECK(p.needs_room_cooling);  // 1954 / 0.92 = 2124 W at the wall > 1500 W
   // 17.7 A > 20 A x 0.8: dedicated 30 A 208/240 V circuits, 24 A continuous each: ceil(17.7 / 24) =
   // 1 (worded in plan_test.cpp).
   CHECK(p.circuit.kind == CircuitKind::dedicated_circuits);

@@ -1,6 +1,7 @@
 // The estimate: weights, KV cache, compute buffers, runtime overhead and headroom, part by part.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -88,6 +89,8 @@ struct Weights {
     const uint64_t n = params - params_not_in_file;
     return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
   }
+  // The language model's parameters (without the vision tower).
+  uint64_t text_params() const { return params - std::min(vision_params, params); }
 };
 
 // Weights of model m under preset q. llama.cpp keeps token_embd in host memory and, for tied
@@ -126,6 +129,9 @@ struct Estimate {
   uint64_t total_bytes() const {
     return checked_add(subtotal_bytes(), headroom_bytes, "total bytes");
   }
+  // weights_bytes split: the vision tower (llama.cpp: its own mmproj file) and the rest.
+  uint64_t vision_weights_bytes() const { return std::min(weights.vision_bytes, weights_bytes); }
+  uint64_t text_weights_bytes() const { return weights_bytes - vision_weights_bytes(); }
   // Low-high range of the total from each part's measured error (bench/accuracy): weights
   // kWeightsError, KV and recurrent state exact, compute buffers kComputeError (llama.cpp) or
   // kTorchActivationError, overhead kOverheadError; headroom applied to each bound.

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "llmsize/units.hpp"
+
 namespace llmsize {
 
 struct GpuSpec {
@@ -45,6 +47,8 @@ struct GpuSpec {
   uint64_t usable_bytes() const {
     return static_cast<uint64_t>(static_cast<double>(memory_bytes) * memory_fraction);
   }
+  // Memory a model may use on `count` of them (checked).
+  uint64_t usable_bytes(uint32_t count) const { return checked_mul(usable_bytes(), count); }
 };
 
 }  // namespace llmsize

@@ -22,6 +22,9 @@ struct KvCacheConfig {
   TensorType type_v = TensorType::F16;
   uint32_t padding =
       kKvPadding;  // cell granularity: 256 (llama.cpp), 16 (vLLM block), 1 (transformers)
+  // llama.cpp without flash attention stores V transposed, each layer's V row padded to the
+  // model's widest (llama-kv-cache.cpp TAG_V_CACHE_VARIABLE); only llama.cpp engines set false.
+  bool flash_attn = true;
 };
 
 // The cache of the layers of one kind (full, SWA, chunked, MLA) with the same cells and rows.
@@ -48,6 +51,10 @@ struct KvCache {
   uint32_t n_layer_swa = 0;
   uint64_t k_bytes_per_cell_layer = 0;  // ggml_row_size(type_k, n_embd_k_gqa)
   uint64_t v_bytes_per_cell_layer = 0;  // ggml_row_size(type_v, n_embd_v_gqa)
+  // K + V of one cell in one layer.
+  uint64_t bytes_per_cell_layer() const {
+    return checked_add(k_bytes_per_cell_layer, v_bytes_per_cell_layer, "KV bytes per cell");
+  }
   uint64_t k_bytes = 0;
   uint64_t v_bytes = 0;
   std::vector<KvPart> parts;  // by layer kind, in order of first appearance

@@ -44,16 +44,18 @@ struct CircuitPlan {
 
 struct PowerPlan {
   double gpu_w = 0, cpu_w = 0, ram_w = 0, drives_w = 0, board_fans_w = 0;
-  double peak_w = 0;  // DC load at full tilt
-  double psu_w = 0;   // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
-  uint32_t psus = 1;  // servers: N+1 redundant
-  double wall_w = 0;  // AC draw at peak: peak / PSU efficiency
-  double amps = 0;    // at mains_v
+  double peak_w = 0;        // DC load at full tilt
+  double psu_rating_w = 0;  // the rating peak needs: peak / kPsuMaxLoad
+  double psu_w = 0;         // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
+  uint32_t psus = 1;        // servers: N+1 redundant
+  double wall_w = 0;        // AC draw at peak: peak / PSU efficiency
+  double amps = 0;          // at mains_v
   double mains_v = 0;
   double outlet_continuous_a = 0;  // what one ordinary outlet carries continuously
   bool fits_outlet = false;
   CircuitPlan circuit;
-  double heat_btu_per_h = 0;  // wall_w x 3.412
+  double heat_btu_per_h = 0;        // wall_w x 3.412
+  bool needs_room_cooling = false;  // wall_w above kOfficeCoolingW
   double energy_kwh_per_year = 0;
 };
 
@@ -68,6 +70,9 @@ constexpr double kDimmWatts = 5.0;
 constexpr double kNvmeWatts = 8.0;
 // The PSU's peak load is at most this share of its rating (80%, the usual sizing margin).
 constexpr double kPsuMaxLoad = 0.8;
+// Heat above which an office's air conditioning no longer keeps up and a server room or rack
+// cooling is planned (an assumption of llmsize's advice, as the checklist words it).
+constexpr double kOfficeCoolingW = 1500;
 // 1 W = 3.412 BTU/h.
 constexpr double kBtuPerHourPerWatt = 3.412;
 

@@ -43,6 +43,8 @@ struct MaxPower {
   double efficiency = 0;   // of the PSUs at full load
   double wall_w = 0;       // the machine's maximum at the wall
   double published_w = 0;  // the vendor's figure, 0 when unpublished
+  // How far wall_w is above (+) or below (-) the published figure, as a fraction; 0 unpublished.
+  double over_published() const { return published_w > 0 ? wall_w / published_w - 1 : 0; }
 };
 
 // Per-component maxima (vendor datasheets; see docs/formulas.md "Maximum system power").

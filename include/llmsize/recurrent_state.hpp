@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llmsize/model_spec.hpp"
+#include "llmsize/units.hpp"
 
 namespace llmsize {
 
@@ -19,6 +20,10 @@ struct RecurrentPart {
   uint64_t n_embd_r = 0;  // conv-state elements per sequence per layer
   uint64_t n_embd_s = 0;  // ssm-state elements per sequence per layer
   uint64_t bytes = 0;     // n_seq x n_layer x 4 x (n_embd_r + n_embd_s)
+  // One sequence's share: n_layer x 4 B (F32) x (n_embd_r + n_embd_s).
+  uint64_t bytes_per_seq() const {
+    return checked_mul(checked_mul(n_layer, 4), checked_add(n_embd_r, n_embd_s));
+  }
 };
 
 struct RecurrentState {

@@ -1,6 +1,7 @@
 // Units used across llmsize. Memory is binary (GiB), disks and bandwidth decimal (GB).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -54,6 +55,51 @@ inline double gib_of(uint64_t b) {
 }
 inline double gb_of(uint64_t b) {
   return static_cast<double>(b) / static_cast<double>(kGB);
+}
+inline double mib_of(uint64_t b) {
+  return static_cast<double>(b) / static_cast<double>(kMiB);
+}
+// Decimal terabytes (disks).
+inline double tb_of(uint64_t b) {
+  return static_cast<double>(b) / 1e12;
+}
+// A count (parameters, tokens) in billions: 8,030,261,248 -> 8.03.
+inline double billions_of(uint64_t n) {
+  return static_cast<double>(n) / 1e9;
+}
+// part / whole (a share of bytes, of parameters); 0 when whole is 0.
+inline double share_of(uint64_t part, uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+// Bits per element of `bytes` holding `elements` values; 0 without elements.
+inline double bits_per_element(uint64_t bytes, uint64_t elements) {
+  return elements ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;
+}
+
+// Seconds from milliseconds (--ttft-ms, --tpot-ms) and back, for display.
+constexpr double seconds_of_ms(double ms) {
+  return ms / 1000;
+}
+constexpr double ms_of(double s) {
+  return s * 1000;
+}
+
+// A size given in MiB, GiB or decimal GB (a flag, a budget) as whole bytes, rounded to the
+// nearest. REQUIRES: x >= 0; OverflowError when the bytes do not fit in 64 bits.
+inline uint64_t bytes_of(double x, uint64_t unit) {
+  const double b = std::round(x * static_cast<double>(unit));
+  if (!(b >= 0) || b >= 18446744073709551616.0)  // NaN, negative, or 2^64 and up
+    throw OverflowError("byte count overflows 64 bits");
+  return static_cast<uint64_t>(b);
+}
+inline uint64_t bytes_of_mib(double mib) {
+  return bytes_of(mib, kMiB);
+}
+inline uint64_t bytes_of_gib(double gib) {
+  return bytes_of(gib, kGiB);
+}
+inline uint64_t bytes_of_gb(double gb) {
+  return bytes_of(gb, kGB);
 }
 
 // 1234567 -> "1,234,567": thousands grouped, for derivations and tables.

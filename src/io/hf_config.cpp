@@ -342,6 +342,28 @@ class Family {
                "unknown layer type \"" + types[il] + "\"; expected one of " + list);
       }
   }
+  // DeepSeek-style experts: intermediate_size dense layers for the first first_k_dense_replace,
+  // n_routed_experts of moe_intermediate_size and n_shared_experts (default `n_shared`) of it.
+  void deepseek_experts(uint32_t n_shared) {
+    m.n_ff = r.u32("intermediate_size");
+    moe_common({"n_routed_experts", "num_experts"});
+    m.n_ff_exp = r.u32("moe_intermediate_size");
+    m.n_expert_shared = r.u32("n_shared_experts", false, n_shared);
+    m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
+    m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  }
+  // n_layer_dense_lead dense layers (n_ff wide), then MoE layers, all with the attention of `k`.
+  void dense_lead_then_moe(const LayerKind& k) {
+    const uint32_t lead = std::min(m.n_layer_dense_lead, n);
+    auto kind = [&](bool moe_layer) {
+      LayerKind x = k;
+      x.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
+      x.n_ff = moe_layer ? 0 : m.n_ff;
+      return x;
+    };
+    append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
+    append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
+  }
   // The experts and the experts each token uses, under any of their names.
   void moe_common(std::initializer_list<const char*> n_expert_keys) {
     m.n_expert = r.u32_any(n_expert_keys, true);
@@ -547,12 +569,7 @@ void Family::llama4() {
 // cached per token per layer beside the MLA latent.
 void Family::deepseek_dsa() {
   m.arch = family == "glm_moe_dsa" ? Arch::glm_dsa : Arch::deepseek32;
-  m.n_ff = r.u32("intermediate_size");
-  moe_common({"n_routed_experts", "num_experts"});
-  m.n_ff_exp = r.u32("moe_intermediate_size");
-  m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
-  m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  deepseek_experts(0);
   m.q_lora_rank = r.u32("q_lora_rank");
   m.kv_lora_rank = r.u32("kv_lora_rank");
   m.n_rot = r.u32("qk_rope_head_dim");
@@ -563,28 +580,16 @@ void Family::deepseek_dsa() {
   // GLM-5 keeps its MTP layer in the GGUF (convert_hf_to_gguf.py GlmMoeDsaModel).
   // DeepSeek-V3.2 carries it in the checkpoint like V3 (model.layers.61).
   m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
-  const uint32_t lead = std::min(m.n_layer_dense_lead, n);
-  auto kind = [&](bool moe_layer) {
-    LayerKind k = attn(AttnKind::mla);
-    k.n_indexer_k = m.n_indexer_head_dim;
-    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-    k.n_ff = moe_layer ? 0 : m.n_ff;
-    return k;
-  };
-  append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
-  append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
+  LayerKind k = attn(AttnKind::mla);
+  k.n_indexer_k = m.n_indexer_head_dim;
+  dense_lead_then_moe(k);
 }
 
 // GLM-4.5/4.6/4.7 (llama.cpp glm4moe): leading dense layers, MoE with one shared expert and
 // expert-bias routing, biased q/k/v, and the MTP layer(s) kept in the GGUF.
 void Family::glm4_moe() {
   m.arch = Arch::glm4moe;
-  m.n_ff = r.u32("intermediate_size");
-  moe_common({"n_routed_experts", "num_experts"});
-  m.n_ff_exp = r.u32("moe_intermediate_size");
-  m.n_expert_shared = r.u32("n_shared_experts", false, 1);
-  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
-  m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
+  deepseek_experts(1);
   m.qkv_bias = r.boolean("attention_bias", false);
   m.qk_norm = r.boolean("use_qk_norm", false);
   m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
@@ -593,15 +598,7 @@ void Family::glm4_moe() {
   // = 356,785,898,816 + 2 x 151,552 x 5,120); convert_hf_to_gguf.py keeps them as
   // blk.N.nextn.embed_tokens / nextn.shared_head_head.
   m.nextn_embeddings = m.n_layer_nextn > 0;
-  const uint32_t lead = std::min(m.n_layer_dense_lead, n);
-  auto kind = [&](bool moe_layer) {
-    LayerKind k = attn(AttnKind::full);
-    k.ffn = moe_layer ? FfnKind::moe : FfnKind::dense;
-    k.n_ff = moe_layer ? 0 : m.n_ff;
-    return k;
-  };
-  append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
-  append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
+  dense_lead_then_moe(attn(AttnKind::full));
 }
 
 // MiniMax-M2 (llama.cpp minimax-m2): full attention with q/k norms over all heads, MoE

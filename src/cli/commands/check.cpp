@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "cli/commands/estimate.hpp"
 #include "cli/options/request.hpp"
@@ -137,13 +139,13 @@ std::string usd(double v) {
 
 // GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
 std::string gib_short(uint64_t b) {
-  const double g = static_cast<double>(b) / static_cast<double>(kGiB);
+  const double g = gib_of(b);
   const std::string s = fmt::format("{:.1f}", g);
   return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
 }
 
 std::string gib1(uint64_t b) {
-  return fmt::format("{:.1f}", static_cast<double>(b) / static_cast<double>(kGiB));
+  return fmt::format("{:.1f}", gib_of(b));
 }
 
 // A plan file's text (io::read_text_input: a regular file of at most 64 MiB), an unopenable one
@@ -420,15 +422,13 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
       if (!r.host)
         throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
                          " is a whole computer: llmsize plans no separate system RAM");
-      const double need =
-          static_cast<double>(r.host->ram.required_bytes) / static_cast<double>(kGiB);
-      res.summary += fmt::format(", {} GiB RAM", gib_short(r.host->ram.required_bytes));
-      if (need > b)
-        res.failures.push_back({"ram",
-                                fmt::format("system RAM {} GiB needed > budget {} GiB",
-                                            gib_short(r.host->ram.required_bytes), num(b)),
-                                "", static_cast<double>(r.host->ram.required_bytes),
-                                b * static_cast<double>(kGiB), "bytes"});
+      const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
+      res.summary += fmt::format(", {} GiB RAM", gib_short(need));
+      if (need > budget)
+        res.failures.push_back(
+            {"ram",
+             fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(need), num(b)), "",
+             static_cast<double>(need), static_cast<double>(budget), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
@@ -515,43 +515,58 @@ void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanRes
       if (f) std::fclose(f);
     }
   } spool;
-  std::vector<std::pair<uint64_t, uint64_t>> at;  // each report's offset and length in the spool
+  const auto spool_failed = [](const char* what) {
+    throw InputError(std::string("check: cannot ") + what + " a temporary file (" +
+                     std::strerror(errno ? errno : EIO) + ")");
+  };
+  // Each plan's report as it goes in the document (indented), stored once per distinct text:
+  // plans with the same settings (the report cache's hits) point at the same bytes.
+  std::vector<std::pair<uint64_t, uint64_t>> at;  // each plan's report: offset, length
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> seen;  // report -> its bytes
+  constexpr size_t kMaxSeen = 256;
   uint64_t size = 0;
+  std::string text;
   check_plans_each(o, cat, true, [&](PlanResult&& r) {
-    const std::string& t = r.report_json;
-    if (spool.f) {
-      if (std::fwrite(t.data(), 1, t.size(), spool.f) != t.size())
-        throw InputError(std::string("check: cannot write a temporary file (") +
-                         std::strerror(errno ? errno : EIO) + ")");
-    } else {
-      spool.mem += t;
+    auto it = seen.find(r.report_json);
+    if (it == seen.end()) {
+      text.clear();
+      check_json_report(r.report_json, [&](std::string_view t) { text += t; });
+      if (spool.f) {
+        if (std::fwrite(text.data(), 1, text.size(), spool.f) != text.size()) spool_failed("write");
+      } else {
+        spool.mem += text;
+      }
+      if (seen.size() >= kMaxSeen) seen.clear();
+      it = seen.emplace(std::move(r.report_json), std::pair{size, uint64_t{text.size()}}).first;
+      size += text.size();
     }
-    at.emplace_back(size, t.size());
-    size += t.size();
-    r.report_json.clear();
-    r.report_json.shrink_to_fit();
+    at.push_back(it->second);
+    std::string().swap(r.report_json);  // frees it (assigning "" would keep the 16 KB buffer)
     results.push_back(std::move(r));
   });
-  if (spool.f && (std::fflush(spool.f) != 0 || std::fseek(spool.f, 0, SEEK_SET) != 0))
-    throw InputError(std::string("check: cannot read back a temporary file (") +
-                     std::strerror(errno ? errno : EIO) + ")");
+  seen.clear();
+  if (spool.f && std::fflush(spool.f) != 0) spool_failed("write");
   before_output();
   size_t failed = 0;
   for (const auto& r : results) failed += !r.pass();
   errno = 0;
   write_stdout(check_json_head(results.size() - failed, failed));
-  std::string report;
+  uint64_t loaded = UINT64_MAX;  // offset of the report in `text`
   for (size_t i = 0; i < results.size(); ++i) {
-    write_stdout(check_json_plan_head(results[i], i == 0));
     const auto [off, len] = at[i];
-    if (spool.f) {
-      report.resize(len);
-      if (std::fread(report.data(), 1, len, spool.f) != len)
-        throw InputError("check: a temporary file shrank while being read back");
-    } else {
-      report.assign(spool.mem, off, len);
+    if (off != loaded) {
+      if (spool.f) {
+        text.resize(len);
+        if (std::fseek(spool.f, static_cast<long>(off), SEEK_SET) != 0) spool_failed("read back");
+        if (std::fread(text.data(), 1, len, spool.f) != len)
+          throw InputError("check: a temporary file shrank while being read back");
+      } else {
+        text.assign(spool.mem, off, len);
+      }
+      loaded = off;
     }
-    check_json_report(report, write_stdout);
+    write_stdout(check_json_plan_head(results[i], i == 0));
+    write_stdout(text);
   }
   write_stdout(check_json_tail(results.empty()));
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed();

@@ -307,7 +307,7 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
         const GpuSpec& gpu = s.planner->gpu(gi);
         SweepCapacity cap;
         cap.label = fmt::format("{} × {}", n, gpu.id);
-        cap.usable_bytes = checked_mul(gpu.usable_bytes(), n);
+        cap.usable_bytes = gpu.usable_bytes(n);
         if (std::none_of(s.plot.capacity.begin(), s.plot.capacity.end(),
                          [&](const SweepCapacity& x) { return x.label == cap.label; }))
           s.plot.capacity.push_back(cap);

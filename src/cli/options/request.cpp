@@ -111,8 +111,8 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   if (o.isl) w.isl = o.isl;
   if (o.osl) w.osl = o.osl;
   w.rate_per_s = o.rate;
-  w.ttft_slo_s = o.ttft_ms / 1000;
-  w.tpot_slo_s = o.tpot_ms / 1000;
+  w.ttft_slo_s = seconds_of_ms(o.ttft_ms);
+  w.tpot_slo_s = seconds_of_ms(o.tpot_ms);
   if (o.ctx_given && !o.ctx_max) {
     if (uint64_t{o.ctx} < uint64_t{w.isl} + w.osl)
       throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +
@@ -174,10 +174,9 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
         "--kv-quant " + o.kv_quant +
         " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
   c.headroom = o.headroom < 0 ? ep.headroom_default : real("--headroom", o.headroom, 0.0, 1.0);
-  c.overhead_per_gpu_bytes =
-      o.overhead_mib < 0
-          ? ep.overhead_per_gpu_bytes
-          : static_cast<uint64_t>(real("--overhead-mib", o.overhead_mib, 0, 65536) * kMiB);
+  c.overhead_per_gpu_bytes = o.overhead_mib < 0
+                                 ? ep.overhead_per_gpu_bytes
+                                 : bytes_of_mib(real("--overhead-mib", o.overhead_mib, 0, 65536));
 }
 
 // The platform catalog, --platform and --storage.
@@ -214,8 +213,7 @@ void resolve_hardware(const Options& o, PlanRequest& q) {
   q.ram_channels = o.ram_channels ? count_in_range("--ram-channels", o.ram_channels, 1, 24) : 0;
   q.keep_models = count_in_range("--keep-models", o.keep_models, 1, 1000);
   // Decimal GB as typed, to bytes (<= 1e7 GB = 1e16 bytes: no overflow).
-  q.dataset_bytes =
-      static_cast<uint64_t>(std::llround(real("--dataset-gb", o.dataset_gb, 0, 1e7) * 1e9));
+  q.dataset_bytes = bytes_of_gb(real("--dataset-gb", o.dataset_gb, 0, 1e7));
   q.power.power_limit = parse_power_limit(o.power_limit);
   q.power.mains_v = real("--mains", o.mains, 100, 240);
   q.power.duty_cycle = real("--duty-cycle", o.duty_cycle, 0, 1);

@@ -21,7 +21,7 @@ std::string usd(double v) {
   return "$" + group(static_cast<uint64_t>(std::llround(v)));
 }
 std::string tb_str(uint64_t b) {
-  const double tb = static_cast<double>(b) / 1e12;
+  const double tb = tb_of(b);
   return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
 }
 
@@ -69,7 +69,7 @@ std::string render_explain(const Report& r) {
         r.offload ? fmt::format(" + RAM layers at {:.1f} × {:.0f} GB/s", kOffloadRamEfficiency,
                                 r.ram_bandwidth_gb_per_s)
                   : "",
-        group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, s.step_s * 1e3,
+        group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, ms_of(s.step_s),
         s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
         cal.basis);
     o += fmt::format(
@@ -99,7 +99,7 @@ std::string render_explain(const Report& r) {
         "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
         r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
         kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives, w.board_fans_w,
-        w.peak_w, kPsuMaxLoad, w.peak_w / kPsuMaxLoad, kPsuEfficiency, w.wall_w, w.wall_w,
+        w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
         r.power_input.mains_v, w.amps, kBtuPerHourPerWatt, w.heat_btu_per_h);
   }
   if (r.host) {

@@ -813,7 +813,16 @@ void set_plan(Row& row, const Plan& p) {
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
   // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
   const PowerPlan* w = reported_power(p);
-  row.circuit = w ? circuit_words(*w) : std::string();
+  if (!w) {
+    row.circuit.clear();
+    row.circuit_amps = -1;
+  } else if (w->amps != row.circuit_amps || w->mains_v != row.circuit_mains_v ||
+             !(w->circuit == row.circuit_plan)) {
+    row.circuit = circuit_words(*w);
+    row.circuit_amps = w->amps;
+    row.circuit_mains_v = w->mains_v;
+    row.circuit_plan = w->circuit;
+  }
 }
 
 const std::vector<Field>& report_fields() {

@@ -29,6 +29,9 @@ struct Row {
   std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
   std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
   std::string circuit;              // circuit_words(*plan->power); empty without a power plan
+  // What `circuit` words (set_plan rewords it only when these change: a sweep repeats them).
+  double circuit_amps = -1, circuit_mains_v = -1;
+  CircuitPlan circuit_plan;
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
   bool explain = false;

@@ -61,8 +61,8 @@ std::string render_fit(const FitResult& r, const std::string& format) {
                        "bits/w", "GiB/GPU", "max context");
     for (const auto& f : r.fits)
       out += fmt::format("  {:<30} {:>7.2f} B  {:<8} {:>6.2f}  {:>8.2f}  {}{}\n", f.model_id,
-                         static_cast<double>(f.params) / 1e9, f.quant, f.bits_per_weight,
-                         gib_of(f.per_gpu_bytes), group_digits(f.max_context),
+                         billions_of(f.params), f.quant, f.bits_per_weight, gib_of(f.per_gpu_bytes),
+                         group_digits(f.max_context),
                          f.max_context_is_trained ? " (trained maximum)" : "");
   }
   out += fmt::format(

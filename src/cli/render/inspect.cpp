@@ -21,12 +21,6 @@ std::string group(uint64_t v) {
   return group_digits(v);
 }
 
-double gib(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-double bpw(uint64_t bytes, uint64_t elements) {
-  return elements ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;
-}
 double round4(double x) {
   return std::round(x * 10000) / 10000;
 }
@@ -37,7 +31,7 @@ std::string format_line(const ModelFile& f) {
   for (const auto& p : f.files)
     if (p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0) --weight_files;
   if (weight_files > 1) s += fmt::format(", {} files", weight_files);
-  return s + fmt::format(" · {:.2f} GiB on disk · header {} bytes", gib(f.file_bytes),
+  return s + fmt::format(" · {:.2f} GiB on disk · header {} bytes", gib_of(f.file_bytes),
                          group(f.header_bytes));
 }
 
@@ -73,25 +67,24 @@ std::string render_model_file_table(const ModelFile& f) {
   } else {
     o += fmt::format("Architecture  unknown: {}\n", f.spec_missing_reason);
   }
-  o += fmt::format("Parameters    {} ({:.2f} B)", group(w.params),
-                   static_cast<double>(w.params) / 1e9);
+  o += fmt::format("Parameters    {} ({:.2f} B)", group(w.params), billions_of(w.params));
   if (w.active_params != w.params)
     o += fmt::format(", {} active per token", group(w.active_params));
   o += "\n";
   o += fmt::format("Tensors       {} · metadata {} entries\n", f.tensors.size(), f.n_metadata);
   o += fmt::format("File type     {} · {:.2f} bits per weight\n", f.file_type, w.bits_per_weight());
-  o += fmt::format("Weights       {} bytes = {:.2f} GiB ({:.2f} GB)", group(w.bytes), gib(w.bytes),
-                   static_cast<double>(w.bytes) / kGB);
+  o += fmt::format("Weights       {} bytes = {:.2f} GiB ({:.2f} GB)", group(w.bytes),
+                   gib_of(w.bytes), gb_of(w.bytes));
   if (w.host_bytes)
-    o += fmt::format(" · token_embd {:.2f} GiB kept in host RAM by llama.cpp", gib(w.host_bytes));
+    o +=
+        fmt::format(" · token_embd {:.2f} GiB kept in host RAM by llama.cpp", gib_of(w.host_bytes));
   o += "\n\n";
   o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9} {:>6} {:>6}\n", "type", "tensors", "elements",
                    "bytes", "GiB", "bpw", "share");
   for (const auto& u : f.histogram)
-    o += fmt::format(
-        "{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name, u.n_tensors,
-        group(u.n_elements), group(u.bytes), gib(u.bytes), bpw(u.bytes, u.n_elements),
-        w.bytes ? 100.0 * static_cast<double>(u.bytes) / static_cast<double>(w.bytes) : 0.0);
+    o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name,
+                     u.n_tensors, group(u.n_elements), group(u.bytes), gib_of(u.bytes),
+                     bits_per_element(u.bytes, u.n_elements), 100.0 * share_of(u.bytes, w.bytes));
   if (!f.notes.empty()) {
     o += "\nNotes\n";
     for (const auto& n : f.notes) o += "  - " + n + "\n";
@@ -152,7 +145,7 @@ std::string render_model_file_json(const ModelFile& f) {
                      {"tensors", u.n_tensors},
                      {"elements", u.n_elements},
                      {"bytes", u.bytes},
-                     {"bits_per_weight", round4(bpw(u.bytes, u.n_elements))}});
+                     {"bits_per_weight", round4(bits_per_element(u.bytes, u.n_elements))}});
   j["tensor_types"] = types;
   j["notes"] = f.notes;
   return j.dump(2) + "\n";

@@ -24,10 +24,6 @@ namespace {
 const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#e15759",
                                 "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"};
 
-double gib(uint64_t b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-
 std::string svg_open(int w, int h, const std::string& title) {
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -107,7 +103,7 @@ std::string memory_svg(const Report& r) {
                         {"headroom", e.headroom_bytes, kPalette[9]}};
   const uint32_t n = r.gpu ? r.gpu->count : 0;
   const uint64_t each = r.gpu ? r.gpu->gpu.usable_bytes() : 0;
-  const uint64_t capacity = each * n;
+  const uint64_t capacity = r.gpu ? r.gpu->gpu.usable_bytes(n) : 0;
   const double scale_max = static_cast<double>(std::max(e.total_bytes(), capacity)) * 1.08;
   const auto X = [&](double bytes) { return x0 + (x1 - x0) * bytes / std::max(1.0, scale_max); };
 
@@ -121,14 +117,14 @@ std::string memory_svg(const Report& r) {
   s += fmt::format(
       "<text x=\"{}\" y=\"50\" fill=\"#444444\">VRAM {:.2f} GiB in total across the "
       "GPUs{}</text>\n",
-      x0, gib(e.total_bytes()),
-      r.gpu ? fmt::format(" · capacity {:.2f} GiB ({} × {:.2f} GiB usable) · {}", gib(capacity), n,
-                          gib(each), r.gpu->fits ? "fits" : "does NOT fit")
+      x0, gib_of(e.total_bytes()),
+      r.gpu ? fmt::format(" · capacity {:.2f} GiB ({} × {:.2f} GiB usable) · {}", gib_of(capacity),
+                          n, gib_of(each), r.gpu->fits ? "fits" : "does NOT fit")
             : std::string());
   // Axis: GiB.
-  const double step = nice_step(gib(static_cast<uint64_t>(scale_max)), 8);
-  for (double v = 0; v * static_cast<double>(kGiB) <= scale_max; v += step) {
-    const double x = X(v * static_cast<double>(kGiB));
+  const double step = nice_step(gib_of(static_cast<uint64_t>(scale_max)), 8);
+  for (double v = 0; static_cast<double>(bytes_of_gib(v)) <= scale_max; v += step) {
+    const double x = X(static_cast<double>(bytes_of_gib(v)));
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#dddddd\"/>\n",
                      x, bar_y - 12, x, bar_y + bar_h + 8);
     s += fmt::format(
@@ -146,7 +142,7 @@ std::string memory_svg(const Report& r) {
         "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
         "stroke-width=\"1\">"
         "<title>{}: {:.2f} GiB</title></rect>\n",
-        X(at), bar_y, X(at + b) - X(at), bar_h, p.color, p.name, gib(p.bytes));
+        X(at), bar_y, X(at + b) - X(at), bar_h, p.color, p.name, gib_of(p.bytes));
     at += b;
   }
   // Capacity: one tick per GPU, the total as a thick line.
@@ -165,12 +161,12 @@ std::string memory_svg(const Report& r) {
         x, bar_y - 16, x, bar_y + bar_h + 12);
     s += fmt::format(
         "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"end\" fill=\"#c0392b\">{} × {:.1f} GiB</text>\n",
-        x - 4, bar_y - 20, n, gib(each));
+        x - 4, bar_y - 20, n, gib_of(each));
   }
   // Legend.
   int lx = x0, ly = H - 60;
   for (const auto& p : parts) {
-    const std::string label = fmt::format("{} {:.2f} GiB", p.name, gib(p.bytes));
+    const std::string label = fmt::format("{} {:.2f} GiB", p.name, gib_of(p.bytes));
     s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n", lx,
                      ly - 11, p.color);
     s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", lx + 20, ly, xml_escape(label));
@@ -194,9 +190,9 @@ std::string sweep_svg(const SweepPlotData& d) {
       cmin = std::min(cmin, c);
       cmax = std::max(cmax, c);
     }
-    for (uint64_t b : s.total_bytes) ymax = std::max(ymax, gib(b));
+    for (uint64_t b : s.total_bytes) ymax = std::max(ymax, gib_of(b));
   }
-  for (const auto& c : d.capacity) ymax = std::max(ymax, gib(c.usable_bytes));
+  for (const auto& c : d.capacity) ymax = std::max(ymax, gib_of(c.usable_bytes));
   if (cmin == UINT32_MAX) cmin = cmax = 1;
   double lx0 = std::log2(static_cast<double>(cmin)), lx1 = std::log2(static_cast<double>(cmax));
   if (lx1 - lx0 < 1e-9) {
@@ -243,14 +239,14 @@ std::string sweep_svg(const SweepPlotData& d) {
       T + ph / 2, T + ph / 2);
   // Capacity lines.
   for (size_t i = 0; i < d.capacity.size(); ++i) {
-    const double y = Y(gib(d.capacity[i].usable_bytes));
+    const double y = Y(gib_of(d.capacity[i].usable_bytes));
     s += fmt::format(
         "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c0392b\" "
         "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>\n",
         L, y, L + pw, y);
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" fill=\"#c0392b\">{} ({:.0f} GiB)</text>\n",
                      L + pw + 6, y + 4, xml_escape(d.capacity[i].label),
-                     gib(d.capacity[i].usable_bytes));
+                     gib_of(d.capacity[i].usable_bytes));
   }
   // Series, with the legend on a light box so lines behind it stay readable.
   size_t longest = 0;
@@ -267,16 +263,16 @@ std::string sweep_svg(const SweepPlotData& d) {
     const char* color = kPalette[i % 10];
     std::string pts;
     for (size_t k = 0; k < ser.ctx.size(); ++k)
-      pts +=
-          fmt::format("{}{:.1f},{:.1f}", k ? " " : "", X(ser.ctx[k]), Y(gib(ser.total_bytes[k])));
+      pts += fmt::format("{}{:.1f},{:.1f}", k ? " " : "", X(ser.ctx[k]),
+                         Y(gib_of(ser.total_bytes[k])));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"/>\n",
                      pts, color);
     for (size_t k = 0; k < ser.ctx.size(); ++k)
       s += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} at {}: {:.2f} "
           "GiB</title></circle>\n",
-          X(ser.ctx[k]), Y(gib(ser.total_bytes[k])), color, xml_escape(ser.label), ser.ctx[k],
-          gib(ser.total_bytes[k]));
+          X(ser.ctx[k]), Y(gib_of(ser.total_bytes[k])), color, xml_escape(ser.label), ser.ctx[k],
+          gib_of(ser.total_bytes[k]));
     const int ly = T + 14 + static_cast<int>(i) * 20;
     if (i < shown) {
       legend += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",

@@ -26,7 +26,7 @@ std::string group(uint64_t v) {
 }
 
 std::string billions(uint64_t p) {
-  return fmt::format("{:.2f} B", static_cast<double>(p) / 1e9);
+  return fmt::format("{:.2f} B", billions_of(p));
 }
 
 std::string usd(double v) {
@@ -41,7 +41,7 @@ std::string duration(double s) {
 }
 
 std::string tb_str(uint64_t b) {
-  const double tb = static_cast<double>(b) / 1e12;
+  const double tb = tb_of(b);
   return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
 }
 
@@ -93,22 +93,20 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   const auto& m = r.model.spec;
   const auto& c = r.config;
   std::vector<MemoryRow> rows;
-  std::string w = fmt::format("{} params at {:.2f} bits/weight",
-                              billions(e.weights.params - e.weights.vision_params),
+  std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.text_params()),
                               e.weights.bits_per_weight());
   if (e.weights.host_bytes)
     w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
                      m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
   // The vision tower has a line of its own (llama.cpp: the separate mmproj file).
-  const uint64_t vision = std::min(e.weights.vision_bytes, e.weights_bytes);
-  rows.push_back({"weights", e.weights_bytes - vision, w});
+  const uint64_t vision = e.vision_weights_bytes();
+  rows.push_back({"weights", e.text_weights_bytes(), w});
   if (vision)
     rows.push_back({"vision tower (mmproj)", vision,
                     fmt::format("{} params, F16 (a separate mmproj file in llama.cpp)",
                                 billions(e.weights.vision_params))});
-  std::string kv =
-      fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full), e.kv.n_layer_full,
-                  e.kv.k_bytes_per_cell_layer + e.kv.v_bytes_per_cell_layer);
+  std::string kv = fmt::format("{} cells × {} layers × {} B/cell", group(e.kv.cells_full),
+                               e.kv.n_layer_full, e.kv.bytes_per_cell_layer());
   if (e.kv.n_layer_swa)
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
   if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
@@ -126,7 +124,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
                                                        : "full";
       if (p.compress_ratio) name += " 1/" + std::to_string(p.compress_ratio);
       kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
-                        static_cast<double>(p.bytes) / kMiB);
+                        mib_of(p.bytes));
     }
     if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
   }
@@ -140,20 +138,17 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
     std::string rs;
     for (const auto& p : e.rs.parts)
       rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
-                        state_kind_name(p.kind), p.n_layer,
-                        4.0 * static_cast<double>(p.n_embd_r + p.n_embd_s) *
-                            static_cast<double>(p.n_layer) / kMiB);
+                        state_kind_name(p.kind), p.n_layer, mib_of(p.bytes_per_seq()));
     rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
                       e.rs.n_seq > 1 ? "s" : "");
     rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
   }
+  rows.push_back({"compute buffers", e.activations_bytes,
+                  fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()),
+                              e.n_gpus, e.compute.peak())});
   rows.push_back(
-      {"compute buffers", e.activations_bytes,
-       fmt::format("{:.0f} MiB per GPU × {} (peak: {})",
-                   static_cast<double>(e.compute.bytes()) / kMiB, e.n_gpus, e.compute.peak())});
-  rows.push_back({"runtime overhead", e.overhead_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {}",
-                              static_cast<double>(c.overhead_per_gpu_bytes) / kMiB, e.n_gpus)});
+      {"runtime overhead", e.overhead_bytes,
+       fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
   rows.push_back(
       {fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
   return rows;
@@ -235,23 +230,23 @@ std::vector<BomLine> bom_lines(const Report& r) {
          "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
     const auto& mr = machine ? machine->host.ram : RamSizing();
     b.push_back({"System RAM",
-                 machine ? fmt::format("{} × {} GiB DDR5 ({} GiB, as the machine takes it)",
-                                       mr.dimms, mr.dimm_gib, mr.installed_bytes / kGiB)
-                         : fmt::format("{} × {} GiB DDR5 ({} GiB)", h.ram.dimms, h.ram.dimm_gib,
-                                       h.ram.installed_bytes / kGiB),
+                 machine ? fmt::format("{} × {} GiB DDR5 ({:.0f} GiB, as the machine takes it)",
+                                       mr.dimms, mr.dimm_gib, gib_of(mr.installed_bytes))
+                         : fmt::format("{} × {} GiB DDR5 ({:.0f} GiB)", h.ram.dimms, h.ram.dimm_gib,
+                                       gib_of(h.ram.installed_bytes)),
                  std::to_string(machine ? mr.dimms : h.ram.dimms),
                  fmt::format("needs {:.0f} GiB: {}; every channel populated",
                              gib_of(h.ram.required_bytes), h.ram.rule)});
     if (machine) {
       const auto& ms = machine->host.storage;
       b.push_back({"Data storage",
-                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.data_drive_bytes) / 1e12,
+                   fmt::format("{:.2f} TB NVMe{}", tb_of(ms.data_drive_bytes),
                                ms.data_drives > 1 ? ", RAID 1" : ""),
                    std::to_string(ms.data_drives),
                    fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
                                gb_of(ms.required_bytes))});
       b.push_back({"OS drive",
-                   fmt::format("{:.2f} TB NVMe{}", static_cast<double>(ms.os_drive_bytes) / 1e12,
+                   fmt::format("{:.2f} TB NVMe{}", tb_of(ms.os_drive_bytes),
                                ms.os_drives > 1 ? ", RAID 1" : ""),
                    std::to_string(ms.os_drives), "system on its own drive"});
     } else {
@@ -321,7 +316,7 @@ std::string serving_section(const ServingPlan& sp) {
                    e.output_tokens_per_s.high, e.requests_per_s);
   o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
                    e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
-                   e.per_user_tokens_per_s.high, e.itl_s.value * 1000, e.itl_p90_s * 1000);
+                   e.per_user_tokens_per_s.high, ms_of(e.itl_s.value), ms_of(e.itl_p90_s));
   o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
                    e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
   o += fmt::format(
@@ -687,6 +682,17 @@ std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::str
   return o;
 }
 
+// A listing's entries as CSV: one row each, its fields flattened to dotted columns.
+std::string listing_csv(const ojson& entries) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+  for (const auto& x : entries) {
+    std::vector<std::pair<std::string, std::string>> cells;
+    flatten(x, "", cells);
+    rows.push_back(cells);
+  }
+  return to_csv(rows);
+}
+
 }  // namespace
 
 Row report_row(const Report& r) {
@@ -752,15 +758,7 @@ std::string render_models(const Catalog& c, const std::string& format) {
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"models", arr}}).dump(2) + "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<30} {:<10} {:>10} {:>10} {:>6} {:>9}  {}\n", "id", "arch",
                               "params", "active", "layers", "ctx", "shorthand");
   for (const auto& x : arr)
@@ -799,15 +797,7 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
   }
   if (format == "json")
     return ojson({{"schema_version", kSchemaVersion}, {"gpus", arr}}).dump(2) + "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<20} {:<40} {:>8} {:>9} {:>7} {:>8}  {}\n", "id", "name", "GiB",
                               "GB/s", "W", "FP16 TF", "link");
   for (const auto& cg : c.gpus()) {
@@ -861,15 +851,7 @@ std::string render_quants(const std::string& format) {
     return ojson({{"schema_version", kSchemaVersion}, {"presets", arr}, {"tensor_types", types}})
                .dump(2) +
            "\n";
-  if (format == "csv") {
-    std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-    for (const auto& x : arr) {
-      std::vector<std::pair<std::string, std::string>> cells;
-      flatten(x, "", cells);
-      rows.push_back(cells);
-    }
-    return to_csv(rows);
-  }
+  if (format == "csv") return listing_csv(arr);
   std::string o = fmt::format("{:<11} {:<10} {:>9} {:>9}  {:<16} {}\n", "preset", "base",
                               "base bpw", "8B bpw", "aliases", "mix");
   for (const auto& x : arr)

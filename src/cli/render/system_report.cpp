@@ -211,7 +211,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
         watts(s.max_power.wall_w),
         s.max_power.published_w > 0
             ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
-                          (s.max_power.wall_w / s.max_power.published_w - 1) * 100)
+                          s.max_power.over_published() * 100)
             : std::string(),
         pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
         pp.board_w);
@@ -305,8 +305,8 @@ std::string render_system_table(const Report& r) {
   if (!unified)
     o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
                      h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
-                     static_cast<double>(h.storage.os_drive_bytes) / 1e12, h.storage.data_drives,
-                     static_cast<double>(h.storage.data_drive_bytes) / 1e12);
+                     tb_of(h.storage.os_drive_bytes), h.storage.data_drives,
+                     tb_of(h.storage.data_drive_bytes));
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9, w1 = 4;

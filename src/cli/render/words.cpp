@@ -75,7 +75,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::unified_memory:
       return fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-          name, g->memory_fraction * 100, static_cast<double>(g->memory_bytes) / kGiB);
+          name, g->memory_fraction * 100, gib_of(g->memory_bytes));
     case NoteKind::gpu_cannot_hold:
       return name + " cannot hold this model at any count up to 1024";
     case NoteKind::gpu_not_enough:
@@ -111,7 +111,7 @@ std::string note_words(const Note& n, const Plan& p) {
       return fmt::format(
           "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
           "GB/s)",
-          n.n[0], n.n[1], static_cast<double>(n.n[2]) / kGiB, n.x);
+          n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
   }
@@ -175,7 +175,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
     c.push_back(fmt::format(
         "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
         r.power->heat_btu_per_h,
-        r.power->wall_w > 1500
+        r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   }

@@ -1,0 +1,165 @@
+// llmsize against what llama.cpp itself allocates: every run of
+// tests/data/llamacpp_measured_2026.json (the CPU build of ggml-org/llama.cpp de3ff815, bundled in
+// node-llama-cpp 3.22.1, run on shape-only GGUFs by bench/llamacpp_probe). KV cache and recurrent
+// state must be exact (llama.cpp prints MiB with 2 decimals), the compute buffer within 15% or
+// 64 MiB.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "llmsize/compute_buffer.hpp"
+#include "llmsize/kv_cache.hpp"
+#include "probe_models.hpp"
+
+using namespace llmsize;
+
+namespace {
+
+double mib(uint64_t b) {
+  return static_cast<double>(b) / test::kMiBd;
+}
+
+}  // namespace
+
+TEST_CASE("KV, recurrent state and compute buffers match every llama.cpp probe run",
+          "[llamacpp_probe]") {
+  const auto doc = test::data_file("llamacpp_measured_2026.json");
+  CHECK(doc.at("llama_cpp").at("llama_cpp_commit") == "de3ff815ea7d559ee917f063901b8986f038abc6");
+  size_t runs = 0;
+  std::set<std::string> archs;
+  for (const auto& entry : doc.at("models")) {
+    const std::string id = entry.at("id");
+    const auto m = test::probe_model(entry);
+    if (!m) {
+      WARN(id << ": no llmsize description, not compared");
+      continue;
+    }
+    INFO(id);
+    CHECK(test::probe_mismatch(entry, *m) == "");
+    for (const auto& r : entry.at("runs")) {
+      if (!r.at("ok").get<bool>()) continue;  // q8_0 V without flash attention: refused
+      const auto p = test::probe_run(*m, id, r);
+      INFO(p.label << ": KV " << mib(p.kv.total_bytes()) << " vs " << p.kv_mib << ", RS "
+                   << mib(p.rs.total_bytes()) << " vs " << p.rs_mib << ", compute "
+                   << mib(p.compute.bytes()) << " vs " << p.compute_mib << " (peak "
+                   << p.compute.peak() << ")");
+      CHECK(std::abs(mib(p.kv.total_bytes()) - p.kv_mib) < 0.006);
+      CHECK(std::abs(mib(p.rs.total_bytes()) - p.rs_mib) < 0.006);
+      const double err = std::abs(mib(p.compute.bytes()) - p.compute_mib);
+      CHECK((err <= 64 || err / p.compute_mib <= 0.15));
+      ++runs;
+    }
+    archs.insert(entry.at("arch").get<std::string>());
+  }
+  // 15 of the 16 probe models (glm-4.5-air is not in the catalog yet): 246 runs.
+  CHECK(runs >= 240);
+  CHECK(archs.size() >= 12);
+}
+
+TEST_CASE("compute buffer terms follow llama.cpp's graph", "[llamacpp_probe]") {
+  // gpt-oss-20b (catalog): 24 layers alternating SWA 128 / full, 64 heads x 64, 8 KV heads,
+  // n_embd 2880, vocab 201088. llama.cpp de3ff815 at n_ctx 32768, 1 sequence, n_ubatch 512.
+  const ModelSpec& m = test::model("gpt-oss-20b");
+  KvCacheConfig kc;
+  kc.n_ctx = 32768;
+  kc.flash_attn = false;
+  const KvCache kv = kv_cache(m, kc);
+  REQUIRE(kv.cells_full == 32768);
+  const auto off = compute_buffer(m, kv, ComputeConfig{512, 1, false, TensorType::F16});
+  // Masks (llama-graph.cpp build_attn_inp_kv_iswa, F32 without flash attention): full
+  // 32768 x 512 x 4 = 64 MiB + SWA pad(128 + 512, 256) = 768 cells x 512 x 4 = 1.5 MiB.
+  CHECK(off.mask_bytes == 32768ull * 512 * 4 + 768ull * 512 * 4);
+  // kq-1 (llama-graph.cpp build_attn_mha, ggml_mul_mat(k, q)): 32768 x 512 x 64 x 4 B = 4096 MiB
+  // + masks 65.5 MiB + Q 512 x 64 x 64 x 4 = 8 MiB + V row indices (llama-kv-cache.cpp
+  // build_input_v_idxs, I64, n_tokens x n_embd_v_gqa_max) 2 x 512 x 512 x 8 = 4 MiB + inp_embd and
+  // the residual 2 x 2880 x 512 x 4 = 11.25 MiB = 4184.75 MiB; llama.cpp measured 4198.39 MiB.
+  CHECK(off.attention_bytes == 32768ull * 512 * 64 * 4 + off.mask_bytes + 512ull * 64 * 64 * 4 +
+                                   2 * 512ull * 512 * 8 + 2 * 2880ull * 512 * 4);
+  CHECK(std::string(off.peak()) == "attention");
+  // With flash attention the logits dominate: 201088 x 512 x 4 = 392.75 MiB + inp_embd,
+  // result_norm and the last residual 3 x 5.625 MiB + 3/8 of the F16 masks (32 + 0.75 MiB):
+  // 409.625 + 12.28 = 421.9 MiB; llama.cpp measured 409.63 (the masks' hole refilled).
+  kc.flash_attn = true;
+  const auto on = compute_buffer(m, kv_cache(m, kc), ComputeConfig{512, 1, true, TensorType::F16});
+  CHECK(on.mask_bytes == 32768ull * 512 * 2 + 768ull * 512 * 2);
+  CHECK(on.output_bytes == 201088ull * 512 * 4 + 3 * 2880ull * 512 * 4 + on.mask_bytes / 8 * 3);
+  CHECK(std::string(on.peak()) == "output");
+}
+
+TEST_CASE("MoE, Mamba2 and MLA compute terms", "[llamacpp_probe]") {
+  // Table: (catalog model, n_ctx, n_seq, flash attention, llama.cpp compute MiB measured by the
+  // probe, the peak llama.cpp's graph reaches there, traced with ggml-alloc's allocator).
+  auto [id, n_ctx, n_seq, fa, measured_mib, peak] =
+      GENERATE(table<std::string, uint32_t, uint32_t, bool, double, std::string>({
+          // granite-4.0-h-small: llama.cpp peaks in the MoE FFN of layer 0 with the 128 MiB F16
+          // mask live (131072 cells): ffn_moe_down 4096 x 10 x 512 x 4 = 80 MiB + silu 768 x 10 x
+          // 512 x 4 = 15 MiB + 3 x 8 MiB rows = 247 MiB; llmsize's output term (196 MiB logits +
+          // 24 + 3/8 x 128) is 268 MiB, so the peak named differs (empty: not compared).
+          {"granite-4.0-h-small", 131072, 1, true, 248.09, ""},
+          // nemotron-nano-9b-v2 at 131072 without flash attention: KQ of its attention layers.
+          {"nemotron-nano-9b-v2", 131072, 1, false, 10546.26, "attention"},
+          // kimi-k2 MLA without flash attention, 8192 x 4: KQ 2048 x 128 x 64 x 4 streams x 4 B.
+          {"kimi-k2", 8192, 4, false, 476.01, "attention"},
+          {"qwen3.6-27b", 131072, 1, true, 633.02, "output"},
+      }));
+  INFO(id << " " << n_ctx << " x" << n_seq);
+  const ModelSpec& m = test::model(id);
+  KvCacheConfig kc;
+  kc.n_ctx = n_ctx / n_seq;
+  kc.n_seq = n_seq;
+  kc.flash_attn = fa;
+  const auto cb =
+      compute_buffer(m, kv_cache(m, kc), ComputeConfig{512, n_seq, fa, TensorType::F16});
+  const double got = mib(cb.bytes()), err = std::abs(got - measured_mib);
+  INFO("predicted " << got << " MiB, peak " << cb.peak());
+  CHECK((err <= 64 || err / measured_mib <= 0.15));
+  if (!peak.empty()) CHECK(std::string(cb.peak()) == peak);
+}
+
+TEST_CASE("Gemma 4 without flash attention pads every V row to the widest", "[llamacpp_probe]") {
+  // gemma-4-31b: 50 SWA layers of 16 KV heads x 256 and 10 global layers of 4 x 512 (K = V).
+  // llama.cpp de3ff815 src/llama-kv-cache.cpp [TAG_V_CACHE_VARIABLE]: without flash attention V
+  // is transposed and n_embd_v_gqa = n_embd_v_gqa_max() = 4096 for every layer. At 4096 cells,
+  // f16: global K 10 x 4096 x 2048 x 2 = 160 MiB, V 10 x 4096 x 4096 x 2 = 320 MiB; SWA (1536
+  // cells) K = V = 50 x 1536 x 4096 x 2 = 600 MiB: 1680 MiB, as measured (1520 with flash
+  // attention, where the global V rows are 2048).
+  const ModelSpec& m = test::model("gemma-4-31b");
+  auto [fa, total_mib] = GENERATE(table<bool, double>({{true, 1520}, {false, 1680}}));
+  KvCacheConfig kc;
+  kc.n_ctx = 4096;
+  kc.flash_attn = fa;
+  CHECK(mib(kv_cache(m, kc).total_bytes()) == total_mib);
+}
+
+TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
+          "[llamacpp_probe]") {
+  // compute_grid: the same llama.cpp build reserving without allocating (no_alloc), contexts
+  // 4096 to 131072 in powers of two, 1 and 4 sequences, f16 and q8_0 KV, flash attention on and
+  // off, n_ubatch 512; equal to the allocating runs where both exist.
+  const auto doc = test::data_file("llamacpp_measured_2026.json");
+  std::map<std::string, nlohmann::json> entries;
+  for (const auto& e : doc.at("models")) entries[e.at("id")] = e;
+  size_t rows = 0;
+  for (const auto& g : doc.at("compute_grid")) {
+    const std::string id = g[0];
+    const auto m = test::probe_model(entries.at(id));
+    if (!m) continue;
+    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
+    const bool fa = g[4] == "on";
+    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
+    KvCacheConfig kc;
+    kc.n_ctx = n_ctx / n_seq;
+    kc.n_seq = n_seq;
+    kc.n_ubatch = n_ubatch;
+    kc.type_k = kc.type_v = t;
+    kc.flash_attn = fa;
+    const auto cb = compute_buffer(*m, kv_cache(*m, kc),
+                                   ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
+    const double measured = g[6], err = std::abs(mib(cb.bytes()) - measured);
+    INFO(g.dump() << ": predicted " << mib(cb.bytes()) << " MiB, peak " << cb.peak());
+    CHECK((err <= 64 || err / measured <= 0.15));
+    ++rows;
+  }
+  CHECK(rows >= 500);
+}

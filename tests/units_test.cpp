@@ -1,0 +1,95 @@
+// Unit conversions at the edges (units.hpp) and the typed sums the CLI reads instead of doing
+// arithmetic itself.
+#include <catch2/catch.hpp>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/gpu.hpp"
+#include "llmsize/kv_cache.hpp"
+#include "llmsize/power_model.hpp"
+#include "llmsize/recurrent_state.hpp"
+#include "llmsize/units.hpp"
+
+using namespace llmsize;
+
+TEST_CASE("sizes given in MiB, GiB or GB become whole bytes, rounded to the nearest", "[units]") {
+  struct Case {
+    double x;
+    uint64_t unit;
+    uint64_t bytes;
+  };
+  const Case cases[] = {
+      {512, kMiB, 536870912},   // 512 x 2^20
+      {0.5, kMiB, 524288},      // 2^19
+      {64, kGiB, 68719476736},  // 64 x 2^30
+      {1.1, kGiB, 1181116006},  // 1,181,116,006.4 rounds down
+      {1.5, kGB, 1500000000},   // decimal
+      {0.0000000015, kGB, 2},   // 1.5 bytes rounds up
+      {0, kGiB, 0},
+  };
+  for (const auto& c : cases) CHECK(bytes_of(c.x, c.unit) == c.bytes);
+  CHECK(bytes_of_mib(512) == 536870912);
+  CHECK(bytes_of_gib(64) == 68719476736);
+  CHECK(bytes_of_gb(1.5) == 1500000000);
+  // 2^34 GiB = 2^64 bytes does not fit; NaN and negative sizes are refused too.
+  CHECK_THROWS_AS(bytes_of_gib(17179869184.0), OverflowError);
+  CHECK_THROWS_AS(bytes_of_gib(-1), OverflowError);
+  CHECK_THROWS_AS(bytes_of_gib(std::nan("")), OverflowError);
+}
+
+TEST_CASE("bytes and counts shown in GiB, MiB, TB and billions", "[units]") {
+  CHECK(gib_of(3 * kGiB / 2) == 1.5);
+  CHECK(mib_of(3 * kMiB / 2) == 1.5);
+  CHECK(tb_of(1'920'000'000'000) == Approx(1.92));  // a 1.92 TB drive
+  CHECK(billions_of(8'030'261'248) == Approx(8.030261248));
+  // Q4_0: 18 bytes per 32 weights = 4.5 bits each; no elements, no bits.
+  CHECK(bits_per_element(18, 32) == 4.5);
+  CHECK(bits_per_element(18, 0) == 0);
+  CHECK(share_of(1, 4) == 0.25);
+  CHECK(share_of(1, 0) == 0);
+  CHECK(seconds_of_ms(250) == 0.25);
+  CHECK(ms_of(0.025) == 25);
+}
+
+TEST_CASE("the usable memory of n GPUs is n times one's, checked", "[units][gpu]") {
+  GpuSpec g;
+  g.memory_bytes = 24 * kGiB;
+  g.memory_fraction = 1.0;
+  CHECK(g.usable_bytes(2) == 48 * kGiB);
+  CHECK(g.usable_bytes(0) == 0);
+  g.memory_bytes = uint64_t{1} << 62;
+  CHECK_THROWS_AS(g.usable_bytes(8), OverflowError);  // 2^65
+}
+
+TEST_CASE(
+    "typed shares: a sequence's recurrent state, the language model's weights, power over "
+    "the published figure",
+    "[units]") {
+  RecurrentPart p;
+  p.n_layer = 36;
+  p.n_embd_r = 3 * 4096;  // (d_conv 4 - 1) x 4096
+  p.n_embd_s = 128 * 64;
+  // 36 layers x 4 B x (12,288 + 8,192) = 2,949,120 B
+  CHECK(p.bytes_per_seq() == 2949120);
+
+  Estimate e;
+  e.weights_bytes = 10 * kGiB;
+  e.weights.vision_bytes = kGiB;
+  e.weights.params = 9'000'000'000;
+  e.weights.vision_params = 500'000'000;
+  CHECK(e.vision_weights_bytes() == kGiB);
+  CHECK(e.text_weights_bytes() == 9 * kGiB);
+  CHECK(e.weights.text_params() == 8'500'000'000);
+  e.weights.vision_bytes = 20 * kGiB;  // never more than the weights themselves
+  CHECK(e.text_weights_bytes() == 0);
+
+  KvCache kv;
+  kv.k_bytes_per_cell_layer = 1024;  // 4 KV heads x 128 x 2 B (F16)
+  kv.v_bytes_per_cell_layer = 512;   // 4 x 64 (n_embd_head_v) x 2 B
+  CHECK(kv.bytes_per_cell_layer() == 1536);
+
+  MaxPower m;
+  m.wall_w = 10200;
+  CHECK(m.over_published() == 0);  // unpublished
+  m.published_w = 10000;
+  CHECK(m.over_published() == Approx(0.02));  // 10,200 / 10,000 - 1
+}
