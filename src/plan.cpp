@@ -553,6 +553,18 @@ uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_
   return static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30));
 }
 
+const PowerPlan* reported_power(const Plan& p) {
+  if (p.machine_power) return &*p.machine_power;
+  return p.power ? &*p.power : nullptr;
+}
+const CostPlan* reported_cost(const Plan& p) {
+  if (p.machine_cost) return &*p.machine_cost;
+  return p.cost ? &*p.cost : nullptr;
+}
+const CostInput& reported_cost_input(const Plan& p) {
+  return p.machine_cost ? p.machine_cost_input : p.cost_input;
+}
+
 Plan plan(const PlanRequest& req) {
   NoMemo memo;
   Plan p;

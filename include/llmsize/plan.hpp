@@ -184,7 +184,8 @@ struct Plan {
   std::string psu_redundancy;  // to_string(system->psus.redundancy): "4+2", "none"
   // The machine's power and cost (set with a catalog machine; schema_version 2's power.* and
   // cost.* fields): rated_power_plan() of the system, and the cost of its BOM with the energy of
-  // the typical draw. `power` and `cost` above keep the class rules (check's budgets read them).
+  // the typical draw. `power` and `cost` above keep the class rules, used only where no catalog
+  // machine is planned; read the plan's figures through reported_power() / reported_cost().
   std::optional<PowerPlan> machine_power;
   std::optional<CostPlan> machine_cost;
   CostInput machine_cost_input;
@@ -203,6 +204,13 @@ struct Plan {
 
 // REQUIRES: req.config.quant non-null; req.gpu or req.candidates set.
 Plan plan(const PlanRequest& req);
+
+// The power and cost a plan reports (schema_version 2's power.* and cost.*, the BOM, check's
+// budgets): the machine's where a catalog machine is planned, else the class rules; null when
+// the plan has neither (a whole computer whose maker publishes no power figure).
+const PowerPlan* reported_power(const Plan& p);
+const CostPlan* reported_cost(const Plan& p);
+const CostInput& reported_cost_input(const Plan& p);  // the inputs of reported_cost()
 
 // The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
 // when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under

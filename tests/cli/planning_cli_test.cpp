@@ -120,14 +120,20 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
   INFO(r.err);
   CHECK(r.code == 0);
   // chat-8b: 4 sequences of 8192 f16 KV cells x 32 layers x 2 x 8 x 128 x 2 B = 4 GiB of KV beside
-  // 4.3 GiB of weights; peak 714 W = 450 W GPU + 170 W CPU + 2 DIMMs x 5 W + 3 NVMe x 8 W + 60 W.
+  // 4.3 GiB of weights. Schema 2's machine model (the AM5 desktop's BOM and its
+  // machine.max_power_parts_dc_watts): peak 708 W = 450 W GPU + 170 W CPU + 10 W memory + 16 W
+  // drives + 12 W fans + 50 W board; at least $1,887 = $1,599 GPU + 2 x $64 DDR5 16 GiB +
+  // 2 x $80 1 TB NVMe (OS + data), a floor as the platform, CPU and PSU lines have no price.
+  // rag-70b: h100-pcie in the 8x PCIe server, $25,000 GPU + 2 x $64 + ... = $25,614 of priced
+  // lines.
   CHECK(lines(r.out) == std::vector<std::string>{
                             "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
                             "ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
-                            "GiB per GPU, peak 714 W, 9.4 GiB RAM, $3,563, 80.1 tok/s per sequence",
+                            "GiB per GPU, peak 708 W, 9.4 GiB RAM, at least $1,887 (a BOM line is "
+                            "unpriced), 80.1 tok/s per sequence",
                             "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
-                            "ctx 16384 × 2 on 1 × h100-sxm: 59.8 of "
-                            "80 GiB per GPU, $41,168"});
+                            "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
+                            "80 GiB per GPU, at least $25,614 (a BOM line is unpriced)"});
 }
 
 TEST_CASE("check: the failing sample plan exits 1 with its reason in numbers",
@@ -229,19 +235,22 @@ TEST_CASE("check: the README's sample runs print what the README shows",
 
 TEST_CASE("check: budgets and the target speed fail with their numbers", "[planning][check]") {
   const std::string dir = temp_dir();
-  // llama-3.1-8b q4_k_m at 4096 on one RTX 4090: peak 714 W, 9.4 GiB system RAM needed (2 x 4.58
-  // GiB weights + 0.28 GiB token_embd), $3,563 ($1,599 GPU + $1,964 desktop host), decode 118.5
-  // tok/s.
+  // llama-3.1-8b q4_k_m at 4096 on one RTX 4090: peak 708 W (the schema-2 machine model: 450 GPU +
+  // 170 CPU + 10 memory + 16 drives + 12 fans + 50 board), 9.4 GiB system RAM needed (2 x 4.58
+  // GiB weights + 0.28 GiB token_embd), at least $1,887 (the BOM's priced lines: $1,599 GPU +
+  // 2 x $64 DIMMs + 2 x $80 NVMe; platform, CPU and PSU unpriced), decode 118.5 tok/s.
   const auto power =
       run("check " + plan_file(dir, "power.json", "\"budget\": {\"power_watts\": 600}"));
   CHECK(power.code == 1);
-  CHECK(power.out == "FAIL p (" + dir + "/power.json#/plans/0): peak power 714 W > budget 600 W\n");
+  CHECK(power.out == "FAIL p (" + dir + "/power.json#/plans/0): peak power 708 W > budget 600 W\n");
   const auto ram = run("check " + plan_file(dir, "ram.json", "\"budget\": {\"ram_gib\": 8}"));
   CHECK(ram.out ==
         "FAIL p (" + dir + "/ram.json#/plans/0): system RAM 9.4 GiB needed > budget 8 GiB\n");
   const auto price =
-      run("check " + plan_file(dir, "price.json", "\"budget\": {\"price_usd\": 3000}"));
-  CHECK(price.out == "FAIL p (" + dir + "/price.json#/plans/0): hardware $3,563 > budget $3,000\n");
+      run("check " + plan_file(dir, "price.json", "\"budget\": {\"price_usd\": 1500}"));
+  CHECK(price.out == "FAIL p (" + dir +
+                         "/price.json#/plans/0): hardware at least $1,887 > budget "
+                         "$1,500\n");
   const auto speed = run("check " + plan_file(dir, "speed.json", "\"target_tokens_per_s\": 200"));
   CHECK(speed.out == "FAIL p (" + dir +
                          "/speed.json#/plans/0): decode 118.5 tok/s per sequence < target 200 "
@@ -256,20 +265,21 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   CHECK(all.out == "FAIL p (" + dir +
                        "/all.json#/plans/0): needs 4 × rtx-4090, plan has 1: 82.9 GiB > 24 GiB; KV "
                        "cache at ctx 131072 adds "
-                       "64.0 GiB for 4 sequences; peak power 714 W > budget 600 W\n");
-  // A price budget needs a price: h100-sxm has none in the catalog.
+                       "64.0 GiB for 4 sequences; peak power 708 W > budget 600 W\n");
+  // A price budget needs a price: one h100-sxm is planned in a DGX H100, which has no published
+  // price (its BOM lines are unpriced or included in the platform).
   write(dir + "/noprice.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": "
         "{\"price_usd\": 30000}}]}");
   expect_error("check " + dir + "/noprice.json",
                dir +
-                   "/noprice.json: /plans/0/budget/price_usd: h100-sxm has no catalog price; give "
-                   "one with \"gpu_price_usd\"");
-  write(
-      dir + "/price.json",
-      "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"gpu_price_usd\": 25000, "
-      "\"budget\": {\"price_usd\": 50000}}]}");
-  // $25,000 + a server ($15,000 platform, RAM and drives) = $41,4xx, within $50,000.
+                   "/noprice.json: /plans/0/budget/price_usd: NVIDIA DGX H100, the machine planned "
+                   "for h100-sxm, has no published price (cost.hardware_usd is null)");
+  write(dir + "/price.json",
+        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-pcie\", \"gpu_price_usd\": "
+        "25000, "
+        "\"budget\": {\"price_usd\": 50000}}]}");
+  // $25,000 + the 8x PCIe server's priced RAM and drive lines (~$600), within $50,000.
   CHECK(run("check " + dir + "/price.json").code == 0);
   sh("rm -rf '" + dir + "'");
 }

@@ -414,16 +414,19 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
   }
   const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
   if (in.budget.is_object()) {
+    // Budgets read the figures the JSON and the BOM print (schema_version 2: the catalog
+    // machine's rated power and BOM cost; the class rules only where no platform takes the GPUs).
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
-      if (!r.power)
+      const PowerPlan* w = reported_power(r);
+      if (!w)
         throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
-                         " is a whole computer: llmsize has no power figure to check");
-      res.summary += fmt::format(", peak {:.0f} W", r.power->peak_w);
-      if (r.power->peak_w > b)
-        res.failures.push_back(
-            {"power", fmt::format("peak power {:.0f} W > budget {} W", r.power->peak_w, num(b)), "",
-             r.power->peak_w, b, "W"});
+                         " is a whole computer whose maker publishes no power figure to check");
+      res.summary += fmt::format(", peak {:.0f} W", w->peak_w);
+      if (w->peak_w > b)
+        res.failures.push_back({"power",
+                                fmt::format("peak power {:.0f} W > budget {} W", w->peak_w, num(b)),
+                                "", w->peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
@@ -440,14 +443,21 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
-      if (!r.cost || !r.cost->priced)
+      const CostPlan* cost = reported_cost(r);
+      if ((!cost || !cost->priced) && r.machine_cost)
+        throw InputError(budget_ptr + "price_usd: " + r.system->platform->name +
+                         ", the machine planned for " + p.gpu.id +
+                         ", has no published price (cost.hardware_usd is null)");
+      if (!cost || !cost->priced)
         throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
                          " has no catalog price; give one with \"gpu_price_usd\"");
-      res.summary += fmt::format(", {}", usd(r.cost->capex_usd));
-      if (r.cost->capex_usd > b)
-        res.failures.push_back(
-            {"price", fmt::format("hardware {} > budget {}", usd(r.cost->capex_usd), usd(b)), "",
-             r.cost->capex_usd, b, "USD"});
+      // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
+      // is certain, within it is not, and the line says so.
+      const std::string price = (cost->complete ? "" : "at least ") + usd(cost->capex_usd);
+      res.summary += ", " + price + (cost->complete ? "" : " (a BOM line is unpriced)");
+      if (cost->capex_usd > b)
+        res.failures.push_back({"price", fmt::format("hardware {} > budget {}", price, usd(b)), "",
+                                cost->capex_usd, b, "USD"});
     }
   }
   if (in.target_tps > 0) {

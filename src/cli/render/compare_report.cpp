@@ -69,7 +69,7 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
               : "-");
     r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
     r.push_back(p.speed ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s) : "-");
-    const CostPlan* cost = p.machine_cost ? &*p.machine_cost : p.cost ? &*p.cost : nullptr;
+    const CostPlan* cost = reported_cost(p);
     r.push_back(cost && cost->priced ? usd(cost->capex_usd) + (cost->complete ? "" : "+")
                                      : "no price");
     // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).

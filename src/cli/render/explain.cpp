@@ -82,7 +82,14 @@ std::string render_explain(const Report& r) {
                    : cal.flops_efficiency_quant),
         r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
   }
-  if (r.power) {
+  if (r.machine_power) {
+    // Schema 2: the catalog machine's rated parts, as power.* and the BOM report them.
+    const auto& w = *r.machine_power;
+    o += fmt::format(
+        "  power\n      = the machine's rated parts (machine.max_power_parts_dc_watts) = {:.0f} W "
+        "peak DC; wall {:.0f} W (power.max_wall_watts); {:.1f} A at {:.0f} V; heat {:.0f} BTU/h\n",
+        w.peak_w, w.wall_w, w.amps, r.power_input.mains_v, w.heat_btu_per_h);
+  } else if (r.power) {
     const auto& w = *r.power;
     o += fmt::format(
         "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
@@ -127,12 +134,15 @@ std::string render_explain(const Report& r) {
         p.count, r.model.spec.n_head, r.model.spec.n_head_kv,
         p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
   }
-  if (r.cost && r.cost->priced)
+  // As cost.*: the machine's BOM where a catalog machine is planned.
+  if (const CostPlan* c = reported_cost(r); c && c->priced) {
+    const CostInput& ci = reported_cost_input(r);
     o += fmt::format(
-        "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
+        "  cost per 1M tokens\n      = (hardware {}{} / {:.0f} years + energy {} per year) / "
         "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-        usd(r.cost->capex_usd), r.cost_input.years, usd(r.cost->energy_usd_per_year),
-        r.cost_input.aggregate_tokens_per_s, r.cost_input.utilization * 100, r.cost->usd_per_mtok);
+        c->complete ? "" : "at least ", usd(c->capex_usd), ci.years, usd(c->energy_usd_per_year),
+        ci.aggregate_tokens_per_s, ci.utilization * 100, c->usd_per_mtok);
+  }
   return o;
 }
 

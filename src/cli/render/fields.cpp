@@ -87,8 +87,7 @@ const HostPlan* H(const Row& r) {
 }
 // Schema 2: the machine's rated power where a catalog machine is planned, else the class rules.
 const PowerPlan* W(const Row& r) {
-  if (r.plan->machine_power) return &*r.plan->machine_power;
-  return r.plan->power ? &*r.plan->power : nullptr;
+  return reported_power(*r.plan);
 }
 // A generating model (not an embedding or rerank run): decode figures apply.
 bool GEN(const Row& r) {
@@ -125,11 +124,10 @@ const FitVerdict* FV(const Row& r) {
 }
 // Schema 2: the cost of the machine's BOM where a catalog machine is planned, else the class rules.
 const CostPlan* CC(const Row& r) {
-  if (r.plan->machine_cost) return &*r.plan->machine_cost;
-  return r.plan->cost ? &*r.plan->cost : nullptr;
+  return reported_cost(*r.plan);
 }
 const CostInput& CI(const Row& r) {
-  return r.plan->machine_cost ? r.plan->machine_cost_input : r.plan->cost_input;
+  return reported_cost_input(*r.plan);
 }
 
 Cell class_count(const Row& r, size_t i) {
@@ -814,7 +812,7 @@ void set_plan(Row& row, const Plan& p) {
   row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
   // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
-  const PowerPlan* w = p.machine_power ? &*p.machine_power : p.power ? &*p.power : nullptr;
+  const PowerPlan* w = reported_power(p);
   if (!w) {
     row.circuit.clear();
     row.circuit_amps = -1;

@@ -517,7 +517,7 @@ std::string table_power_cost(const Report& r) {
                        duration(l.seconds));
   }
   // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
-  const CostPlan* cp = r.machine_cost ? &*r.machine_cost : r.cost ? &*r.cost : nullptr;
+  const CostPlan* cp = reported_cost(r);
   if (cp) {
     const auto& c = *cp;
     o += "\nCost\n";
@@ -618,16 +618,17 @@ std::string render_markdown(const Report& r) {
         r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high,
         r.speed->aggregate_tokens_per_s, r.speed->prefill_tokens_per_s,
         r.speed->time_to_first_token_s);
-  if (r.power)
+  // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
+  if (const PowerPlan* w = reported_power(r))
     o += fmt::format(
         "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
-        r.power->peak_w, r.power->wall_w, circuit_words(*r.power), r.power->heat_btu_per_h,
-        r.power->energy_kwh_per_year);
-  if (r.cost && r.cost->priced)
-    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
-                     usd(r.cost->capex_usd), usd(r.cost->energy_usd_per_year), r.cost->usd_per_mtok,
-                     r.cost->breakeven_months > 0
-                         ? fmt::format(", break-even {:.1f} months", r.cost->breakeven_months)
+        w->peak_w, w->wall_w, circuit_words(*w), w->heat_btu_per_h, w->energy_kwh_per_year);
+  if (const CostPlan* c = reported_cost(r); c && c->priced)
+    o += fmt::format("\n**Cost:** hardware {}{}, energy {} per year, ${:.3f} per 1M tokens{}\n",
+                     c->complete ? "" : "at least ", usd(c->capex_usd), usd(c->energy_usd_per_year),
+                     c->usd_per_mtok,
+                     c->breakeven_months > 0
+                         ? fmt::format(", break-even {:.1f} months", c->breakeven_months)
                          : "");
   if (!r.checklist.empty()) {
     o += "\n### Checklist\n\n";

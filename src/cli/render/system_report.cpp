@@ -242,7 +242,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
                    usd(s.heat_btu_per_h_total).substr(1));
-  if (const PowerPlan* pw = r.machine_power ? &*r.machine_power : r.power ? &*r.power : nullptr)
+  if (const PowerPlan* pw = reported_power(r))
     o += fmt::format(
         "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",
