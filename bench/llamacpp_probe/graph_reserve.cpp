@@ -239,8 +239,10 @@ static ggml_type parse_type(const char* s) {
                                        : GGML_TYPE_F16;
 }
 
-static double ctx_compute(llama_model* model, uint32_t n_ctx, uint32_t n_seq, ggml_type kt, bool fa,
-                          uint32_t ub, const char** peak_at) {
+// The context of one setting: per-sequence KV (not unified), SWA cells as llama.cpp sizes them,
+// one thread (the buffers do not depend on it).
+static llama_context* new_context(llama_model* model, uint32_t n_ctx, uint32_t n_seq, ggml_type kt,
+                                  bool fa, uint32_t ub) {
   auto cp = llama_context_default_params();
   cp.n_ctx = n_ctx;
   cp.n_batch = ub;
@@ -253,7 +255,12 @@ static double ctx_compute(llama_model* model, uint32_t n_ctx, uint32_t n_seq, gg
   cp.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   cp.n_threads = 1;
   cp.n_threads_batch = 1;
-  llama_context* ctx = llama_init_from_model(model, cp);
+  return llama_init_from_model(model, cp);
+}
+
+static double ctx_compute(llama_model* model, uint32_t n_ctx, uint32_t n_seq, ggml_type kt, bool fa,
+                          uint32_t ub, const char** peak_at) {
+  llama_context* ctx = new_context(model, n_ctx, n_seq, kt, fa, ub);
   if (!ctx) return -1;
   auto mb = llama_get_memory_breakdown(ctx);
   double compute = 0;
@@ -341,19 +348,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "load failed\n");
     return 1;
   }
-  auto cp = llama_context_default_params();
-  cp.n_ctx = n_ctx;
-  cp.n_batch = ub;
-  cp.n_ubatch = ub;
-  cp.n_seq_max = n_seq;
-  cp.kv_unified = false;
-  cp.swa_full = false;
-  cp.type_k = kt;
-  cp.type_v = kt;
-  cp.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
-  cp.n_threads = 1;
-  cp.n_threads_batch = 1;
-  llama_context* ctx = llama_init_from_model(model, cp);
+  llama_context* ctx = new_context(model, n_ctx, n_seq, kt, fa, ub);
   if (!ctx) {
     std::fprintf(stderr, "ctx failed\n");
     return 1;
