@@ -33,7 +33,6 @@ std::vector<CompareSystem> default_comparison(const PlanRequest& base) {
   r.candidates = &discrete;
   r.gpus_requested = 0;
   r.platform_override.clear();
-  r.derivations = false;
   r.serving.reset();
   r.users = 0;
   r.target_tokens_per_s = 0;

@@ -10,7 +10,7 @@ bool fits_at_context(const ModelSpec& m, const RunConfig& c, const Weights& w, u
   rc.kv.n_ctx = n_ctx;
   rc.n_gpus = n_gpus;
   try {
-    const Estimate e = estimate(m, rc, &w, /*derivations=*/false);
+    const Estimate e = estimate(m, rc, &w);
     const uint64_t each = per_gpu_bytes(e, rc, n_gpus);
     if (per_gpu) *per_gpu = each;
     return each <= usable_bytes_each;

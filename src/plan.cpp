@@ -14,8 +14,7 @@ namespace {
 class Memo {
  public:
   virtual ~Memo() = default;
-  virtual const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
-                                   bool derivations) = 0;
+  virtual const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) = 0;
   // plan_gpus() into `out`, whose storage is reused.
   virtual void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
                     uint32_t count, GpuPlan& out) = 0;
@@ -26,9 +25,8 @@ class Memo {
 // plan()'s: computes every time, keeps the results for the references it hands out.
 class NoMemo final : public Memo {
  public:
-  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
-                           bool derivations) override {
-    return estimates_.emplace_back(llmsize::estimate(m, c, w, derivations));
+  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
+    return estimates_.emplace_back(llmsize::estimate(m, c, w));
   }
   void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
             uint32_t count, GpuPlan& out) override {
@@ -95,7 +93,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   }
   p.capacity_split = p.capacity && p.capacity->gpus && !req.gpus_requested;
   if (!gpu) {
-    p.estimate = memo.estimate(m, c, w, req.derivations);
+    p.estimate = memo.estimate(m, c, w);
     p.gpu.reset();
     return;
   }
@@ -103,7 +101,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   const uint32_t first_n_gpus = c.n_gpus;
   memo.gpus(m, base, c, *gpu, count, *p.gpu);
   c.n_gpus = p.gpu->count;
-  const Estimate& e = memo.estimate(m, c, w, req.derivations);
+  const Estimate& e = memo.estimate(m, c, w);
   p.estimate = e;
   // Re-plan on the final estimate (compute buffers and overhead counted on every GPU), unless
   // it is the same call (a memory's same estimate, the same count).
@@ -352,7 +350,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   // First pass on one GPU (or the count given) to size the split.
   RunConfig& c = p.config;
   c.n_gpus = req.gpus_requested ? req.gpus_requested : 1;
-  const Estimate& base = memo.estimate(m, c, w, req.derivations);
+  const Estimate& base = memo.estimate(m, c, w);
   for (uint32_t cls : kMemoryClassesGib)
     p.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
   gpu = choose_gpu(req, m, base, c, gpu, p);
@@ -598,11 +596,10 @@ struct Planner::Impl final : Memo {
 
   static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
 
-  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w,
-                           bool derivations) override {
+  const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
     auto it = estimates.find(ekey(c));
     if (it != estimates.end()) return it->second;
-    return estimates.emplace(ekey(c), llmsize::estimate(m, c, w, derivations)).first->second;
+    return estimates.emplace(ekey(c), llmsize::estimate(m, c, w)).first->second;
   }
   void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
             uint32_t count, GpuPlan& p) override {

@@ -462,7 +462,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   c.engine = prof.memory_engine;
   c.quant = &q;
   c.kv.n_ctx = 4096;
-  const Estimate e = estimate(m, c, exact, false);
+  const Estimate e = estimate(m, c, exact);
   ServingSetup s;
   s.model = serving_model(m, q, e.weights, e.compute.bytes(), kv);
   s.gpu = serving_gpu(gpu, gpus_per_node);

@@ -26,7 +26,6 @@ PlanRequest request(const std::string& model, const char* quant, uint32_t n_ctx)
   r.config.kv.n_ctx = n_ctx;
   r.candidates = &gpus();
   r.platforms = &builtin_platforms();
-  r.derivations = false;
   return r;
 }
 

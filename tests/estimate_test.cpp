@@ -59,12 +59,30 @@ TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and
   CHECK(gpus_needed(e, c, 1ull << 30, 4) == 0);  // cannot fit in 4 x 1 GiB
 }
 
-TEST_CASE("explain derivations cover every part with the numbers put in", "[estimate]") {
-  const auto e = estimate(test::model("llama-3.1-8b"), config("q8_0", 4096));
-  std::vector<std::string> q;
-  for (const auto& d : e.derivations) q.push_back(d.quantity);
-  for (const char* part : {"weights", "KV cache", "activations", "overhead", "headroom", "total"})
-    CHECK(std::find(q.begin(), q.end(), part) != q.end());
+TEST_CASE("the tokens of one pass and the ubatch the compute buffer is reserved for",
+          "[estimate]") {
+  struct Case {
+    const char* model;
+    uint32_t n_ctx, n_seq, n_ubatch;
+    uint64_t batch, ubatch;
+  };
+  for (const Case& k : {
+           // Generation: n_ctx x n_seq = 4,096 x 2 = 8,192 tokens; the ubatch is n_ubatch, 512.
+           Case{"llama-3.1-8b", 4096, 2, 512, 8192, 512},
+           // Embedding: 8 documents of 1,024 tokens = 8,192; a document is pooled within one
+           // ubatch: min(max(512, 1,024), 8,192) = 1,024.
+           Case{"bge-m3", 1024, 8, 512, 8192, 1024},
+           // One document of 256 tokens: min(max(512, 256), 256) = 256.
+           Case{"bge-m3", 256, 1, 512, 256, 256},
+       }) {
+    INFO(k.model << " n_ctx " << k.n_ctx << " n_seq " << k.n_seq);
+    RunConfig c = config("q8_0", k.n_ctx);
+    c.kv.n_seq = k.n_seq;
+    c.kv.n_ubatch = k.n_ubatch;
+    const auto e = estimate(test::model(k.model), c);
+    CHECK(e.batch_tokens == k.batch);
+    CHECK(e.ubatch_tokens == k.ubatch);
+  }
 }
 
 TEST_CASE("per-GPU and available-KV sums are checked, not wrapped or rounded in double",

@@ -102,7 +102,6 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
     base.dataset_bytes = pick(2) ? 500 * kGB : 0;
     base.power.mains_v = pick(2) ? 120 : 230;
     base.cost.cloud_price_per_mtok = pick(2) ? 1.5 : 0;
-    base.derivations = false;
     if (pick(6) == 0) {
       base.users = 1 + static_cast<uint32_t>(pick(64));
       base.target_tokens_per_s = 5 + static_cast<double>(pick(40));

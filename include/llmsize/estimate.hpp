@@ -115,13 +115,6 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
 // with --speculative-config method mtp. llama.cpp loads what the GGUF holds.
 bool engine_loads_nextn(Engine e);
 
-// One formula with its inputs put in, for --explain.
-struct Derivation {
-  std::string quantity;
-  std::string formula;
-  std::string result;
-};
-
 struct Estimate {
   Weights weights;
   KvCache kv;
@@ -155,16 +148,18 @@ struct Estimate {
   uint64_t total_high_bytes = 0;
   // The bare rule of thumb "VRAM = 1.2 x weights", for comparison.
   uint64_t naive_rule_bytes = 0;
-  std::vector<Derivation> derivations;
+  // The tokens of one pass: n_ctx x n_seq (what transformers prefills, an embedding batch), and
+  // the ubatch the compute buffer was reserved for: n_ubatch, or for an embedding / rerank run
+  // min(max(n_ubatch, n_ctx), batch_tokens) (llama.cpp pools a document within one ubatch).
+  uint64_t batch_tokens = 0;
+  uint64_t ubatch_tokens = 0;
   std::vector<EstimateWarning> warnings;
 };
 
 // REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.
 // `exact_weights`, when given (a GGUF or safetensors file read tensor by tensor), replaces the
-// weights derived from m and c.quant. derivations = false leaves Estimate::derivations empty (the
-// numbers and warnings are the same), for callers that estimate many configurations.
-Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights = nullptr,
-                  bool derivations = true);
+// weights derived from m and c.quant. Numbers only: --explain words them (src/cli/render).
+Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights = nullptr);
 
 // The smallest number of GPUs of `usable_bytes_each` that hold the estimate with a layer split:
 // each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and

@@ -98,7 +98,6 @@ struct PlanRequest {
   PowerInput power;                  // power_limit, mains_v and duty_cycle are read
   CostInput cost;                    // kwh_price_usd, years, utilization, cloud_price_per_mtok
   std::optional<TrainConfig> train;  // fine-tuning instead of inference
-  bool derivations = true;           // fill Estimate::derivations (for --explain)
   // The machine as vendors ship it (system_plan.hpp): the platform catalog (not owned; null: no
   // system plan), --platform (catalog id, "" = choose) and --storage for the cold start.
   const std::vector<PlatformModel>* platforms = nullptr;

@@ -183,7 +183,6 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   };
   PlanRequest& q = rq.request;
   q = PlanRequest();
-  q.derivations = false;
   q.platforms = &builtin_platforms();
   rq.gpus = priced_gpus({}, cat);
   const std::string quant = text("quant", "q4_k_m");
@@ -361,10 +360,10 @@ class PlanCache {
   };
   static std::string base_key(const PlanRequest& q) {
     const RunConfig& c = q.config;
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
                        static_cast<uint32_t>(c.kv.type_k), static_cast<uint32_t>(c.kv.type_v),
                        static_cast<int>(c.engine), c.flash_attn, c.headroom,
-                       c.overhead_per_gpu_bytes, q.derivations, fmt::ptr(q.platforms));
+                       c.overhead_per_gpu_bytes, fmt::ptr(q.platforms));
   }
   std::map<std::string, std::unique_ptr<Entry>> planners_;
 };

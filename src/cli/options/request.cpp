@@ -424,7 +424,6 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   resolve_config(o, out);
   resolve_hardware(o, q);
   resolve_training(o, q);
-  q.derivations = o.explain;
   if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, out.gpus);
   q.candidates = &out.gpus;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/render/derivations.hpp"
 #include "cli/render/report.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/speed.hpp"
@@ -31,7 +32,7 @@ std::string render_explain(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
   o += "\nHow each figure is computed\n";
-  for (const auto& d : e.derivations)
+  for (const auto& d : derivations(e, r.model.spec, r.config))
     o += fmt::format("  {}\n      = {}\n      = {}\n", d.quantity, d.formula, d.result);
   if (r.speed && r.gpu && r.model.spec.task != Task::generation) {
     // Embedding / rerank: one prefill pass over the batch, nothing decoded.

@@ -1,4 +1,5 @@
 #include "cli/render/fields.hpp"
+#include "cli/render/derivations.hpp"
 #include "cli/render/words.hpp"
 
 #include <fmt/format.h>
@@ -280,7 +281,7 @@ ojson machine_json(const Row& r) {
 ojson explain_json(const Row& r) {
   if (!r.explain) return ojson(ojson::value_t::discarded);
   ojson ex = ojson::array();
-  for (const auto& d : E(r).derivations)
+  for (const auto& d : derivations(E(r), M(r), C(r)))
     ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
   return ex;
 }

@@ -1,5 +1,6 @@
 #include "cli/render/report.hpp"
 
+#include "cli/render/derivations.hpp"
 #include "cli/render/fields.hpp"
 #include "cli/render/system_report.hpp"
 #include "cli/render/words.hpp"
@@ -640,7 +641,7 @@ std::string render_markdown(const Report& r) {
   }
   if (r.explain) {
     o += "\n### How each figure is computed\n\n";
-    for (const auto& d : e.derivations)
+    for (const auto& d : derivations(e, r.model.spec, r.config))
       o += fmt::format("- **{}** = {} = {}\n", d.quantity, d.formula, d.result);
   }
   return o;
