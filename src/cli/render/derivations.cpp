@@ -72,7 +72,7 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
          std::to_string(ep.kv_cell_padding) + " (" + ep.name + ")";
     if (e.kv.n_layer_swa)
       f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) + " + n_ubatch " +
-           std::to_string(c.kv.n_ubatch) + "), 256)";
+           std::to_string(c.kv.n_ubatch) + "), " + std::to_string(ep.kv_cell_padding) + ")";
     if (m.is_mla())
       f += "; MLA caches kv_lora_rank + n_rot = " + num(m.n_embd_k_gqa()) + " per token";
     else
