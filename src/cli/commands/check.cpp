@@ -128,26 +128,6 @@ void check_fields(const std::string& file, const std::string& ptr, const json& j
   }
 }
 
-std::string num(double v) {
-  std::string s = fmt::format("{:.6g}", v);
-  return s;
-}
-
-std::string usd(double v) {
-  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
-}
-
-// GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
-std::string gib_short(uint64_t b) {
-  const double g = gib_of(b);
-  const std::string s = fmt::format("{:.1f}", g);
-  return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
-}
-
-std::string gib1(uint64_t b) {
-  return fmt::format("{:.1f}", gib_of(b));
-}
-
 // A plan file's text (io::read_text_input: a regular file of at most 64 MiB), an unopenable one
 // worded "FILE: cannot read: <reason>" as check always has.
 std::string read_file(const std::string& path) {
@@ -382,12 +362,7 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
     res.report_json = render_json(r);
   }
   const GpuPlan& p = *r.gpu;
-  const auto& c = r.config;
-  const std::string usable = gib_short(p.gpu.usable_bytes());
-  res.summary =
-      fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
-                  r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
-                  c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes), usable);
+  res.summary = check_summary_words(r);
 
   // Three levels (Plan::fit): a tight plan holds the model without the requested headroom, inside
   // the estimate's own error margin; it passes with a note, unless --strict holds it to the rule.
@@ -400,15 +375,8 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
     f.value = static_cast<double>(p.per_gpu_bytes);
     f.limit = static_cast<double>(p.gpu.usable_bytes());
     f.unit = "bytes";
-    f.message =
-        p.count_needed == 0
-            ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
-                          p.gpu.id, gib1(p.per_gpu_bytes), usable)
-            : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
-                          p.count, gib1(p.per_gpu_bytes), usable);
-    f.detail =
-        fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
-    if (c.kv.n_seq > 1) f.detail += fmt::format(" for {} sequences", c.kv.n_seq);
+    f.message = memory_failure_words(r);
+    f.detail = memory_failure_detail(r);
     res.failures.push_back(f);
   }
   const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
@@ -421,11 +389,9 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
       if (!w)
         throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
                          " is a whole computer whose maker publishes no power figure to check");
-      res.summary += fmt::format(", peak {:.0f} W", w->peak_w);
+      res.summary += power_summary_words(w->peak_w);
       if (w->peak_w > b)
-        res.failures.push_back({"power",
-                                fmt::format("peak power {:.0f} W > budget {} W", w->peak_w, num(b)),
-                                "", w->peak_w, b, "W"});
+        res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
@@ -433,12 +399,10 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
         throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
                          " is a whole computer: llmsize plans no separate system RAM");
       const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
-      res.summary += fmt::format(", {} GiB RAM", gib_short(need));
+      res.summary += ram_summary_words(need);
       if (need > budget)
-        res.failures.push_back(
-            {"ram",
-             fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(need), num(b)), "",
-             static_cast<double>(need), static_cast<double>(budget), "bytes"});
+        res.failures.push_back({"ram", ram_failure_words(need, b), "", static_cast<double>(need),
+                                static_cast<double>(budget), "bytes"});
     }
     if (in.budget.contains("price_usd")) {
       const double b = in.budget.at("price_usd").get<double>();
@@ -452,23 +416,18 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
                          " has no catalog price; give one with \"gpu_price_usd\"");
       // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
       // is certain, within it is not, and the line says so.
-      const std::string price = (cost->complete ? "" : "at least ") + usd(cost->capex_usd);
-      res.summary += ", " + price + (cost->complete ? "" : " (a BOM line is unpriced)");
+      res.summary += price_summary_words(*cost);
       if (cost->capex_usd > b)
-        res.failures.push_back({"price", fmt::format("hardware {} > budget {}", price, usd(b)), "",
-                                cost->capex_usd, b, "USD"});
+        res.failures.push_back(
+            {"price", price_failure_words(*cost, b), "", cost->capex_usd, b, "USD"});
     }
   }
   if (in.target_tps > 0) {
     const double d = r.speed->decode_tokens_per_s;
-    res.summary += fmt::format(", {:.1f} tok/s per sequence", d);
+    res.summary += speed_summary_words(d);
     if (d < in.target_tps)
       res.failures.push_back(
-          {"speed",
-           fmt::format(
-               "decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})", d,
-               num(in.target_tps), c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx),
-           "", d, in.target_tps, "tokens/s"});
+          {"speed", speed_failure_words(r, in.target_tps), "", d, in.target_tps, "tokens/s"});
   }
   return res;
 }

@@ -3,16 +3,39 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "cli/render/plot.hpp"
+#include "cli/render/report_data.hpp"
+#include "llmsize/units.hpp"
 
 namespace llmsize::cli {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+
+std::string num(double v) {
+  std::string s = fmt::format("{:.6g}", v);
+  return s;
+}
+
+std::string usd(double v) {
+  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
+}
+
+// GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
+std::string gib_short(uint64_t b) {
+  const double g = gib_of(b);
+  const std::string s = fmt::format("{:.1f}", g);
+  return s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0 ? s.substr(0, s.size() - 2) : s;
+}
+
+std::string gib1(uint64_t b) {
+  return fmt::format("{:.1f}", gib_of(b));
+}
 
 std::vector<std::string> reasons(const PlanResult& r) {
   std::vector<std::string> v;
@@ -24,6 +47,75 @@ std::vector<std::string> reasons(const PlanResult& r) {
 }
 
 }  // namespace
+
+std::string check_summary_words(const Report& r) {
+  const GpuPlan& p = *r.gpu;
+  const auto& c = r.config;
+  return fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
+                     r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
+                     c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes),
+                     gib_short(p.gpu.usable_bytes()));
+}
+
+std::string memory_failure_words(const Report& r) {
+  const GpuPlan& p = *r.gpu;
+  const std::string usable = gib_short(p.gpu.usable_bytes());
+  return p.count_needed == 0
+             ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
+                           p.gpu.id, gib1(p.per_gpu_bytes), usable)
+             : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
+                           p.count, gib1(p.per_gpu_bytes), usable);
+}
+
+std::string memory_failure_detail(const Report& r) {
+  const auto& c = r.config;
+  std::string d =
+      fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
+  if (c.kv.n_seq > 1) d += fmt::format(" for {} sequences", c.kv.n_seq);
+  return d;
+}
+
+std::string power_summary_words(double peak_w) {
+  return fmt::format(", peak {:.0f} W", peak_w);
+}
+
+std::string power_failure_words(double peak_w, double budget_w) {
+  return fmt::format("peak power {:.0f} W > budget {} W", peak_w, num(budget_w));
+}
+
+std::string ram_summary_words(uint64_t need_bytes) {
+  return fmt::format(", {} GiB RAM", gib_short(need_bytes));
+}
+
+std::string ram_failure_words(uint64_t need_bytes, double budget_gib) {
+  return fmt::format("system RAM {} GiB needed > budget {} GiB", gib_short(need_bytes),
+                     num(budget_gib));
+}
+
+namespace {
+std::string price_words(const CostPlan& cost) {
+  return (cost.complete ? "" : "at least ") + usd(cost.capex_usd);
+}
+}  // namespace
+
+std::string price_summary_words(const CostPlan& cost) {
+  return ", " + price_words(cost) + (cost.complete ? "" : " (a BOM line is unpriced)");
+}
+
+std::string price_failure_words(const CostPlan& cost, double budget_usd) {
+  return fmt::format("hardware {} > budget {}", price_words(cost), usd(budget_usd));
+}
+
+std::string speed_summary_words(double decode_tokens_per_s) {
+  return fmt::format(", {:.1f} tok/s per sequence", decode_tokens_per_s);
+}
+
+std::string speed_failure_words(const Report& r, double target_tokens_per_s) {
+  const auto& c = r.config;
+  return fmt::format("decode {:.1f} tok/s per sequence < target {} tok/s ({} sequence{} at ctx {})",
+                     r.speed->decode_tokens_per_s, num(target_tokens_per_s), c.kv.n_seq,
+                     c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx);
+}
 
 std::string PlanResult::line() const {
   const std::string label = fmt::format("{} ({}#{})", name, file, pointer);

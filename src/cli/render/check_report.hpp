@@ -9,7 +9,13 @@
 #include <string_view>
 #include <vector>
 
+namespace llmsize {
+struct CostPlan;
+}
+
 namespace llmsize::cli {
+
+struct Report;
 
 struct PlanFailure {
   std::string check;    // memory | power | ram | price | speed
@@ -32,6 +38,23 @@ struct PlanResult {
   // "PASS name (file#/plans/0): ..." or "FAIL name (...): reason; reason"
   std::string line() const;
 };
+
+// The words of a plan's verdict: commands/check.cpp decides what passes, these say it.
+// "llama-3.1-8b q4_k_m ctx 8192 × 1 on 1 × rtx-4090: 6.8 of 23.6 GiB per GPU"
+std::string check_summary_words(const Report& r);
+// "needs 2 × h100-sxm, plan has 1: 97.4 GiB > 80 GiB" (or: no count up to 1024 holds it)
+std::string memory_failure_words(const Report& r);
+// "KV cache at ctx 32768 adds 10.0 GiB[ for 4 sequences]"
+std::string memory_failure_detail(const Report& r);
+std::string power_summary_words(double peak_w);  // ", peak 708 W"
+std::string power_failure_words(double peak_w, double budget_w);
+std::string ram_summary_words(uint64_t need_bytes);  // ", 64 GiB RAM"
+std::string ram_failure_words(uint64_t need_bytes, double budget_gib);
+// ", at least $1,887 (a BOM line is unpriced)" or ", $25,614"
+std::string price_summary_words(const CostPlan& cost);
+std::string price_failure_words(const CostPlan& cost, double budget_usd);
+std::string speed_summary_words(double decode_tokens_per_s);  // ", 120.5 tok/s per sequence"
+std::string speed_failure_words(const Report& r, double target_tokens_per_s);
 
 std::string render_check_table(const std::vector<PlanResult>& results);
 std::string render_check_json(const std::vector<PlanResult>& results);
