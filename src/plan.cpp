@@ -20,6 +20,7 @@ class Memo {
                     uint32_t count, GpuPlan& out) = 0;
   virtual const HostPlan& host(const HostInput& in) = 0;
   virtual const PowerPlan& power(const PowerInput& in) = 0;
+  virtual std::shared_ptr<const SystemPlan> system(const SystemRequest& in) = 0;
 };
 
 // plan()'s: computes every time, keeps the results for the references it hands out.
@@ -35,6 +36,9 @@ class NoMemo final : public Memo {
   const HostPlan& host(const HostInput& in) override { return host_.emplace_back(plan_host(in)); }
   const PowerPlan& power(const PowerInput& in) override {
     return power_.emplace_back(plan_power(in));
+  }
+  std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
+    return std::make_shared<const SystemPlan>(plan_system(in));
   }
 
  private:
@@ -239,7 +243,7 @@ void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {
 
 // The machine as vendors ship it around the GPU plan: platform_catalog's choice, host, power as
 // rated and as drawn, PSUs, circuits, racks, cold start and BOM lines (system_plan.hpp).
-void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& p) {
   const GpuPlan& g = *p.gpu;
   const Estimate& e = p.estimate;
   SystemRequest sr;
@@ -272,7 +276,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   ci.loader = default_loader(p.config.engine);
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
-  p.system = plan_system(sr);
+  p.system = memo.system(sr);
   p.psu_redundancy = to_string(p.system->psus.redundancy);
   if (!p.system->platform) {
     note(p, NoteKind::no_platform, g.count);
@@ -359,7 +363,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     plan_server(req, memo, p);
     plan_speed(req, m, p);
     plan_power_and_cost(req, memo, p);
-    if (req.platforms) plan_machine(req, m, p);
+    if (req.platforms) plan_machine(req, m, memo, p);
   } else {
     p.gpu.reset();
     p.host.reset();
@@ -593,6 +597,7 @@ struct Planner::Impl final : Memo {
   std::unordered_map<Key, Estimate, KeyHash> estimates;
   std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
   std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
+  std::unordered_map<std::string, std::shared_ptr<const SystemPlan>> systems;
 
   static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
 
@@ -611,6 +616,46 @@ struct Planner::Impl final : Memo {
     if (it != hosts.end()) return it->second;
     return hosts.emplace(HostKey{in}, plan_host(in)).first->second;
   }
+  // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
+  // Planner's catalog) with the figures a caller may override (price, memory, board power).
+  static std::string system_key(const SystemRequest& r) {
+    std::string k;
+    k.reserve(256);
+    auto add = [&k](const auto& v) {
+      char b[sizeof v];
+      std::memcpy(b, &v, sizeof v);
+      k.append(b, sizeof v);
+    };
+    add(r.catalog);
+    k += r.gpu.id;
+    k += '\0';
+    add(r.gpu.price_usd);
+    add(r.gpu.memory_bytes);
+    add(r.gpu.board_power_w);
+    add(r.n_gpus);
+    k += r.platform_override;
+    k += '\0';
+    const HostNeeds& n = r.needs;
+    add(n.gpus), add(n.nodes), add(n.weights_bytes), add(n.host_weights_bytes);
+    add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
+    const PowerWorkload& w = r.workload;
+    add(w.decode_batch), add(w.prefill_share), add(w.busy_share), add(w.power_limit);
+    add(w.bytes_per_weight), add(w.routed_share);
+    add(r.power_limit);
+    const ColdStartInput& c = r.cold_start;
+    add(c.weights_bytes), add(c.storage), add(c.engine), add(c.loader), add(c.n_gpus);
+    add(c.rocm), add(c.cuda_graphs), add(c.torch_compile), add(c.compile_cached);
+    add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
+    add(r.rack_budget_kw);
+    return k;
+  }
+  std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
+    std::string k = system_key(in);
+    auto it = systems.find(k);
+    if (it != systems.end()) return it->second;
+    return systems.emplace(std::move(k), std::make_shared<const SystemPlan>(plan_system(in)))
+        .first->second;
+  }
   const PowerPlan& power(const PowerInput& in) override {
     auto it = powers.find(PowerKey{in});
     if (it != powers.end()) return it->second;
@@ -622,6 +667,7 @@ struct Planner::Impl final : Memo {
     estimates.clear();
     hosts.clear();
     powers.clear();
+    systems.clear();
     cur_model = model;
   }
 };

@@ -179,7 +179,8 @@ struct Plan {
   // The machine to buy: platform with its reasons, host, maximum and typical power, PSUs,
   // circuits, racks, cold start and BOM lines (set when the request has a platform catalog and a
   // GPU). system->platform is null when no catalog platform takes the GPUs.
-  std::optional<SystemPlan> system;
+  // Shared: a Planner hands the same machine to every row that asks for it (read-only).
+  std::shared_ptr<const SystemPlan> system;
   std::string psu_redundancy;  // to_string(system->psus.redundancy): "4+2", "none"
   // The machine's power and cost (set with a catalog machine; schema_version 2's power.* and
   // cost.* fields): rated_power_plan() of the system, and the cost of its BOM with the energy of
