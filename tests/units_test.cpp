@@ -93,3 +93,18 @@ TEST_CASE(
   m.published_w = 10000;
   CHECK(m.over_published() == Approx(0.02));  // 10,200 / 10,000 - 1
 }
+
+TEST_CASE("a KV part's elements per KV head, for the K and V rows --explain prints", "[units]") {
+  KvPart gqa;  // Llama-3.1-8B: 8 KV heads x 128 = 1024 elements in K and in V
+  gqa.n_head_kv = 8;
+  gqa.n_embd_k = 1024;
+  gqa.n_embd_v = 1024;
+  CHECK(gqa.head_dim_k() == 128);
+  CHECK(gqa.head_dim_v() == 128);
+  KvPart mla;  // DeepSeek-V3: one latent "head" of kv_lora_rank 512 + n_rot 64, no V
+  mla.n_head_kv = 1;
+  mla.n_embd_k = 576;
+  CHECK(mla.head_dim_k() == 576);
+  CHECK(mla.head_dim_v() == 0);
+  CHECK(KvPart{}.head_dim_k() == 0);  // no heads: 0, not a division by zero
+}

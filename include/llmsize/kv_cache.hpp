@@ -42,6 +42,9 @@ struct KvPart {
   uint64_t k_row_bytes = 0;     // ggml_row_size(type_k, n_embd_k)
   uint64_t v_row_bytes = 0;
   uint64_t bytes = 0;  // n_seq x cells x n_layer x (K row + V row)
+  // Elements per KV head of a cell's K and V rows (0 when there is no head).
+  uint32_t head_dim_k() const { return n_head_kv ? n_embd_k / n_head_kv : 0; }
+  uint32_t head_dim_v() const { return n_head_kv ? n_embd_v / n_head_kv : 0; }
 };
 
 struct KvCache {

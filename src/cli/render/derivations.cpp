@@ -100,10 +100,9 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
           pf += "; K row = kv_lora_rank + n_rot = " + num(p.n_embd_k) + " in " +
                 traits(c.kv.type_k).name + ", no V";
         else
-          pf += "; K row = " + num(p.n_head_kv) + " KV heads x " +
-                num(p.n_head_kv ? p.n_embd_k / p.n_head_kv : 0) + " in " +
+          pf += "; K row = " + num(p.n_head_kv) + " KV heads x " + num(p.head_dim_k()) + " in " +
                 traits(c.kv.type_k).name + ", V row = " + num(p.n_head_kv) + " x " +
-                num(p.n_head_kv ? p.n_embd_v / p.n_head_kv : 0) + " in " + traits(c.kv.type_v).name;
+                num(p.head_dim_v()) + " in " + traits(c.kv.type_v).name;
         d.push_back({q, pf, bytes_str(p.bytes)});
       }
     }
@@ -118,7 +117,7 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
     d.push_back(
         {"KV cache", by_kind ? "sum of the layer kinds above" : f, bytes_str(e.kv_cache_bytes)});
     if (encode_only) {
-      // The ubatch estimate() reserved the graph for (a document within one ubatch).
+      // Both from estimate() (Estimate::batch_tokens, ubatch_tokens): the words only.
       const uint64_t tokens = e.batch_tokens;
       const uint64_t ubatch = e.ubatch_tokens;
       d.push_back({std::string(task_name(m.task)) + " batch",
