@@ -5,10 +5,14 @@
 namespace llmsize {
 
 SystemPlan plan_system(const SystemRequest& r) {
+  return plan_system(r, choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override));
+}
+
+SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   SystemPlan s;
   const auto& cat = *r.catalog;
   GpuSpec g = r.gpu;
-  s.choice = choose_platform(cat, g, r.n_gpus, r.platform_override);
+  s.choice = choice;
   if (s.choice.index < 0) return s;
   const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];
   s.platform = &p;

@@ -121,7 +121,9 @@ enum class NoteKind : uint8_t {
   unified_memory,        // the GPU shares memory with the CPU (memory_fraction of memory)
   gpu_cannot_hold,       // no count up to 1024 holds it
   gpu_not_enough,        // n[0] GPUs given, n[1] needed
-  gpu_tight,  // n[0] GPUs hold it without the requested headroom (Plan::fit), n[1] with it
+  // n[0] GPUs hold it without the requested headroom, n[1] with it; x the headroom it has, y the
+  // headroom requested (fractions, Plan::fit)
+  gpu_tight,
   tensor_split_indivisible,  // n[0] GPUs, n[1] n_head, n[2] n_head_kv, n[3] the valid degree
   no_price,                  // the GPU has no price: no hardware cost
   whole_computer,            // unified memory: no host, power or storage plan
@@ -139,10 +141,10 @@ constexpr bool after_estimate_warnings(NoteKind k) {
 struct Note {
   NoteKind kind;
   uint64_t n[4] = {0, 0, 0, 0};
-  double x = 0;
+  double x = 0, y = 0;
   bool operator==(const Note& o) const {
     return kind == o.kind && n[0] == o.n[0] && n[1] == o.n[1] && n[2] == o.n[2] && n[3] == o.n[3] &&
-           x == o.x;
+           x == o.x && y == o.y;
   }
 };
 

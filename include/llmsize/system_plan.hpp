@@ -50,6 +50,10 @@ struct SystemPlan {
 };
 
 SystemPlan plan_system(const SystemRequest& r);
+// The same on the platform choice made for r's catalog, GPU, count and override
+// (choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override)): a Planner makes it once per
+// GPU and count.
+SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice);
 
 // The local drive classes cold_start_by_drive holds, in its order.
 constexpr StorageClass kLocalDrives[] = {

@@ -47,10 +47,11 @@ Cell S(std::string_view v) {
   c.s = v;
   return c;
 }
-Cell L(const std::vector<std::string>* v) {
+Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   Cell c;
   c.type = CellType::list;
   c.list = v;
+  c.encoded = encoded;
   return c;
 }
 
@@ -713,8 +714,9 @@ const std::vector<Field> kFields = {
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
-     GET(L(r.checklist))},
-    {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")", GET(L(r.warnings))},
+     GET(L(r.checklist, r.checklist_encoded))},
+    {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")",
+     GET(L(r.warnings, r.warnings_encoded))},
     {"bom", U_::none,
      "the bill of materials as lines (JSON only; --format bom-csv): component, part, spec, qty, "
      "unit_price_usd, price_source, included_in, why",
@@ -810,19 +812,31 @@ const char* unit_name(Unit u) {
 void set_plan(Row& row, const Plan& p) {
   row.plan = &p;
   row.split = split_words(p);
-  row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
+  if (!p.gpu) {
+    row.link = {};
+  } else {
+    const GpuPlan& g = *p.gpu;
+    Row::LinkKey& k = row.link_key;
+    k.link = g.link;
+    k.nodes = g.nodes;
+    k.pcie_gen = g.pcie_gen;
+    k.pcie_lanes = g.pcie_lanes;
+    k.max_per_node = max_gpus_per_node(g.gpu);  // what gpu_link_words reads of the GPU
+    k.gb_per_s = g.link_gb_per_s;
+    k.interconnect = g.gpu.interconnect;
+    row.link = row.link_memo.get(k, [&] { return gpu_link_words(g); });
+  }
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
   // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
   const PowerPlan* w = reported_power(p);
   if (!w) {
-    row.circuit.clear();
-    row.circuit_amps = -1;
-  } else if (w->amps != row.circuit_amps || w->mains_v != row.circuit_mains_v ||
-             !(w->circuit == row.circuit_plan)) {
-    row.circuit = circuit_words(*w);
-    row.circuit_amps = w->amps;
-    row.circuit_mains_v = w->mains_v;
-    row.circuit_plan = w->circuit;
+    row.circuit = {};
+  } else {
+    Row::CircuitKey& k = row.circuit_key;
+    k.amps = w->amps;
+    k.mains_v = w->mains_v;
+    k.plan = w->circuit;
+    row.circuit = row.circuit_memo.get(k, [&] { return circuit_words(*w); });
   }
 }
 
@@ -881,6 +895,10 @@ void write_row(const Row& r, RowWriter& w, std::string& out) {
         w.str(c.s);
         break;
       case CellType::list:
+        if (!c.encoded.empty()) {
+          w.segment(c.encoded, 1);
+          break;
+        }
         items.assign(c.list->begin(), c.list->end());
         w.strs(items.data(), items.size());
         break;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,10 +25,13 @@ class RowWriter {
   // The CSV header line (empty for JSON Lines, which names each value).
   std::string header() const;
 
-  // Starts a row at the end of `out`.
+  // Starts a row, appended to `out` by end() (the writer fills its own buffer through a pointer
+  // until then: no capacity check per byte).
   void begin(std::string& out) {
     out_ = &out;
     col_ = 0;
+    cur_ = buf_.data();
+    end_ = buf_.data() + buf_.size();
   }
   // Each call writes the next column.
   void null();
@@ -44,11 +48,15 @@ class RowWriter {
   void str_or_null(std::string_view v) { v.empty() ? null() : str(v); }
   // An array of strings: JSON array; CSV cell of the items joined by "; " (render_csv's flatten).
   void strs(const std::string_view* items, size_t n);
-  // Text written earlier by a writer of the same format and columns for columns [col(), col() + n).
+  // Text written earlier by a writer of the same format and columns for columns [col(), col() + n)
+  // (leads included, as encode_strs makes it).
   void segment(std::string_view text, size_t n) {
-    out_->append(text);
+    put(text);
     col_ += n;
   }
+  // What strs(items, n) would write at column `col` (its lead included), for segment(text, 1):
+  // a list repeated over many rows is encoded once. REQUIRES: no row begun and not ended.
+  std::string encode_strs(size_t col, const std::string_view* items, size_t n);
   // Closes the row with a newline. REQUIRES: every column written.
   void end();
 
@@ -58,26 +66,71 @@ class RowWriter {
   size_t index(std::string_view name) const;
 
  private:
-  void lead() { out_->append(leads_[col_++]); }
+  // Room for n more bytes at cur_.
+  void need(size_t n) {
+    if (static_cast<size_t>(end_ - cur_) < n) grow(n);
+  }
+  void grow(size_t n);
+  void put(std::string_view v) {
+    need(v.size());
+    std::memcpy(cur_, v.data(), v.size());
+    cur_ += v.size();
+  }
+  // The column's lead, with room for `n` bytes after it.
+  void lead(size_t n = 0) {
+    if (format_ == RowFormat::csv) {
+      need(1 + n);
+      if (col_++) *cur_++ = ',';
+      return;
+    }
+    const std::string& l = leads_[col_++];
+    need(l.size() + n);
+    std::memcpy(cur_, l.data(), l.size());
+    cur_ += l.size();
+  }
+  // The last number written in a column and its text: rows of a sweep repeat most values.
+  struct Memo {
+    uint64_t bits = 0;
+    uint32_t len = 0;  // 0: none yet
+    char text[32] = {};
+  };
+  // Writes the memo's text when it holds `bits`. REQUIRES: 32 bytes of room.
+  bool recall(const Memo& m, uint64_t bits) {
+    if (m.len == 0 || m.bits != bits) return false;
+    std::memcpy(cur_, m.text, sizeof m.text);
+    cur_ += m.len;
+    return true;
+  }
+  void remember(Memo& m, uint64_t bits, const char* from) {
+    m.bits = bits;
+    m.len = static_cast<uint32_t>(cur_ - from);
+    std::memcpy(m.text, from, m.len);
+  }
+  void write_u64(uint64_t v);  // REQUIRES: 20 bytes of room
   void write_f64(double v);
-  void append_json_string(std::string_view v);
+  void write_json_string(std::string_view v);
+  void write_csv_text(std::string_view v);
 
   RowFormat format_;
   std::vector<std::string> columns_;
   std::vector<std::string>
       leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
-  // The last number written in each column and its text: rows of a sweep repeat most values.
-  std::vector<double> last_f64_;
-  std::vector<std::string> last_f64_text_;
+  std::vector<Memo> memo_;  // per column
+  // The last text written in a column and its encoding.
+  struct TextMemo {
+    bool valid = false;
+    std::string text, encoded;
+  };
+  std::vector<TextMemo> text_memo_;  // per column
   std::string* out_ = nullptr;
+  std::vector<char> buf_ = std::vector<char>(4096);  // the row being written
+  char* cur_ = nullptr;                              // its next byte
+  char* end_ = nullptr;                              // the end of buf_
   size_t col_ = 0;
 };
 
 // One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a newline.
 std::string csv_cell(const std::string& s);
-
-// Appends v in decimal.
-void append_u64(std::string& out, uint64_t v);
 
 }  // namespace llmsize::cli

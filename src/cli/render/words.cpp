@@ -88,8 +88,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::gpu_tight:
       return fmt::format(
           "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
-          n.n[0], name, p.fit ? p.fit->headroom_fraction * 100 : 0,
-          p.fit ? p.fit->requested_headroom * 100 : 0, n.n[1]);
+          n.n[0], name, n.x * 100, n.y * 100, n.n[1]);
     case NoteKind::tensor_split_indivisible:
       return fmt::format(
           "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
@@ -136,18 +135,45 @@ std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p) {
   return v;
 }
 
+namespace {
+
+// Notes whose words come from their own numbers alone (WarningsMemo keeps them).
+bool self_worded(NoteKind k) {
+  return k == NoteKind::offload || k == NoteKind::tensor_split_indivisible ||
+         k == NoteKind::no_catalog_gpu;
+}
+
+}  // namespace
+
 void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& out) {
-  out.clear();
-  if (!w.model->assumption.empty()) out.push_back("assumed: " + w.model->assumption);
+  // The strings of `out` are reused: a sweep words every row into the same vector.
+  size_t k = 0;
+  auto put = [&](std::string_view s) {
+    if (k == out.size()) out.emplace_back();
+    out[k++].assign(s);
+  };
+  auto note = [&](const Note& n) {
+    if (w.memo && self_worded(n.kind))
+      put(w.memo->notes.get(n, [&] { return note_words(n, p); }));
+    else
+      put(note_words(n, p));
+  };
+  if (!w.model->assumption.empty()) put("assumed: " + w.model->assumption);
   if (!w.quant_ignored.empty())
-    out.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
-                  " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+    put("--quant " + sanitize(std::string(w.quant_ignored)) +
+        " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
   for (const Note& n : p.notes)
-    if (!after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
-  for (const auto& x : p.estimate.warnings) out.push_back(estimate_warning_words(x));
-  for (auto& x : quant_warnings(w, p)) out.push_back(std::move(x));
+    if (!after_estimate_warnings(n.kind)) note(n);
+  for (const auto& x : p.estimate.warnings) {
+    if (w.memo)
+      put(w.memo->estimate.get(x, [&] { return estimate_warning_words(x); }));
+    else
+      put(estimate_warning_words(x));
+  }
+  for (auto& x : quant_warnings(w, p)) put(x);
   for (const Note& n : p.notes)
-    if (after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
+    if (after_estimate_warnings(n.kind)) note(n);
+  out.resize(k);
 }
 
 std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {

@@ -10,12 +10,48 @@
 
 namespace llmsize::cli {
 
+// Words kept by what they are made from, for renderers that word the same few values many times
+// (a sweep's rows): up to kSize entries, searched in order, the oldest replaced.
+template <typename Key>
+class WordsMemo {
+ public:
+  static constexpr size_t kSize = 64;
+  // The words of `k`, made by make() when not kept. The reference lives until kSize more misses.
+  template <typename Make>
+  const std::string& get(const Key& k, Make make) {
+    for (auto& e : entries_)
+      if (e.first == k) return e.second;
+    if (entries_.size() < kSize) {
+      entries_.reserve(kSize);
+      entries_.emplace_back(k, make());
+      return entries_.back().second;
+    }
+    auto& e = entries_[next_];
+    next_ = (next_ + 1) % kSize;
+    e.first = k;
+    e.second = make();
+    return e.second;
+  }
+
+ private:
+  std::vector<std::pair<Key, std::string>> entries_;
+  size_t next_ = 0;
+};
+
+// What the warnings of a sweep's rows repeat: the estimate's warnings and the notes worded from
+// their own numbers alone.
+struct WarningsMemo {
+  WordsMemo<EstimateWarning> estimate;
+  WordsMemo<Note> notes;
+};
+
 // What a plan was made from, as far as its words need it.
 struct PlanWords {
   const ResolvedModel* model = nullptr;
   const QuantPreset* quant = nullptr;  // the preset used
   std::string_view quant_requested;    // as typed
   std::string_view quant_ignored;      // --quant text a weights file replaced; else empty
+  WarningsMemo* memo = nullptr;        // optional: words kept between calls
 };
 
 // The warnings in the order a reader needs them: assumptions, what the GPUs lack, the estimate's
