@@ -1,6 +1,7 @@
 #include "llmsize/bom.hpp"
 
-#include <cstdio>
+#include <charconv>
+#include <utility>
 
 #include "llmsize/cost.hpp"
 #include "llmsize/units.hpp"
@@ -59,16 +60,19 @@ const char* to_string(BomReason r) {
 
 namespace {
 
+// printf's "%g" and "%.2f" (std::to_chars with a precision formats as printf does in the C
+// locale, without its locale and varargs machinery).
 std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6);
+  return std::string(b, r.ptr);
 }
 
 std::string tb(uint64_t bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", static_cast<double>(bytes) / 1e12);
-  return b;
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, static_cast<double>(bytes) / 1e12,
+                               std::chars_format::fixed, 2);
+  return std::string(b, r.ptr);
 }
 
 }  // namespace
@@ -92,7 +96,7 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
   if (in.host.cpu_cores) cpu.spec.emplace_back("cores", std::to_string(in.host.cpu_cores));
   if (p.cpu_tdp_w > 0)
     cpu.spec.emplace_back(p.cpu_tdp_assumed ? "tdp_w_assumed" : "tdp_w", num(p.cpu_tdp_w));
-  v.push_back(cpu);
+  v.push_back(std::move(cpu));
   const RamSizing& r = in.host.ram;
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
@@ -179,6 +183,7 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, std::vector<Bom
 
 std::vector<BomLine> bill_of_materials(const BomInput& in) {
   std::vector<BomLine> v;
+  v.reserve(16);  // a platform, GPUs, CPUs, memory, drives, NICs, PSUs, PDUs: no reallocation
   const PlatformModel& p = *in.platform;
   const uint32_t nodes = in.nodes ? in.nodes : 1;
   const bool priced_whole = p.price_usd > 0 && !p.gpu_ids.empty();
@@ -204,7 +209,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
   if (p.rack_units) pl.spec.emplace_back("rack_units", std::to_string(p.rack_units));
   if (p.platform_class == PlatformClass::unified)
     pl.spec.emplace_back("memory_gib", std::to_string(unit_gib));
-  v.push_back(pl);
+  v.push_back(std::move(pl));
 
   BomLine g{BomComponent::gpu,
             in.gpu.id,

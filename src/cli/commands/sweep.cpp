@@ -182,6 +182,7 @@ struct Sweep::Impl {
     w.quant_requested = g.quant_requested;
     w.quant_ignored = g.quant_ignored;
     w.memo = &warnings_memo;
+    w.gpu_key = gi + 1;
     row.model = w.model;
     row.quant = g.quant;
     row.quant_requested = g.quant_requested;

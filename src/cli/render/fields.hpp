@@ -49,6 +49,24 @@ struct Row {
       return amps == o.amps && mains_v == o.mains_v && plan == o.plan;
     }
   };
+  friend size_t hash_key(const LinkKey& k) {
+    return KeyMix()
+        .add(uint64_t{static_cast<uint8_t>(k.link)})
+        .add(uint64_t{k.nodes})
+        .add(uint64_t{k.pcie_gen} << 32 | k.pcie_lanes)
+        .add(uint64_t{k.max_per_node})
+        .add(k.gb_per_s)
+        .add(uint64_t{std::hash<std::string>()(k.interconnect)})
+        .h;
+  }
+  friend size_t hash_key(const CircuitKey& k) {
+    return KeyMix()
+        .add(k.amps)
+        .add(k.mains_v)
+        .add(uint64_t{k.plan.count})
+        .add(uint64_t{k.plan.feeds})
+        .h;
+  }
   LinkKey link_key;
   CircuitKey circuit_key;
   WordsMemo<LinkKey> link_memo;

@@ -61,6 +61,10 @@ RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns)
     leads_.push_back(l);
   }
   memo_.resize(columns_.size());
+  size_t longest = 0;
+  for (const auto& l : leads_) longest = std::max(longest, l.size());
+  slack_ = columns_.size() * (longest + 64) + 8;  // and the row's tail
+  buf_.resize(2 * slack_);
   text_memo_.resize(columns_.size());
   if (format_ == RowFormat::csv) {
     tail_ = "\n";
@@ -95,27 +99,6 @@ void RowWriter::grow(size_t n) {
   end_ = buf_.data() + buf_.size();
 }
 
-void RowWriter::null() {
-  lead(4);
-  if (format_ == RowFormat::jsonl) {
-    std::memcpy(cur_, "null", 4);
-    cur_ += 4;
-  }
-}
-
-void RowWriter::skip() {
-  if (format_ == RowFormat::csv)
-    lead();
-  else
-    ++col_;
-}
-
-void RowWriter::boolean(bool v) {
-  lead(5);
-  std::memcpy(cur_, v ? "true" : "false", v ? 4 : 5);
-  cur_ += v ? 4 : 5;
-}
-
 void RowWriter::write_u64(uint64_t v) {
   static const char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -141,19 +124,9 @@ void RowWriter::write_u64(uint64_t v) {
   cur_ += n;
 }
 
-// A column holds one kind of number: its memo is keyed by the value's bits.
-void RowWriter::u64(uint64_t v) {
-  Memo& m = memo_[col_];
-  lead(64);
-  if (recall(m, v)) return;
-  const char* at = cur_;
-  write_u64(v);
-  remember(m, v, at);
-}
-
 void RowWriter::f64(double v) {
   Memo& m = memo_[col_];
-  lead(64);
+  lead_number();
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   if (recall(m, bits)) return;

@@ -34,12 +34,35 @@ class RowWriter {
     end_ = buf_.data() + buf_.size();
   }
   // Each call writes the next column.
-  void null();
+  void null() {
+    lead_number();
+    if (format_ == RowFormat::jsonl) {
+      std::memcpy(cur_, "null", 4);
+      cur_ += 4;
+    }
+  }
   // The column is absent from this row (the main command's JSON omits the key): an empty CSV cell,
   // nothing in JSON. REQUIRES: not the first column of its group.
-  void skip();
-  void boolean(bool v);
-  void u64(uint64_t v);
+  void skip() {
+    if (format_ == RowFormat::csv)
+      lead_number();
+    else
+      ++col_;
+  }
+  void boolean(bool v) {
+    lead_number();
+    std::memcpy(cur_, v ? "true" : "false", v ? 4 : 5);
+    cur_ += v ? 4 : 5;
+  }
+  // A column holds one kind of number: its memo is keyed by the value's bits.
+  void u64(uint64_t v) {
+    Memo& m = memo_[col_];
+    lead_number();
+    if (recall(m, v)) return;
+    const char* at = cur_;
+    write_u64(v);
+    remember(m, v, at);
+  }
   void f64(double v);  // nlohmann's shortest round-trip format: 0.2, 1000.0; NaN/inf as null
   // Text: in CSV a cell starting with = + - @ is neutralised (csv_text_cell), as render_csv does.
   void str(std::string_view v);
@@ -67,8 +90,10 @@ class RowWriter {
 
  private:
   // Room for n more bytes at cur_.
+  // Room for n more bytes at cur_, and slack_ beyond them: every cell but text fits in its share
+  // of the slack (a lead and 64 bytes), so a number is written without a check.
   void need(size_t n) {
-    if (static_cast<size_t>(end_ - cur_) < n) grow(n);
+    if (static_cast<size_t>(end_ - cur_) < n + slack_) grow(n + slack_);
   }
   void grow(size_t n);
   void put(std::string_view v) {
@@ -76,17 +101,20 @@ class RowWriter {
     std::memcpy(cur_, v.data(), v.size());
     cur_ += v.size();
   }
-  // The column's lead, with room for `n` bytes after it.
-  void lead(size_t n = 0) {
+  // The column's lead, then 64 bytes of room (from the slack).
+  void lead_number() {
     if (format_ == RowFormat::csv) {
-      need(1 + n);
       if (col_++) *cur_++ = ',';
       return;
     }
     const std::string& l = leads_[col_++];
-    need(l.size() + n);
     std::memcpy(cur_, l.data(), l.size());
     cur_ += l.size();
+  }
+  // The column's lead, for text (which asks for its room itself).
+  void lead() {
+    need(0);
+    lead_number();
   }
   // The last number written in a column and its text: rows of a sweep repeat most values.
   struct Memo {
@@ -117,6 +145,7 @@ class RowWriter {
       leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
   std::vector<Memo> memo_;  // per column
+  size_t slack_ = 0;        // columns x (the longest lead + 64)
   // The last text written in a column and its encoding.
   struct TextMemo {
     bool valid = false;
@@ -124,9 +153,9 @@ class RowWriter {
   };
   std::vector<TextMemo> text_memo_;  // per column
   std::string* out_ = nullptr;
-  std::vector<char> buf_ = std::vector<char>(4096);  // the row being written
-  char* cur_ = nullptr;                              // its next byte
-  char* end_ = nullptr;                              // the end of buf_
+  std::vector<char> buf_;  // the row being written
+  char* cur_ = nullptr;    // its next byte
+  char* end_ = nullptr;    // the end of buf_
   size_t col_ = 0;
 };
 

@@ -135,12 +135,46 @@ std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p) {
   return v;
 }
 
+size_t hash_key(const EstimateWarning& w) {
+  return KeyMix().add(uint64_t{static_cast<uint8_t>(w.kind)}).add(w.n[0]).add(w.n[1]).add(w.n[2]).h;
+}
+size_t hash_key(const std::pair<Note, size_t>& k) {
+  const Note& n = k.first;
+  return KeyMix()
+      .add(uint64_t{static_cast<uint8_t>(n.kind)})
+      .add(n.n[0])
+      .add(n.n[1])
+      .add(n.n[2])
+      .add(n.n[3])
+      .add(n.x)
+      .add(n.y)
+      .add(uint64_t{k.second})
+      .h;
+}
+
 namespace {
 
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
   return k == NoteKind::offload || k == NoteKind::tensor_split_indivisible ||
          k == NoteKind::no_catalog_gpu;
+}
+// Notes worded from their numbers and the plan's GPU (its name, id and memory).
+bool gpu_worded(NoteKind k) {
+  return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
+         k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
+         k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed;
+}
+
+// The lines of the model and quantization alone: before the notes, and the quantization's.
+void model_lines(const PlanWords& w, const Plan& p, std::vector<std::string>& leading,
+                 std::vector<std::string>& quant) {
+  leading.clear();
+  if (!w.model->assumption.empty()) leading.push_back("assumed: " + w.model->assumption);
+  if (!w.quant_ignored.empty())
+    leading.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
+                      " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+  quant = quant_warnings(w, p);
 }
 
 }  // namespace
@@ -154,14 +188,30 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
   };
   auto note = [&](const Note& n) {
     if (w.memo && self_worded(n.kind))
-      put(w.memo->notes.get(n, [&] { return note_words(n, p); }));
+      put(w.memo->notes.get({n, 0}, [&] { return note_words(n, p); }));
+    else if (w.memo && w.gpu_key && gpu_worded(n.kind))
+      put(w.memo->notes.get({n, w.gpu_key}, [&] { return note_words(n, p); }));
     else
       put(note_words(n, p));
   };
-  if (!w.model->assumption.empty()) put("assumed: " + w.model->assumption);
-  if (!w.quant_ignored.empty())
-    put("--quant " + sanitize(std::string(w.quant_ignored)) +
-        " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+  std::vector<std::string> leading, quant;
+  if (w.memo) {
+    WarningsMemo& m = *w.memo;
+    if (m.model != w.model || m.quant != w.quant || m.quant_requested != w.quant_requested ||
+        m.quant_ignored != w.quant_ignored || m.engine != p.config.engine) {
+      model_lines(w, p, m.leading, m.quant_lines);
+      m.model = w.model;
+      m.quant = w.quant;
+      m.quant_requested = w.quant_requested;
+      m.quant_ignored = w.quant_ignored;
+      m.engine = p.config.engine;
+    }
+  } else {
+    model_lines(w, p, leading, quant);
+  }
+  const auto& lead_lines = w.memo ? w.memo->leading : leading;
+  const auto& quant_lines = w.memo ? w.memo->quant_lines : quant;
+  for (const auto& x : lead_lines) put(x);
   for (const Note& n : p.notes)
     if (!after_estimate_warnings(n.kind)) note(n);
   for (const auto& x : p.estimate.warnings) {
@@ -170,7 +220,7 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
     else
       put(estimate_warning_words(x));
   }
-  for (auto& x : quant_warnings(w, p)) put(x);
+  for (const auto& x : quant_lines) put(x);
   for (const Note& n : p.notes)
     if (after_estimate_warnings(n.kind)) note(n);
   out.resize(k);

@@ -2,7 +2,9 @@
 // carry kinds and numbers (Plan::notes); rewording happens here and nowhere else.
 #pragma once
 
+#include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "llmsize/io/resolve.hpp"
@@ -10,39 +12,58 @@
 
 namespace llmsize::cli {
 
-// Words kept by what they are made from, for renderers that word the same few values many times
-// (a sweep's rows): up to kSize entries, searched in order, the oldest replaced.
+// Hashing of the plain keys below: every word, multiplied and folded.
+struct KeyMix {
+  size_t h = 0x9E3779B97F4A7C15ull;
+  KeyMix& add(uint64_t x) {
+    h = (h ^ x) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    return *this;
+  }
+  KeyMix& add(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return add(b);
+  }
+};
+size_t hash_key(const EstimateWarning& w);
+size_t hash_key(const std::pair<Note, size_t>& n);
+// A key's hash: the hash_key above, or one found by argument lookup.
+template <typename Key>
+struct KeyHash {
+  size_t operator()(const Key& k) const { return hash_key(k); }
+};
+
+// Words kept by what they are made from, for renderers that word the same values many times (a
+// sweep's rows); at most kSize kept (then forgotten all at once).
 template <typename Key>
 class WordsMemo {
  public:
-  static constexpr size_t kSize = 64;
-  // The words of `k`, made by make() when not kept. The reference lives until kSize more misses.
+  static constexpr size_t kSize = 4096;
+  // The words of `k`, made by make() when not kept. The reference lives until the next miss.
   template <typename Make>
   const std::string& get(const Key& k, Make make) {
-    for (auto& e : entries_)
-      if (e.first == k) return e.second;
-    if (entries_.size() < kSize) {
-      entries_.reserve(kSize);
-      entries_.emplace_back(k, make());
-      return entries_.back().second;
-    }
-    auto& e = entries_[next_];
-    next_ = (next_ + 1) % kSize;
-    e.first = k;
-    e.second = make();
-    return e.second;
+    auto it = words_.find(k);
+    if (it != words_.end()) return it->second;
+    if (words_.size() >= kSize) words_.clear();
+    return words_.emplace(k, make()).first->second;
   }
 
  private:
-  std::vector<std::pair<Key, std::string>> entries_;
-  size_t next_ = 0;
+  std::unordered_map<Key, std::string, KeyHash<Key>> words_;
 };
 
-// What the warnings of a sweep's rows repeat: the estimate's warnings and the notes worded from
-// their own numbers alone.
+// What the warnings of a sweep's rows repeat: the estimate's warnings, the notes worded from
+// their own numbers and the GPU (PlanWords::gpu_key names it), and the lines of the model and
+// quantization alone.
 struct WarningsMemo {
   WordsMemo<EstimateWarning> estimate;
-  WordsMemo<Note> notes;
+  WordsMemo<std::pair<Note, size_t>> notes;  // by (note, gpu_key); 0: worded from numbers alone
+  const ResolvedModel* model = nullptr;      // whose lines `assumed` and `quant` hold
+  const QuantPreset* quant = nullptr;
+  std::string quant_requested, quant_ignored;
+  Engine engine{};
+  std::vector<std::string> leading, quant_lines;
 };
 
 // What a plan was made from, as far as its words need it.
@@ -52,6 +73,9 @@ struct PlanWords {
   std::string_view quant_requested;    // as typed
   std::string_view quant_ignored;      // --quant text a weights file replaced; else empty
   WarningsMemo* memo = nullptr;        // optional: words kept between calls
+  // With a memo: a number the caller gives each GPU it plans on (1, 2, ...; 0: not known), so
+  // notes that name the GPU are kept too.
+  size_t gpu_key = 0;
 };
 
 // The warnings in the order a reader needs them: assumptions, what the GPUs lack, the estimate's
