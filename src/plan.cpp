@@ -298,7 +298,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // no power figure has none (not zero watts).
   if (p.system->max_wall_w_total > 0)
     p.machine_power = rated_power_plan(*p.system, req.power.mains_v);
-  const BomCost bc = bom_cost(p.system->bom);
+  const BomCost& bc = p.system->bom_cost;
   CostInput co = req.cost;
   co.kwh_per_year = p.machine_power ? p.machine_power->energy_kwh_per_year : 0;
   co.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;

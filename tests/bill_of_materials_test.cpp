@@ -169,3 +169,28 @@ TEST_CASE("The BOM's cost: GPUs priced apart, the rest, and whether it is comple
     CHECK(b.total_usd() == Approx(bom_total_usd(c.lines)));
   }
 }
+
+TEST_CASE("A prices-only BOM has the lines' quantities and prices, without their text", "[bom]") {
+  // The cost model reads BomDetail::prices (a sweep never makes the text): line by line it must
+  // be the full BOM less part, spec and price source, so the sums cannot differ.
+  const BomInput cases[] = {input("dgx-h100", "h100-sxm", 8, 2, 405 * kGB),
+                            input("am5-desktop", "rtx-3090", 2, 1, 40 * kGiB)};
+  for (const BomInput& in : cases) {
+    const auto full = bill_of_materials(in);
+    const auto prices = bill_of_materials(in, BomDetail::prices);
+    REQUIRE(full.size() == prices.size());
+    for (size_t i = 0; i < full.size(); ++i) {
+      CHECK(prices[i].component == full[i].component);
+      CHECK(prices[i].qty == full[i].qty);
+      CHECK(prices[i].unit_price_usd == full[i].unit_price_usd);
+      CHECK(prices[i].included == full[i].included);
+      CHECK(prices[i].reason == full[i].reason);
+      CHECK(prices[i].part.empty());
+      CHECK(prices[i].spec.empty());
+      CHECK(prices[i].price_source.empty());
+    }
+    CHECK(bom_total_usd(prices) == bom_total_usd(full));
+    CHECK(bom_cost(prices).total_usd() == bom_cost(full).total_usd());
+    CHECK(bom_cost(prices).complete == bom_cost(full).complete);
+  }
+}

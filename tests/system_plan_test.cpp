@@ -50,7 +50,7 @@ TEST_CASE("405B FP8 on 8 x H100 SXM is a DGX H100 as it ships", "[system_plan]")
   CHECK(s.circuits.back().volts == 400);
   CHECK(s.circuits.back().circuits == 2);
   CHECK(s.racks.racks == 1);
-  CHECK(s.bom.front().part == "dgx-h100");
+  CHECK(s.bom().front().part == "dgx-h100");
   CHECK(s.cold_start.total_s > 0);
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("A power cap lowers the maximum; unplaceable GPUs say so", "[system_pl
   // No OAM platform in the fixture: no machine, and no rejection of another mount.
   const auto none = plan_system(request("mi300x", 8, 405 * kGB));
   CHECK(none.platform == nullptr);
-  CHECK(none.bom.empty());
+  CHECK(none.bom().empty());
   // A Mac: memory fraction from the catalog GPU (Apple unified memory).
   const auto mac = plan_system(request("m2-ultra", 1, 100 * kGB));
   REQUIRE(mac.platform);
@@ -160,4 +160,18 @@ TEST_CASE("The v1 power fields come from the rated model", "[system_plan]") {
   CHECK(w.energy_kwh_per_year == Approx(s.typical_wall_w_total * 8.76));
   CHECK(w.psus == 6);
   CHECK(w.psu_w == 3300);
+}
+
+TEST_CASE("A system plan's BOM lines are made on first use and match its sums", "[system_plan]") {
+  const auto s = plan_system(request("h100-sxm", 8, 405 * kGB));
+  REQUIRE(s.platform);
+  const auto& lines = s.bom();
+  CHECK(&lines == &s.bom());  // made once
+  CHECK(bom_total_usd(lines) == s.bom_total_usd);
+  CHECK(bom_cost(lines).total_usd() == s.bom_cost.total_usd());
+  CHECK(bom_cost(lines).complete == s.bom_cost.complete);
+  // A copy made before the lines carries its own.
+  const auto t = plan_system(request("h100-sxm", 8, 405 * kGB));
+  const SystemPlan copy = t;
+  CHECK(copy.bom().size() == lines.size());
 }

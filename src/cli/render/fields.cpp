@@ -207,7 +207,7 @@ ojson bom_json(const Row& r) {
   const SystemPlan* sy = SY(r);
   if (!sy) return ojson(ojson::value_t::discarded);
   ojson a = ojson::array();
-  for (const auto& l : sy->bom) {
+  for (const auto& l : sy->bom()) {
     ojson spec = ojson::object();
     for (const auto& [k, v] : l.spec) spec[k] = v;
     a.push_back({{"component", to_string(l.component)},

@@ -310,11 +310,11 @@ std::string render_system_table(const Report& r) {
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9, w1 = 4;
-  for (const auto& l : s.bom) w0 = std::max(w0, l.part.size());
-  for (const auto& l : s.bom) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
+  for (const auto& l : s.bom()) w0 = std::max(w0, l.part.size());
+  for (const auto& l : s.bom()) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
   o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", "component", "part", w0, "qty", "unit",
                    "spec");
-  for (const auto& l : s.bom)
+  for (const auto& l : s.bom())
     o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
                      l.qty,
                      l.included             ? "included"
@@ -323,7 +323,7 @@ std::string render_system_table(const Report& r) {
                      spec_text(l));
   o += fmt::format(
       "  total {}{}\n", usd(s.bom_total_usd),
-      std::any_of(s.bom.begin(), s.bom.end(),
+      std::any_of(s.bom().begin(), s.bom().end(),
                   [](const BomLine& l) { return !l.included && !(l.unit_price_usd > 0); })
           ? " (a floor: some lines have no public price)"
           : "");
@@ -343,7 +343,7 @@ std::string render_bom_csv(const Report& r) {
   std::string o = "component,part,spec,qty,unit_price_usd,price_source,included_in,why\n";
   const SystemPlan* s = machine(r);
   if (!s) return o;
-  for (const auto& l : s->bom)
+  for (const auto& l : s->bom())
     o += fmt::format("{},{},{},{},{},{},{},{}\n", to_string(l.component), csv_cell(l.part),
                      csv_cell(spec_text(l)), l.qty,
                      !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
@@ -382,7 +382,7 @@ std::string render_html(const Report& r) {
         s->host.ram.dimm_gib, html_escape(nic_text(*s)));
     o += "<h2>Bill of materials</h2>\n<table>\n<tr><th>component</th><th>part</th><th>spec</th>"
          "<th>qty</th><th>unit price</th><th>price source</th><th>why</th></tr>\n";
-    for (const auto& l : s->bom)
+    for (const auto& l : s->bom())
       o += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"src\">{}</td>"
           "<td>{}</td></tr>\n",
@@ -447,7 +447,7 @@ std::string render_html(const Report& r) {
     if (!s->platform->price_source.empty())
       o += fmt::format("<li><b>platform price</b>: {}</li>\n",
                        html_escape(s->platform->price_source));
-    for (const auto& l : s->bom)
+    for (const auto& l : s->bom())
       if (!l.price_source.empty())
         o += fmt::format("<li><b>{} price</b>: {}</li>\n", html_escape(l.part),
                          html_escape(l.price_source));
