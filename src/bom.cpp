@@ -162,17 +162,19 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, std::vector<Bom
                  fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
                  shipped});
   }
-  // A chassis whose PSU rating the catalog lacks: the line says so instead of a "0 W" part.
+  // A chassis whose PSUs the catalog lacks: the line says what is unpublished instead of a "0 W"
+  // part; without a published count it is the machine's set as shipped, one per machine.
   const bool rated = in.psus.watts > 0;
-  v.push_back(
-      {BomComponent::psu, rated ? "psu-" + num(in.psus.watts) + "w" : std::string("psu-as-shipped"),
-       rated ? std::vector<std::pair<std::string, std::string>>{{"watts", num(in.psus.watts)},
-                                                                {"redundancy",
-                                                                 to_string(in.psus.redundancy)},
-                                                                {"capacity_w",
-                                                                 num(in.psus.capacity_w)}}
-             : std::vector<std::pair<std::string, std::string>>{{"watts", "not published"}},
-       in.psus.count * nodes, 0, "", BomReason::shipped_with_platform, !p.psu.atx});
+  std::vector<std::pair<std::string, std::string>> spec;
+  spec.emplace_back("watts", rated ? num(in.psus.watts) : std::string("not published"));
+  if (!in.psus.count) spec.emplace_back("count", "not published");
+  spec.emplace_back("redundancy", in.psus.redundancy_known ? to_string(in.psus.redundancy)
+                                                           : std::string("not published"));
+  if (rated && in.psus.count) spec.emplace_back("capacity_w", num(in.psus.capacity_w));
+  v.push_back({BomComponent::psu,
+               rated ? "psu-" + num(in.psus.watts) + "w" : std::string("psu-as-shipped"),
+               std::move(spec), (in.psus.count ? in.psus.count : 1) * nodes, 0, "",
+               BomReason::shipped_with_platform, !p.psu.atx});
 }
 
 }  // namespace

@@ -277,7 +277,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
   p.system = memo.system(sr);
-  p.psu_redundancy = to_string(p.system->psus.redundancy);
+  // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
+  p.psu_redundancy =
+      p.system->psus.redundancy_known ? to_string(p.system->psus.redundancy) : std::string();
   if (!p.system->platform) {
     note(p, NoteKind::no_platform, g.count);
     return;

@@ -55,6 +55,11 @@ struct PsuSpec {
   bool atx = false;
   Redundancy redundancy;     // as shipped
   double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
+  // Whether a source gave the bays and the redundancy scheme. Where the catalog has none, its
+  // reader keeps one bay and no spare as placeholders and clears these: plan_psus then reports
+  // the count and the scheme as unknown, never as "1" and "none".
+  bool bays_published = true;
+  bool redundancy_published = true;
 };
 
 // One buyable machine model (a catalog row).
@@ -131,7 +136,7 @@ enum class PlatformReason {
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
   // noting
-  psu_unrated,         // no PSU rating in the catalog: capacity not checked
+  psu_unrated,         // no PSU rating or count in the catalog: capacity not checked
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed
   rounded_up,          // more GPUs than asked: the nearest count that is sold

@@ -298,6 +298,7 @@ void read_psu_facts(const json& e, const std::string& path, const Reader& r, Pla
   static const json kEmpty = json::object();
   const json& pj = ps ? *ps : kEmpty;
   p.psu.bays = r.count(pj, pp, "bays", false, 64);
+  p.psu.bays_published = p.psu.bays > 0;
   p.psu.watts = r.num(pj, pp, "watts", false, 10, 20000);
   p.psu.efficiency = r.num(pj, pp, "efficiency", false, 0.5, 1);
   if (p.psu.efficiency == 0)
@@ -306,9 +307,11 @@ void read_psu_facts(const json& e, const std::string& path, const Reader& r, Pla
     p.psu.atx = true;
     if (p.psu.watts == 0) p.psu.watts = kLargestAtxPsuW;
     p.psu.bays = 1;
+    p.psu.bays_published = true;  // one ATX supply, no spare: what a desktop takes
   }
   if (p.psu.bays == 0) p.psu.bays = 1;
   const std::string red = r.str(pj, pp, "redundancy", false);
+  p.psu.redundancy_published = !red.empty() || p.psu.atx;
   if (red.empty()) {
     p.psu.redundancy = {p.psu.bays, 0};
   } else if (!parse_redundancy(red, p.psu.bays, &p.psu.redundancy)) {

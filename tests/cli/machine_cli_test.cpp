@@ -3,6 +3,7 @@
 // --strict, and the HTML procurement report rendered by headless Chromium.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -338,4 +339,30 @@ TEST_CASE("two unified units are two machines on a network, said so", "[cli][mac
   const auto s = run("llama-3.1-405b -q q4_k_m --gpu dgx-spark");
   REQUIRE(s.code == 0);
   CHECK(has(s.out, "more units than the maker supports linking together"));
+}
+
+TEST_CASE("a platform whose PSUs no source gives reports them unknown, not as one PSU",
+          "[cli][machine]") {
+  // The DGX B300 row (data/platforms.json) has no published PSU count, rating or scheme.
+  const std::string args = "llama-3.1-8b --gpu b300 --gpus 8";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"] == "nvidia-dgx-b300");
+  CHECK(j["power"]["psu_count"].is_null());
+  CHECK(j["power"]["psu_watts"].is_null());
+  CHECK(j["power"]["psu_redundancy"].is_null());
+  const auto& reasons = j["machine"]["reasons"];
+  CHECK(std::find(reasons.begin(), reasons.end(), "psu_unrated") != reasons.end());
+  bool psu_line = false;
+  for (const auto& l : j["bom"])
+    if (l["component"] == "psu") {
+      psu_line = true;
+      CHECK(l["part"] == "psu-as-shipped");
+      CHECK(l["spec"]["count"] == "not published");
+      CHECK(l["spec"]["redundancy"] == "not published");
+    }
+  CHECK(psu_line);
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "PSUs            count, rating and redundancy not published for this platform"));
+  CHECK(!has(t.out, "no redundancy"));
 }

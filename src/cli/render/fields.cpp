@@ -500,12 +500,15 @@ const std::vector<Field> kFields = {
      GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
          : W(r) ? D(W(r)->psu_w)
                 : N())},
-    {"power.psu_count", U_::count, "PSUs per machine, spares included",
+    {"power.psu_count", U_::count,
+     "PSUs per machine, spares included (null when the platform's are not published)",
      GET(SY(r)  ? (SY(r)->psus.count ? U(SY(r)->psus.count) : N())
          : W(r) ? U(W(r)->psus)
                 : N())},
-    {"power.psu_redundancy", U_::text, "PSUs carrying the load + spares (\"4+2\"), or none",
-     GET(SY(r) && SY(r)->psus.count ? S(P(r).psu_redundancy) : N())},
+    {"power.psu_redundancy", U_::text,
+     "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
+     GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
+                                                                     : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
