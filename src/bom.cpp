@@ -71,6 +71,12 @@ std::string tb(uint64_t bytes) {
   return b;
 }
 
+// The DIMM generation the platform takes: DDR4 where the catalog says so (EPYC 7003, Xeon 3rd Gen
+// hosts), else DDR5, the generation of every other machine in it.
+std::string ddr_generation(const PlatformModel& p) {
+  return p.memory_type.find("DDR4") != std::string::npos ? "ddr4" : "ddr5";
+}
+
 }  // namespace
 
 namespace {
@@ -97,7 +103,7 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
   v.push_back({BomComponent::memory,
-               "ddr5-" +
+               ddr_generation(p) + "-" +
                    std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
                    "-" + std::to_string(r.dimm_gib) + "gib",
                {{"dimm_gib", std::to_string(r.dimm_gib)},

@@ -90,6 +90,7 @@ struct PlatformModel {
   double cpu_tdp_w = 0;          // per socket
   bool cpu_tdp_assumed = false;  // no TDP on file for the catalog's CPU model: the class's
   uint32_t memory_channels_per_socket = 0;
+  std::string memory_type;       // as the catalog states it: "DDR5", "DDR4", "LPDDR5x (unified)"
   uint32_t dimm_slots = 0;       // all sockets
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
   uint32_t ram_max_gib = 0;

@@ -133,6 +133,7 @@ const CpuTdp kCpuTdp[] = {
     {"Xeon 6979P", 500, "Intel ARK: Xeon 6979P 500 W TDP"},
     {"Xeon Gold 5416S", 150, "Intel ARK: Xeon Gold 5416S 150 W TDP"},
     {"EPYC 7742", 225, "AMD EPYC 7742 product page: 225 W default TDP"},
+    {"EPYC 7763", 280, "AMD EPYC 7763 product page: 280 W default TDP"},
     {"EPYC 9575F", 400, "AMD EPYC 9575F product page: 400 W default TDP"},
     {"EPYC 9655", 400, "AMD EPYC 9655 product page: 400 W default TDP"},
     {"EPYC 9475F", 400, "AMD EPYC 9475F product page: 400 W default TDP"},
@@ -262,6 +263,7 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
     const std::string mp = path + "/memory";
     if (!m->is_object()) r.fail(mp, "expected an object");
     p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", false, 24);
+    p.memory_type = r.str(*m, mp, "type", false);
     if (p.memory_channels_per_socket == 0 && (p.platform_class == PlatformClass::server ||
                                               p.platform_class == PlatformClass::workstation)) {
       for (const auto& c : kCpuChannels)

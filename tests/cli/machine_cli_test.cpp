@@ -366,3 +366,38 @@ TEST_CASE("a platform whose PSUs no source gives reports them unknown, not as on
   CHECK(has(t.out, "PSUs            count, rating and redundancy not published for this platform"));
   CHECK(!has(t.out, "no redundancy"));
 }
+
+TEST_CASE("4 x H100 SXM is a 4-GPU HGX server, not an 8-GPU DGX", "[cli][machine]") {
+  // Dell PowerEdge XE8640 (data/platforms.json, MLPerf Inference v4.1 configuration): 4 x H100 SXM
+  // on the HGX 4-GPU board, 2 x Xeon Platinum 8468 (48 cores each), 1 TiB = 16 x 64 GiB.
+  const std::string args = "llama-3.1-70b --gpu h100-sxm --gpus 4";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform"] == "server");
+  CHECK(j["system"]["platform_id"] == "dell-poweredge-xe8640");
+  CHECK(j["system"]["nodes"] == 1);
+  CHECK(j["system"]["cpu_sockets"] == 2);
+  CHECK(j["system"]["cpu_cores"] == 96);
+  CHECK(j["system"]["ram_bytes"] == 1024ull << 30);
+  CHECK(j["machine"]["gpus_per_node"] == 4);
+  const auto& reasons = j["machine"]["reasons"];
+  CHECK(std::find(reasons.begin(), reasons.end(), "rounded_up") == reasons.end());
+  for (const auto& l : j["bom"])
+    if (l["component"] == "gpu") CHECK(l["qty"] == 4);
+  // Its maximum: 4 x 700 W x 1.44 (GPUs and the HGX baseboard) + 2 x 350 W + 16 x 10 W DIMMs
+  // + 4 x 25 W NVMe + 4 x 25 W ConnectX-7 + 100 W board = 5,192 W DC / 0.94 = 5,523 W at the wall.
+  CHECK(j["power"]["max_wall_watts"] == 5523.0);
+  // Its PSUs are not published: said, not guessed.
+  CHECK(j["power"]["psu_count"].is_null());
+  // The HGX A100 4-GPU server of the same vendor takes DDR4 (EPYC 7763): the BOM's DIMMs say so.
+  const auto a = run_json("llama-3.1-70b --gpu a100-80gb-sxm --gpus 4");
+  CHECK(a["system"]["platform_id"] == "dell-poweredge-xe8545");
+  bool ddr4 = false;
+  for (const auto& l : a["bom"])
+    if (l["component"] == "memory")
+      ddr4 = l["part"].get<std::string>().rfind("ddr4-rdimm-", 0) == 0;
+  CHECK(ddr4);
+  // Four 2,400 W PSUs (MLPerf v1.1 psu_details "4x2400W"), their scheme unpublished.
+  CHECK(a["power"]["psu_count"] == 4);
+  CHECK(a["power"]["psu_watts"] == 2400.0);
+  CHECK(a["power"]["psu_redundancy"].is_null());
+}

@@ -106,8 +106,9 @@ std::string psu_short(const SystemPlan& s, const Plan& r) {
 std::string psu_words(const SystemPlan& s, const Plan& r) {
   const PsuPlan& u = s.psus;
   if (u.count && u.watts > 0)
-    return fmt::format("  PSUs            {} ({} without the spares){}\n", psu_short(s, r),
-                       watts(u.capacity_w), u.sufficient ? "" : " — NOT sufficient");
+    return fmt::format("  PSUs            {} ({} {}){}\n", psu_short(s, r), watts(u.capacity_w),
+                       u.redundancy_known ? "without the spares" : "if none is a spare",
+                       u.sufficient ? "" : " — NOT sufficient");
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
 }
 
