@@ -569,6 +569,31 @@ const CostInput& reported_cost_input(const Plan& p) {
   return p.machine_cost ? p.machine_cost_input : p.cost_input;
 }
 
+const char* to_string(FigureBasis b) {
+  switch (b) {
+    case FigureBasis::none:
+      return "none";
+    case FigureBasis::machine:
+      return "machine";
+    case FigureBasis::class_rules:
+      return "class_rules";
+  }
+  return "?";
+}
+FigureBasis power_basis(const Plan& p) {
+  return p.machine_power ? FigureBasis::machine
+         : p.power       ? FigureBasis::class_rules
+                         : FigureBasis::none;
+}
+FigureBasis cost_basis(const Plan& p) {
+  return p.machine_cost ? FigureBasis::machine
+         : p.cost       ? FigureBasis::class_rules
+                        : FigureBasis::none;
+}
+bool class_rules_stand_in(const Plan& p) {
+  return p.system && !p.system->platform && (p.host || p.power || p.cost);
+}
+
 Plan plan(const PlanRequest& req) {
   NoMemo memo;
   Plan p;

@@ -401,3 +401,42 @@ TEST_CASE("4 x H100 SXM is a 4-GPU HGX server, not an 8-GPU DGX", "[cli][machine
   CHECK(a["power"]["psu_watts"] == 2400.0);
   CHECK(a["power"]["psu_redundancy"].is_null());
 }
+
+TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said to be",
+          "[cli][machine]") {
+  // No platform in data/platforms.json is sold with the A100 40GB SXM4: the host, power and cost
+  // are the class rules' and every output says so.
+  const std::string args = "llama-3.1-8b --gpu a100-40gb-sxm --gpus 8";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"].is_null());
+  CHECK(j["power"]["basis"] == "class_rules");
+  CHECK(j["cost"]["basis"] == "class_rules");
+  bool said = false;
+  for (const auto& w : j["warnings"])
+    said = said || has(w.get<std::string>(),
+                       "no platform in the catalog takes 8 × NVIDIA A100 "
+                       "40GB SXM4") &&
+                       has(w.get<std::string>(), "class-rule estimates");
+  CHECK(said);
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "Class-rule sizing (no catalog platform takes these GPUs: an estimate, not a "
+            "machine that ships)"));
+  CHECK(has(t.out, "Power and cooling (class rules: no catalog machine)"));
+  // A catalog machine's figures are the machine's.
+  const auto m = run_json("llama-3.1-70b --gpu h100-sxm --gpus 8");
+  CHECK(m["power"]["basis"] == "machine");
+  CHECK(m["cost"]["basis"] == "machine");
+  // check's budgets say which figures they held the plan to.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/p.json");
+    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "a100-40gb-sxm", "gpus": 8, )"
+      << R"("budget": {"power_watts": 100000}}]})";
+  }
+  const auto c = run("check " + dir + "/p.json");
+  CHECK(c.code == 0);
+  CHECK(has(c.out, "(class rules: no catalog platform takes the GPUs)"));
+  sh("rm -rf '" + dir + "'");
+}

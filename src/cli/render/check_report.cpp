@@ -79,6 +79,10 @@ std::string power_summary_words(double peak_w) {
   return fmt::format(", peak {:.0f} W", peak_w);
 }
 
+std::string class_rules_words() {
+  return " (class rules: no catalog platform takes the GPUs)";
+}
+
 std::string power_failure_words(double peak_w, double budget_w) {
   return fmt::format("peak power {:.0f} W > budget {} W", peak_w, num(budget_w));
 }

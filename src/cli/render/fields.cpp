@@ -524,6 +524,10 @@ const std::vector<Field> kFields = {
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
+    {"power.basis", U_::text,
+     "machine (the catalog machine's power model) or class_rules (no catalog platform takes the "
+     "GPUs: an estimate from the GPU's class, not a machine that ships); null without power",
+     GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
      "decode speed per sequence (null for embedding and rerank)",
@@ -704,6 +708,10 @@ const std::vector<Field> kFields = {
      GET(D(P(r).cost_input.utilization))},
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      GET(D(P(r).cost_input.kwh_price_usd))},
+    {"cost.basis", U_::text,
+     "machine (the catalog machine's BOM) or class_rules (no catalog platform takes the GPUs: GPUs "
+     "+ a class price of the host); null without cost",
+     GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
     // blocks and lists
     {"finetune", U_::none,
      "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "

@@ -110,7 +110,14 @@ std::string note_words(const Note& n, const Plan& p) {
             why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
           if (!x.reasons.empty()) why += ")";
         }
-      return fmt::format("no platform in the catalog takes {} × {}{}", n.n[0], name, why);
+      // What stands in for the machine: the class rules' host, power and cost, said to be.
+      const bool stand_in =
+          power_basis(p) == FigureBasis::class_rules || cost_basis(p) == FigureBasis::class_rules;
+      return fmt::format("no platform in the catalog takes {} × {}{}{}", n.n[0], name, why,
+                         stand_in ? "; the host, power and cost shown are class-rule estimates "
+                                    "(power.basis and cost.basis class_rules), not a machine that "
+                                    "ships"
+                                  : "");
     }
     case NoteKind::offload:
       return fmt::format(
