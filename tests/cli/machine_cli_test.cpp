@@ -440,3 +440,21 @@ TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said t
   CHECK(has(c.out, "(class rules: no catalog platform takes the GPUs)"));
   sh("rm -rf '" + dir + "'");
 }
+
+TEST_CASE("compare words a floor price as check does and labels the GPUs bought",
+          "[cli][machine][compare]") {
+  // 2 x RTX 4090 on the AM5 desktop: its board, CPU and PSU are unpriced, so the BOM's sum is a
+  // floor, worded "at least $..." as in check (never a bare "+").
+  const auto t = run("llama-3.1-70b --compare rtx-4090x2,h100-sxm");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "at least $"));
+  CHECK(!has(t.out, "+ "));
+  CHECK(has(t.out, "(\"at least\": some lines unpriced)"));
+  // One H100 SXM is needed, the HGX board holds 4: the row is the 4-GPU machine it prices.
+  CHECK(has(t.out, "4 × NVIDIA H100 SXM5 80GB (dell-poweredge-xe8640, 1 needed)"));
+  CHECK(has(t.out, "4 GPUs"));
+  // check says the same floor the same way.
+  const auto j = run_json("llama-3.1-70b --gpu rtx-4090 --gpus 2");
+  CHECK(j["cost"]["hardware_complete"] == false);
+}

@@ -10,6 +10,7 @@
 
 #include "cli/render/plot.hpp"
 #include "cli/render/report_data.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -98,7 +99,7 @@ std::string ram_failure_words(uint64_t need_bytes, double budget_gib) {
 
 namespace {
 std::string price_words(const CostPlan& cost) {
-  return (cost.complete ? "" : "at least ") + usd(cost.capex_usd);
+  return hardware_price_words(cost);
 }
 }  // namespace
 

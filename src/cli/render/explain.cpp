@@ -7,6 +7,7 @@
 
 #include "cli/render/derivations.hpp"
 #include "cli/render/report.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
@@ -139,10 +140,10 @@ std::string render_explain(const Report& r) {
   if (const CostPlan* c = reported_cost(r); c && c->priced) {
     const CostInput& ci = reported_cost_input(r);
     o += fmt::format(
-        "  cost per 1M tokens\n      = (hardware {}{} / {:.0f} years + energy {} per year) / "
+        "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
         "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-        c->complete ? "" : "at least ", usd(c->capex_usd), ci.years, usd(c->energy_usd_per_year),
-        ci.aggregate_tokens_per_s, ci.utilization * 100, c->usd_per_mtok);
+        hardware_price_words(*c), ci.years, usd(c->energy_usd_per_year), ci.aggregate_tokens_per_s,
+        ci.utilization * 100, c->usd_per_mtok);
   }
   return o;
 }

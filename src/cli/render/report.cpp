@@ -634,9 +634,8 @@ std::string render_markdown(const Report& r) {
         "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
         w->peak_w, w->wall_w, circuit_words(*w), w->heat_btu_per_h, w->energy_kwh_per_year);
   if (const CostPlan* c = reported_cost(r); c && c->priced)
-    o += fmt::format("\n**Cost:** hardware {}{}, energy {} per year, ${:.3f} per 1M tokens{}\n",
-                     c->complete ? "" : "at least ", usd(c->capex_usd), usd(c->energy_usd_per_year),
-                     c->usd_per_mtok,
+    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
+                     hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,
                      c->breakeven_months > 0
                          ? fmt::format(", break-even {:.1f} months", c->breakeven_months)
                          : "");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -67,6 +68,11 @@ std::string circuit_words_one_feed(const PowerPlan& p) {
 std::string circuit_words(const PowerPlan& p) {
   // A redundant machine (A and B feeds) needs the circuits on each feed.
   return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
+}
+
+std::string hardware_price_words(const CostPlan& c) {
+  return (c.complete ? "$" : "at least $") +
+         group_digits(static_cast<uint64_t>(std::llround(c.capex_usd)));
 }
 
 std::string note_words(const Note& n, const Plan& p) {
