@@ -404,19 +404,17 @@ TEST_CASE("4 x H100 SXM is a 4-GPU HGX server, not an 8-GPU DGX", "[cli][machine
 
 TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said to be",
           "[cli][machine]") {
-  // No platform in data/platforms.json is sold with the A100 40GB SXM4: the host, power and cost
-  // are the class rules' and every output says so.
-  const std::string args = "llama-3.1-8b --gpu a100-40gb-sxm --gpus 8";
+  // No platform in data/platforms.json is sold with the H20: the host, power and cost are the
+  // class rules' and every output says so.
+  const std::string args = "llama-3.1-8b --gpu h20 --gpus 8";
   const auto j = run_json(args);
   CHECK(j["system"]["platform_id"].is_null());
   CHECK(j["power"]["basis"] == "class_rules");
   CHECK(j["cost"]["basis"] == "class_rules");
   bool said = false;
   for (const auto& w : j["warnings"])
-    said = said || has(w.get<std::string>(),
-                       "no platform in the catalog takes 8 × NVIDIA A100 "
-                       "40GB SXM4") &&
-                       has(w.get<std::string>(), "class-rule estimates");
+    said = said || (has(w.get<std::string>(), "no platform in the catalog takes 8 × NVIDIA H20") &&
+                    has(w.get<std::string>(), "class-rule estimates"));
   CHECK(said);
   const auto t = run(args);
   REQUIRE(t.code == 0);
@@ -432,7 +430,7 @@ TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said t
   const std::string dir = temp_dir();
   {
     std::ofstream f(dir + "/p.json");
-    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "a100-40gb-sxm", "gpus": 8, )"
+    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "h20", "gpus": 8, )"
       << R"("budget": {"power_watts": 100000}}]})";
   }
   const auto c = run("check " + dir + "/p.json");
