@@ -194,7 +194,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in) {
   BomLine pl{BomComponent::platform,     p.id, {}, nodes, p.price_usd, p.price_source,
              BomReason::chosen_platform, false};
   // A unified computer is bought with the memory the plan uses: a price quoted for a smaller
-  // configuration (the Mac Studio M3 Ultra's $3,999 is the 96 GB one) does not buy it.
+  // configuration (a Mac Studio's $3,999 96 GB base) does not buy it.
   const uint64_t unit_gib = in.gpu.memory_bytes / kGiB;
   const bool larger_config = p.platform_class == PlatformClass::unified && p.ram_shipped_gib > 0 &&
                              unit_gib > p.ram_shipped_gib;

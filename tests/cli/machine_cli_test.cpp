@@ -282,14 +282,17 @@ TEST_CASE("the hardware cost is the bill of materials", "[cli][machine]") {
   const auto s = run_json("llama-3.1-8b -q q4_k_m --gpu dgx-spark");
   CHECK(s["cost"]["hardware_usd"] == 3999.0);
   CHECK(s["power"]["max_wall_watts"] == 240.0);
-  // A Mac Studio M3 Ultra with 512 GB is not the $3,999 96 GB configuration: unpriced.
+  // A Mac Studio M3 Ultra with 512 GB is priced as that configuration ($9,499 at launch), not
+  // as the $3,999 96 GB base (a larger unit than a row's priced one stays unpriced: [bom] test).
   const auto m = run_json("llama-3.1-8b -q q4_k_m --gpu m3-ultra");
-  CHECK(m["cost"]["hardware_usd"].is_null());
+  CHECK(m["cost"]["hardware_usd"] == 9499.0);
   for (const auto& l : m["bom"])
     if (l["component"] == "platform") {
-      CHECK(l["unit_price_usd"].is_null());
-      CHECK(has(l["price_source"].get<std::string>(), "96 GB configuration"));
+      CHECK(l["unit_price_usd"] == 9499.0);
+      CHECK(has(l["price_source"].get<std::string>(), "512 GB configuration"));
     }
+  // Its power is Apple's: 270 W maximum, 9 W idle at the wall.
+  CHECK(m["power"]["max_wall_watts"] == 270.0);
 }
 
 TEST_CASE("compare puts unified computers beside GPU towers", "[cli][machine][compare]") {
