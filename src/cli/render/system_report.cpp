@@ -235,17 +235,24 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
             : std::string(),
         pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
         pp.board_w);
-  if (unified)
+  if (unified) {
+    // Busy and idle each as its source gives it: the maker's or a measured figure, else scaled
+    // from the maximum.
+    const bool busy = p.typical_power_w > 0, idle = p.idle_power_w > 0;
     o += fmt::format("  typical         {} per unit (busy {}, idle {}{})\n",
                      watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w),
                      watts(s.typical.idle_wall_w),
-                     p.typical_power_w > 0 ? ", as measured" : ", scaled from the maximum");
-  else
+                     busy && idle ? ", as measured"
+                     : busy       ? "; busy as measured, idle scaled from the maximum"
+                     : idle       ? "; idle as measured, busy scaled from the maximum"
+                                  : ", scaled from the maximum");
+  } else {
     o += fmt::format(
         "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
         "decoding, {:.0f}% in prefill)\n",
         watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
         s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
+  }
   if (s.choice.nodes > 1)
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
                      watts(s.typical_wall_w_total));
