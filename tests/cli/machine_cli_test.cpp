@@ -459,3 +459,15 @@ TEST_CASE("compare words a floor price as check does and labels the GPUs bought"
   const auto j = run_json("llama-3.1-70b --gpu rtx-4090 --gpus 2");
   CHECK(j["cost"]["hardware_complete"] == false);
 }
+
+TEST_CASE("a unified computer's typical draw says which figures are measured", "[cli][machine]") {
+  // Framework Desktop: a measured 133 W busy (a 70B model decoding), no published idle: the idle
+  // is 6% of its 400 W supply = 24 W. Mac Studio M3 Ultra: Apple's 9 W idle, no serving figure.
+  const auto f = run("llama-3.1-70b --gpu ryzen-ai-max-395");
+  REQUIRE(f.code == 0);
+  CHECK(has(f.out, "(busy 133 W, idle 24 W; busy as measured, idle scaled from the maximum)"));
+  const auto m = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(m.code == 0);
+  CHECK(has(m.out, "idle 9 W; idle as measured, busy scaled from the maximum)"));
+  CHECK(has(m.out, "maximum         270 W at the wall"));
+}
