@@ -414,7 +414,8 @@ const std::vector<Field> kFields = {
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
     // system
     {"system.platform", U_::text,
-     "desktop, workstation, server or unified: the class of the catalog platform chosen",
+     "desktop, workstation, server or unified: the class of the catalog platform chosen (where "
+     "none takes the GPUs, the class rules' class: power.basis class_rules)",
      GET(PM(r)  ? S(to_string(PM(r)->platform_class))
          : H(r) ? S(platform_name(H(r)->platform))
                 : N())},
@@ -508,7 +509,7 @@ const std::vector<Field> kFields = {
     {"power.psu_redundancy", U_::text,
      "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
      GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
-                                                                     : N())},
+                                                                    : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
