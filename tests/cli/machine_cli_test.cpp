@@ -425,6 +425,9 @@ TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said t
             "Class-rule sizing (no catalog platform takes these GPUs: an estimate, not a "
             "machine that ships)"));
   CHECK(has(t.out, "Power and cooling (class rules: no catalog machine)"));
+  CHECK(has(t.out, "[ ] Circuit (class rules: no catalog machine): "));
+  CHECK(has(run(args + " --explain").out,
+            "power (class rules: an estimate, not a machine that ships)"));
   // A catalog machine's figures are the machine's.
   const auto m = run_json("llama-3.1-70b --gpu h100-sxm --gpus 8");
   CHECK(m["power"]["basis"] == "machine");

@@ -94,11 +94,12 @@ std::string render_explain(const Report& r) {
   } else if (r.power) {
     const auto& w = *r.power;
     o += fmt::format(
-        "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
+        "  power{}\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
         "{:.0f} W × "
         "{} + board/fans {:.0f} = {:.0f} W peak;"
         " PSU ≥ peak / {:.1f} = {:.0f} W; wall = peak / {:.2f} = {:.0f} W; {:.0f} W / {:.0f} V = "
         "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
+        class_rules_stand_in(r) ? " (class rules: an estimate, not a machine that ships)" : "",
         r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
         kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives, w.board_fans_w,
         w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,

@@ -189,9 +189,11 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   } else if (r.power) {
-    c.push_back(fmt::format("Circuit: {}", circuit_words(*r.power)));
+    // No catalog machine: the class rules' figures, said to be.
+    const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
+    c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
+        "Cooling{}: remove {:.0f} W = {:.0f} BTU/h at full load{}", basis, r.power->wall_w,
         r.power->heat_btu_per_h,
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
