@@ -474,3 +474,38 @@ TEST_CASE("a unified computer's typical draw says which figures are measured", "
   CHECK(has(m.out, "idle 9 W; idle as measured, busy scaled from the maximum)"));
   CHECK(has(m.out, "maximum         270 W at the wall"));
 }
+
+TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][machine]") {
+  const auto t = run("platforms");
+  REQUIRE(t.code == 0);
+  // The DGX H100 as NVIDIA states it; the DGX B300's PSUs, which no source gives, said to be.
+  CHECK(has(t.out, "nvidia-dgx-h100"));
+  CHECK(has(t.out, "6 × 3,300 W, 4+2"));
+  CHECK(has(t.out, "10,200"));
+  CHECK(has(t.out, "4 × 2,400 W, scheme not published"));
+  const auto j = json::parse(run("platforms -f json").out);
+  bool b300 = false, xe8640 = false;
+  for (const auto& p : j["platforms"]) {
+    if (p["id"] == "nvidia-dgx-b300") {
+      b300 = true;
+      CHECK(p["psu_count"].is_null());
+      CHECK(p["psu_redundancy"].is_null());
+    }
+    if (p["id"] == "dell-poweredge-xe8640") {
+      xe8640 = true;
+      CHECK(p["gpu_counts"] == json::array({4}));
+      CHECK(p["cpu_sockets"] == 2);
+    }
+  }
+  CHECK(b300);
+  CHECK(xe8640);
+  // CSV: a header and one row per platform.
+  const auto c = run("platforms -f csv");
+  REQUIRE(c.code == 0);
+  CHECK(static_cast<size_t>(std::count(c.out.begin(), c.out.end(), '\n')) ==
+        1 + j["platforms"].size());
+  CHECK(c.out.rfind("id,name,vendor,class,", 0) == 0);
+  const auto bad = run("platforms -f html");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+}
