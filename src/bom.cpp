@@ -77,6 +77,12 @@ std::string tb(uint64_t bytes) {
   return std::string(b, r.ptr);
 }
 
+// The DIMM generation the platform takes: DDR4 where the catalog says so (EPYC 7003, Xeon 3rd Gen
+// hosts), else DDR5, the generation of every other machine in it.
+std::string ddr_generation(const PlatformModel& p) {
+  return p.memory_type.find("DDR4") != std::string::npos ? "ddr4" : "ddr5";
+}
+
 }  // namespace
 
 namespace {
@@ -104,10 +110,10 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
   v.push_back(
       {BomComponent::memory,
-       words
-           ? "ddr5-" + std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
-                 "-" + std::to_string(r.dimm_gib) + "gib"
-           : std::string(),
+       words ? ddr_generation(p) + "-" +
+                   std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
+                   "-" + std::to_string(r.dimm_gib) + "gib"
+             : std::string(),
        words ? Spec{{"dimm_gib", std::to_string(r.dimm_gib)},
                     {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
                     {"channels", std::to_string(r.channels)},
@@ -169,18 +175,23 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
                  n.count * nodes, 0, "",
                  fabric ? BomReason::gpu_fabric : BomReason::storage_frontend, shipped});
   }
-  // A chassis whose PSU rating the catalog lacks: the line says so instead of a "0 W" part.
+  // A chassis whose PSUs the catalog lacks: the line says what is unpublished instead of a "0 W"
+  // part; without a published count it is the machine's set as shipped, one per machine.
   const bool rated = in.psus.watts > 0;
+  Spec spec;
+  if (words) {
+    spec.emplace_back("watts", rated ? num(in.psus.watts) : std::string("not published"));
+    if (!in.psus.count) spec.emplace_back("count", "not published");
+    spec.emplace_back("redundancy", in.psus.redundancy_known ? to_string(in.psus.redundancy)
+                                                             : std::string("not published"));
+    if (rated && in.psus.count) spec.emplace_back("capacity_w", num(in.psus.capacity_w));
+  }
   v.push_back({BomComponent::psu,
                !words  ? std::string()
                : rated ? "psu-" + num(in.psus.watts) + "w"
                        : std::string("psu-as-shipped"),
-               !words  ? Spec()
-               : rated ? Spec{{"watts", num(in.psus.watts)},
-                              {"redundancy", to_string(in.psus.redundancy)},
-                              {"capacity_w", num(in.psus.capacity_w)}}
-                       : Spec{{"watts", "not published"}},
-               in.psus.count * nodes, 0, "", BomReason::shipped_with_platform, !p.psu.atx});
+               std::move(spec), (in.psus.count ? in.psus.count : 1) * nodes, 0, "",
+               BomReason::shipped_with_platform, !p.psu.atx});
 }
 
 }  // namespace
@@ -202,7 +213,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
              BomReason::chosen_platform,
              false};
   // A unified computer is bought with the memory the plan uses: a price quoted for a smaller
-  // configuration (the Mac Studio M3 Ultra's $3,999 is the 96 GB one) does not buy it.
+  // configuration (a Mac Studio's $3,999 96 GB base) does not buy it.
   const uint64_t unit_gib = in.gpu.memory_bytes / kGiB;
   const bool larger_config = p.platform_class == PlatformClass::unified && p.ram_shipped_gib > 0 &&
                              unit_gib > p.ram_shipped_gib;

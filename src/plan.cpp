@@ -279,7 +279,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
   p.system = memo.system(sr);
-  p.psu_redundancy = to_string(p.system->psus.redundancy);
+  // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
+  p.psu_redundancy =
+      p.system->psus.redundancy_known ? to_string(p.system->psus.redundancy) : std::string();
   if (!p.system->platform) {
     note(p, NoteKind::no_platform, g.count);
     return;
@@ -567,6 +569,31 @@ const CostPlan* reported_cost(const Plan& p) {
 }
 const CostInput& reported_cost_input(const Plan& p) {
   return p.machine_cost ? p.machine_cost_input : p.cost_input;
+}
+
+const char* to_string(FigureBasis b) {
+  switch (b) {
+    case FigureBasis::none:
+      return "none";
+    case FigureBasis::machine:
+      return "machine";
+    case FigureBasis::class_rules:
+      return "class_rules";
+  }
+  return "?";
+}
+FigureBasis power_basis(const Plan& p) {
+  return p.machine_power ? FigureBasis::machine
+         : p.power       ? FigureBasis::class_rules
+                         : FigureBasis::none;
+}
+FigureBasis cost_basis(const Plan& p) {
+  return p.machine_cost ? FigureBasis::machine
+         : p.cost       ? FigureBasis::class_rules
+                        : FigureBasis::none;
+}
+bool class_rules_stand_in(const Plan& p) {
+  return p.system && !p.system->platform && (p.host || p.power || p.cost);
 }
 
 Plan plan(const PlanRequest& req) {

@@ -194,3 +194,27 @@ TEST_CASE("A prices-only BOM has the lines' quantities and prices, without their
     CHECK(bom_cost(prices).complete == bom_cost(full).complete);
   }
 }
+
+TEST_CASE("A unified computer larger than the row's priced configuration stays unpriced", "[bom]") {
+  // The fixture's Mac Studio M2 Ultra priced as a 96 GB configuration at $3,999: the catalog's
+  // m2-ultra is the 192 GB chip, which that price does not buy.
+  PlatformModel p = platform("mac-studio-m2-ultra");
+  p.price_usd = 3999;
+  p.price_source = "a 96 GB configuration's list price";
+  p.ram_shipped_gib = 96;
+  BomInput in = input("mac-studio-m2-ultra", "m2-ultra", 1, 1, 100 * kGB);
+  in.platform = &p;
+  const auto v = bill_of_materials(in);
+  const BomLine* pl = line(v, BomComponent::platform);
+  REQUIRE(pl);
+  CHECK(pl->unit_price_usd == 0);
+  CHECK(pl->price_source.find("not in the catalog for 192 GB") == 0);
+  CHECK(pl->price_source.find("96 GB configuration") != std::string::npos);
+  CHECK_FALSE(bom_cost(v).complete);
+  // Priced as the 192 GB configuration it holds, the price stands.
+  p.ram_shipped_gib = 192;
+  const auto w = bill_of_materials(in);
+  const BomLine* whole = line(w, BomComponent::platform);
+  REQUIRE(whole);
+  CHECK(whole->unit_price_usd == 3999);
+}

@@ -214,6 +214,19 @@ const PowerPlan* reported_power(const Plan& p);
 const CostPlan* reported_cost(const Plan& p);
 const CostInput& reported_cost_input(const Plan& p);  // the inputs of reported_cost()
 
+// Where reported_power() / reported_cost() come from: the catalog machine's model (its platform,
+// power model and BOM), or the class rules (a GPU class's host, PSU and price rules: an estimate,
+// not a machine that ships; used only where no catalog platform takes the GPUs), or neither.
+// Stable in JSON as power.basis / cost.basis.
+enum class FigureBasis { none, machine, class_rules };
+const char* to_string(FigureBasis b);  // "none", "machine", "class_rules"
+FigureBasis power_basis(const Plan& p);
+FigureBasis cost_basis(const Plan& p);
+// A platform catalog was consulted, none of its platforms takes the GPUs and the plan reports a
+// class-rule host, power or cost in its place (NoteKind::no_platform says why each platform was
+// turned down). False for a whole computer with no platform: nothing stands in for it.
+bool class_rules_stand_in(const Plan& p);
+
 // The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
 // when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under
 // the engine's default split. REQUIRES: req.serving set, req.config.quant non-null, count > 0.

@@ -415,7 +415,8 @@ const std::vector<Field> kFields = {
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
     // system
     {"system.platform", U_::text,
-     "desktop, workstation, server or unified: the class of the catalog platform chosen",
+     "desktop, workstation, server or unified: the class of the catalog platform chosen (where "
+     "none takes the GPUs, the class rules' class: power.basis class_rules)",
      GET(PM(r)  ? S(to_string(PM(r)->platform_class))
          : H(r) ? S(platform_name(H(r)->platform))
                 : N())},
@@ -501,12 +502,15 @@ const std::vector<Field> kFields = {
      GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
          : W(r) ? D(W(r)->psu_w)
                 : N())},
-    {"power.psu_count", U_::count, "PSUs per machine, spares included",
+    {"power.psu_count", U_::count,
+     "PSUs per machine, spares included (null when the platform's are not published)",
      GET(SY(r)  ? (SY(r)->psus.count ? U(SY(r)->psus.count) : N())
          : W(r) ? U(W(r)->psus)
                 : N())},
-    {"power.psu_redundancy", U_::text, "PSUs carrying the load + spares (\"4+2\"), or none",
-     GET(SY(r) && SY(r)->psus.count ? S(P(r).psu_redundancy) : N())},
+    {"power.psu_redundancy", U_::text,
+     "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
+     GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
+                                                                    : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
@@ -522,6 +526,10 @@ const std::vector<Field> kFields = {
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
+    {"power.basis", U_::text,
+     "machine (the catalog machine's power model) or class_rules (no catalog platform takes the "
+     "GPUs: an estimate from the GPU's class, not a machine that ships); null without power",
+     GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
      "decode speed per sequence (null for embedding and rerank)",
@@ -702,6 +710,10 @@ const std::vector<Field> kFields = {
      GET(D(P(r).cost_input.utilization))},
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      GET(D(P(r).cost_input.kwh_price_usd))},
+    {"cost.basis", U_::text,
+     "machine (the catalog machine's BOM) or class_rules (no catalog platform takes the GPUs: GPUs "
+     "+ a class price of the host); null without cost",
+     GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
     // blocks and lists
     {"finetune", U_::none,
      "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "

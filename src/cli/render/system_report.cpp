@@ -92,6 +92,26 @@ std::string circuit_text(const CircuitOption& c) {
                      c.outlet ? ", an ordinary outlet" : "");
 }
 
+// The PSUs as far as a source gives them: "6 × 3,300 W, 4+2"; what is unpublished is said to be.
+std::string psu_short(const SystemPlan& s, const Plan& r) {
+  const PsuPlan& u = s.psus;
+  const std::string scheme = !u.redundancy_known ? "redundancy not published"
+                             : u.redundancy.r    ? r.psu_redundancy + " redundancy"
+                                                 : std::string("no redundancy");
+  if (u.count && u.watts > 0) return fmt::format("{} × {}, {}", u.count, watts(u.watts), scheme);
+  if (u.count) return fmt::format("{} bays, rating not published, {}", u.count, scheme);
+  return "count, rating and redundancy not published for this platform";
+}
+
+std::string psu_words(const SystemPlan& s, const Plan& r) {
+  const PsuPlan& u = s.psus;
+  if (u.count && u.watts > 0)
+    return fmt::format("  PSUs            {} ({} {}){}\n", psu_short(s, r), watts(u.capacity_w),
+                       u.redundancy_known ? "without the spares" : "if none is a spare",
+                       u.sufficient ? "" : " — NOT sufficient");
+  return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
+}
+
 std::string nic_text(const SystemPlan& s) {
   const PlatformModel& p = *s.platform;
   std::string t;
@@ -215,27 +235,28 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
             : std::string(),
         pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
         pp.board_w);
-  if (unified)
+  if (unified) {
+    // Busy and idle each as its source gives it: the maker's or a measured figure, else scaled
+    // from the maximum.
+    const bool busy = p.typical_power_w > 0, idle = p.idle_power_w > 0;
     o += fmt::format("  typical         {} per unit (busy {}, idle {}{})\n",
                      watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w),
                      watts(s.typical.idle_wall_w),
-                     p.typical_power_w > 0 ? ", as measured" : ", scaled from the maximum");
-  else
+                     busy && idle ? ", as measured"
+                     : busy       ? "; busy as measured, idle scaled from the maximum"
+                     : idle       ? "; idle as measured, busy scaled from the maximum"
+                                  : ", scaled from the maximum");
+  } else {
     o += fmt::format(
         "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
         "decoding, {:.0f}% in prefill)\n",
         watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
         s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
+  }
   if (s.choice.nodes > 1)
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
                      watts(s.typical_wall_w_total));
-  o += s.psus.count && s.psus.watts > 0
-           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
-                         watts(s.psus.watts),
-                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
-                                             : std::string("no redundancy"),
-                         watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
-           : "  PSUs            rating not published for this platform\n";
+  o += psu_words(s, r);
   for (const auto& c : s.circuits)
     if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
   if (p.psu.redundancy.r > 0)
@@ -402,10 +423,9 @@ std::string render_html(const Report& r) {
   o += svg;
   if (s) {
     o += "<h2>Power</h2>\n" + power_svg(*s);
-    o += fmt::format(
-        "<p>Maximum {} per machine, typical {}; PSUs {} × {} ({}); heat {:.0f} BTU/h.</p>\n",
-        watts(s->max_power.wall_w), watts(s->typical.typical_wall_w), s->psus.count,
-        watts(s->psus.watts), html_escape(r.psu_redundancy), s->heat_btu_per_h_total);
+    o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {:.0f} BTU/h.</p>\n",
+                     watts(s->max_power.wall_w), watts(s->typical.typical_wall_w),
+                     html_escape(psu_short(*s, r)), s->heat_btu_per_h_total);
     o += "<table>\n<tr><th>circuit</th></tr>\n";
     for (const auto& c : s->circuits)
       if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -69,6 +70,11 @@ std::string circuit_words(const PowerPlan& p) {
   return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
+std::string hardware_price_words(const CostPlan& c) {
+  return (c.complete ? "$" : "at least $") +
+         group_digits(static_cast<uint64_t>(std::llround(c.capex_usd)));
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -109,7 +115,14 @@ std::string note_words(const Note& n, const Plan& p) {
             why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
           if (!x.reasons.empty()) why += ")";
         }
-      return fmt::format("no platform in the catalog takes {} × {}{}", n.n[0], name, why);
+      // What stands in for the machine: the class rules' host, power and cost, said to be.
+      const bool stand_in =
+          power_basis(p) == FigureBasis::class_rules || cost_basis(p) == FigureBasis::class_rules;
+      return fmt::format("no platform in the catalog takes {} × {}{}{}", n.n[0], name, why,
+                         stand_in ? "; the host, power and cost shown are class-rule estimates "
+                                    "(power.basis and cost.basis class_rules), not a machine that "
+                                    "ships"
+                                  : "");
     }
     case NoteKind::offload:
       return fmt::format(
@@ -252,9 +265,11 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   } else if (r.power) {
-    c.push_back(fmt::format("Circuit: {}", circuit_words(*r.power)));
+    // No catalog machine: the class rules' figures, said to be.
+    const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
+    c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
+        "Cooling{}: remove {:.0f} W = {:.0f} BTU/h at full load{}", basis, r.power->wall_w,
         r.power->heat_btu_per_h,
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"

@@ -98,6 +98,10 @@ std::string circuit_words(const PowerPlan& p);
 // One note in words.
 std::string note_words(const Note& n, const Plan& p);
 
+// A hardware price: "$25,614", or "at least $1,887" when some BOM line is unpriced (the sum is a
+// floor). Every renderer words a floor this one way (check, --compare, --explain, markdown).
+std::string hardware_price_words(const CostPlan& c);
+
 // The checklist lines (power, links, growth, software, maintenance).
 std::vector<std::string> plan_checklist(const Plan& p);
 void plan_checklist(const Plan& p, std::vector<std::string>& out);
