@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -250,6 +251,39 @@ int main(int argc, char** argv) {
   cats.push_back(pkv);
   cats.push_back(prs);
   cats.push_back(pcb);
+
+  // 3b'. The same build's compute buffers reserved without allocating (compute_grid: contexts
+  // 4096 to 131072, 1 and 4 sequences, f16 / q8_0 KV, flash attention on / off, n_ubatch 512 and
+  // 2048), from bench/llamacpp_probe/graph_reserve.cpp.
+  Category pgrid{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 512 and 2048)", {}, {}};
+  std::map<std::string, std::optional<ModelSpec>> grid_models;
+  for (const auto& entry : probe["models"]) {
+    auto m = test::probe_model(entry);
+    if (m && !test::probe_mismatch(entry, *m).empty()) m.reset();
+    grid_models[entry["id"].get<std::string>()] = m;
+  }
+  for (const auto& g : probe["compute_grid"]) {
+    const std::string id = g[0];
+    const auto it = grid_models.find(id);
+    if (it == grid_models.end() || !it->second) continue;
+    const ModelSpec& m = *it->second;
+    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
+    const bool fa = g[4] == "on";
+    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
+    KvCacheConfig kc;
+    kc.n_ctx = n_ctx / n_seq;
+    kc.n_seq = n_seq;
+    kc.n_ubatch = n_ubatch;
+    kc.type_k = kc.type_v = t;
+    kc.flash_attn = fa;
+    const auto buf =
+        compute_buffer(m, kv_cache(m, kc), ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
+    const std::string label = id + " n_ctx " + std::to_string(n_ctx) + " x" +
+                              std::to_string(n_seq) + " " + g[3].get<std::string>() + " fa " +
+                              g[4].get<std::string>() + " ubatch " + std::to_string(n_ubatch);
+    pgrid.rows.push_back({label, static_cast<double>(buf.bytes()) / kMiB, g[6].get<double>()});
+  }
+  cats.push_back(pgrid);
 
   // 3c. Public llama.cpp logs of 2025-2026 models (tests/data/measured_memory_2026.json): the
   // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792).
