@@ -163,3 +163,34 @@ TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
   }
   CHECK(rows >= 500);
 }
+
+TEST_CASE("Hybrids at n_ubatch 2048: the masks' hole refilled below the logits",
+          "[llamacpp_probe]") {
+  // graph_reserve.cpp's replay of ggml-alloc (llama.cpp de3ff815) at n_ubatch 2048, 1 sequence,
+  // flash attention, f16 KV (compute_grid rows):
+  //   qwen3-next-80b-a3b, 131072 cells: F16 mask 131072 x 2048 x 2 = 512 MiB; its last layer is
+  //     full attention with a MoE whose down projection is 10 x 2048 x 2048 x 4 = 160 MiB <= 512,
+  //     so it and the rows after it land in the hole: logits 151936 x 2048 x 4 = 1187 MiB +
+  //     3 rows of 2048 x 2048 x 4 = 16 MiB = 1235 MiB (measured 1235.01; 3/8 of the masks would
+  //     give 1427, 15.5% over);
+  //   lfm2-1.2b, 65536 cells: mask 256 MiB, freed after layer 14 while layer 15 (short conv)
+  //     still runs and refills it: logits 65536 x 2048 x 4 = 512 + 48 = 560 MiB (measured 544.01,
+  //     inp_embd and result_norm only; 3/8 of the masks gave 656, 20.6% over).
+  auto [id, n_ctx, expected_mib, measured_mib] =
+      GENERATE(table<std::string, uint32_t, double, double>({
+          {"qwen3-next-80b-a3b", 131072, 1235, 1235.01},
+          {"lfm2-1.2b", 65536, 560, 544.01},
+      }));
+  INFO(id);
+  const ModelSpec& m = test::model(id);
+  KvCacheConfig kc;
+  kc.n_ctx = n_ctx;
+  kc.n_ubatch = 2048;
+  kc.flash_attn = true;
+  const auto cb = compute_buffer(m, kv_cache(m, kc), ComputeConfig{2048, 1, true, TensorType::F16});
+  CHECK(cb.mask_bytes == uint64_t{n_ctx} * 2048 * 2);
+  CHECK(mib(cb.output_bytes) == expected_mib);
+  CHECK(std::string(cb.peak()) == "output");
+  const double err = std::abs(mib(cb.bytes()) - measured_mib);
+  CHECK((err <= 64 || err / measured_mib <= 0.15));
+}
