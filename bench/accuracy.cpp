@@ -119,10 +119,13 @@ int main(int argc, char** argv) {
 
   // 1. Weights from architecture + preset vs published GGUF sizes.
   Category w{"weights (GGUF file size)", {}, {}};
+  Category w26{"weights (GGUF file size, 2025-2026 models)", {}, {}};  // the rows naming catalog_id
   const json sizes = load(data + "/gguf_sizes.json");
   for (const auto& r : sizes["rows"]) {
     const std::string model = r["model"], unit = r["unit"], q = r["quant"];
-    const std::string id = measured_model_id(model);
+    // 2025-2026 rows name their catalog model; the older ones are matched by name.
+    const std::string id =
+        r.contains("catalog_id") ? r["catalog_id"].get<std::string>() : measured_model_id(model);
     const auto* preset = find_quant_preset(q);
     std::string label = model + " " + q + " (" + r["source"].get<std::string>().substr(0, 40) + ")";
     if (id.empty() || !preset) {
@@ -149,12 +152,15 @@ int main(int argc, char** argv) {
     const double measured = r["size_as_printed"].get<double>() * unit_bytes(unit);
     const auto& m = cat.find_model(id)->spec;
     const auto wts = compute_weights(m, *preset);
-    w.rows.push_back({label, static_cast<double>(wts.bytes), measured});
+    // The text GGUF only: a vision tower is its own mmproj file.
+    w.rows.push_back({label, static_cast<double>(wts.bytes - wts.vision_bytes), measured});
+    if (r.contains("catalog_id")) w26.rows.push_back(w.rows.back());
     const double params = static_cast<double>(wts.params), bits = nominal_bits(preset->id);
     w.peers["params x bits / 8 x 1.2"].push_back({label, params * bits / 8 * 1.2, measured});
     w.peers["params x bits / 8 (Q4 = 0.5 B/param)"].push_back({label, params * bits / 8, measured});
   }
   cats.push_back(w);
+  cats.push_back(w26);
 
   // 2. KV cache and 3. compute buffers vs llama.cpp logs.
   Category kv{"KV cache (llama.cpp log)", {}, {}},
