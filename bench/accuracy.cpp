@@ -292,13 +292,17 @@ int main(int argc, char** argv) {
   cats.push_back(pgrid);
 
   // 3c. Public llama.cpp logs of 2025-2026 models (tests/data/measured_memory_2026.json): the
-  // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792).
+  // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792) and of
+  // Qwen3.5-9B at 1 sequence (llama-cpp-python issue 78).
   Category pub{"recurrent state (public llama.cpp logs, 2026)", {}, {}};
   const json pub26 = load(data + "/measured_memory_2026.json");
   for (const auto& rec : pub26["records"]) {
     const auto& meas = rec["measurements_mib"];
     if (!meas.contains("rs_total") || rec["n_seq"].is_null()) continue;
-    const auto& m = cat.find_model("qwen3.6-27b")->spec;
+    // The record's catalog model; PR 23792's unnamed model has the Qwen3.6-27B shape.
+    const auto& m = cat.find_model(rec.contains("catalog_id") ? rec["catalog_id"].get<std::string>()
+                                                              : std::string("qwen3.6-27b"))
+                        ->spec;
     const auto rs = recurrent_state(m, rec["n_seq"].get<uint32_t>());
     pub.rows.push_back(
         {rec["id"].get<std::string>() + " (" + rec["source"].get<std::string>() + ")",

@@ -194,3 +194,22 @@ TEST_CASE("Hybrids at n_ubatch 2048: the masks' hole refilled below the logits",
   const double err = std::abs(mib(cb.bytes()) - measured_mib);
   CHECK((err <= 64 || err / measured_mib <= 0.15));
 }
+
+TEST_CASE("recurrent state equals public llama.cpp logs of named models", "[llamacpp_probe]") {
+  // tests/data/measured_memory_2026.json records that name their catalog model: llama.cpp prints
+  // "llama_memory_recurrent: size = X MiB (...), R (f32): .., S (f32): .." with 2 decimals.
+  // Qwen3.5-9B, 1 sequence: 24 delta-net layers x (S 32 x 128 x 128 x 4 B = 2 MiB + R 3 x
+  // (2 x 16 x 128 + 32 x 128) x 4 B = 96 KiB) = 50.25 MiB (llama-cpp-python issue 78).
+  const auto doc = test::data_file("measured_memory_2026.json");
+  size_t checked = 0;
+  for (const auto& rec : doc.at("records")) {
+    if (!rec.contains("catalog_id") || !rec.at("measurements_mib").contains("rs_total")) continue;
+    const ModelSpec& m = test::model(rec.at("catalog_id").get<std::string>());
+    const auto rs = recurrent_state(m, rec.at("n_seq").get<uint32_t>());
+    INFO(rec.at("id").get<std::string>());
+    CHECK(std::round(mib(rs.total_bytes()) * 100) / 100 ==
+          rec.at("measurements_mib").at("rs_total").get<double>());
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}
