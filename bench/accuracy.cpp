@@ -260,8 +260,8 @@ int main(int argc, char** argv) {
 
   // 3b'. The same build's compute buffers reserved without allocating (compute_grid: contexts
   // 4096 to 131072, 1 and 4 sequences, f16 / q8_0 KV, flash attention on / off, n_ubatch 512 and
-  // 2048), from bench/llamacpp_probe/graph_reserve.cpp.
-  Category pgrid{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 512 and 2048)", {}, {}};
+  // 2048, and 1024 for the hybrids), from bench/llamacpp_probe/graph_reserve.cpp.
+  Category pgrid{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 512-2048)", {}, {}};
   std::map<std::string, std::optional<ModelSpec>> grid_models;
   for (const auto& entry : probe["models"]) {
     auto m = test::probe_model(entry);

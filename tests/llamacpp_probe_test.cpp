@@ -136,7 +136,8 @@ TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
           "[llamacpp_probe]") {
   // compute_grid: the same llama.cpp build reserving without allocating (no_alloc), contexts
   // 4096 to 131072 in powers of two, 1 and 4 sequences, f16 and q8_0 KV, flash attention on and
-  // off, n_ubatch 512 and 2048; equal to the allocating runs where both exist.
+  // off, n_ubatch 512 and 2048 (1024 for the hybrids); equal to the allocating runs where both
+  // exist.
   const auto doc = test::data_file("llamacpp_measured_2026.json");
   std::map<std::string, nlohmann::json> entries;
   for (const auto& e : doc.at("models")) entries[e.at("id")] = e;
