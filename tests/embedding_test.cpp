@@ -288,3 +288,31 @@ TEST_CASE("A Qwen3-Reranker GGUF: cls.output in place of the output layer", "[em
   CHECK(cw.params == f.weights.params);
   std::remove(path.c_str());
 }
+
+TEST_CASE("a Qwen3 decoder run as a reranker gets llama.cpp's yes/no head", "[embedding]") {
+  // conversion/qwen.py Qwen3Model (llama.cpp de3ff815), Qwen3-Reranker: lm_head's "yes" and "no"
+  // rows become cls.output {n_embd, 2} and no output.weight is written. An untied body of 2
+  // layers, hidden 64, vocabulary 1000: the head shrinks from 64 x 1000 to 64 x 2 parameters.
+  const ModelSpec g = parse_hf_config(R"({"model_type": "qwen3", "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+      "intermediate_size": 128, "vocab_size": 1000, "tie_word_embeddings": false,
+      "max_position_embeddings": 4096})",
+                                      "c.json");
+  ModelSpec r = g;
+  set_task(r, Task::rerank);
+  CHECK(r.task == Task::rerank);
+  CHECK(r.n_cls_out == 2);
+  bool output = false, cls = false;
+  for (const auto& t : model_tensors(r)) {
+    output = output || t.name() == "output.weight";
+    cls = cls || (t.name() == "cls.output.weight" && t.ne[0] == 64 && t.ne[1] == 2);
+  }
+  CHECK_FALSE(output);
+  CHECK(cls);
+  CHECK(count_params(g, model_tensors(g)).total - count_params(r, model_tensors(r)).total ==
+        64ull * 998);
+  // Other tasks and architectures are left as they are.
+  ModelSpec e = g;
+  set_task(e, Task::embedding);
+  CHECK(e.n_cls_out == 0);
+}
