@@ -302,6 +302,7 @@ TEST_CASE("a Qwen3 decoder run as a reranker gets llama.cpp's yes/no head", "[em
   set_task(r, Task::rerank);
   CHECK(r.task == Task::rerank);
   CHECK(r.n_cls_out == 2);
+  CHECK(r.tied_embeddings);  // src/models/qwen3.cpp: output = token_embd, TENSOR_DUPLICATED
   bool output = false, cls = false;
   for (const auto& t : model_tensors(r)) {
     output = output || t.name() == "output.weight";
