@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
       continue;
     }
     const double measured = r["size_as_printed"].get<double>() * unit_bytes(unit);
-    const auto& m = cat.find_model(id)->spec;
+    ModelSpec m = cat.find_model(id)->spec;
+    // A file converted before llama.cpp exported the MTP layers holds none (gguf_nextn_layers 0).
+    if (r.contains("gguf_nextn_layers")) m.n_layer_nextn = r["gguf_nextn_layers"].get<uint32_t>();
     const auto wts = compute_weights(m, *preset);
     // The text GGUF only: a vision tower is its own mmproj file.
     w.rows.push_back({label, static_cast<double>(wts.bytes - wts.vision_bytes), measured});
