@@ -1,7 +1,6 @@
 #include "llmsize/compute_buffer.hpp"
 
 #include <algorithm>
-#include <optional>
 
 #include "llmsize/checked.hpp"
 #include "llmsize/layers.hpp"
@@ -77,18 +76,17 @@ uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row) {
   for (const auto& k : m.layer_kinds)
     hybrid = hybrid || k.state == StateKind::gated_delta_net || k.state == StateKind::short_conv;
   if (!hybrid) return masks / 8 * 3;
-  const LayerLayout lay = layer_layout(m);
-  std::optional<LayerKind> last_attn;
-  bool after = false;  // a layer follows the last attention layer
-  for_each_layer(lay, [&](uint32_t, const LayerKind& k) {
-    after = k.attn == AttnKind::none && last_attn;
-    if (k.attn != AttnKind::none) last_attn = k;
-  });
-  if (!last_attn || after) return 0;
-  if (last_attn->ffn == FfnKind::moe) {
-    const uint64_t down = checked_mul(checked_mul(row, m.n_embd), m.n_expert_used);
-    if (masks >= down) return 0;
+  // The last layer, from the runs (no per-layer walk: this runs for every planned row).
+  const LayerKind* last = nullptr;
+  for (auto s = m.layer_segments.rbegin(); s != m.layer_segments.rend() && !last; ++s) {
+    if (!s->repeat) continue;
+    for (auto r = s->runs.rbegin(); r != s->runs.rend() && !last; ++r)
+      if (r->count && r->kind < m.layer_kinds.size()) last = &m.layer_kinds[r->kind];
   }
+  if (!last || last->attn == AttnKind::none) return 0;  // no masks, or a layer after the last
+  if (last->ffn == FfnKind::moe &&
+      masks >= checked_mul(checked_mul(row, m.n_embd), m.n_expert_used))
+    return 0;
   return masks / 8 * 3;
 }
 
