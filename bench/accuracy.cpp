@@ -313,6 +313,24 @@ int main(int argc, char** argv) {
   }
   cats.push_back(pub);
 
+  // 3d. The parameter count llama.cpp prints for a 2025-2026 GGUF (print_info: model params, 2
+  // decimals in B), against llmsize's tensors of the text file (no vision tower: a separate
+  // mmproj file; no MTP layer where the converter drops it or the file predates its export).
+  Category prm{"parameters (llama.cpp print_info, public logs, 2026)", {}, {}};
+  for (const auto& rec : pub26["records"]) {
+    if (!rec.contains("model_params_b") || !rec.contains("catalog_id")) continue;
+    ModelSpec m = cat.find_model(rec["catalog_id"].get<std::string>())->spec;
+    if (rec.contains("gguf_nextn_layers"))
+      m.n_layer_nextn = rec["gguf_nextn_layers"].get<uint32_t>();
+    const auto wts = compute_weights(m, *find_quant_preset("f16"));
+    const double in_file =
+        static_cast<double>(wts.params - wts.params_not_in_file - wts.vision_params);
+    prm.rows.push_back(
+        {rec["id"].get<std::string>() + " (" + rec["source"].get<std::string>() + ")",
+         std::round(in_file / 1e7) / 100, rec["model_params_b"].get<double>()});
+  }
+  cats.push_back(prm);
+
   // 4. Decode speed vs llama.cpp measurements.
   Category sp{"decode speed (llama.cpp tg)", {}, {}};
   const json speeds = load(data + "/measured_speed.json");

@@ -9,7 +9,9 @@
 #include <set>
 
 #include "llmsize/compute_buffer.hpp"
+#include "llmsize/estimate.hpp"
 #include "llmsize/kv_cache.hpp"
+#include "llmsize/quant.hpp"
 #include "probe_models.hpp"
 
 using namespace llmsize;
@@ -213,4 +215,25 @@ TEST_CASE("recurrent state equals public llama.cpp logs of named models", "[llam
     ++checked;
   }
   CHECK(checked >= 1);
+}
+
+TEST_CASE("parameter counts equal llama.cpp's print_info of public 2026 logs", "[llamacpp_probe]") {
+  // "print_info: model params = X B" (2 decimals) counts a GGUF's tensor elements: the text model
+  // (the vision tower is the separate mmproj file), without the MTP layer where the converter
+  // drops it (DeepSeek-V4: 284.33 B) or the file predates its export (Qwen3.5-397B-A17B:
+  // 396.35 B, gguf_nextn_layers 0), with it otherwise (Qwen3.6-35B-A3B: 35.51 B).
+  const auto doc = test::data_file("measured_memory_2026.json");
+  size_t checked = 0;
+  for (const auto& rec : doc.at("records")) {
+    if (!rec.contains("model_params_b") || !rec.contains("catalog_id")) continue;
+    ModelSpec m = test::model(rec.at("catalog_id").get<std::string>());
+    if (rec.contains("gguf_nextn_layers"))
+      m.n_layer_nextn = rec.at("gguf_nextn_layers").get<uint32_t>();
+    const auto w = compute_weights(m, *find_quant_preset("f16"));
+    const double in_file = static_cast<double>(w.params - w.params_not_in_file - w.vision_params);
+    INFO(rec.at("id").get<std::string>() << ": " << in_file);
+    CHECK(std::round(in_file / 1e7) / 100 == rec.at("model_params_b").get<double>());
+    ++checked;
+  }
+  CHECK(checked >= 3);
 }
