@@ -215,9 +215,21 @@ uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usab
 
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
                      uint32_t max_gpus) {
-  for (uint32_t n = 1; n <= max_gpus; ++n)
-    if (per_gpu_bytes(e, c, n) <= usable_bytes_each) return n;
-  return 0;
+  // per_gpu_bytes does not grow with n (the shared part is split, the rest is per GPU), so the
+  // answer is the scan's from 1: the first n that fits. It starts near the real solution of
+  // (shared / n + rest) x (1 + headroom) <= usable and steps to the exact first n from there.
+  if (max_gpus == 0 || per_gpu_bytes(e, c, max_gpus) > usable_bytes_each) return 0;
+  const double shared = static_cast<double>(e.weights_bytes) +
+                        static_cast<double>(e.kv_cache_bytes) +
+                        static_cast<double>(e.recurrent_state_bytes);
+  const double room = static_cast<double>(usable_bytes_each) / (1 + c.headroom) -
+                      static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
+  double guess = room > 0 ? std::ceil(shared / room) : max_gpus;
+  if (!(guess >= 1)) guess = 1;
+  uint32_t n = guess >= max_gpus ? max_gpus : static_cast<uint32_t>(guess);
+  while (n < max_gpus && per_gpu_bytes(e, c, n) > usable_bytes_each) ++n;
+  while (n > 1 && per_gpu_bytes(e, c, n - 1) <= usable_bytes_each) --n;
+  return n;
 }
 
 }  // namespace llmsize

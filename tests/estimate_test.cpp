@@ -59,6 +59,23 @@ TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and
   CHECK(gpus_needed(e, c, 1ull << 30, 4) == 0);  // cannot fit in 4 x 1 GiB
 }
 
+TEST_CASE("gpus_needed finds the fewest GPUs a scan from 1 would find", "[estimate]") {
+  // It halves the range (per_gpu_bytes does not grow with n); every memory size from 1 to 96 GiB
+  // in 1/4 GiB steps and several limits give the first n of the scan, or 0 when none fits.
+  for (const char* q : {"q4_k_m", "f16"}) {
+    const auto c = config(q, 32768);
+    const auto e = estimate(test::model("llama-3.1-70b"), c);
+    for (uint64_t quarter = 4; quarter <= 4 * 96; ++quarter)
+      for (uint32_t limit : {1u, 3u, 8u, 1024u}) {
+        const uint64_t usable = quarter * (kGiB / 4);
+        uint32_t scan = 0;
+        for (uint32_t n = 1; n <= limit && !scan; ++n)
+          if (per_gpu_bytes(e, c, n) <= usable) scan = n;
+        CHECK(gpus_needed(e, c, usable, limit) == scan);
+      }
+  }
+}
+
 TEST_CASE("the tokens of one pass and the ubatch the compute buffer is reserved for",
           "[estimate]") {
   struct Case {

@@ -43,7 +43,12 @@ constexpr uint64_t pad_to(uint64_t n, uint64_t m) {
 // is exactly ceil(n / 5). REQUIRES: 0 <= f <= 1000.
 inline uint64_t fraction_of(uint64_t n, double f) {
   __extension__ typedef unsigned __int128 u128;
-  const auto ppm = static_cast<u128>(static_cast<uint64_t>(f * 1e6 + 0.5));
+  const uint64_t ppm64 = static_cast<uint64_t>(f * 1e6 + 0.5);
+  // In 64 bits when n x ppm fits (the same quotient; 128-bit division is a library call).
+  uint64_t p64;
+  if (!__builtin_mul_overflow(n, ppm64, &p64) && p64 <= UINT64_MAX - 999999)
+    return (p64 + 999999) / 1000000;
+  const auto ppm = static_cast<u128>(ppm64);
   const u128 r = (static_cast<u128>(n) * ppm + 999999) / 1000000;
   if (r > std::numeric_limits<uint64_t>::max()) throw OverflowError("byte count overflows 64 bits");
   return static_cast<uint64_t>(r);
