@@ -21,7 +21,16 @@ class Memo {
   virtual const HostPlan& host(const HostInput& in) = 0;
   virtual const PowerPlan& power(const PowerInput& in) = 0;
   virtual std::shared_ptr<const SystemPlan> system(const SystemRequest& in) = 0;
+  // The GPUs of each memory class (kMemoryClassesGib) that hold `base`, the estimate of config c.
+  virtual const std::vector<ClassFit>& classes(const Estimate& base, const RunConfig& c) = 0;
 };
+
+std::vector<ClassFit> class_fits(const Estimate& base, const RunConfig& c) {
+  std::vector<ClassFit> v;
+  for (uint32_t cls : kMemoryClassesGib)
+    v.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
+  return v;
+}
 
 // plan()'s: computes every time, keeps the results for the references it hands out.
 class NoMemo final : public Memo {
@@ -40,8 +49,12 @@ class NoMemo final : public Memo {
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
     return std::make_shared<const SystemPlan>(plan_system(in));
   }
+  const std::vector<ClassFit>& classes(const Estimate& base, const RunConfig& c) override {
+    return classes_.emplace_back(class_fits(base, c));
+  }
 
  private:
+  std::deque<std::vector<ClassFit>> classes_;
   std::deque<Estimate> estimates_;
   std::deque<HostPlan> host_;
   std::deque<PowerPlan> power_;
@@ -359,8 +372,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   RunConfig& c = p.config;
   c.n_gpus = req.gpus_requested ? req.gpus_requested : 1;
   const Estimate& base = memo.estimate(m, c, w);
-  for (uint32_t cls : kMemoryClassesGib)
-    p.classes.push_back({cls, gpus_needed(base, c, uint64_t{cls} * kGiB)});
+  p.classes = memo.classes(base, c);
   gpu = choose_gpu(req, m, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (p.gpu) {
@@ -628,6 +640,8 @@ struct Planner::Impl final : Memo {
   std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
   std::unordered_map<std::string, std::shared_ptr<const SystemPlan>> systems;
   std::unordered_map<std::string, PlatformChoice> choices;
+  std::unordered_map<Key, std::vector<ClassFit>, KeyHash> class_fits_;  // by ekey, as estimates
+  std::string key;                                                      // system_key's buffer
 
   static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
 
@@ -648,10 +662,10 @@ struct Planner::Impl final : Memo {
   }
   // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
   // Planner's catalog) with the figures a caller may override (price, memory, board power).
-  static std::string system_key(const SystemRequest& r) {
+  static void system_key(const SystemRequest& r, std::string& k) {
     // Sized once, then filled through a pointer: every value added is a distinct member of r, so
     // they take at most sizeof r, plus the two strings' characters and NULs.
-    std::string k(sizeof r + r.gpu.id.size() + r.platform_override.size() + 2, '\0');
+    k.assign(sizeof r + r.gpu.id.size() + r.platform_override.size() + 2, '\0');
     char* o = k.data();
     auto add = [&o](const auto& v) {
       std::memcpy(o, &v, sizeof v);
@@ -681,7 +695,6 @@ struct Planner::Impl final : Memo {
     add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
     add(r.rack_budget_kw);
     k.resize(static_cast<size_t>(o - k.data()));
-    return k;
   }
   // What choose_platform() reads: the catalog, the GPU (as system_key has it), the count and the
   // override. The choice does not depend on the model: it is kept across models.
@@ -712,12 +725,16 @@ struct Planner::Impl final : Memo {
         .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
-    std::string k = system_key(in);
-    auto it = systems.find(k);
+    system_key(in, key);  // into the reused buffer: a row that finds its machine allocates nothing
+    auto it = systems.find(key);
     if (it != systems.end()) return it->second;
-    return systems
-        .emplace(std::move(k), std::make_shared<const SystemPlan>(plan_system(in, choice(in))))
+    return systems.emplace(key, std::make_shared<const SystemPlan>(plan_system(in, choice(in))))
         .first->second;
+  }
+  const std::vector<ClassFit>& classes(const Estimate& e, const RunConfig& c) override {
+    auto it = class_fits_.find(ekey(c));
+    if (it != class_fits_.end()) return it->second;
+    return class_fits_.emplace(ekey(c), class_fits(e, c)).first->second;
   }
   const PowerPlan& power(const PowerInput& in) override {
     auto it = powers.find(PowerKey{in});
@@ -728,6 +745,7 @@ struct Planner::Impl final : Memo {
   void select(size_t model) {
     if (model == cur_model) return;
     estimates.clear();
+    class_fits_.clear();
     hosts.clear();
     powers.clear();
     systems.clear();
@@ -803,6 +821,7 @@ const GpuSpec& Planner::gpu(size_t i) const {
 
 void Planner::forget() {
   impl_->estimates.clear();
+  impl_->class_fits_.clear();
   impl_->hosts.clear();
   impl_->powers.clear();
   impl_->cur_model = SIZE_MAX;
