@@ -194,3 +194,28 @@ TEST_CASE("vLLM leaves the checkpoint's MTP layers out of VRAM; disk and load ke
   CHECK(g.vram_bytes == compute_weights(glm_main, bf16, false).bytes);
   CHECK(g.nextn_bytes_not_loaded > 2 * 1551892480ull);
 }
+
+TEST_CASE("the subtotal and total byte sums are checked, not wrapped", "[estimate]") {
+  // Each part of the sum near 2^64 (a hostile file's sizes): the sum throws, naming the part,
+  // where an unchecked uint64_t sum would wrap to a few bytes and "fit".
+  const uint64_t near_max = ~uint64_t{0} - 5;
+  for (int part = 0; part < 4; ++part) {
+    Estimate e;
+    e.weights_bytes = near_max;
+    uint64_t* const other[] = {&e.kv_cache_bytes, &e.recurrent_state_bytes, &e.activations_bytes,
+                               &e.overhead_bytes};
+    *other[part] = 10;  // near_max + 10 wraps to 4
+    INFO("part " << part);
+    CHECK_THROWS_AS(e.subtotal_bytes(), OverflowError);
+    CHECK_THROWS_AS(e.total_bytes(), OverflowError);
+  }
+  // The headroom on top of a subtotal that fits: subtotal 2^64 - 6, headroom 10.
+  Estimate e;
+  e.weights_bytes = near_max;
+  e.headroom_bytes = 10;
+  CHECK(e.subtotal_bytes() == near_max);
+  CHECK_THROWS_AS(e.total_bytes(), OverflowError);
+  // Exact at the edge: 2^64 - 6 + 5 = 2^64 - 1 still fits.
+  e.headroom_bytes = 5;
+  CHECK(e.total_bytes() == ~uint64_t{0});
+}
