@@ -90,7 +90,7 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
           ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} "
                         "GiB per GPU; {} would need {:.2f} GiB of {:.2f})",
                         group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes),
-                        group_digits(mc.n_ctx + 1), gib_of(mc.next_per_gpu_bytes), gib_of(usable))
+                        group_digits(mc.next_n_ctx), gib_of(mc.next_per_gpu_bytes), gib_of(usable))
           : fmt::format("--ctx max: {}, the model's trained context, fits {} ({:.2f} "
                         "GiB per GPU of {:.2f})",
                         group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable)));

@@ -114,9 +114,9 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   w.ttft_slo_s = seconds_of_ms(o.ttft_ms);
   w.tpot_slo_s = seconds_of_ms(o.tpot_ms);
   if (o.ctx_given && !o.ctx_max) {
-    if (uint64_t{o.ctx} < uint64_t{w.isl} + w.osl)
+    if (o.ctx < w.request_tokens())
       throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +
-                       std::to_string(uint64_t{w.isl} + w.osl) + " tokens per request)");
+                       std::to_string(w.request_tokens()) + " tokens per request)");
     s.max_model_len = o.ctx;
   }
   q.serving = std::move(s);
@@ -164,8 +164,7 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
                        : resolve_engine("--engine", o.engine);
   if (q.serving && !o.ctx_given && !o.ctx_max)
-    c.kv.n_ctx = std::max<uint32_t>(q.serving->max_model_len,
-                                    q.serving->workload.isl + q.serving->workload.osl);
+    c.kv.n_ctx = std::max(q.serving->max_model_len, q.serving->workload.request_tokens());
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";

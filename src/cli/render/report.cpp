@@ -37,8 +37,8 @@ std::string usd(double v) {
 
 std::string duration(double s) {
   if (s < 120) return fmt::format("{:.1f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
+  if (s < 7200) return fmt::format("{:.1f} min", minutes_of(s));
+  return fmt::format("{:.1f} h", hours_of(s));
 }
 
 std::string tb_str(uint64_t b) {
@@ -150,8 +150,8 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
-  rows.push_back(
-      {fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
+  rows.push_back({fmt::format("headroom ({:.0f}%)", percent_of(c.headroom)), e.headroom_bytes,
+                  "on the sum above"});
   return rows;
 }
 
@@ -311,7 +311,7 @@ std::string serving_section(const ServingPlan& sp) {
   }
   o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
                    e.calibration ? e.calibration->basis : "",
-                   e.calibration ? e.calibration->error_median * 100 : 0);
+                   e.calibration ? percent_of(e.calibration->error_median) : 0);
   o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
                    e.output_tokens_per_s.value, e.output_tokens_per_s.low,
                    e.output_tokens_per_s.high, e.requests_per_s);
@@ -327,7 +327,7 @@ std::string serving_section(const ServingPlan& sp) {
       limit_name(e.limited_by));
   if (e.power_scale < 1)
     o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
-                     d.power_limit * 100, e.power_scale * 100);
+                     percent_of(d.power_limit), percent_of(e.power_scale));
   if (!e.meets_ttft || !e.meets_tpot)
     o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
                      e.meets_tpot ? "" : "TPOT missed");
@@ -498,7 +498,7 @@ std::string table_power_cost(const Report& r) {
     o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
     o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
     o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
-                     w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
+                     w.energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
   }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
@@ -531,7 +531,7 @@ std::string table_power_cost(const Report& r) {
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
-                       c.usd_per_mtok, r.cost_input.years, r.cost_input.utilization * 100);
+                       c.usd_per_mtok, r.cost_input.years, percent_of(r.cost_input.utilization));
       if (r.cost_input.cloud_price_per_mtok > 0)
         o += c.breakeven_months > 0
                  ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n",

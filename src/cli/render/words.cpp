@@ -80,7 +80,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::unified_memory:
       return fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-          name, g->memory_fraction * 100, gib_of(g->memory_bytes));
+          name, percent_of(g->memory_fraction), gib_of(g->memory_bytes));
     case NoteKind::gpu_cannot_hold:
       return name + " cannot hold this model at any count up to 1024";
     case NoteKind::gpu_not_enough:
@@ -88,8 +88,8 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::gpu_tight:
       return fmt::format(
           "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
-          n.n[0], name, p.fit ? p.fit->headroom_fraction * 100 : 0,
-          p.fit ? p.fit->requested_headroom * 100 : 0, n.n[1]);
+          n.n[0], name, p.fit ? percent_of(p.fit->headroom_fraction) : 0,
+          p.fit ? percent_of(p.fit->requested_headroom) : 0, n.n[1]);
     case NoteKind::tensor_split_indivisible:
       return fmt::format(
           "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
