@@ -9,6 +9,7 @@
 #include "llmsize/checked.hpp"
 #include "llmsize/compute_buffer.hpp"
 #include "llmsize/engine.hpp"
+#include "llmsize/gpu.hpp"
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
@@ -165,7 +166,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
 // each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and
 // the headroom applies to each GPU's sum. 0 when even max_gpus are not enough.
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
-                     uint32_t max_gpus = 1024);
+                     uint32_t max_gpus = kMaxGpus);
 
 // What one of n GPUs must hold under the same split, headroom included.
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);

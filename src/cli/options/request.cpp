@@ -200,7 +200,7 @@ void resolve_machine(const Options& o, PlanRequest& q) {
 
 // GPUs, speed, host, power and cost.
 void resolve_hardware(const Options& o, PlanRequest& q) {
-  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, 1024) : 0;
+  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, kMaxGpus) : 0;
   q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
   if (q.target_tokens_per_s > 0 && q.users == 0)
     throw InputError("--target-tps: needs --users N (how many people share the GPUs)");

@@ -157,7 +157,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
 
 std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
   if (p.count_needed == 0)
-    return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
+    return fmt::format("{} cannot hold this model even with {} GPUs", p.gpu.name, kMaxGpus);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
                               gib_of(p.gpu.usable_bytes()));
   if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
@@ -341,8 +341,8 @@ std::string serving_section(const ServingPlan& sp) {
           c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
           limit_name(c.binding), c.memory_min_gpus);
     else
-      o += fmt::format("  capacity        not reachable within 1024 GPUs (binding limit {})\n",
-                       limit_name(c.binding));
+      o += fmt::format("  capacity        not reachable within {} GPUs (binding limit {})\n",
+                       kMaxGpus, limit_name(c.binding));
   }
   return o;
 }

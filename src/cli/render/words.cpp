@@ -82,7 +82,7 @@ std::string note_words(const Note& n, const Plan& p) {
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
           name, percent_of(g->memory_fraction), gib_of(g->memory_bytes));
     case NoteKind::gpu_cannot_hold:
-      return name + " cannot hold this model at any count up to 1024";
+      return name + " cannot hold this model at any count up to " + std::to_string(kMaxGpus);
     case NoteKind::gpu_not_enough:
       return fmt::format("{} × {} is not enough: {} are needed", n.n[0], name, n.n[1]);
     case NoteKind::gpu_tight:
