@@ -3,6 +3,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/max_context.hpp"
+#include "llmsize/plan.hpp"
 #include "llmsize/units.hpp"
 #include "test_util.hpp"
 
@@ -43,4 +44,15 @@ TEST_CASE("max_context: n_ctx fits, next_n_ctx = n_ctx + 1 does not, each with i
   uint64_t at_one = 0;
   CHECK_FALSE(fits_at_context(m, c, w, 1, kGiB, 1, &at_one));
   CHECK(none.next_per_gpu_bytes == at_one);
+}
+
+TEST_CASE("the context search of --ctx max and fit stops at the trained context, at most 16 Mi",
+          "[max_context]") {
+  ModelSpec m;
+  m.n_ctx_train = 131072;
+  CHECK(context_search_limit(m) == 131072);
+  m.n_ctx_train = 0;  // not stated: the whole range
+  CHECK(context_search_limit(m) == kMaxContextTokens);
+  m.n_ctx_train = 32u << 20;  // a config claiming 32 Mi: capped at 16 Mi = 16,777,216
+  CHECK(context_search_limit(m) == 16777216);
 }

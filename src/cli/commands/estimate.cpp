@@ -73,9 +73,8 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
   const ModelSpec& m = rq.request.model;
   const GpuPlan& plan = *p.gpu;
   const uint64_t usable = plan.gpu.usable_bytes();
-  const uint32_t limit =
-      m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
-  const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
+  const MaxContext mc =
+      max_context(m, p.config, p.estimate.weights, plan.count, usable, context_search_limit(m));
   const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
   if (mc.n_ctx == 0)
     throw InputError(fmt::format(

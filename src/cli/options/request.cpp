@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include <cmath>
-#include <tuple>
 
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/kv_cache.hpp"
 #include "llmsize/load_time.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
@@ -272,25 +272,16 @@ double parse_power_limit(const std::string& text) {
 
 void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
                    TensorType type_v) {
-  std::vector<uint64_t> heads = {m.n_head_kv};
-  for (const uint32_t h : m.n_head_kv_per_layer)
-    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
-  for (const auto& [kind, type, head] :
-       {std::tuple{"K", type_k, m.n_embd_head_k}, std::tuple{"V", type_v, m.n_embd_head_v}}) {
-    const auto& tt = traits(type);
-    if (tt.block_size <= 1) continue;
-    const bool mla = m.is_mla();
-    for (const uint64_t h : heads) {
-      const uint64_t row = mla ? (kind[0] == 'K' ? m.n_embd_k_gqa() : m.n_embd_v_gqa()) : h * head;
-      if (row == 0 || row % tt.block_size == 0) continue;
-      throw InputError(
-          where + ": " + tt.name + " stores rows in blocks of " + std::to_string(tt.block_size) +
-          " elements, but this model's " + kind + " row is " + std::to_string(row) + " elements" +
-          (mla ? std::string(" (MLA latent)")
-               : " (" + std::to_string(h) + " KV heads x head size " + std::to_string(head) + ")") +
-          "; use f16, bf16 or a type whose block divides it");
-    }
-  }
+  const auto bad = kv_row_mismatch(m, type_k, type_v);
+  if (!bad) return;
+  const auto& tt = traits(bad->type);
+  throw InputError(where + ": " + tt.name + " stores rows in blocks of " +
+                   std::to_string(tt.block_size) + " elements, but this model's " +
+                   (bad->v ? "V" : "K") + " row is " + std::to_string(bad->row) + " elements" +
+                   (bad->mla ? std::string(" (MLA latent)")
+                             : " (" + std::to_string(bad->n_head_kv) + " KV heads x head size " +
+                                   std::to_string(bad->head_dim) + ")") +
+                   "; use f16, bf16 or a type whose block divides it");
 }
 
 uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {
