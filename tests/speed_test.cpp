@@ -84,3 +84,30 @@ TEST_CASE("MoE decode reads only the active experts", "[speed]") {
   CHECK(e.weights.active_bytes < e.weights.bytes / 2);
   CHECK(e.weights.active_bytes > e.weights.bytes / 5);
 }
+
+TEST_CASE("decode bandwidth and prefill efficiency are the ones the estimate used", "[speed]") {
+  const auto& m = test::model("llama-3.1-8b");
+  RunConfig c;
+  c.quant = find_quant_preset("q4_k_m");
+  const Estimate e = estimate(m, c);
+  GpuSpec g;
+  g.vendor = "nvidia";
+  g.gpu_class = "datacenter";
+  g.bandwidth_gb_per_s = 3350;
+  g.fp16_tflops_dense = 989;
+  SpeedInput in;
+  // One GPU: e_bw 0.79 (nvidia-datacenter) x 3,350 GB/s = 2,646.5 GB/s; quantized weights take
+  // e_fl 0.20.
+  const Speed one = estimate_speed(m, e, g, in);
+  CHECK(one.decode_bandwidth_gb_per_s == Approx(2646.5));
+  CHECK(one.flops_efficiency == 0.20);
+  // Tensor parallel over 4: x (1 + 3 x 0.85) = x 3.55 -> 9,395.075 GB/s; a layer split adds none.
+  in.n_gpus = 4;
+  in.tensor_parallel = true;
+  CHECK(estimate_speed(m, e, g, in).decode_bandwidth_gb_per_s == Approx(9395.075));
+  in.tensor_parallel = false;
+  CHECK(estimate_speed(m, e, g, in).decode_bandwidth_gb_per_s == Approx(2646.5));
+  // 16-bit weights: e_fl 0.30.
+  c.quant = find_quant_preset("f16");
+  CHECK(estimate_speed(m, estimate(m, c), g, in).flops_efficiency == 0.30);
+}
