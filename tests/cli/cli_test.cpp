@@ -409,6 +409,22 @@ TEST_CASE("embedding and rerank models are sized for a batch of documents, not g
   CHECK(d["settings"]["context"] == 512);
 }
 
+TEST_CASE("the settings line shows the ubatch the estimate used (the one --explain derives)",
+          "[cli][embedding]") {
+  // One document of 128 tokens: n_ubatch = min(max(512, 128), 1 x 128) = 128 tokens, the whole
+  // batch (the table said 512, the setting, while --explain derived 128).
+  const auto one = run("bge-m3 --docs 1 --doc-len 128 --explain");
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("1 document × 128 tokens · KV none (encoder) · n_ubatch 128 ·") !=
+        std::string::npos);
+  CHECK(one.out.find("min(max(n_ubatch 512, document length), tokens) = 128") != std::string::npos);
+  // 4 documents of 1,024: min(max(512, 1,024), 4,096) = 1,024, a document per ubatch.
+  const auto four = run("bge-m3 --docs 4 --doc-len 1024");
+  REQUIRE(four.code == 0);
+  CHECK(four.out.find("4 documents × 1,024 tokens · KV none (encoder) · n_ubatch 1024 ·") !=
+        std::string::npos);
+}
+
 TEST_CASE("embedding flags are refused where they do not apply", "[cli][embedding]") {
   struct Row {
     const char* args;

@@ -62,9 +62,7 @@ std::string settings_line(const Report& r) {
         task_name(r.model.spec.task), quant_line(r), r.estimate.weights.bits_per_weight(),
         c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", group(c.kv.n_ctx),
         r.model.spec.is_encoder() ? "none (encoder)" : traits(c.kv.type_k).name,
-        std::max<uint64_t>(c.kv.n_ubatch,
-                           std::min<uint64_t>(c.kv.n_ctx, uint64_t{c.kv.n_ctx} * c.kv.n_seq)),
-        c.flash_attn ? "on" : "off");
+        r.estimate.ubatch_tokens, c.flash_attn ? "on" : "off");
   return fmt::format(
       "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
       "attention {}",
