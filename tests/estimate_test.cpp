@@ -219,3 +219,16 @@ TEST_CASE("the subtotal and total byte sums are checked, not wrapped", "[estimat
   e.headroom_bytes = 5;
   CHECK(e.total_bytes() == ~uint64_t{0});
 }
+
+TEST_CASE("the quants listing's reference bits per weight are those of the catalog Llama-3.1-8B",
+          "[estimate]") {
+  // The reference shape is Llama-3.1-8B's: every preset gives the catalog model's figure (which
+  // data/quants.json pins, rounded: 4.894 for q4_k_m, 8.501 for q8_0).
+  const auto& m = test::model("llama-3.1-8b");
+  for (const auto& p : all_quant_presets()) {
+    INFO(p.id);
+    CHECK(reference_bits_per_weight(p) == Approx(compute_weights(m, p).bits_per_weight()));
+  }
+  CHECK(reference_bits_per_weight(*find_quant_preset("q4_k_m")) == Approx(4.894).margin(5e-4));
+  CHECK(reference_bits_per_weight(*find_quant_preset("q8_0")) == Approx(8.501).margin(5e-4));
+}

@@ -732,16 +732,16 @@ std::string render_csv(const Report& r) {
 
 // --- catalog listings -------------------------------------------------------------------------
 
-std::string render_models(const Catalog& c, const std::string& format) {
+std::string render_models(const std::vector<ModelListing>& models, const std::string& format) {
   ojson arr = ojson::array();
-  for (const auto& cm : c.models()) {
+  for (const auto& x : models) {
+    const CatalogModel& cm = *x.model;
     const auto& m = cm.spec;
-    const auto w = compute_weights(m, *find_quant_preset("f16"));
     arr.push_back({{"id", m.id},
                    {"name", m.name},
                    {"arch", arch_name(m.arch)},
-                   {"params", w.params},
-                   {"active_params", w.active_params},
+                   {"params", x.params},
+                   {"active_params", x.active_params},
                    {"params_official", m.params_official ? ojson(m.params_official) : ojson()},
                    {"n_layer", m.n_layer},
                    {"n_embd", m.n_embd},
@@ -809,32 +809,23 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
   return o;
 }
 
-std::string render_quants(const std::string& format) {
+std::string render_quants(const std::vector<QuantListing>& presets, const std::string& format) {
   ojson arr = ojson::array();
-  // Bits per weight of each preset on a reference model (Llama-3.1-8B shapes), derived per tensor.
-  ModelSpec ref;
-  ref.arch = Arch::llama;
-  ref.n_layer = 32;
-  ref.n_embd = 4096;
-  ref.n_ff = 14336;
-  ref.n_head = 32;
-  ref.n_head_kv = 8;
-  ref.n_embd_head_k = ref.n_embd_head_v = 128;
-  ref.n_vocab = 128256;
-  for (const auto& p : all_quant_presets()) {
-    const auto w = compute_weights(ref, p);
+  for (const auto& q : presets) {
+    const QuantPreset& p = *q.preset;
     std::vector<std::string> aliases;
     for (const auto& a : quant_aliases())
       if (std::string(a.id) == p.id) aliases.push_back(a.alias);
-    arr.push_back({{"id", p.id},
-                   {"format", p.gguf ? "gguf" : "checkpoint"},
-                   {"base_type", traits(p.default_type).name},
-                   {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
-                   {"bits_per_weight_llama_3_1_8b", std::round(w.bits_per_weight() * 1000) / 1000},
-                   {"aliases", aliases},
-                   {"description", p.description},
-                   {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
-                                     : traits(p.default_type).layout}});
+    arr.push_back(
+        {{"id", p.id},
+         {"format", p.gguf ? "gguf" : "checkpoint"},
+         {"base_type", traits(p.default_type).name},
+         {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
+         {"bits_per_weight_llama_3_1_8b", std::round(q.reference_bits_per_weight * 1000) / 1000},
+         {"aliases", aliases},
+         {"description", p.description},
+         {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
+                           : traits(p.default_type).layout}});
   }
   ojson types = ojson::array();
   for (const auto& t : all_tensor_types())
