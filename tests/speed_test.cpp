@@ -19,6 +19,13 @@ struct Errors {
   }
 };
 
+// Llama-3.1-8B's estimate under `quant` (llama.cpp defaults: 4,096 tokens of context).
+Estimate llama_8b(const char* quant) {
+  RunConfig c;
+  c.quant = find_quant_preset(quant);
+  return estimate(test::model("llama-3.1-8b"), c);
+}
+
 }  // namespace
 
 TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measurements, per GPU family",
@@ -58,9 +65,7 @@ TEST_CASE("decode speed follows the bandwidth formula", "[speed]") {
   // RTX 4090: 1008 GB/s x 0.92; Llama-3.1-8B Q4_K_M: 4,617,396,224 B of VRAM weights per token plus
   // KV at 256 tokens: 256 x 32 layers x 4096 B = 33,554,432 B; + 32 layers x 90 us.
   const auto& m = test::model("llama-3.1-8b");
-  RunConfig c;
-  c.quant = find_quant_preset("q4_k_m");
-  const auto e = estimate(m, c);
+  const auto e = llama_8b("q4_k_m");
   SpeedInput in;
   in.n_ctx = 256;
   const auto s = estimate_speed(m, e, test::catalog().find_gpu("rtx-4090")->spec, in);
@@ -87,9 +92,7 @@ TEST_CASE("MoE decode reads only the active experts", "[speed]") {
 
 TEST_CASE("decode bandwidth and prefill efficiency are the ones the estimate used", "[speed]") {
   const auto& m = test::model("llama-3.1-8b");
-  RunConfig c;
-  c.quant = find_quant_preset("q4_k_m");
-  const Estimate e = estimate(m, c);
+  const Estimate e = llama_8b("q4_k_m");
   GpuSpec g;
   g.vendor = "nvidia";
   g.gpu_class = "datacenter";
@@ -108,6 +111,5 @@ TEST_CASE("decode bandwidth and prefill efficiency are the ones the estimate use
   in.tensor_parallel = false;
   CHECK(estimate_speed(m, e, g, in).decode_bandwidth_gb_per_s == Approx(2646.5));
   // 16-bit weights: e_fl 0.30.
-  c.quant = find_quant_preset("f16");
-  CHECK(estimate_speed(m, estimate(m, c), g, in).flops_efficiency == 0.30);
+  CHECK(estimate_speed(m, llama_8b("f16"), g, in).flops_efficiency == 0.30);
 }

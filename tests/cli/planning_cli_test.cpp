@@ -800,6 +800,33 @@ bool column_of_table(const std::set<std::string>& paths, std::string column) {
   }
 }
 
+// Each key of a plan document is a field, or an object whose keys are "key.subkey" fields; the
+// number of fields it holds.
+size_t check_keys(const std::set<std::string>& paths, const json& doc) {
+  size_t n = 0;
+  for (const auto& [k, v] : doc.items()) {
+    if (paths.count(k)) {
+      ++n;
+      continue;
+    }
+    INFO("JSON " << k);
+    REQUIRE(v.is_object());
+    for (const auto& [s, x] : v.items()) {
+      INFO("JSON " << k << "." << s);
+      CHECK(paths.count(k + "." + s) == 1);
+      ++n;
+    }
+  }
+  return n;
+}
+
+void check_columns(const std::set<std::string>& paths, const std::vector<std::string>& header) {
+  for (const auto& col : header) {
+    INFO("CSV column " << col);
+    CHECK(column_of_table(paths, col));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("every JSON key and CSV column of a plan and a sweep row is a row of llmsize fields",
@@ -822,47 +849,20 @@ TEST_CASE("every JSON key and CSV column of a plan and a sweep row is a row of l
     INFO(p);
     const auto j = run(std::string(p) + " --format json");
     REQUIRE(j.code == 0);
-    const json doc = json::parse(j.out);
-    size_t keys = 0;
-    for (const auto& [k, v] : doc.items()) {
-      if (paths.count(k)) {
-        ++keys;
-        continue;
-      }
-      REQUIRE(v.is_object());
-      for (const auto& [s, x] : v.items()) {
-        INFO("JSON " << k << "." << s);
-        CHECK(paths.count(k + "." + s) == 1);
-        ++keys;
-      }
-    }
-    CHECK(keys > 50);
+    CHECK(check_keys(paths, json::parse(j.out)) > 50);
     const auto c = run(std::string(p) + " --format csv");
     REQUIRE(c.code == 0);
     const auto rows = parse_csv(c.out);
     REQUIRE(rows.size() == 2);
-    for (const auto& col : rows[0]) {
-      INFO("CSV column " << col);
-      CHECK(column_of_table(paths, col));
-    }
+    check_columns(paths, rows[0]);
   }
+  INFO("sweep");
   const auto s = run("sweep --models llama-3.1-8b,qwen2.5-0.5b --ctx 4096,32768 --gpu rtx-4090");
   REQUIRE(s.code == 0);
   const auto rows = parse_csv(s.out);
   REQUIRE(rows.size() == 5);
-  for (const auto& col : rows[0]) {
-    INFO("sweep CSV column " << col);
-    CHECK(column_of_table(paths, col));
-  }
+  check_columns(paths, rows[0]);
   const auto l = run("sweep --models llama-3.1-8b --ctx 4096 --gpu rtx-4090 --format jsonl");
   REQUIRE(l.code == 0);
-  const json row = json::parse(lines(l.out).front());
-  for (const auto& [k, v] : row.items()) {
-    if (paths.count(k)) continue;
-    REQUIRE(v.is_object());
-    for (const auto& [sub, x] : v.items()) {
-      INFO("JSON Lines " << k << "." << sub);
-      CHECK(paths.count(k + "." + sub) == 1);
-    }
-  }
+  CHECK(check_keys(paths, json::parse(lines(l.out).front())) > 50);
 }
