@@ -337,6 +337,22 @@ TEST_CASE("hybrid and stored-format configs: recurrent state and KV by kind in t
   CHECK(g["vram"]["kv_indexer_bytes"] == 78ull * 4096 * 256);
 }
 
+TEST_CASE("a checkpoint sized in its stored format says so (not under --quant or llama.cpp)",
+          "[cli]") {
+  const std::string kimi = kFixtures + "/configs_2026/kimi-k2.5.json";
+  const auto has_stored = [](const json& j) {
+    for (const auto& w : j["warnings"])
+      if (w ==
+          "weights as the checkpoint stores them (int4-g32, from its quantization_config); "
+          "--quant overrides")
+        return true;
+    return false;
+  };
+  CHECK(has_stored(run_json(kimi + " --engine vllm")));
+  CHECK_FALSE(has_stored(run_json(kimi + " --engine vllm -q fp8")));
+  CHECK_FALSE(has_stored(run_json(kimi)));  // llama.cpp: a GGUF preset, not the checkpoint's
+}
+
 TEST_CASE("a multimodal model shows its vision tower as the mmproj line, inside VRAM", "[cli]") {
   // Qwen3.5-35B-A3B: vision tower 446,571,248 params (tests/vision_test.cpp) x 2 B (F16 mmproj)
   // = 893,142,496 B = 0.83 GiB, its own line; the weights line holds the rest of weights_bytes.

@@ -156,6 +156,28 @@ std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {
   return v;
 }
 
+std::string stored_quant_warning(const PlanWords& w) {
+  // resolve_request took the checkpoint's stored format from its quantization_config.
+  const ResolvedModel& m = *w.model;
+  if (m.exact_weights || m.spec.stored_quant.empty() || m.spec.stored_quant != w.quant->id)
+    return "";
+  return std::string("weights as the checkpoint stores them (") + w.quant->id +
+         ", from its quantization_config); --quant overrides";
+}
+
+std::string ctx_max_warning(const MaxContext& mc, const std::string& gpus, uint64_t usable_bytes) {
+  if (mc.limited_by_memory)
+    return fmt::format(
+        "--ctx max: {} is the largest context that fits {} ({:.2f} GiB per GPU; {} would need "
+        "{:.2f} GiB of {:.2f})",
+        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), group_digits(mc.next_n_ctx),
+        gib_of(mc.next_per_gpu_bytes), gib_of(usable_bytes));
+  return fmt::format(
+      "--ctx max: {}, the model's trained context, fits {} ({:.2f} GiB per GPU of "
+      "{:.2f})",
+      group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable_bytes));
+}
+
 void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   c.clear();
   const SystemPlan* sy = r.system && r.system->platform ? &*r.system : nullptr;
