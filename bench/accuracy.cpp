@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -118,10 +119,13 @@ int main(int argc, char** argv) {
 
   // 1. Weights from architecture + preset vs published GGUF sizes.
   Category w{"weights (GGUF file size)", {}, {}};
+  Category w26{"weights (GGUF file size, 2025-2026 models)", {}, {}};  // the rows naming catalog_id
   const json sizes = load(data + "/gguf_sizes.json");
   for (const auto& r : sizes["rows"]) {
     const std::string model = r["model"], unit = r["unit"], q = r["quant"];
-    const std::string id = measured_model_id(model);
+    // 2025-2026 rows name their catalog model; the older ones are matched by name.
+    const std::string id =
+        r.contains("catalog_id") ? r["catalog_id"].get<std::string>() : measured_model_id(model);
     const auto* preset = find_quant_preset(q);
     std::string label = model + " " + q + " (" + r["source"].get<std::string>().substr(0, 40) + ")";
     if (id.empty() || !preset) {
@@ -146,14 +150,19 @@ int main(int argc, char** argv) {
       continue;
     }
     const double measured = r["size_as_printed"].get<double>() * unit_bytes(unit);
-    const auto& m = cat.find_model(id)->spec;
+    ModelSpec m = cat.find_model(id)->spec;
+    // A file converted before llama.cpp exported the MTP layers holds none (gguf_nextn_layers 0).
+    if (r.contains("gguf_nextn_layers")) m.n_layer_nextn = r["gguf_nextn_layers"].get<uint32_t>();
     const auto wts = compute_weights(m, *preset);
-    w.rows.push_back({label, static_cast<double>(wts.bytes), measured});
+    // The text GGUF only: a vision tower is its own mmproj file.
+    w.rows.push_back({label, static_cast<double>(wts.bytes - wts.vision_bytes), measured});
+    if (r.contains("catalog_id")) w26.rows.push_back(w.rows.back());
     const double params = static_cast<double>(wts.params), bits = nominal_bits(preset->id);
     w.peers["params x bits / 8 x 1.2"].push_back({label, params * bits / 8 * 1.2, measured});
     w.peers["params x bits / 8 (Q4 = 0.5 B/param)"].push_back({label, params * bits / 8, measured});
   }
   cats.push_back(w);
+  cats.push_back(w26);
 
   // 2. KV cache and 3. compute buffers vs llama.cpp logs.
   Category kv{"KV cache (llama.cpp log)", {}, {}},
@@ -251,14 +260,51 @@ int main(int argc, char** argv) {
   cats.push_back(prs);
   cats.push_back(pcb);
 
+  // 3b'. The same build's compute buffers reserved without allocating (compute_grid: contexts
+  // 4096 to 131072, 1 and 4 sequences, f16 / q8_0 KV, flash attention on / off, n_ubatch 512 and
+  // 2048, and 1024 for the hybrids), from bench/llamacpp_probe/graph_reserve.cpp.
+  Category pgrid{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 512-2048)", {}, {}};
+  std::map<std::string, std::optional<ModelSpec>> grid_models;
+  for (const auto& entry : probe["models"]) {
+    auto m = test::probe_model(entry);
+    if (m && !test::probe_mismatch(entry, *m).empty()) m.reset();
+    grid_models[entry["id"].get<std::string>()] = m;
+  }
+  for (const auto& g : probe["compute_grid"]) {
+    const std::string id = g[0];
+    const auto it = grid_models.find(id);
+    if (it == grid_models.end() || !it->second) continue;
+    const ModelSpec& m = *it->second;
+    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
+    const bool fa = g[4] == "on";
+    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
+    KvCacheConfig kc;
+    kc.n_ctx = n_ctx / n_seq;
+    kc.n_seq = n_seq;
+    kc.n_ubatch = n_ubatch;
+    kc.type_k = kc.type_v = t;
+    kc.flash_attn = fa;
+    const auto buf =
+        compute_buffer(m, kv_cache(m, kc), ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
+    const std::string label = id + " n_ctx " + std::to_string(n_ctx) + " x" +
+                              std::to_string(n_seq) + " " + g[3].get<std::string>() + " fa " +
+                              g[4].get<std::string>() + " ubatch " + std::to_string(n_ubatch);
+    pgrid.rows.push_back({label, static_cast<double>(buf.bytes()) / kMiB, g[6].get<double>()});
+  }
+  cats.push_back(pgrid);
+
   // 3c. Public llama.cpp logs of 2025-2026 models (tests/data/measured_memory_2026.json): the
-  // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792).
+  // recurrent state of a Qwen3.6-27B-shaped delta-net hybrid at 3 sequences (PR 23792) and of
+  // Qwen3.5-9B at 1 sequence (llama-cpp-python issue 78).
   Category pub{"recurrent state (public llama.cpp logs, 2026)", {}, {}};
   const json pub26 = load(data + "/measured_memory_2026.json");
   for (const auto& rec : pub26["records"]) {
     const auto& meas = rec["measurements_mib"];
     if (!meas.contains("rs_total") || rec["n_seq"].is_null()) continue;
-    const auto& m = cat.find_model("qwen3.6-27b")->spec;
+    // The record's catalog model; PR 23792's unnamed model has the Qwen3.6-27B shape.
+    const auto& m = cat.find_model(rec.contains("catalog_id") ? rec["catalog_id"].get<std::string>()
+                                                              : std::string("qwen3.6-27b"))
+                        ->spec;
     const auto rs = recurrent_state(m, rec["n_seq"].get<uint32_t>());
     pub.rows.push_back(
         {rec["id"].get<std::string>() + " (" + rec["source"].get<std::string>() + ")",
@@ -266,6 +312,24 @@ int main(int argc, char** argv) {
          meas["rs_total"].get<double>()});
   }
   cats.push_back(pub);
+
+  // 3d. The parameter count llama.cpp prints for a 2025-2026 GGUF (print_info: model params, 2
+  // decimals in B), against llmsize's tensors of the text file (no vision tower: a separate
+  // mmproj file; no MTP layer where the converter drops it or the file predates its export).
+  Category prm{"parameters (llama.cpp print_info, public logs, 2026)", {}, {}};
+  for (const auto& rec : pub26["records"]) {
+    if (!rec.contains("model_params_b") || !rec.contains("catalog_id")) continue;
+    ModelSpec m = cat.find_model(rec["catalog_id"].get<std::string>())->spec;
+    if (rec.contains("gguf_nextn_layers"))
+      m.n_layer_nextn = rec["gguf_nextn_layers"].get<uint32_t>();
+    const auto wts = compute_weights(m, *find_quant_preset("f16"));
+    const double in_file =
+        static_cast<double>(wts.params - wts.params_not_in_file - wts.vision_params);
+    prm.rows.push_back(
+        {rec["id"].get<std::string>() + " (" + rec["source"].get<std::string>() + ")",
+         std::round(in_file / 1e7) / 100, rec["model_params_b"].get<double>()});
+  }
+  cats.push_back(prm);
 
   // 4. Decode speed vs llama.cpp measurements.
   Category sp{"decode speed (llama.cpp tg)", {}, {}};

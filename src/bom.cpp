@@ -1,6 +1,7 @@
 #include "llmsize/bom.hpp"
 
-#include <cstdio>
+#include <charconv>
+#include <utility>
 
 #include "llmsize/cost.hpp"
 #include "llmsize/units.hpp"
@@ -59,16 +60,27 @@ const char* to_string(BomReason r) {
 
 namespace {
 
+using Spec = std::vector<std::pair<std::string, std::string>>;
+
+// printf's "%g" and "%.2f" (std::to_chars with a precision formats as printf does in the C
+// locale, without its locale and varargs machinery).
 std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6);
+  return std::string(b, r.ptr);
 }
 
 std::string tb(uint64_t bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", static_cast<double>(bytes) / 1e12);
-  return b;
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, static_cast<double>(bytes) / 1e12,
+                               std::chars_format::fixed, 2);
+  return std::string(b, r.ptr);
+}
+
+// The DIMM generation the platform takes: DDR4 where the catalog says so (EPYC 7003, Xeon 3rd Gen
+// hosts), else DDR5, the generation of every other machine in it.
+std::string ddr_generation(const PlatformModel& p) {
+  return p.memory_type.find("DDR4") != std::string::npos ? "ddr4" : "ddr5";
 }
 
 }  // namespace
@@ -76,180 +88,193 @@ std::string tb(uint64_t bytes) {
 namespace {
 
 // The CPUs and the DIMMs of every node.
-void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool words,
                     std::vector<BomLine>& v) {
   const PlatformModel& p = *in.platform;
   // A vendor system ships its CPUs; a desktop platform (an ATX build: board, CPU, case and PSU
   // bought apart) does not.
   BomLine cpu{BomComponent::cpu,
-              p.cpu_model,
-              {{"sockets", std::to_string(in.host.cpu_sockets)}},
+              words ? p.cpu_model : std::string(),
+              words ? Spec{{"sockets", std::to_string(in.host.cpu_sockets)}} : Spec(),
               in.host.cpu_sockets * nodes,
               0,
               "",
               p.psu.atx ? BomReason::chosen_platform : BomReason::shipped_with_platform,
               !p.psu.atx};
-  if (in.host.cpu_cores) cpu.spec.emplace_back("cores", std::to_string(in.host.cpu_cores));
-  if (p.cpu_tdp_w > 0)
+  if (words && in.host.cpu_cores) cpu.spec.emplace_back("cores", std::to_string(in.host.cpu_cores));
+  if (words && p.cpu_tdp_w > 0)
     cpu.spec.emplace_back(p.cpu_tdp_assumed ? "tdp_w_assumed" : "tdp_w", num(p.cpu_tdp_w));
-  v.push_back(cpu);
+  v.push_back(std::move(cpu));
   const RamSizing& r = in.host.ram;
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
-  v.push_back({BomComponent::memory,
-               "ddr5-" +
+  v.push_back(
+      {BomComponent::memory,
+       words ? ddr_generation(p) + "-" +
                    std::string(p.platform_class == PlatformClass::desktop ? "udimm" : "rdimm") +
-                   "-" + std::to_string(r.dimm_gib) + "gib",
-               {{"dimm_gib", std::to_string(r.dimm_gib)},
-                {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
-                {"channels", std::to_string(r.channels)},
-                {"total_gib", std::to_string(r.installed_bytes / kGiB)},
-                {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
-                {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
-                {"why", to_string(r.reason)}},
-               r.dimms * nodes,
-               kRamUsdPerGib * r.dimm_gib,
-               "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025",
-               BomReason::ram_rule,
-               // A vendor system whose shipped population holds the need comes with it (a DGX's
-               // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
-               ram_shipped && (priced_whole || !p.psu.atx)});
+                   "-" + std::to_string(r.dimm_gib) + "gib"
+             : std::string(),
+       words ? Spec{{"dimm_gib", std::to_string(r.dimm_gib)},
+                    {"dimms_per_channel", std::to_string(r.dimms_per_channel)},
+                    {"channels", std::to_string(r.channels)},
+                    {"total_gib", std::to_string(r.installed_bytes / kGiB)},
+                    {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
+                    {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
+                    {"why", to_string(r.reason)}}
+             : Spec(),
+       r.dimms * nodes, kRamUsdPerGib * r.dimm_gib,
+       words ? "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025" : "",
+       BomReason::ram_rule,
+       // A vendor system whose shipped population holds the need comes with it (a DGX's
+       // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
+       ram_shipped && (priced_whole || !p.psu.atx)});
 }
 
 // The OS drives (mirrored on servers and workstations) and the data drives.
-void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole,
+void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool words,
                        std::vector<BomLine>& v) {
   const StorageSizing& s = in.host.storage;
+  const char* source = words ? "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025" : "";
   v.push_back(
-      {BomComponent::os_drive,
-       "nvme-" + tb(s.os_drive_bytes) + "tb",
-       {{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}},
-       s.os_drives * nodes,
-       kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12,
-       "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
+      {BomComponent::os_drive, words ? "nvme-" + tb(s.os_drive_bytes) + "tb" : std::string(),
+       words
+           ? Spec{{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}}
+           : Spec(),
+       s.os_drives * nodes, kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12, source,
        BomReason::os_mirror,
        priced_whole || (in.platform->nvme_shipped >= s.os_drives && !in.platform->psu.atx)});
   if (s.data_drives)
     v.push_back(
-        {BomComponent::data_drive,
-         "nvme-" + tb(s.data_drive_bytes) + "tb",
-         {{"capacity_tb", tb(s.data_drive_bytes)},
-          {"raid", s.data_drives >= 4   ? "10"
-                   : s.data_drives == 2 ? "1"
-                                        : "none"},
-          {"required_tb", tb(s.required_bytes)}},
-         s.data_drives * nodes,
-         kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
-         "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025",
-         BomReason::model_storage,
+        {BomComponent::data_drive, words ? "nvme-" + tb(s.data_drive_bytes) + "tb" : std::string(),
+         words ? Spec{{"capacity_tb", tb(s.data_drive_bytes)},
+                      {"raid", s.data_drives >= 4   ? "10"
+                               : s.data_drives == 2 ? "1"
+                                                    : "none"},
+                      {"required_tb", tb(s.required_bytes)}}
+               : Spec(),
+         s.data_drives * nodes, kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
+         source, BomReason::model_storage,
          in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
 }
 
 // The NICs (GPU fabric, storage and front end) and the PSUs.
-void add_network_power_lines(const BomInput& in, uint32_t nodes, std::vector<BomLine>& v) {
+void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
+                             std::vector<BomLine>& v) {
   const PlatformModel& p = *in.platform;
   for (const auto& n : in.host.nics) {
     const bool fabric = n.reason == HostReason::nic_per_gpu;
     const bool shipped = fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
     v.push_back({BomComponent::nic,
-                 "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p",
-                 {{"gbit_per_s", std::to_string(n.gbit_per_s)},
-                  {"ports", std::to_string(n.ports)},
-                  {"why", to_string(n.reason)}},
-                 n.count * nodes,
-                 0,
-                 "",
-                 fabric ? BomReason::gpu_fabric : BomReason::storage_frontend,
-                 shipped});
+                 words
+                     ? "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p"
+                     : std::string(),
+                 words ? Spec{{"gbit_per_s", std::to_string(n.gbit_per_s)},
+                              {"ports", std::to_string(n.ports)},
+                              {"why", to_string(n.reason)}}
+                       : Spec(),
+                 n.count * nodes, 0, "",
+                 fabric ? BomReason::gpu_fabric : BomReason::storage_frontend, shipped});
   }
-  // A chassis whose PSU rating the catalog lacks: the line says so instead of a "0 W" part.
+  // A chassis whose PSUs the catalog lacks: the line says what is unpublished instead of a "0 W"
+  // part; without a published count it is the machine's set as shipped, one per machine.
   const bool rated = in.psus.watts > 0;
-  v.push_back(
-      {BomComponent::psu, rated ? "psu-" + num(in.psus.watts) + "w" : std::string("psu-as-shipped"),
-       rated ? std::vector<std::pair<std::string, std::string>>{{"watts", num(in.psus.watts)},
-                                                                {"redundancy",
-                                                                 to_string(in.psus.redundancy)},
-                                                                {"capacity_w",
-                                                                 num(in.psus.capacity_w)}}
-             : std::vector<std::pair<std::string, std::string>>{{"watts", "not published"}},
-       in.psus.count * nodes, 0, "", BomReason::shipped_with_platform, !p.psu.atx});
+  Spec spec;
+  if (words) {
+    spec.emplace_back("watts", rated ? num(in.psus.watts) : std::string("not published"));
+    if (!in.psus.count) spec.emplace_back("count", "not published");
+    spec.emplace_back("redundancy", in.psus.redundancy_known ? to_string(in.psus.redundancy)
+                                                             : std::string("not published"));
+    if (rated && in.psus.count) spec.emplace_back("capacity_w", num(in.psus.capacity_w));
+  }
+  v.push_back({BomComponent::psu,
+               !words  ? std::string()
+               : rated ? "psu-" + num(in.psus.watts) + "w"
+                       : std::string("psu-as-shipped"),
+               std::move(spec), (in.psus.count ? in.psus.count : 1) * nodes, 0, "",
+               BomReason::shipped_with_platform, !p.psu.atx});
 }
 
 }  // namespace
 
-std::vector<BomLine> bill_of_materials(const BomInput& in) {
+std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
+  const bool words = detail == BomDetail::lines;
   std::vector<BomLine> v;
+  v.reserve(16);  // a platform, GPUs, CPUs, memory, drives, NICs, PSUs, PDUs: no reallocation
   const PlatformModel& p = *in.platform;
   const uint32_t nodes = in.nodes ? in.nodes : 1;
   const bool priced_whole = p.price_usd > 0 && !p.gpu_ids.empty();
 
-  BomLine pl{BomComponent::platform,     p.id, {}, nodes, p.price_usd, p.price_source,
-             BomReason::chosen_platform, false};
+  BomLine pl{BomComponent::platform,
+             words ? p.id : std::string(),
+             {},
+             nodes,
+             p.price_usd,
+             words ? p.price_source : std::string(),
+             BomReason::chosen_platform,
+             false};
   // A unified computer is bought with the memory the plan uses: a price quoted for a smaller
-  // configuration (the Mac Studio M3 Ultra's $3,999 is the 96 GB one) does not buy it.
+  // configuration (a Mac Studio's $3,999 96 GB base) does not buy it.
   const uint64_t unit_gib = in.gpu.memory_bytes / kGiB;
   const bool larger_config = p.platform_class == PlatformClass::unified && p.ram_shipped_gib > 0 &&
                              unit_gib > p.ram_shipped_gib;
   if (larger_config && pl.unit_price_usd > 0) {
     pl.unit_price_usd = 0;
-    pl.price_source = "not in the catalog for " + std::to_string(unit_gib) +
-                      " GB; its price is of the " + std::to_string(p.ram_shipped_gib) +
-                      " GB configuration (" + p.price_source + ")";
+    if (words)
+      pl.price_source = "not in the catalog for " + std::to_string(unit_gib) +
+                        " GB; its price is of the " + std::to_string(p.ram_shipped_gib) +
+                        " GB configuration (" + p.price_source + ")";
   }
-  pl.spec = {{"name", p.name},
-             {"vendor", p.vendor},
-             {"class", to_string(p.platform_class)},
-             {"form_factor", p.form_factor},
-             {"gpu_mount", to_string(p.gpu_mount)}};
-  if (p.rack_units) pl.spec.emplace_back("rack_units", std::to_string(p.rack_units));
-  if (p.platform_class == PlatformClass::unified)
-    pl.spec.emplace_back("memory_gib", std::to_string(unit_gib));
-  v.push_back(pl);
+  if (words) {
+    pl.spec = {{"name", p.name},
+               {"vendor", p.vendor},
+               {"class", to_string(p.platform_class)},
+               {"form_factor", p.form_factor},
+               {"gpu_mount", to_string(p.gpu_mount)}};
+    if (p.rack_units) pl.spec.emplace_back("rack_units", std::to_string(p.rack_units));
+    if (p.platform_class == PlatformClass::unified)
+      pl.spec.emplace_back("memory_gib", std::to_string(unit_gib));
+  }
+  v.push_back(std::move(pl));
 
-  BomLine g{BomComponent::gpu,
-            in.gpu.id,
-            {{"name", in.gpu.name},
-             {"memory_gib", num(static_cast<double>(in.gpu.memory_bytes) / kGiB)},
-             {"board_power_w", num(in.gpu.board_power_w)},
-             {"form_factor", in.gpu.form_factor}},
-            in.gpus_per_node * nodes,
-            in.gpu.price_usd,
-            in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",
+  BomLine g{BomComponent::gpu, words ? in.gpu.id : std::string(),
+            words ? Spec{{"name", in.gpu.name},
+                         {"memory_gib", num(static_cast<double>(in.gpu.memory_bytes) / kGiB)},
+                         {"board_power_w", num(in.gpu.board_power_w)},
+                         {"form_factor", in.gpu.form_factor}}
+                  : Spec(),
+            in.gpus_per_node * nodes, in.gpu.price_usd,
+            words && in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",
             BomReason::model_memory,
             // Modules come on the system's baseboard and a unified computer is one SoC: never
             // bought apart from the platform.
             priced_whole || p.gpu_mount != GpuMount::pcie};
-  v.push_back(g);
+  v.push_back(std::move(g));
 
   if (p.platform_class != PlatformClass::unified) {
-    add_host_lines(in, nodes, priced_whole, v);
-    add_storage_lines(in, nodes, priced_whole, v);
-    add_network_power_lines(in, nodes, v);
+    add_host_lines(in, nodes, priced_whole, words, v);
+    add_storage_lines(in, nodes, priced_whole, words, v);
+    add_network_power_lines(in, nodes, words, v);
   }
   if (p.platform_class == PlatformClass::unified)
     for (const auto& n : in.host.nics)
       if (n.reason == HostReason::unit_link)
-        v.push_back({BomComponent::nic,
-                     p.unit_link.empty() ? std::string("unit-link") : p.unit_link,
-                     {{"gbit_per_s", n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
-                      {"why", to_string(n.reason)}},
-                     n.count * nodes,
-                     0,
-                     "",
-                     BomReason::unit_link,
-                     true});
+        v.push_back(
+            {BomComponent::nic,
+             !words                ? std::string()
+             : p.unit_link.empty() ? std::string("unit-link")
+                                   : p.unit_link,
+             words ? Spec{{"gbit_per_s", n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
+                          {"why", to_string(n.reason)}}
+                   : Spec(),
+             n.count * nodes, 0, "", BomReason::unit_link, true});
   if (in.racks.pdus)
-    v.push_back({BomComponent::pdu,
-                 "pdu-3ph-400v-32a",
-                 {{"volts", "400"},
-                  {"phases", "3"},
-                  {"breaker_a", "32"},
-                  {"racks", std::to_string(in.racks.racks)}},
-                 in.racks.pdus,
-                 0,
-                 "",
-                 BomReason::rack_power,
-                 false});
+    v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",
+                 words ? Spec{{"volts", "400"},
+                              {"phases", "3"},
+                              {"breaker_a", "32"},
+                              {"racks", std::to_string(in.racks.racks)}}
+                       : Spec(),
+                 in.racks.pdus, 0, "", BomReason::rack_power, false});
   return v;
 }
 

@@ -56,6 +56,40 @@ uint64_t cells_of(const LayerKind& k, const KvCache& kv) {
   return kv.cells_full;
 }
 
+// The part of the freed masks' hole left below the logits (see compute_buffer.hpp, output).
+// ggml-alloc.c (de3ff815) places the logits, larger than any free block, at the end of the
+// highest live tensor; live then are inp_embd, result_norm and the last layer's residual (kept
+// as the MTP hook h_nextn by qwen3next / qwen35 / qwen35moe, src/models/*.cpp), and the
+// residual is an in-place add on the FFN output, so the hole stays under the logits when that
+// output was placed above the masks. For the delta-net and short-conv hybrids (replayed with
+// bench/llamacpp_probe/graph_reserve.cpp at n_ubatch 512 and 2048):
+//   - a layer after the last attention layer (LFM2: the last layers are short-conv) runs its
+//     whole block after the masks are freed, and its activations refill the hole: 0;
+//   - the last attention layer's MoE: its down projection (n_expert_used rows, the largest
+//     tensor of the block) lands in the hole when it fits, and the rows after it follow: the
+//     hole is refilled when masks >= n_expert_used x 4 x n_tokens x n_embd, kept below that;
+//   - otherwise (a dense FFN's down projection, one row, reuses a freed row above the masks or
+//     not, depending on the KV type and the context: measured both at n_ubatch 512) the hole
+//     is kept or refilled, and 3/8 of it is counted, as for the other architectures.
+uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row) {
+  bool hybrid = false;
+  for (const auto& k : m.layer_kinds)
+    hybrid = hybrid || k.state == StateKind::gated_delta_net || k.state == StateKind::short_conv;
+  if (!hybrid) return masks / 8 * 3;
+  // The last layer, from the runs (no per-layer walk: this runs for every planned row).
+  const LayerKind* last = nullptr;
+  for (auto s = m.layer_segments.rbegin(); s != m.layer_segments.rend() && !last; ++s) {
+    if (!s->repeat) continue;
+    for (auto r = s->runs.rbegin(); r != s->runs.rend() && !last; ++r)
+      if (r->count && r->kind < m.layer_kinds.size()) last = &m.layer_kinds[r->kind];
+  }
+  if (!last || last->attn == AttnKind::none) return 0;  // no masks, or a layer after the last
+  if (last->ffn == FfnKind::moe &&
+      masks >= checked_mul(checked_mul(row, m.n_embd), m.n_expert_used))
+    return 0;
+  return masks / 8 * 3;
+}
+
 }  // namespace
 
 ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c) {
@@ -97,8 +131,8 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
     for (const auto& v : v_caches) v_idx = checked_add(v_idx, checked_mul(8 * t, v.second));
   const uint64_t masks = cb.mask_bytes;
 
-  cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd), masks / 8 * 3,
-                                "compute buffer bytes");
+  cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd),
+                                output_mask_hole(m, masks, row), "compute buffer bytes");
   for (const auto& g : groups) {
     const LayerKind& k = g.kind;
     if (k.attn != AttnKind::none) {

@@ -120,6 +120,7 @@ const char* to_string(StartStep s) {
 
 ColdStart cold_start(const ColdStartInput& in) {
   ColdStart c;
+  c.steps.reserve(8);
   const StorageSpec& s = storage_spec(in.storage);
   const double gb = static_cast<double>(in.weights_bytes) / 1e9;
   const uint32_t gpus = std::max<uint32_t>(1, in.n_gpus);

@@ -66,6 +66,16 @@ const char* task_name(Task t) {
   return "?";
 }
 
+void set_task(ModelSpec& m, Task t) {
+  m.task = t;
+  if (t == Task::rerank && m.arch == Arch::qwen3 && !m.n_cls_out) {
+    m.n_cls_out = 2;
+    // No output.weight: src/models/qwen3.cpp loads token_embd again as the output
+    // (TENSOR_DUPLICATED) and the graph still computes the logits through it, as a tied model.
+    m.tied_embeddings = true;
+  }
+}
+
 std::optional<Task> task_from_name(std::string_view name) {
   for (Task t : {Task::generation, Task::embedding, Task::rerank})
     if (name == task_name(t)) return t;

@@ -48,13 +48,14 @@ class NoMemo final : public Memo {
 };
 
 void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0,
-          double x = 0) {
+          double x = 0, double y = 0) {
   Note n{k};
   n.n[0] = a;
   n.n[1] = b;
   n.n[2] = c;
   n.n[3] = d;
   n.x = x;
+  n.y = y;
   p.notes.push_back(n);
 }
 
@@ -149,7 +150,8 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
   if (!g.fits && p.fit->fit == Fit::tight) {
     // Held without the headroom: nothing spills to RAM; the reader is told how tight.
-    note(p, NoteKind::gpu_tight, g.count, g.count_needed);
+    note(p, NoteKind::gpu_tight, g.count, g.count_needed, 0, 0, p.fit->headroom_fraction,
+         p.fit->requested_headroom);
   } else if (!g.fits) {
     if (g.count_needed == 0)
       note(p, NoteKind::gpu_cannot_hold);
@@ -277,7 +279,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
   p.system = memo.system(sr);
-  p.psu_redundancy = to_string(p.system->psus.redundancy);
+  // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
+  p.psu_redundancy =
+      p.system->psus.redundancy_known ? to_string(p.system->psus.redundancy) : std::string();
   if (!p.system->platform) {
     note(p, NoteKind::no_platform, g.count);
     return;
@@ -296,7 +300,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // no power figure has none (not zero watts).
   if (p.system->max_wall_w_total > 0)
     p.machine_power = rated_power_plan(*p.system, req.power.mains_v);
-  const BomCost bc = bom_cost(p.system->bom);
+  const BomCost& bc = p.system->bom_cost;
   CostInput co = req.cost;
   co.kwh_per_year = p.machine_power ? p.machine_power->energy_kwh_per_year : 0;
   co.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
@@ -567,6 +571,31 @@ const CostInput& reported_cost_input(const Plan& p) {
   return p.machine_cost ? p.machine_cost_input : p.cost_input;
 }
 
+const char* to_string(FigureBasis b) {
+  switch (b) {
+    case FigureBasis::none:
+      return "none";
+    case FigureBasis::machine:
+      return "machine";
+    case FigureBasis::class_rules:
+      return "class_rules";
+  }
+  return "?";
+}
+FigureBasis power_basis(const Plan& p) {
+  return p.machine_power ? FigureBasis::machine
+         : p.power       ? FigureBasis::class_rules
+                         : FigureBasis::none;
+}
+FigureBasis cost_basis(const Plan& p) {
+  return p.machine_cost ? FigureBasis::machine
+         : p.cost       ? FigureBasis::class_rules
+                        : FigureBasis::none;
+}
+bool class_rules_stand_in(const Plan& p) {
+  return p.system && !p.system->platform && (p.host || p.power || p.cost);
+}
+
 Plan plan(const PlanRequest& req) {
   NoMemo memo;
   Plan p;
@@ -598,6 +627,7 @@ struct Planner::Impl final : Memo {
   std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
   std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
   std::unordered_map<std::string, std::shared_ptr<const SystemPlan>> systems;
+  std::unordered_map<std::string, PlatformChoice> choices;
 
   static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
 
@@ -619,8 +649,44 @@ struct Planner::Impl final : Memo {
   // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
   // Planner's catalog) with the figures a caller may override (price, memory, board power).
   static std::string system_key(const SystemRequest& r) {
+    // Sized once, then filled through a pointer: every value added is a distinct member of r, so
+    // they take at most sizeof r, plus the two strings' characters and NULs.
+    std::string k(sizeof r + r.gpu.id.size() + r.platform_override.size() + 2, '\0');
+    char* o = k.data();
+    auto add = [&o](const auto& v) {
+      std::memcpy(o, &v, sizeof v);
+      o += sizeof v;
+    };
+    auto text = [&o](const std::string& s) {
+      std::memcpy(o, s.data(), s.size());
+      o += s.size() + 1;  // and the NUL the string was made with
+    };
+    add(r.catalog);
+    text(r.gpu.id);
+    add(r.gpu.price_usd);
+    add(r.gpu.memory_bytes);
+    add(r.gpu.board_power_w);
+    add(r.n_gpus);
+    text(r.platform_override);
+    const HostNeeds& n = r.needs;
+    add(n.gpus), add(n.nodes), add(n.weights_bytes), add(n.host_weights_bytes);
+    add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
+    const PowerWorkload& w = r.workload;
+    add(w.decode_batch), add(w.prefill_share), add(w.busy_share), add(w.power_limit);
+    add(w.bytes_per_weight), add(w.routed_share);
+    add(r.power_limit);
+    const ColdStartInput& c = r.cold_start;
+    add(c.weights_bytes), add(c.storage), add(c.engine), add(c.loader), add(c.n_gpus);
+    add(c.rocm), add(c.cuda_graphs), add(c.torch_compile), add(c.compile_cached);
+    add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
+    add(r.rack_budget_kw);
+    k.resize(static_cast<size_t>(o - k.data()));
+    return k;
+  }
+  // What choose_platform() reads: the catalog, the GPU (as system_key has it), the count and the
+  // override. The choice does not depend on the model: it is kept across models.
+  static std::string choice_key(const SystemRequest& r) {
     std::string k;
-    k.reserve(256);
     auto add = [&k](const auto& v) {
       char b[sizeof v];
       std::memcpy(b, &v, sizeof v);
@@ -634,26 +700,23 @@ struct Planner::Impl final : Memo {
     add(r.gpu.board_power_w);
     add(r.n_gpus);
     k += r.platform_override;
-    k += '\0';
-    const HostNeeds& n = r.needs;
-    add(n.gpus), add(n.nodes), add(n.weights_bytes), add(n.host_weights_bytes);
-    add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
-    const PowerWorkload& w = r.workload;
-    add(w.decode_batch), add(w.prefill_share), add(w.busy_share), add(w.power_limit);
-    add(w.bytes_per_weight), add(w.routed_share);
-    add(r.power_limit);
-    const ColdStartInput& c = r.cold_start;
-    add(c.weights_bytes), add(c.storage), add(c.engine), add(c.loader), add(c.n_gpus);
-    add(c.rocm), add(c.cuda_graphs), add(c.torch_compile), add(c.compile_cached);
-    add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
-    add(r.rack_budget_kw);
     return k;
+  }
+  const PlatformChoice& choice(const SystemRequest& in) {
+    std::string k = choice_key(in);
+    auto it = choices.find(k);
+    if (it != choices.end()) return it->second;
+    return choices
+        .emplace(std::move(k),
+                 choose_platform(*in.catalog, in.gpu, in.n_gpus, in.platform_override))
+        .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
     std::string k = system_key(in);
     auto it = systems.find(k);
     if (it != systems.end()) return it->second;
-    return systems.emplace(std::move(k), std::make_shared<const SystemPlan>(plan_system(in)))
+    return systems
+        .emplace(std::move(k), std::make_shared<const SystemPlan>(plan_system(in, choice(in))))
         .first->second;
   }
   const PowerPlan& power(const PowerInput& in) override {

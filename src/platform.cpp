@@ -181,7 +181,8 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
   }
   if (p.gpu_watts_each_max > 0 && g.board_power_w > p.gpu_watts_each_max)
     b.push_back(PlatformReason::gpu_power);
-  if (max_system_w > 0 && mount != GpuMount::integrated && p.psu.watts > 0) {
+  if (max_system_w > 0 && mount != GpuMount::integrated && p.psu.watts > 0 &&
+      p.psu.bays_published) {
     // PSUs are rated by their DC output; the spares do not count.
     const double capacity = p.psu.watts * p.psu.redundancy.n;
     if (max_system_w * p.psu.efficiency > capacity) b.push_back(PlatformReason::psu_capacity);
@@ -266,7 +267,7 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
     if (p.units_linked_max > 0 && best.nodes > p.units_linked_max)
       best.reasons.push_back(PlatformReason::units_not_linked);
   }
-  if (p.psu.watts <= 0 && p.gpu_mount != GpuMount::integrated)
+  if ((p.psu.watts <= 0 || !p.psu.bays_published) && p.gpu_mount != GpuMount::integrated)
     best.reasons.push_back(PlatformReason::psu_unrated);
   if (p.gpu_mount == GpuMount::pcie) {
     if (g.slot_width <= 0) best.reasons.push_back(PlatformReason::slot_width_unknown);

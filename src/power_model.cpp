@@ -105,10 +105,17 @@ PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
         s.watts = w;
         break;
       }
+  } else if (!p.psu.bays_published) {
+    // No source gave the chassis' PSUs: nothing to report but that.
+    s.count = 0;
+    s.watts = p.psu.watts;
+    s.redundancy = {0, 0};
+    s.redundancy_known = false;
   } else {
     s.count = p.psu.redundancy.total();
     s.watts = p.psu.watts;
     s.redundancy = p.psu.redundancy;
+    s.redundancy_known = p.psu.redundancy_published;
   }
   s.capacity_w = s.watts * s.redundancy.n;
   s.sufficient = s.watts > 0 && dc <= s.capacity_w;

@@ -1,14 +1,35 @@
 #include "llmsize/system_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace llmsize {
+namespace {
+
+// What the BOM is made from. REQUIRES: s.platform non-null.
+BomInput bom_input(const SystemPlan& s) {
+  BomInput b;
+  b.platform = s.platform;
+  b.gpu = s.gpu;
+  b.gpus_per_node = s.choice.gpus_per_node;
+  b.nodes = s.choice.nodes;
+  b.host = s.host;
+  b.psus = s.psus;
+  b.racks = s.racks;
+  return b;
+}
+
+}  // namespace
 
 SystemPlan plan_system(const SystemRequest& r) {
+  return plan_system(r, choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override));
+}
+
+SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   SystemPlan s;
   const auto& cat = *r.catalog;
   GpuSpec g = r.gpu;
-  s.choice = choose_platform(cat, g, r.n_gpus, r.platform_override);
+  s.choice = choice;
   if (s.choice.index < 0) return s;
   const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];
   s.platform = &p;
@@ -38,23 +59,25 @@ SystemPlan plan_system(const SystemRequest& r) {
   ci.weights_bytes = n.weights_bytes;
   ci.n_gpus = s.choice.gpus_per_node;
   s.cold_start = cold_start(ci);
+  s.cold_start_by_drive.reserve(std::size(kLocalDrives));
   for (StorageClass d : kLocalDrives) {
     ColdStartInput di = ci;
     di.storage = d;
     s.cold_start_by_drive.push_back(cold_start(di));
   }
 
-  BomInput b;
-  b.platform = &p;
-  b.gpu = g;
-  b.gpus_per_node = s.choice.gpus_per_node;
-  b.nodes = nodes;
-  b.host = s.host;
-  b.psus = s.psus;
-  b.racks = s.racks;
-  s.bom = bill_of_materials(b);
-  s.bom_total_usd = bom_total_usd(s.bom);
+  s.gpu = std::move(g);
+  // The sums from the lines' quantities and prices; their text waits for bom().
+  BomInput b = bom_input(s);
+  const std::vector<BomLine> prices = bill_of_materials(b, BomDetail::prices);
+  s.bom_total_usd = bom_total_usd(prices);
+  s.bom_cost = llmsize::bom_cost(prices);
   return s;
+}
+
+const std::vector<BomLine>& SystemPlan::bom() const {
+  if (!bom_) bom_ = platform ? bill_of_materials(bom_input(*this)) : std::vector<BomLine>();
+  return *bom_;
 }
 
 PowerPlan rated_power_plan(const SystemPlan& s, double mains_v) {

@@ -312,7 +312,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   }
   b.t2(R::token_embd, n_embd, m.n_vocab);
   b.norm(R::output_norm, n_embd, falcon);
-  if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
+  if (m.n_cls_out)  // a decoder reranker: cls.output replaces output (gguf_arch.cpp)
+    b.t2(R::cls_output, n_embd, m.n_cls_out);
+  else if (!m.tied_embeddings)
+    b.t2(R::output, n_embd, m.n_vocab);
 
   // DeepSeek-V3's MTP module (model.layers.<n_layer>): a full decoder block plus the next-n
   // inputs (enorm, hnorm, eh_proj) and shared_head.norm, llama.cpp LLM_TENSOR_NEXTN_*; its

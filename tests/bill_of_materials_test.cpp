@@ -169,3 +169,52 @@ TEST_CASE("The BOM's cost: GPUs priced apart, the rest, and whether it is comple
     CHECK(b.total_usd() == Approx(bom_total_usd(c.lines)));
   }
 }
+
+TEST_CASE("A prices-only BOM has the lines' quantities and prices, without their text", "[bom]") {
+  // The cost model reads BomDetail::prices (a sweep never makes the text): line by line it must
+  // be the full BOM less part, spec and price source, so the sums cannot differ.
+  const BomInput cases[] = {input("dgx-h100", "h100-sxm", 8, 2, 405 * kGB),
+                            input("am5-desktop", "rtx-3090", 2, 1, 40 * kGiB)};
+  for (const BomInput& in : cases) {
+    const auto full = bill_of_materials(in);
+    const auto prices = bill_of_materials(in, BomDetail::prices);
+    REQUIRE(full.size() == prices.size());
+    for (size_t i = 0; i < full.size(); ++i) {
+      CHECK(prices[i].component == full[i].component);
+      CHECK(prices[i].qty == full[i].qty);
+      CHECK(prices[i].unit_price_usd == full[i].unit_price_usd);
+      CHECK(prices[i].included == full[i].included);
+      CHECK(prices[i].reason == full[i].reason);
+      CHECK(prices[i].part.empty());
+      CHECK(prices[i].spec.empty());
+      CHECK(prices[i].price_source.empty());
+    }
+    CHECK(bom_total_usd(prices) == bom_total_usd(full));
+    CHECK(bom_cost(prices).total_usd() == bom_cost(full).total_usd());
+    CHECK(bom_cost(prices).complete == bom_cost(full).complete);
+  }
+}
+
+TEST_CASE("A unified computer larger than the row's priced configuration stays unpriced", "[bom]") {
+  // The fixture's Mac Studio M2 Ultra priced as a 96 GB configuration at $3,999: the catalog's
+  // m2-ultra is the 192 GB chip, which that price does not buy.
+  PlatformModel p = platform("mac-studio-m2-ultra");
+  p.price_usd = 3999;
+  p.price_source = "a 96 GB configuration's list price";
+  p.ram_shipped_gib = 96;
+  BomInput in = input("mac-studio-m2-ultra", "m2-ultra", 1, 1, 100 * kGB);
+  in.platform = &p;
+  const auto v = bill_of_materials(in);
+  const BomLine* pl = line(v, BomComponent::platform);
+  REQUIRE(pl);
+  CHECK(pl->unit_price_usd == 0);
+  CHECK(pl->price_source.find("not in the catalog for 192 GB") == 0);
+  CHECK(pl->price_source.find("96 GB configuration") != std::string::npos);
+  CHECK_FALSE(bom_cost(v).complete);
+  // Priced as the 192 GB configuration it holds, the price stands.
+  p.ram_shipped_gib = 192;
+  const auto w = bill_of_materials(in);
+  const BomLine* whole = line(w, BomComponent::platform);
+  REQUIRE(whole);
+  CHECK(whole->unit_price_usd == 3999);
+}

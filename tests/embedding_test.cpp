@@ -243,3 +243,77 @@ TEST_CASE("a decoder GGUF's pooling_type makes it an embedding or rerank model",
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("A Qwen3-Reranker GGUF: cls.output in place of the output layer", "[embedding]") {
+  // llama.cpp de3ff815 conversion/qwen.py Qwen3Model.modify_tensors (a Qwen3-Reranker): the
+  // "yes" and "no" rows of lm_head become cls.output {n_embd, 2} (pooling_type RANK 4) and no
+  // output.weight is written; a tied checkpoint (0.6B, 4B) keeps token_embd, an untied one (8B)
+  // drops lm_head entirely. src/models/qwen3.cpp loads cls_out {n_embd, n_cls_out}.
+  const std::string path = "/tmp/llmsize_qwen3_reranker_test.gguf";
+  ModelSpec m = model("qwen3-embedding-0.6b");  // the Qwen3-0.6B body, cut down below
+  m.n_layer = 2;
+  m.n_vocab = 512;
+  m.n_cls_out = 2;
+  m.task = Task::rerank;
+  GgufWriter w;
+  w.str("general.architecture", "qwen3").str("general.name", "test");
+  w.u32("qwen3.block_count", m.n_layer).u32("qwen3.embedding_length", m.n_embd);
+  w.u32("qwen3.context_length", m.n_ctx_train).u32("qwen3.feed_forward_length", m.n_ff);
+  w.u32("qwen3.attention.head_count", m.n_head).u32("qwen3.attention.head_count_kv", m.n_head_kv);
+  w.u32("qwen3.attention.key_length", m.n_embd_head_k);
+  w.u32("qwen3.attention.value_length", m.n_embd_head_v).u32("qwen3.pooling_type", 4);
+  const auto tensors = model_tensors(m);
+  bool has_output = false, has_cls = false;
+  for (const auto& t : tensors) {
+    has_output = has_output || t.name() == "output.weight";
+    if (t.name() == "cls.output.weight") has_cls = t.ne[0] == m.n_embd && t.ne[1] == 2;
+  }
+  CHECK_FALSE(has_output);
+  CHECK(has_cls);
+  const auto types = assign_tensor_types(m, tensors, *find_quant_preset("f16"));
+  for (size_t i = 0; i < tensors.size(); ++i)
+    w.tensor(
+        tensors[i].name(), types[i] == TensorType::F32 ? kF32 : kF16,
+        std::vector<uint64_t>(tensors[i].ne.begin(), tensors[i].ne.begin() + tensors[i].n_dims));
+  w.write(path);
+  const ModelFile f = read_model_file(path);
+  REQUIRE(f.spec);
+  const ModelSpec& g = *f.spec;
+  CHECK(g.task == Task::rerank);
+  CHECK(g.n_cls_out == 2);
+  // The file's bytes: cls.output 1,024 x 2 x 2 B = 4,096 among them, and no 512 x 1,024 output.
+  CHECK(f.weights.bytes == w.data_bytes());
+  const Weights cw = compute_weights(g, *find_quant_preset("f16"));
+  CHECK(cw.bytes == w.data_bytes());
+  CHECK(cw.params == f.weights.params);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a Qwen3 decoder run as a reranker gets llama.cpp's yes/no head", "[embedding]") {
+  // conversion/qwen.py Qwen3Model (llama.cpp de3ff815), Qwen3-Reranker: lm_head's "yes" and "no"
+  // rows become cls.output {n_embd, 2} and no output.weight is written. An untied body of 2
+  // layers, hidden 64, vocabulary 1000: the head shrinks from 64 x 1000 to 64 x 2 parameters.
+  const ModelSpec g = parse_hf_config(R"({"model_type": "qwen3", "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+      "intermediate_size": 128, "vocab_size": 1000, "tie_word_embeddings": false,
+      "max_position_embeddings": 4096})",
+                                      "c.json");
+  ModelSpec r = g;
+  set_task(r, Task::rerank);
+  CHECK(r.task == Task::rerank);
+  CHECK(r.n_cls_out == 2);
+  CHECK(r.tied_embeddings);  // src/models/qwen3.cpp: output = token_embd, TENSOR_DUPLICATED
+  bool output = false, cls = false;
+  for (const auto& t : model_tensors(r)) {
+    output = output || t.name() == "output.weight";
+    cls = cls || (t.name() == "cls.output.weight" && t.ne[0] == 64 && t.ne[1] == 2);
+  }
+  CHECK_FALSE(output);
+  CHECK(cls);
+  CHECK(count_params(g, model_tensors(g)).total - count_params(r, model_tensors(r)).total ==
+        64ull * 998);
+  // Other tasks and architectures are left as they are.
+  ModelSpec e = g;
+  set_task(e, Task::embedding);
+  CHECK(e.n_cls_out == 0);
+}

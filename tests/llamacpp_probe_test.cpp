@@ -9,7 +9,9 @@
 #include <set>
 
 #include "llmsize/compute_buffer.hpp"
+#include "llmsize/estimate.hpp"
 #include "llmsize/kv_cache.hpp"
+#include "llmsize/quant.hpp"
 #include "probe_models.hpp"
 
 using namespace llmsize;
@@ -136,7 +138,8 @@ TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
           "[llamacpp_probe]") {
   // compute_grid: the same llama.cpp build reserving without allocating (no_alloc), contexts
   // 4096 to 131072 in powers of two, 1 and 4 sequences, f16 and q8_0 KV, flash attention on and
-  // off, n_ubatch 512; equal to the allocating runs where both exist.
+  // off, n_ubatch 512 and 2048 (1024 for the hybrids); equal to the allocating runs where both
+  // exist.
   const auto doc = test::data_file("llamacpp_measured_2026.json");
   std::map<std::string, nlohmann::json> entries;
   for (const auto& e : doc.at("models")) entries[e.at("id")] = e;
@@ -162,4 +165,75 @@ TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
     ++rows;
   }
   CHECK(rows >= 500);
+}
+
+TEST_CASE("Hybrids at n_ubatch 2048: the masks' hole refilled below the logits",
+          "[llamacpp_probe]") {
+  // graph_reserve.cpp's replay of ggml-alloc (llama.cpp de3ff815) at n_ubatch 2048, 1 sequence,
+  // flash attention, f16 KV (compute_grid rows):
+  //   qwen3-next-80b-a3b, 131072 cells: F16 mask 131072 x 2048 x 2 = 512 MiB; its last layer is
+  //     full attention with a MoE whose down projection is 10 x 2048 x 2048 x 4 = 160 MiB <= 512,
+  //     so it and the rows after it land in the hole: logits 151936 x 2048 x 4 = 1187 MiB +
+  //     3 rows of 2048 x 2048 x 4 = 16 MiB = 1235 MiB (measured 1235.01; 3/8 of the masks would
+  //     give 1427, 15.5% over);
+  //   lfm2-1.2b, 65536 cells: mask 256 MiB, freed after layer 14 while layer 15 (short conv)
+  //     still runs and refills it: logits 65536 x 2048 x 4 = 512 + 48 = 560 MiB (measured 544.01,
+  //     inp_embd and result_norm only; 3/8 of the masks gave 656, 20.6% over).
+  auto [id, n_ctx, expected_mib, measured_mib] =
+      GENERATE(table<std::string, uint32_t, double, double>({
+          {"qwen3-next-80b-a3b", 131072, 1235, 1235.01},
+          {"lfm2-1.2b", 65536, 560, 544.01},
+      }));
+  INFO(id);
+  const ModelSpec& m = test::model(id);
+  KvCacheConfig kc;
+  kc.n_ctx = n_ctx;
+  kc.n_ubatch = 2048;
+  kc.flash_attn = true;
+  const auto cb = compute_buffer(m, kv_cache(m, kc), ComputeConfig{2048, 1, true, TensorType::F16});
+  CHECK(cb.mask_bytes == uint64_t{n_ctx} * 2048 * 2);
+  CHECK(mib(cb.output_bytes) == expected_mib);
+  CHECK(std::string(cb.peak()) == "output");
+  const double err = std::abs(mib(cb.bytes()) - measured_mib);
+  CHECK((err <= 64 || err / measured_mib <= 0.15));
+}
+
+TEST_CASE("recurrent state equals public llama.cpp logs of named models", "[llamacpp_probe]") {
+  // tests/data/measured_memory_2026.json records that name their catalog model: llama.cpp prints
+  // "llama_memory_recurrent: size = X MiB (...), R (f32): .., S (f32): .." with 2 decimals.
+  // Qwen3.5-9B, 1 sequence: 24 delta-net layers x (S 32 x 128 x 128 x 4 B = 2 MiB + R 3 x
+  // (2 x 16 x 128 + 32 x 128) x 4 B = 96 KiB) = 50.25 MiB (llama-cpp-python issue 78).
+  const auto doc = test::data_file("measured_memory_2026.json");
+  size_t checked = 0;
+  for (const auto& rec : doc.at("records")) {
+    if (!rec.contains("catalog_id") || !rec.at("measurements_mib").contains("rs_total")) continue;
+    const ModelSpec& m = test::model(rec.at("catalog_id").get<std::string>());
+    const auto rs = recurrent_state(m, rec.at("n_seq").get<uint32_t>());
+    INFO(rec.at("id").get<std::string>());
+    CHECK(std::round(mib(rs.total_bytes()) * 100) / 100 ==
+          rec.at("measurements_mib").at("rs_total").get<double>());
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}
+
+TEST_CASE("parameter counts equal llama.cpp's print_info of public 2026 logs", "[llamacpp_probe]") {
+  // "print_info: model params = X B" (2 decimals) counts a GGUF's tensor elements: the text model
+  // (the vision tower is the separate mmproj file), without the MTP layer where the converter
+  // drops it (DeepSeek-V4: 284.33 B) or the file predates its export (Qwen3.5-397B-A17B:
+  // 396.35 B, gguf_nextn_layers 0), with it otherwise (Qwen3.6-35B-A3B: 35.51 B).
+  const auto doc = test::data_file("measured_memory_2026.json");
+  size_t checked = 0;
+  for (const auto& rec : doc.at("records")) {
+    if (!rec.contains("model_params_b") || !rec.contains("catalog_id")) continue;
+    ModelSpec m = test::model(rec.at("catalog_id").get<std::string>());
+    if (rec.contains("gguf_nextn_layers"))
+      m.n_layer_nextn = rec.at("gguf_nextn_layers").get<uint32_t>();
+    const auto w = compute_weights(m, *find_quant_preset("f16"));
+    const double in_file = static_cast<double>(w.params - w.params_not_in_file - w.vision_params);
+    INFO(rec.at("id").get<std::string>() << ": " << in_file);
+    CHECK(std::round(in_file / 1e7) / 100 == rec.at("model_params_b").get<double>());
+    ++checked;
+  }
+  CHECK(checked >= 3);
 }

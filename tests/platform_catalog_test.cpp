@@ -1,8 +1,10 @@
 #include "llmsize/io/platform_catalog.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "llmsize/io/error.hpp"
+#include "llmsize/power_model.hpp"
 
 using namespace llmsize;
 
@@ -155,4 +157,45 @@ TEST_CASE("The built-in platform catalog reads and every row is usable", "[platf
   CHECK(dgx->psu.redundancy == Redundancy{4, 2});
   CHECK(dgx->nics_400g_shipped == 10);
   CHECK(find_platform(b, "am5-desktop"));  // an incomplete row made usable
+}
+
+TEST_CASE("PSUs no source gave are unknown, not one PSU without redundancy", "[platform_catalog]") {
+  // No psu object: the reader keeps one bay and no spare as placeholders and says they are not
+  // published; plan_psus reports count 0 (unknown), no rating, the scheme unknown.
+  const char* hgx = R"({"mount": "sxm", "counts": [8], "ids": ["h100-sxm"]})";
+  const auto none = read_platforms(doc(hgx, R"({})"), "p.json");
+  REQUIRE(none.size() == 1);
+  CHECK_FALSE(none[0].psu.bays_published);
+  CHECK_FALSE(none[0].psu.redundancy_published);
+  const PsuPlan u = plan_psus(none[0], 10000);
+  CHECK(u.count == 0);
+  CHECK(u.watts == 0);
+  CHECK_FALSE(u.redundancy_known);
+  CHECK_FALSE(u.sufficient);
+  // Bays published, rating and scheme not (Lenovo ThinkStation PX: two bays): the count is the
+  // bays, the scheme unknown.
+  const auto bays = read_platforms(doc(hgx, R"({"bays": 2})"), "p.json");
+  const PsuPlan b = plan_psus(bays[0], 1000);
+  CHECK(b.count == 2);
+  CHECK_FALSE(b.redundancy_known);
+  // Everything published: as the vendor states it.
+  const auto all = read_platforms(doc(hgx), "p.json");
+  CHECK(all[0].psu.bays_published);
+  CHECK(all[0].psu.redundancy_published);
+  const PsuPlan a = plan_psus(all[0], 10000);
+  CHECK(a.count == 6);
+  CHECK(a.redundancy_known);
+  CHECK(to_string(a.redundancy) == "4+2");
+  // A 4+2 rating unstated does not turn the machine down for capacity (nothing to check it
+  // against) and the choice says the PSUs are unrated.
+  GpuSpec g;
+  g.id = "h100-sxm";
+  g.form_factor = "sxm";
+  g.board_power_w = 700;
+  CHECK(platform_blockers(none[0], g, 8, 1e6).empty());
+  const auto ch = choose_platform(
+      none, g, 8, "", [](const PlatformModel&, const GpuSpec&, uint32_t) { return 1e6; });
+  REQUIRE(ch.index == 0);
+  CHECK(std::find(ch.reasons.begin(), ch.reasons.end(), PlatformReason::psu_unrated) !=
+        ch.reasons.end());
 }

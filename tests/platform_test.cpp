@@ -270,6 +270,11 @@ TEST_CASE("Built-in platforms: the reference systems come out as they ship", "[p
       {"mi300x", 8, "dell-poweredge-xe9680-mi300x", 2},
       {"mi300x", 1, "dell-poweredge-xe9680-mi300x", 2},    // one OAM module: the board of 8
       {"h200", 4, "lenovo-thinksystem-sr675-v3-hgx4", 2},  // the HGX 4-GPU board
+      {"h100-sxm", 4, "dell-poweredge-xe8640", 2},         // HGX H100 4-GPU, not a DGX of 8
+      {"a100-80gb-sxm", 4, "dell-poweredge-xe8545", 2},    // HGX A100 4-GPU
+      {"a100-80gb-sxm", 8, "dell-poweredge-xe9680", 2},    // 8: the 8-GPU board, one machine
+      {"h200", 8, "nvidia-dgx-h200", 2},
+      {"a100-40gb-sxm", 8, "nvidia-dgx-a100", 2},
       {"rtx-3090", 2, "am5-desktop", 1},
       {"l40s", 4, "asus-esc8000a-e13p", 2},  // passive: a server
       {"m3-ultra", 1, "apple-mac-studio-m3-ultra", 1},

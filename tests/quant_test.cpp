@@ -52,6 +52,33 @@ TEST_CASE("weights from architecture + preset match real GGUF sizes within 2%", 
   CHECK(checked >= 50);
 }
 
+TEST_CASE("2025-2026 models: weights match published GGUF sizes within 2%", "[quant]") {
+  // Rows of tests/data/gguf_sizes.json that name their catalog model (catalog_id), each with its
+  // source: gpt-oss-20b and -120b (MXFP4 experts kept by every preset), Qwen3.5-397B-A17B (a file
+  // without the MTP layer: gguf_nextn_layers 0) and Gemma 4 31B (text model;
+  // the vision tower is a separate mmproj file, so its bytes are left out).
+  const auto doc = test::data_file("gguf_sizes.json");
+  int checked = 0;
+  for (const auto& r : doc["rows"]) {
+    if (!r.contains("catalog_id")) continue;
+    const std::string id = r["catalog_id"], unit = r["unit"];
+    const auto* preset = find_quant_preset(r["quant"].get<std::string>());
+    REQUIRE(preset);
+    const double actual = r["size_as_printed"].get<double>() * unit_bytes(unit);
+    ModelSpec m = test::model(id);
+    // A file converted before llama.cpp exported the MTP layers holds none (gguf_nextn_layers 0).
+    if (r.contains("gguf_nextn_layers")) m.n_layer_nextn = r["gguf_nextn_layers"].get<uint32_t>();
+    const auto w = compute_weights(m, *preset);
+    const double err = (static_cast<double>(w.bytes - w.vision_bytes) - actual) / actual;
+    INFO(id << " " << preset->id << ": predicted " << w.bytes - w.vision_bytes << " B, published "
+            << r["size_as_printed"] << " " << unit << " (" << r["source"] << "), error "
+            << err * 100 << "%");
+    CHECK(std::abs(err) <= 0.02);
+    ++checked;
+  }
+  CHECK(checked >= 14);
+}
+
 TEST_CASE("LLaMA-7B GPU model buffers equal llama.cpp's logged sizes", "[quant]") {
   // llama.cpp CI on a V100 (tests/data/measured_memory.json): model buffer "CUDA0" = weights minus
   // token_embd (kept on the CPU: the "CPU" buffer). Logged in MiB with 2 decimals.

@@ -54,7 +54,11 @@ struct BomInput {
   RackPlan racks;
 };
 
-std::vector<BomLine> bill_of_materials(const BomInput& in);
+// What a BOM is made for: the lines as procurement reads them, or their quantities and prices
+// alone (part, spec and price_source left empty: what the cost model needs, without the text).
+enum class BomDetail { lines, prices };
+
+std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail = BomDetail::lines);
 // Sum of qty x unit price over the priced, not-included lines; unpriced lines leave it a floor.
 double bom_total_usd(const std::vector<BomLine>& lines);
 

@@ -265,4 +265,11 @@ struct ModelSpec {
 // Problems with a spec, each naming the field ("n_head (32) is not divisible by n_head_kv (5)").
 std::vector<std::string> validate(const ModelSpec& m);
 
+// Runs m as task t (catalog "task", --task). A Qwen3 decoder run as a reranker (Qwen3-Reranker)
+// gets llama.cpp's rerank head: convert_hf_to_gguf.py (conversion/qwen.py Qwen3Model at
+// de3ff815) keeps lm_head's "yes" / "no" rows as cls.output {n_embd, 2} (n_cls_out 2) and writes
+// no output.weight, so the file holds that head in place of the vocabulary projection, and
+// llama.cpp reuses token_embd as the output (tied).
+void set_task(ModelSpec& m, Task t);
+
 }  // namespace llmsize

@@ -128,7 +128,9 @@ enum class NoteKind : uint8_t {
   unified_memory,        // the GPU shares memory with the CPU (memory_fraction of memory)
   gpu_cannot_hold,       // no count up to 1024 holds it
   gpu_not_enough,        // n[0] GPUs given, n[1] needed
-  gpu_tight,  // n[0] GPUs hold it without the requested headroom (Plan::fit), n[1] with it
+  // n[0] GPUs hold it without the requested headroom, n[1] with it; x the headroom it has, y the
+  // headroom requested (fractions, Plan::fit)
+  gpu_tight,
   tensor_split_indivisible,  // n[0] GPUs, n[1] n_head, n[2] n_head_kv, n[3] the valid degree
   no_price,                  // the GPU has no price: no hardware cost
   whole_computer,            // unified memory: no host, power or storage plan
@@ -146,10 +148,10 @@ constexpr bool after_estimate_warnings(NoteKind k) {
 struct Note {
   NoteKind kind;
   uint64_t n[4] = {0, 0, 0, 0};
-  double x = 0;
+  double x = 0, y = 0;
   bool operator==(const Note& o) const {
     return kind == o.kind && n[0] == o.n[0] && n[1] == o.n[1] && n[2] == o.n[2] && n[3] == o.n[3] &&
-           x == o.x;
+           x == o.x && y == o.y;
   }
 };
 
@@ -218,6 +220,19 @@ Plan plan(const PlanRequest& req);
 const PowerPlan* reported_power(const Plan& p);
 const CostPlan* reported_cost(const Plan& p);
 const CostInput& reported_cost_input(const Plan& p);  // the inputs of reported_cost()
+
+// Where reported_power() / reported_cost() come from: the catalog machine's model (its platform,
+// power model and BOM), or the class rules (a GPU class's host, PSU and price rules: an estimate,
+// not a machine that ships; used only where no catalog platform takes the GPUs), or neither.
+// Stable in JSON as power.basis / cost.basis.
+enum class FigureBasis { none, machine, class_rules };
+const char* to_string(FigureBasis b);  // "none", "machine", "class_rules"
+FigureBasis power_basis(const Plan& p);
+FigureBasis cost_basis(const Plan& p);
+// A platform catalog was consulted, none of its platforms takes the GPUs and the plan reports a
+// class-rule host, power or cost in its place (NoteKind::no_platform says why each platform was
+// turned down). False for a whole computer with no platform: nothing stands in for it.
+bool class_rules_stand_in(const Plan& p);
 
 // The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
 // when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under

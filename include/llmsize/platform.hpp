@@ -55,6 +55,11 @@ struct PsuSpec {
   bool atx = false;
   Redundancy redundancy;     // as shipped
   double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
+  // Whether a source gave the bays and the redundancy scheme. Where the catalog has none, its
+  // reader keeps one bay and no spare as placeholders and clears these: plan_psus then reports
+  // the count and the scheme as unknown, never as "1" and "none".
+  bool bays_published = true;
+  bool redundancy_published = true;
 };
 
 // One buyable machine model (a catalog row).
@@ -85,6 +90,7 @@ struct PlatformModel {
   double cpu_tdp_w = 0;          // per socket
   bool cpu_tdp_assumed = false;  // no TDP on file for the catalog's CPU model: the class's
   uint32_t memory_channels_per_socket = 0;
+  std::string memory_type;       // as the catalog states it: "DDR5", "DDR4", "LPDDR5x (unified)"
   uint32_t dimm_slots = 0;       // all sockets
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
   uint32_t ram_max_gib = 0;
@@ -131,7 +137,7 @@ enum class PlatformReason {
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
   // noting
-  psu_unrated,         // no PSU rating in the catalog: capacity not checked
+  psu_unrated,         // no PSU rating or count in the catalog: capacity not checked
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)
   slot_width_unknown,  // the catalog gives no width for the card: 2 slots assumed
   rounded_up,          // more GPUs than asked: the nearest count that is sold

@@ -55,12 +55,15 @@ double max_system_wall_w(const PlatformModel& p, const GpuSpec& g, uint32_t n_gp
 
 // PSUs: the platform's bays and redundancy scheme, the platform's module rating; a desktop ATX
 // supply is sized to the load from the ratings sold.
+// Unsourced facts are unknown, not guessed: no published bays gives count 0 and redundancy {0, 0};
+// bays without a published scheme keep count = bays with redundancy_known false.
 struct PsuPlan {
-  uint32_t count = 0;
-  double watts = 0;  // each
+  uint32_t count = 0;  // 0 = not published
+  double watts = 0;    // each; 0 = not published
   Redundancy redundancy;
-  double capacity_w = 0;    // n x watts: what carries the load with the spares out
-  bool sufficient = false;  // DC max <= capacity; false when the rating is unknown (watts 0)
+  bool redundancy_known = true;  // the scheme is the vendor's (false: not published)
+  double capacity_w = 0;         // n x watts: what carries the load with the spares out
+  bool sufficient = false;       // DC max <= capacity; false when the rating is unknown (watts 0)
 };
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,13 +44,24 @@ struct SystemPlan {
   // The same start from each local drive class (hdd, sata_ssd, local_nvme_gen3/4/5), the
   // engine's loader: the per-drive load times of the JSON.
   std::vector<ColdStart> cold_start_by_drive;
-  std::vector<BomLine> bom;
+  // The bill of materials, made from the fields above on first use: a sweep's rows, which do not
+  // print it, never make its text. Its sums are made with the plan (from the lines' prices).
+  const std::vector<BomLine>& bom() const;
   double bom_total_usd = 0;  // a floor when some lines are unpriced
+  BomCost bom_cost;
+  GpuSpec gpu;  // the GPU as planned (a unified computer's memory fraction applied)
   // Unified-memory computers: what the GPU may use of the memory.
   uint64_t gpu_usable_bytes = 0;
+
+ private:
+  mutable std::optional<std::vector<BomLine>> bom_;  // bom()'s, once made
 };
 
 SystemPlan plan_system(const SystemRequest& r);
+// The same on the platform choice made for r's catalog, GPU, count and override
+// (choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override)): a Planner makes it once per
+// GPU and count.
+SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice);
 
 // The local drive classes cold_start_by_drive holds, in its order.
 constexpr StorageClass kLocalDrives[] = {

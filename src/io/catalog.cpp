@@ -144,7 +144,7 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
     if (!t)
       c.fail(path + "/task", "unknown task " + sanitize_quoted(task) +
                                  "; expected generation, embedding or rerank");
-    cm.spec.task = *t;
+    set_task(cm.spec, *t);
   }
   // "mtp_embeddings": false for a checkpoint whose MTP layer shares the model's embedding and
   // output instead of storing its own copies (GLM-4.6: its HF total has none).

@@ -458,6 +458,16 @@ GgufArch gguf_arch(const std::vector<GgufFile>& shards) {
   // CLS 2, LAST 3, RANK 4), written by convert_hf_to_gguf.py for sentence-transformers models.
   const uint32_t pooling = r.u32(r.key("pooling_type"), 0);
   if (pooling > 0) m.task = pooling == 4 ? Task::rerank : Task::embedding;
+  // A decoder reranker (Qwen3-Reranker): convert_hf_to_gguf.py (conversion/qwen.py Qwen3Model at
+  // llama.cpp de3ff815) writes lm_head's "yes" / "no" rows as cls.output {n_embd, 2} in place
+  // of output.weight (for a tied checkpoint, next to token_embd); src/models/qwen3.cpp loads it
+  // as cls_out {n_embd, n_cls_out}.
+  if (m.arch != Arch::bert)
+    if (const GgufTensor* t = r.tensor("cls.output.weight");
+        t && t->n_dims == 2 && t->ne[1] <= 0x7fffffffu) {
+      m.n_cls_out = static_cast<uint32_t>(t->ne[1]);
+      m.task = Task::rerank;
+    }
   if (m.arch == Arch::bert) {
     // llama.cpp src/models/bert.cpp: token_types {n_embd, n_token_types}, the optional
     // classifier cls / cls.output {n_embd, n_cls_out}, and no output layer.

@@ -133,6 +133,7 @@ const CpuTdp kCpuTdp[] = {
     {"Xeon 6979P", 500, "Intel ARK: Xeon 6979P 500 W TDP"},
     {"Xeon Gold 5416S", 150, "Intel ARK: Xeon Gold 5416S 150 W TDP"},
     {"EPYC 7742", 225, "AMD EPYC 7742 product page: 225 W default TDP"},
+    {"EPYC 7763", 280, "AMD EPYC 7763 product page: 280 W default TDP"},
     {"EPYC 9575F", 400, "AMD EPYC 9575F product page: 400 W default TDP"},
     {"EPYC 9655", 400, "AMD EPYC 9655 product page: 400 W default TDP"},
     {"EPYC 9475F", 400, "AMD EPYC 9475F product page: 400 W default TDP"},
@@ -262,6 +263,7 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
     const std::string mp = path + "/memory";
     if (!m->is_object()) r.fail(mp, "expected an object");
     p.memory_channels_per_socket = r.count(*m, mp, "channels_per_socket", false, 24);
+    p.memory_type = r.str(*m, mp, "type", false);
     if (p.memory_channels_per_socket == 0 && (p.platform_class == PlatformClass::server ||
                                               p.platform_class == PlatformClass::workstation)) {
       for (const auto& c : kCpuChannels)
@@ -298,6 +300,7 @@ void read_psu_facts(const json& e, const std::string& path, const Reader& r, Pla
   static const json kEmpty = json::object();
   const json& pj = ps ? *ps : kEmpty;
   p.psu.bays = r.count(pj, pp, "bays", false, 64);
+  p.psu.bays_published = p.psu.bays > 0;
   p.psu.watts = r.num(pj, pp, "watts", false, 10, 20000);
   p.psu.efficiency = r.num(pj, pp, "efficiency", false, 0.5, 1);
   if (p.psu.efficiency == 0)
@@ -306,9 +309,11 @@ void read_psu_facts(const json& e, const std::string& path, const Reader& r, Pla
     p.psu.atx = true;
     if (p.psu.watts == 0) p.psu.watts = kLargestAtxPsuW;
     p.psu.bays = 1;
+    p.psu.bays_published = true;  // one ATX supply, no spare: what a desktop takes
   }
   if (p.psu.bays == 0) p.psu.bays = 1;
   const std::string red = r.str(pj, pp, "redundancy", false);
+  p.psu.redundancy_published = !red.empty() || p.psu.atx;
   if (red.empty()) {
     p.psu.redundancy = {p.psu.bays, 0};
   } else if (!parse_redundancy(red, p.psu.bays, &p.psu.redundancy)) {

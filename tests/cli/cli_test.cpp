@@ -407,6 +407,11 @@ TEST_CASE("embedding and rerank models are sized for a batch of documents, not g
   const json g = run_json("qwen3-8b --task embedding --docs 4 --doc-len 512");
   CHECK(g["settings"]["task"] == "embedding");
   CHECK(g["vram"]["kv_cache_bytes"] == 4ull * 512 * 36 * 4096);
+  // As a reranker (Qwen3-Reranker-8B is this body) llama.cpp's converter keeps only the "yes" /
+  // "no" rows of lm_head (cls.output {4096, 2}): 8,190,735,360 - (151,936 - 2) x 4,096.
+  const json rr = run_json("qwen3-8b --task rerank --docs 4 --doc-len 512");
+  CHECK(rr["settings"]["task"] == "rerank");
+  CHECK(rr["model"]["params"] == 8190735360ull - (151936ull - 2) * 4096);
   // --explain gives the batch and the documents per second, no decode formula.
   const auto ex = run("bge-m3 --docs 4 --doc-len 1024 --explain");
   REQUIRE(ex.code == 0);

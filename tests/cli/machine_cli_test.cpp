@@ -3,6 +3,7 @@
 // --strict, and the HTML procurement report rendered by headless Chromium.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -281,14 +282,17 @@ TEST_CASE("the hardware cost is the bill of materials", "[cli][machine]") {
   const auto s = run_json("llama-3.1-8b -q q4_k_m --gpu dgx-spark");
   CHECK(s["cost"]["hardware_usd"] == 3999.0);
   CHECK(s["power"]["max_wall_watts"] == 240.0);
-  // A Mac Studio M3 Ultra with 512 GB is not the $3,999 96 GB configuration: unpriced.
+  // A Mac Studio M3 Ultra with 512 GB is priced as that configuration ($9,499 at launch), not
+  // as the $3,999 96 GB base (a larger unit than a row's priced one stays unpriced: [bom] test).
   const auto m = run_json("llama-3.1-8b -q q4_k_m --gpu m3-ultra");
-  CHECK(m["cost"]["hardware_usd"].is_null());
+  CHECK(m["cost"]["hardware_usd"] == 9499.0);
   for (const auto& l : m["bom"])
     if (l["component"] == "platform") {
-      CHECK(l["unit_price_usd"].is_null());
-      CHECK(has(l["price_source"].get<std::string>(), "96 GB configuration"));
+      CHECK(l["unit_price_usd"] == 9499.0);
+      CHECK(has(l["price_source"].get<std::string>(), "512 GB configuration"));
     }
+  // Its power is Apple's: 270 W maximum, 9 W idle at the wall.
+  CHECK(m["power"]["max_wall_watts"] == 270.0);
 }
 
 TEST_CASE("compare puts unified computers beside GPU towers", "[cli][machine][compare]") {
@@ -338,4 +342,170 @@ TEST_CASE("two unified units are two machines on a network, said so", "[cli][mac
   const auto s = run("llama-3.1-405b -q q4_k_m --gpu dgx-spark");
   REQUIRE(s.code == 0);
   CHECK(has(s.out, "more units than the maker supports linking together"));
+}
+
+TEST_CASE("a platform whose PSUs no source gives reports them unknown, not as one PSU",
+          "[cli][machine]") {
+  // The DGX B300 row (data/platforms.json) has no published PSU count, rating or scheme.
+  const std::string args = "llama-3.1-8b --gpu b300 --gpus 8";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"] == "nvidia-dgx-b300");
+  CHECK(j["power"]["psu_count"].is_null());
+  CHECK(j["power"]["psu_watts"].is_null());
+  CHECK(j["power"]["psu_redundancy"].is_null());
+  const auto& reasons = j["machine"]["reasons"];
+  CHECK(std::find(reasons.begin(), reasons.end(), "psu_unrated") != reasons.end());
+  bool psu_line = false;
+  for (const auto& l : j["bom"])
+    if (l["component"] == "psu") {
+      psu_line = true;
+      CHECK(l["part"] == "psu-as-shipped");
+      CHECK(l["spec"]["count"] == "not published");
+      CHECK(l["spec"]["redundancy"] == "not published");
+    }
+  CHECK(psu_line);
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "PSUs            count, rating and redundancy not published for this platform"));
+  CHECK(!has(t.out, "no redundancy"));
+}
+
+TEST_CASE("4 x H100 SXM is a 4-GPU HGX server, not an 8-GPU DGX", "[cli][machine]") {
+  // Dell PowerEdge XE8640 (data/platforms.json, MLPerf Inference v4.1 configuration): 4 x H100 SXM
+  // on the HGX 4-GPU board, 2 x Xeon Platinum 8468 (48 cores each), 1 TiB = 16 x 64 GiB.
+  const std::string args = "llama-3.1-70b --gpu h100-sxm --gpus 4";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform"] == "server");
+  CHECK(j["system"]["platform_id"] == "dell-poweredge-xe8640");
+  CHECK(j["system"]["nodes"] == 1);
+  CHECK(j["system"]["cpu_sockets"] == 2);
+  CHECK(j["system"]["cpu_cores"] == 96);
+  CHECK(j["system"]["ram_bytes"] == 1024ull << 30);
+  CHECK(j["machine"]["gpus_per_node"] == 4);
+  const auto& reasons = j["machine"]["reasons"];
+  CHECK(std::find(reasons.begin(), reasons.end(), "rounded_up") == reasons.end());
+  for (const auto& l : j["bom"])
+    if (l["component"] == "gpu") CHECK(l["qty"] == 4);
+  // Its maximum: 4 x 700 W x 1.44 (GPUs and the HGX baseboard) + 2 x 350 W + 16 x 10 W DIMMs
+  // + 4 x 25 W NVMe + 4 x 25 W ConnectX-7 + 100 W board = 5,192 W DC / 0.94 = 5,523 W at the wall.
+  CHECK(j["power"]["max_wall_watts"] == 5523.0);
+  // Its PSUs are not published: said, not guessed.
+  CHECK(j["power"]["psu_count"].is_null());
+  // The HGX A100 4-GPU server of the same vendor takes DDR4 (EPYC 7763): the BOM's DIMMs say so.
+  const auto a = run_json("llama-3.1-70b --gpu a100-80gb-sxm --gpus 4");
+  CHECK(a["system"]["platform_id"] == "dell-poweredge-xe8545");
+  bool ddr4 = false;
+  for (const auto& l : a["bom"])
+    if (l["component"] == "memory")
+      ddr4 = l["part"].get<std::string>().rfind("ddr4-rdimm-", 0) == 0;
+  CHECK(ddr4);
+  // Four 2,400 W PSUs (MLPerf v1.1 psu_details "4x2400W"), their scheme unpublished.
+  CHECK(a["power"]["psu_count"] == 4);
+  CHECK(a["power"]["psu_watts"] == 2400.0);
+  CHECK(a["power"]["psu_redundancy"].is_null());
+}
+
+TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said to be",
+          "[cli][machine]") {
+  // No platform in data/platforms.json is sold with the H20: the host, power and cost are the
+  // class rules' and every output says so.
+  const std::string args = "llama-3.1-8b --gpu h20 --gpus 8";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"].is_null());
+  CHECK(j["power"]["basis"] == "class_rules");
+  CHECK(j["cost"]["basis"] == "class_rules");
+  bool said = false;
+  for (const auto& w : j["warnings"])
+    said = said || (has(w.get<std::string>(), "no platform in the catalog takes 8 × NVIDIA H20") &&
+                    has(w.get<std::string>(), "class-rule estimates"));
+  CHECK(said);
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "Class-rule sizing (no catalog platform takes these GPUs: an estimate, not a "
+            "machine that ships)"));
+  CHECK(has(t.out, "Power and cooling (class rules: no catalog machine)"));
+  CHECK(has(t.out, "[ ] Circuit (class rules: no catalog machine): "));
+  CHECK(has(run(args + " --explain").out,
+            "power (class rules: an estimate, not a machine that ships)"));
+  // A catalog machine's figures are the machine's.
+  const auto m = run_json("llama-3.1-70b --gpu h100-sxm --gpus 8");
+  CHECK(m["power"]["basis"] == "machine");
+  CHECK(m["cost"]["basis"] == "machine");
+  // check's budgets say which figures they held the plan to.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/p.json");
+    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "h20", "gpus": 8, )"
+      << R"("budget": {"power_watts": 100000}}]})";
+  }
+  const auto c = run("check " + dir + "/p.json");
+  CHECK(c.code == 0);
+  CHECK(has(c.out, "(class rules: no catalog platform takes the GPUs)"));
+  sh("rm -rf '" + dir + "'");
+}
+
+TEST_CASE("compare words a floor price as check does and labels the GPUs bought",
+          "[cli][machine][compare]") {
+  // 2 x RTX 4090 on the AM5 desktop: its board, CPU and PSU are unpriced, so the BOM's sum is a
+  // floor, worded "at least $..." as in check (never a bare "+").
+  const auto t = run("llama-3.1-70b --compare rtx-4090x2,h100-sxm");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "at least $"));
+  CHECK(!has(t.out, "+ "));
+  CHECK(has(t.out, "(\"at least\": some lines unpriced)"));
+  // One H100 SXM is needed, the HGX board holds 4: the row is the 4-GPU machine it prices.
+  CHECK(has(t.out, "4 × NVIDIA H100 SXM5 80GB (dell-poweredge-xe8640, 1 needed)"));
+  CHECK(has(t.out, "4 GPUs"));
+  // check says the same floor the same way.
+  const auto j = run_json("llama-3.1-70b --gpu rtx-4090 --gpus 2");
+  CHECK(j["cost"]["hardware_complete"] == false);
+}
+
+TEST_CASE("a unified computer's typical draw says which figures are measured", "[cli][machine]") {
+  // Framework Desktop: a measured 133 W busy (a 70B model decoding), no published idle: the idle
+  // is 6% of its 400 W supply = 24 W. Mac Studio M3 Ultra: Apple's 9 W idle, no serving figure.
+  const auto f = run("llama-3.1-70b --gpu ryzen-ai-max-395");
+  REQUIRE(f.code == 0);
+  CHECK(has(f.out, "(busy 133 W, idle 24 W; busy as measured, idle scaled from the maximum)"));
+  const auto m = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(m.code == 0);
+  CHECK(has(m.out, "idle 9 W; idle as measured, busy scaled from the maximum)"));
+  CHECK(has(m.out, "maximum         270 W at the wall"));
+}
+
+TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][machine]") {
+  const auto t = run("platforms");
+  REQUIRE(t.code == 0);
+  // The DGX H100 as NVIDIA states it; the DGX B300's PSUs, which no source gives, said to be.
+  CHECK(has(t.out, "nvidia-dgx-h100"));
+  CHECK(has(t.out, "6 × 3,300 W, 4+2"));
+  CHECK(has(t.out, "10,200"));
+  CHECK(has(t.out, "4 × 2,400 W, scheme not published"));
+  const auto j = json::parse(run("platforms -f json").out);
+  bool b300 = false, xe8640 = false;
+  for (const auto& p : j["platforms"]) {
+    if (p["id"] == "nvidia-dgx-b300") {
+      b300 = true;
+      CHECK(p["psu_count"].is_null());
+      CHECK(p["psu_redundancy"].is_null());
+    }
+    if (p["id"] == "dell-poweredge-xe8640") {
+      xe8640 = true;
+      CHECK(p["gpu_counts"] == json::array({4}));
+      CHECK(p["cpu_sockets"] == 2);
+    }
+  }
+  CHECK(b300);
+  CHECK(xe8640);
+  // CSV: a header and one row per platform.
+  const auto c = run("platforms -f csv");
+  REQUIRE(c.code == 0);
+  CHECK(static_cast<size_t>(std::count(c.out.begin(), c.out.end(), '\n')) ==
+        1 + j["platforms"].size());
+  CHECK(c.out.rfind("id,name,vendor,class,", 0) == 0);
+  const auto bad = run("platforms -f html");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
 }

@@ -266,15 +266,17 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
                        "/all.json#/plans/0): needs 4 × rtx-4090, plan has 1: 82.9 GiB > 24 GiB; KV "
                        "cache at ctx 131072 adds "
                        "64.0 GiB for 4 sequences; peak power 708 W > budget 600 W\n");
-  // A price budget needs a price: one h100-sxm is planned in a DGX H100, which has no published
-  // price (its BOM lines are unpriced or included in the platform).
+  // A price budget needs a price: one h100-sxm is planned on the smallest HGX board that ships,
+  // the 4-GPU Dell PowerEdge XE8640 (a DGX H100 before the catalog had a 4-GPU board), which has
+  // no published price (its BOM lines are unpriced or included in the platform).
   write(dir + "/noprice.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": "
         "{\"price_usd\": 30000}}]}");
   expect_error("check " + dir + "/noprice.json",
                dir +
-                   "/noprice.json: /plans/0/budget/price_usd: NVIDIA DGX H100, the machine planned "
-                   "for h100-sxm, has no published price (cost.hardware_usd is null)");
+                   "/noprice.json: /plans/0/budget/price_usd: Dell PowerEdge XE8640 (HGX H100 "
+                   "4-GPU), the machine planned for h100-sxm, has no published price "
+                   "(cost.hardware_usd is null)");
   write(dir + "/price.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-pcie\", \"gpu_price_usd\": "
         "25000, "

@@ -390,6 +390,7 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
         throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
                          " is a whole computer whose maker publishes no power figure to check");
       res.summary += power_summary_words(w->peak_w);
+      if (power_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
       if (w->peak_w > b)
         res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
     }
@@ -417,6 +418,7 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
       // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
       // is certain, within it is not, and the line says so.
       res.summary += price_summary_words(*cost);
+      if (cost_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
       if (cost->capex_usd > b)
         res.failures.push_back(
             {"price", price_failure_words(*cost, b), "", cost->capex_usd, b, "USD"});

@@ -1,14 +1,17 @@
 #include "cli/commands/listings.hpp"
 
 #include "cli/options/request.hpp"
+#include "cli/render/platform_listing.hpp"
 #include "cli/render/report.hpp"
 #include "llmsize/estimate.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/quant.hpp"
 
 namespace llmsize::cli {
 
 std::string run_listing(const Options& o) {
   check_choice("--format", o.format, {"table", "json", "csv"});
+  if (o.command == "platforms") return render_platforms(builtin_platforms(), o.format);
   // Read for quants too: its --catalog files are checked, not silently ignored.
   const Catalog cat = load_catalog(o.catalogs);
   if (o.command == "quants") {

@@ -1,4 +1,4 @@
-// llmsize models | gpus | quants: the catalogs and the quantization presets, listed.
+// llmsize models | gpus | quants | platforms: the catalogs and the quantization presets, listed.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 namespace llmsize::cli {
 
-// o.command is models, gpus or quants; table, json or csv.
+// o.command is models, gpus, quants or platforms; table, json or csv.
 std::string run_listing(const Options& o);
 
 }  // namespace llmsize::cli

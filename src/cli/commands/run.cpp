@@ -24,7 +24,7 @@ int run(const Options& o, std::string& out) {
     out = field_list_markdown();
   } else if (c == "man") {
     out = man_page(*o.planning.app);
-  } else if (c == "models" || c == "gpus" || c == "quants") {
+  } else if (c == "models" || c == "gpus" || c == "quants" || c == "platforms") {
     out = run_listing(o);
   } else if (c == "inspect") {
     out = run_inspect(o.model, o.format);

@@ -35,26 +35,54 @@ std::vector<std::string> list_items(const std::string& flag, const std::vector<s
   return out;
 }
 
-// The checklist of a row depends on the GPU, its count and the power plan only: worded once per
-// distinct set of those (the link advice follows from GPU and count).
+size_t mix(size_t h, uint64_t x) {
+  h = (h ^ x) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 32);
+}
+uint64_t bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Everything plan_checklist() reads of a row of one group: the GPU and its count, the machine
+// (its platform, GPUs per machine, maximum, heat and typical draw; the circuits follow from the
+// maximum and the platform), the class-rule power plan when there is no machine, and the link
+// advice.
 struct ChecklistKey {
   size_t gpu = 0;
   uint32_t count = 0;
+  const PlatformModel* platform = nullptr;
+  uint32_t gpus_per_node = 0;
+  double max_wall_w = 0, max_heat = 0, typical_w = 0;
   bool power = false;
   double wall_w = 0, heat = 0;
   double amps = 0;
   CircuitPlan circuit;
+  LinkReason link_reason{};
+  Row::LinkKey link;  // what the link advice is worded from (the GPU is `gpu`)
   bool operator==(const ChecklistKey& o) const {
-    return gpu == o.gpu && count == o.count && power == o.power && wall_w == o.wall_w &&
-           heat == o.heat && amps == o.amps && circuit == o.circuit;
+    return gpu == o.gpu && count == o.count && platform == o.platform &&
+           gpus_per_node == o.gpus_per_node && max_wall_w == o.max_wall_w &&
+           max_heat == o.max_heat && typical_w == o.typical_w && power == o.power &&
+           wall_w == o.wall_w && heat == o.heat && amps == o.amps && circuit == o.circuit &&
+           link_reason == o.link_reason && link == o.link;
   }
 };
 struct ChecklistKeyHash {
   size_t operator()(const ChecklistKey& k) const {
-    return std::hash<double>()(k.wall_w) ^ (std::hash<double>()(k.heat) << 1) ^
-           (k.gpu * 0x9E3779B97F4A7C15ull) ^ (uint64_t{k.count} << 40) ^
-           (std::hash<double>()(k.amps) << 2) ^ (uint64_t{k.circuit.count} << 48);
+    size_t h = mix(mix(mix(0x9E3779B97F4A7C15ull, k.gpu), k.count),
+                   reinterpret_cast<uintptr_t>(k.platform));
+    h = mix(mix(mix(h, bits(k.max_wall_w)), bits(k.typical_w)), k.gpus_per_node);
+    h = mix(mix(mix(h, bits(k.wall_w)), bits(k.heat)), bits(k.amps));
+    return mix(mix(mix(h, k.circuit.count), static_cast<uint64_t>(k.link.link)), k.link.nodes);
   }
+};
+
+// A list cell worded once: its items, and the cell as the sweep's writer encodes it.
+struct Words {
+  std::vector<std::string> items;
+  std::string encoded;
 };
 
 // One model x quantization: what its rows' words need.
@@ -84,8 +112,11 @@ struct Sweep::Impl {
   // Per-row scratch, reused.
   Row row;
   std::vector<std::string> warnings;
+  WarningsMemo warnings_memo;
   ChecklistKey key;
-  std::unordered_map<ChecklistKey, std::vector<std::string>, ChecklistKeyHash> checklists;
+  // The checklists of the rows, worded and encoded once each.
+  std::unordered_map<ChecklistKey, Words, ChecklistKeyHash> checklists;
+  size_t checklist_col = 0;
 
   RowWriter& writer() { return format == RowFormat::csv ? csv : jsonl; }
 
@@ -107,35 +138,69 @@ struct Sweep::Impl {
     gi_group = static_cast<size_t>(index / ctxs.size());
   }
 
-  const std::vector<std::string>& checklist(size_t gi, const Plan& p) {
+  Words encoded(std::vector<std::string> items, size_t col) {
+    Words w;
+    w.items = std::move(items);
+    std::vector<std::string_view> v(w.items.begin(), w.items.end());
+    w.encoded = writer().encode_strs(col, v.data(), v.size());
+    return w;
+  }
+
+  // REQUIRES: set_plan(row, p) done.
+  const Words& checklist(size_t gi, const Plan& p) {
     key.gpu = gi;
     key.count = p.gpu ? p.gpu->count : 0;
+    const SystemPlan* sy = p.system && p.system->platform ? p.system.get() : nullptr;
+    key.platform = sy ? sy->platform : nullptr;
+    key.gpus_per_node = sy ? sy->choice.gpus_per_node : 0;
+    key.max_wall_w = sy ? sy->max_wall_w_total : 0;
+    key.max_heat = sy ? sy->heat_btu_per_h_total : 0;
+    key.typical_w = sy ? sy->typical_wall_w_total : 0;
     key.power = p.power.has_value();
     key.wall_w = p.power ? p.power->wall_w : 0;
     key.heat = p.power ? p.power->heat_btu_per_h : 0;
     key.amps = p.power ? p.power->amps : 0;
     key.circuit = p.power ? p.power->circuit : CircuitPlan();
+    key.link_reason = p.gpu ? p.gpu->link_reason : LinkReason{};
+    key.link = row.link_key;
     auto it = checklists.find(key);
-    if (it == checklists.end()) it = checklists.emplace(key, plan_checklist(p)).first;
+    if (it == checklists.end())
+      it = checklists.emplace(key, encoded(plan_checklist(p), checklist_col)).first;
     return it->second;
   }
 
-  // Writes the row of `p` (a plan of group g on GPU gi) to `out`.
-  void write(const Group& g, size_t gi, const Plan& p, std::string& out) {
+  // Writes the row of `p` (a plan of group g on GPU gi) to `out`. `cached`: the checklist and
+  // its encoding may come from the cache (off for the rows of plan() that --verify compares).
+  void write(size_t group, size_t gi, const Plan& p, std::string& out, bool cached) {
+    const Group& g = groups[group];
+    // The checklists are kept by what they are worded from; a bound keeps a long sweep's memory
+    // flat.
+    if (checklists.size() > 4096) checklists.clear();
     PlanWords w;
     w.model = &models[g.model];
     w.quant = g.quant;
     w.quant_requested = g.quant_requested;
     w.quant_ignored = g.quant_ignored;
-    plan_warnings(w, p, warnings);
+    w.memo = &warnings_memo;
+    w.gpu_key = gi + 1;
     row.model = w.model;
     row.quant = g.quant;
     row.quant_requested = g.quant_requested;
     set_plan(row, p);
-    row.checklist = &checklist(gi, p);
+    if (cached) {
+      const Words& c = checklist(gi, p);
+      row.checklist = &c.items;
+      row.checklist_encoded = c.encoded;
+    } else {
+      plan_checklist(p, checklist_scratch);
+      row.checklist = &checklist_scratch;
+      row.checklist_encoded = {};
+    }
+    plan_warnings(w, p, warnings);
     row.warnings = &warnings;
     write_row(row, writer(), out);
   }
+  std::vector<std::string> checklist_scratch;
 
   const Plan& fast_plan(size_t group, size_t ci, size_t gi, size_t ni) {
     return planner->plan(groups[group].planner_model, ctxs[ci], gi, counts[ni]);
@@ -212,6 +277,7 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
     }
   }
   s.plot.n_gpus = s.counts.front();
+  s.checklist_col = s.writer().index("checklist");
 }
 
 Sweep::~Sweep() = default;
@@ -233,7 +299,7 @@ std::string Sweep::slow_row(uint64_t index) const {
   s.decode(index, g, ci, gi, ni);
   const Plan p = s.slow_plan(g, ci, gi, ni);
   std::string out;
-  s.write(s.groups[g], gi, p, out);
+  s.write(g, gi, p, out, false);
   return out;
 }
 
@@ -242,7 +308,7 @@ std::string Sweep::fast_row(uint64_t index) {
   size_t g, ci, gi, ni;
   s.decode(index, g, ci, gi, ni);
   std::string out;
-  s.write(s.groups[g], gi, s.fast_plan(g, ci, gi, ni), out);
+  s.write(g, gi, s.fast_plan(g, ci, gi, ni), out, true);
   return out;
 }
 
@@ -274,7 +340,7 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
           const Plan& p = s.fast_plan(g, ci, gi, ni);
           if (s.only_fits && !(p.gpu && p.gpu->fits)) continue;
           const size_t at = buf.size();
-          s.write(s.groups[g], gi, p, buf);
+          s.write(g, gi, p, buf, true);
           if (s.verify) {
             reference = slow_row(index);
             if (std::string_view(buf).substr(at) != reference)
@@ -288,7 +354,6 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
             buf.clear();
           }
         }
-    s.checklists.clear();
     // The picture: total VRAM against context at the first GPU count.
     if (plot) {
       const Group& grp = s.groups[g];

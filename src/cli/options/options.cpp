@@ -246,7 +246,7 @@ void setup_host(CLI::App& app, Options& o) {
       ->type_name("F")
       ->group(host);
   app.add_option("--platform", o.platform,
-                 "the machine by platform catalog id (nvidia-dgx-h100, ...); default: the smallest "
+                 "the machine by platform catalog id (llmsize platforms); default: the smallest "
                  "that holds the GPUs")
       ->type_name("ID")
       ->group(host);
@@ -329,6 +329,11 @@ void setup_app(CLI::App& app, Options& o) {
                    "JSON catalog file adding or overriding entries (repeatable)");
     sc->callback([&o, sc] { o.command = sc->get_name(); });
   }
+  auto* platforms = app.add_subcommand(
+      "platforms", "list the platform catalog (the machines --platform picks from)");
+  platforms->add_option("-f,--format", o.format, "output: table, json or csv")
+      ->capture_default_str();
+  platforms->callback([&o] { o.command = "platforms"; });
   auto* inspect =
       app.add_subcommand("inspect", "read a GGUF or safetensors file's headers and describe it");
   inspect

@@ -380,7 +380,7 @@ void resolve_task(const Options& o, ModelSpec& m, RunConfig& c) {
     if (*t == Task::generation && m.is_encoder())
       throw InputError("--task generation: " + m.name + " is an encoder (" + arch_name(m.arch) +
                        "): it embeds or scores text and generates none");
-    m.task = *t;
+    set_task(m, *t);
   }
   if (m.task == Task::generation) {
     if (o.docs) throw InputError("--docs: only for an embedding or rerank model (see --task)");

@@ -10,6 +10,7 @@
 
 #include "cli/render/plot.hpp"
 #include "cli/render/report_data.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -79,6 +80,10 @@ std::string power_summary_words(double peak_w) {
   return fmt::format(", peak {:.0f} W", peak_w);
 }
 
+std::string class_rules_words() {
+  return " (class rules: no catalog platform takes the GPUs)";
+}
+
 std::string power_failure_words(double peak_w, double budget_w) {
   return fmt::format("peak power {:.0f} W > budget {} W", peak_w, num(budget_w));
 }
@@ -94,7 +99,7 @@ std::string ram_failure_words(uint64_t need_bytes, double budget_gib) {
 
 namespace {
 std::string price_words(const CostPlan& cost) {
-  return (cost.complete ? "" : "at least ") + usd(cost.capex_usd);
+  return hardware_price_words(cost);
 }
 }  // namespace
 

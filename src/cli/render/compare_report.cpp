@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/render/words.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -30,9 +31,20 @@ std::string label(const Comparison& c) {
       return (p.system->choice.nodes > 1 ? fmt::format("{} × ", p.system->choice.nodes)
                                          : std::string()) +
              m.name;
-    return fmt::format("{} × {} ({})", n, p.gpu->gpu.name, m.id);
+    // The GPUs bought: a board of 4 for one SXM module needed, two desktops of 2 for 3 cards;
+    // the price and power columns are theirs.
+    const uint32_t bought = p.system->choice.gpus_total();
+    const uint32_t nodes = p.system->choice.nodes;
+    return fmt::format("{} × {} ({}{}{})", bought, p.gpu->gpu.name, m.id,
+                       nodes > 1 ? fmt::format(" × {}", nodes) : std::string(),
+                       bought > n ? fmt::format(", {} needed", n) : std::string());
   }
   return fmt::format("{} × {}", n, p.gpu->gpu.name);
+}
+
+// The GPUs of the machines planned (what the price and power columns are for), else the plan's.
+uint32_t gpus_bought(const Plan& p) {
+  return p.system && p.system->platform ? p.system->choice.gpus_total() : p.gpu->count;
 }
 
 std::string num_or_dash(double v, const char* f) {
@@ -57,10 +69,10 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     std::vector<std::string> r;
     r.push_back(label(c));
     const bool machine = p.system && p.system->platform;
-    r.push_back(p.gpu ? (c.unified && machine
-                             ? fmt::format("{} unit{}", p.system->choice.nodes,
-                                           p.system->choice.nodes == 1 ? "" : "s")
-                             : fmt::format("{} GPU{}", p.gpu->count, p.gpu->count == 1 ? "" : "s"))
+    r.push_back(p.gpu ? (c.unified && machine ? fmt::format("{} unit{}", p.system->choice.nodes,
+                                                            p.system->choice.nodes == 1 ? "" : "s")
+                                              : fmt::format("{} GPU{}", gpus_bought(p),
+                                                            gpus_bought(p) == 1 ? "" : "s"))
                       : "-");
     r.push_back(c.usable_bytes_total ? fmt::format("{:.0f} GiB", gib_of(c.usable_bytes_total))
                                      : "-");
@@ -70,8 +82,7 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
     r.push_back(p.speed ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s) : "-");
     const CostPlan* cost = reported_cost(p);
-    r.push_back(cost && cost->priced ? usd(cost->capex_usd) + (cost->complete ? "" : "+")
-                                     : "no price");
+    r.push_back(cost && cost->priced ? hardware_price_words(*cost) : "no price");
     // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).
     const bool rated = machine && p.system->max_wall_w_total > 0;
     r.push_back(rated ? watts(c.idle_wall_w_total) : "-");
@@ -99,7 +110,8 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
        "gives the GPU);\n  fit: with the requested headroom, tight inside the engine's margin, "
        "or no (its headroom);\n  decode per sequence; TTFT for a " +
        group(first.speed_input.prompt_tokens) +
-       "-token prompt; price: the bill of materials (+: some lines unpriced);\n  idle, typical "
+       "-token prompt; price: the bill of materials (\"at least\": some lines unpriced);\n  idle, "
+       "typical "
        "(the duty cycle's mix) and max at the wall, all units; energy from the typical draw.\n";
   for (const auto& c : v)
     if (c.unified && c.plan.system && c.plan.system->platform && c.plan.system->choice.nodes > 1)

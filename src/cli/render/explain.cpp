@@ -7,6 +7,7 @@
 
 #include "cli/render/derivations.hpp"
 #include "cli/render/report.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
@@ -84,11 +85,12 @@ std::string render_explain(const Report& r) {
   } else if (r.power) {
     const auto& w = *r.power;
     o += fmt::format(
-        "  power\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
+        "  power{}\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
         "{:.0f} W × "
         "{} + board/fans {:.0f} = {:.0f} W peak;"
         " PSU ≥ peak / {:.1f} = {:.0f} W; wall = peak / {:.2f} = {:.0f} W; {:.0f} W / {:.0f} V = "
         "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
+        class_rules_stand_in(r) ? " (class rules: an estimate, not a machine that ships)" : "",
         r.power_input.gpu_board_w, r.power_input.n_gpus, percent_of(r.power_input.power_limit),
         w.cpu_w, kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives,
         w.board_fans_w, w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
@@ -130,10 +132,10 @@ std::string render_explain(const Report& r) {
   if (const CostPlan* c = reported_cost(r); c && c->priced) {
     const CostInput& ci = reported_cost_input(r);
     o += fmt::format(
-        "  cost per 1M tokens\n      = (hardware {}{} / {:.0f} years + energy {} per year) / "
+        "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
         "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
-        c->complete ? "" : "at least ", usd(c->capex_usd), ci.years, usd(c->energy_usd_per_year),
-        ci.aggregate_tokens_per_s, percent_of(ci.utilization), c->usd_per_mtok);
+        hardware_price_words(*c), ci.years, usd(c->energy_usd_per_year), ci.aggregate_tokens_per_s,
+        percent_of(ci.utilization), c->usd_per_mtok);
   }
   return o;
 }

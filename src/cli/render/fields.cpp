@@ -47,10 +47,11 @@ Cell S(std::string_view v) {
   c.s = v;
   return c;
 }
-Cell L(const std::vector<std::string>* v) {
+Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   Cell c;
   c.type = CellType::list;
   c.list = v;
+  c.encoded = encoded;
   return c;
 }
 
@@ -206,7 +207,7 @@ ojson bom_json(const Row& r) {
   const SystemPlan* sy = SY(r);
   if (!sy) return ojson(ojson::value_t::discarded);
   ojson a = ojson::array();
-  for (const auto& l : sy->bom) {
+  for (const auto& l : sy->bom()) {
     ojson spec = ojson::object();
     for (const auto& [k, v] : l.spec) spec[k] = v;
     a.push_back({{"component", to_string(l.component)},
@@ -414,7 +415,8 @@ const std::vector<Field> kFields = {
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
     // system
     {"system.platform", U_::text,
-     "desktop, workstation, server or unified: the class of the catalog platform chosen",
+     "desktop, workstation, server or unified: the class of the catalog platform chosen (where "
+     "none takes the GPUs, the class rules' class: power.basis class_rules)",
      GET(PM(r)  ? S(to_string(PM(r)->platform_class))
          : H(r) ? S(platform_name(H(r)->platform))
                 : N())},
@@ -500,12 +502,15 @@ const std::vector<Field> kFields = {
      GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
          : W(r) ? D(W(r)->psu_w)
                 : N())},
-    {"power.psu_count", U_::count, "PSUs per machine, spares included",
+    {"power.psu_count", U_::count,
+     "PSUs per machine, spares included (null when the platform's are not published)",
      GET(SY(r)  ? (SY(r)->psus.count ? U(SY(r)->psus.count) : N())
          : W(r) ? U(W(r)->psus)
                 : N())},
-    {"power.psu_redundancy", U_::text, "PSUs carrying the load + spares (\"4+2\"), or none",
-     GET(SY(r) && SY(r)->psus.count ? S(P(r).psu_redundancy) : N())},
+    {"power.psu_redundancy", U_::text,
+     "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
+     GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
+                                                                    : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
     {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
@@ -521,6 +526,10 @@ const std::vector<Field> kFields = {
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
+    {"power.basis", U_::text,
+     "machine (the catalog machine's power model) or class_rules (no catalog platform takes the "
+     "GPUs: an estimate from the GPU's class, not a machine that ships); null without power",
+     GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
      "decode speed per sequence (null for embedding and rerank)",
@@ -701,6 +710,10 @@ const std::vector<Field> kFields = {
      GET(D(P(r).cost_input.utilization))},
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      GET(D(P(r).cost_input.kwh_price_usd))},
+    {"cost.basis", U_::text,
+     "machine (the catalog machine's BOM) or class_rules (no catalog platform takes the GPUs: GPUs "
+     "+ a class price of the host); null without cost",
+     GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
     // blocks and lists
     {"finetune", U_::none,
      "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "
@@ -713,8 +726,9 @@ const std::vector<Field> kFields = {
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
-     GET(L(r.checklist))},
-    {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")", GET(L(r.warnings))},
+     GET(L(r.checklist, r.checklist_encoded))},
+    {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")",
+     GET(L(r.warnings, r.warnings_encoded))},
     {"bom", U_::none,
      "the bill of materials as lines (JSON only; --format bom-csv): component, part, spec, qty, "
      "unit_price_usd, price_source, included_in, why",
@@ -810,19 +824,31 @@ const char* unit_name(Unit u) {
 void set_plan(Row& row, const Plan& p) {
   row.plan = &p;
   row.split = split_words(p);
-  row.link = p.gpu ? gpu_link_words(*p.gpu) : std::string();
+  if (!p.gpu) {
+    row.link = {};
+  } else {
+    const GpuPlan& g = *p.gpu;
+    Row::LinkKey& k = row.link_key;
+    k.link = g.link;
+    k.nodes = g.nodes;
+    k.pcie_gen = g.pcie_gen;
+    k.pcie_lanes = g.pcie_lanes;
+    k.max_per_node = max_gpus_per_node(g.gpu);  // what gpu_link_words reads of the GPU
+    k.gb_per_s = g.link_gb_per_s;
+    k.interconnect = g.gpu.interconnect;
+    row.link = row.link_memo.get(k, [&] { return gpu_link_words(g); });
+  }
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
   // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
   const PowerPlan* w = reported_power(p);
   if (!w) {
-    row.circuit.clear();
-    row.circuit_amps = -1;
-  } else if (w->amps != row.circuit_amps || w->mains_v != row.circuit_mains_v ||
-             !(w->circuit == row.circuit_plan)) {
-    row.circuit = circuit_words(*w);
-    row.circuit_amps = w->amps;
-    row.circuit_mains_v = w->mains_v;
-    row.circuit_plan = w->circuit;
+    row.circuit = {};
+  } else {
+    Row::CircuitKey& k = row.circuit_key;
+    k.amps = w->amps;
+    k.mains_v = w->mains_v;
+    k.plan = w->circuit;
+    row.circuit = row.circuit_memo.get(k, [&] { return circuit_words(*w); });
   }
 }
 
@@ -881,6 +907,10 @@ void write_row(const Row& r, RowWriter& w, std::string& out) {
         w.str(c.s);
         break;
       case CellType::list:
+        if (!c.encoded.empty()) {
+          w.segment(c.encoded, 1);
+          break;
+        }
         items.assign(c.list->begin(), c.list->end());
         w.strs(items.data(), items.size());
         break;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/render/row_writer.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/io/resolve.hpp"
 #include "llmsize/plan.hpp"
 
@@ -26,14 +27,56 @@ struct Row {
   std::string_view quant_requested;    // as typed
   const Plan* plan = nullptr;
   std::string split;                // split_words(plan)
-  std::string link;                 // gpu_link_words(*plan->gpu); empty without a GPU
+  std::string_view link;            // gpu_link_words(*plan->gpu); empty without a GPU
   std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
-  std::string circuit;              // circuit_words(*plan->power); empty without a power plan
-  // What `circuit` words (set_plan rewords it only when these change: a sweep repeats them).
-  double circuit_amps = -1, circuit_mains_v = -1;
-  CircuitPlan circuit_plan;
+  std::string_view circuit;         // circuit_words(*plan->power); empty without a power plan
+  // What `link` and `circuit` word, and their words (a sweep's rows repeat a few of them).
+  struct LinkKey {
+    GpuLink link = GpuLink::none;
+    uint32_t nodes = 0, pcie_gen = 0, pcie_lanes = 0, max_per_node = 0;
+    double gb_per_s = 0;
+    std::string interconnect;
+    bool operator==(const LinkKey& o) const {
+      return link == o.link && nodes == o.nodes && pcie_gen == o.pcie_gen &&
+             pcie_lanes == o.pcie_lanes && max_per_node == o.max_per_node &&
+             gb_per_s == o.gb_per_s && interconnect == o.interconnect;
+    }
+  };
+  struct CircuitKey {
+    double amps = 0, mains_v = 0;
+    CircuitPlan plan;
+    bool operator==(const CircuitKey& o) const {
+      return amps == o.amps && mains_v == o.mains_v && plan == o.plan;
+    }
+  };
+  friend size_t hash_key(const LinkKey& k) {
+    return KeyMix()
+        .add(uint64_t{static_cast<uint8_t>(k.link)})
+        .add(uint64_t{k.nodes})
+        .add(uint64_t{k.pcie_gen} << 32 | k.pcie_lanes)
+        .add(uint64_t{k.max_per_node})
+        .add(k.gb_per_s)
+        .add(uint64_t{std::hash<std::string>()(k.interconnect)})
+        .h;
+  }
+  friend size_t hash_key(const CircuitKey& k) {
+    return KeyMix()
+        .add(k.amps)
+        .add(k.mains_v)
+        .add(uint64_t{k.plan.count})
+        .add(uint64_t{k.plan.feeds})
+        .h;
+  }
+  LinkKey link_key;
+  CircuitKey circuit_key;
+  WordsMemo<LinkKey> link_memo;
+  WordsMemo<CircuitKey> circuit_memo;
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
+  // The same lists already encoded for the writer write_row() is given (RowWriter::encode_strs,
+  // its column's lead included), or empty: a sweep words and encodes a list once for the many
+  // rows that repeat it.
+  std::string_view checklist_encoded, warnings_encoded;
   bool explain = false;
 };
 
@@ -47,6 +90,7 @@ struct Cell {
   double f = 0;
   std::string_view s;
   const std::vector<std::string>* list = nullptr;
+  std::string_view encoded;  // list: the cell as the row's writer encodes it, if known
 };
 
 enum class Unit : uint8_t {

@@ -417,7 +417,10 @@ std::string table_bill(const Report& r) {
     // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
     // class rules: only the GPUs and their link stay here.
     const bool machine = r.system && r.system->platform;
-    o += machine ? "\nGPUs\n" : "\nBill of materials\n";
+    o += machine                   ? "\nGPUs\n"
+         : class_rules_stand_in(r) ? "\nClass-rule sizing (no catalog platform takes these GPUs: "
+                                     "an estimate, not a machine that ships)\n"
+                                   : "\nBill of materials\n";
     auto lines = bom_lines(r);
     if (machine)
       lines.erase(std::remove_if(lines.begin(), lines.end(),
@@ -487,7 +490,8 @@ std::string table_power_cost(const Report& r) {
   std::string o;
   if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
-    o += "\nPower and cooling\n";
+    o += class_rules_stand_in(r) ? "\nPower and cooling (class rules: no catalog machine)\n"
+                                 : "\nPower and cooling\n";
     o += fmt::format(
         "  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and "
         "fans {:.0f})\n",
@@ -521,11 +525,13 @@ std::string table_power_cost(const Report& r) {
     const auto& c = *cp;
     o += "\nCost\n";
     if (c.priced) {
-      o += r.machine_cost
-               ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
-                             c.complete ? "" : "; a floor: some lines have no public price")
-               : fmt::format("  hardware        {} (GPUs {} + host {})\n", usd(c.capex_usd),
-                             usd(c.gpus_usd), usd(r.cost_input.host_usd));
+      o +=
+          r.machine_cost
+              ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
+                            c.complete ? "" : "; a floor: some lines have no public price")
+              : fmt::format("  hardware        {} (GPUs {} + {} {})\n", usd(c.capex_usd),
+                            usd(c.gpus_usd), class_rules_stand_in(r) ? "a class-rule host" : "host",
+                            usd(r.cost_input.host_usd));
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
@@ -595,7 +601,10 @@ std::string render_markdown(const Report& r) {
   o += fmt::format("*Settings:* {}\n\n", settings_line(r));
   const auto lines = bom_lines(r);
   if (!lines.empty()) {
-    o += "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
+    o += class_rules_stand_in(r)
+             ? "### Class-rule sizing (no catalog platform takes these GPUs)\n\n"
+               "| component | spec | qty | why |\n|---|---|---:|---|\n"
+             : "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
     for (const auto& l : lines)
       o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
     o += "\n";
@@ -623,9 +632,8 @@ std::string render_markdown(const Report& r) {
         "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
         w->peak_w, w->wall_w, circuit_words(*w), w->heat_btu_per_h, w->energy_kwh_per_year);
   if (const CostPlan* c = reported_cost(r); c && c->priced)
-    o += fmt::format("\n**Cost:** hardware {}{}, energy {} per year, ${:.3f} per 1M tokens{}\n",
-                     c->complete ? "" : "at least ", usd(c->capex_usd), usd(c->energy_usd_per_year),
-                     c->usd_per_mtok,
+    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
+                     hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,
                      c->breakeven_months > 0
                          ? fmt::format(", break-even {:.1f} months", c->breakeven_months)
                          : "");

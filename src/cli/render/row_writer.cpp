@@ -1,5 +1,6 @@
 #include "cli/render/row_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -21,10 +22,14 @@ std::string_view key_of(const std::string& c) {
   return dot == std::string::npos ? std::string_view(c) : std::string_view(c).substr(dot + 1);
 }
 
+// The first bytes csv_text_cell marks with a quote (a spreadsheet would run the cell as a formula).
+bool neutralised(char first) {
+  return csv_text_cell(std::string_view(&first, 1)).size() > 1;
+}
+
 bool needs_csv_quotes(std::string_view s) {
-  for (char ch : s)
-    if (ch == ',' || ch == '"' || ch == '\n') return true;
-  return false;
+  return std::memchr(s.data(), ',', s.size()) || std::memchr(s.data(), '"', s.size()) ||
+         std::memchr(s.data(), '\n', s.size());
 }
 
 void append_csv_quoted(std::string& out, std::string_view s) {
@@ -37,29 +42,6 @@ void append_csv_quoted(std::string& out, std::string_view s) {
 }
 
 }  // namespace
-
-void append_u64(std::string& out, uint64_t v) {
-  static const char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  char buf[24];
-  char* p = buf + sizeof buf;
-  while (v >= 100) {
-    const auto i = static_cast<size_t>(v % 100) * 2;
-    v /= 100;
-    *--p = kPairs[i + 1];
-    *--p = kPairs[i];
-  }
-  if (v >= 10) {
-    const auto i = static_cast<size_t>(v) * 2;
-    *--p = kPairs[i + 1];
-    *--p = kPairs[i];
-  } else {
-    *--p = static_cast<char>('0' + v);
-  }
-  out.append(p, static_cast<size_t>(buf + sizeof buf - p));
-}
 
 RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns)
     : format_(format), columns_(std::move(columns)) {
@@ -78,6 +60,12 @@ RowWriter::RowWriter(RowFormat format, std::vector<std::string> columns)
     }
     leads_.push_back(l);
   }
+  memo_.resize(columns_.size());
+  size_t longest = 0;
+  for (const auto& l : leads_) longest = std::max(longest, l.size());
+  slack_ = columns_.size() * (longest + 64) + 8;  // and the row's tail
+  buf_.resize(2 * slack_);
+  text_memo_.resize(columns_.size());
   if (format_ == RowFormat::csv) {
     tail_ = "\n";
   } else {
@@ -104,49 +92,53 @@ size_t RowWriter::index(std::string_view name) const {
   throw std::logic_error("row writer: no column " + std::string(name));
 }
 
-void RowWriter::null() {
-  lead();
-  if (format_ == RowFormat::jsonl) out_->append("null");
+void RowWriter::grow(size_t n) {
+  const size_t used = static_cast<size_t>(cur_ - buf_.data());
+  buf_.resize(std::max(2 * buf_.size(), used + n));
+  cur_ = buf_.data() + used;
+  end_ = buf_.data() + buf_.size();
 }
 
-void RowWriter::skip() {
-  if (format_ == RowFormat::csv)
-    lead();
-  else
-    ++col_;
-}
-
-void RowWriter::boolean(bool v) {
-  lead();
-  out_->append(v ? "true" : "false");
-}
-
-void RowWriter::u64(uint64_t v) {
-  lead();
-  append_u64(*out_, v);
+void RowWriter::write_u64(uint64_t v) {
+  static const char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char buf[24];
+  char* p = buf + sizeof buf;
+  while (v >= 100) {
+    const auto i = static_cast<size_t>(v % 100) * 2;
+    v /= 100;
+    *--p = kPairs[i + 1];
+    *--p = kPairs[i];
+  }
+  if (v >= 10) {
+    const auto i = static_cast<size_t>(v) * 2;
+    *--p = kPairs[i + 1];
+    *--p = kPairs[i];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  const auto n = static_cast<size_t>(buf + sizeof buf - p);
+  std::memcpy(cur_, p, n);
+  cur_ += n;
 }
 
 void RowWriter::f64(double v) {
-  const size_t col = col_;
-  lead();
-  if (last_f64_.size() != columns_.size()) {
-    last_f64_.assign(columns_.size(), std::numeric_limits<double>::quiet_NaN());
-    last_f64_text_.assign(columns_.size(), std::string());
-  }
-  // The same bits as the column's last value: the same text.
-  if (std::memcmp(&v, &last_f64_[col], sizeof v) == 0) {
-    out_->append(last_f64_text_[col]);
-    return;
-  }
-  const size_t at = out_->size();
+  Memo& m = memo_[col_];
+  lead_number();
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if (recall(m, bits)) return;
+  const char* at = cur_;
   write_f64(v);
-  last_f64_[col] = v;
-  last_f64_text_[col].assign(*out_, at, std::string::npos);
+  if (cur_ - at <= static_cast<ptrdiff_t>(sizeof m.text)) remember(m, bits, at);
 }
 
 void RowWriter::write_f64(double v) {
   if (!std::isfinite(v)) {
-    out_->append("null");  // nlohmann dumps NaN and infinities as null, in CSV cells too
+    std::memcpy(cur_, "null", 4);  // nlohmann dumps NaN and infinities as null, in CSV cells too
+    cur_ += 4;
     return;
   }
   // Whole numbers below 10^15 (the report rounds watts, dollars and tokens/s to them) print as
@@ -155,125 +147,200 @@ void RowWriter::write_f64(double v) {
   // values go through nlohmann's own Grisu2, which is not always the shortest form (84983.1178
   // prints as 84983.11780000001) and must be matched digit for digit.
   if (std::fabs(v) < 1e15 && v == std::floor(v)) {
-    if (std::signbit(v)) out_->push_back('-');
-    append_u64(*out_, static_cast<uint64_t>(std::fabs(v)));
-    out_->append(".0");
+    if (std::signbit(v)) *cur_++ = '-';
+    write_u64(static_cast<uint64_t>(std::fabs(v)));
+    std::memcpy(cur_, ".0", 2);
+    cur_ += 2;
     return;
   }
-  char buf[64];
-  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
-  out_->append(buf, static_cast<size_t>(end - buf));
+  cur_ = nlohmann::detail::to_chars(cur_, cur_ + 64, v);
 }
 
-void RowWriter::append_json_string(std::string_view v) {
+void RowWriter::write_json_string(std::string_view v) {
   // As nlohmann's serializer with ensure_ascii off: quotes, backslashes and control characters.
-  std::string& o = *out_;
-  o.push_back('"');
-  size_t run = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const auto ch = static_cast<unsigned char>(v[i]);
-    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
-    o.append(v.data() + run, i - run);
-    run = i + 1;
+  need(6 * v.size() + 2);
+  char* o = cur_;
+  *o++ = '"';
+  for (const char c : v) {
+    const auto ch = static_cast<unsigned char>(c);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') {
+      *o++ = c;
+      continue;
+    }
+    const char* esc = nullptr;
     switch (ch) {
       case '"':
-        o.append("\\\"");
+        esc = "\\\"";
         break;
       case '\\':
-        o.append("\\\\");
+        esc = "\\\\";
         break;
       case '\b':
-        o.append("\\b");
+        esc = "\\b";
         break;
       case '\f':
-        o.append("\\f");
+        esc = "\\f";
         break;
       case '\n':
-        o.append("\\n");
+        esc = "\\n";
         break;
       case '\r':
-        o.append("\\r");
+        esc = "\\r";
         break;
       case '\t':
-        o.append("\\t");
+        esc = "\\t";
         break;
-      default: {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(ch));
-        o.append(buf);
-      }
+      default:
+        break;
+    }
+    if (esc) {
+      *o++ = esc[0];
+      *o++ = esc[1];
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      std::memcpy(o, "\\u00", 4);
+      o[4] = kHex[ch >> 4];
+      o[5] = kHex[ch & 15];
+      o += 6;
     }
   }
-  o.append(v.data() + run, v.size() - run);
-  o.push_back('"');
+  *o++ = '"';
+  cur_ = o;
+}
+
+// csv_text_cell(v), quoted as csv_cell would: a cell starting with = + - @ TAB CR gets a leading
+// quote mark so a spreadsheet does not run it as a formula.
+void RowWriter::write_csv_text(std::string_view v) {
+  need(2 * v.size() + 3);
+  char* o = cur_;
+  const bool mark = !v.empty() && neutralised(v[0]);
+  bool quote = false;
+  if (!mark) {
+    // Copied as it is unless a byte needs quotes (then written again below).
+    for (const char ch : v) {
+      quote |= ch == ',' || ch == '"' || ch == '\n';
+      *o++ = ch;
+    }
+    if (!quote) {
+      cur_ = o;
+      return;
+    }
+    o = cur_;
+  } else {
+    quote = needs_csv_quotes(v);
+  }
+  if (quote) *o++ = '"';
+  if (mark) *o++ = '\'';
+  if (!quote) {
+    std::memcpy(o, v.data(), v.size());
+    o += v.size();
+  } else {
+    for (const char ch : v) {
+      if (ch == '"') *o++ = '"';
+      *o++ = ch;
+    }
+    *o++ = '"';
+  }
+  cur_ = o;
 }
 
 void RowWriter::str(std::string_view v) {
+  TextMemo& m = text_memo_[col_];
   lead();
-  if (format_ == RowFormat::jsonl) {
-    append_json_string(v);
+  // The column's last text again (a sweep's rows repeat names and advice): its encoding.
+  if (m.valid && v == m.text) {
+    put(m.encoded);
     return;
   }
-  const std::string cell = csv_text_cell(v);
-  if (needs_csv_quotes(cell))
-    append_csv_quoted(*out_, cell);
+  const size_t at = static_cast<size_t>(cur_ - buf_.data());
+  if (format_ == RowFormat::jsonl)
+    write_json_string(v);
   else
-    out_->append(cell);
+    write_csv_text(v);
+  m.valid = true;
+  m.text.assign(v);
+  m.encoded.assign(buf_.data() + at, static_cast<size_t>(cur_ - buf_.data()) - at);
 }
 
 void RowWriter::number_text(std::string_view v) {
   lead();
-  out_->append(v);
+  put(v);
 }
 
 void RowWriter::strs(const std::string_view* items, size_t n) {
   lead();
   if (format_ == RowFormat::jsonl) {
-    out_->push_back('[');
+    need(2);
+    *cur_++ = '[';
     for (size_t i = 0; i < n; ++i) {
-      if (i) out_->push_back(',');
-      append_json_string(items[i]);
+      if (i) {
+        need(1);
+        *cur_++ = ',';
+      }
+      write_json_string(items[i]);
     }
-    out_->push_back(']');
+    need(1);
+    *cur_++ = ']';
     return;
   }
   // render_csv's flatten: items joined by "; " (a separator only after a non-empty prefix), the
   // cell quoted when any item needs it.
   bool quote = false;
-  for (size_t i = 0; i < n && !quote; ++i) quote = needs_csv_quotes(items[i]);
-  std::string& o = *out_;
-  if (quote) o.push_back('"');
+  size_t room = 3;
+  for (size_t i = 0; i < n; ++i) {
+    quote = quote || needs_csv_quotes(items[i]);
+    room += 2 * items[i].size() + 2;
+  }
+  need(room);
+  char* o = cur_;
+  if (quote) *o++ = '"';
   // The joined cell starts with the first non-empty item: neutralised as csv_text_cell would.
   for (size_t i = 0; i < n; ++i)
     if (!items[i].empty()) {
-      if (csv_text_cell(items[i].substr(0, 1)).size() > 1) o.push_back('\'');
+      if (csv_text_cell(items[i].substr(0, 1)).size() > 1) *o++ = '\'';
       break;
     }
   bool any = false;
   for (size_t i = 0; i < n; ++i) {
-    if (any) o.append("; ");
+    if (any) {
+      o[0] = ';';
+      o[1] = ' ';
+      o += 2;
+    }
     any = any || !items[i].empty();
-    if (!quote) {
-      o.append(items[i]);
-      continue;
-    }
-    // Each run up to and including a quote, then the quote doubled.
+    // Each run up to a quote, then the quote doubled.
     std::string_view rest = items[i];
-    for (size_t q = rest.find('"'); q != std::string_view::npos; q = rest.find('"')) {
-      o.append(rest.substr(0, q + 1));
-      o.push_back('"');
-      rest.remove_prefix(q + 1);
+    for (const void* q; quote && (q = std::memchr(rest.data(), '"', rest.size()));) {
+      const auto len = static_cast<size_t>(static_cast<const char*>(q) - rest.data()) + 1;
+      std::memcpy(o, rest.data(), len);
+      o += len;
+      *o++ = '"';
+      rest.remove_prefix(len);
     }
-    o.append(rest);
+    std::memcpy(o, rest.data(), rest.size());
+    o += rest.size();
   }
-  if (quote) o.push_back('"');
+  if (quote) *o++ = '"';
+  cur_ = o;
+}
+
+std::string RowWriter::encode_strs(size_t col, const std::string_view* items, size_t n) {
+  cur_ = buf_.data();
+  end_ = buf_.data() + buf_.size();
+  col_ = col;
+  strs(items, n);
+  std::string text(buf_.data(), static_cast<size_t>(cur_ - buf_.data()));
+  cur_ = buf_.data();
+  col_ = 0;
+  return text;
 }
 
 void RowWriter::end() {
   if (col_ != columns_.size())
     throw std::logic_error("row writer: " + std::to_string(col_) + " of " +
                            std::to_string(columns_.size()) + " columns written");
-  out_->append(tail_);
+  put(tail_);
+  out_->append(buf_.data(), static_cast<size_t>(cur_ - buf_.data()));
 }
 
 std::string csv_cell(const std::string& s) {

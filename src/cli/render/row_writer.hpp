@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,18 +25,44 @@ class RowWriter {
   // The CSV header line (empty for JSON Lines, which names each value).
   std::string header() const;
 
-  // Starts a row at the end of `out`.
+  // Starts a row, appended to `out` by end() (the writer fills its own buffer through a pointer
+  // until then: no capacity check per byte).
   void begin(std::string& out) {
     out_ = &out;
     col_ = 0;
+    cur_ = buf_.data();
+    end_ = buf_.data() + buf_.size();
   }
   // Each call writes the next column.
-  void null();
+  void null() {
+    lead_number();
+    if (format_ == RowFormat::jsonl) {
+      std::memcpy(cur_, "null", 4);
+      cur_ += 4;
+    }
+  }
   // The column is absent from this row (the main command's JSON omits the key): an empty CSV cell,
   // nothing in JSON. REQUIRES: not the first column of its group.
-  void skip();
-  void boolean(bool v);
-  void u64(uint64_t v);
+  void skip() {
+    if (format_ == RowFormat::csv)
+      lead_number();
+    else
+      ++col_;
+  }
+  void boolean(bool v) {
+    lead_number();
+    std::memcpy(cur_, v ? "true" : "false", v ? 4 : 5);
+    cur_ += v ? 4 : 5;
+  }
+  // A column holds one kind of number: its memo is keyed by the value's bits.
+  void u64(uint64_t v) {
+    Memo& m = memo_[col_];
+    lead_number();
+    if (recall(m, v)) return;
+    const char* at = cur_;
+    write_u64(v);
+    remember(m, v, at);
+  }
   void f64(double v);  // nlohmann's shortest round-trip format: 0.2, 1000.0; NaN/inf as null
   // Text: in CSV a cell starting with = + - @ is neutralised (csv_text_cell), as render_csv does.
   void str(std::string_view v);
@@ -44,11 +71,15 @@ class RowWriter {
   void str_or_null(std::string_view v) { v.empty() ? null() : str(v); }
   // An array of strings: JSON array; CSV cell of the items joined by "; " (render_csv's flatten).
   void strs(const std::string_view* items, size_t n);
-  // Text written earlier by a writer of the same format and columns for columns [col(), col() + n).
+  // Text written earlier by a writer of the same format and columns for columns [col(), col() + n)
+  // (leads included, as encode_strs makes it).
   void segment(std::string_view text, size_t n) {
-    out_->append(text);
+    put(text);
     col_ += n;
   }
+  // What strs(items, n) would write at column `col` (its lead included), for segment(text, 1):
+  // a list repeated over many rows is encoded once. REQUIRES: no row begun and not ended.
+  std::string encode_strs(size_t col, const std::string_view* items, size_t n);
   // Closes the row with a newline. REQUIRES: every column written.
   void end();
 
@@ -58,26 +89,77 @@ class RowWriter {
   size_t index(std::string_view name) const;
 
  private:
-  void lead() { out_->append(leads_[col_++]); }
+  // Room for n more bytes at cur_.
+  // Room for n more bytes at cur_, and slack_ beyond them: every cell but text fits in its share
+  // of the slack (a lead and 64 bytes), so a number is written without a check.
+  void need(size_t n) {
+    if (static_cast<size_t>(end_ - cur_) < n + slack_) grow(n + slack_);
+  }
+  void grow(size_t n);
+  void put(std::string_view v) {
+    need(v.size());
+    std::memcpy(cur_, v.data(), v.size());
+    cur_ += v.size();
+  }
+  // The column's lead, then 64 bytes of room (from the slack).
+  void lead_number() {
+    if (format_ == RowFormat::csv) {
+      if (col_++) *cur_++ = ',';
+      return;
+    }
+    const std::string& l = leads_[col_++];
+    std::memcpy(cur_, l.data(), l.size());
+    cur_ += l.size();
+  }
+  // The column's lead, for text (which asks for its room itself).
+  void lead() {
+    need(0);
+    lead_number();
+  }
+  // The last number written in a column and its text: rows of a sweep repeat most values.
+  struct Memo {
+    uint64_t bits = 0;
+    uint32_t len = 0;  // 0: none yet
+    char text[32] = {};
+  };
+  // Writes the memo's text when it holds `bits`. REQUIRES: 32 bytes of room.
+  bool recall(const Memo& m, uint64_t bits) {
+    if (m.len == 0 || m.bits != bits) return false;
+    std::memcpy(cur_, m.text, sizeof m.text);
+    cur_ += m.len;
+    return true;
+  }
+  void remember(Memo& m, uint64_t bits, const char* from) {
+    m.bits = bits;
+    m.len = static_cast<uint32_t>(cur_ - from);
+    std::memcpy(m.text, from, m.len);
+  }
+  void write_u64(uint64_t v);  // REQUIRES: 20 bytes of room
   void write_f64(double v);
-  void append_json_string(std::string_view v);
+  void write_json_string(std::string_view v);
+  void write_csv_text(std::string_view v);
 
   RowFormat format_;
   std::vector<std::string> columns_;
   std::vector<std::string>
       leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
-  // The last number written in each column and its text: rows of a sweep repeat most values.
-  std::vector<double> last_f64_;
-  std::vector<std::string> last_f64_text_;
+  std::vector<Memo> memo_;  // per column
+  size_t slack_ = 0;        // columns x (the longest lead + 64)
+  // The last text written in a column and its encoding.
+  struct TextMemo {
+    bool valid = false;
+    std::string text, encoded;
+  };
+  std::vector<TextMemo> text_memo_;  // per column
   std::string* out_ = nullptr;
+  std::vector<char> buf_;  // the row being written
+  char* cur_ = nullptr;    // its next byte
+  char* end_ = nullptr;    // the end of buf_
   size_t col_ = 0;
 };
 
 // One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a newline.
 std::string csv_cell(const std::string& s);
-
-// Appends v in decimal.
-void append_u64(std::string& out, uint64_t v);
 
 }  // namespace llmsize::cli

@@ -92,6 +92,26 @@ std::string circuit_text(const CircuitOption& c) {
                      c.outlet ? ", an ordinary outlet" : "");
 }
 
+// The PSUs as far as a source gives them: "6 × 3,300 W, 4+2"; what is unpublished is said to be.
+std::string psu_short(const SystemPlan& s, const Plan& r) {
+  const PsuPlan& u = s.psus;
+  const std::string scheme = !u.redundancy_known ? "redundancy not published"
+                             : u.redundancy.r    ? r.psu_redundancy + " redundancy"
+                                                 : std::string("no redundancy");
+  if (u.count && u.watts > 0) return fmt::format("{} × {}, {}", u.count, watts(u.watts), scheme);
+  if (u.count) return fmt::format("{} bays, rating not published, {}", u.count, scheme);
+  return "count, rating and redundancy not published for this platform";
+}
+
+std::string psu_words(const SystemPlan& s, const Plan& r) {
+  const PsuPlan& u = s.psus;
+  if (u.count && u.watts > 0)
+    return fmt::format("  PSUs            {} ({} {}){}\n", psu_short(s, r), watts(u.capacity_w),
+                       u.redundancy_known ? "without the spares" : "if none is a spare",
+                       u.sufficient ? "" : " — NOT sufficient");
+  return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
+}
+
 std::string nic_text(const SystemPlan& s) {
   const PlatformModel& p = *s.platform;
   std::string t;
@@ -215,27 +235,28 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
             : std::string(),
         pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
         pp.board_w);
-  if (unified)
+  if (unified) {
+    // Busy and idle each as its source gives it: the maker's or a measured figure, else scaled
+    // from the maximum.
+    const bool busy = p.typical_power_w > 0, idle = p.idle_power_w > 0;
     o += fmt::format("  typical         {} per unit (busy {}, idle {}{})\n",
                      watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w),
                      watts(s.typical.idle_wall_w),
-                     p.typical_power_w > 0 ? ", as measured" : ", scaled from the maximum");
-  else
+                     busy && idle ? ", as measured"
+                     : busy       ? "; busy as measured, idle scaled from the maximum"
+                     : idle       ? "; idle as measured, busy scaled from the maximum"
+                                  : ", scaled from the maximum");
+  } else {
     o += fmt::format(
         "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
         "decoding, {:.0f}% in prefill)\n",
         watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
         percent_of(s.typical.gpu_decode_fraction), percent_of(s.typical.gpu_prefill_fraction));
+  }
   if (s.choice.nodes > 1)
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
                      watts(s.typical_wall_w_total));
-  o += s.psus.count && s.psus.watts > 0
-           ? fmt::format("  PSUs            {} × {}, {} ({} without the spares){}\n", s.psus.count,
-                         watts(s.psus.watts),
-                         s.psus.redundancy.r ? r.psu_redundancy + " redundancy"
-                                             : std::string("no redundancy"),
-                         watts(s.psus.capacity_w), s.psus.sufficient ? "" : " — NOT sufficient")
-           : "  PSUs            rating not published for this platform\n";
+  o += psu_words(s, r);
   for (const auto& c : s.circuits)
     if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
   if (p.psu.redundancy.r > 0)
@@ -310,11 +331,11 @@ std::string render_system_table(const Report& r) {
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9, w1 = 4;
-  for (const auto& l : s.bom) w0 = std::max(w0, l.part.size());
-  for (const auto& l : s.bom) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
+  for (const auto& l : s.bom()) w0 = std::max(w0, l.part.size());
+  for (const auto& l : s.bom()) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
   o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", "component", "part", w0, "qty", "unit",
                    "spec");
-  for (const auto& l : s.bom)
+  for (const auto& l : s.bom())
     o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
                      l.qty,
                      l.included             ? "included"
@@ -323,7 +344,7 @@ std::string render_system_table(const Report& r) {
                      spec_text(l));
   o += fmt::format(
       "  total {}{}\n", usd(s.bom_total_usd),
-      std::any_of(s.bom.begin(), s.bom.end(),
+      std::any_of(s.bom().begin(), s.bom().end(),
                   [](const BomLine& l) { return !l.included && !(l.unit_price_usd > 0); })
           ? " (a floor: some lines have no public price)"
           : "");
@@ -343,7 +364,7 @@ std::string render_bom_csv(const Report& r) {
   std::string o = "component,part,spec,qty,unit_price_usd,price_source,included_in,why\n";
   const SystemPlan* s = machine(r);
   if (!s) return o;
-  for (const auto& l : s->bom)
+  for (const auto& l : s->bom())
     o += fmt::format("{},{},{},{},{},{},{},{}\n", to_string(l.component), csv_cell(l.part),
                      csv_cell(spec_text(l)), l.qty,
                      !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
@@ -382,7 +403,7 @@ std::string render_html(const Report& r) {
         s->host.ram.dimm_gib, html_escape(nic_text(*s)));
     o += "<h2>Bill of materials</h2>\n<table>\n<tr><th>component</th><th>part</th><th>spec</th>"
          "<th>qty</th><th>unit price</th><th>price source</th><th>why</th></tr>\n";
-    for (const auto& l : s->bom)
+    for (const auto& l : s->bom())
       o += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"src\">{}</td>"
           "<td>{}</td></tr>\n",
@@ -402,10 +423,9 @@ std::string render_html(const Report& r) {
   o += svg;
   if (s) {
     o += "<h2>Power</h2>\n" + power_svg(*s);
-    o += fmt::format(
-        "<p>Maximum {} per machine, typical {}; PSUs {} × {} ({}); heat {:.0f} BTU/h.</p>\n",
-        watts(s->max_power.wall_w), watts(s->typical.typical_wall_w), s->psus.count,
-        watts(s->psus.watts), html_escape(r.psu_redundancy), s->heat_btu_per_h_total);
+    o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {:.0f} BTU/h.</p>\n",
+                     watts(s->max_power.wall_w), watts(s->typical.typical_wall_w),
+                     html_escape(psu_short(*s, r)), s->heat_btu_per_h_total);
     o += "<table>\n<tr><th>circuit</th></tr>\n";
     for (const auto& c : s->circuits)
       if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";
@@ -447,7 +467,7 @@ std::string render_html(const Report& r) {
     if (!s->platform->price_source.empty())
       o += fmt::format("<li><b>platform price</b>: {}</li>\n",
                        html_escape(s->platform->price_source));
-    for (const auto& l : s->bom)
+    for (const auto& l : s->bom())
       if (!l.price_source.empty())
         o += fmt::format("<li><b>{} price</b>: {}</li>\n", html_escape(l.part),
                          html_escape(l.price_source));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -69,6 +70,11 @@ std::string circuit_words(const PowerPlan& p) {
   return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
+std::string hardware_price_words(const CostPlan& c) {
+  return (c.complete ? "$" : "at least $") +
+         group_digits(static_cast<uint64_t>(std::llround(c.capex_usd)));
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -88,8 +94,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::gpu_tight:
       return fmt::format(
           "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
-          n.n[0], name, p.fit ? percent_of(p.fit->headroom_fraction) : 0,
-          p.fit ? percent_of(p.fit->requested_headroom) : 0, n.n[1]);
+          n.n[0], name, percent_of(n.x), percent_of(n.y), n.n[1]);
     case NoteKind::tensor_split_indivisible:
       return fmt::format(
           "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
@@ -110,7 +115,14 @@ std::string note_words(const Note& n, const Plan& p) {
             why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
           if (!x.reasons.empty()) why += ")";
         }
-      return fmt::format("no platform in the catalog takes {} × {}{}", n.n[0], name, why);
+      // What stands in for the machine: the class rules' host, power and cost, said to be.
+      const bool stand_in =
+          power_basis(p) == FigureBasis::class_rules || cost_basis(p) == FigureBasis::class_rules;
+      return fmt::format("no platform in the catalog takes {} × {}{}{}", n.n[0], name, why,
+                         stand_in ? "; the host, power and cost shown are class-rule estimates "
+                                    "(power.basis and cost.basis class_rules), not a machine that "
+                                    "ships"
+                                  : "");
     }
     case NoteKind::offload:
       return fmt::format(
@@ -136,18 +148,95 @@ std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p) {
   return v;
 }
 
-void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& out) {
-  out.clear();
-  if (!w.model->assumption.empty()) out.push_back("assumed: " + w.model->assumption);
+size_t hash_key(const EstimateWarning& w) {
+  return KeyMix().add(uint64_t{static_cast<uint8_t>(w.kind)}).add(w.n[0]).add(w.n[1]).add(w.n[2]).h;
+}
+size_t hash_key(const std::pair<Note, size_t>& k) {
+  const Note& n = k.first;
+  return KeyMix()
+      .add(uint64_t{static_cast<uint8_t>(n.kind)})
+      .add(n.n[0])
+      .add(n.n[1])
+      .add(n.n[2])
+      .add(n.n[3])
+      .add(n.x)
+      .add(n.y)
+      .add(uint64_t{k.second})
+      .h;
+}
+
+namespace {
+
+// Notes whose words come from their own numbers alone (WarningsMemo keeps them).
+bool self_worded(NoteKind k) {
+  return k == NoteKind::offload || k == NoteKind::tensor_split_indivisible ||
+         k == NoteKind::no_catalog_gpu;
+}
+// Notes worded from their numbers and the plan's GPU (its name, id and memory).
+bool gpu_worded(NoteKind k) {
+  return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
+         k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
+         k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed;
+}
+
+// The lines of the model and quantization alone: before the notes, and the quantization's.
+void model_lines(const PlanWords& w, const Plan& p, std::vector<std::string>& leading,
+                 std::vector<std::string>& quant) {
+  leading.clear();
+  if (!w.model->assumption.empty()) leading.push_back("assumed: " + w.model->assumption);
   if (!w.quant_ignored.empty())
-    out.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
-                  " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+    leading.push_back("--quant " + sanitize(std::string(w.quant_ignored)) +
+                      " is ignored: the file's tensors give the weights (" + w.quant->id + ")");
+  quant = quant_warnings(w, p);
+}
+
+}  // namespace
+
+void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& out) {
+  // The strings of `out` are reused: a sweep words every row into the same vector.
+  size_t k = 0;
+  auto put = [&](std::string_view s) {
+    if (k == out.size()) out.emplace_back();
+    out[k++].assign(s);
+  };
+  auto note = [&](const Note& n) {
+    if (w.memo && self_worded(n.kind))
+      put(w.memo->notes.get({n, 0}, [&] { return note_words(n, p); }));
+    else if (w.memo && w.gpu_key && gpu_worded(n.kind))
+      put(w.memo->notes.get({n, w.gpu_key}, [&] { return note_words(n, p); }));
+    else
+      put(note_words(n, p));
+  };
+  std::vector<std::string> leading, quant;
+  if (w.memo) {
+    WarningsMemo& m = *w.memo;
+    if (m.model != w.model || m.quant != w.quant || m.quant_requested != w.quant_requested ||
+        m.quant_ignored != w.quant_ignored || m.engine != p.config.engine) {
+      model_lines(w, p, m.leading, m.quant_lines);
+      m.model = w.model;
+      m.quant = w.quant;
+      m.quant_requested = w.quant_requested;
+      m.quant_ignored = w.quant_ignored;
+      m.engine = p.config.engine;
+    }
+  } else {
+    model_lines(w, p, leading, quant);
+  }
+  const auto& lead_lines = w.memo ? w.memo->leading : leading;
+  const auto& quant_lines = w.memo ? w.memo->quant_lines : quant;
+  for (const auto& x : lead_lines) put(x);
   for (const Note& n : p.notes)
-    if (!after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
-  for (const auto& x : p.estimate.warnings) out.push_back(estimate_warning_words(x));
-  for (auto& x : quant_warnings(w, p)) out.push_back(std::move(x));
+    if (!after_estimate_warnings(n.kind)) note(n);
+  for (const auto& x : p.estimate.warnings) {
+    if (w.memo)
+      put(w.memo->estimate.get(x, [&] { return estimate_warning_words(x); }));
+    else
+      put(estimate_warning_words(x));
+  }
+  for (const auto& x : quant_lines) put(x);
   for (const Note& n : p.notes)
-    if (after_estimate_warnings(n.kind)) out.push_back(note_words(n, p));
+    if (after_estimate_warnings(n.kind)) note(n);
+  out.resize(k);
 }
 
 std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {
@@ -198,9 +287,11 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   } else if (r.power) {
-    c.push_back(fmt::format("Circuit: {}", circuit_words(*r.power)));
+    // No catalog machine: the class rules' figures, said to be.
+    const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
+    c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling: remove {:.0f} W = {:.0f} BTU/h at full load{}", r.power->wall_w,
+        "Cooling{}: remove {:.0f} W = {:.0f} BTU/h at full load{}", basis, r.power->wall_w,
         r.power->heat_btu_per_h,
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"

@@ -2,7 +2,9 @@
 // carry kinds and numbers (Plan::notes); rewording happens here and nowhere else.
 #pragma once
 
+#include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "llmsize/io/resolve.hpp"
@@ -11,12 +13,70 @@
 
 namespace llmsize::cli {
 
+// Hashing of the plain keys below: every word, multiplied and folded.
+struct KeyMix {
+  size_t h = 0x9E3779B97F4A7C15ull;
+  KeyMix& add(uint64_t x) {
+    h = (h ^ x) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    return *this;
+  }
+  KeyMix& add(double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return add(b);
+  }
+};
+size_t hash_key(const EstimateWarning& w);
+size_t hash_key(const std::pair<Note, size_t>& n);
+// A key's hash: the hash_key above, or one found by argument lookup.
+template <typename Key>
+struct KeyHash {
+  size_t operator()(const Key& k) const { return hash_key(k); }
+};
+
+// Words kept by what they are made from, for renderers that word the same values many times (a
+// sweep's rows); at most kSize kept (then forgotten all at once).
+template <typename Key>
+class WordsMemo {
+ public:
+  static constexpr size_t kSize = 4096;
+  // The words of `k`, made by make() when not kept. The reference lives until the next miss.
+  template <typename Make>
+  const std::string& get(const Key& k, Make make) {
+    auto it = words_.find(k);
+    if (it != words_.end()) return it->second;
+    if (words_.size() >= kSize) words_.clear();
+    return words_.emplace(k, make()).first->second;
+  }
+
+ private:
+  std::unordered_map<Key, std::string, KeyHash<Key>> words_;
+};
+
+// What the warnings of a sweep's rows repeat: the estimate's warnings, the notes worded from
+// their own numbers and the GPU (PlanWords::gpu_key names it), and the lines of the model and
+// quantization alone.
+struct WarningsMemo {
+  WordsMemo<EstimateWarning> estimate;
+  WordsMemo<std::pair<Note, size_t>> notes;  // by (note, gpu_key); 0: worded from numbers alone
+  const ResolvedModel* model = nullptr;      // whose lines `assumed` and `quant` hold
+  const QuantPreset* quant = nullptr;
+  std::string quant_requested, quant_ignored;
+  Engine engine{};
+  std::vector<std::string> leading, quant_lines;
+};
+
 // What a plan was made from, as far as its words need it.
 struct PlanWords {
   const ResolvedModel* model = nullptr;
   const QuantPreset* quant = nullptr;  // the preset used
   std::string_view quant_requested;    // as typed
   std::string_view quant_ignored;      // --quant text a weights file replaced; else empty
+  WarningsMemo* memo = nullptr;        // optional: words kept between calls
+  // With a memo: a number the caller gives each GPU it plans on (1, 2, ...; 0: not known), so
+  // notes that name the GPU are kept too.
+  size_t gpu_key = 0;
 };
 
 // The warnings in the order a reader needs them: assumptions, what the GPUs lack, the estimate's
@@ -46,6 +106,10 @@ std::string circuit_words(const PowerPlan& p);
 
 // One note in words.
 std::string note_words(const Note& n, const Plan& p);
+
+// A hardware price: "$25,614", or "at least $1,887" when some BOM line is unpriced (the sum is a
+// floor). Every renderer words a floor this one way (check, --compare, --explain, markdown).
+std::string hardware_price_words(const CostPlan& c);
 
 // The checklist lines (power, links, growth, software, maintenance).
 std::vector<std::string> plan_checklist(const Plan& p);
