@@ -158,6 +158,12 @@ class Builder {
     t2(shared_expert ? R::ffn_down_shexp : R::ffn_down, n_ff, n_embd);
     t2(shared_expert ? R::ffn_up_shexp : R::ffn_up, n_embd, n_ff);
   }
+  // The q, k and v biases, after the three weights (llama.cpp's create_tensor order).
+  void qkv_biases(uint64_t n_q, uint64_t n_k, uint64_t n_v) {
+    t1(R::attn_q, n_q, true);
+    t1(R::attn_k, n_k, true);
+    t1(R::attn_v, n_v, true);
+  }
   // The routed experts of a MoE block, [.., .., n_expert] each, in the same order.
   void experts(uint64_t n_embd, uint64_t n_ff, uint64_t n_expert, bool gated) {
     if (gated) t3(R::ffn_gate_exps, n_embd, n_ff, n_expert);
@@ -336,11 +342,7 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
       b.t2(R::attn_q, n_embd, a.q);
       b.t2(R::attn_k, n_embd, a.k);
       b.t2(R::attn_v, n_embd, a.v);
-      if (m.qkv_bias) {
-        b.t1(R::attn_q, a.q, true);
-        b.t1(R::attn_k, a.k, true);
-        b.t1(R::attn_v, a.v, true);
-      }
+      if (m.qkv_bias) b.qkv_biases(a.q, a.k, a.v);
     }
     b.t2(R::attn_output, a.kq_out, n_embd);
     if (m.arch == Arch::qwen3 || m.arch == Arch::qwen3moe || m.arch == Arch::qwen3vl ||
@@ -504,11 +506,7 @@ void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const B
   b.t2(R::attn_q, n_embd, k.gated_q ? 2 * n_q : n_q);
   if (!k.kv_shared || m.arch != Arch::gemma4) b.t2(R::attn_k, n_embd, n_k);
   if (!k.k_eq_v && !(k.kv_shared && m.arch == Arch::gemma4)) b.t2(R::attn_v, n_embd, n_v);
-  if (st.qkv_bias) {
-    b.t1(R::attn_q, n_q, true);
-    b.t1(R::attn_k, n_k, true);
-    b.t1(R::attn_v, n_v, true);
-  }
+  if (st.qkv_bias) b.qkv_biases(n_q, n_k, n_v);
   b.linear(R::attn_output, uint64_t{k.n_head} * hv, n_embd, st.out_bias);
   if (st.qk_norm_head) {
     b.t1(R::attn_q_norm, hk);
@@ -555,8 +553,8 @@ void state_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
       const uint64_t n_head = s.dt_rank;
       const uint64_t conv_dim = s.d_inner + 2ull * s.n_group * s.d_state;
       b.t2(R::ssm_in, n_embd, s.d_inner + conv_dim + n_head);
-      b.t2(R::ssm_conv1d, s.d_conv, conv_dim);
-      if (st.mamba_conv_bias) b.t1(R::ssm_conv1d, conv_dim, true);
+      // The depthwise conv is stored as a linear layer is: [d_conv, conv_dim] and a bias.
+      b.linear(R::ssm_conv1d, s.d_conv, conv_dim, st.mamba_conv_bias);
       b.t1(R::ssm_dt, n_head);
       b.t2(R::ssm_a, 1, n_head);
       b.t2(R::ssm_d, 1, n_head);
