@@ -89,6 +89,19 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   return w;
 }
 
+double reference_bits_per_weight(const QuantPreset& p) {
+  ModelSpec ref;
+  ref.arch = Arch::llama;
+  ref.n_layer = 32;
+  ref.n_embd = 4096;
+  ref.n_ff = 14336;
+  ref.n_head = 32;
+  ref.n_head_kv = 8;
+  ref.n_embd_head_k = ref.n_embd_head_v = 128;
+  ref.n_vocab = 128256;
+  return compute_weights(ref, p).bits_per_weight();
+}
+
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;

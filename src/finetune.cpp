@@ -1,5 +1,6 @@
 #include "llmsize/finetune.hpp"
 
+#include "llmsize/gpu.hpp"
 #include "llmsize/tensors.hpp"
 #include "llmsize/units.hpp"
 
@@ -57,7 +58,7 @@ uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double
   const uint64_t shardable =
       checked_add(checked_add(t.weights_bytes, t.gradients_bytes), t.optimizer_bytes);
   const uint64_t per_gpu = checked_add(t.activations_bytes, overhead_per_gpu_bytes);
-  for (uint32_t n = 1; n <= 1024; ++n)
+  for (uint32_t n = 1; n <= kMaxGpus; ++n)
     if (fraction_of(checked_add(shardable / n, per_gpu), 1 + headroom) <= usable_each) return n;
   return 0;
 }

@@ -19,6 +19,25 @@ uint64_t KvCache::bytes_of(AttnKind a, bool indexer) const {
 // n_embd_v_gqa(il) x kv_size x n_stream; src/llama-kv-cache-iswa.cpp splits the layers into a
 // base cache (non-SWA layers, kv_size = n_ctx padded) and an SWA cache (swa_layers, both
 // LLAMA_SWA_TYPE_STANDARD and _CHUNKED) of GGML_PAD(min(size_base, n_swa + n_ubatch), 256) cells.
+std::optional<KvRowMismatch> kv_row_mismatch(const ModelSpec& m, TensorType type_k,
+                                             TensorType type_v) {
+  std::vector<uint32_t> heads = {m.n_head_kv};
+  for (const uint32_t h : m.n_head_kv_per_layer)
+    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
+  const bool mla = m.is_mla();
+  for (const bool v : {false, true}) {
+    const TensorType type = v ? type_v : type_k;
+    const uint32_t head = v ? m.n_embd_head_v : m.n_embd_head_k;
+    const uint32_t block = traits(type).block_size;
+    if (block <= 1) continue;
+    for (const uint32_t h : heads) {
+      const uint64_t row = mla ? (v ? m.n_embd_v_gqa() : m.n_embd_k_gqa()) : uint64_t{h} * head;
+      if (row != 0 && row % block != 0) return KvRowMismatch{v, type, row, mla, h, head};
+    }
+  }
+  return std::nullopt;
+}
+
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
   KvCache r;
   // Non-unified cache: each sequence is a stream of GGML_PAD(n_ctx_seq, 256) cells.

@@ -199,7 +199,7 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
   p.replicas = d.replicas;
   p.gpus_per_node = gpus_per_node;
   p.attention_dp = d.attention_dp;
-  p.max_model_len = d.max_model_len ? d.max_model_len : w.isl + w.osl;
+  p.max_model_len = d.max_model_len ? d.max_model_len : w.request_tokens();
   p.kv = d.kv;
   const bool slots = serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots;
   if (slots) {

@@ -30,8 +30,10 @@ MaxContext max_context(const ModelSpec& m, const RunConfig& c, const Weights& w,
     return r;
   }
   r.limited_by_memory = true;
+  r.next_n_ctx = ctx_limit;
   r.next_per_gpu_bytes = at;
   if (!fits_at_context(m, c, w, n_gpus, usable_bytes_each, 1, &at)) {
+    r.next_n_ctx = 1;
     r.next_per_gpu_bytes = at;
     return r;
   }
@@ -45,6 +47,7 @@ MaxContext max_context(const ModelSpec& m, const RunConfig& c, const Weights& w,
       r.per_gpu_bytes = at;
     } else {
       hi = mid;
+      r.next_n_ctx = mid;
       r.next_per_gpu_bytes = at;
     }
   }

@@ -509,7 +509,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   Workload one = wl;
   one.users = 1;
   one.rate_per_s = 0;
-  for (uint32_t n = 1; n <= 1024; ++n) {
+  for (uint32_t n = 1; n <= kMaxGpus; ++n) {
     const Deployment d = split(n);
     if (d.tp * d.pp != n) continue;
     if (estimate_serving(sm, sg, d, one).fits) return d;

@@ -520,7 +520,7 @@ SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment&
   const double ratio = static_cast<double>(w.isl) / w.osl;
   double dec = b, pre = b * ratio;
   if (dec + pre > budget) {  // the budget splits between prompts and decode in isl:osl
-    dec = std::min<double>(b, budget * w.osl / (w.isl + w.osl));
+    dec = std::min<double>(b, budget * w.osl / w.request_tokens());
     pre = budget - dec;
   }
   if (!prof.continuous_batching || w.decode_only) pre = 0;  // prompts run before decoding
@@ -556,9 +556,9 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   // KV a sequence holds: on-demand schedulers hold isl + osl/2 on average, TensorRT-LLM reserves
   // isl + osl, slot engines a whole max_model_len slot. Blocks round up; KV heads replicate when
   // tp exceeds them.
-  const uint32_t max_len = d.max_model_len ? d.max_model_len : w.isl + w.osl;
+  const uint32_t max_len = d.max_model_len ? d.max_model_len : w.request_tokens();
   uint64_t held = w.isl + w.osl / 2;
-  if (prof.reservation == KvReservation::full_request) held = w.isl + w.osl;
+  if (prof.reservation == KvReservation::full_request) held = w.request_tokens();
   if (prof.reservation == KvReservation::full_context) held = max_len;
   const uint32_t block = std::max<uint32_t>(1, prof.kv_block_tokens);
   auto seq_bytes = [&](uint64_t tokens) {

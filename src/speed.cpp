@@ -54,8 +54,10 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   const double cpu_share = m.n_layer ? static_cast<double>(in.n_layer_cpu) / m.n_layer : 0;
   const double gpu_bytes = static_cast<double>(s.bytes_per_step) * (1 - cpu_share);
   const double cpu_bytes = static_cast<double>(s.bytes_per_step) * cpu_share;
-  double gpu_bw = bw;
-  if (in.tensor_parallel && in.n_gpus > 1) gpu_bw = bw * (1 + (in.n_gpus - 1) * kTpEfficiency);
+  const double tp_scale =
+      in.tensor_parallel && in.n_gpus > 1 ? 1 + (in.n_gpus - 1) * kTpEfficiency : 1;
+  const double gpu_bw = bw * tp_scale;
+  s.decode_bandwidth_gb_per_s = cal.bw_efficiency * g.bandwidth_gb_per_s * tp_scale;
   double t = gpu_bytes / gpu_bw + m.n_layer * cal.t_layer_s;
   if (cpu_bytes > 0) {
     // CPU layers run at about 60% of DIMM bandwidth (llama.cpp CPU backend, rule of thumb).
@@ -74,6 +76,7 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
       traits(e.weights.by_type.empty() ? TensorType::F16 : e.weights.by_type.front().type)
           .quantized;
   const double eff = quantized ? cal.flops_efficiency_quant : cal.flops_efficiency_16bit;
+  s.flops_efficiency = eff;
   double active_params =
       static_cast<double>(e.weights.active_params ? e.weights.active_params : e.weights.params);
   // An embedding / rerank batch attends over its documents (n_ctx tokens each): causal models
@@ -90,8 +93,7 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   const double flops_per_token = 2.0 * active_params + attn;
   double tflops = g.fp16_tflops_dense > 0 ? g.fp16_tflops_dense : g.bf16_tflops_dense;
   if (tflops <= 0) tflops = 10;  // unknown: a conservative figure, flagged by the caller
-  double compute = tflops * 1e12 * eff;
-  if (in.tensor_parallel && in.n_gpus > 1) compute *= 1 + (in.n_gpus - 1) * kTpEfficiency;
+  const double compute = tflops * 1e12 * eff * tp_scale;
   s.prefill_tokens_per_s = compute / flops_per_token;
   if (cpu_share > 0)
     s.prefill_tokens_per_s *= (1 - cpu_share) + cpu_share * 0.05;  // CPU layers ~20x slower

@@ -123,6 +123,8 @@ static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
                   static_cast<size_t>(TensorRole::laurel_post_norm) + 1,
               "one name per role");
 
+using R = TensorRole;
+
 class Builder {
  public:
   explicit Builder(std::vector<TensorDesc>& out) : out_(out) {}
@@ -139,13 +141,40 @@ class Builder {
   void t3(TensorRole r, uint64_t n0, uint64_t n1, uint64_t n2) {
     out_.push_back({r, false, layer_, {n0, n1, n2}, 3});
   }
+  // A linear layer: its weight [n_in, n_out], then its bias [n_out] when `bias`.
+  void linear(TensorRole r, uint64_t n_in, uint64_t n_out, bool bias) {
+    t2(r, n_in, n_out);
+    if (bias) t1(r, n_out, true);
+  }
+  // A norm over n: its scale, then its shift (a LayerNorm's bias) when `bias`.
+  void norm(TensorRole r, uint64_t n, bool bias) {
+    t1(r, n);
+    if (bias) t1(r, n, true);
+  }
+  // A feed-forward block between n_embd and n_ff: gate (when gated), down and up, in llama.cpp's
+  // load order; the dense MLP or the shared expert.
+  void ffn(uint64_t n_embd, uint64_t n_ff, bool gated, bool shared_expert = false) {
+    if (gated) t2(shared_expert ? R::ffn_gate_shexp : R::ffn_gate, n_embd, n_ff);
+    t2(shared_expert ? R::ffn_down_shexp : R::ffn_down, n_ff, n_embd);
+    t2(shared_expert ? R::ffn_up_shexp : R::ffn_up, n_embd, n_ff);
+  }
+  // The q, k and v biases, after the three weights (llama.cpp's create_tensor order).
+  void qkv_biases(uint64_t n_q, uint64_t n_k, uint64_t n_v) {
+    t1(R::attn_q, n_q, true);
+    t1(R::attn_k, n_k, true);
+    t1(R::attn_v, n_v, true);
+  }
+  // The routed experts of a MoE block, [.., .., n_expert] each, in the same order.
+  void experts(uint64_t n_embd, uint64_t n_ff, uint64_t n_expert, bool gated) {
+    if (gated) t3(R::ffn_gate_exps, n_embd, n_ff, n_expert);
+    t3(R::ffn_down_exps, n_ff, n_embd, n_expert);
+    t3(R::ffn_up_exps, n_embd, n_ff, n_expert);
+  }
 
  private:
   std::vector<TensorDesc>& out_;
   int32_t layer_ = -1;
 };
-
-using R = TensorRole;
 
 }  // namespace
 
@@ -182,6 +211,41 @@ struct AttnWidths {
   uint64_t q, kq_out, k, v;
 };
 
+// Multi-head latent attention's projections before attn_output (llama.cpp deepseek2): the query
+// through the low-rank q_a / q_b pair (or one attn_q), the joint KV compression kv_a_mqa with its
+// norm, and its expansion kv_b to every head's nope part and value.
+void mla_projections(Builder& b, const ModelSpec& m, uint32_t n_head, uint32_t n_embd_head_k,
+                     uint32_t n_embd_head_v) {
+  const uint64_t n_embd = m.n_embd, n_q = uint64_t{n_head} * n_embd_head_k;
+  const uint64_t n_nope = n_embd_head_k - m.n_rot;
+  if (m.q_lora_rank > 0) {
+    b.t2(R::attn_q_a, n_embd, m.q_lora_rank);
+    b.t1(R::attn_q_a_norm, m.q_lora_rank);
+    b.t2(R::attn_q_b, m.q_lora_rank, n_q);
+  } else {
+    b.t2(R::attn_q, n_embd, n_q);
+  }
+  b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
+  b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
+  b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{n_head} * (n_nope + n_embd_head_v));
+}
+
+// An MTP layer's next-n inputs (llama.cpp LLM_TENSOR_NEXTN_*): the projection of the concatenated
+// embedding and hidden state, their two norms; with `shared_head`, the shared head's norm and the
+// layer's own embedding and output copies when the checkpoint has them (GLM-4.5 family).
+void nextn_inputs(Builder& b, const ModelSpec& m, bool shared_head) {
+  const uint64_t n_embd = m.n_embd;
+  b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
+  b.t1(R::nextn_enorm, n_embd);
+  b.t1(R::nextn_hnorm, n_embd);
+  if (!shared_head) return;
+  b.t1(R::nextn_shared_head_norm, n_embd);
+  if (m.nextn_embeddings) {
+    b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
+    b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
+  }
+}
+
 // llama.cpp src/models/bert.cpp llama_model_bert::load_arch_tensors (LLM_ARCH_BERT): token,
 // token-type and learned position embeddings, an embedding LayerNorm, q/k/v/o with biases,
 // post-attention and post-FFN LayerNorms, a GELU MLP with biases; no output head. A
@@ -195,31 +259,20 @@ void bert_tensors(const ModelSpec& m, Builder& b) {
   if (m.n_token_types) b.t2(R::token_types, n_embd, m.n_token_types);
   b.t2(R::position_embd, n_embd, m.n_ctx_train);
   if (m.n_cls_out) {
-    b.t2(R::cls, n_embd, n_embd);
-    b.t1(R::cls, n_embd, true);
-    b.t2(R::cls_output, n_embd, m.n_cls_out);
-    b.t1(R::cls_output, m.n_cls_out, true);
+    b.linear(R::cls, n_embd, n_embd, true);
+    b.linear(R::cls_output, n_embd, m.n_cls_out, true);
   }
-  b.t1(R::token_embd_norm, n_embd);
-  b.t1(R::token_embd_norm, n_embd, true);
+  b.norm(R::token_embd_norm, n_embd, true);
   for (uint32_t il = 0; il < m.n_layer; ++il) {
     b.at(static_cast<int32_t>(il));
-    b.t2(R::attn_q, n_embd, a.q);
-    b.t1(R::attn_q, a.q, true);
-    b.t2(R::attn_k, n_embd, a.k);
-    b.t1(R::attn_k, a.k, true);
-    b.t2(R::attn_v, n_embd, a.v);
-    b.t1(R::attn_v, a.v, true);
-    b.t2(R::attn_output, a.kq_out, n_embd);
-    b.t1(R::attn_output, n_embd, true);
-    b.t1(R::attn_output_norm, n_embd);
-    b.t1(R::attn_output_norm, n_embd, true);
-    b.t2(R::ffn_up, n_embd, m.n_ff);
-    b.t1(R::ffn_up, m.n_ff, true);
-    b.t2(R::ffn_down, m.n_ff, n_embd);
-    b.t1(R::ffn_down, n_embd, true);
-    b.t1(R::layer_output_norm, n_embd);
-    b.t1(R::layer_output_norm, n_embd, true);
+    b.linear(R::attn_q, n_embd, a.q, true);
+    b.linear(R::attn_k, n_embd, a.k, true);
+    b.linear(R::attn_v, n_embd, a.v, true);
+    b.linear(R::attn_output, a.kq_out, n_embd, true);
+    b.norm(R::attn_output_norm, n_embd, true);
+    b.linear(R::ffn_up, n_embd, m.n_ff, true);
+    b.linear(R::ffn_down, m.n_ff, n_embd, true);
+    b.norm(R::layer_output_norm, n_embd, true);
   }
 }
 
@@ -231,23 +284,16 @@ void starcoder_tensors(const ModelSpec& m, Builder& b) {
   // fused QKV (MQA), GELU MLP, every linear layer with a bias.
   b.t2(R::token_embd, n_embd, m.n_vocab);
   b.t2(R::position_embd, n_embd, m.n_ctx_train);
-  b.t1(R::output_norm, n_embd);
-  b.t1(R::output_norm, n_embd, true);
+  b.norm(R::output_norm, n_embd, true);
   if (!m.tied_embeddings) b.t2(R::output, n_embd, m.n_vocab);
   for (uint32_t il = 0; il < m.n_layer; ++il) {
     b.at(static_cast<int32_t>(il));
-    b.t1(R::attn_norm, n_embd);
-    b.t1(R::attn_norm, n_embd, true);
-    b.t2(R::attn_qkv, n_embd, a.q + a.k + a.v);
-    b.t1(R::attn_qkv, a.q + a.k + a.v, true);
-    b.t2(R::attn_output, a.kq_out, n_embd);
-    b.t1(R::attn_output, n_embd, true);
-    b.t1(R::ffn_norm, n_embd);
-    b.t1(R::ffn_norm, n_embd, true);
-    b.t2(R::ffn_up, n_embd, m.n_ff);
-    b.t1(R::ffn_up, m.n_ff, true);
-    b.t2(R::ffn_down, m.n_ff, n_embd);
-    b.t1(R::ffn_down, n_embd, true);
+    b.norm(R::attn_norm, n_embd, true);
+    b.linear(R::attn_qkv, n_embd, a.q + a.k + a.v, true);
+    b.linear(R::attn_output, a.kq_out, n_embd, true);
+    b.norm(R::ffn_norm, n_embd, true);
+    b.linear(R::ffn_up, n_embd, m.n_ff, true);
+    b.linear(R::ffn_down, m.n_ff, n_embd, true);
   }
 }
 
@@ -271,8 +317,7 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
     return v;
   }
   b.t2(R::token_embd, n_embd, m.n_vocab);
-  b.t1(R::output_norm, n_embd);
-  if (falcon) b.t1(R::output_norm, n_embd, true);
+  b.norm(R::output_norm, n_embd, falcon);
   if (m.n_cls_out)  // a decoder reranker: cls.output replaces output (gguf_arch.cpp)
     b.t2(R::cls_output, n_embd, m.n_cls_out);
   else if (!m.tied_embeddings)
@@ -284,46 +329,20 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
   const uint32_t n_block = m.arch == Arch::deepseek2 ? m.n_layer + m.n_layer_nextn : m.n_layer;
   for (uint32_t il = 0; il < n_block; ++il) {
     b.at(static_cast<int32_t>(il));
-    b.t1(R::attn_norm, n_embd);
-    if (il >= m.n_layer) {
-      b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
-      b.t1(R::nextn_enorm, n_embd);
-      b.t1(R::nextn_hnorm, n_embd);
-      b.t1(R::nextn_shared_head_norm, n_embd);
-      if (m.nextn_embeddings) {
-        b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
-        b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
-      }
-    }
-    if (falcon) {
-      b.t1(R::attn_norm, n_embd, true);
-      b.t1(R::attn_norm_2, n_embd);
-      b.t1(R::attn_norm_2, n_embd, true);
-    }
+    // Only deepseek2 has MTP blocks here, and falcon none: its attn_norm bias follows the scale.
+    b.norm(R::attn_norm, n_embd, falcon);
+    if (il >= m.n_layer) nextn_inputs(b, m, true);
+    if (falcon) b.norm(R::attn_norm_2, n_embd, true);
     // Attention.
     if (m.is_mla()) {
-      const uint64_t n_nope = m.n_embd_head_k - m.n_rot;
-      if (m.q_lora_rank > 0) {
-        b.t2(R::attn_q_a, n_embd, m.q_lora_rank);
-        b.t1(R::attn_q_a_norm, m.q_lora_rank);
-        b.t2(R::attn_q_b, m.q_lora_rank, a.q);
-      } else {
-        b.t2(R::attn_q, n_embd, a.q);
-      }
-      b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
-      b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
-      b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{m.n_head} * (n_nope + m.n_embd_head_v));
+      mla_projections(b, m, m.n_head, m.n_embd_head_k, m.n_embd_head_v);
     } else if (m.arch == Arch::phi3 || falcon) {
       b.t2(R::attn_qkv, n_embd, a.q + a.k + a.v);
     } else {
       b.t2(R::attn_q, n_embd, a.q);
       b.t2(R::attn_k, n_embd, a.k);
       b.t2(R::attn_v, n_embd, a.v);
-      if (m.qkv_bias) {
-        b.t1(R::attn_q, a.q, true);
-        b.t1(R::attn_k, a.k, true);
-        b.t1(R::attn_v, a.v, true);
-      }
+      if (m.qkv_bias) b.qkv_biases(a.q, a.k, a.v);
     }
     b.t2(R::attn_output, a.kq_out, n_embd);
     if (m.arch == Arch::qwen3 || m.arch == Arch::qwen3moe || m.arch == Arch::qwen3vl ||
@@ -338,14 +357,10 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
     if (m.is_moe_layer(il)) {
       b.t2(R::ffn_gate_inp, n_embd, m.n_expert);
       if (m.arch == Arch::deepseek2) b.t1(R::ffn_exp_probs_b, m.n_expert);
-      b.t3(R::ffn_gate_exps, n_embd, m.n_ff_exp, m.n_expert);
-      b.t3(R::ffn_down_exps, m.n_ff_exp, n_embd, m.n_expert);
-      b.t3(R::ffn_up_exps, n_embd, m.n_ff_exp, m.n_expert);
+      b.experts(n_embd, m.n_ff_exp, m.n_expert, true);
       if (m.n_ff_shexp > 0) {
         if (m.arch == Arch::qwen2moe) b.t1(R::ffn_gate_inp_shexp, n_embd);
-        b.t2(R::ffn_gate_shexp, n_embd, m.n_ff_shexp);
-        b.t2(R::ffn_down_shexp, m.n_ff_shexp, n_embd);
-        b.t2(R::ffn_up_shexp, n_embd, m.n_ff_shexp);
+        b.ffn(n_embd, m.n_ff_shexp, true, true);
       }
     } else if (m.arch == Arch::phi3) {
       b.t2(R::ffn_down, m.n_ff, n_embd);
@@ -354,9 +369,7 @@ std::vector<TensorDesc> model_tensors(const ModelSpec& m) {
       b.t2(R::ffn_up, n_embd, m.n_ff);
       b.t2(R::ffn_down, m.n_ff, n_embd);
     } else {
-      b.t2(R::ffn_gate, n_embd, m.n_ff);
-      b.t2(R::ffn_down, m.n_ff, n_embd);
-      b.t2(R::ffn_up, n_embd, m.n_ff);
+      b.ffn(n_embd, m.n_ff, true);
     }
     if (m.arch == Arch::gemma2 || m.arch == Arch::gemma3) b.t1(R::ffn_post_norm, n_embd);
   }
@@ -475,26 +488,14 @@ void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const B
                      bool mtp) {
   const uint64_t n_embd = m.n_embd;
   if (k.attn == AttnKind::mla) {
-    const uint64_t n_q = uint64_t{k.n_head} * k.n_embd_head_k;
-    const uint64_t n_nope = k.n_embd_head_k - m.n_rot;
-    if (m.q_lora_rank > 0) {
-      b.t2(R::attn_q_a, n_embd, m.q_lora_rank);
-      b.t1(R::attn_q_a_norm, m.q_lora_rank);
-      b.t2(R::attn_q_b, m.q_lora_rank, n_q);
-    } else {
-      b.t2(R::attn_q, n_embd, n_q);
-    }
-    b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
-    b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
-    b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{k.n_head} * (n_nope + k.n_embd_head_v));
+    mla_projections(b, m, k.n_head, k.n_embd_head_k, k.n_embd_head_v);
     b.t2(R::attn_output, uint64_t{k.n_head} * k.n_embd_head_v, n_embd);
     if (k.n_indexer_k && !mtp) {
       // DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): its own query heads from the
       // compressed query, one shared key, a LayerNorm on the key and per-head weights.
       b.t2(R::indexer_attn_q_b, m.q_lora_rank, uint64_t{m.n_indexer_head} * k.n_indexer_k);
       b.t2(R::indexer_attn_k, n_embd, k.n_indexer_k);
-      b.t1(R::indexer_k_norm, k.n_indexer_k);
-      b.t1(R::indexer_k_norm, k.n_indexer_k, true);
+      b.norm(R::indexer_k_norm, k.n_indexer_k, true);
       b.t2(R::indexer_proj, n_embd, m.n_indexer_head);
     }
     return;
@@ -505,13 +506,8 @@ void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const B
   b.t2(R::attn_q, n_embd, k.gated_q ? 2 * n_q : n_q);
   if (!k.kv_shared || m.arch != Arch::gemma4) b.t2(R::attn_k, n_embd, n_k);
   if (!k.k_eq_v && !(k.kv_shared && m.arch == Arch::gemma4)) b.t2(R::attn_v, n_embd, n_v);
-  if (st.qkv_bias) {
-    b.t1(R::attn_q, n_q, true);
-    b.t1(R::attn_k, n_k, true);
-    b.t1(R::attn_v, n_v, true);
-  }
-  b.t2(R::attn_output, uint64_t{k.n_head} * hv, n_embd);
-  if (st.out_bias) b.t1(R::attn_output, n_embd, true);
+  if (st.qkv_bias) b.qkv_biases(n_q, n_k, n_v);
+  b.linear(R::attn_output, uint64_t{k.n_head} * hv, n_embd, st.out_bias);
   if (st.qk_norm_head) {
     b.t1(R::attn_q_norm, hk);
     if (!(k.kv_shared && m.arch == Arch::gemma4)) b.t1(R::attn_k_norm, hk);
@@ -557,8 +553,8 @@ void state_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
       const uint64_t n_head = s.dt_rank;
       const uint64_t conv_dim = s.d_inner + 2ull * s.n_group * s.d_state;
       b.t2(R::ssm_in, n_embd, s.d_inner + conv_dim + n_head);
-      b.t2(R::ssm_conv1d, s.d_conv, conv_dim);
-      if (st.mamba_conv_bias) b.t1(R::ssm_conv1d, conv_dim, true);
+      // The depthwise conv is stored as a linear layer is: [d_conv, conv_dim] and a bias.
+      b.linear(R::ssm_conv1d, s.d_conv, conv_dim, st.mamba_conv_bias);
       b.t1(R::ssm_dt, n_head);
       b.t2(R::ssm_a, 1, n_head);
       b.t2(R::ssm_d, 1, n_head);
@@ -580,14 +576,11 @@ void ffn_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockSt
   if (k.ffn == FfnKind::none) return;
   if (k.ffn == FfnKind::dense || (m.arch == Arch::gemma4 && k.n_ff > 0)) {
     // Gemma 4 MoE layers keep the dense MLP beside the experts (it acts as the shared expert).
-    if (st.ffn_gated) b.t2(R::ffn_gate, n_embd, k.n_ff);
-    b.t2(R::ffn_down, k.n_ff, n_embd);
-    b.t2(R::ffn_up, n_embd, k.n_ff);
+    b.ffn(n_embd, k.n_ff, st.ffn_gated);
     if (k.ffn == FfnKind::dense) return;
   }
   const uint64_t ne = m.n_expert, ff = m.n_ff_exp;
-  b.t2(R::ffn_gate_inp, n_embd, ne);
-  if (st.gate_inp_bias) b.t1(R::ffn_gate_inp, ne, true);
+  b.linear(R::ffn_gate_inp, n_embd, ne, st.gate_inp_bias);
   if (st.exp_probs_b) b.t1(R::ffn_exp_probs_b, ne);
   if (m.arch == Arch::gemma4) {
     b.t1(R::ffn_pre_norm_2, n_embd);
@@ -597,9 +590,7 @@ void ffn_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockSt
     b.t3(R::ffn_down_exps, ff, n_embd, ne);
     return;
   }
-  if (st.ffn_gated) b.t3(R::ffn_gate_exps, n_embd, ff, ne);
-  b.t3(R::ffn_down_exps, ff, n_embd, ne);
-  b.t3(R::ffn_up_exps, n_embd, ff, ne);
+  b.experts(n_embd, ff, ne, st.ffn_gated);
   if (st.exps_bias) {
     b.t2b(R::ffn_gate_exps, ff, ne);
     b.t2b(R::ffn_down_exps, n_embd, ne);
@@ -607,9 +598,7 @@ void ffn_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockSt
   }
   if (m.n_ff_shexp > 0) {
     if (st.gate_inp_shexp) b.t1(R::ffn_gate_inp_shexp, n_embd);
-    if (st.ffn_gated) b.t2(R::ffn_gate_shexp, n_embd, m.n_ff_shexp);
-    b.t2(R::ffn_down_shexp, m.n_ff_shexp, n_embd);
-    b.t2(R::ffn_up_shexp, n_embd, m.n_ff_shexp);
+    b.ffn(n_embd, m.n_ff_shexp, st.ffn_gated, true);
   }
 }
 
@@ -618,18 +607,7 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
   const uint64_t n_embd = m.n_embd;
   const bool mixer = k.attn != AttnKind::none || k.state != StateKind::none;
   if (st.single_norm || (st.pre_norms && (mixer || st.parallel_ffn))) b.t1(R::attn_norm, n_embd);
-  if (mtp) {
-    // NextN layer inputs (llama.cpp LLM_TENSOR_NEXTN_*): embedding and hidden-state norms and the
-    // projection of their concatenation.
-    b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
-    b.t1(R::nextn_enorm, n_embd);
-    b.t1(R::nextn_hnorm, n_embd);
-    b.t1(R::nextn_shared_head_norm, n_embd);
-    if (m.nextn_embeddings) {
-      b.t2(R::nextn_embed_tokens, n_embd, m.n_vocab);
-      b.t2(R::nextn_shared_head_head, n_embd, m.n_vocab);
-    }
-  }
+  if (mtp) nextn_inputs(b, m, true);
   state_block(b, m, k, st);
   if (k.attn != AttnKind::none) attention_block(b, m, k, st, mtp);
   if (st.attn_post_norm && k.attn != AttnKind::none) b.t1(R::attn_post_norm, n_embd);
@@ -718,17 +696,9 @@ std::vector<TensorDesc> deepseek4_tensors(const ModelSpec& m) {
     else
       b.t1(R::ffn_exp_probs_b, ne);
     b.t1(R::ffn_norm, n_embd);
-    b.t3(R::ffn_gate_exps, n_embd, ff, ne);
-    b.t3(R::ffn_down_exps, ff, n_embd, ne);
-    b.t3(R::ffn_up_exps, n_embd, ff, ne);
-    b.t2(R::ffn_gate_shexp, n_embd, m.n_ff_shexp);
-    b.t2(R::ffn_down_shexp, m.n_ff_shexp, n_embd);
-    b.t2(R::ffn_up_shexp, n_embd, m.n_ff_shexp);
-    if (mtp) {
-      b.t2(R::nextn_eh_proj, 2 * n_embd, n_embd);
-      b.t1(R::nextn_enorm, n_embd);
-      b.t1(R::nextn_hnorm, n_embd);
-    }
+    b.experts(n_embd, ff, ne, true);
+    b.ffn(n_embd, m.n_ff_shexp, true, true);
+    if (mtp) nextn_inputs(b, m, false);
   };
   LayerKind last;
   for_each_layer(lay, [&](uint32_t il, const LayerKind& k) {

@@ -211,3 +211,41 @@ TEST_CASE("vLLM leaves the checkpoint's MTP layers out of VRAM; disk and load ke
   CHECK(g.vram_bytes == compute_weights(glm_main, bf16, false).bytes);
   CHECK(g.nextn_bytes_not_loaded > 2 * 1551892480ull);
 }
+
+TEST_CASE("the subtotal and total byte sums are checked, not wrapped", "[estimate]") {
+  // Each part of the sum near 2^64 (a hostile file's sizes): the sum throws, naming the part,
+  // where an unchecked uint64_t sum would wrap to a few bytes and "fit".
+  const uint64_t near_max = ~uint64_t{0} - 5;
+  for (int part = 0; part < 4; ++part) {
+    Estimate e;
+    e.weights_bytes = near_max;
+    uint64_t* const other[] = {&e.kv_cache_bytes, &e.recurrent_state_bytes, &e.activations_bytes,
+                               &e.overhead_bytes};
+    *other[part] = 10;  // near_max + 10 wraps to 4
+    INFO("part " << part);
+    CHECK_THROWS_AS(e.subtotal_bytes(), OverflowError);
+    CHECK_THROWS_AS(e.total_bytes(), OverflowError);
+  }
+  // The headroom on top of a subtotal that fits: subtotal 2^64 - 6, headroom 10.
+  Estimate e;
+  e.weights_bytes = near_max;
+  e.headroom_bytes = 10;
+  CHECK(e.subtotal_bytes() == near_max);
+  CHECK_THROWS_AS(e.total_bytes(), OverflowError);
+  // Exact at the edge: 2^64 - 6 + 5 = 2^64 - 1 still fits.
+  e.headroom_bytes = 5;
+  CHECK(e.total_bytes() == ~uint64_t{0});
+}
+
+TEST_CASE("the quants listing's reference bits per weight are those of the catalog Llama-3.1-8B",
+          "[estimate]") {
+  // The reference shape is Llama-3.1-8B's: every preset gives the catalog model's figure (which
+  // data/quants.json pins, rounded: 4.894 for q4_k_m, 8.501 for q8_0).
+  const auto& m = test::model("llama-3.1-8b");
+  for (const auto& p : all_quant_presets()) {
+    INFO(p.id);
+    CHECK(reference_bits_per_weight(p) == Approx(compute_weights(m, p).bits_per_weight()));
+  }
+  CHECK(reference_bits_per_weight(*find_quant_preset("q4_k_m")) == Approx(4.894).margin(5e-4));
+  CHECK(reference_bits_per_weight(*find_quant_preset("q8_0")) == Approx(8.501).margin(5e-4));
+}

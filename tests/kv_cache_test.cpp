@@ -76,3 +76,36 @@ TEST_CASE("KV cache follows GQA, padding, sequences, quantized types, SWA and ML
     CHECK(kv.total_bytes() == 2ull * 28 * 32768 * 512 * 2);
   }
 }
+
+TEST_CASE("a quantized KV type must store each K and V row in whole blocks", "[kv_cache]") {
+  ModelSpec m = test::model("llama-3.1-8b");  // 8 KV heads x 128: K and V rows of 1,024
+  // 1,024 = 32 blocks of q4_0 / q8_0 (32 elements), 4 of q4_K (256): every row fits.
+  for (const TensorType t : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K})
+    CHECK_FALSE(kv_row_mismatch(m, t, t).has_value());
+  // One KV head of 72 (the hostile CLI test's config): 72 is not a multiple of 32.
+  m.n_head_kv = 1;
+  m.n_embd_head_k = m.n_embd_head_v = 72;
+  const auto k = kv_row_mismatch(m, TensorType::Q4_0, TensorType::F16);
+  REQUIRE(k.has_value());
+  CHECK_FALSE(k->v);
+  CHECK(k->type == TensorType::Q4_0);
+  CHECK(k->row == 72);
+  CHECK(k->n_head_kv == 1);
+  CHECK(k->head_dim == 72);
+  CHECK_FALSE(k->mla);
+  // K at F16 stores anything; the V row of 72 under q8_0 is the one named.
+  const auto v = kv_row_mismatch(m, TensorType::F16, TensorType::Q8_0);
+  REQUIRE(v.has_value());
+  CHECK(v->v);
+  CHECK(v->row == 72);
+  // Every per-layer KV head count is checked: q4_K blocks are 256 elements; 2 heads x 128 = 256
+  // fit, but a layer of 1 head x 128 = 128 does not.
+  m.n_head_kv = 2;
+  m.n_embd_head_k = m.n_embd_head_v = 128;
+  CHECK_FALSE(kv_row_mismatch(m, TensorType::Q4_K, TensorType::Q4_K).has_value());
+  m.n_head_kv_per_layer = {2, 1, 2};
+  const auto layer = kv_row_mismatch(m, TensorType::Q4_K, TensorType::Q4_K);
+  REQUIRE(layer.has_value());
+  CHECK(layer->row == 128);
+  CHECK(layer->n_head_kv == 1);
+}

@@ -62,13 +62,20 @@ bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// A launch plan of `model` on `engine` over tp x pp GPUs; the rest at LaunchPlan's defaults.
+LaunchPlan plan(ServingEngine engine, const std::string& model, uint32_t tp = 1, uint32_t pp = 1) {
+  LaunchPlan p;
+  p.engine = engine;
+  p.model = model;
+  p.tp = tp;
+  p.pp = pp;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "[launch]") {
-  LaunchPlan p;
-  p.engine = ServingEngine::vllm;
-  p.model = "nvidia/Llama-3.3-70B-Instruct-FP8";
-  p.tp = 4;
+  auto p = plan(ServingEngine::vllm, "nvidia/Llama-3.3-70B-Instruct-FP8", 4);
   p.max_model_len = 5500;
   p.memory_fraction = 0.9;
   p.max_num_seqs = 64;
@@ -83,20 +90,15 @@ TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "
 }
 
 TEST_CASE("Replicas get their own GPUs and ports; past one node vLLM uses Ray", "[launch]") {
-  LaunchPlan p;
-  p.model = "meta-llama/Llama-3.1-8B-Instruct";
-  p.tp = 2;
+  auto p = plan(ServingEngine::vllm, "meta-llama/Llama-3.1-8B-Instruct", 2);
   p.replicas = 4;
   const auto s = launch_script(p);
   CHECK(has(s, "CUDA_VISIBLE_DEVICES=0,1 vllm serve"));
   CHECK(has(s, "CUDA_VISIBLE_DEVICES=6,7 vllm serve"));
   CHECK(has(s, "--port 8003 &"));
   check_documented(s);
-  LaunchPlan big;
-  big.model = "meta-llama/Llama-3.1-405B-Instruct";
-  big.tp = 8;
-  big.pp = 2;
-  const auto r = launch_script(big);
+  const auto r =
+      launch_script(plan(ServingEngine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2));
   CHECK(has(r, "ray start --head --port=6379"));
   CHECK(has(r, "ray start --address=HEAD_NODE_IP:6379"));
   CHECK(has(r, "--pipeline-parallel-size 2 --distributed-executor-backend ray"));
@@ -104,11 +106,7 @@ TEST_CASE("Replicas get their own GPUs and ports; past one node vLLM uses Ray", 
 }
 
 TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch]") {
-  LaunchPlan p;
-  p.engine = ServingEngine::sglang;
-  p.model = "Qwen/Qwen3-235B-A22B-FP8";
-  p.tp = 8;
-  p.pp = 2;
+  auto p = plan(ServingEngine::sglang, "Qwen/Qwen3-235B-A22B-FP8", 8, 2);
   p.memory_fraction = 0.836;
   p.kv = KvDtype::fp8_e5m2;
   p.max_num_batched_tokens = 8192;
@@ -128,11 +126,7 @@ TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch
 
 TEST_CASE("trtllm-serve with the KV dtype in the extra options file; mpirun past one node",
           "[launch]") {
-  LaunchPlan p;
-  p.engine = ServingEngine::trt_llm;
-  p.model = "nvidia/Llama-3.1-405B-Instruct-FP8";
-  p.tp = 8;
-  p.pp = 2;
+  auto p = plan(ServingEngine::trt_llm, "nvidia/Llama-3.1-405B-Instruct-FP8", 8, 2);
   p.kv = KvDtype::fp8_e4m3;
   p.max_num_seqs = 2048;
   p.max_num_batched_tokens = 8192;
@@ -146,9 +140,7 @@ TEST_CASE("trtllm-serve with the KV dtype in the extra options file; mpirun past
 }
 
 TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV", "[launch]") {
-  LaunchPlan p;
-  p.engine = ServingEngine::llama_cpp;
-  p.model = "Llama-3.3-70B-Instruct-Q4_K_M.gguf";
+  auto p = plan(ServingEngine::llama_cpp, "Llama-3.3-70B-Instruct-Q4_K_M.gguf");
   p.layers_per_gpu = {40, 40};
   p.max_model_len = 8192;
   p.max_num_seqs = 4;
@@ -161,9 +153,7 @@ TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV
 }
 
 TEST_CASE("Ollama: environment, Modelfile and create", "[launch]") {
-  LaunchPlan p;
-  p.engine = ServingEngine::ollama;
-  p.model = "llama3.1:8b";
+  auto p = plan(ServingEngine::ollama, "llama3.1:8b");
   p.max_model_len = 8192;
   p.max_num_seqs = 4;
   p.kv = KvDtype::q8_0;

@@ -55,7 +55,8 @@ TEST_CASE("FSDP shards weights, gradients and optimizer states; activations stay
 
 namespace {
 
-// The JSON of a plan of `m` at `quant`, through the one field table.
+// The JSON of a plan of `m` at `quant`, through the one field table: every field, the --explain
+// derivations included.
 std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Plan& p) {
   PlanWords w;
   w.model = &m;
@@ -69,6 +70,7 @@ std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Pl
   set_plan(row, p);
   row.warnings = &warnings;
   row.checklist = &checklist;
+  row.explain = true;
   return report_json(row).dump();
 }
 

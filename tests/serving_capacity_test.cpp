@@ -10,12 +10,6 @@ using namespace llmsize;
 
 namespace {
 
-ServingSetup setup(const char* model, const char* quant, const char* gpu, ServingEngine e,
-                   KvDtype kv) {
-  return serving_setup(test::model(model), *find_quant_preset(quant),
-                       test::catalog().find_gpu(gpu)->spec, e, kv, 1, 1, 1, 8);
-}
-
 void dump(const char* what, const ServingCapacity& c) {
   if (!std::getenv("LLMSIZE_SERVING_DUMP")) return;
   std::printf(
@@ -27,19 +21,41 @@ void dump(const char* what, const ServingCapacity& c) {
       c.estimate.ttft_s.value, c.estimate.itl_s.value * 1e3);
 }
 
+// A capacity question: a catalog model under a quant preset on one catalog GPU and engine, a
+// workload of isl prompt and osl output tokens, and a target of `users` at per_user_tokens_per_s.
+struct Question {
+  ServingSetup s;
+  Workload w;
+  CapacityTarget t;
+  // The cheapest plan for it; printed under LLMSIZE_SERVING_DUMP as `what`.
+  ServingCapacity plan(const char* what) const {
+    const auto c = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
+    dump(what, c);
+    return c;
+  }
+};
+
+Question question(const char* model, const char* quant, const char* gpu, ServingEngine e,
+                  KvDtype kv, uint32_t isl, uint32_t osl, uint32_t users,
+                  double per_user_tokens_per_s) {
+  Question q{serving_setup(test::model(model), *find_quant_preset(quant),
+                           test::catalog().find_gpu(gpu)->spec, e, kv, 1, 1, 1, 8),
+             {},
+             {}};
+  q.w.isl = isl;
+  q.w.osl = osl;
+  q.t.users = users;
+  q.t.per_user_tokens_per_s = per_user_tokens_per_s;
+  return q;
+}
+
 }  // namespace
 
 TEST_CASE("Llama-3.3-70B FP8 on H100 for 50 users at 16 tokens/s, 5000 in / 500 out",
           "[serving][capacity]") {
-  auto s = setup("llama-3.3-70b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3);
-  Workload w;
-  w.isl = 5000;
-  w.osl = 500;
-  CapacityTarget t;
-  t.users = 50;
-  t.per_user_tokens_per_s = 16;
-  const auto c = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
-  dump("70b-h100-vllm", c);
+  const auto c = question("llama-3.3-70b", "fp8", "h100-sxm", ServingEngine::vllm,
+                          KvDtype::fp8_e4m3, 5000, 500, 50, 16)
+                     .plan("70b-h100-vllm");
   REQUIRE(c.found);
   // 70 GB of FP8 weights need 2 x 80 GB; a serving engineer runs this on TP2 or TP4 (one
   // 4-GPU or 8-GPU box), not a rack.
@@ -52,23 +68,17 @@ TEST_CASE("Llama-3.3-70B FP8 on H100 for 50 users at 16 tokens/s, 5000 in / 500 
 
 TEST_CASE("GPUs beyond memory become replicas, and the SLO that binds is named",
           "[serving][capacity]") {
-  auto s = setup("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3);
-  Workload w;
-  w.isl = 1000;
-  w.osl = 1000;
-  CapacityTarget t;
-  t.users = 2000;
-  t.per_user_tokens_per_s = 30;
-  const auto c = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
-  dump("8b-h100-2000users", c);
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
+                      1000, 1000, 2000, 30);
+  const auto c = job.plan("8b-h100-2000users");
   REQUIRE(c.found);
   // An 8B model fits one GPU: more GPUs are replicas, not tensor parallelism (TP1 is cheaper per
   // user than TP2 when one GPU holds the weights).
   CHECK(c.deployment.replicas > 1);
   CHECK(c.memory_min_gpus == 1);
   // A target no batch can reach: one sequence already decodes slower than 5000 tokens/s.
-  t.per_user_tokens_per_s = 5000;
-  const auto none = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
+  job.t.per_user_tokens_per_s = 5000;
+  const auto none = job.plan("8b-h100-5000tps");
   CHECK_FALSE(none.found);
 }
 
@@ -88,15 +98,9 @@ TEST_CASE("Plans a serving engineer recognises across engines and GPUs", "[servi
       {"mi300x", ServingEngine::vllm, 1, 4},      {"mi300x", ServingEngine::sglang, 1, 4},
   };
   for (const auto& c : cases) {
-    auto s = setup("llama-3.3-70b", "fp8", c.gpu, c.engine, KvDtype::fp8_e4m3);
-    Workload w;
-    w.isl = 5000;
-    w.osl = 500;
-    CapacityTarget t;
-    t.users = 50;
-    t.per_user_tokens_per_s = 16;
-    const auto p = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
-    dump(c.gpu, p);
+    const auto p =
+        question("llama-3.3-70b", "fp8", c.gpu, c.engine, KvDtype::fp8_e4m3, 5000, 500, 50, 16)
+            .plan(c.gpu);
     INFO(c.gpu << " " << serving_profile(c.engine).name << ": " << p.gpus << " GPUs, tp "
                << p.deployment.tp << " x " << p.deployment.replicas);
     REQUIRE(p.found);
@@ -112,44 +116,30 @@ TEST_CASE("llama.cpp on consumer GPUs and Apple silicon: layers split, one slot 
           "[serving][capacity]") {
   // Llama-3.3-70B Q4_K_M (42.5 GB) does not fit one 24 GB RTX 4090: two cards, layer split
   // (pipeline stages, no tensor parallelism), two users at >= 10 tokens/s each.
-  auto s = setup("llama-3.3-70b", "q4_k_m", "rtx-4090", ServingEngine::llama_cpp, KvDtype::q8_0);
-  Workload w;
-  w.isl = 2000;
-  w.osl = 500;
-  CapacityTarget t;
-  t.users = 2;
-  t.per_user_tokens_per_s = 10;
-  const auto p = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
-  dump("70b-4090", p);
+  const auto p = question("llama-3.3-70b", "q4_k_m", "rtx-4090", ServingEngine::llama_cpp,
+                          KvDtype::q8_0, 2000, 500, 2, 10)
+                     .plan("70b-4090");
   REQUIRE(p.found);
   CHECK(p.deployment.tp == 1);
   CHECK(p.deployment.pp == 2);
   CHECK(p.gpus == 2);
   // A 192 GB M2 Ultra holds it alone, one user at >= 5 tokens/s.
-  auto m = setup("llama-3.3-70b", "q4_k_m", "m2-ultra", ServingEngine::llama_cpp, KvDtype::f16);
-  t.users = 1;
-  t.per_user_tokens_per_s = 5;
-  const auto a = plan_serving_capacity(m.model, m.gpu, m.deployment, w, t);
-  dump("70b-m2ultra", a);
+  const auto a = question("llama-3.3-70b", "q4_k_m", "m2-ultra", ServingEngine::llama_cpp,
+                          KvDtype::f16, 2000, 500, 1, 5)
+                     .plan("70b-m2ultra");
   REQUIRE(a.found);
   CHECK(a.gpus == 1);
 }
 
 TEST_CASE("A TTFT SLO binds when prompts are long", "[serving][capacity]") {
-  auto s = setup("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::sglang, KvDtype::fp8_e4m3);
-  Workload w;
-  w.isl = 20000;
-  w.osl = 200;
-  CapacityTarget t;
-  t.users = 64;
-  t.per_user_tokens_per_s = 10;
-  t.ttft_slo_s = 1.0;
-  const auto p = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
-  dump("8b-ttft", p);
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::sglang, KvDtype::fp8_e4m3,
+                      20000, 200, 64, 10);
+  job.t.ttft_slo_s = 1.0;
+  const auto p = job.plan("8b-ttft");
   REQUIRE(p.found);
   CHECK(p.estimate.ttft_s.value <= 1.0);
   // Without the SLO the same load needs no more GPUs.
-  t.ttft_slo_s = 0;
-  const auto q = plan_serving_capacity(s.model, s.gpu, s.deployment, w, t);
+  job.t.ttft_slo_s = 0;
+  const auto q = job.plan("8b-no-ttft");
   CHECK(q.gpus <= p.gpus);
 }

@@ -19,6 +19,13 @@ struct Errors {
   }
 };
 
+// Llama-3.1-8B's estimate under `quant` (llama.cpp defaults: 4,096 tokens of context).
+Estimate llama_8b(const char* quant) {
+  RunConfig c;
+  c.quant = find_quant_preset(quant);
+  return estimate(test::model("llama-3.1-8b"), c);
+}
+
 }  // namespace
 
 TEST_CASE("decode speed is within 25% median of the shipped llama.cpp measurements, per GPU family",
@@ -58,9 +65,7 @@ TEST_CASE("decode speed follows the bandwidth formula", "[speed]") {
   // RTX 4090: 1008 GB/s x 0.92; Llama-3.1-8B Q4_K_M: 4,617,396,224 B of VRAM weights per token plus
   // KV at 256 tokens: 256 x 32 layers x 4096 B = 33,554,432 B; + 32 layers x 90 us.
   const auto& m = test::model("llama-3.1-8b");
-  RunConfig c;
-  c.quant = find_quant_preset("q4_k_m");
-  const auto e = estimate(m, c);
+  const auto e = llama_8b("q4_k_m");
   SpeedInput in;
   in.n_ctx = 256;
   const auto s = estimate_speed(m, e, test::catalog().find_gpu("rtx-4090")->spec, in);
@@ -83,4 +88,28 @@ TEST_CASE("MoE decode reads only the active experts", "[speed]") {
   const auto e = estimate(m, c);
   CHECK(e.weights.active_bytes < e.weights.bytes / 2);
   CHECK(e.weights.active_bytes > e.weights.bytes / 5);
+}
+
+TEST_CASE("decode bandwidth and prefill efficiency are the ones the estimate used", "[speed]") {
+  const auto& m = test::model("llama-3.1-8b");
+  const Estimate e = llama_8b("q4_k_m");
+  GpuSpec g;
+  g.vendor = "nvidia";
+  g.gpu_class = "datacenter";
+  g.bandwidth_gb_per_s = 3350;
+  g.fp16_tflops_dense = 989;
+  SpeedInput in;
+  // One GPU: e_bw 0.79 (nvidia-datacenter) x 3,350 GB/s = 2,646.5 GB/s; quantized weights take
+  // e_fl 0.20.
+  const Speed one = estimate_speed(m, e, g, in);
+  CHECK(one.decode_bandwidth_gb_per_s == Approx(2646.5));
+  CHECK(one.flops_efficiency == 0.20);
+  // Tensor parallel over 4: x (1 + 3 x 0.85) = x 3.55 -> 9,395.075 GB/s; a layer split adds none.
+  in.n_gpus = 4;
+  in.tensor_parallel = true;
+  CHECK(estimate_speed(m, e, g, in).decode_bandwidth_gb_per_s == Approx(9395.075));
+  in.tensor_parallel = false;
+  CHECK(estimate_speed(m, e, g, in).decode_bandwidth_gb_per_s == Approx(2646.5));
+  // 16-bit weights: e_fl 0.30.
+  CHECK(estimate_speed(m, llama_8b("f16"), g, in).flops_efficiency == 0.30);
 }

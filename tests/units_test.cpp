@@ -108,3 +108,11 @@ TEST_CASE("a KV part's elements per KV head, for the K and V rows --explain prin
   CHECK(mla.head_dim_v() == 0);
   CHECK(KvPart{}.head_dim_k() == 0);  // no heads: 0, not a division by zero
 }
+
+TEST_CASE("display conversions of seconds and fractions", "[units]") {
+  CHECK(us_of(90e-6) == Approx(90));  // the consumer-GPU t_layer
+  CHECK(minutes_of(150) == 2.5);
+  CHECK(hours_of(9000) == 2.5);
+  CHECK(percent_of(0.2) == Approx(20));
+  CHECK(percent_of(0.85) == Approx(85));
+}

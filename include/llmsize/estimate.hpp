@@ -9,6 +9,7 @@
 #include "llmsize/checked.hpp"
 #include "llmsize/compute_buffer.hpp"
 #include "llmsize/engine.hpp"
+#include "llmsize/gpu.hpp"
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
@@ -104,6 +105,11 @@ struct Weights {
 // embeddings_on_host = false for engines that load every weight on the GPU (vLLM, transformers).
 // loads_nextn = false: the engine builds only the num_hidden_layers main layers and skips the
 // checkpoint's MTP layers (vLLM without MTP speculative decoding; engine_loads_nextn()).
+// Bits per weight of a whole file under preset p for Llama-3.1-8B's tensor shapes (32 layers,
+// n_embd 4,096, n_ff 14,336, 32 heads and 8 KV heads of 128, vocabulary 128,256; untied),
+// derived tensor by tensor: the figure `llmsize quants` compares presets by.
+double reference_bits_per_weight(const QuantPreset& p);
+
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
                         bool loads_nextn = true);
 
@@ -165,7 +171,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
 // each GPU carries its share of weights and KV cache plus its own compute buffer and overhead, and
 // the headroom applies to each GPU's sum. 0 when even max_gpus are not enough.
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
-                     uint32_t max_gpus = 1024);
+                     uint32_t max_gpus = kMaxGpus);
 
 // What one of n GPUs must hold under the same split, headroom included.
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);

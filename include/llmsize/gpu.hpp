@@ -9,6 +9,10 @@
 
 namespace llmsize {
 
+// The most GPUs llmsize plans one model on: every search for a GPU count stops here (0: none is
+// enough) and --gpus accepts up to it.
+constexpr uint32_t kMaxGpus = 1024;
+
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"
   std::string name;

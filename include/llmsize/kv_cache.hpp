@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "llmsize/checked.hpp"
@@ -65,6 +66,20 @@ struct KvCache {
   // Bytes of the parts of one attention kind (the indexer counted apart).
   uint64_t bytes_of(AttnKind a, bool indexer = false) const;
 };
+
+// A K or V cache row the KV type cannot store: a quantized type holds whole blocks of block_size
+// elements (ggml_row_size requires ne % blck_size == 0), so each row (n_head_kv x head size, for
+// every per-layer KV head count; MLA: the latent width) must be a multiple of it.
+struct KvRowMismatch {
+  bool v = false;  // the V row; false: the K row
+  TensorType type = TensorType::F16;
+  uint64_t row = 0;  // elements
+  bool mla = false;  // the MLA latent row (no heads)
+  uint32_t n_head_kv = 0, head_dim = 0;
+};
+// The first row of m that type_k (then type_v) cannot store; nullopt when every row fits.
+std::optional<KvRowMismatch> kv_row_mismatch(const ModelSpec& m, TensorType type_k,
+                                             TensorType type_v);
 
 // Computed once per distinct layer kind and multiplied by its layer count (layers.hpp).
 // Layers without attention (recurrent, FFN-only) and layers that share an earlier layer's KV

@@ -11,8 +11,10 @@ struct MaxContext {
   uint32_t n_ctx = 0;              // 0: does not fit even at n_ctx = 1
   bool limited_by_memory = false;  // false: ctx_limit itself fits (the model's trained context)
   uint64_t per_gpu_bytes = 0;  // what each GPU holds at n_ctx, headroom included (0 when n_ctx = 0)
-  uint64_t next_per_gpu_bytes =
-      0;  // at n_ctx + 1 when limited by memory: the first context that does not fit
+  // When limited by memory: the first context that does not fit (n_ctx + 1) and what each GPU
+  // would hold there; 0 when ctx_limit fits.
+  uint32_t next_n_ctx = 0;
+  uint64_t next_per_gpu_bytes = 0;
 };
 
 // Whether n GPUs of `usable_bytes_each` hold the estimate of (m, c) with c.kv.n_ctx = n_ctx:

@@ -10,6 +10,7 @@
 // (tests/plan_test.cpp checks a large random sample).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,6 +39,12 @@ enum class Split { layer, tensor };
 
 // The largest context a request may ask for, tokens (16 Mi).
 constexpr uint32_t kMaxContextTokens = 16u << 20;
+
+// The largest context --ctx max and fit search up to: the model's trained context, at most
+// kMaxContextTokens (all of it when the model states none).
+inline uint32_t context_search_limit(const ModelSpec& m) {
+  return m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
+}
 
 // Memory classes the plan always answers "how many GPUs of this size" for (GiB).
 constexpr uint32_t kMemoryClassesGib[] = {24, 48, 80};

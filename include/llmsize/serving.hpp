@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "llmsize/checked.hpp"
 #include "llmsize/estimate.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/model_spec.hpp"
@@ -134,6 +135,9 @@ struct Workload {
   // Generation speed alone (llama-batched-bench S_TG, llama-bench tg): prompts are not mixed
   // into the decode steps.
   bool decode_only = false;
+  // The tokens one request ends with, its prompt and its output: isl + osl (the context a
+  // sequence needs). OverflowError past 32 bits.
+  uint32_t request_tokens() const { return checked_u32(uint64_t{isl} + osl, "isl + osl tokens"); }
 };
 
 enum class Limit { memory, compute, bandwidth, link, host, batch, ttft, tpot, overload };

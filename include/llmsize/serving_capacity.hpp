@@ -13,7 +13,7 @@ struct CapacityTarget {
   uint32_t users = 1;                // concurrent requests to serve
   double per_user_tokens_per_s = 0;  // each user's decode speed, at least (0 = none)
   double ttft_slo_s = 0;             // mean time to first token, at most (0 = none)
-  uint32_t max_gpus = 1024;
+  uint32_t max_gpus = kMaxGpus;
   EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
 };
 

@@ -67,6 +67,10 @@ struct Speed {
   double batch_s = 0;
   double step_s = 0;
   uint64_t bytes_per_step = 0;
+  // The GPUs' decode bandwidth: e_bw x bandwidth, x (1 + (n - 1) x kTpEfficiency) under tensor
+  // parallelism; and the prefill's e_fl (16-bit or quantized weights).
+  double decode_bandwidth_gb_per_s = 0;
+  double flops_efficiency = 0;
   const SpeedCalibration* calibration = nullptr;
 };
 

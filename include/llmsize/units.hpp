@@ -88,6 +88,20 @@ constexpr double seconds_of_ms(double ms) {
 constexpr double ms_of(double s) {
   return s * 1000;
 }
+// Seconds as microseconds, minutes or hours, for display.
+constexpr double us_of(double s) {
+  return s * 1e6;
+}
+constexpr double minutes_of(double s) {
+  return s / 60;
+}
+constexpr double hours_of(double s) {
+  return s / 3600;
+}
+// A fraction (0.2 headroom, 0.85 power limit) in percent, for display: 0.2 -> 20.
+constexpr double percent_of(double fraction) {
+  return fraction * 100;
+}
 
 // A size given in MiB, GiB or decimal GB (a flag, a budget) as whole bytes, rounded to the
 // nearest. REQUIRES: x >= 0; OverflowError when the bytes do not fit in 64 bits.

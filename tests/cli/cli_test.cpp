@@ -337,6 +337,22 @@ TEST_CASE("hybrid and stored-format configs: recurrent state and KV by kind in t
   CHECK(g["vram"]["kv_indexer_bytes"] == 78ull * 4096 * 256);
 }
 
+TEST_CASE("a checkpoint sized in its stored format says so (not under --quant or llama.cpp)",
+          "[cli]") {
+  const std::string kimi = kFixtures + "/configs_2026/kimi-k2.5.json";
+  const auto has_stored = [](const json& j) {
+    for (const auto& w : j["warnings"])
+      if (w ==
+          "weights as the checkpoint stores them (int4-g32, from its quantization_config); "
+          "--quant overrides")
+        return true;
+    return false;
+  };
+  CHECK(has_stored(run_json(kimi + " --engine vllm")));
+  CHECK_FALSE(has_stored(run_json(kimi + " --engine vllm -q fp8")));
+  CHECK_FALSE(has_stored(run_json(kimi)));  // llama.cpp: a GGUF preset, not the checkpoint's
+}
+
 TEST_CASE("a multimodal model shows its vision tower as the mmproj line, inside VRAM", "[cli]") {
   // Qwen3.5-35B-A3B: vision tower 446,571,248 params (tests/vision_test.cpp) x 2 B (F16 mmproj)
   // = 893,142,496 B = 0.83 GiB, its own line; the weights line holds the rest of weights_bytes.
@@ -412,6 +428,22 @@ TEST_CASE("embedding and rerank models are sized for a batch of documents, not g
   const json d = run_json("bge-m3");
   CHECK(d["settings"]["batch"] == 1);
   CHECK(d["settings"]["context"] == 512);
+}
+
+TEST_CASE("the settings line shows the ubatch the estimate used (the one --explain derives)",
+          "[cli][embedding]") {
+  // One document of 128 tokens: n_ubatch = min(max(512, 128), 1 x 128) = 128 tokens, the whole
+  // batch (the table said 512, the setting, while --explain derived 128).
+  const auto one = run("bge-m3 --docs 1 --doc-len 128 --explain");
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("1 document × 128 tokens · KV none (encoder) · n_ubatch 128 ·") !=
+        std::string::npos);
+  CHECK(one.out.find("min(max(n_ubatch 512, document length), tokens) = 128") != std::string::npos);
+  // 4 documents of 1,024: min(max(512, 1,024), 4,096) = 1,024, a document per ubatch.
+  const auto four = run("bge-m3 --docs 4 --doc-len 1024");
+  REQUIRE(four.code == 0);
+  CHECK(four.out.find("4 documents × 1,024 tokens · KV none (encoder) · n_ubatch 1024 ·") !=
+        std::string::npos);
 }
 
 TEST_CASE("embedding flags are refused where they do not apply", "[cli][embedding]") {

@@ -779,3 +779,92 @@ TEST_CASE("the man page documents every command and option and cmake --install i
   CHECK(read(dir + "/share/man/man1/llmsize.1") == m.out);
   sh("rm -rf '" + dir + "'");
 }
+
+namespace {
+
+// The paths of `llmsize fields` (the one field table, as the README lists it).
+std::set<std::string> field_paths() {
+  const auto f = run("fields");
+  REQUIRE(f.code == 0);
+  std::set<std::string> paths;
+  for (const auto& l : lines(f.out))
+    if (l.rfind("| `", 0) == 0) paths.insert(l.substr(3, l.find('`', 3) - 3));
+  return paths;
+}
+
+// A CSV column is a field, or a JSON-only object of one flattened below it ("a.b.c" of "a.b").
+bool column_of_table(const std::set<std::string>& paths, std::string column) {
+  for (;;) {
+    if (paths.count(column)) return true;
+    const auto dot = column.rfind('.');
+    if (dot == std::string::npos) return false;
+    column.resize(dot);
+  }
+}
+
+// Each key of a plan document is a field, or an object whose keys are "key.subkey" fields; the
+// number of fields it holds.
+size_t check_keys(const std::set<std::string>& paths, const json& doc) {
+  size_t n = 0;
+  for (const auto& [k, v] : doc.items()) {
+    if (paths.count(k)) {
+      ++n;
+      continue;
+    }
+    INFO("JSON " << k);
+    REQUIRE(v.is_object());
+    for (const auto& [s, x] : v.items()) {
+      INFO("JSON " << k << "." << s);
+      CHECK(paths.count(k + "." + s) == 1);
+      ++n;
+    }
+  }
+  return n;
+}
+
+void check_columns(const std::set<std::string>& paths, const std::vector<std::string>& header) {
+  for (const auto& col : header) {
+    INFO("CSV column " << col);
+    CHECK(column_of_table(paths, col));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every JSON key and CSV column of a plan and a sweep row is a row of llmsize fields",
+          "[cli][fields]") {
+  const std::set<std::string> paths = field_paths();
+  REQUIRE(paths.size() > 150);
+  // Plans that fill different parts of the document: a GPU with --explain, capacity planning,
+  // a serving engine, fine-tuning, a catalog machine, no GPU (a recommendation), prices, offload.
+  const char* const plans[] = {
+      "llama-3.1-8b --gpu rtx-4090 --explain",
+      "llama-3.1-70b --gpu h100-sxm --users 50 --target-tps 20",
+      "llama-3.3-70b --quant fp8 --gpu h100-sxm --engine vllm --users 50 --isl 5000 --osl 500",
+      "llama-3.1-8b --mode lora --gpu h100-sxm",
+      "llama-3.1-70b --platform nvidia-dgx-h100",
+      "qwen2.5-0.5b",
+      "llama-3.1-8b --gpu rtx-4090 --price rtx-4090=1600 --cloud-price 0.5",
+      "llama-3.1-405b --gpu rtx-4090 --gpus 2",
+  };
+  for (const char* p : plans) {
+    INFO(p);
+    const auto j = run(std::string(p) + " --format json");
+    REQUIRE(j.code == 0);
+    CHECK(check_keys(paths, json::parse(j.out)) > 50);
+    const auto c = run(std::string(p) + " --format csv");
+    REQUIRE(c.code == 0);
+    const auto rows = parse_csv(c.out);
+    REQUIRE(rows.size() == 2);
+    check_columns(paths, rows[0]);
+  }
+  INFO("sweep");
+  const auto s = run("sweep --models llama-3.1-8b,qwen2.5-0.5b --ctx 4096,32768 --gpu rtx-4090");
+  REQUIRE(s.code == 0);
+  const auto rows = parse_csv(s.out);
+  REQUIRE(rows.size() == 5);
+  check_columns(paths, rows[0]);
+  const auto l = run("sweep --models llama-3.1-8b --ctx 4096 --gpu rtx-4090 --format jsonl");
+  REQUIRE(l.code == 0);
+  CHECK(check_keys(paths, json::parse(lines(l.out).front())) > 50);
+}

@@ -182,7 +182,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
                      "quantized V cache");
   c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
   c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
-  q.gpus_requested = count("gpus", 1, 1, 1024);
+  q.gpus_requested = count("gpus", 1, 1, kMaxGpus);
   GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
   if (p.contains("gpu_price_usd")) {
     gpu.price_usd = real("gpu_price_usd", 1, 1e8);

@@ -39,8 +39,9 @@ std::pair<std::string, uint32_t> split_count(const std::string& item) {
 CompareSystem resolve_entry(const std::string& item, const Catalog& cat,
                             const std::vector<PlatformModel>& platforms) {
   const auto [name, count] = split_count(item);
-  if (count > 1024)
-    throw InputError("--compare: " + sanitize(item) + ": expected a count from 1 to 1024");
+  if (count > kMaxGpus)
+    throw InputError("--compare: " + sanitize(item) + ": expected a count from 1 to " +
+                     std::to_string(kMaxGpus));
   if (const PlatformModel* p = find_platform(platforms, name)) {
     if (p->gpu_ids.empty())
       throw InputError("--compare: platform '" + p->id +

@@ -37,11 +37,7 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   w.quant_requested = r.quant_requested;
   w.quant_ignored = r.quant_ignored;
   plan_warnings(w, r, r.warnings);
-  // resolve_request took the checkpoint's stored format from its quantization_config.
-  if (!r.model.exact_weights && !r.model.spec.stored_quant.empty() &&
-      r.model.spec.stored_quant == r.quant->id)
-    r.warnings.push_back(std::string("weights as the checkpoint stores them (") + r.quant->id +
-                         ", from its quantization_config); --quant overrides");
+  if (std::string s = stored_quant_warning(w); !s.empty()) r.warnings.push_back(std::move(s));
   plan_checklist(r, r.checklist);
   return r;
 }
@@ -73,9 +69,8 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
   const ModelSpec& m = rq.request.model;
   const GpuPlan& plan = *p.gpu;
   const uint64_t usable = plan.gpu.usable_bytes();
-  const uint32_t limit =
-      m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
-  const MaxContext mc = max_context(m, p.config, p.estimate.weights, plan.count, usable, limit);
+  const MaxContext mc =
+      max_context(m, p.config, p.estimate.weights, plan.count, usable, context_search_limit(m));
   const std::string gpus = fmt::format("{} × {}", plan.count, plan.gpu.id);
   if (mc.n_ctx == 0)
     throw InputError(fmt::format(
@@ -84,16 +79,7 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
         m.id.empty() ? m.name : m.id, p.config.quant->id, gpus, gib_of(mc.next_per_gpu_bytes),
         gib_of(usable)));
   Report r = make_report(rq, planner.plan(mi, mc.n_ctx, gi, count), o.explain);
-  r.warnings.insert(
-      r.warnings.begin(),
-      mc.limited_by_memory
-          ? fmt::format("--ctx max: {} is the largest context that fits {} ({:.2f} "
-                        "GiB per GPU; {} would need {:.2f} GiB of {:.2f})",
-                        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes),
-                        group_digits(mc.n_ctx + 1), gib_of(mc.next_per_gpu_bytes), gib_of(usable))
-          : fmt::format("--ctx max: {}, the model's trained context, fits {} ({:.2f} "
-                        "GiB per GPU of {:.2f})",
-                        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable)));
+  r.warnings.insert(r.warnings.begin(), ctx_max_warning(mc, gpus, usable));
   return r;
 }
 

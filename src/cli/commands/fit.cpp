@@ -84,10 +84,8 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       f.bits_per_weight = r.estimate.weights.bits_per_weight();
       f.lossy = lossy(preset);
       f.per_gpu_bytes = p.per_gpu_bytes;
-      const uint32_t limit =
-          m.n_ctx_train ? std::min(m.n_ctx_train, kMaxContextTokens) : kMaxContextTokens;
-      const MaxContext mc =
-          max_context(m, r.config, r.estimate.weights, p.count, p.gpu.usable_bytes(), limit);
+      const MaxContext mc = max_context(m, r.config, r.estimate.weights, p.count,
+                                        p.gpu.usable_bytes(), context_search_limit(m));
       f.max_context = mc.n_ctx;
       f.max_context_is_trained = !mc.limited_by_memory;
       fitting.push_back(f);

@@ -3,7 +3,9 @@
 #include "cli/options/request.hpp"
 #include "cli/render/platform_listing.hpp"
 #include "cli/render/report.hpp"
+#include "llmsize/estimate.hpp"
 #include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/quant.hpp"
 
 namespace llmsize::cli {
 
@@ -12,8 +14,20 @@ std::string run_listing(const Options& o) {
   if (o.command == "platforms") return render_platforms(builtin_platforms(), o.format);
   // Read for quants too: its --catalog files are checked, not silently ignored.
   const Catalog cat = load_catalog(o.catalogs);
-  if (o.command == "quants") return render_quants(o.format);
-  return o.command == "models" ? render_models(cat, o.format) : render_gpus(cat, o.format);
+  if (o.command == "quants") {
+    std::vector<QuantListing> presets;
+    for (const auto& p : all_quant_presets()) presets.push_back({&p, reference_bits_per_weight(p)});
+    return render_quants(presets, o.format);
+  }
+  if (o.command != "models") return render_gpus(cat, o.format);
+  // Parameter counts do not depend on the quantization: F16's weights carry them.
+  const QuantPreset& f16 = *find_quant_preset("f16");
+  std::vector<ModelListing> models;
+  for (const auto& cm : cat.models()) {
+    const Weights w = compute_weights(cm.spec, f16);
+    models.push_back({&cm, w.params, w.active_params});
+  }
+  return render_models(models, o.format);
 }
 
 }  // namespace llmsize::cli

@@ -112,7 +112,7 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->type_name("NAME")
       ->group(hw);
   app.add_option("-n,--gpus", o.gpus, "number of GPUs you have: is it enough? what spills to RAM?")
-      ->check(integer_from(1, 1024))
+      ->check(integer_from(1, kMaxGpus))
       ->type_name("N")
       ->group(hw);
   app.add_option("--price", o.prices,

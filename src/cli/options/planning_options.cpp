@@ -1,6 +1,7 @@
 #include "cli/options/planning_options.hpp"
 
 #include "cli/options/options.hpp"
+#include "llmsize/gpu.hpp"
 
 namespace llmsize::cli {
 
@@ -36,7 +37,7 @@ void setup_planning(CLI::App& app, Options& o) {
       ->required()
       ->type_name("NAME");
   fit->add_option("-n,--gpus", o.gpus, "how many of them (default 1)")
-      ->check(integer_from(1, 1024))
+      ->check(integer_from(1, kMaxGpus))
       ->type_name("N");
   add_ctx_option(*fit, "-c,--ctx", o, "context each must hold, tokens")->type_name("N");
   fit->add_option(

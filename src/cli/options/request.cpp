@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include <cmath>
-#include <tuple>
 
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/kv_cache.hpp"
 #include "llmsize/load_time.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
@@ -114,9 +114,9 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   w.ttft_slo_s = seconds_of_ms(o.ttft_ms);
   w.tpot_slo_s = seconds_of_ms(o.tpot_ms);
   if (o.ctx_given && !o.ctx_max) {
-    if (uint64_t{o.ctx} < uint64_t{w.isl} + w.osl)
+    if (o.ctx < w.request_tokens())
       throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +
-                       std::to_string(uint64_t{w.isl} + w.osl) + " tokens per request)");
+                       std::to_string(w.request_tokens()) + " tokens per request)");
     s.max_model_len = o.ctx;
   }
   q.serving = std::move(s);
@@ -164,8 +164,7 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
                        : resolve_engine("--engine", o.engine);
   if (q.serving && !o.ctx_given && !o.ctx_max)
-    c.kv.n_ctx = std::max<uint32_t>(q.serving->max_model_len,
-                                    q.serving->workload.isl + q.serving->workload.osl);
+    c.kv.n_ctx = std::max(q.serving->max_model_len, q.serving->workload.request_tokens());
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
@@ -201,7 +200,7 @@ void resolve_machine(const Options& o, PlanRequest& q) {
 
 // GPUs, speed, host, power and cost.
 void resolve_hardware(const Options& o, PlanRequest& q) {
-  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, 1024) : 0;
+  q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, kMaxGpus) : 0;
   q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
   if (q.target_tokens_per_s > 0 && q.users == 0)
     throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
@@ -273,25 +272,16 @@ double parse_power_limit(const std::string& text) {
 
 void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
                    TensorType type_v) {
-  std::vector<uint64_t> heads = {m.n_head_kv};
-  for (const uint32_t h : m.n_head_kv_per_layer)
-    if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
-  for (const auto& [kind, type, head] :
-       {std::tuple{"K", type_k, m.n_embd_head_k}, std::tuple{"V", type_v, m.n_embd_head_v}}) {
-    const auto& tt = traits(type);
-    if (tt.block_size <= 1) continue;
-    const bool mla = m.is_mla();
-    for (const uint64_t h : heads) {
-      const uint64_t row = mla ? (kind[0] == 'K' ? m.n_embd_k_gqa() : m.n_embd_v_gqa()) : h * head;
-      if (row == 0 || row % tt.block_size == 0) continue;
-      throw InputError(
-          where + ": " + tt.name + " stores rows in blocks of " + std::to_string(tt.block_size) +
-          " elements, but this model's " + kind + " row is " + std::to_string(row) + " elements" +
-          (mla ? std::string(" (MLA latent)")
-               : " (" + std::to_string(h) + " KV heads x head size " + std::to_string(head) + ")") +
-          "; use f16, bf16 or a type whose block divides it");
-    }
-  }
+  const auto bad = kv_row_mismatch(m, type_k, type_v);
+  if (!bad) return;
+  const auto& tt = traits(bad->type);
+  throw InputError(where + ": " + tt.name + " stores rows in blocks of " +
+                   std::to_string(tt.block_size) + " elements, but this model's " +
+                   (bad->v ? "V" : "K") + " row is " + std::to_string(bad->row) + " elements" +
+                   (bad->mla ? std::string(" (MLA latent)")
+                             : " (" + std::to_string(bad->n_head_kv) + " KV heads x head size " +
+                                   std::to_string(bad->head_dim) + ")") +
+                   "; use f16, bf16 or a type whose block divides it");
 }
 
 uint32_t count_in_range(const std::string& where, uint64_t v, uint64_t lo, uint64_t hi) {

@@ -62,8 +62,8 @@ std::string memory_failure_words(const Report& r) {
   const GpuPlan& p = *r.gpu;
   const std::string usable = gib_short(p.gpu.usable_bytes());
   return p.count_needed == 0
-             ? fmt::format("{} cannot hold it at any count up to 1024: {} GiB per GPU > {} GiB",
-                           p.gpu.id, gib1(p.per_gpu_bytes), usable)
+             ? fmt::format("{} cannot hold it at any count up to {}: {} GiB per GPU > {} GiB",
+                           p.gpu.id, kMaxGpus, gib1(p.per_gpu_bytes), usable)
              : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
                            p.count, gib1(p.per_gpu_bytes), usable);
 }

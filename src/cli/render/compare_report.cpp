@@ -76,9 +76,9 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
                       : "-");
     r.push_back(c.usable_bytes_total ? fmt::format("{:.0f} GiB", gib_of(c.usable_bytes_total))
                                      : "-");
-    r.push_back(
-        p.fit ? fmt::format("{} {:+.0f}%", to_string(p.fit->fit), p.fit->headroom_fraction * 100)
-              : "-");
+    r.push_back(p.fit ? fmt::format("{} {:+.0f}%", to_string(p.fit->fit),
+                                    percent_of(p.fit->headroom_fraction))
+                      : "-");
     r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
     r.push_back(p.speed ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s) : "-");
     const CostPlan* cost = reported_cost(p);

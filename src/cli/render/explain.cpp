@@ -53,10 +53,6 @@ std::string render_explain(const Report& r) {
   } else if (r.speed && r.gpu) {
     const auto& s = *r.speed;
     const auto& cal = *s.calibration;
-    const double bw = cal.bw_efficiency * r.gpu->gpu.bandwidth_gb_per_s *
-                      (r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
-                           ? 1 + (r.speed_input.n_gpus - 1) * kTpEfficiency
-                           : 1);
     o += fmt::format(
         "  decode\n      = 1 / (bytes per step / ({:.2f} × {:.0f} GB/s{}) + n_layer × "
         "t_layer{})\n"
@@ -71,18 +67,13 @@ std::string render_explain(const Report& r) {
         r.offload ? fmt::format(" + RAM layers at {:.1f} × {:.0f} GB/s", kOffloadRamEfficiency,
                                 r.ram_bandwidth_gb_per_s)
                   : "",
-        group(s.bytes_per_step), bw, r.model.spec.n_layer, cal.t_layer_s * 1e6, ms_of(s.step_s),
-        s.decode_tokens_per_s, group(r.speed_input.n_ctx), r.speed_input.n_seq, cal.family,
-        cal.basis);
+        group(s.bytes_per_step), s.decode_bandwidth_gb_per_s, r.model.spec.n_layer,
+        us_of(cal.t_layer_s), ms_of(s.step_s), s.decode_tokens_per_s, group(r.speed_input.n_ctx),
+        r.speed_input.n_seq, cal.family, cal.basis);
     o += fmt::format(
         "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
         "× n_head × head_dim)\n      = {:.0f} tok/s\n",
-        std::string(cal.family).empty()
-            ? 0.0
-            : (e.weights.by_type.empty() || !traits(e.weights.by_type.front().type).quantized
-                   ? cal.flops_efficiency_16bit
-                   : cal.flops_efficiency_quant),
-        r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
+        s.flops_efficiency, r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
   }
   if (r.machine_power) {
     // Schema 2: the catalog machine's rated parts, as power.* and the BOM report them.
@@ -100,9 +91,9 @@ std::string render_explain(const Report& r) {
         " PSU ≥ peak / {:.1f} = {:.0f} W; wall = peak / {:.2f} = {:.0f} W; {:.0f} W / {:.0f} V = "
         "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
         class_rules_stand_in(r) ? " (class rules: an estimate, not a machine that ships)" : "",
-        r.power_input.gpu_board_w, r.power_input.n_gpus, r.power_input.power_limit * 100, w.cpu_w,
-        kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives, w.board_fans_w,
-        w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
+        r.power_input.gpu_board_w, r.power_input.n_gpus, percent_of(r.power_input.power_limit),
+        w.cpu_w, kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives,
+        w.board_fans_w, w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
         r.power_input.mains_v, w.amps, kBtuPerHourPerWatt, w.heat_btu_per_h);
   }
   if (r.host) {
@@ -144,7 +135,7 @@ std::string render_explain(const Report& r) {
         "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
         "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",
         hardware_price_words(*c), ci.years, usd(c->energy_usd_per_year), ci.aggregate_tokens_per_s,
-        ci.utilization * 100, c->usd_per_mtok);
+        percent_of(ci.utilization), c->usd_per_mtok);
   }
   return o;
 }

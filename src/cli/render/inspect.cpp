@@ -84,7 +84,8 @@ std::string render_model_file_table(const ModelFile& f) {
   for (const auto& u : f.histogram)
     o += fmt::format("{:<10} {:>8} {:>16} {:>18} {:>9.2f} {:>6.2f} {:>5.1f}%\n", u.type_name,
                      u.n_tensors, group(u.n_elements), group(u.bytes), gib_of(u.bytes),
-                     bits_per_element(u.bytes, u.n_elements), 100.0 * share_of(u.bytes, w.bytes));
+                     bits_per_element(u.bytes, u.n_elements),
+                     percent_of(share_of(u.bytes, w.bytes)));
   if (!f.notes.empty()) {
     o += "\nNotes\n";
     for (const auto& n : f.notes) o += "  - " + n + "\n";

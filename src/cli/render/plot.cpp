@@ -104,8 +104,9 @@ std::string memory_svg(const Report& r) {
   const uint32_t n = r.gpu ? r.gpu->count : 0;
   const uint64_t each = r.gpu ? r.gpu->gpu.usable_bytes() : 0;
   const uint64_t capacity = r.gpu ? r.gpu->gpu.usable_bytes(n) : 0;
-  const double scale_max = static_cast<double>(std::max(e.total_bytes(), capacity)) * 1.08;
-  const auto X = [&](double bytes) { return x0 + (x1 - x0) * bytes / std::max(1.0, scale_max); };
+  const Axis ax =
+      Axis::over(x0, x1, static_cast<double>(std::max(e.total_bytes(), capacity)), 1.08);
+  const auto X = [&](uint64_t bytes) { return ax.at(static_cast<double>(bytes)); };
 
   const std::string model = r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id;
   const std::string title =
@@ -122,9 +123,9 @@ std::string memory_svg(const Report& r) {
                           n, gib_of(each), r.gpu->fits ? "fits" : "does NOT fit")
             : std::string());
   // Axis: GiB.
-  const double step = nice_step(gib_of(static_cast<uint64_t>(scale_max)), 8);
-  for (double v = 0; static_cast<double>(bytes_of_gib(v)) <= scale_max; v += step) {
-    const double x = X(static_cast<double>(bytes_of_gib(v)));
+  const double step = nice_step(gib_of(static_cast<uint64_t>(ax.top)), 8);
+  for (double v = 0; static_cast<double>(bytes_of_gib(v)) <= ax.top; v += step) {
+    const double x = X(bytes_of_gib(v));
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#dddddd\"/>\n",
                      x, bar_y - 12, x, bar_y + bar_h + 8);
     s += fmt::format(
@@ -133,28 +134,28 @@ std::string memory_svg(const Report& r) {
   }
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555555\">GiB</text>\n", x1,
                    bar_y + bar_h + 40);
-  // The stacked bar.
-  double at = 0;
+  // The stacked bar: each part's length in pixels after the one before.
+  double px = ax.at(0);
   for (const auto& p : parts) {
     if (p.bytes == 0) continue;
-    const double b = static_cast<double>(p.bytes);
+    const double len = ax.length(static_cast<double>(p.bytes));
     s += fmt::format(
         "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
         "stroke-width=\"1\">"
         "<title>{}: {:.2f} GiB</title></rect>\n",
-        X(at), bar_y, X(at + b) - X(at), bar_h, p.color, p.name, gib_of(p.bytes));
-    at += b;
+        px, bar_y, len, bar_h, p.color, p.name, gib_of(p.bytes));
+    px += len;
   }
   // Capacity: one tick per GPU, the total as a thick line.
   if (n > 0) {
     for (uint32_t k = 1; k < n && n <= 64; ++k) {
-      const double x = X(static_cast<double>(each) * k);
+      const double x = X(r.gpu->gpu.usable_bytes(k));
       s += fmt::format(
           "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#c0392b\" "
           "stroke-dasharray=\"3,3\"/>\n",
           x, bar_y - 8, x, bar_y + bar_h + 8);
     }
-    const double x = X(static_cast<double>(capacity));
+    const double x = X(capacity);
     s += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#c0392b\" "
         "stroke-width=\"3\"/>\n",
@@ -199,9 +200,12 @@ std::string sweep_svg(const SweepPlotData& d) {
     lx0 -= 1;
     lx1 += 1;
   }
-  ymax = ymax > 0 ? ymax * 1.1 : 1;
-  const auto X = [&](double ctx) { return L + pw * (std::log2(ctx) - lx0) / (lx1 - lx0); };
-  const auto Y = [&](double g) { return T + ph * (1 - g / ymax); };
+  // x: log2 of the context from lx0; y: GiB, upwards from the bottom edge.
+  const Axis ax{static_cast<double>(L), static_cast<double>(L + pw), lx1 - lx0};
+  const Axis ay = Axis::over(T + ph, T, ymax, 1.1);
+  ymax = ay.top;
+  const auto X = [&](double ctx) { return ax.at(std::log2(ctx) - lx0); };
+  const auto Y = [&](double g) { return ay.at(g); };
 
   std::string s = svg_open(W, H, "llmsize sweep: VRAM against context");
   s += fmt::format(

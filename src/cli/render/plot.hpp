@@ -8,6 +8,18 @@
 
 namespace llmsize::cli {
 
+// A linear axis of a picture: values 0..top onto pixels px0..px1 (px1 < px0 for a y axis drawn
+// upwards). It only places the plan's quantities (bytes, watts, GiB) on the page; none is computed.
+struct Axis {
+  double px0, px1, top;
+  // An axis whose top is the largest value x `room` (1.08: 8% beyond it), or 1 without values.
+  static Axis over(double px0, double px1, double largest, double room) {
+    return {px0, px1, largest > 0 ? largest * room : 1.0};
+  }
+  double at(double v) const { return px0 + (px1 - px0) * v / top; }
+  double length(double v) const { return (px1 - px0) * v / top; }
+};
+
 struct Report;
 
 // A series of the sweep's picture: one model x quantization, total VRAM at the first GPU count.

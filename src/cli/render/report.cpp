@@ -37,8 +37,8 @@ std::string usd(double v) {
 
 std::string duration(double s) {
   if (s < 120) return fmt::format("{:.1f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
+  if (s < 7200) return fmt::format("{:.1f} min", minutes_of(s));
+  return fmt::format("{:.1f} h", hours_of(s));
 }
 
 std::string tb_str(uint64_t b) {
@@ -62,9 +62,7 @@ std::string settings_line(const Report& r) {
         task_name(r.model.spec.task), quant_line(r), r.estimate.weights.bits_per_weight(),
         c.kv.n_seq, c.kv.n_seq == 1 ? "" : "s", group(c.kv.n_ctx),
         r.model.spec.is_encoder() ? "none (encoder)" : traits(c.kv.type_k).name,
-        std::max<uint64_t>(c.kv.n_ubatch,
-                           std::min<uint64_t>(c.kv.n_ctx, uint64_t{c.kv.n_ctx} * c.kv.n_seq)),
-        c.flash_attn ? "on" : "off");
+        r.estimate.ubatch_tokens, c.flash_attn ? "on" : "off");
   return fmt::format(
       "{} · {:.2f} bits/weight · context {} × {} sequence{} · KV {} · n_ubatch {} · flash "
       "attention {}",
@@ -150,14 +148,14 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
-  rows.push_back(
-      {fmt::format("headroom ({:.0f}%)", c.headroom * 100), e.headroom_bytes, "on the sum above"});
+  rows.push_back({fmt::format("headroom ({:.0f}%)", percent_of(c.headroom)), e.headroom_bytes,
+                  "on the sum above"});
   return rows;
 }
 
 std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) {
   if (p.count_needed == 0)
-    return fmt::format("{} cannot hold this model even with 1024 GPUs", p.gpu.name);
+    return fmt::format("{} cannot hold this model even with {} GPUs", p.gpu.name, kMaxGpus);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
                               gib_of(p.gpu.usable_bytes()));
   if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
@@ -311,7 +309,7 @@ std::string serving_section(const ServingPlan& sp) {
   }
   o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
                    e.calibration ? e.calibration->basis : "",
-                   e.calibration ? e.calibration->error_median * 100 : 0);
+                   e.calibration ? percent_of(e.calibration->error_median) : 0);
   o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
                    e.output_tokens_per_s.value, e.output_tokens_per_s.low,
                    e.output_tokens_per_s.high, e.requests_per_s);
@@ -327,7 +325,7 @@ std::string serving_section(const ServingPlan& sp) {
       limit_name(e.limited_by));
   if (e.power_scale < 1)
     o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
-                     d.power_limit * 100, e.power_scale * 100);
+                     percent_of(d.power_limit), percent_of(e.power_scale));
   if (!e.meets_ttft || !e.meets_tpot)
     o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
                      e.meets_tpot ? "" : "TPOT missed");
@@ -341,8 +339,8 @@ std::string serving_section(const ServingPlan& sp) {
           c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
           limit_name(c.binding), c.memory_min_gpus);
     else
-      o += fmt::format("  capacity        not reachable within 1024 GPUs (binding limit {})\n",
-                       limit_name(c.binding));
+      o += fmt::format("  capacity        not reachable within {} GPUs (binding limit {})\n",
+                       kMaxGpus, limit_name(c.binding));
   }
   return o;
 }
@@ -502,7 +500,7 @@ std::string table_power_cost(const Report& r) {
     o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
     o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
     o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
-                     w.energy_kwh_per_year, r.power_input.duty_cycle * 100);
+                     w.energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
   }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
@@ -537,7 +535,7 @@ std::string table_power_cost(const Report& r) {
       o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
                        r.cost_input.kwh_price_usd);
       o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
-                       c.usd_per_mtok, r.cost_input.years, r.cost_input.utilization * 100);
+                       c.usd_per_mtok, r.cost_input.years, percent_of(r.cost_input.utilization));
       if (r.cost_input.cloud_price_per_mtok > 0)
         o += c.breakeven_months > 0
                  ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n",
@@ -742,16 +740,16 @@ std::string render_csv(const Report& r) {
 
 // --- catalog listings -------------------------------------------------------------------------
 
-std::string render_models(const Catalog& c, const std::string& format) {
+std::string render_models(const std::vector<ModelListing>& models, const std::string& format) {
   ojson arr = ojson::array();
-  for (const auto& cm : c.models()) {
+  for (const auto& x : models) {
+    const CatalogModel& cm = *x.model;
     const auto& m = cm.spec;
-    const auto w = compute_weights(m, *find_quant_preset("f16"));
     arr.push_back({{"id", m.id},
                    {"name", m.name},
                    {"arch", arch_name(m.arch)},
-                   {"params", w.params},
-                   {"active_params", w.active_params},
+                   {"params", x.params},
+                   {"active_params", x.active_params},
                    {"params_official", m.params_official ? ojson(m.params_official) : ojson()},
                    {"n_layer", m.n_layer},
                    {"n_embd", m.n_embd},
@@ -819,32 +817,23 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
   return o;
 }
 
-std::string render_quants(const std::string& format) {
+std::string render_quants(const std::vector<QuantListing>& presets, const std::string& format) {
   ojson arr = ojson::array();
-  // Bits per weight of each preset on a reference model (Llama-3.1-8B shapes), derived per tensor.
-  ModelSpec ref;
-  ref.arch = Arch::llama;
-  ref.n_layer = 32;
-  ref.n_embd = 4096;
-  ref.n_ff = 14336;
-  ref.n_head = 32;
-  ref.n_head_kv = 8;
-  ref.n_embd_head_k = ref.n_embd_head_v = 128;
-  ref.n_vocab = 128256;
-  for (const auto& p : all_quant_presets()) {
-    const auto w = compute_weights(ref, p);
+  for (const auto& q : presets) {
+    const QuantPreset& p = *q.preset;
     std::vector<std::string> aliases;
     for (const auto& a : quant_aliases())
       if (std::string(a.id) == p.id) aliases.push_back(a.alias);
-    arr.push_back({{"id", p.id},
-                   {"format", p.gguf ? "gguf" : "checkpoint"},
-                   {"base_type", traits(p.default_type).name},
-                   {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
-                   {"bits_per_weight_llama_3_1_8b", std::round(w.bits_per_weight() * 1000) / 1000},
-                   {"aliases", aliases},
-                   {"description", p.description},
-                   {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
-                                     : traits(p.default_type).layout}});
+    arr.push_back(
+        {{"id", p.id},
+         {"format", p.gguf ? "gguf" : "checkpoint"},
+         {"base_type", traits(p.default_type).name},
+         {"base_type_bits_per_weight", traits(p.default_type).bits_per_weight()},
+         {"bits_per_weight_llama_3_1_8b", std::round(q.reference_bits_per_weight * 1000) / 1000},
+         {"aliases", aliases},
+         {"description", p.description},
+         {"source", p.gguf ? "llama.cpp src/llama-quant.cpp llama_tensor_get_type"
+                           : traits(p.default_type).layout}});
   }
   ojson types = ojson::array();
   for (const auto& t : all_tensor_types())

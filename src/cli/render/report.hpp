@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/render/report_data.hpp"
 #include "llmsize/io/catalog.hpp"
@@ -15,8 +16,18 @@ std::string render_markdown(const Report& r);
 std::string render_json(const Report& r);
 std::string render_csv(const Report& r);
 
-std::string render_models(const Catalog& c, const std::string& format);
+// The listings. Models and presets come with the figures the listings command worked out:
+// parameter counts (compute_weights) and bits per weight on the reference shape.
+struct ModelListing {
+  const CatalogModel* model = nullptr;
+  uint64_t params = 0, active_params = 0;
+};
+struct QuantListing {
+  const QuantPreset* preset = nullptr;
+  double reference_bits_per_weight = 0;  // reference_bits_per_weight(*preset)
+};
+std::string render_models(const std::vector<ModelListing>& models, const std::string& format);
 std::string render_gpus(const Catalog& c, const std::string& format);
-std::string render_quants(const std::string& format);
+std::string render_quants(const std::vector<QuantListing>& presets, const std::string& format);
 
 }  // namespace llmsize::cli

@@ -177,7 +177,7 @@ std::string power_svg(const SystemPlan& s) {
   int y = 40;
   for (const auto& b : bars) {
     if (b.w <= 0) continue;
-    const double len = (x1 - x0) * b.w / top;
+    const double len = Axis{x0, x1, top}.length(b.w);
     o += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{}\" "
         "width=\"{:.1f}\" height=\"16\" fill=\"{}\"/><text x=\"{:.1f}\" y=\"{}\">{:.0f}</text>\n",
@@ -193,7 +193,7 @@ std::string power_svg(const SystemPlan& s) {
 std::string fit_words(const Plan& p) {
   if (!p.fit) return "";
   const FitVerdict& v = *p.fit;
-  const double h = v.headroom_fraction * 100, rule = v.requested_headroom * 100;
+  const double h = percent_of(v.headroom_fraction), rule = percent_of(v.requested_headroom);
   switch (v.fit) {
     case Fit::fits:
       return fmt::format("fits with {:.1f}% headroom (the {:.0f}% rule holds)", h, rule);
@@ -201,7 +201,7 @@ std::string fit_words(const Plan& p) {
       return fmt::format(
           "fits tight with {:.1f}% headroom, below the {:.0f}% rule (above the {:.1f}% the "
           "engine needs: {})",
-          h, rule, v.engine_margin * 100, v.margin_source);
+          h, rule, percent_of(v.engine_margin), v.margin_source);
     case Fit::no:
       return fmt::format("does not fit: {:.1f}% short of what each GPU must hold (rule {:.0f}%)",
                          -h, rule);
@@ -231,7 +231,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
         watts(s.max_power.wall_w),
         s.max_power.published_w > 0
             ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
-                          s.max_power.over_published() * 100)
+                          percent_of(s.max_power.over_published()))
             : std::string(),
         pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
         pp.board_w);
@@ -251,7 +251,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
         "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
         "decoding, {:.0f}% in prefill)\n",
         watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
-        s.typical.gpu_decode_fraction * 100, s.typical.gpu_prefill_fraction * 100);
+        percent_of(s.typical.gpu_decode_fraction), percent_of(s.typical.gpu_prefill_fraction));
   }
   if (s.choice.nodes > 1)
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
@@ -267,7 +267,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += fmt::format(
         "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",
-        pw->energy_kwh_per_year, r.power_input.duty_cycle * 100);
+        pw->energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
   if (s.racks.racks)
     o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
                      s.racks.racks, s.racks.racks == 1 ? "" : "s",

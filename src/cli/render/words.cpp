@@ -86,15 +86,15 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::unified_memory:
       return fmt::format(
           "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-          name, g->memory_fraction * 100, gib_of(g->memory_bytes));
+          name, percent_of(g->memory_fraction), gib_of(g->memory_bytes));
     case NoteKind::gpu_cannot_hold:
-      return name + " cannot hold this model at any count up to 1024";
+      return name + " cannot hold this model at any count up to " + std::to_string(kMaxGpus);
     case NoteKind::gpu_not_enough:
       return fmt::format("{} × {} is not enough: {} are needed", n.n[0], name, n.n[1]);
     case NoteKind::gpu_tight:
       return fmt::format(
           "{} × {} fit tight: {:.1f}% headroom, below the {:.0f}% rule ({} GPUs keep the rule)",
-          n.n[0], name, n.x * 100, n.y * 100, n.n[1]);
+          n.n[0], name, percent_of(n.x), percent_of(n.y), n.n[1]);
     case NoteKind::tensor_split_indivisible:
       return fmt::format(
           "--split tensor: {} GPUs do not divide the {} attention heads and {} KV heads; "
@@ -243,6 +243,28 @@ std::vector<std::string> plan_warnings(const PlanWords& w, const Plan& p) {
   std::vector<std::string> v;
   plan_warnings(w, p, v);
   return v;
+}
+
+std::string stored_quant_warning(const PlanWords& w) {
+  // resolve_request took the checkpoint's stored format from its quantization_config.
+  const ResolvedModel& m = *w.model;
+  if (m.exact_weights || m.spec.stored_quant.empty() || m.spec.stored_quant != w.quant->id)
+    return "";
+  return std::string("weights as the checkpoint stores them (") + w.quant->id +
+         ", from its quantization_config); --quant overrides";
+}
+
+std::string ctx_max_warning(const MaxContext& mc, const std::string& gpus, uint64_t usable_bytes) {
+  if (mc.limited_by_memory)
+    return fmt::format(
+        "--ctx max: {} is the largest context that fits {} ({:.2f} GiB per GPU; {} would need "
+        "{:.2f} GiB of {:.2f})",
+        group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), group_digits(mc.next_n_ctx),
+        gib_of(mc.next_per_gpu_bytes), gib_of(usable_bytes));
+  return fmt::format(
+      "--ctx max: {}, the model's trained context, fits {} ({:.2f} GiB per GPU of "
+      "{:.2f})",
+      group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable_bytes));
 }
 
 void plan_checklist(const Plan& r, std::vector<std::string>& c) {

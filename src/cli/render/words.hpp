@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llmsize/io/resolve.hpp"
+#include "llmsize/max_context.hpp"
 #include "llmsize/plan.hpp"
 
 namespace llmsize::cli {
@@ -87,6 +88,14 @@ void plan_warnings(const PlanWords& w, const Plan& p, std::vector<std::string>& 
 // The warnings about the quantization alone: a short form's expansion, and a checkpoint format
 // (fp8, gptq, ...) estimated under llama.cpp's rules.
 std::vector<std::string> quant_warnings(const PlanWords& w, const Plan& p);
+
+// The main command's warning that the weights are sized in the format a checkpoint stores them
+// (its quantization_config named the preset used); "" when they are not.
+std::string stored_quant_warning(const PlanWords& w);
+
+// --ctx max's warning: the largest context that fits `gpus` ("2 × rtx-4090", usable_bytes each)
+// and what the next one would need, or that the trained context fits.
+std::string ctx_max_warning(const MaxContext& mc, const std::string& gpus, uint64_t usable_bytes);
 
 // One of the estimate's warnings in words.
 std::string estimate_warning_words(const EstimateWarning& w);
