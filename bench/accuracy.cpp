@@ -274,22 +274,8 @@ int main(int argc, char** argv) {
     const std::string id = g[0];
     const auto it = grid_models.find(id);
     if (it == grid_models.end() || !it->second) continue;
-    const ModelSpec& m = *it->second;
-    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
-    const bool fa = g[4] == "on";
-    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
-    KvCacheConfig kc;
-    kc.n_ctx = n_ctx / n_seq;
-    kc.n_seq = n_seq;
-    kc.n_ubatch = n_ubatch;
-    kc.type_k = kc.type_v = t;
-    kc.flash_attn = fa;
-    const auto buf =
-        compute_buffer(m, kv_cache(m, kc), ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
-    const std::string label = id + " n_ctx " + std::to_string(n_ctx) + " x" +
-                              std::to_string(n_seq) + " " + g[3].get<std::string>() + " fa " +
-                              g[4].get<std::string>() + " ubatch " + std::to_string(n_ubatch);
-    pgrid.rows.push_back({label, static_cast<double>(buf.bytes()) / kMiB, g[6].get<double>()});
+    const test::ProbeRun p = test::probe_grid_run(*it->second, g);
+    pgrid.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
   }
   cats.push_back(pgrid);
 

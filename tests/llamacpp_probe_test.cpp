@@ -148,17 +148,7 @@ TEST_CASE("compute buffers match llama.cpp's own reserve over the 4k-128k grid",
     const std::string id = g[0];
     const auto m = test::probe_model(entries.at(id));
     if (!m) continue;
-    const uint32_t n_ctx = g[1], n_seq = g[2], n_ubatch = g[5];
-    const bool fa = g[4] == "on";
-    const TensorType t = g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
-    KvCacheConfig kc;
-    kc.n_ctx = n_ctx / n_seq;
-    kc.n_seq = n_seq;
-    kc.n_ubatch = n_ubatch;
-    kc.type_k = kc.type_v = t;
-    kc.flash_attn = fa;
-    const auto cb = compute_buffer(*m, kv_cache(*m, kc),
-                                   ComputeConfig{std::min(n_ubatch, n_ctx), n_seq, fa, t});
+    const ComputeBuffer cb = test::probe_grid_run(*m, g).compute;
     const double measured = g[6], err = std::abs(mib(cb.bytes()) - measured);
     INFO(g.dump() << ": predicted " << mib(cb.bytes()) << " MiB, peak " << cb.peak());
     CHECK((err <= 64 || err / measured <= 0.15));

@@ -85,20 +85,18 @@ struct ProbeRun {
   ComputeBuffer compute;
 };
 
-inline ProbeRun probe_run(const ModelSpec& m, const std::string& id, const nlohmann::json& r) {
+// llmsize's numbers for one probe setting (the measured fields left at 0).
+inline ProbeRun probe_setting(const ModelSpec& m, const std::string& id, uint32_t n_ctx,
+                              uint32_t n_seq, uint32_t n_ubatch, bool flash_attn,
+                              TensorType kv_type) {
   ProbeRun p;
-  const auto& s = r.at("settings");
-  p.n_ctx = s.at("n_ctx");
-  p.n_seq = s.at("n_seq_max");
-  p.flash_attn = s.at("flash_attn");
-  p.kv_type = s.at("type_k") == "q8_0" ? TensorType::Q8_0 : TensorType::F16;
-  const uint32_t n_ubatch = s.at("n_ubatch");
+  p.n_ctx = n_ctx;
+  p.n_seq = n_seq;
+  p.flash_attn = flash_attn;
+  p.kv_type = kv_type;
   p.label = id + " n_ctx " + std::to_string(p.n_ctx) + " x" + std::to_string(p.n_seq) + " " +
             (p.kv_type == TensorType::Q8_0 ? "q8_0" : "f16") + " fa " +
             (p.flash_attn ? "on" : "off");
-  p.kv_mib = r.at("kv_mib");
-  p.rs_mib = r.at("rs_mib");
-  p.compute_mib = r.at("compute_mib");
   KvCacheConfig c;
   c.n_ctx = p.n_ctx / p.n_seq;
   c.n_seq = p.n_seq;
@@ -110,6 +108,28 @@ inline ProbeRun probe_run(const ModelSpec& m, const std::string& id, const nlohm
   // sched_reserve: n_tokens = min(n_ctx, n_ubatch) for the whole context (all streams).
   p.compute = compute_buffer(
       m, p.kv, ComputeConfig{std::min(n_ubatch, p.n_ctx), p.n_seq, p.flash_attn, p.kv_type});
+  return p;
+}
+
+inline ProbeRun probe_run(const ModelSpec& m, const std::string& id, const nlohmann::json& r) {
+  const auto& s = r.at("settings");
+  ProbeRun p =
+      probe_setting(m, id, s.at("n_ctx"), s.at("n_seq_max"), s.at("n_ubatch"), s.at("flash_attn"),
+                    s.at("type_k") == "q8_0" ? TensorType::Q8_0 : TensorType::F16);
+  p.kv_mib = r.at("kv_mib");
+  p.rs_mib = r.at("rs_mib");
+  p.compute_mib = r.at("compute_mib");
+  return p;
+}
+
+// A compute_grid row [id, n_ctx, n_seq, kv type, "on"/"off", n_ubatch, measured compute MiB]:
+// llmsize's numbers for it, the measured compute buffer in compute_mib, the ubatch in the label.
+inline ProbeRun probe_grid_run(const ModelSpec& m, const nlohmann::json& g) {
+  const uint32_t n_ubatch = g[5];
+  ProbeRun p = probe_setting(m, g[0], g[1], g[2], n_ubatch, g[4] == "on",
+                             g[3] == "q8_0" ? TensorType::Q8_0 : TensorType::F16);
+  p.label += " ubatch " + std::to_string(n_ubatch);
+  p.compute_mib = g[6];
   return p;
 }
 

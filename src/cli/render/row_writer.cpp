@@ -129,10 +129,10 @@ void RowWriter::f64(double v) {
   lead_number();
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
-  if (recall(m, bits)) return;
+  if (recall(m, Memo::kF64, bits)) return;
   const char* at = cur_;
   write_f64(v);
-  if (cur_ - at <= static_cast<ptrdiff_t>(sizeof m.text)) remember(m, bits, at);
+  if (cur_ - at <= static_cast<ptrdiff_t>(sizeof m.text)) remember(m, Memo::kF64, bits, at);
 }
 
 void RowWriter::write_f64(double v) {

@@ -54,14 +54,14 @@ class RowWriter {
     std::memcpy(cur_, v ? "true" : "false", v ? 4 : 5);
     cur_ += v ? 4 : 5;
   }
-  // A column holds one kind of number: its memo is keyed by the value's bits.
+  // Each column's memo is keyed by the kind of number and its bits.
   void u64(uint64_t v) {
     Memo& m = memo_[col_];
     lead_number();
-    if (recall(m, v)) return;
+    if (recall(m, Memo::kU64, v)) return;
     const char* at = cur_;
     write_u64(v);
-    remember(m, v, at);
+    remember(m, Memo::kU64, v, at);
   }
   void f64(double v);  // nlohmann's shortest round-trip format: 0.2, 1000.0; NaN/inf as null
   // Text: in CSV a cell starting with = + - @ is neutralised (csv_text_cell), as render_csv does.
@@ -89,7 +89,6 @@ class RowWriter {
   size_t index(std::string_view name) const;
 
  private:
-  // Room for n more bytes at cur_.
   // Room for n more bytes at cur_, and slack_ beyond them: every cell but text fits in its share
   // of the slack (a lead and 64 bytes), so a number is written without a check.
   void need(size_t n) {
@@ -118,20 +117,25 @@ class RowWriter {
   }
   // The last number written in a column and its text: rows of a sweep repeat most values.
   struct Memo {
+    enum Kind : uint8_t { kNone, kU64, kF64 };
     uint64_t bits = 0;
-    uint32_t len = 0;  // 0: none yet
+    Kind kind = kNone;
+    uint8_t len = 0;
     char text[32] = {};
   };
-  // Writes the memo's text when it holds `bits`. REQUIRES: 32 bytes of room.
-  bool recall(const Memo& m, uint64_t bits) {
-    if (m.len == 0 || m.bits != bits) return false;
+  // Writes the memo's text when it holds a `kind` number of these bits. REQUIRES: 32 bytes of
+  // room.
+  bool recall(const Memo& m, Memo::Kind kind, uint64_t bits) {
+    if (m.kind != kind || m.bits != bits) return false;
     std::memcpy(cur_, m.text, sizeof m.text);
     cur_ += m.len;
     return true;
   }
-  void remember(Memo& m, uint64_t bits, const char* from) {
+  // REQUIRES: the text from `from` to cur_ is at most 32 bytes.
+  void remember(Memo& m, Memo::Kind kind, uint64_t bits, const char* from) {
+    m.kind = kind;
     m.bits = bits;
-    m.len = static_cast<uint32_t>(cur_ - from);
+    m.len = static_cast<uint8_t>(cur_ - from);
     std::memcpy(m.text, from, m.len);
   }
   void write_u64(uint64_t v);  // REQUIRES: 20 bytes of room
