@@ -170,7 +170,8 @@ struct Sweep::Impl {
   }
 
   // Writes the row of `p` (a plan of group g on GPU gi) to `out`. `cached`: the checklist and
-  // its encoding may come from the cache (off for the rows of plan() that --verify compares).
+  // the warnings' words may come from the caches (off for the rows of plan() that --verify
+  // compares).
   void write(size_t group, size_t gi, const Plan& p, std::string& out, bool cached) {
     const Group& g = groups[group];
     // The checklists are kept by what they are worded from; a bound keeps a long sweep's memory
@@ -181,7 +182,8 @@ struct Sweep::Impl {
     w.quant = g.quant;
     w.quant_requested = g.quant_requested;
     w.quant_ignored = g.quant_ignored;
-    w.memo = &warnings_memo;
+    // The rows --verify compares are worded without the memo, as plan()'s renderers word them.
+    w.memo = cached ? &warnings_memo : nullptr;
     w.gpu_key = gi + 1;
     row.model = w.model;
     row.quant = g.quant;
