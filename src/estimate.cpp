@@ -102,6 +102,11 @@ double reference_bits_per_weight(const QuantPreset& p) {
   return compute_weights(ref, p).bits_per_weight();
 }
 
+ModelParams model_params(const ModelSpec& m) {
+  const Weights w = compute_weights(m, *find_quant_preset("f16"));
+  return {w.params, w.active_params};
+}
+
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;

@@ -249,3 +249,19 @@ TEST_CASE("the quants listing's reference bits per weight are those of the catal
   CHECK(reference_bits_per_weight(*find_quant_preset("q4_k_m")) == Approx(4.894).margin(5e-4));
   CHECK(reference_bits_per_weight(*find_quant_preset("q8_0")) == Approx(8.501).margin(5e-4));
 }
+
+TEST_CASE("the models listing's parameter counts do not depend on the quantization", "[estimate]") {
+  // Llama-3.1-8B: 8,030,261,248 parameters (Meta's safetensors total), all read per token.
+  // Mixtral-8x7B: 46,702,792,704, of which 2 of 8 experts are read per token: 12,879,925,248.
+  const ModelParams l = model_params(test::model("llama-3.1-8b"));
+  CHECK(l.params == 8030261248ull);
+  CHECK(l.active_params == 8030261248ull);
+  const ModelParams x = model_params(test::model("mixtral-8x7b"));
+  CHECK(x.params == 46702792704ull);
+  CHECK(x.active_params == 12879925248ull);
+  for (const char* q : {"q4_k_m", "q8_0", "iq2_xs"}) {
+    const Weights w = compute_weights(test::model("mixtral-8x7b"), *find_quant_preset(q));
+    CHECK(w.params == x.params);
+    CHECK(w.active_params == x.active_params);
+  }
+}

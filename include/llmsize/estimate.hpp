@@ -105,13 +105,20 @@ struct Weights {
 // embeddings_on_host = false for engines that load every weight on the GPU (vLLM, transformers).
 // loads_nextn = false: the engine builds only the num_hidden_layers main layers and skips the
 // checkpoint's MTP layers (vLLM without MTP speculative decoding; engine_loads_nextn()).
+Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
+                        bool loads_nextn = true);
+
 // Bits per weight of a whole file under preset p for Llama-3.1-8B's tensor shapes (32 layers,
 // n_embd 4,096, n_ff 14,336, 32 heads and 8 KV heads of 128, vocabulary 128,256; untied),
 // derived tensor by tensor: the figure `llmsize quants` compares presets by.
 double reference_bits_per_weight(const QuantPreset& p);
 
-Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
-                        bool loads_nextn = true);
+// A model's parameters and those read per token, as `llmsize models` lists them: they do not
+// depend on the quantization (compute_weights under F16 gives them).
+struct ModelParams {
+  uint64_t params = 0, active_params = 0;
+};
+ModelParams model_params(const ModelSpec& m);
 
 // Whether engine e puts a checkpoint's MTP / next-n layers in memory. vLLM does not: its main
 // model has layers 0..num_hidden_layers-1 only and load_weights skips the rest

@@ -20,12 +20,10 @@ std::string run_listing(const Options& o) {
     return render_quants(presets, o.format);
   }
   if (o.command != "models") return render_gpus(cat, o.format);
-  // Parameter counts do not depend on the quantization: F16's weights carry them.
-  const QuantPreset& f16 = *find_quant_preset("f16");
   std::vector<ModelListing> models;
   for (const auto& cm : cat.models()) {
-    const Weights w = compute_weights(cm.spec, f16);
-    models.push_back({&cm, w.params, w.active_params});
+    const ModelParams p = model_params(cm.spec);
+    models.push_back({&cm, p.params, p.active_params});
   }
   return render_models(models, o.format);
 }

@@ -17,7 +17,7 @@ std::string render_json(const Report& r);
 std::string render_csv(const Report& r);
 
 // The listings. Models and presets come with the figures the listings command worked out:
-// parameter counts (compute_weights) and bits per weight on the reference shape.
+// parameter counts (model_params) and bits per weight on the reference shape.
 struct ModelListing {
   const CatalogModel* model = nullptr;
   uint64_t params = 0, active_params = 0;
