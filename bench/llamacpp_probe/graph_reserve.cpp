@@ -291,21 +291,29 @@ static double ctx_compute(llama_model* model, uint32_t n_ctx, uint32_t n_seq, gg
   return compute / 1048576.0;
 }
 
+// The model of `path` by its shapes alone (no_alloc: no weights read), on the CPU backends of
+// $LLAMA_BINS; llama.cpp's log is printed from errors up, or all of it with GS_LOG set.
+llama_model* load_shapes(const char* path) {
+  llama_log_set(
+      [](ggml_log_level l, const char* t, void*) {
+        if (getenv("GS_LOG") || l >= GGML_LOG_LEVEL_ERROR) fputs(t, stderr);
+      },
+      nullptr);
+  llama_backend_init();
+  ggml_backend_load_all_from_path(getenv("LLAMA_BINS") ? getenv("LLAMA_BINS") : ".");
+  auto mp = llama_model_default_params();
+  mp.no_alloc = true;
+  mp.load_mode = LLAMA_LOAD_MODE_NONE;
+  mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
+  mp.n_gpu_layers = 0;
+  llama_model* model = llama_model_load_from_file(path, mp);
+  if (!model) std::fprintf(stderr, "load failed\n");
+  return model;
+}
+
 int main(int argc, char** argv) {
   if (argc >= 3 && std::strcmp(argv[2], "grid") == 0) {
-    llama_log_set(
-        [](ggml_log_level l, const char* t, void*) {
-          if (l >= GGML_LOG_LEVEL_ERROR) fputs(t, stderr);
-        },
-        nullptr);
-    llama_backend_init();
-    ggml_backend_load_all_from_path(getenv("LLAMA_BINS") ? getenv("LLAMA_BINS") : ".");
-    auto mp = llama_model_default_params();
-    mp.no_alloc = true;
-    mp.load_mode = LLAMA_LOAD_MODE_NONE;
-    mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
-    mp.n_gpu_layers = 0;
-    llama_model* model = llama_model_load_from_file(argv[1], mp);
+    llama_model* model = load_shapes(argv[1]);
     if (!model) return 1;
     const uint32_t ub = argc > 3 ? std::atoi(argv[3]) : 512;
     for (uint32_t n_ctx : {4096u, 8192u, 16384u, 32768u, 65536u, 131072u})
@@ -330,24 +338,8 @@ int main(int argc, char** argv) {
   const bool fa = std::atoi(argv[5]) != 0;
   const uint32_t ub = argc > 6 ? std::atoi(argv[6]) : 512;
   const int top = argc > 7 ? std::atoi(argv[7]) : 25;
-  llama_log_set(
-      [](ggml_log_level l, const char* t, void*) {
-        if (getenv("GS_LOG") || l >= GGML_LOG_LEVEL_ERROR) fputs(t, stderr);
-      },
-      nullptr);
-  llama_backend_init();
-  ggml_backend_load_all_from_path(getenv("LLAMA_BINS") ? getenv("LLAMA_BINS") : ".");
-  auto mp = llama_model_default_params();
-  mp.no_alloc = true;
-  mp.load_mode = LLAMA_LOAD_MODE_NONE;
-  mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
-
-  mp.n_gpu_layers = 0;
-  llama_model* model = llama_model_load_from_file(path, mp);
-  if (!model) {
-    std::fprintf(stderr, "load failed\n");
-    return 1;
-  }
+  llama_model* model = load_shapes(path);
+  if (!model) return 1;
   llama_context* ctx = new_context(model, n_ctx, n_seq, kt, fa, ub);
   if (!ctx) {
     std::fprintf(stderr, "ctx failed\n");
