@@ -15,6 +15,13 @@ CLI::Validator number_from(double lo, double hi) {
   return CLI::Validator([lo, hi](std::string& v) { return number_problem(v, lo, hi); }, "");
 }
 
+CLI::Option* add_catalog_option(CLI::App& app, Options& o) {
+  return app
+      .add_option("--catalog", o.catalogs,
+                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
+      ->type_name("FILE");
+}
+
 CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
                             const std::string& help) {
   return app
@@ -98,10 +105,7 @@ void setup_memory(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->each([&o](const std::string&) { o.engine_given = true; })
       ->group(mem);
-  app.add_option("--catalog", o.catalogs,
-                 "JSON catalog file adding or overriding models/GPUs (repeatable)")
-      ->type_name("FILE")
-      ->group(mem);
+  add_catalog_option(app, o)->group(mem);
 }
 
 // GPUs, speed and capacity.

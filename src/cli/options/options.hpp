@@ -92,5 +92,7 @@ CLI::Validator number_from(double lo, double hi);
 // --ctx: an integer in range, or "max" (sets o.ctx_max).
 CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
                             const std::string& help);
+// --catalog FILE (repeatable) into o.catalogs: models and GPUs added or overridden.
+CLI::Option* add_catalog_option(CLI::App& app, Options& o);
 
 }  // namespace llmsize::cli

@@ -21,10 +21,7 @@ void setup_planning(CLI::App& app, Options& o) {
   check->add_option("-f,--format", o.format, "output: table or json")->capture_default_str();
   check->add_option("--junit", p.junit, "also write a JUnit XML report (CI systems display it)")
       ->type_name("FILE");
-  check
-      ->add_option("--catalog", o.catalogs,
-                   "JSON catalog file adding or overriding models/GPUs (repeatable)")
-      ->type_name("FILE");
+  add_catalog_option(*check, o);
   check->add_flag("--strict", p.strict,
                   "fail plans that fit only tight (below the headroom rule, inside the engine's "
                   "margins); by default they pass with a note");
@@ -48,9 +45,7 @@ void setup_planning(CLI::App& app, Options& o) {
   fit->add_flag("--all", p.fit_all,
                 "list every quantization that fits, not only each model's best");
   fit->add_option("-f,--format", o.format, "output: table, json or csv")->capture_default_str();
-  fit->add_option("--catalog", o.catalogs,
-                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
-      ->type_name("FILE");
+  add_catalog_option(*fit, o);
   fit->fallthrough();  // the main command's memory options (--engine, --kv-quant, --batch, ...)
                        // apply
   fit->callback([&o] { o.command = "fit"; });
@@ -92,10 +87,7 @@ void setup_planning(CLI::App& app, Options& o) {
       ->add_flag("--verify", p.verify,
                  "check every row against the main command's computation (slow; for tests)")
       ->group("");
-  sweep
-      ->add_option("--catalog", o.catalogs,
-                   "JSON catalog file adding or overriding models/GPUs (repeatable)")
-      ->type_name("FILE");
+  add_catalog_option(*sweep, o);
   sweep->fallthrough();  // the main command's options (--engine, --kv-quant, --batch, --price, ...)
                          // apply to every row
   sweep->callback([&o] { o.command = "sweep"; });
