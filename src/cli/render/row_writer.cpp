@@ -32,13 +32,17 @@ bool needs_csv_quotes(std::string_view s) {
          std::memchr(s.data(), '\n', s.size());
 }
 
-void append_csv_quoted(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (char ch : s) {
-    if (ch == '"') out.push_back('"');
-    out.push_back(ch);
+// s copied to o, each quote doubled inside a quoted cell; returns the end.
+char* copy_cell_text(char* o, std::string_view s, bool quoted) {
+  for (const void* q; quoted && (q = std::memchr(s.data(), '"', s.size()));) {
+    const auto len = static_cast<size_t>(static_cast<const char*>(q) - s.data()) + 1;
+    std::memcpy(o, s.data(), len);
+    o += len;
+    *o++ = '"';
+    s.remove_prefix(len);
   }
-  out.push_back('"');
+  std::memcpy(o, s.data(), s.size());
+  return o + s.size();
 }
 
 }  // namespace
@@ -78,10 +82,7 @@ std::string RowWriter::header() const {
   std::string h;
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (i) h += ',';
-    if (needs_csv_quotes(columns_[i]))
-      append_csv_quoted(h, columns_[i]);
-    else
-      h += columns_[i];
+    h += csv_cell(columns_[i]);
   }
   return h + "\n";
 }
@@ -212,35 +213,12 @@ void RowWriter::write_json_string(std::string_view v) {
 // quote mark so a spreadsheet does not run it as a formula.
 void RowWriter::write_csv_text(std::string_view v) {
   need(2 * v.size() + 3);
+  const bool quote = needs_csv_quotes(v);
   char* o = cur_;
-  const bool mark = !v.empty() && neutralised(v[0]);
-  bool quote = false;
-  if (!mark) {
-    // Copied as it is unless a byte needs quotes (then written again below).
-    for (const char ch : v) {
-      quote |= ch == ',' || ch == '"' || ch == '\n';
-      *o++ = ch;
-    }
-    if (!quote) {
-      cur_ = o;
-      return;
-    }
-    o = cur_;
-  } else {
-    quote = needs_csv_quotes(v);
-  }
   if (quote) *o++ = '"';
-  if (mark) *o++ = '\'';
-  if (!quote) {
-    std::memcpy(o, v.data(), v.size());
-    o += v.size();
-  } else {
-    for (const char ch : v) {
-      if (ch == '"') *o++ = '"';
-      *o++ = ch;
-    }
-    *o++ = '"';
-  }
+  if (!v.empty() && neutralised(v[0])) *o++ = '\'';
+  o = copy_cell_text(o, v, quote);
+  if (quote) *o++ = '"';
   cur_ = o;
 }
 
@@ -297,7 +275,7 @@ void RowWriter::strs(const std::string_view* items, size_t n) {
   // The joined cell starts with the first non-empty item: neutralised as csv_text_cell would.
   for (size_t i = 0; i < n; ++i)
     if (!items[i].empty()) {
-      if (csv_text_cell(items[i].substr(0, 1)).size() > 1) *o++ = '\'';
+      if (neutralised(items[i][0])) *o++ = '\'';
       break;
     }
   bool any = false;
@@ -308,17 +286,7 @@ void RowWriter::strs(const std::string_view* items, size_t n) {
       o += 2;
     }
     any = any || !items[i].empty();
-    // Each run up to a quote, then the quote doubled.
-    std::string_view rest = items[i];
-    for (const void* q; quote && (q = std::memchr(rest.data(), '"', rest.size()));) {
-      const auto len = static_cast<size_t>(static_cast<const char*>(q) - rest.data()) + 1;
-      std::memcpy(o, rest.data(), len);
-      o += len;
-      *o++ = '"';
-      rest.remove_prefix(len);
-    }
-    std::memcpy(o, rest.data(), rest.size());
-    o += rest.size();
+    o = copy_cell_text(o, items[i], quote);
   }
   if (quote) *o++ = '"';
   cur_ = o;
