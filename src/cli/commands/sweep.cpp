@@ -35,16 +35,6 @@ std::vector<std::string> list_items(const std::string& flag, const std::vector<s
   return out;
 }
 
-size_t mix(size_t h, uint64_t x) {
-  h = (h ^ x) * 0xff51afd7ed558ccdull;
-  return h ^ (h >> 32);
-}
-uint64_t bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
 // Everything plan_checklist() reads of a row of one group: the GPU and its count, the machine
 // (its platform, GPUs per machine, maximum, heat and typical draw; the circuits follow from the
 // maximum and the platform), the class-rule power plan when there is no machine, and the link
@@ -71,11 +61,19 @@ struct ChecklistKey {
 };
 struct ChecklistKeyHash {
   size_t operator()(const ChecklistKey& k) const {
-    size_t h = mix(mix(mix(0x9E3779B97F4A7C15ull, k.gpu), k.count),
-                   reinterpret_cast<uintptr_t>(k.platform));
-    h = mix(mix(mix(h, bits(k.max_wall_w)), bits(k.typical_w)), k.gpus_per_node);
-    h = mix(mix(mix(h, bits(k.wall_w)), bits(k.heat)), bits(k.amps));
-    return mix(mix(mix(h, k.circuit.count), static_cast<uint64_t>(k.link.link)), k.link.nodes);
+    return KeyMix()
+        .add(uint64_t{k.gpu})
+        .add(uint64_t{k.count})
+        .add(uint64_t{reinterpret_cast<uintptr_t>(k.platform)})
+        .add(k.max_wall_w)
+        .add(k.typical_w)
+        .add(uint64_t{k.gpus_per_node})
+        .add(k.wall_w)
+        .add(k.heat)
+        .add(k.amps)
+        .add(uint64_t{k.circuit.count})
+        .add(hash_key(k.link))
+        .h;
   }
 };
 
