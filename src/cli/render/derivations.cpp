@@ -117,16 +117,14 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
     d.push_back(
         {"KV cache", by_kind ? "sum of the layer kinds above" : f, bytes_str(e.kv_cache_bytes)});
     if (encode_only) {
-      // Both from estimate() (Estimate::batch_tokens, ubatch_tokens): the words only.
-      const uint64_t tokens = e.batch_tokens;
-      const uint64_t ubatch = e.ubatch_tokens;
       d.push_back({std::string(task_name(m.task)) + " batch",
                    std::to_string(c.kv.n_seq) + " documents x " + std::to_string(c.kv.n_ctx) +
                        " tokens, one pass; n_ubatch = min(max(n_ubatch " +
-                       std::to_string(c.kv.n_ubatch) + ", document length), tokens) = " +
-                       std::to_string(ubatch) + " (a document is pooled within one ubatch)" +
+                       std::to_string(c.kv.n_ubatch) +
+                       ", document length), tokens) = " + std::to_string(e.ubatch_tokens) +
+                       " (a document is pooled within one ubatch)" +
                        (m.is_encoder() ? "; output width n_embd, no vocabulary logits" : ""),
-                   num(tokens) + " tokens"});
+                   num(e.batch_tokens) + " tokens"});
     }
   }
 }
