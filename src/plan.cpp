@@ -662,7 +662,9 @@ struct Planner::Impl final : Memo {
   }
   // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
   // Planner's catalog) with the figures a caller may override (price, memory, board power).
-  static void system_key(const SystemRequest& r, std::string& k) {
+  // Returns the length of its first part, what choose_platform() reads: the catalog, the GPU,
+  // the count and the override.
+  static size_t system_key(const SystemRequest& r, std::string& k) {
     // Sized once, then filled through a pointer: every value added is a distinct member of r, so
     // they take at most sizeof r, plus the two strings' characters and NULs.
     k.assign(sizeof r + r.gpu.id.size() + r.platform_override.size() + 2, '\0');
@@ -682,6 +684,7 @@ struct Planner::Impl final : Memo {
     add(r.gpu.board_power_w);
     add(r.n_gpus);
     text(r.platform_override);
+    const auto choice_part = static_cast<size_t>(o - k.data());
     const HostNeeds& n = r.needs;
     add(n.gpus), add(n.nodes), add(n.weights_bytes), add(n.host_weights_bytes);
     add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
@@ -695,40 +698,25 @@ struct Planner::Impl final : Memo {
     add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
     add(r.rack_budget_kw);
     k.resize(static_cast<size_t>(o - k.data()));
+    return choice_part;
   }
-  // What choose_platform() reads: the catalog, the GPU (as system_key has it), the count and the
-  // override. The choice does not depend on the model: it is kept across models.
-  static std::string choice_key(const SystemRequest& r) {
-    std::string k;
-    auto add = [&k](const auto& v) {
-      char b[sizeof v];
-      std::memcpy(b, &v, sizeof v);
-      k.append(b, sizeof v);
-    };
-    add(r.catalog);
-    k += r.gpu.id;
-    k += '\0';
-    add(r.gpu.price_usd);
-    add(r.gpu.memory_bytes);
-    add(r.gpu.board_power_w);
-    add(r.n_gpus);
-    k += r.platform_override;
-    return k;
-  }
-  const PlatformChoice& choice(const SystemRequest& in) {
-    std::string k = choice_key(in);
-    auto it = choices.find(k);
+  // The platform choice by the first part of the system key. It does not depend on the model:
+  // it is kept across models.
+  const PlatformChoice& choice(const SystemRequest& in, std::string choice_key) {
+    auto it = choices.find(choice_key);
     if (it != choices.end()) return it->second;
     return choices
-        .emplace(std::move(k),
+        .emplace(std::move(choice_key),
                  choose_platform(*in.catalog, in.gpu, in.n_gpus, in.platform_override))
         .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
-    system_key(in, key);  // into the reused buffer: a row that finds its machine allocates nothing
+    // Into the reused buffer: a row that finds its machine allocates nothing.
+    const size_t choice_part = system_key(in, key);
     auto it = systems.find(key);
     if (it != systems.end()) return it->second;
-    return systems.emplace(key, std::make_shared<const SystemPlan>(plan_system(in, choice(in))))
+    const PlatformChoice& c = choice(in, key.substr(0, choice_part));
+    return systems.emplace(key, std::make_shared<const SystemPlan>(plan_system(in, c)))
         .first->second;
   }
   const std::vector<ClassFit>& classes(const Estimate& e, const RunConfig& c) override {
