@@ -509,3 +509,66 @@ TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][ma
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
 }
+
+TEST_CASE("watts, kWh and BTU/h in the table and checklist have their thousands grouped",
+          "[cli][machine]") {
+  // Two AM5 desktops for four RTX 4090 (2 x ~1.3 kW) and an HGX H100 (10.1 kW): every figure of
+  // four digits or more before W, kWh or BTU/h is printed "2,592 W", never "2592 W".
+  for (const char* args : {"llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192",
+                           "llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8"}) {
+    CAPTURE(args);
+    const auto t = run(args);
+    REQUIRE(t.code == 0);
+    std::istringstream lines(t.out);
+    std::string line;
+    int grouped = 0;
+    while (std::getline(lines, line)) {
+      CAPTURE(line);
+      // A run of 4+ digits not inside a grouped number, followed by a unit.
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(line[i]))) continue;
+        size_t j = i;
+        while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+        const bool after_comma_or_dot = i > 0 && (line[i - 1] == ',' || line[i - 1] == '.');
+        const std::string rest = line.substr(j, 7);
+        const bool unit =
+            rest.rfind(" W", 0) == 0 || rest.rfind(" kWh", 0) == 0 || rest.rfind(" BTU/h", 0) == 0;
+        if (unit && j - i >= 4 && !after_comma_or_dot) FAIL_CHECK("ungrouped: " << line);
+        if (unit && after_comma_or_dot && line[i - 1] == ',') ++grouped;
+        i = j;
+      }
+    }
+    CHECK(grouped >= 5);  // maximum, circuit, heat, energy and the checklist's lines
+  }
+}
+
+TEST_CASE("a desktop plan names the towers that turned the cards down, and why", "[cli][machine]") {
+  // Four 3-slot RTX 4090: two desktops. The first machines named as turned down are the
+  // workstations (the next class up), with the card's width; the rest are counted.
+  const auto t = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Machine   AMD AM5 desktop"));
+  CHECK(has(t.out,
+            "  not lenovo-thinkstation-px         the card is too wide for its slots (a "
+            "3-slot card)"));
+  CHECK(has(t.out,
+            "  not hp-z8-fury-g5                  the card is too wide for its slots (a "
+            "3-slot card)"));
+  CHECK(has(t.out, "more turned down on fit (--format json lists each)"));
+  // The JSON keeps every rejection, the towers first.
+  const auto j = run_json("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
+  const auto& rej = j["machine"]["rejected"];
+  REQUIRE(rej.size() >= 8);
+  CHECK(rej[0]["platform"] == "lenovo-thinkstation-px");
+}
+
+TEST_CASE("a unified computer's checklist speaks of a whole computer, not of cards",
+          "[cli][machine]") {
+  const auto t = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Maintenance: a whole computer: memory and GPU are soldered"));
+  CHECK(!has(t.out, "datacenter/workstation cards carry ECC"));
+  // Only the other unified computers turned it down ("not sold with this GPU"): counted.
+  CHECK(has(t.out, "not sold with this GPU (--format json lists each)"));
+  CHECK(!has(t.out, "  not nvidia-dgx-spark"));
+}

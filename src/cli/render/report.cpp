@@ -26,6 +26,11 @@ std::string group(uint64_t v) {
   return group_digits(v);
 }
 
+// A whole number of watts, kWh or BTU/h with its thousands grouped: 33754.2 -> "33,754".
+std::string whole(double v) {
+  return group(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
+}
+
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", billions_of(p));
 }
@@ -493,14 +498,14 @@ std::string table_power_cost(const Report& r) {
     o += class_rules_stand_in(r) ? "\nPower and cooling (class rules: no catalog machine)\n"
                                  : "\nPower and cooling\n";
     o += fmt::format(
-        "  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and "
-        "fans {:.0f})\n",
-        w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
-    o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
-    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
-    o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
-    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
-                     w.energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
+        "  peak            {} W (GPUs {}, CPU {}, RAM {}, drives {}, board and fans {})\n",
+        whole(w.peak_w), whole(w.gpu_w), whole(w.cpu_w), whole(w.ram_w), whole(w.drives_w),
+        whole(w.board_fans_w));
+    o += fmt::format("  PSU             {} × {} W\n", w.psus, whole(w.psu_w));
+    o += fmt::format("  at the wall     {} W, {}\n", whole(w.wall_w), circuit_words(w));
+    o += fmt::format("  heat            {} BTU/h\n", whole(w.heat_btu_per_h));
+    o += fmt::format("  energy          {} kWh per year at {:.0f}% duty\n",
+                     whole(w.energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
   }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
@@ -629,8 +634,9 @@ std::string render_markdown(const Report& r) {
   // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
   if (const PowerPlan* w = reported_power(r))
     o += fmt::format(
-        "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
-        w->peak_w, w->wall_w, circuit_words(*w), w->heat_btu_per_h, w->energy_kwh_per_year);
+        "\n**Power:** peak {} W, wall {} W, {}; heat {} BTU/h; {} kWh/year\n", whole(w->peak_w),
+        whole(w->wall_w), circuit_words(*w), whole(w->heat_btu_per_h),
+        whole(w->energy_kwh_per_year));
   if (const CostPlan* c = reported_cost(r); c && c->priced)
     o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
                      hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,

@@ -9,6 +9,14 @@
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
+namespace {
+
+// A whole number with its thousands grouped, as the tables print them: 2592.4 -> "2,592".
+std::string whole(double v) {
+  return group_digits(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
+}
+
+}  // namespace
 
 std::string estimate_warning_words(const EstimateWarning& w) {
   switch (w.kind) {
@@ -277,12 +285,12 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
         circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
                                 x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
                                 x.outlet ? " (an ordinary outlet)" : "");
-    c.push_back(fmt::format("Circuit: {:.0f} W maximum at the wall{}: {}", sy->max_wall_w_total,
+    c.push_back(fmt::format("Circuit: {} W maximum at the wall{}: {}", whole(sy->max_wall_w_total),
                             sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",
                             circuits.empty() ? "beyond the circuits modelled" : circuits));
     c.push_back(fmt::format(
-        "Cooling: remove {:.0f} W = {:.0f} BTU/h at the maximum (typical {:.0f} W){}",
-        sy->max_wall_w_total, sy->heat_btu_per_h_total, sy->typical_wall_w_total,
+        "Cooling: remove {} W = {} BTU/h at the maximum (typical {} W){}",
+        whole(sy->max_wall_w_total), whole(sy->heat_btu_per_h_total), whole(sy->typical_wall_w_total),
         sy->max_wall_w_total > 1500
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
@@ -291,8 +299,8 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
     const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
     c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling{}: remove {:.0f} W = {:.0f} BTU/h at full load{}", basis, r.power->wall_w,
-        r.power->heat_btu_per_h,
+        "Cooling{}: remove {} W = {} BTU/h at full load{}", basis, whole(r.power->wall_w),
+        whole(r.power->heat_btu_per_h),
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
@@ -316,8 +324,13 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                           backends.empty() ? "(unknown)" : backends,
                           cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
                                : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
+  // A unified-memory computer has no cards: its memory and GPU are one soldered part.
+  const bool whole_computer = p.gpu.unified_memory || p.gpu.gpu_class == "soc";
   c.push_back(
-      p.gpu.gpu_class == "consumer"
+      whole_computer
+          ? "Maintenance: a whole computer: memory and GPU are soldered, so nothing is upgraded "
+            "or swapped; service is the maker's warranty, and the spare part is a spare unit"
+      : p.gpu.gpu_class == "consumer"
           ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers "
             "need open-air spacing, and the GeForce driver licence restricts datacenter deployment"
           : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a "
