@@ -303,6 +303,12 @@ std::string RowWriter::encode_strs(size_t col, const std::string_view* items, si
   return text;
 }
 
+void RowWriter::keep(size_t id, size_t from) {
+  if (id >= kept_.size()) kept_.resize(id + 1);
+  kept_[id].valid = true;
+  kept_[id].text.assign(buf_.data() + from, pos() - from);
+}
+
 void RowWriter::end() {
   if (col_ != columns_.size())
     throw std::logic_error("row writer: " + std::to_string(col_) + " of " +
