@@ -40,6 +40,9 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   HostNeeds n = r.needs;
   n.gpus = s.choice.gpus_per_node;
   n.nodes = s.choice.nodes;
+  // A card without a catalog width takes two slots, as choose_platform assumes.
+  if (p.gpu_mount == GpuMount::pcie)
+    n.gpu_slot_widths = (g.slot_width > 0 ? g.slot_width : 2) * n.gpus;
   s.host = size_host(p, n);
   MachineLoad load = s.host.load;
   load.power_limit = r.power_limit;
@@ -48,7 +51,13 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   s.max_wall_w_total = s.max_power.wall_w * nodes;
   s.heat_btu_per_h_total = s.max_wall_w_total * 3.412;  // 1 W = 3.412 BTU/h
   s.psus = plan_psus(p, s.max_power.wall_w);
-  s.circuits = plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0);
+  // Rack servers feed from PDUs; the rest plug their own cords (the carrying PSUs) into wall
+  // circuits.
+  s.circuits =
+      p.platform_class == PlatformClass::server
+          ? plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0)
+          : plan_circuits(s.max_power.wall_w, nodes, s.psus.count ? s.psus.redundancy.n : 0,
+                          p.platform_class, p.psu.redundancy.r > 0);
   s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw);
   PowerWorkload w = r.workload;
   w.power_limit = std::min(w.power_limit, r.power_limit);

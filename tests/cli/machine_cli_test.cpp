@@ -572,3 +572,24 @@ TEST_CASE("a unified computer's checklist speaks of a whole computer, not of car
   CHECK(has(t.out, "not sold with this GPU (--format json lists each)"));
   CHECK(!has(t.out, "  not nvidia-dgx-spark"));
 }
+
+TEST_CASE("two desktops whose GPUs fill the board buy no network card", "[cli][machine]") {
+  // Two 3-slot RTX 4090 take 6 of an AM5 board's 6 GPU slot widths: no slot for a 100 Gb/s NIC,
+  // so none is in the BOM; the text says the onboard Ethernet carries the layer split.
+  const std::string args = "llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"] == "am5-desktop");
+  for (const auto& l : j["bom"]) CHECK(l["component"] != "nic");
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "NICs            the board's onboard Ethernet: the GPUs leave no slot for a "
+            "network card"));
+  // Two 2-slot RTX 3080 on the same desktop (named: a tower would take all four) leave 2 of the
+  // 6 slot widths: the NIC is bought.
+  const auto k = run_json("llama-3.1-8b --gpu rtx-3080 --gpus 4 --platform am5-desktop");
+  CHECK(k["system"]["platform_id"] == "am5-desktop");
+  bool nic = false;
+  for (const auto& l : k["bom"]) nic = nic || l["component"] == "nic";
+  CHECK(nic);
+}
