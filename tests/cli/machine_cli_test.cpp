@@ -548,6 +548,9 @@ TEST_CASE("a desktop plan names the towers that turned the cards down, and why",
   const auto t = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
   REQUIRE(t.code == 0);
   CHECK(has(t.out, "Machine   AMD AM5 desktop"));
+  // The GPU table's platform line counts the machines bought and what each holds (it said 1
+  // platform needing 76 lanes: the four GPUs' lanes in one box that is never bought).
+  CHECK(has(t.out, "(desktop)            2  2 GPUs per machine at x8, 6 of its 6 GPU slot widths"));
   CHECK(has(t.out,
             "  not lenovo-thinkstation-px         the card is too wide for its slots (a "
             "3-slot card)"));
@@ -592,4 +595,17 @@ TEST_CASE("two desktops whose GPUs fill the board buy no network card", "[cli][m
   bool nic = false;
   for (const auto& l : k["bom"]) nic = nic || l["component"] == "nic";
   CHECK(nic);
+}
+
+TEST_CASE("links between machines are worded for the machines bought", "[cli][machine]") {
+  // Two DGX Sparks: two units of one GPU each on a network, not "InfiniBand per GPU for tensor
+  // parallelism" of 8-GPU servers.
+  const auto s = run("llama-3.1-405b --gpu dgx-spark --gpus 2");
+  REQUIRE(s.code == 0);
+  CHECK(has(s.out, "Links: 2 units of one GPU each, on a network"));
+  CHECK(!has(s.out, "nodes of up to 1 GPUs"));
+  // Four RTX 4090 in two desktops: PCIe within each, and a network between the two.
+  const auto d = run("llama-3.1-70b --gpu rtx-4090 --gpus 4");
+  REQUIRE(d.code == 0);
+  CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
 }

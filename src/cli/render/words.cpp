@@ -290,7 +290,8 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                             circuits.empty() ? "beyond the circuits modelled" : circuits));
     c.push_back(fmt::format(
         "Cooling: remove {} W = {} BTU/h at the maximum (typical {} W){}",
-        whole(sy->max_wall_w_total), whole(sy->heat_btu_per_h_total), whole(sy->typical_wall_w_total),
+        whole(sy->max_wall_w_total), whole(sy->heat_btu_per_h_total),
+        whole(sy->typical_wall_w_total),
         sy->max_wall_w_total > 1500
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
@@ -307,7 +308,15 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   }
   if (!r.gpu) return;
   const auto& p = *r.gpu;
-  c.push_back(fmt::format("Links: {} — {}", gpu_link_words(p), link_reason_words(p.link_reason)));
+  std::string between;
+  // The catalog may split GPUs the class rule keeps in one box (two desktops of two): the
+  // machines need a network of their own.
+  if (sy && sy->choice.nodes > 1 && p.link != GpuLink::network)
+    between = fmt::format(
+        "; between the {} machines a network carries the layer split (only activations)",
+        sy->choice.nodes);
+  c.push_back(fmt::format("Links: {} — {}{}", gpu_link_words(p), link_reason_words(p.link_reason),
+                          between));
   // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
   const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
   const uint32_t in_node = sy ? sy->choice.gpus_per_node : p.count;
@@ -373,6 +382,11 @@ std::string gpu_link_words(const GpuPlan& p) {
     case GpuLink::none:
       return "none needed";
     case GpuLink::network:
+      if (p.gpu.unified_memory)
+        return fmt::format(
+            "{} units of one GPU each, on a network: a pipeline split passes only activations "
+            "(the maker's own link where it has one)",
+            p.nodes);
       return fmt::format(
           "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU for tensor parallelism "
           "across nodes; 100-200 GbE is enough for a pipeline split",
