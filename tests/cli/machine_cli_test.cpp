@@ -609,3 +609,22 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   REQUIRE(d.code == 0);
   CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
 }
+
+TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line",
+          "[cli][machine]") {
+  // The catalog's Spark links two units cabled directly (ConnectX-7 200 GbE): a third needs a
+  // switch of 3 ports, in the BOM, unpriced (the total is then a floor).
+  const auto j = run_json("llama-3.1-405b --gpu dgx-spark --gpus 3");
+  bool sw = false;
+  for (const auto& l : j["bom"])
+    if (l["component"] == "switch") {
+      sw = true;
+      CHECK(l["qty"] == 1);
+      CHECK(l["spec"]["ports"] == "3");
+      CHECK(l["spec"]["gbit_per_s"] == "200");
+    }
+  CHECK(sw);
+  // Two are cabled to each other: no switch.
+  const auto two = run_json("llama-3.1-405b --gpu dgx-spark --gpus 2");
+  for (const auto& l : two["bom"]) CHECK(l["component"] != "switch");
+}
