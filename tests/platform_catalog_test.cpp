@@ -245,6 +245,11 @@ TEST_CASE("Built-in rows read with the PSUs and slots their sources give", "[pla
   const PlatformModel* asus = find_platform(b, "asus-esc8000a-e13p");
   CHECK(asus->dimm_slots == 24);
   CHECK(asus->memory_channels_per_socket == 12);
+  // A workstation whose channels no source gives (HP's Z8 Fury G5) takes 4 per socket, the
+  // fewest of current workstation sockets, not the 2 the host sizing fell back to (512 GiB on
+  // two 256 GiB RDIMMs); one that gives them keeps its own (the PX's 8).
+  CHECK(find_platform(b, "hp-z8-fury-g5")->memory_channels_per_socket == 4);
+  CHECK(find_platform(b, "lenovo-thinkstation-px")->memory_channels_per_socket == 8);
   // The DGX Station GB300 reads as a superchip machine that offers no catalog GPU yet.
   const PlatformModel* station = find_platform(b, "nvidia-dgx-station-gb300");
   REQUIRE(station);

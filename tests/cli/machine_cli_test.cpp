@@ -628,3 +628,14 @@ TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line
   const auto two = run_json("llama-3.1-405b --gpu dgx-spark --gpus 2");
   for (const auto& l : two["bom"]) CHECK(l["component"] != "switch");
 }
+
+TEST_CASE("a tower whose memory channels are unpublished is not filled with two huge DIMMs",
+          "[cli][machine]") {
+  // HP Z8 Fury G5 for four RTX PRO 6000 (the PX's positions are cited at 300 W): the 265 GiB
+  // the 2 x weights rule needs on the 4 channels assumed for an unpublished workstation socket:
+  // 4 x 64 = 256 is short, so 4 x 96 GiB = 384 GiB; it was 2 x 256 GiB on 2 channels.
+  const auto t = run("qwen3-235b-a22b --gpu rtx-pro-6000 --gpus 4");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Machine   HP Z8 Fury G5"));
+  CHECK(has(t.out, "System RAM      4 × 96 GiB = 384 GiB"));
+}
