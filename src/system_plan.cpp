@@ -67,6 +67,16 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   ColdStartInput ci = r.cold_start;
   ci.weights_bytes = n.weights_bytes;
   ci.n_gpus = s.choice.gpus_per_node;
+  ci.unified_memory = p.gpu_mount == GpuMount::integrated;
+  // The host link each card loads over, as this machine wires it: the card's PCIe generation
+  // (4.0 when unlisted) at the lanes the machine gives it, per direction (PCIe 3.0/4.0/5.0:
+  // 0.985 / 1.969 / 3.938 GB/s per lane); an AM5 desktop's x8/x8 halves a 4.0 x16 card's 31.5.
+  if (p.gpu_mount == GpuMount::pcie && s.choice.lanes_per_gpu > 0) {
+    const uint32_t gen = g.pcie_gen ? g.pcie_gen : 4;
+    const uint32_t lanes = std::min(s.choice.lanes_per_gpu, g.pcie_lanes ? g.pcie_lanes : 16u);
+    const double per_lane = gen >= 5 ? 3.938 : gen == 4 ? 1.969 : 0.985;
+    ci.pcie_gb_per_s = per_lane * lanes;
+  }
   s.cold_start = cold_start(ci);
   s.cold_start_by_drive.reserve(std::size(kLocalDrives));
   for (StorageClass d : kLocalDrives) {

@@ -639,3 +639,15 @@ TEST_CASE("a tower whose memory channels are unpublished is not filled with two 
   CHECK(has(t.out, "Machine   HP Z8 Fury G5"));
   CHECK(has(t.out, "System RAM      4 × 96 GiB = 384 GiB"));
 }
+
+TEST_CASE("a unified computer's cold start has no copy to the GPU", "[cli][machine]") {
+  // The M3 Ultra reads the weights into the memory its GPU uses: the load is the read alone.
+  const auto j = run_json("llama-3.1-70b --gpu m3-ultra");
+  const auto& cs = j["machine"]["cold_start"];
+  CHECK(cs["load_s"].get<double>() > 0);
+  const auto t = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "copy to GPUs        0.0 s (unified memory: the GPU uses the memory the weights "
+            "were read into)"));
+}

@@ -401,7 +401,10 @@ std::string render_system_table(const Report& r) {
   for (const auto& st : s.cold_start.steps)
     o += fmt::format(
         "  {:<15} {:>7.1f} s{}\n", step_words(st.step), st.seconds,
-        st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s) : std::string());
+        st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s)
+        : st.step == StartStep::copy_to_gpu
+            ? std::string(" (unified memory: the GPU uses the memory the weights were read into)")
+            : std::string());
   return o;
 }
 
