@@ -608,6 +608,8 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   const auto d = run("llama-3.1-70b --gpu rtx-4090 --gpus 4");
   REQUIRE(d.code == 0);
   CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
+  // Each desktop runs its two x16 cards at x8: 16 GB/s per direction, said in the checklist.
+  CHECK(has(d.out, "this machine gives each card x8 (16 GB/s per direction)"));
 }
 
 TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line",

@@ -309,10 +309,16 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   if (!r.gpu) return;
   const auto& p = *r.gpu;
   std::string between;
+  // The machine may wire the cards narrower than they are (an AM5 desktop's x8/x8).
+  if (sy && p.link == GpuLink::pcie && sy->choice.lanes_per_gpu > 0 &&
+      sy->choice.lanes_per_gpu < p.pcie_lanes)
+    between = fmt::format("; this machine gives each card x{} ({:.0f} GB/s per direction)",
+                          sy->choice.lanes_per_gpu,
+                          p.link_gb_per_s * sy->choice.lanes_per_gpu / p.pcie_lanes);
   // The catalog may split GPUs the class rule keeps in one box (two desktops of two): the
   // machines need a network of their own.
   if (sy && sy->choice.nodes > 1 && p.link != GpuLink::network)
-    between = fmt::format(
+    between += fmt::format(
         "; between the {} machines a network carries the layer split (only activations)",
         sy->choice.nodes);
   c.push_back(fmt::format("Links: {} — {}{}", gpu_link_words(p), link_reason_words(p.link_reason),
@@ -382,7 +388,9 @@ std::string gpu_link_words(const GpuPlan& p) {
     case GpuLink::none:
       return "none needed";
     case GpuLink::network:
-      if (p.gpu.unified_memory)
+      // One GPU per machine (unified-memory computers): units, not 8-GPU servers. Reads only
+      // max_gpus_per_node of the GPU, as the sweep's memo key of these words holds.
+      if (max_gpus_per_node(p.gpu) == 1)
         return fmt::format(
             "{} units of one GPU each, on a network: a pipeline split passes only activations "
             "(the maker's own link where it has one)",
