@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "llmsize/host_model.hpp"
 #include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/power_model.hpp"
 #include "test_util.hpp"
@@ -239,6 +240,24 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
           CHECK(psu.sufficient);
         else
           CHECK(has(ch.reasons, PlatformReason::psu_unrated));
+        // Wall circuits (machines that plug in their own cords): a circuit offered carries at
+        // least one whole cord's share of the maximum, never a fraction of one.
+        if (p.platform_class != PlatformClass::server && psu.count > 0)
+          for (const auto& c : plan_circuits(wall, ch.nodes, psu.redundancy.n, p.platform_class,
+                                             psu.redundancy.r > 0))
+            if (c.circuits) CHECK(c.continuous_w >= wall / psu.redundancy.n);
+      }
+      // A NIC bought for a desktop or tower across machines has a slot width left beside the
+      // GPUs (two 3-slot cards on a 6-width board buy none).
+      if (p.gpu_mount == GpuMount::pcie && p.platform_class != PlatformClass::server &&
+          ch.nodes > 1) {
+        HostNeeds hn;
+        hn.gpus = ch.gpus_per_node;
+        hn.nodes = ch.nodes;
+        hn.weights_bytes = 1ull << 30;
+        hn.gpu_slot_widths = (g.slot_width > 0 ? g.slot_width : 2) * ch.gpus_per_node;
+        if (!size_host(p, hn).nics.empty())
+          CHECK(hn.gpu_slot_widths + 1 <= p.gpu_widths_total + 1e-9);
       }
     }
   }
