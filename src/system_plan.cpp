@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 namespace llmsize {
 namespace {
@@ -22,13 +23,13 @@ BomInput bom_input(const SystemPlan& s) {
 }  // namespace
 
 SystemPlan plan_system(const SystemRequest& r) {
-  return plan_system(r, choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override));
+  return plan_system(r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override));
 }
 
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   SystemPlan s;
   const auto& cat = *r.catalog;
-  GpuSpec g = r.gpu;
+  GpuSpec g = *r.gpu;
   s.choice = choice;
   if (s.choice.index < 0) return s;
   const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];
@@ -37,13 +38,8 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
     g.memory_fraction = p.gpu_memory_fraction;
   s.gpu_usable_bytes = g.usable_bytes();
 
-  HostNeeds n = r.needs;
-  n.gpus = s.choice.gpus_per_node;
-  n.nodes = s.choice.nodes;
-  // A card without a catalog width takes two slots, as choose_platform assumes.
-  if (p.gpu_mount == GpuMount::pcie)
-    n.gpu_slot_widths = (g.slot_width > 0 ? g.slot_width : 2) * n.gpus;
-  s.host = size_host(p, n);
+  s.host = system_host(r, s.choice);
+  const HostNeeds& n = r.needs;
   MachineLoad load = s.host.load;
   load.power_limit = r.power_limit;
   s.max_power = max_system_power(p, g, load);
@@ -92,6 +88,37 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   s.bom_total_usd = bom_total_usd(prices);
   s.bom_cost = llmsize::bom_cost(prices);
   return s;
+}
+
+HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
+  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
+  HostNeeds n = r.needs;
+  n.gpus = choice.gpus_per_node;
+  n.nodes = choice.nodes;
+  // The slot widths the cards take, for where a NIC could go: a card without a catalog width
+  // takes two, as choose_platform assumes.
+  if (p.gpu_mount == GpuMount::pcie)
+    n.gpu_slot_widths = (r.gpu->slot_width > 0 ? r.gpu->slot_width : 2) * n.gpus;
+  return size_host(p, n);
+}
+
+namespace {
+
+bool same_ram_population(const HostSizing& a, const HostSizing& b) {
+  return a.ram.dimms == b.ram.dimms && a.ram.dimm_gib == b.ram.dimm_gib &&
+         a.ram.installed_bytes == b.ram.installed_bytes && a.ram.channels == b.ram.channels &&
+         a.ram.dimms_per_channel == b.ram.dimms_per_channel;
+}
+
+}  // namespace
+
+SystemPlan with_host(const SystemPlan& s, HostSizing host) {
+  if (!same_ram_population(s.host, host))
+    throw std::logic_error("with_host: the RAM population differs from the sibling's");
+  SystemPlan t = s;
+  t.host = std::move(host);
+  t.bom_.reset();
+  return t;
 }
 
 const std::vector<BomLine>& SystemPlan::bom() const {

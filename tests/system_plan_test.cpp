@@ -19,7 +19,7 @@ const std::vector<PlatformModel>& fixture() {
 SystemRequest request(const std::string& gpu, uint32_t n, uint64_t weights_bytes) {
   SystemRequest r;
   r.catalog = &fixture();
-  r.gpu = test::catalog().find_gpu(gpu)->spec;
+  r.gpu = &test::catalog().find_gpu(gpu)->spec;
   r.n_gpus = n;
   r.needs.weights_bytes = weights_bytes;
   return r;
@@ -135,7 +135,7 @@ TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and cl
     CAPTURE(c.platform);
     SystemRequest r;
     r.catalog = &builtin_platforms();
-    r.gpu = test::catalog().find_gpu(c.gpu)->spec;
+    r.gpu = &test::catalog().find_gpu(c.gpu)->spec;
     r.n_gpus = c.n;
     r.needs.weights_bytes = 100 * kGB;
     const auto s = plan_system(r);
@@ -151,11 +151,11 @@ TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and cl
   // The Mac's idle is Apple's measured 10 W.
   SystemRequest mac;
   mac.catalog = &builtin_platforms();
-  mac.gpu = test::catalog().find_gpu("m2-ultra")->spec;
+  mac.gpu = &test::catalog().find_gpu("m2-ultra")->spec;
   mac.needs.weights_bytes = 40 * kGB;
   CHECK(plan_system(mac).typical.idle_wall_w == 10);
   // And the M3 Ultra's Apple's 9 W.
-  mac.gpu = test::catalog().find_gpu("m3-ultra")->spec;
+  mac.gpu = &test::catalog().find_gpu("m3-ultra")->spec;
   CHECK(plan_system(mac).typical.idle_wall_w == 9);
 }
 
@@ -205,4 +205,40 @@ TEST_CASE("The cold start copies over the lanes the machine gives each card", "[
   for (const auto& st : s.cold_start.steps)
     if (st.step == StartStep::copy_to_gpu) rate = st.rate_gb_per_s;
   CHECK(rate == Approx(8 * 1.969 * 0.4 * 2));
+}
+
+// A Planner makes an offloading plan's machine from the one of the same request at another
+// context (only the RAM the layers in host memory need differs) when the RAM population is the
+// same: with_host() must then equal plan_system() of the request itself.
+TEST_CASE("with_host: a machine that differs only in the RAM needed is its sibling's",
+          "[system_plan]") {
+  SystemRequest a = request("rtx-4090", 2, 40 * kGB);
+  a.needs.host_weights_bytes = 1 * kGB;
+  SystemRequest b = a;
+  b.needs.host_weights_bytes = 3 * kGB;
+  const PlatformChoice c = choose_platform(*a.catalog, *a.gpu, a.n_gpus, "");
+  REQUIRE(c.index >= 0);
+  const SystemPlan sa = plan_system(a, c), sb = plan_system(b, c);
+  // The rule: 2 x 40 GB + 3 GB = 83,000,000,000 bytes (a: 81,000,000,000), populated alike.
+  REQUIRE(sb.host.ram.rule_bytes == 83'000'000'000ull);
+  REQUIRE(sa.host.ram.rule_bytes == 81'000'000'000ull);
+  REQUIRE(sa.host.ram.dimms == sb.host.ram.dimms);
+  REQUIRE(sa.host.ram.installed_bytes == sb.host.ram.installed_bytes);
+  const SystemPlan t = with_host(sa, system_host(b, c));
+  CHECK(t.host.ram.rule_bytes == sb.host.ram.rule_bytes);
+  CHECK(t.host.ram.required_bytes == sb.host.ram.required_bytes);
+  CHECK(t.max_wall_w_total == sb.max_wall_w_total);
+  CHECK(t.typical_wall_w_total == sb.typical_wall_w_total);
+  CHECK(t.bom_total_usd == sb.bom_total_usd);
+  // The BOM text is made again from the new host: its memory line names b's rule.
+  REQUIRE(t.bom().size() == sb.bom().size());
+  for (size_t i = 0; i < t.bom().size(); ++i) {
+    CHECK(t.bom()[i].part == sb.bom()[i].part);
+    CHECK(t.bom()[i].qty == sb.bom()[i].qty);
+    CHECK(t.bom()[i].spec == sb.bom()[i].spec);
+  }
+  // Another population (2 x 40 GB + 200 GB needs more DIMMs) is not a sibling.
+  SystemRequest d = a;
+  d.needs.host_weights_bytes = 200 * kGB;
+  CHECK_THROWS_AS(with_host(sa, system_host(d, c)), std::logic_error);
 }

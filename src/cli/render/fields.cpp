@@ -51,7 +51,7 @@ Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   Cell c;
   c.type = CellType::list;
   c.list = v;
-  c.encoded = encoded;
+  c.s = encoded;
   return c;
 }
 
@@ -919,8 +919,8 @@ void write_cells(const Row& r, RowWriter& w, const Field* const* cols, size_t fi
         w.str(c.s);
         break;
       case CellType::list:
-        if (!c.encoded.empty()) {
-          w.segment(c.encoded, 1);
+        if (!c.s.empty()) {
+          w.segment(c.s, 1);
           break;
         }
         items.assign(c.list->begin(), c.list->end());

@@ -82,15 +82,18 @@ struct Row {
 
 enum class CellType : uint8_t { absent, null, boolean, u64, f64, str, list };
 
-// One value; strings and lists are views into the Row (no allocation per cell).
+// One value; strings and lists are views into the Row (no allocation per cell). 32 bytes: a
+// sweep's writer gets some hundred of them per row.
 struct Cell {
   CellType type = CellType::null;
-  bool b = false;
-  uint64_t u = 0;
-  double f = 0;
+  union {
+    bool b;
+    uint64_t u = 0;
+    double f;
+    const std::vector<std::string>* list;
+  };
+  // str: the text; list: the cell as the row's writer encodes it, if known (else empty)
   std::string_view s;
-  const std::vector<std::string>* list = nullptr;
-  std::string_view encoded;  // list: the cell as the row's writer encodes it, if known
 };
 
 enum class Unit : uint8_t {
