@@ -653,3 +653,14 @@ TEST_CASE("a unified computer's cold start has no copy to the GPU", "[cli][machi
             "copy to GPUs        0.0 s (unified memory: the GPU uses the memory the weights "
             "were read into)"));
 }
+
+TEST_CASE("the GPU table counts the GPUs the machine is bought with", "[cli][machine]") {
+  // One MI300X: OAM modules come on a board of 8 (Dell XE9680), so 8 are bought, as the BOM
+  // line says; the GPU table said 1.
+  const auto t = run("gpt-oss-120b --gpu mi300x --gpus 1");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "8 bought: the machine ships 8 (7 beyond the plan)"));
+  const auto j = run_json("gpt-oss-120b --gpu mi300x --gpus 1");
+  for (const auto& l : j["bom"])
+    if (l["component"] == "gpu") CHECK(l["qty"] == 8);
+}

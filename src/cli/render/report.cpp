@@ -179,9 +179,8 @@ struct BomLine {
   std::string component, spec, qty, why;
 };
 
-std::vector<BomLine> bom_lines(const Report& r) {
-  std::vector<BomLine> b;
-  if (!r.gpu) return b;
+// The GPU line: what they are, their price, how many are bought and why.
+BomLine gpu_line(const Report& r) {
   const auto& p = *r.gpu;
   std::string why =
       r.capacity && r.capacity->gpus && !p.count_requested
@@ -194,11 +193,29 @@ std::vector<BomLine> bom_lines(const Report& r) {
   std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd),
                                                         p.gpu.price_kind, p.gpu.price_date)
                                           : "";
-  b.push_back({"GPU",
-               fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name,
-                           gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
-                           p.gpu.board_power_w, price),
-               std::to_string(p.count), why});
+  // The GPUs bought: a baseboard machine rounds a request up to the count it ships (one MI300X
+  // is a board of 8), as its BOM line counts them.
+  uint32_t bought = p.count;
+  if (r.system && r.system->platform && r.system->choice.gpus_total() > p.count) {
+    bought = r.system->choice.gpus_total();
+    const PlatformChoice& ch = r.system->choice;
+    why += ch.nodes > 1 ? fmt::format("; {} bought: {} machines of {} ({} beyond the plan)", bought,
+                                      ch.nodes, ch.gpus_per_node, bought - p.count)
+                        : fmt::format("; {} bought: the machine ships {} ({} beyond the plan)",
+                                      bought, ch.gpus_per_node, bought - p.count);
+  }
+  return {"GPU",
+          fmt::format("{} {:.0f} GiB {}, {:.0f} GB/s, {:.0f} W{}", p.gpu.name,
+                      gib_of(p.gpu.memory_bytes), p.gpu.memory_type, p.gpu.bandwidth_gb_per_s,
+                      p.gpu.board_power_w, price),
+          std::to_string(bought), why};
+}
+
+std::vector<BomLine> bom_lines(const Report& r) {
+  std::vector<BomLine> b;
+  if (!r.gpu) return b;
+  const auto& p = *r.gpu;
+  b.push_back(gpu_line(r));
   if (p.count > 1)
     b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
   // The catalog machine's count is on its Platform line; the class rule's only without one.
