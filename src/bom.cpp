@@ -203,9 +203,17 @@ void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector
 void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
                              std::vector<BomLine>& v) {
   const PlatformModel& p = *in.platform;
+  // A system that ships more 400 Gb/s NICs than its fabric takes uses the rest for storage and
+  // the front end (a DGX H100's 10: 8 for the GPUs, 2 more), so those are not bought again.
+  uint32_t fabric_per_node = 0;
+  for (const auto& n : in.host.nics)
+    if (n.reason == HostReason::nic_per_gpu) fabric_per_node += n.count;
+  const uint32_t spare_400g =
+      p.nics_400g_shipped > fabric_per_node ? p.nics_400g_shipped - fabric_per_node : 0;
   for (const auto& n : in.host.nics) {
     const bool fabric = n.reason == HostReason::nic_per_gpu;
-    const bool shipped = fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped >= n.count;
+    const bool shipped =
+        fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped + spare_400g >= n.count;
     v.push_back({BomComponent::nic,
                  words
                      ? "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p"

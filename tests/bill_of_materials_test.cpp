@@ -236,3 +236,21 @@ TEST_CASE("Machines that cannot all be cabled to each other get a switch line", 
   const auto one = bill_of_materials(input("dgx-h100", "h100-sxm", 8, 1, 405 * kGB));
   CHECK(line(one, BomComponent::network_switch) == nullptr);
 }
+
+TEST_CASE("A system's spare shipped 400 Gb/s NICs serve storage and the front end", "[bom]") {
+  // The built-in DGX H100 ships 10 x 400 Gb/s ConnectX-7 (MLPerf's configuration): across two
+  // nodes 8 go to the GPU fabric, and the 2 left cover the storage/front-end NIC the host sizing
+  // adds, so it is not bought again (it was an unpriced 200 Gb/s line).
+  BomInput in = input("dgx-h100", "h100-sxm", 8, 2, 405 * kGB);
+  in.platform = find_platform(builtin_platforms(), "nvidia-dgx-h100");
+  REQUIRE(in.platform);
+  REQUIRE(in.platform->nics_400g_shipped == 10);
+  const auto v = bill_of_materials(in);
+  int storage = 0;
+  for (const auto& l : v)
+    if (l.component == BomComponent::nic && l.reason == BomReason::storage_frontend) {
+      ++storage;
+      CHECK(l.included);
+    }
+  CHECK(storage == 1);
+}
