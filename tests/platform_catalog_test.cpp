@@ -219,6 +219,7 @@ TEST_CASE("Built-in rows read with the PSUs and slots their sources give", "[pla
       {"supermicro-sys-421ge-tnrt", PlatformClass::server, 10, 4, 2700, false},
       {"gigabyte-g493-sb0", PlatformClass::server, 8, 4, 3000, false},
       {"supermicro-as-4125gs-tnrt", PlatformClass::server, 8, 4, 2000, false},
+      {"asus-esc8000a-e12", PlatformClass::server, 8, 4, 3000, false},
       // Workstations: Lenovo's P8 names one 1400 W supply; the PX two bays, no rating; HP's Z8
       // Fury G5 no PSU at all.
       {"lenovo-thinkstation-p8", PlatformClass::workstation, 3, 1, 1400, true},
