@@ -664,3 +664,26 @@ TEST_CASE("the GPU table counts the GPUs the machine is bought with", "[cli][mac
   for (const auto& l : j["bom"])
     if (l["component"] == "gpu") CHECK(l["qty"] == 8);
 }
+
+TEST_CASE("the compare table groups the thousands of its kWh per year", "[cli][machine]") {
+  // Two RTX 5090 in a desktop draw ~558 W typical: ~4,900 kWh a year, printed grouped. The
+  // kWh/yr column is the token after the last " W" column (max).
+  const auto t = run("llama-3.1-70b --compare dgx-spark,rtx-5090");
+  REQUIRE(t.code == 0);
+  std::istringstream lines(t.out);
+  std::string line;
+  bool tower = false;
+  while (std::getline(lines, line))
+    if (has(line, "RTX 5090")) {
+      tower = true;
+      CAPTURE(line);
+      const size_t w = line.rfind(" W ");
+      REQUIRE(w != std::string::npos);
+      std::istringstream rest(line.substr(w + 3));
+      std::string kwh;
+      rest >> kwh;
+      CHECK(kwh.size() >= 5);                     // four digits and a comma at least
+      CHECK(kwh.find(',') != std::string::npos);  // "4,889", not "4889"
+    }
+  CHECK(tower);
+}

@@ -47,10 +47,6 @@ uint32_t gpus_bought(const Plan& p) {
   return p.system && p.system->platform ? p.system->choice.gpus_total() : p.gpu->count;
 }
 
-std::string num_or_dash(double v, const char* f) {
-  return v > 0 ? fmt::format(fmt::runtime(f), v) : std::string("-");
-}
-
 }  // namespace
 
 std::string render_compare_table(const std::vector<Comparison>& v, const Report& first) {
@@ -88,8 +84,9 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     r.push_back(rated ? watts(c.idle_wall_w_total) : "-");
     r.push_back(rated ? watts(p.system->typical_wall_w_total) : "-");
     r.push_back(rated ? watts(p.system->max_wall_w_total) : "-");
-    r.push_back(rated && p.machine_power
-                    ? num_or_dash(p.machine_power->energy_kwh_per_year, "{:.0f}")
+    r.push_back(rated && p.machine_power && p.machine_power->energy_kwh_per_year > 0
+                    ? group_digits(
+                          static_cast<uint64_t>(std::llround(p.machine_power->energy_kwh_per_year)))
                     : "-");
     r.push_back(rated && cost ? usd(cost->energy_usd_per_year) : "-");
     rows.push_back(std::move(r));
