@@ -38,6 +38,11 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   w.quant_ignored = r.quant_ignored;
   plan_warnings(w, r, r.warnings);
   if (std::string s = stored_quant_warning(w); !s.empty()) r.warnings.push_back(std::move(s));
+  if (rq.mtp_layers_dropped)
+    r.warnings.push_back(fmt::format(
+        "--no-mtp: sized without the model's {} MTP layer(s), as a GGUF that holds none (converted "
+        "before llama.cpp exported them)",
+        rq.mtp_layers_dropped));
   plan_checklist(r, r.checklist);
   return r;
 }
