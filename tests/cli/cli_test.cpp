@@ -410,6 +410,14 @@ TEST_CASE("a GGUF converted without the model's MTP layer is sized with --no-mtp
   CHECK(f.err ==
         "llmsize: error: --no-mtp: sizes a GGUF, but --quant fp8 is a checkpoint format, whose "
         "files carry the MTP layers; use a GGUF quantization such as q4_k_m\n");
+  // The commands over many models would apply it to the first row only: refused.
+  const auto s = run("--no-mtp sweep --models qwen3.5-35b-a3b,qwen3.5-27b --gpu rtx-4090");
+  CHECK(s.code == 2);
+  CHECK(s.out.empty());
+  CHECK(s.err ==
+        "llmsize: error: --no-mtp: applies to the estimate of one model (llmsize MODEL "
+        "--no-mtp), not to llmsize sweep\n");
+  CHECK(run("--no-mtp fit --gpu rtx-4090").code == 2);
 }
 
 TEST_CASE("embedding and rerank models are sized for a batch of documents, not generation",
