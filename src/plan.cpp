@@ -263,7 +263,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   const Estimate& e = p.estimate;
   SystemRequest sr;
   sr.catalog = req.platforms;
-  sr.gpu = g.gpu;
+  sr.gpu = &g.gpu;
   sr.n_gpus = g.count;
   sr.platform_override = req.platform_override;
   HostNeeds& n = sr.needs;
@@ -667,7 +667,7 @@ struct Planner::Impl final : Memo {
   static size_t system_key(const SystemRequest& r, std::string& k) {
     // Sized once, then filled through a pointer: every value added is a distinct member of r, so
     // they take at most sizeof r, plus the two strings' characters and NULs.
-    k.assign(sizeof r + r.gpu.id.size() + r.platform_override.size() + 2, '\0');
+    k.assign(sizeof r + r.gpu->id.size() + r.platform_override.size() + 2, '\0');
     char* o = k.data();
     auto add = [&o](const auto& v) {
       std::memcpy(o, &v, sizeof v);
@@ -678,10 +678,10 @@ struct Planner::Impl final : Memo {
       o += s.size() + 1;  // and the NUL the string was made with
     };
     add(r.catalog);
-    text(r.gpu.id);
-    add(r.gpu.price_usd);
-    add(r.gpu.memory_bytes);
-    add(r.gpu.board_power_w);
+    text(r.gpu->id);
+    add(r.gpu->price_usd);
+    add(r.gpu->memory_bytes);
+    add(r.gpu->board_power_w);
     add(r.n_gpus);
     text(r.platform_override);
     const auto choice_part = static_cast<size_t>(o - k.data());
@@ -707,7 +707,7 @@ struct Planner::Impl final : Memo {
     if (it != choices.end()) return it->second;
     return choices
         .emplace(std::move(choice_key),
-                 choose_platform(*in.catalog, in.gpu, in.n_gpus, in.platform_override))
+                 choose_platform(*in.catalog, *in.gpu, in.n_gpus, in.platform_override))
         .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {

@@ -22,13 +22,13 @@ BomInput bom_input(const SystemPlan& s) {
 }  // namespace
 
 SystemPlan plan_system(const SystemRequest& r) {
-  return plan_system(r, choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override));
+  return plan_system(r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override));
 }
 
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   SystemPlan s;
   const auto& cat = *r.catalog;
-  GpuSpec g = r.gpu;
+  GpuSpec g = *r.gpu;
   s.choice = choice;
   if (s.choice.index < 0) return s;
   const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];

@@ -202,3 +202,130 @@ TEST_CASE("check: cached plans equal plan() for every plan", "[plan][check]") {
   CHECK(failed < cached.size());
   std::remove(path.c_str());
 }
+
+namespace {
+
+// A cell as comparable text: its type and value (views into the row copied).
+std::string cell_text(const Cell& c) {
+  switch (c.type) {
+    case CellType::absent:
+      return "absent";
+    case CellType::null:
+      return "null";
+    case CellType::boolean:
+      return c.b ? "true" : "false";
+    case CellType::u64:
+      return "u" + std::to_string(c.u);
+    case CellType::f64: {
+      char b[40];
+      std::snprintf(b, sizeof b, "f%.17g", c.f);
+      return b;
+    }
+    case CellType::str:
+      return "s" + std::string(c.s);
+    case CellType::list:
+      return "list";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// The sweep copies a cell of scope run or gpu from the previous row (write_row's Reuse): every
+// plan of one model x quantization under one request must give the same run cells, and of the
+// same GPU the same gpu cells; serving and capacity cells are null without their block.
+TEST_CASE("every field keeps to its scope over random requests, models, GPUs, contexts, counts",
+          "[plan][property]") {
+  const Catalog cat = Catalog::builtin();
+  std::mt19937 rng(20261202);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const auto& presets = all_quant_presets();
+  const uint32_t ctxs[] = {1, 4096, 32768, 131072, 1u << 20};
+  const uint32_t counts[] = {1, 2, 3, 8};
+  const auto& fields = report_fields();
+  size_t checked = 0, serving_rows = 0, capacity_rows = 0;
+  for (int round = 0; round < 24; ++round) {
+    PlanRequest base;
+    base.config.engine = static_cast<Engine>(pick(4));
+    const EngineProfile& ep = engine_profile(base.config.engine);
+    base.config.flash_attn = ep.flash_attn_default || pick(2);
+    base.config.headroom = ep.headroom_default;
+    base.config.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+    base.config.kv.n_seq = pick(3) == 0 ? 4 : 1;
+    base.split = pick(2) ? Split::tensor : Split::layer;
+    base.power.mains_v = pick(2) ? 120 : 230;
+    base.cost.cloud_price_per_mtok = pick(2) ? 1.5 : 0;
+    if (round % 4 == 1) {
+      base.users = 1 + static_cast<uint32_t>(pick(32));
+      base.target_tokens_per_s = 5 + static_cast<double>(pick(30));
+    }
+    if (round % 4 == 2) base.serving = ServingRequest();
+    if (pick(6) == 0) base.train = TrainConfig();
+    if (pick(3)) base.platforms = &builtin_platforms();
+    Planner planner(base);
+    std::vector<ResolvedModel> models;
+    for (int k = 0; k < 3; ++k) {
+      ResolvedModel m;
+      m.spec = cat.models()[pick(cat.models().size())].spec;
+      m.source = "catalog";
+      planner.add_model(m.spec, &presets[pick(presets.size())]);
+      models.push_back(m);
+    }
+    for (int k = 0; k < 4; ++k) planner.add_gpu(cat.gpus()[pick(cat.gpus().size())].spec);
+    for (size_t mi = 0; mi < models.size(); ++mi) {
+      const QuantPreset* q = planner.config(mi).quant;
+      std::vector<std::string> run_cells;                  // by field, the model's first plan's
+      std::vector<std::vector<std::string>> gpu_cells(4);  // by GPU, its first plan's
+      for (size_t gi = 0; gi < 4; ++gi)
+        for (uint32_t ctx : ctxs)
+          for (uint32_t count : counts) {
+            const Plan& p = planner.plan(mi, ctx, gi, count);
+            Row row;
+            row.model = &models[mi];
+            row.quant = q;
+            row.quant_requested = q->id;
+            set_plan(row, p);
+            const std::vector<std::string> none;
+            row.warnings = row.checklist = &none;
+            serving_rows += p.serving.has_value();
+            capacity_rows += p.capacity.has_value();
+            const bool first_run = run_cells.empty(), first_gpu = gpu_cells[gi].empty();
+            for (size_t f = 0; f < fields.size(); ++f) {
+              if (!fields[f].get) continue;
+              const std::string c = cell_text(fields[f].get(row));
+              INFO("round " << round << " " << fields[f].path << " model " << models[mi].spec.id
+                            << " " << q->id << " gpu " << planner.gpu(gi).id << " x " << count
+                            << " ctx " << ctx);
+              switch (fields[f].scope) {
+                case Scope::row:
+                  break;
+                case Scope::run:
+                  if (first_run) run_cells.resize(fields.size());
+                  if (first_run) run_cells[f] = c;
+                  CHECK(c == run_cells[f]);
+                  ++checked;
+                  break;
+                case Scope::gpu:
+                  if (first_gpu) gpu_cells[gi].resize(fields.size());
+                  if (first_gpu) gpu_cells[gi][f] = c;
+                  CHECK(c == gpu_cells[gi][f]);
+                  ++checked;
+                  break;
+                case Scope::serving:
+                  if (!p.serving) CHECK(c == "null");
+                  ++checked;
+                  break;
+                case Scope::capacity:
+                  if (!p.capacity) CHECK(c == "null");
+                  ++checked;
+                  break;
+              }
+            }
+          }
+    }
+  }
+  // Each kind of request was met: plans with and without the serving and capacity blocks.
+  CHECK(serving_rows > 0);
+  CHECK(capacity_rows > 0);
+  CHECK(checked > 100000);
+}

@@ -19,7 +19,7 @@ const std::vector<PlatformModel>& fixture() {
 SystemRequest request(const std::string& gpu, uint32_t n, uint64_t weights_bytes) {
   SystemRequest r;
   r.catalog = &fixture();
-  r.gpu = test::catalog().find_gpu(gpu)->spec;
+  r.gpu = &test::catalog().find_gpu(gpu)->spec;
   r.n_gpus = n;
   r.needs.weights_bytes = weights_bytes;
   return r;
@@ -135,7 +135,7 @@ TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and cl
     CAPTURE(c.platform);
     SystemRequest r;
     r.catalog = &builtin_platforms();
-    r.gpu = test::catalog().find_gpu(c.gpu)->spec;
+    r.gpu = &test::catalog().find_gpu(c.gpu)->spec;
     r.n_gpus = c.n;
     r.needs.weights_bytes = 100 * kGB;
     const auto s = plan_system(r);
@@ -151,11 +151,11 @@ TEST_CASE("Published reference systems: maximum within 15%, PSUs, sockets and cl
   // The Mac's idle is Apple's measured 10 W.
   SystemRequest mac;
   mac.catalog = &builtin_platforms();
-  mac.gpu = test::catalog().find_gpu("m2-ultra")->spec;
+  mac.gpu = &test::catalog().find_gpu("m2-ultra")->spec;
   mac.needs.weights_bytes = 40 * kGB;
   CHECK(plan_system(mac).typical.idle_wall_w == 10);
   // And the M3 Ultra's Apple's 9 W.
-  mac.gpu = test::catalog().find_gpu("m3-ultra")->spec;
+  mac.gpu = &test::catalog().find_gpu("m3-ultra")->spec;
   CHECK(plan_system(mac).typical.idle_wall_w == 9);
 }
 

@@ -18,7 +18,7 @@ namespace llmsize {
 
 struct SystemRequest {
   const std::vector<PlatformModel>* catalog = nullptr;  // REQUIRES: non-null
-  GpuSpec gpu;
+  const GpuSpec* gpu = nullptr;   // REQUIRES: non-null (a request is made per plan: no copy)
   uint32_t n_gpus = 1;            // what the GPU plan needs or --gpus asked
   std::string platform_override;  // --platform, "" = choose
   HostNeeds needs;                // weights, model set, datasets; gpus and nodes are filled in

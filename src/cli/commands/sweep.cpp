@@ -198,8 +198,19 @@ struct Sweep::Impl {
     }
     plan_warnings(w, p, warnings);
     row.warnings = &warnings;
-    write_row(row, writer(), out);
+    // The previous cached row's run and GPU segments are this row's when it had the same group
+    // (model x quantization) and GPU; the rows of plan() neither use nor keep them.
+    Reuse reuse = Reuse::off;
+    if (cached) {
+      reuse = group != last_group ? Reuse::fresh
+              : gi != last_gpu    ? Reuse::same_run
+                                  : Reuse::same_gpu;
+      last_group = group;
+      last_gpu = gi;
+    }
+    write_row(row, writer(), out, reuse);
   }
+  size_t last_group = SIZE_MAX, last_gpu = SIZE_MAX;
   std::vector<std::string> checklist_scratch;
 
   const Plan& fast_plan(size_t group, size_t ci, size_t gi, size_t ni) {

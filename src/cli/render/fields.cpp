@@ -51,7 +51,7 @@ Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   Cell c;
   c.type = CellType::list;
   c.list = v;
-  c.encoded = encoded;
+  c.s = encoded;
   return c;
 }
 
@@ -156,6 +156,11 @@ const char* mode_name(TrainMode m) {
     return expr;             \
   }
 #define JSON(expr) nullptr, [](const Row& r) -> ojson { return expr; }
+// A getter and its field's scope (fields.hpp Scope).
+#define RUN(expr) GET(expr), nullptr, Scope::run
+#define PER_GPU(expr) GET(expr), nullptr, Scope::gpu
+#define SERVING(expr) GET(expr), nullptr, Scope::serving
+#define CAPACITY(expr) GET(expr), nullptr, Scope::capacity
 
 ojson tensor_types_json(const Row& r) {
   ojson types = ojson::array();
@@ -293,50 +298,50 @@ const std::vector<Field> kFields = {
     {"schema_version", U_::count,
      "2 (power, cost and load times from the machine model; README \"Schema version 2\"); a "
      "field whose meaning changes moves to a new version",
-     GET(U(kPlanSchemaVersion))},
+     RUN(U(kPlanSchemaVersion))},
     // model
-    {"model.name", U_::text, "the model's name", GET(S(M(r).name))},
+    {"model.name", U_::text, "the model's name", RUN(S(M(r).name))},
     {"model.id", U_::text, "catalog id; null for a file or generic size",
-     GET(M(r).id.empty() ? N() : S(M(r).id))},
+     RUN(M(r).id.empty() ? N() : S(M(r).id))},
     {"model.source", U_::text, "catalog, shorthand, generic, config.json, gguf or safetensors",
-     GET(S(r.model->source))},
+     RUN(S(r.model->source))},
     {"model.assumed", U_::text, "what a shorthand or generic size was taken to mean; else null",
-     GET(r.model->assumption.empty() ? N() : S(r.model->assumption))},
-    {"model.arch", U_::text, "architecture", GET(S(arch_name(M(r).arch)))},
-    {"model.params", U_::count, "parameters", GET(U(E(r).weights.params))},
+     RUN(r.model->assumption.empty() ? N() : S(r.model->assumption))},
+    {"model.arch", U_::text, "architecture", RUN(S(arch_name(M(r).arch)))},
+    {"model.params", U_::count, "parameters", RUN(U(E(r).weights.params))},
     {"model.active_params", U_::count, "parameters read per token (< params for MoE)",
-     GET(U(E(r).weights.active_params))},
+     RUN(U(E(r).weights.active_params))},
     {"model.weights_bytes", U_::bytes, "all weights at the quantization: a GGUF file's tensor data",
-     GET(U(E(r).weights.bytes))},
+     RUN(U(E(r).weights.bytes))},
     {"model.bits_per_weight", U_::bits_per_weight, "weights_bytes × 8 / params",
-     GET(D(std::round(E(r).weights.bits_per_weight() * 10000) / 10000))},
-    {"model.n_layer", U_::count, "layers", GET(U(M(r).n_layer))},
-    {"model.n_embd", U_::count, "hidden size", GET(U(M(r).n_embd))},
-    {"model.n_head", U_::count, "attention heads", GET(U(M(r).n_head))},
-    {"model.n_head_kv", U_::count, "KV heads", GET(U(M(r).n_head_kv))},
-    {"model.n_ctx_train", U_::tokens, "trained context", GET(U(M(r).n_ctx_train))},
+     RUN(D(std::round(E(r).weights.bits_per_weight() * 10000) / 10000))},
+    {"model.n_layer", U_::count, "layers", RUN(U(M(r).n_layer))},
+    {"model.n_embd", U_::count, "hidden size", RUN(U(M(r).n_embd))},
+    {"model.n_head", U_::count, "attention heads", RUN(U(M(r).n_head))},
+    {"model.n_head_kv", U_::count, "KV heads", RUN(U(M(r).n_head_kv))},
+    {"model.n_ctx_train", U_::tokens, "trained context", RUN(U(M(r).n_ctx_train))},
     {"model.tensor_types", U_::none, "per tensor type: type, tensors, elements, bytes (JSON only)",
      JSON(tensor_types_json(r))},
     // settings
-    {"settings.quant", U_::text, "the quantization preset used", GET(S(r.quant->id))},
-    {"settings.quant_requested", U_::text, "as typed (q4 means q4_k_m)", GET(S(r.quant_requested))},
-    {"settings.kv_quant", U_::text, "KV cache type", GET(S(traits(C(r).kv.type_k).name))},
+    {"settings.quant", U_::text, "the quantization preset used", RUN(S(r.quant->id))},
+    {"settings.quant_requested", U_::text, "as typed (q4 means q4_k_m)", RUN(S(r.quant_requested))},
+    {"settings.kv_quant", U_::text, "KV cache type", RUN(S(traits(C(r).kv.type_k).name))},
     {"settings.context", U_::tokens, "context per sequence", GET(U(C(r).kv.n_ctx))},
-    {"settings.batch", U_::count, "concurrent sequences", GET(U(C(r).kv.n_seq))},
+    {"settings.batch", U_::count, "concurrent sequences", RUN(U(C(r).kv.n_seq))},
     {"settings.task", U_::text, "generation, embedding or rerank (--task)",
-     GET(S(task_name(M(r).task)))},
-    {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", GET(U(C(r).kv.n_ubatch))},
-    {"settings.flash_attn", U_::boolean, "flash attention", GET(B(C(r).flash_attn))},
-    {"settings.headroom", U_::fraction, "added on top of the sum", GET(D(C(r).headroom))},
+     RUN(S(task_name(M(r).task)))},
+    {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", RUN(U(C(r).kv.n_ubatch))},
+    {"settings.flash_attn", U_::boolean, "flash attention", RUN(B(C(r).flash_attn))},
+    {"settings.headroom", U_::fraction, "added on top of the sum", RUN(D(C(r).headroom))},
     {"settings.overhead_bytes_per_gpu", U_::bytes, "runtime overhead per GPU",
-     GET(U(C(r).overhead_per_gpu_bytes))},
+     RUN(U(C(r).overhead_per_gpu_bytes))},
     {"settings.engine", U_::text, "whose memory rules apply",
-     GET(S(engine_profile(C(r).engine).name))},
+     RUN(S(engine_profile(C(r).engine).name))},
     // vram
     {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
      GET(U(E(r).weights_bytes))},
     {"vram.weights_host_bytes", U_::bytes, "weights the engine keeps in host RAM",
-     GET(U(E(r).weights.host_bytes))},
+     RUN(U(E(r).weights.host_bytes))},
     {"vram.kv_cache_bytes", U_::bytes, "KV cache of every sequence", GET(U(E(r).kv_cache_bytes))},
     {"vram.kv_full_bytes", U_::bytes, "KV cache of the full-attention layers",
      GET(U(E(r).kv.bytes_of(AttnKind::full)))},
@@ -370,18 +375,19 @@ const std::vector<Field> kFields = {
     {"vram.gpus", U_::count, "GPUs the estimate counts buffers and overhead on",
      GET(U(E(r).n_gpus))},
     {"vram.rule_of_thumb_bytes", U_::bytes, "1.2 × weights, for comparison",
-     GET(U(E(r).naive_rule_bytes))},
+     RUN(U(E(r).naive_rule_bytes))},
     // gpu
-    {"gpu.name", U_::text, "GPU", GET(G(r) ? S(G(r)->gpu.name) : N())},
-    {"gpu.id", U_::text, "catalog id", GET(G(r) ? S(G(r)->gpu.id) : N())},
-    {"gpu.recommended", U_::boolean, "llmsize chose it (no --gpu)", GET(B(P(r).gpu_recommended))},
+    {"gpu.name", U_::text, "GPU", PER_GPU(G(r) ? S(G(r)->gpu.name) : N())},
+    {"gpu.id", U_::text, "catalog id", PER_GPU(G(r) ? S(G(r)->gpu.id) : N())},
+    {"gpu.recommended", U_::boolean, "llmsize chose it (no --gpu)",
+     PER_GPU(B(P(r).gpu_recommended))},
     {"gpu.count", U_::count, "GPUs of the plan", GET(G(r) ? U(G(r)->count) : N())},
     {"gpu.count_needed", U_::count, "fewest that hold it (0: none up to 1024)",
      GET(G(r) ? U(G(r)->count_needed) : N())},
     {"gpu.memory_bytes_each", U_::bytes, "memory of one GPU",
-     GET(G(r) ? U(G(r)->gpu.memory_bytes) : N())},
+     PER_GPU(G(r) ? U(G(r)->gpu.memory_bytes) : N())},
     {"gpu.usable_bytes_each", U_::bytes, "usable memory of one GPU",
-     GET(G(r) ? U(G(r)->gpu.usable_bytes()) : N())},
+     PER_GPU(G(r) ? U(G(r)->gpu.usable_bytes()) : N())},
     {"gpu.per_gpu_bytes", U_::bytes, "what each GPU must hold, headroom included",
      GET(G(r) ? U(G(r)->per_gpu_bytes) : N())},
     {"gpu.fits", U_::boolean, "the GPUs hold it", GET(G(r) ? B(G(r)->fits) : N())},
@@ -403,7 +409,7 @@ const std::vector<Field> kFields = {
     {"gpu.nodes", U_::count, "servers", GET(G(r) ? U(G(r)->nodes) : N())},
     {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(r.link) : N())},
     {"gpu.price_usd_each", U_::usd, "catalog or --price price",
-     GET(G(r) ? opt(G(r)->gpu.price_usd) : N())},
+     PER_GPU(G(r) ? opt(G(r)->gpu.price_usd) : N())},
     {"gpu.offload_layers_gpu", U_::count, "layers on the GPUs when offloading",
      GET(O(r) ? U(O(r)->n_layer_gpu) : N())},
     {"gpu.offload_layers_cpu", U_::count, "layers in system RAM",
@@ -513,7 +519,7 @@ const std::vector<Field> kFields = {
                                                                     : N())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
      GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
-    {"power.mains_volts", U_::volts, "mains voltage", GET(D(P(r).power_input.mains_v))},
+    {"power.mains_volts", U_::volts, "mains voltage", RUN(D(P(r).power_input.mains_v))},
     {"power.circuit_amps", U_::amps, "current at the mains voltage",
      GET(W(r) ? D(r2(W(r)->amps)) : N())},
     {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
@@ -560,130 +566,131 @@ const std::vector<Field> kFields = {
     {"throughput.time_to_first_token_s", U_::seconds, "for the prompt",
      GET(SP(r) ? D(std::round(SP(r)->time_to_first_token_s * 1000) / 1000) : N())},
     {"throughput.prompt_tokens", U_::tokens, "prompt length",
-     GET(U(P(r).speed_input.prompt_tokens))},
+     RUN(U(P(r).speed_input.prompt_tokens))},
     {"throughput.max_concurrent_sequences", U_::count, "sequences of the context that fit",
      GET(G(r) ? U(P(r).max_concurrent_sequences) : N())},
     {"throughput.calibration", U_::text, "speed calibration family",
-     GET(SP(r) ? S(SP(r)->calibration->family) : N())},
+     PER_GPU(SP(r) ? S(SP(r)->calibration->family) : N())},
     {"throughput.users", U_::count, "--users of a capacity plan",
-     GET(CP(r) ? U(CP(r)->users) : N())},
+     CAPACITY(CP(r) ? U(CP(r)->users) : N())},
     {"throughput.target_tokens_per_s", U_::tokens_per_s, "--target-tps",
-     GET(CP(r) ? D(CP(r)->target_tokens_per_s) : N())},
+     CAPACITY(CP(r) ? D(CP(r)->target_tokens_per_s) : N())},
     {"throughput.capacity_gpus", U_::count, "GPUs the capacity plan needs",
-     GET(CP(r) && CP(r)->gpus ? U(CP(r)->gpus) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->gpus) : N())},
     {"throughput.capacity_tp_degree", U_::count, "GPUs per replica",
-     GET(CP(r) && CP(r)->gpus ? U(CP(r)->tp_degree) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->tp_degree) : N())},
     {"throughput.capacity_replicas", U_::count, "replicas",
-     GET(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
     {"throughput.capacity_limited_by", U_::text, "memory, speed, or why unreachable",
-     GET(CP(r) ? S(r.capacity_limited_by) : N())},
+     CAPACITY(CP(r) ? S(r.capacity_limited_by) : N())},
     // throughput of a serving plan (#10: --engine vllm|sglang|trt-llm, or --isl/--osl/--rate/...)
     {"throughput.engine", U_::text, "serving engine whose step model and calibration apply",
-     GET(SV(r) ? S(serving_profile(SV(r)->deployment.engine).name) : N())},
+     SERVING(SV(r) ? S(serving_profile(SV(r)->deployment.engine).name) : N())},
     {"throughput.isl", U_::tokens, "tokens in per request (--isl)",
-     GET(SV(r) ? U(SV(r)->workload.isl) : N())},
+     SERVING(SV(r) ? U(SV(r)->workload.isl) : N())},
     {"throughput.osl", U_::tokens, "tokens out per request (--osl)",
-     GET(SV(r) ? U(SV(r)->workload.osl) : N())},
+     SERVING(SV(r) ? U(SV(r)->workload.osl) : N())},
     {"throughput.output_tokens_per_s", U_::tokens_per_s,
      "aggregate output tokens/s of every replica (serving step model)",
-     GET(SE(r) ? D(r2(SE(r)->output_tokens_per_s.value)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.value)) : N())},
     {"throughput.output_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
-     GET(SE(r) ? D(r2(SE(r)->output_tokens_per_s.low)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.low)) : N())},
     {"throughput.output_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SE(r) ? D(r2(SE(r)->output_tokens_per_s.high)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.high)) : N())},
     {"throughput.per_user_tokens_per_s", U_::tokens_per_s, "one user's decode speed (1 / ITL)",
-     GET(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.value)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.value)) : N())},
     {"throughput.per_user_tokens_per_s_low", U_::tokens_per_s, "low end",
-     GET(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.low)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.low)) : N())},
     {"throughput.per_user_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.high)) : N())},
+     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.high)) : N())},
     {"throughput.ttft_s", U_::seconds, "mean time to first token, queueing included",
-     GET(SE(r) ? D(r3(SE(r)->ttft_s.value)) : N())},
-    {"throughput.ttft_s_low", U_::seconds, "low end", GET(SE(r) ? D(r3(SE(r)->ttft_s.low)) : N())},
+     SERVING(SE(r) ? D(r3(SE(r)->ttft_s.value)) : N())},
+    {"throughput.ttft_s_low", U_::seconds, "low end",
+     SERVING(SE(r) ? D(r3(SE(r)->ttft_s.low)) : N())},
     {"throughput.ttft_s_high", U_::seconds, "high end",
-     GET(SE(r) ? D(r3(SE(r)->ttft_s.high)) : N())},
+     SERVING(SE(r) ? D(r3(SE(r)->ttft_s.high)) : N())},
     {"throughput.ttft_p90_s", U_::seconds, "90th percentile TTFT (queue model)",
-     GET(SE(r) ? D(r3(SE(r)->ttft_p90_s)) : N())},
+     SERVING(SE(r) ? D(r3(SE(r)->ttft_p90_s)) : N())},
     {"throughput.itl_s", U_::seconds, "mean inter-token latency",
-     GET(SE(r) ? D(std::round(SE(r)->itl_s.value * 1e5) / 1e5) : N())},
+     SERVING(SE(r) ? D(std::round(SE(r)->itl_s.value * 1e5) / 1e5) : N())},
     {"throughput.itl_p90_s", U_::seconds, "90th percentile inter-token latency",
-     GET(SE(r) ? D(std::round(SE(r)->itl_p90_s * 1e5) / 1e5) : N())},
+     SERVING(SE(r) ? D(std::round(SE(r)->itl_p90_s * 1e5) / 1e5) : N())},
     {"throughput.requests_per_s", U_::count, "requests completed per second",
-     GET(SE(r) ? D(r3(SE(r)->requests_per_s)) : N())},
+     SERVING(SE(r) ? D(r3(SE(r)->requests_per_s)) : N())},
     {"throughput.concurrency", U_::count, "sequences running per replica",
-     GET(SE(r) ? U(SE(r)->concurrency) : N())},
+     SERVING(SE(r) ? U(SE(r)->concurrency) : N())},
     {"throughput.queued", U_::count, "requests waiting per replica (beyond max concurrency)",
-     GET(SE(r) ? U(SE(r)->queued) : N())},
+     SERVING(SE(r) ? U(SE(r)->queued) : N())},
     {"throughput.max_concurrency", U_::count,
      "sequences one replica admits, KV charged as throughput.kv_charged says",
-     GET(SE(r) ? U(SE(r)->max_concurrency) : N())},
+     SERVING(SE(r) ? U(SE(r)->max_concurrency) : N())},
     {"throughput.max_concurrency_guarantee", U_::count,
      "sequences one replica holds at max_model_len each",
-     GET(SE(r) ? U(SE(r)->max_concurrency_guarantee) : N())},
+     SERVING(SE(r) ? U(SE(r)->max_concurrency_guarantee) : N())},
     {"throughput.limited_by", U_::text,
      "what bounds the step: memory, compute, bandwidth, link, host, batch, ttft, tpot, overload",
-     GET(SE(r) ? S(limit_name(SE(r)->limited_by)) : N())},
+     SERVING(SE(r) ? S(limit_name(SE(r)->limited_by)) : N())},
     {"throughput.meets_ttft", U_::boolean, "the mean TTFT meets --ttft-ms (true without one)",
-     GET(SE(r) ? B(SE(r)->meets_ttft) : N())},
+     SERVING(SE(r) ? B(SE(r)->meets_ttft) : N())},
     {"throughput.meets_tpot", U_::boolean, "the mean ITL meets --tpot-ms (true without one)",
-     GET(SE(r) ? B(SE(r)->meets_tpot) : N())},
+     SERVING(SE(r) ? B(SE(r)->meets_tpot) : N())},
     {"throughput.fits", U_::boolean, "weights and one sequence fit the engine's KV pool",
-     GET(SE(r) ? B(SE(r)->fits) : N())},
+     SERVING(SE(r) ? B(SE(r)->fits) : N())},
     {"throughput.kv_dtype", U_::text, "KV cache element type",
-     GET(SV(r) ? S(kv_dtype_name(SV(r)->deployment.kv)) : N())},
+     SERVING(SV(r) ? S(kv_dtype_name(SV(r)->deployment.kv)) : N())},
     {"throughput.kv_pool_bytes_per_gpu", U_::bytes, "KV pool of one GPU under the engine's rule",
-     GET(SE(r) ? U(SE(r)->kv_pool_bytes_per_gpu) : N())},
+     SERVING(SE(r) ? U(SE(r)->kv_pool_bytes_per_gpu) : N())},
     {"throughput.kv_bytes_per_seq_planning", U_::bytes,
      "KV of a sequence holding isl + osl / 2 tokens (the mean)",
-     GET(SE(r) ? U(SE(r)->kv_bytes_per_seq) : N())},
+     SERVING(SE(r) ? U(SE(r)->kv_bytes_per_seq) : N())},
     {"throughput.kv_bytes_per_seq_guarantee", U_::bytes, "KV of a sequence at max_model_len",
-     GET(SE(r) ? U(SE(r)->kv_bytes_per_seq_guarantee) : N())},
+     SERVING(SE(r) ? U(SE(r)->kv_bytes_per_seq_guarantee) : N())},
     {"throughput.kv_charged", U_::text,
      "planning (paged, on demand: vLLM, SGLang) or guarantee (reserved: TRT-LLM, slots)",
-     GET(SV(r) ? S(SV(r)->kv_charged_guarantee ? "guarantee" : "planning") : N())},
+     SERVING(SV(r) ? S(SV(r)->kv_charged_guarantee ? "guarantee" : "planning") : N())},
     {"throughput.max_model_len", U_::tokens, "tokens per sequence the engine is launched with",
-     GET(SV(r) ? U(SV(r)->launch.max_model_len) : N())},
+     SERVING(SV(r) ? U(SV(r)->launch.max_model_len) : N())},
     {"throughput.memory_fraction", U_::fraction,
      "gpu_memory_utilization / mem_fraction_static / free_gpu_memory_fraction (0: slots)",
-     GET(SV(r) ? D(r3(SV(r)->deployment.limits.memory_fraction)) : N())},
+     SERVING(SV(r) ? D(r3(SV(r)->deployment.limits.memory_fraction)) : N())},
     {"throughput.max_num_seqs", U_::count, "running requests the engine admits per replica",
-     GET(SV(r) ? U(SV(r)->deployment.limits.max_num_seqs) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.limits.max_num_seqs) : N())},
     {"throughput.max_num_batched_tokens", U_::count, "tokens per engine step",
-     GET(SV(r) ? U(SV(r)->deployment.limits.max_num_batched_tokens) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.limits.max_num_batched_tokens) : N())},
     {"throughput.tensor_parallel", U_::count, "tensor-parallel degree of a replica",
-     GET(SV(r) ? U(SV(r)->deployment.tp) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.tp) : N())},
     {"throughput.pipeline_parallel", U_::count, "pipeline stages of a replica",
-     GET(SV(r) ? U(SV(r)->deployment.pp) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.pp) : N())},
     {"throughput.replicas", U_::count, "replicas (data parallel)",
-     GET(SV(r) ? U(SV(r)->deployment.replicas) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.replicas) : N())},
     {"throughput.gpus", U_::count, "GPUs of the deployment (tp x pp x replicas)",
-     GET(SV(r) ? U(SV(r)->deployment.gpus()) : N())},
+     SERVING(SV(r) ? U(SV(r)->deployment.gpus()) : N())},
     {"throughput.nodes", U_::count, "nodes the deployment spans",
-     GET(SV(r) ? U(SC(r) && SC(r)->found ? SC(r)->nodes : SV(r)->launch.nodes()) : N())},
+     SERVING(SV(r) ? U(SC(r) && SC(r)->found ? SC(r)->nodes : SV(r)->launch.nodes()) : N())},
     {"throughput.power_scale", U_::fraction, "throughput kept at --power-limit (calibrated curve)",
-     GET(SE(r) ? D(r3(SE(r)->power_scale)) : N())},
+     SERVING(SE(r) ? D(r3(SE(r)->power_scale)) : N())},
     {"throughput.serving_calibration", U_::text, "the engine calibration's basis",
-     GET(SE(r) && SE(r)->calibration ? S(SE(r)->calibration->basis) : N())},
+     SERVING(SE(r) && SE(r)->calibration ? S(SE(r)->calibration->basis) : N())},
     {"throughput.serving_error_median", U_::fraction, "its median error on aggregate throughput",
-     GET(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_median) : N())},
+     SERVING(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_median) : N())},
     {"throughput.serving_error_worst", U_::fraction, "its worst error (ratio - 1)",
-     GET(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_worst) : N())},
+     SERVING(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_worst) : N())},
     // a serving capacity plan (#10: --users N --target-tps T [--ttft-ms X])
     {"throughput.serving_capacity_found", U_::boolean,
-     "a deployment meets the target within 1024 GPUs", GET(SC(r) ? B(SC(r)->found) : N())},
+     "a deployment meets the target within 1024 GPUs", SERVING(SC(r) ? B(SC(r)->found) : N())},
     {"throughput.serving_capacity_gpus", U_::count, "GPUs it needs",
-     GET(SC(r) && SC(r)->found ? U(SC(r)->gpus) : N())},
+     SERVING(SC(r) && SC(r)->found ? U(SC(r)->gpus) : N())},
     {"throughput.serving_capacity_users_per_replica", U_::count,
      "users one replica carries meeting the target",
-     GET(SC(r) && SC(r)->found ? U(SC(r)->users_per_replica) : N())},
+     SERVING(SC(r) && SC(r)->found ? U(SC(r)->users_per_replica) : N())},
     {"throughput.serving_capacity_user_headroom", U_::count,
      "users beyond --users the deployment still carries",
-     GET(SC(r) && SC(r)->found ? U(SC(r)->user_headroom) : N())},
+     SERVING(SC(r) && SC(r)->found ? U(SC(r)->user_headroom) : N())},
     {"throughput.serving_capacity_binding", U_::text, "the limit that stops one more user",
-     GET(SC(r) ? S(limit_name(SC(r)->binding)) : N())},
+     SERVING(SC(r) ? S(limit_name(SC(r)->binding)) : N())},
     {"throughput.serving_capacity_memory_min_gpus", U_::count,
      "the fewest GPUs that hold the weights and one sequence",
-     GET(SC(r) ? U(SC(r)->memory_min_gpus) : N())},
+     SERVING(SC(r) ? U(SC(r)->memory_min_gpus) : N())},
     // cost
     {"cost.hardware_usd", U_::usd,
      "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",
@@ -702,14 +709,14 @@ const std::vector<Field> kFields = {
              ? D(std::round(CC(r)->usd_per_mtok * 10000) / 10000)
              : N())},
     {"cost.cloud_usd_per_million_tokens", U_::usd_per_mtok, "--cloud-price",
-     GET(opt(P(r).cost_input.cloud_price_per_mtok))},
+     RUN(opt(P(r).cost_input.cloud_price_per_mtok))},
     {"cost.breakeven_months", U_::months, "against the cloud price",
      GET(CC(r) && CC(r)->breakeven_months > 0 ? D(r2(CC(r)->breakeven_months)) : N())},
-    {"cost.years", U_::years, "amortisation", GET(D(P(r).cost_input.years))},
+    {"cost.years", U_::years, "amortisation", RUN(D(P(r).cost_input.years))},
     {"cost.utilization", U_::fraction, "share of the year generating",
-     GET(D(P(r).cost_input.utilization))},
+     RUN(D(P(r).cost_input.utilization))},
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
-     GET(D(P(r).cost_input.kwh_price_usd))},
+     RUN(D(P(r).cost_input.kwh_price_usd))},
     {"cost.basis", U_::text,
      "machine (the catalog machine's BOM) or class_rules (no catalog platform takes the GPUs: GPUs "
      "+ a class price of the host); null without cost",
@@ -744,6 +751,10 @@ const std::vector<Field> kFields = {
 
 #undef GET
 #undef JSON
+#undef RUN
+#undef PER_GPU
+#undef SERVING
+#undef CAPACITY
 
 ojson cell_json(const Cell& c) {
   switch (c.type) {
@@ -881,12 +892,13 @@ ojson report_json(const Row& r) {
   return j;
 }
 
-void write_row(const Row& r, RowWriter& w, std::string& out) {
+namespace {
+
+// The row's cells [first, last) of the columns.
+void write_cells(const Row& r, RowWriter& w, const Field* const* cols, size_t first, size_t last) {
   thread_local std::vector<std::string_view> items;
-  w.begin(out);
-  for (const auto& f : kFields) {
-    if (!f.get) continue;
-    const Cell c = f.get(r);
+  for (size_t i = first; i < last; ++i) {
+    const Cell c = cols[i]->get(r);
     switch (c.type) {
       case CellType::absent:
         w.skip();
@@ -907,14 +919,80 @@ void write_row(const Row& r, RowWriter& w, std::string& out) {
         w.str(c.s);
         break;
       case CellType::list:
-        if (!c.encoded.empty()) {
-          w.segment(c.encoded, 1);
+        if (!c.s.empty()) {
+          w.segment(c.s, 1);
           break;
         }
         items.assign(c.list->begin(), c.list->end());
         w.strs(items.data(), items.size());
         break;
     }
+  }
+}
+
+// The columns in runs of one scope: what write_row() computes, or copies, as one piece.
+struct Segment {
+  size_t first = 0, last = 0;  // columns [first, last)
+  Scope scope = Scope::row;
+};
+struct Segments {
+  std::vector<const Field*> cols;
+  std::vector<Segment> runs;
+};
+const Segments& segments() {
+  static const Segments kSegments = [] {
+    Segments s;
+    for (const auto& f : kFields)
+      if (f.get) s.cols.push_back(&f);
+    for (size_t i = 0; i < s.cols.size(); ++i) {
+      if (s.runs.empty() || s.runs.back().scope != s.cols[i]->scope)
+        s.runs.push_back(Segment{i, i, s.cols[i]->scope});
+      s.runs.back().last = i + 1;
+    }
+    return s;
+  }();
+  return kSegments;
+}
+
+}  // namespace
+
+void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
+  const Segments& sg = segments();
+  const Field* const* cols = sg.cols.data();
+  w.begin(out);
+  if (reuse == Reuse::off) {
+    write_cells(r, w, cols, 0, sg.cols.size());
+    w.end();
+    return;
+  }
+  const Plan& p = *r.plan;
+  for (size_t id = 0; id < sg.runs.size(); ++id) {
+    const Segment& s = sg.runs[id];
+    bool same = false;
+    switch (s.scope) {
+      case Scope::row:
+        write_cells(r, w, cols, s.first, s.last);
+        continue;
+      case Scope::run:
+        same = reuse >= Reuse::same_run;
+        break;
+      case Scope::gpu:
+        same = reuse >= Reuse::same_gpu;
+        break;
+      case Scope::serving:
+      case Scope::capacity:
+        // Kept only while the block is absent: the nulls of every such row.
+        if (s.scope == Scope::serving ? p.serving.has_value() : p.capacity.has_value()) {
+          write_cells(r, w, cols, s.first, s.last);
+          continue;
+        }
+        same = true;
+        break;
+    }
+    if (same && w.replay(id, s.last - s.first)) continue;
+    const size_t at = w.pos();
+    write_cells(r, w, cols, s.first, s.last);
+    w.keep(id, at);
   }
   w.end();
 }

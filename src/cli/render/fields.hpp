@@ -82,15 +82,18 @@ struct Row {
 
 enum class CellType : uint8_t { absent, null, boolean, u64, f64, str, list };
 
-// One value; strings and lists are views into the Row (no allocation per cell).
+// One value; strings and lists are views into the Row (no allocation per cell). 32 bytes: a
+// sweep's writer gets some hundred of them per row.
 struct Cell {
   CellType type = CellType::null;
-  bool b = false;
-  uint64_t u = 0;
-  double f = 0;
+  union {
+    bool b;
+    uint64_t u = 0;
+    double f;
+    const std::vector<std::string>* list;
+  };
+  // str: the text; list: the cell as the row's writer encodes it, if known (else empty)
   std::string_view s;
-  const std::vector<std::string>* list = nullptr;
-  std::string_view encoded;  // list: the cell as the row's writer encodes it, if known
 };
 
 enum class Unit : uint8_t {
@@ -121,6 +124,16 @@ enum class Unit : uint8_t {
 };
 const char* unit_name(Unit u);
 
+// What a cell depends on, so that a writer of many rows may copy it from the previous row instead
+// of computing it (a sweep's rows repeat most cells):
+// - row: anything of the plan;
+// - run: only the model, its quantization and the request's options (every row of a sweep's
+//   model x quantization has the same cell);
+// - gpu: those and the GPU's catalog entry, not its count or the context;
+// - serving, capacity: null in every plan without that block (a serving or a capacity request).
+// plan_test holds every field to its scope over random plans.
+enum class Scope : uint8_t { row, run, gpu, serving, capacity };
+
 struct Field {
   const char* path;  // "vram.total_bytes": group.key, or a top-level key
   Unit unit;
@@ -129,6 +142,7 @@ struct Field {
   // Structured fields (arrays, blocks) are JSON only, not columns of a row; the discarded value
   // leaves the key out.
   nlohmann::ordered_json (*json)(const Row&) = nullptr;
+  Scope scope = Scope::row;
 };
 
 // Points `row` at `p` and words what the table reads of it (split, link, capacity limit,
@@ -143,8 +157,18 @@ const std::vector<std::string>& report_columns();
 // The main command's JSON document.
 nlohmann::ordered_json report_json(const Row& r);
 
+// What write_row() may take from the rows `w` wrote before with a reuse other than off:
+// - off: nothing (every cell computed; nothing kept);
+// - fresh: nothing, but it keeps this row's segments of scope run and gpu for the next rows;
+// - same_run: the previous such row had the same model, quantization and options (its run
+//   segments are copied);
+// - same_gpu: and the same GPU (its gpu segments too).
+// Null segments of the serving and capacity scopes are kept once and copied whenever the block is
+// absent (reuse other than off).
+enum class Reuse : uint8_t { off, fresh, same_run, same_gpu };
+
 // One row of the columns through `w` (which must have been made with report_columns()).
-void write_row(const Row& r, RowWriter& w, std::string& out);
+void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse = Reuse::off);
 
 // The README's field list: a Markdown table of path, unit and meaning.
 std::string field_list_markdown();

@@ -105,8 +105,33 @@ void RowWriter::write_u64(uint64_t v) {
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  char buf[24];
-  char* p = buf + sizeof buf;
+  // The digits written in place, last first: their count first (no copy from a scratch buffer).
+  static constexpr uint64_t kPow10[] = {1ull,
+                                        10ull,
+                                        100ull,
+                                        1000ull,
+                                        10000ull,
+                                        100000ull,
+                                        1000000ull,
+                                        10000000ull,
+                                        100000000ull,
+                                        1000000000ull,
+                                        10000000000ull,
+                                        100000000000ull,
+                                        1000000000000ull,
+                                        10000000000000ull,
+                                        100000000000000ull,
+                                        1000000000000000ull,
+                                        10000000000000000ull,
+                                        100000000000000000ull,
+                                        1000000000000000000ull,
+                                        10000000000000000000ull};
+  // Digits: log10 from the bit width (1233 / 4096 ~ log10 2), one more at or above that power.
+  const auto bits = static_cast<uint32_t>(64 - __builtin_clzll(v | 1));
+  const uint32_t t = (bits * 1233) >> 12;
+  const size_t n = v ? t + (v >= kPow10[t]) : 1;
+  char* p = cur_ + n;
+  cur_ = p;
   while (v >= 100) {
     const auto i = static_cast<size_t>(v % 100) * 2;
     v /= 100;
@@ -120,9 +145,6 @@ void RowWriter::write_u64(uint64_t v) {
   } else {
     *--p = static_cast<char>('0' + v);
   }
-  const auto n = static_cast<size_t>(buf + sizeof buf - p);
-  std::memcpy(cur_, p, n);
-  cur_ += n;
 }
 
 void RowWriter::f64(double v) {
@@ -301,6 +323,12 @@ std::string RowWriter::encode_strs(size_t col, const std::string_view* items, si
   cur_ = buf_.data();
   col_ = 0;
   return text;
+}
+
+void RowWriter::keep(size_t id, size_t from) {
+  if (id >= kept_.size()) kept_.resize(id + 1);
+  kept_[id].valid = true;
+  kept_[id].text.assign(buf_.data() + from, pos() - from);
 }
 
 void RowWriter::end() {

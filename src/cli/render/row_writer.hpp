@@ -80,6 +80,18 @@ class RowWriter {
   // What strs(items, n) would write at column `col` (its lead included), for segment(text, 1):
   // a list repeated over many rows is encoded once. REQUIRES: no row begun and not ended.
   std::string encode_strs(size_t col, const std::string_view* items, size_t n);
+  // Segments kept for the next rows (write_row's Reuse): keep(id, from) keeps the text written
+  // since pos() was `from` as segment `id`; replay(id, n) writes it again as the next n columns,
+  // or returns false (nothing written) when nothing is kept under `id`. A kept segment holds its
+  // columns' leads: it is replayed at the columns it was written at.
+  size_t pos() const { return static_cast<size_t>(cur_ - buf_.data()); }
+  void keep(size_t id, size_t from);
+  bool replay(size_t id, size_t n) {
+    if (id >= kept_.size() || !kept_[id].valid) return false;
+    put(kept_[id].text);
+    col_ += n;
+    return true;
+  }
   // Closes the row with a newline. REQUIRES: every column written.
   void end();
 
@@ -156,6 +168,11 @@ class RowWriter {
     std::string text, encoded;
   };
   std::vector<TextMemo> text_memo_;  // per column
+  struct Kept {
+    bool valid = false;
+    std::string text;
+  };
+  std::vector<Kept> kept_;  // by segment id
   std::string* out_ = nullptr;
   std::vector<char> buf_;  // the row being written
   char* cur_ = nullptr;    // its next byte
