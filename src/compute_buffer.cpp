@@ -89,7 +89,11 @@ uint64_t cells_of(const LayerKind& k, const KvCache& kv) {
 // sequence, 8192 at 2), and then the buffer is logits + 3 n_embd rows + max(3 n_ff rows, masks
 // - 2 n_embd rows) to -4.1%..+1.2% (LFM2-1.2B at 4096 tokens: 1504-1568 MiB at contexts 4096 to
 // 65536, 2080 MiB at 131072 with F16 KV), but for LFM2-1.2B at 131072 cells with q8_0 KV, where
-// the masks' hole is refilled (1504.14 MiB measured, 2080 predicted: +38%).
+// the masks' hole is refilled (1504.14 MiB measured, 2080 predicted: +38%). The layout is the
+// CPU backend's: in a single-GPU CUDA reserve the token ids stay in the CUDA_Host buffer (the
+// get_rows of token_embd runs on the CPU) and the device buffer starts with the split's input
+// copies (ggml-backend.cpp ggml_backend_sched_split_graph, n_copies 1), so whether the same
+// exact fit happens there is not verified.
 uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row, uint64_t t,
                           uint64_t n_seq) {
   bool hybrid = false;
