@@ -393,6 +393,18 @@ TEST_CASE("a GGUF converted without the model's MTP layer is sized with --no-mtp
   };
   CHECK(said(without));
   CHECK_FALSE(said(with));
+  // DeepSeek-V3.1's GGUF drops its MTP layer anyway (convert_hf_to_gguf.py DeepseekV2Model):
+  // the bytes stay, the parameters lose the layer, and the warning says so.
+  const json ds = run_json("deepseek-v3.1");
+  const json ds_no = run_json("deepseek-v3.1 --no-mtp");
+  CHECK(ds_no["model"]["weights_bytes"] == ds["model"]["weights_bytes"]);
+  CHECK(ds_no["model"]["params"] < ds["model"]["params"]);
+  bool ds_said = false;
+  for (const auto& w : ds_no["warnings"])
+    ds_said |= w ==
+               "--no-mtp: sized without the model's 1 MTP layer(s); llama.cpp's converter "
+               "leaves them out of its GGUF anyway, so only the parameter count changes";
+  CHECK(ds_said);
   // A model without MTP layers is the same with or without the flag, and says nothing.
   const json plain = run_json("qwen3-8b --no-mtp");
   CHECK(plain["model"]["params"] == run_json("qwen3-8b")["model"]["params"]);
