@@ -278,9 +278,10 @@ int main(int argc, char** argv) {
     pgrid.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
   }
   cats.push_back(pgrid);
-  // 3b''. The same tool at n_ubatch 4096 for LFM2-1.2B, where n_tokens = n_embd_r at 1 sequence
-  // changes ggml-alloc's layout (src/compute_buffer.cpp, output_mask_hole).
-  Category pgrid4k{"compute buffer (llama.cpp CPU reserve, LFM2 n_ubatch 4096)", {}, {}};
+  // 3b''. The same tool and grid at n_ubatch 4096 (gpt-oss-20b, the Mamba2, delta-net and
+  // short-conv hybrids); for LFM2-1.2B, n_tokens = n_embd_r at 1 sequence changes ggml-alloc's
+  // layout (src/compute_buffer.cpp, output_mask_hole).
+  Category pgrid4k{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 4096)", {}, {}};
   for (const auto& g : probe["compute_grid_ubatch_4096"]) {
     const auto it = grid_models.find(g[0].get<std::string>());
     if (it == grid_models.end() || !it->second) continue;
