@@ -165,8 +165,9 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
     for (const auto& v : v_caches) v_idx = checked_add(v_idx, checked_mul(8 * t, v.second));
   const uint64_t masks = cb.mask_bytes;
 
+  cb.output_hole_bytes = output_mask_hole(m, masks, row, t, n_seq);
   cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd),
-                                output_mask_hole(m, masks, row, t, n_seq), "compute buffer bytes");
+                                cb.output_hole_bytes, "compute buffer bytes");
   for (const auto& g : groups) {
     const LayerKind& k = g.kind;
     if (k.attn != AttnKind::none) {

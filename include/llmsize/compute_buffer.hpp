@@ -29,9 +29,11 @@ struct ComputeBuffer {
   uint64_t output_bytes = 0;
   uint64_t attention_bytes = 0;
   uint64_t ffn_bytes = 0;
-  uint64_t recurrent_bytes = 0;  // Mamba2 in-projection and scan (per-layer model only)
-  uint64_t mask_bytes = 0;       // KQ masks, live through every layer (per-layer model only)
-  bool summed = false;           // PyTorch engines: the parts add up instead of sharing one arena
+  uint64_t recurrent_bytes = 0;    // Mamba2 in-projection and scan (per-layer model only)
+  uint64_t mask_bytes = 0;         // KQ masks, live through every layer (per-layer model only)
+  uint64_t output_hole_bytes = 0;  // of output_bytes: the free block left under the logits
+                                   // (per-layer model only)
+  bool summed = false;             // PyTorch engines: the parts add up instead of sharing one arena
   uint64_t bytes() const;
   const char* peak() const;  // "output", "attention", "ffn" or "recurrent"
 };
