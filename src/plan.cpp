@@ -638,10 +638,33 @@ struct Planner::Impl final : Memo {
   std::unordered_map<Key, Estimate, KeyHash> estimates;
   std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
   std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
-  std::unordered_map<std::string, std::shared_ptr<const SystemPlan>> systems;
+  // The system key's bytes and their hash, computed once per row (the key is some 200 bytes).
+  struct SystemKey {
+    std::string bytes;
+    size_t hash = 0;
+    bool operator==(const SystemKey& o) const { return hash == o.hash && bytes == o.bytes; }
+  };
+  struct SystemKeyHash {
+    size_t operator()(const SystemKey& k) const { return k.hash; }
+  };
+  static size_t hash_bytes(std::string_view b) {
+    Hasher h;
+    size_t i = 0;
+    for (; i + 8 <= b.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, b.data() + i, 8);
+      h.add(w);
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, b.data() + i, b.size() - i);
+    return static_cast<size_t>(h.add(tail).add(uint64_t{b.size()}).h);
+  }
+  std::unordered_map<SystemKey, std::shared_ptr<const SystemPlan>, SystemKeyHash> systems;
+  // By the system key without host_weights_bytes, and the RAM population (system()).
+  std::unordered_map<SystemKey, std::shared_ptr<const SystemPlan>, SystemKeyHash> siblings;
   std::unordered_map<std::string, PlatformChoice> choices;
   std::unordered_map<Key, std::vector<ClassFit>, KeyHash> class_fits_;  // by ekey, as estimates
-  std::string key;                                                      // system_key's buffer
+  SystemKey key;                                                        // system_key's buffer
 
   static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
 
@@ -663,8 +686,8 @@ struct Planner::Impl final : Memo {
   // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
   // Planner's catalog) with the figures a caller may override (price, memory, board power).
   // Returns the length of its first part, what choose_platform() reads: the catalog, the GPU,
-  // the count and the override.
-  static size_t system_key(const SystemRequest& r, std::string& k) {
+  // the count and the override; *host_weights_at is where needs.host_weights_bytes is.
+  static size_t system_key(const SystemRequest& r, std::string& k, size_t* host_weights_at) {
     // Sized once, then filled through a pointer: every value added is a distinct member of r, so
     // they take at most sizeof r, plus the two strings' characters and NULs.
     k.assign(sizeof r + r.gpu->id.size() + r.platform_override.size() + 2, '\0');
@@ -686,7 +709,9 @@ struct Planner::Impl final : Memo {
     text(r.platform_override);
     const auto choice_part = static_cast<size_t>(o - k.data());
     const HostNeeds& n = r.needs;
-    add(n.gpus), add(n.nodes), add(n.weights_bytes), add(n.host_weights_bytes);
+    add(n.gpus), add(n.nodes), add(n.weights_bytes);
+    *host_weights_at = static_cast<size_t>(o - k.data());
+    add(n.host_weights_bytes);
     add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
     const PowerWorkload& w = r.workload;
     add(w.decode_batch), add(w.prefill_share), add(w.busy_share), add(w.power_limit);
@@ -712,12 +737,38 @@ struct Planner::Impl final : Memo {
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
     // Into the reused buffer: a row that finds its machine allocates nothing.
-    const size_t choice_part = system_key(in, key);
+    size_t host_weights_at = 0;
+    const size_t choice_part = system_key(in, key.bytes, &host_weights_at);
+    key.hash = hash_bytes(key.bytes);
     auto it = systems.find(key);
     if (it != systems.end()) return it->second;
-    const PlatformChoice& c = choice(in, key.substr(0, choice_part));
-    return systems.emplace(key, std::make_shared<const SystemPlan>(plan_system(in, c)))
-        .first->second;
+    const PlatformChoice& c = choice(in, key.bytes.substr(0, choice_part));
+    // An offloading plan's machine differs from its neighbours' at other contexts only in the
+    // RAM it needs (host_weights_bytes): kept by the rest of the key and the RAM population, it
+    // is theirs with this host (with_host).
+    SystemKey sib;
+    sib.bytes = key.bytes;
+    std::memset(sib.bytes.data() + host_weights_at, 0, sizeof in.needs.host_weights_bytes);
+    std::optional<HostSizing> host;
+    if (c.index >= 0) {
+      host = system_host(in, c);
+      const RamSizing& r = host->ram;
+      for (uint64_t v : {uint64_t{r.dimms}, uint64_t{r.dimm_gib}, r.installed_bytes,
+                         uint64_t{r.channels}, uint64_t{r.dimms_per_channel}})
+        sib.bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    sib.hash = hash_bytes(sib.bytes);
+    std::shared_ptr<const SystemPlan> s;
+    const auto found = siblings.find(sib);
+    if (found == siblings.end()) {
+      s = std::make_shared<const SystemPlan>(plan_system(in, c));
+      siblings.emplace(std::move(sib), s);
+    } else if (!host) {
+      s = found->second;  // no machine: nothing of it depends on the RAM
+    } else {
+      s = std::make_shared<const SystemPlan>(with_host(*found->second, std::move(*host)));
+    }
+    return systems.emplace(key, std::move(s)).first->second;
   }
   const std::vector<ClassFit>& classes(const Estimate& e, const RunConfig& c) override {
     auto it = class_fits_.find(ekey(c));
@@ -737,6 +788,7 @@ struct Planner::Impl final : Memo {
     hosts.clear();
     powers.clear();
     systems.clear();
+    siblings.clear();
     cur_model = model;
   }
 };

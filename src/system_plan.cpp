@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 namespace llmsize {
 namespace {
@@ -37,10 +38,8 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
     g.memory_fraction = p.gpu_memory_fraction;
   s.gpu_usable_bytes = g.usable_bytes();
 
-  HostNeeds n = r.needs;
-  n.gpus = s.choice.gpus_per_node;
-  n.nodes = s.choice.nodes;
-  s.host = size_host(p, n);
+  s.host = system_host(r, s.choice);
+  const HostNeeds& n = r.needs;
   MachineLoad load = s.host.load;
   load.power_limit = r.power_limit;
   s.max_power = max_system_power(p, g, load);
@@ -73,6 +72,32 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   s.bom_total_usd = bom_total_usd(prices);
   s.bom_cost = llmsize::bom_cost(prices);
   return s;
+}
+
+HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
+  HostNeeds n = r.needs;
+  n.gpus = choice.gpus_per_node;
+  n.nodes = choice.nodes;
+  return size_host((*r.catalog)[static_cast<size_t>(choice.index)], n);
+}
+
+namespace {
+
+bool same_ram_population(const HostSizing& a, const HostSizing& b) {
+  return a.ram.dimms == b.ram.dimms && a.ram.dimm_gib == b.ram.dimm_gib &&
+         a.ram.installed_bytes == b.ram.installed_bytes && a.ram.channels == b.ram.channels &&
+         a.ram.dimms_per_channel == b.ram.dimms_per_channel;
+}
+
+}  // namespace
+
+SystemPlan with_host(const SystemPlan& s, HostSizing host) {
+  if (!same_ram_population(s.host, host))
+    throw std::logic_error("with_host: the RAM population differs from the sibling's");
+  SystemPlan t = s;
+  t.host = std::move(host);
+  t.bom_.reset();
+  return t;
 }
 
 const std::vector<BomLine>& SystemPlan::bom() const {

@@ -193,3 +193,39 @@ TEST_CASE("A system plan's BOM lines are made on first use and match its sums", 
   const SystemPlan copy = t;
   CHECK(copy.bom().size() == lines.size());
 }
+
+// A Planner makes an offloading plan's machine from the one of the same request at another
+// context (only the RAM the layers in host memory need differs) when the RAM population is the
+// same: with_host() must then equal plan_system() of the request itself.
+TEST_CASE("with_host: a machine that differs only in the RAM needed is its sibling's",
+          "[system_plan]") {
+  SystemRequest a = request("rtx-4090", 2, 40 * kGB);
+  a.needs.host_weights_bytes = 1 * kGB;
+  SystemRequest b = a;
+  b.needs.host_weights_bytes = 3 * kGB;
+  const PlatformChoice c = choose_platform(*a.catalog, *a.gpu, a.n_gpus, "");
+  REQUIRE(c.index >= 0);
+  const SystemPlan sa = plan_system(a, c), sb = plan_system(b, c);
+  // The rule: 2 x 40 GB + 3 GB = 83,000,000,000 bytes (a: 81,000,000,000), populated alike.
+  REQUIRE(sb.host.ram.rule_bytes == 83'000'000'000ull);
+  REQUIRE(sa.host.ram.rule_bytes == 81'000'000'000ull);
+  REQUIRE(sa.host.ram.dimms == sb.host.ram.dimms);
+  REQUIRE(sa.host.ram.installed_bytes == sb.host.ram.installed_bytes);
+  const SystemPlan t = with_host(sa, system_host(b, c));
+  CHECK(t.host.ram.rule_bytes == sb.host.ram.rule_bytes);
+  CHECK(t.host.ram.required_bytes == sb.host.ram.required_bytes);
+  CHECK(t.max_wall_w_total == sb.max_wall_w_total);
+  CHECK(t.typical_wall_w_total == sb.typical_wall_w_total);
+  CHECK(t.bom_total_usd == sb.bom_total_usd);
+  // The BOM text is made again from the new host: its memory line names b's rule.
+  REQUIRE(t.bom().size() == sb.bom().size());
+  for (size_t i = 0; i < t.bom().size(); ++i) {
+    CHECK(t.bom()[i].part == sb.bom()[i].part);
+    CHECK(t.bom()[i].qty == sb.bom()[i].qty);
+    CHECK(t.bom()[i].spec == sb.bom()[i].spec);
+  }
+  // Another population (2 x 40 GB + 200 GB needs more DIMMs) is not a sibling.
+  SystemRequest d = a;
+  d.needs.host_weights_bytes = 200 * kGB;
+  CHECK_THROWS_AS(with_host(sa, system_host(d, c)), std::logic_error);
+}

@@ -54,6 +54,7 @@ struct SystemPlan {
   uint64_t gpu_usable_bytes = 0;
 
  private:
+  friend SystemPlan with_host(const SystemPlan& s, HostSizing host);
   mutable std::optional<std::vector<BomLine>> bom_;  // bom()'s, once made
 };
 
@@ -62,6 +63,17 @@ SystemPlan plan_system(const SystemRequest& r);
 // (choose_platform(*r.catalog, r.gpu, r.n_gpus, r.platform_override)): a Planner makes it once per
 // GPU and count.
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice);
+
+// The host plan_system(r, choice) sizes: r's needs with the choice's GPUs and nodes per machine.
+// REQUIRES: choice.index names a platform of *r.catalog.
+HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice);
+// A request's machine from a sibling's: `s` planned for a request that differs from this one only
+// in needs.host_weights_bytes (an offloading plan at another context), and `host` this request's
+// system_host() with the same RAM population (DIMMs, their size, installed bytes) as s.host. Only
+// the RAM rule and requirement differ (host_weights_bytes enters nothing else): the rest of s is
+// this request's, so it is s with `host` (its BOM text made again on first use). Throws
+// std::logic_error when the populations differ.
+SystemPlan with_host(const SystemPlan& s, HostSizing host);
 
 // The local drive classes cold_start_by_drive holds, in its order.
 constexpr StorageClass kLocalDrives[] = {
