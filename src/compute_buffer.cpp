@@ -4,6 +4,7 @@
 
 #include "llmsize/checked.hpp"
 #include "llmsize/layers.hpp"
+#include "llmsize/recurrent_state.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize {
@@ -71,7 +72,30 @@ uint64_t cells_of(const LayerKind& k, const KvCache& kv) {
 //   - otherwise (a dense FFN's down projection, one row, reuses a freed row above the masks or
 //     not, depending on the KV type and the context: measured both at n_ubatch 512) the hole
 //     is kept or refilled, and 3/8 of it is counted, as for the other architectures.
-uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row) {
+// One exception after a last short-conv layer: the recurrent memory's copy of the states of the
+// cells outside the ubatch (llama-graph.cpp build_rs: ggml_get_rows over n_rs - n_seqs = 0 rows)
+// is a 0-byte tensor. When the copy of the ubatch's conv states just before it (n_seq x
+// n_embd_r x 4 B) fills the freed token ids (4 B x n_tokens at offset 0, the first input)
+// exactly, the 0-byte tensor lands at the start of the next free block, right above rs_s_copy;
+// rs_s_copy is freed first, moving that block's start down, and freeing the 0-byte tensor then
+// inserts an empty free block inside it (ggml-alloc.c ggml_dyn_tallocr_free_bytes merges only
+// with a block it touches). The empty block sits between the lower free blocks and the buffer's
+// tail from then on, so a freed tensor merges into the block below it and no longer into the
+// tail: the last layer's gate, up and product (3 x n_ff rows, allocated at the tail) stay a free
+// block under the logits, and so do the freed masks when they are larger (less the 2 rows
+// placed in their hole). Replayed with bench/llamacpp_probe/graph_reserve.cpp at n_ubatch 1024
+// to 8192 for LFM2-1.2B (n_embd 2048, l_cache 3) and two variants with n_embd 1024 and 1536, 1
+// and 2 sequences: it happens exactly when n_tokens = n_seq x n_embd_r (4096 for LFM2-1.2B at 1
+// sequence, 8192 at 2), and then the buffer is logits + 3 n_embd rows + max(3 n_ff rows, masks
+// - 2 n_embd rows) to -4.1%..+1.2% (LFM2-1.2B at 4096 tokens: 1504-1568 MiB at contexts 4096 to
+// 65536, 2080 MiB at 131072 with F16 KV), but for LFM2-1.2B at 131072 cells with q8_0 KV, where
+// the masks' hole is refilled (1504.14 MiB measured, 2080 predicted: +38%). The layout is the
+// CPU backend's: in a single-GPU CUDA reserve the token ids stay in the CUDA_Host buffer (the
+// get_rows of token_embd runs on the CPU) and the device buffer starts with the split's input
+// copies (ggml-backend.cpp ggml_backend_sched_split_graph, n_copies 1), so whether the same
+// exact fit happens there is not verified.
+uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row, uint64_t t,
+                          uint64_t n_seq) {
   bool hybrid = false;
   for (const auto& k : m.layer_kinds)
     hybrid = hybrid || k.state == StateKind::gated_delta_net || k.state == StateKind::short_conv;
@@ -83,7 +107,17 @@ uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row) {
     for (auto r = s->runs.rbegin(); r != s->runs.rend() && !last; ++r)
       if (r->count && r->kind < m.layer_kinds.size()) last = &m.layer_kinds[r->kind];
   }
-  if (!last || last->attn == AttnKind::none) return 0;  // no masks, or a layer after the last
+  if (!last) return 0;
+  if (last->attn == AttnKind::none) {  // a layer after the last attention layer refills the hole
+    if (last->state == StateKind::short_conv && last->ffn == FfnKind::dense &&
+        t == checked_mul(n_seq, n_embd_r(m, last->state))) {
+      // The 0-byte block keeps the FFN rows, or the masks' hole less the 2 rows placed in it.
+      const uint64_t ffn = checked_mul(row, 3ull * last->n_ff);
+      const uint64_t in_hole = checked_mul(2 * row, m.n_embd);
+      return std::max(ffn, masks > in_hole ? masks - in_hole : 0);
+    }
+    return 0;
+  }
   if (last->ffn == FfnKind::moe &&
       masks >= checked_mul(checked_mul(row, m.n_embd), m.n_expert_used))
     return 0;
@@ -131,8 +165,9 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
     for (const auto& v : v_caches) v_idx = checked_add(v_idx, checked_mul(8 * t, v.second));
   const uint64_t masks = cb.mask_bytes;
 
+  cb.output_hole_bytes = output_mask_hole(m, masks, row, t, n_seq);
   cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd),
-                                output_mask_hole(m, masks, row), "compute buffer bytes");
+                                cb.output_hole_bytes, "compute buffer bytes");
   for (const auto& g : groups) {
     const LayerKind& k = g.kind;
     if (k.attn != AttnKind::none) {

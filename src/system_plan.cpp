@@ -91,12 +91,11 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
 }
 
 HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
-  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
   HostNeeds n = r.needs;
   n.gpus = choice.gpus_per_node;
   n.nodes = choice.nodes;
-  // The slot widths the cards take, for where a NIC could go: a card without a catalog width
-  // takes two, as choose_platform assumes.
+  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
+  // A card without a catalog width takes two slots, as choose_platform assumes.
   if (p.gpu_mount == GpuMount::pcie)
     n.gpu_slot_widths = (r.gpu->slot_width > 0 ? r.gpu->slot_width : 2) * n.gpus;
   return size_host(p, n);

@@ -267,6 +267,10 @@ static double ctx_compute(llama_model* model, uint32_t n_ctx, uint32_t n_seq, gg
   for (auto& [buft, d] : mb) compute += d.compute;
   static std::string at;
   ggml_cgraph* g = llama_graph_reserve(ctx, std::min(ub, n_ctx), n_seq, std::min(ub, n_ctx));
+  if (!g) {  // the compute buffer could not be reserved (a CPU buffer of tens of GB)
+    llama_free(ctx);
+    return -1;
+  }
   Sim s;
   s.run(g);
   size_t masks = 0, live = 0;
@@ -323,6 +327,7 @@ int main(int argc, char** argv) {
             if (fa == 0 && std::strcmp(kv, "q8_0") == 0) continue;
             const char* at = "";
             double c = ctx_compute(model, n_ctx, n_seq, parse_type(kv), fa, ub, &at);
+            if (c < 0) continue;  // a setting llama.cpp cannot create: left out of the grid
             std::printf("%u %u %s %s %u %.2f %s\n", n_ctx, n_seq, kv, fa ? "on" : "off", ub, c, at);
             fflush(stdout);
           }

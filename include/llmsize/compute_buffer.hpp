@@ -29,9 +29,11 @@ struct ComputeBuffer {
   uint64_t output_bytes = 0;
   uint64_t attention_bytes = 0;
   uint64_t ffn_bytes = 0;
-  uint64_t recurrent_bytes = 0;  // Mamba2 in-projection and scan (per-layer model only)
-  uint64_t mask_bytes = 0;       // KQ masks, live through every layer (per-layer model only)
-  bool summed = false;           // PyTorch engines: the parts add up instead of sharing one arena
+  uint64_t recurrent_bytes = 0;    // Mamba2 in-projection and scan (per-layer model only)
+  uint64_t mask_bytes = 0;         // KQ masks, live through every layer (per-layer model only)
+  uint64_t output_hole_bytes = 0;  // of output_bytes: the free block left under the logits
+                                   // (per-layer model only)
+  bool summed = false;             // PyTorch engines: the parts add up instead of sharing one arena
   uint64_t bytes() const;
   const char* peak() const;  // "output", "attention", "ffn" or "recurrent"
 };
@@ -81,12 +83,13 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
 // Gated delta-net and short-conv layers peak below their FFN at n_ubatch up to 2048 (measured)
 // and are not modelled. Checked against llama.cpp (CPU) on every probe run in
 // tests/data/llamacpp_measured_2026.json and on its reserve grid at n_ubatch 512 and 2048 (and 1024
-// for the recurrent and hybrid models): within 15% or 64 MiB. KNOWN GAP at n_ubatch 4096 (replayed,
-// not in the grid): lfm2-1.2b with flash attention and 1 sequence measures 1504-1568 MiB against
-// 1120 predicted (-25% to -29%): its logits (1024 MiB) land above the freed FFN rows of the last
-// short-conv layer (a 480 MiB free block ggml-alloc does not merge with the buffer's tail there),
-// which the output term does not count; qwen3-next, qwen3.5, qwen3.6, granite-4.0-h and
-// nemotron-h stay within the bound at 4096. A CUDA build reserves the same
+// for the recurrent and hybrid models): within 15% or 64 MiB; and at n_ubatch 4096
+// (compute_grid_ubatch_4096: gpt-oss-20b, qwen3-next, qwen3.5, qwen3.6, granite-4.0-h,
+// nemotron-h, lfm2) in 237 of 238 settings. There lfm2-1.2b at 1 sequence has n_tokens =
+// n_embd_r, where a 0-byte tensor leaves an empty block in ggml-alloc's free list and the last
+// layer's FFN rows (or the freed masks) stay under the logits: counted (compute_buffer.cpp,
+// output_mask_hole), but at 131072 cells with q8_0 KV the masks' hole is refilled (+38%). A
+// CUDA build reserves the same
 // graph per device, with the inputs' host copies in a separate CUDA_Host buffer and cuBLAS /
 // flash-attention scratch in the CUDA pool rather than in the compute buffer.
 struct ComputeConfig {

@@ -366,6 +366,72 @@ TEST_CASE("a multimodal model shows its vision tower as the mmproj line, inside 
   CHECK(run("gemma-3-12b --ctx 131072").out.find("vision tower (mmproj)") != std::string::npos);
 }
 
+TEST_CASE("a GGUF converted without the model's MTP layer is sized with --no-mtp", "[cli]") {
+  // Qwen3.5-35B-A3B carries 1 MTP layer (mtp_num_hidden_layers 1): eh_proj 2 x 2048 x 2048 =
+  // 8,388,608; enorm, hnorm, shared_head_norm, attn_norm, post_attention_norm 5 x 2048; a full
+  // attention block of gated Q 2048 x 16 x 256 x 2 = 16,777,216, K and V 2 x 2048 x 2 x 256 =
+  // 2,097,152, O 16 x 256 x 2048 = 8,388,608, q/k norms 2 x 256; MoE: router 2048 x 256 = 524,288,
+  // 256 experts x 3 x 2048 x 512 = 805,306,368, shared expert 3 x 2048 x 512 = 3,145,728 and its
+  // gate 2048. Sum: 844,640,768 parameters.
+  const json with = run_json("qwen3.5-35b-a3b");
+  const json without = run_json("qwen3.5-35b-a3b --no-mtp");
+  CHECK(with["model"]["params"] == 35951822704ull);
+  CHECK(without["model"]["params"] == 35951822704ull - 844640768ull);
+  // The text GGUF without it: 35,107,181,936 - the vision tower's 446,571,248 (a separate mmproj
+  // file) = 34,660,610,688 = the 34.66 B of tests/data/measured_memory_2026.json (issue 23679).
+  CHECK(without["model"]["weights_bytes"] < with["model"]["weights_bytes"]);
+  // The layer holds no KV cache or recurrent state in llama.cpp: those stay the same.
+  CHECK(without["vram"]["kv_cache_bytes"] == with["vram"]["kv_cache_bytes"]);
+  CHECK(without["vram"]["recurrent_state_bytes"] == with["vram"]["recurrent_state_bytes"]);
+  const auto said = [](const json& j) {
+    for (const auto& w : j["warnings"])
+      if (w ==
+          "--no-mtp: sized without the model's 1 MTP layer(s), as a GGUF that holds none "
+          "(converted before llama.cpp exported them)")
+        return true;
+    return false;
+  };
+  CHECK(said(without));
+  CHECK_FALSE(said(with));
+  // DeepSeek-V3.1's GGUF drops its MTP layer anyway (convert_hf_to_gguf.py DeepseekV2Model):
+  // the bytes stay, the parameters lose the layer, and the warning says so.
+  const json ds = run_json("deepseek-v3.1");
+  const json ds_no = run_json("deepseek-v3.1 --no-mtp");
+  CHECK(ds_no["model"]["weights_bytes"] == ds["model"]["weights_bytes"]);
+  CHECK(ds_no["model"]["params"] < ds["model"]["params"]);
+  bool ds_said = false;
+  for (const auto& w : ds_no["warnings"])
+    ds_said |= w ==
+               "--no-mtp: sized without the model's 1 MTP layer(s); llama.cpp's converter "
+               "leaves them out of its GGUF anyway, so only the parameter count changes";
+  CHECK(ds_said);
+  // A model without MTP layers is the same with or without the flag, and says nothing.
+  const json plain = run_json("qwen3-8b --no-mtp");
+  CHECK(plain["model"]["params"] == run_json("qwen3-8b")["model"]["params"]);
+  CHECK_FALSE(said(plain));
+  // A checkpoint keeps them in its files (vLLM leaves them out of memory already).
+  const auto v = run("qwen3.5-35b-a3b --engine vllm --no-mtp");
+  CHECK(v.code == 2);
+  CHECK(v.out.empty());
+  CHECK(v.err ==
+        "llmsize: error: --no-mtp: sizes a GGUF (--engine llama.cpp or ollama); vllm loads the "
+        "checkpoint, whose files carry the MTP layers (and leaves them out of memory already)\n");
+  const auto f = run("qwen3.5-35b-a3b --quant fp8 --no-mtp");
+  CHECK(f.code == 2);
+  CHECK(f.out.empty());
+  CHECK(f.err ==
+        "llmsize: error: --no-mtp: sizes a GGUF, but --quant fp8 is a checkpoint format, whose "
+        "files carry the MTP layers; use a GGUF quantization such as q4_k_m\n");
+  // The commands over many models would apply it to the first row only: refused.
+  const auto s = run("--no-mtp sweep --models qwen3.5-35b-a3b,qwen3.5-27b --gpu rtx-4090");
+  CHECK(s.code == 2);
+  CHECK(s.out.empty());
+  CHECK(s.err ==
+        "llmsize: error: --no-mtp: applies to the estimate of one model (llmsize MODEL "
+        "--no-mtp), not to llmsize sweep\n");
+  CHECK(run("--no-mtp fit --gpu rtx-4090").code == 2);
+}
+
 TEST_CASE("embedding and rerank models are sized for a batch of documents, not generation",
           "[cli][embedding]") {
   const auto t = run("bge-m3 --docs 32 --doc-len 512 --gpu rtx-4090");

@@ -239,6 +239,15 @@ TEST_CASE("the file's type replaces --quant, with a warning when one was given",
   CHECK(table.out.find("q4_k_m") != std::string::npos);
 }
 
+TEST_CASE("a weights file refuses --no-mtp: its tensors are what llama.cpp loads", "[file]") {
+  TempDir d;
+  tiny_llama(1, kQ4_K, kQ6_K).write(d / "t.gguf");
+  expect_error(d / "t.gguf" + " --no-mtp",
+               "--no-mtp: " + (d / "t.gguf") +
+                   " is a weights file, sized by its own tensors (llama.cpp loads the MTP layers "
+                   "a GGUF holds); the option applies to a catalog model or a config.json");
+}
+
 TEST_CASE("inspect describes a GGUF: format, architecture, histogram, file type", "[file]") {
   TempDir d;
   tiny_llama(2, kQ4_K, kQ6_K).write(d / "tiny.gguf");

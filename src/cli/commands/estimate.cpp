@@ -38,6 +38,18 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   w.quant_ignored = r.quant_ignored;
   plan_warnings(w, r, r.warnings);
   if (std::string s = stored_quant_warning(w); !s.empty()) r.warnings.push_back(std::move(s));
+  // A model whose GGUF conversion drops its MTP layers anyway (DeepSeek-V3.x / V4) only loses
+  // their parameters from the count.
+  if (rq.mtp_layers_dropped)
+    r.warnings.push_back(
+        rq.model.spec.gguf_drops_nextn
+            ? fmt::format("--no-mtp: sized without the model's {} MTP layer(s); llama.cpp's "
+                          "converter leaves them out of its GGUF anyway, so only the parameter "
+                          "count changes",
+                          rq.mtp_layers_dropped)
+            : fmt::format("--no-mtp: sized without the model's {} MTP layer(s), as a GGUF that "
+                          "holds none (converted before llama.cpp exported them)",
+                          rq.mtp_layers_dropped));
   plan_checklist(r, r.checklist);
   return r;
 }

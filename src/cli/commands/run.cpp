@@ -8,11 +8,19 @@
 #include "cli/commands/sweep.hpp"
 #include "cli/options/completions.hpp"
 #include "cli/render/fields.hpp"
+#include "llmsize/io/error.hpp"
 
 namespace llmsize::cli {
 
 int run(const Options& o, std::string& out) {
   const std::string& c = o.command;
+  // --no-mtp changes the tensors of the one model estimated; the commands over many models and
+  // over files do not carry it, so it is refused there rather than applied to one row.
+  if (o.no_mtp && c != "estimate")
+    throw InputError(
+        "--no-mtp: applies to the estimate of one model (llmsize MODEL --no-mtp), "
+        "not to llmsize " +
+        c);
   if (c == "check") return run_check(o, out);
   if (c == "fit") {
     out = run_fit(o);

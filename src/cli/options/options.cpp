@@ -85,6 +85,10 @@ void setup_memory(CLI::App& app, Options& o) {
                  "KV cache type: f16, bf16, q8_0, q5_0, q4_0, ...")
       ->capture_default_str()
       ->group(mem);
+  app.add_flag("--no-mtp", o.no_mtp,
+               "size the GGUF without the model's MTP (next-token prediction) layers, as files "
+               "converted before llama.cpp exported them")
+      ->group(mem);
   app.add_option("--flash-attn,--fa", o.flash_attn,
                  "flash attention: on or off (default: the engine's)")
       ->group(mem);

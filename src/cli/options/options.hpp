@@ -25,6 +25,7 @@ struct Options {
   uint32_t docs = 0;     // --docs: documents per embedding / rerank batch (= --batch)
   uint32_t doc_len = 0;  // --doc-len: tokens per document (= --ctx)
   std::string kv_quant = "f16";
+  bool no_mtp = false;       // --no-mtp: the GGUF without the checkpoint's MTP layers
   std::string flash_attn;    // on | off; empty: the engine's
   double headroom = -1;      // < 0: the engine's (0.2; vLLM 1/0.9 - 1)
   double overhead_mib = -1;  // < 0: the engine's

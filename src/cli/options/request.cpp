@@ -407,6 +407,38 @@ void resolve_task(const Options& o, ModelSpec& m, RunConfig& c) {
                      " has (an encoder cannot go past its position table)");
 }
 
+namespace {
+
+// --no-mtp: the model as a GGUF that holds none of the checkpoint's MTP (next-n) layers, as
+// convert_hf_to_gguf.py wrote Qwen3.5 / Qwen3.6 files before it exported "mtp.*" (the published
+// Qwen3.5-397B-A17B GGUF of PR 13194 prints 396.35 B params, the text model without its MTP
+// layer: tests/data/measured_memory_2026.json). The layer adds only weights (llama.cpp keeps no
+// KV or recurrent state for it), so the model is the same with n_layer_nextn = 0.
+void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
+  if (!o.no_mtp) return;
+  PlanRequest& q = out.request;
+  if (out.model.exact_weights)
+    throw InputError("--no-mtp: " + sanitize(o.model) +
+                     " is a weights file, sized by its own tensors (llama.cpp loads the MTP "
+                     "layers a GGUF holds); the option applies to a catalog model or a "
+                     "config.json");
+  const Engine e = q.config.engine;
+  if (e != Engine::llama_cpp && e != Engine::ollama)
+    throw InputError("--no-mtp: sizes a GGUF (--engine llama.cpp or ollama); " +
+                     std::string(engine_profile(e).name) +
+                     " loads the checkpoint, whose files carry the MTP layers" +
+                     (e == Engine::vllm ? " (and leaves them out of memory already)" : ""));
+  if (!q.config.quant->gguf)
+    throw InputError("--no-mtp: sizes a GGUF, but --quant " + std::string(q.config.quant->id) +
+                     " is a checkpoint format, whose files carry the MTP layers; use a GGUF "
+                     "quantization such as q4_k_m");
+  out.mtp_layers_dropped = q.model.n_layer_nextn;
+  out.model.spec.n_layer_nextn = 0;
+  q.model.n_layer_nextn = 0;
+}
+
+}  // namespace
+
 void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   out.gpus = priced_gpus(o.prices, cat);
   PlanRequest& q = out.request;
@@ -434,6 +466,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
       q.config.quant = sq;
       out.quant_requested = sq->id;
     }
+  drop_mtp_layers(o, out);
   if (q.serving) resolve_serving_target(o, cat, out);
 }
 

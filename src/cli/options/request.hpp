@@ -15,8 +15,9 @@ namespace llmsize::cli {
 
 struct ResolvedRequest {
   ResolvedModel model;
-  std::string quant_requested;  // as typed ("q4"); the request holds the preset it names
-  std::string quant_ignored;    // --quant text a weights file's own type replaced; else empty
+  std::string quant_requested;      // as typed ("q4"); the request holds the preset it names
+  std::string quant_ignored;        // --quant text a weights file's own type replaced; else empty
+  uint32_t mtp_layers_dropped = 0;  // --no-mtp: the model's MTP layers left out of the GGUF
   // The catalog's GPUs with --price applied: the candidates when no --gpu is given. The request
   // points into it: keep this object alive (and unmoved) while the request is used.
   std::vector<GpuSpec> gpus;

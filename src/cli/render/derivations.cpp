@@ -170,8 +170,8 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
           {"compute buffer per GPU",
            std::string("llama.cpp graph reserve (per layer kind, n_tokens = n_ubatch): KQ masks ") +
                mib_str(cb.mask_bytes) + " live through the layers; max(output logits 4 x " +
-               "n_tokens x n_vocab + 3 n_embd rows + 3/8 of the masks = " +
-               mib_str(cb.output_bytes) + ", attention " +
+               "n_tokens x n_vocab + 3 n_embd rows + the free block left under them " +
+               mib_str(cb.output_hole_bytes) + " = " + mib_str(cb.output_bytes) + ", attention " +
                (c.flash_attn ? "(flash) masks + 2 Q + 2 rows"
                              : "KQ 4 x n_head x n_kv x n_tokens + masks + Q + V indices + 2 rows") +
                " = " + mib_str(cb.attention_bytes) + ", ffn masks + gate/up/act (MoE: " +
