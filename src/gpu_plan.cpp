@@ -88,20 +88,32 @@ void describe_split(GpuPlan& p) {
 }
 
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
-                                 const std::vector<GpuSpec>& gpus) {
+                                 const std::vector<GpuSpec>& gpus,
+                                 const std::vector<PlatformModel>* platforms) {
   std::vector<GpuOption> out;
   for (const auto& g : gpus) {
     GpuOption o;
     o.plan = plan_gpus(m, e, c, g, 0);
     if (!o.plan.fits || o.plan.count > 64) continue;
     const Platform pf = choose_platform(o.plan.count, g.slot_width, g.is_module(), false);
-    o.platform = platform_name(pf);
+    o.platform = g.unified_memory ? "unified" : platform_name(pf);
+    // More units than every catalog computer built on this SoC is linked in by its maker.
+    if (platforms && g.unified_memory && o.plan.count > 1) {
+      bool linked = false, known = false;
+      for (const auto& p : *platforms)
+        if (std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end()) {
+          if (p.units_linked_max == 0 || o.plan.count <= p.units_linked_max) linked = true;
+          known = true;
+        }
+      o.units_not_linked = known && !linked;
+    }
     o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf));
     o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
     o.total_price_usd = o.gpus_usd > 0 ? o.gpus_usd + o.host_usd : 0;
     out.push_back(o);
   }
   std::stable_sort(out.begin(), out.end(), [](const GpuOption& a, const GpuOption& b) {
+    if (a.units_not_linked != b.units_not_linked) return b.units_not_linked;
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;
     if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;

@@ -76,7 +76,7 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Estimate& base,
                           const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
-  p.options = rank_gpus(m, base, c, *req.candidates);
+  p.options = rank_gpus(m, base, c, *req.candidates, req.platforms);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first

@@ -7,6 +7,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/gpu.hpp"
+#include "llmsize/platform.hpp"
 
 namespace llmsize {
 
@@ -85,12 +86,17 @@ struct GpuOption {
   double gpus_usd = 0;  // count x catalog price (0 = no public price)
   double host_usd = 0;  // the platform that count of cards needs (desktop/workstation/server)
   double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
-  const char* platform = "";
+  const char* platform = "";   // desktop, workstation, server; "unified" for whole computers
+  // Unified computers in more units than their maker links together (DGX Spark: two; a platform
+  // catalog's units.linked_max): buyable, an unsupported setup.
+  bool units_not_linked = false;
 };
 
 // Catalog GPUs that hold the model, cheapest system first (GPUs + the platform their count and
-// slot width need; unpriced last), ties by fewer cards.
+// slot width need; unpriced last), ties by fewer cards; setups their maker does not support
+// (units_not_linked, known from `platforms` when given) after those it does.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
-                                 const std::vector<GpuSpec>& gpus);
+                                 const std::vector<GpuSpec>& gpus,
+                                 const std::vector<PlatformModel>* platforms = nullptr);
 
 }  // namespace llmsize

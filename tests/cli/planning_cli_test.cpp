@@ -868,3 +868,17 @@ TEST_CASE("every JSON key and CSV column of a plan and a sweep row is a row of l
   REQUIRE(l.code == 0);
   CHECK(check_keys(paths, json::parse(lines(l.out).front())) > 50);
 }
+
+TEST_CASE("without --gpu, setups their maker does not support rank after those it does",
+          "[cli][bom]") {
+  // Kimi-K2.5 needs six DGX Sparks, three times the two NVIDIA links: once the cheapest system,
+  // it now ranks after every supported one and says why; the recommendation is another GPU.
+  const auto r = llmsize::cli_test::run("kimi-k2.5 --engine vllm -f json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["gpu"]["id"] != "dgx-spark");
+  const auto t = llmsize::cli_test::run("kimi-k2.5 --engine vllm --top 80");
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("dgx-spark") != std::string::npos);
+  CHECK(t.out.find("more units than the maker links: unsupported") != std::string::npos);
+}
