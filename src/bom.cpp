@@ -305,18 +305,27 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
     add_storage_lines(in, nodes, priced_whole, words, v);
     add_network_power_lines(in, nodes, words, v);
   }
+  // Beyond what the maker cables together the units go to a switch (add_switch_line): the
+  // catalog's link text ("..., two units cabled directly") is cut to the port itself.
+  const bool to_switch = p.units_linked_max > 0 && nodes > p.units_linked_max;
+  const std::string port = to_switch ? p.unit_link.substr(0, p.unit_link.find(',')) : p.unit_link;
   if (p.platform_class == PlatformClass::unified)
     for (const auto& n : in.host.nics)
       if (n.reason == HostReason::unit_link)
-        v.push_back(
-            {BomComponent::nic,
-             !words                ? std::string()
-             : p.unit_link.empty() ? std::string("unit-link")
-                                   : p.unit_link,
-             words ? Spec{{"gbit_per_s", n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
-                          {"why", to_string(n.reason)}}
-                   : Spec(),
-             n.count * nodes, 0, "", BomReason::unit_link, true});
+        v.push_back({BomComponent::nic,
+                     !words                ? std::string()
+                     : p.unit_link.empty() ? std::string("unit-link")
+                                           : port,
+                     words ? to_switch
+                                 ? Spec{{"gbit_per_s",
+                                         n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
+                                        {"to", "the switch line"},
+                                        {"why", to_string(n.reason)}}
+                                 : Spec{{"gbit_per_s",
+                                         n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
+                                        {"why", to_string(n.reason)}}
+                           : Spec(),
+                     n.count * nodes, 0, "", BomReason::unit_link, true});
   add_switch_line(in, nodes, words, v);
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",

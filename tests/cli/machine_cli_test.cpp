@@ -626,6 +626,12 @@ TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line
       CHECK(l["spec"]["gbit_per_s"] == "200");
     }
   CHECK(sw);
+  // The units' own port goes to that switch: the NIC line does not say "cabled directly".
+  for (const auto& l : j["bom"])
+    if (l["component"] == "nic") {
+      CHECK(l["part"] == "ConnectX-7 200 GbE");
+      CHECK(l["spec"]["to"] == "the switch line");
+    }
   // Two are cabled to each other: no switch.
   const auto two = run_json("llama-3.1-405b --gpu dgx-spark --gpus 2");
   for (const auto& l : two["bom"]) CHECK(l["component"] != "switch");
