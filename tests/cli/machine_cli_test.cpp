@@ -514,8 +514,10 @@ TEST_CASE("watts, kWh and BTU/h in the table and checklist have their thousands 
           "[cli][machine]") {
   // Two AM5 desktops for four RTX 4090 (2 x ~1.3 kW) and an HGX H100 (10.1 kW): every figure of
   // four digits or more before W, kWh or BTU/h is printed "2,592 W", never "2592 W".
+  // The H20 has no catalog machine: its class-rule power section and PSU line, too.
   for (const char* args : {"llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192",
-                           "llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8"}) {
+                           "llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8",
+                           "llama-3.1-405b --gpu h20 --gpus 8"}) {
     CAPTURE(args);
     const auto t = run(args);
     REQUIRE(t.code == 0);

@@ -306,11 +306,11 @@ std::vector<BomLine> bom_lines(const Report& r) {
   if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     b.push_back({"PSU",
-                 fmt::format("{:.0f} W{}", w.psu_w,
+                 fmt::format("{} W{}", whole(w.psu_w),
                              r.host && r.host->platform == Platform::server ? " server modules, N+1"
                                                                             : " 80 PLUS Platinum"),
                  std::to_string(w.psus),
-                 fmt::format("peak {:.0f} W ≤ 80% of the rating", w.peak_w)});
+                 fmt::format("peak {} W ≤ 80% of the rating", whole(w.peak_w))});
   }
   return b;
 }

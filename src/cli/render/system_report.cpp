@@ -471,9 +471,9 @@ std::string render_html(const Report& r) {
   o += svg;
   if (s) {
     o += "<h2>Power</h2>\n" + power_svg(*s);
-    o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {:.0f} BTU/h.</p>\n",
+    o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {} BTU/h.</p>\n",
                      watts(s->max_power.wall_w), watts(s->typical.typical_wall_w),
-                     html_escape(psu_short(*s, r)), s->heat_btu_per_h_total);
+                     html_escape(psu_short(*s, r)), whole(s->heat_btu_per_h_total));
     o += "<table>\n<tr><th>circuit</th></tr>\n";
     for (const auto& c : s->circuits)
       if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";
