@@ -24,6 +24,8 @@ const char* to_string(BomComponent c) {
       return "data_drive";
     case BomComponent::nic:
       return "nic";
+    case BomComponent::network_switch:
+      return "switch";
     case BomComponent::psu:
       return "psu";
     case BomComponent::pdu:
@@ -157,6 +159,46 @@ void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bo
          in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
 }
 
+// A network switch where the machines cannot be cabled to each other directly: the GPU fabric of
+// servers across nodes (one port per fabric NIC, as the HGX/DGX reference designs wire it),
+// unified units beyond what their maker links without one (DGX Spark: two, cabled together), and
+// desktops or towers beyond two (two are cabled NIC to NIC). Unpriced: one switch or a
+// leaf/spine fabric of them, by the ports.
+void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector<BomLine>& v) {
+  if (nodes < 2) return;
+  const PlatformModel& p = *in.platform;
+  uint32_t ports = 0, gbit = 0;
+  BomReason why = BomReason::gpu_fabric;
+  if (p.platform_class == PlatformClass::unified) {
+    if (p.units_linked_max == 0 || nodes <= p.units_linked_max) return;
+    ports = nodes;
+    gbit = p.unit_link_gbit_per_s;
+    why = BomReason::unit_link;
+  } else {
+    for (const auto& n : in.host.nics) {
+      const bool fabric = n.reason == HostReason::nic_per_gpu;
+      const bool pair_link =
+          n.reason == HostReason::nic_storage_frontend && p.platform_class != PlatformClass::server;
+      if (fabric || (pair_link && nodes > 2)) {
+        ports += n.count * n.ports * nodes;
+        gbit = n.gbit_per_s;
+        why = fabric ? BomReason::gpu_fabric : BomReason::storage_frontend;
+      }
+    }
+    if (ports == 0) return;
+  }
+  v.push_back({BomComponent::network_switch,
+               words ? "switch-" + std::to_string(gbit) + "g-" + std::to_string(ports) + "-ports"
+                     : std::string(),
+               words ? Spec{{"ports", std::to_string(ports)},
+                            {"gbit_per_s", gbit ? std::to_string(gbit) : std::string("unknown")},
+                            {"why", p.platform_class == PlatformClass::unified
+                                        ? "more units than the maker links without a switch"
+                                        : "the machines' NICs cannot all be cabled to each other"}}
+                     : Spec(),
+               1, 0, "", why, false});
+}
+
 // The NICs (GPU fabric, storage and front end) and the PSUs.
 void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
                              std::vector<BomLine>& v) {
@@ -267,6 +309,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
                           {"why", to_string(n.reason)}}
                    : Spec(),
              n.count * nodes, 0, "", BomReason::unit_link, true});
+  add_switch_line(in, nodes, words, v);
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",
                  words ? Spec{{"volts", "400"},

@@ -28,6 +28,8 @@ const char* to_string(HostReason r) {
       return "unified_memory";
     case HostReason::unit_link:
       return "unit_link";
+    case HostReason::nic_onboard:
+      return "nic_onboard";
   }
   return "?";
 }
@@ -129,7 +131,10 @@ void size_ram(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSiz
 // NICs: across nodes, one 400 Gb/s NIC per GPU for tensor/pipeline traffic (the HGX/DGX
 // reference design: 8 ConnectX-7 for 8 GPUs) and a dual-port storage/front-end NIC; a single
 // networked server gets the front-end NIC. Desktops and workstations across nodes: one 100 Gb/s
-// NIC each (a pipeline split passes only activations). Unified computers use what they have.
+// NIC each (a pipeline split passes only activations) where a slot is left beside the GPUs; where
+// the GPUs take every slot width (two 3-slot cards on an ATX board) there is nowhere to put one,
+// and the board's own Ethernet carries the activations (a few KB per token). Unified computers
+// use what they have.
 void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
   const bool multi = n.nodes > 1;
   if (p.platform_class == PlatformClass::server) {
@@ -147,8 +152,15 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
     h.nics.push_back({1, p.unit_link_gbit_per_s, 1, HostReason::unit_link});
     h.reasons.push_back(HostReason::unit_link);
   } else if (p.platform_class != PlatformClass::unified && (multi || n.networked)) {
-    h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
-    h.reasons.push_back(HostReason::nic_storage_frontend);
+    // A NIC is a single-width card: it needs one slot width the GPUs leave free.
+    const bool slot_left = p.gpu_mount != GpuMount::pcie || n.gpu_slot_widths <= 0 ||
+                           p.gpu_widths_total <= 0 || n.gpu_slot_widths + 1 <= p.gpu_widths_total;
+    if (slot_left) {
+      h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
+      h.reasons.push_back(HostReason::nic_storage_frontend);
+    } else {
+      h.reasons.push_back(HostReason::nic_onboard);
+    }
   }
 }
 

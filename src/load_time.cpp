@@ -156,9 +156,15 @@ ColdStart cold_start(const ColdStartInput& in) {
       in.pcie_gb_per_s * (pinned ? kPinnedCopyFraction : kPageableCopyFraction) * gpus;
   double copy_s = copy_rate > 0 ? gb / copy_rate : 0;
   if (pinned) copy_s = std::max(0.0, copy_s - read_s);
-  c.steps.push_back({StartStep::copy_to_gpu, copy_s, copy_rate,
-                     pinned ? "pinned host-to-device, overlapped with the read (approximation)"
-                            : "pageable host-to-device after each tensor (approximation)"});
+  if (in.unified_memory) {
+    copy_s = 0;
+    c.steps.push_back({StartStep::copy_to_gpu, 0, 0,
+                       "unified memory: the GPU uses the memory the weights were read into"});
+  } else {
+    c.steps.push_back({StartStep::copy_to_gpu, copy_s, copy_rate,
+                       pinned ? "pinned host-to-device, overlapped with the read (approximation)"
+                              : "pageable host-to-device after each tensor (approximation)"});
+  }
   c.load_s = read_s + copy_s;
 
   if (in.engine == Engine::vllm) {

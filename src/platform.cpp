@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "llmsize/power_model.hpp"
 
@@ -141,6 +142,11 @@ uint32_t lanes_each(const PlatformModel& p, uint32_t n) {
   return std::min(p.gpu_lanes_each, p.gpu_lanes_total / n);
 }
 
+// The chassis' PSUs are published (count and rating): their capacity can be checked.
+bool psu_rated(const PlatformModel& p) {
+  return p.gpu_mount == GpuMount::integrated || (p.psu.watts > 0 && p.psu.bays_published);
+}
+
 int class_rank(PlatformClass c) {
   switch (c) {
     case PlatformClass::unified:
@@ -153,6 +159,31 @@ int class_rank(PlatformClass c) {
       return 3;
   }
   return 4;
+}
+
+// Rejections a reader weighs first: machines the GPU was turned down by on fit (widths, lanes,
+// power, airflow, counts) before those that are simply not sold with it, then the class nearest
+// the chosen one (for a desktop plan: the workstations before the servers); catalog order within.
+void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice& c) {
+  if (c.rejected.size() < 2) return;
+  const int chosen =
+      c.index >= 0 ? class_rank(catalog[static_cast<size_t>(c.index)].platform_class) : -1;
+  auto key = [&](const PlatformRejection& x) {
+    const bool unsold = std::all_of(x.reasons.begin(), x.reasons.end(), [](PlatformReason r) {
+      return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
+    });
+    int distance = 0;
+    if (chosen >= 0)
+      for (const auto& p : catalog)
+        if (p.id == x.platform_id) {
+          distance = std::abs(class_rank(p.platform_class) - chosen);
+          break;
+        }
+    return std::make_pair(unsold, distance);
+  };
+  std::stable_sort(
+      c.rejected.begin(), c.rejected.end(),
+      [&](const PlatformRejection& a, const PlatformRejection& b) { return key(a) < key(b); });
 }
 
 }  // namespace
@@ -197,7 +228,9 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
   PlatformChoice best;
   best.gpus_requested = std::max<uint32_t>(1, n_gpus);
   const uint32_t n = best.gpus_requested;
-  // Ranking key, smaller is better: machines, GPUs bought, class, price (unpriced last).
+  // Ranking key, smaller is better: machines, GPUs bought, class, PSUs rated (a machine whose
+  // supplies are published, so the BOM can name them and the capacity was checked, before one
+  // whose are not), price (unpriced last); the catalog's order last.
   auto better = [&](const PlatformChoice& a, const PlatformChoice& b) {
     if (b.index < 0) return true;
     if (a.nodes != b.nodes) return a.nodes < b.nodes;
@@ -206,6 +239,7 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
     const auto& pb = catalog[static_cast<size_t>(b.index)];
     if (class_rank(pa.platform_class) != class_rank(pb.platform_class))
       return class_rank(pa.platform_class) < class_rank(pb.platform_class);
+    if (psu_rated(pa) != psu_rated(pb)) return psu_rated(pa);
     const double ca = pa.price_usd * a.nodes, cb = pb.price_usd * b.nodes;
     if ((ca > 0) != (cb > 0)) return ca > 0;
     return ca < cb;
@@ -241,7 +275,8 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
         const bool same_rank =
             best.index >= 0 && cand.gpus_total() == best.gpus_total() && cand.nodes == best.nodes &&
             class_rank(p.platform_class) ==
-                class_rank(catalog[static_cast<size_t>(best.index)].platform_class);
+                class_rank(catalog[static_cast<size_t>(best.index)].platform_class) &&
+            psu_rated(p) == psu_rated(catalog[static_cast<size_t>(best.index)]);
         tie_on_price = same_rank;
         cand.rejected = std::move(best.rejected);
         best = std::move(cand);
@@ -252,6 +287,7 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
           {p.id, nearest.empty() ? std::vector<PlatformReason>{PlatformReason::count_not_offered}
                                  : nearest});
   }
+  order_rejections(catalog, best);
   if (best.index < 0) return best;
   const PlatformModel& p = catalog[static_cast<size_t>(best.index)];
   if (!override_id.empty())

@@ -161,6 +161,27 @@ std::vector<CircuitOption> plan_circuits(double total_max_w, PlatformClass c,
   return out;
 }
 
+std::vector<CircuitOption> plan_circuits(double max_w_each, uint32_t machines, uint32_t cords,
+                                         PlatformClass c, bool redundant_feeds) {
+  std::vector<CircuitOption> out = plan_circuits(max_w_each * machines, c, redundant_feeds);
+  if (cords == 0 || machines == 0) return out;
+  const double cord_w = max_w_each / cords;
+  const uint64_t all_cords = uint64_t{cords} * machines;
+  for (auto& o : out) {
+    // Whole cords per circuit: floor(continuous / one cord's share); none fits: no option.
+    const uint64_t per_circuit = cord_w > 0 ? static_cast<uint64_t>(o.continuous_w / cord_w) : 0;
+    if (cord_w > 0 && per_circuit == 0) {
+      o.circuits = 0;
+      continue;
+    }
+    if (per_circuit == 0) continue;
+    uint64_t n = (all_cords + per_circuit - 1) / per_circuit;
+    if (redundant_feeds) n *= 2;
+    o.circuits = static_cast<uint32_t>(std::max<uint64_t>(n, o.circuits));
+  }
+  return out;
+}
+
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
                     double rack_budget_kw) {
   RackPlan r;

@@ -47,7 +47,13 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   s.max_wall_w_total = s.max_power.wall_w * nodes;
   s.heat_btu_per_h_total = s.max_wall_w_total * 3.412;  // 1 W = 3.412 BTU/h
   s.psus = plan_psus(p, s.max_power.wall_w);
-  s.circuits = plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0);
+  // Rack servers feed from PDUs; the rest plug their own cords (the carrying PSUs) into wall
+  // circuits.
+  s.circuits =
+      p.platform_class == PlatformClass::server
+          ? plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0)
+          : plan_circuits(s.max_power.wall_w, nodes, s.psus.count ? s.psus.redundancy.n : 0,
+                          p.platform_class, p.psu.redundancy.r > 0);
   s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw);
   PowerWorkload w = r.workload;
   w.power_limit = std::min(w.power_limit, r.power_limit);
@@ -57,6 +63,16 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   ColdStartInput ci = r.cold_start;
   ci.weights_bytes = n.weights_bytes;
   ci.n_gpus = s.choice.gpus_per_node;
+  ci.unified_memory = p.gpu_mount == GpuMount::integrated;
+  // The host link each card loads over, as this machine wires it: the card's PCIe generation
+  // (4.0 when unlisted) at the lanes the machine gives it, per direction (PCIe 3.0/4.0/5.0:
+  // 0.985 / 1.969 / 3.938 GB/s per lane); an AM5 desktop's x8/x8 halves a 4.0 x16 card's 31.5.
+  if (p.gpu_mount == GpuMount::pcie && s.choice.lanes_per_gpu > 0) {
+    const uint32_t gen = g.pcie_gen ? g.pcie_gen : 4;
+    const uint32_t lanes = std::min(s.choice.lanes_per_gpu, g.pcie_lanes ? g.pcie_lanes : 16u);
+    const double per_lane = gen >= 5 ? 3.938 : gen == 4 ? 1.969 : 0.985;
+    ci.pcie_gb_per_s = per_lane * lanes;
+  }
   s.cold_start = cold_start(ci);
   s.cold_start_by_drive.reserve(std::size(kLocalDrives));
   for (StorageClass d : kLocalDrives) {
@@ -78,7 +94,11 @@ HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
   HostNeeds n = r.needs;
   n.gpus = choice.gpus_per_node;
   n.nodes = choice.nodes;
-  return size_host((*r.catalog)[static_cast<size_t>(choice.index)], n);
+  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
+  // A card without a catalog width takes two slots, as choose_platform assumes.
+  if (p.gpu_mount == GpuMount::pcie)
+    n.gpu_slot_widths = (r.gpu->slot_width > 0 ? r.gpu->slot_width : 2) * n.gpus;
+  return size_host(p, n);
 }
 
 namespace {

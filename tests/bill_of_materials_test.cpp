@@ -218,3 +218,21 @@ TEST_CASE("A unified computer larger than the row's priced configuration stays u
   REQUIRE(whole);
   CHECK(whole->unit_price_usd == 3999);
 }
+
+TEST_CASE("Machines that cannot all be cabled to each other get a switch line", "[bom]") {
+  // Two DGX H100: 8 fabric NICs each, 16 ports of 400 Gb/s on the switch (or fabric) between
+  // them; unpriced, so the total is a floor.
+  const auto v = bill_of_materials(input("dgx-h100", "h100-sxm", 8, 2, 405 * kGB));
+  const BomLine* sw = line(v, BomComponent::network_switch);
+  REQUIRE(sw);
+  CHECK(std::string(to_string(sw->component)) == "switch");
+  CHECK(sw->qty == 1);
+  CHECK(spec(*sw, "ports") == "16");
+  CHECK(spec(*sw, "gbit_per_s") == "400");
+  CHECK(sw->reason == BomReason::gpu_fabric);
+  CHECK(sw->unit_price_usd == 0);
+  CHECK_FALSE(sw->included);
+  // One machine: no switch.
+  const auto one = bill_of_materials(input("dgx-h100", "h100-sxm", 8, 1, 405 * kGB));
+  CHECK(line(one, BomComponent::network_switch) == nullptr);
+}

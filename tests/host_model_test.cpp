@@ -1,5 +1,6 @@
 #include "llmsize/host_model.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "llmsize/io/platform_catalog.hpp"
@@ -143,4 +144,40 @@ TEST_CASE("A unified-memory computer's RAM is its GPU memory", "[host_model]") {
   CHECK(h.cpu_sockets == 1);
   CHECK(h.nics.empty());
   CHECK(h.load.nvme_drives == 0);
+}
+
+TEST_CASE("A desktop across machines gets a NIC only where the GPUs leave a slot for one",
+          "[host_model]") {
+  // The fixture's AM5 desktop: 7 slot widths for GPUs. Two 3-slot cards take 6: one width is
+  // left, a single-width 100 Gb/s NIC goes in it. Two 3.5-slot cards take all 7: no slot, the
+  // board's own Ethernet carries the activations of the layer split, nothing to buy.
+  struct Case {
+    double gpu_slot_widths;
+    bool nic;
+  };
+  const Case cases[] = {{6, true}, {7, false}, {0, true}};  // 0: widths unknown, as before
+  for (const auto& c : cases) {
+    CAPTURE(c.gpu_slot_widths);
+    HostNeeds n;
+    n.gpus = 2;
+    n.nodes = 2;
+    n.weights_bytes = 40 * kGiB;
+    n.gpu_slot_widths = c.gpu_slot_widths;
+    const auto h = size_host(platform("am5-desktop"), n);
+    const bool onboard =
+        std::find(h.reasons.begin(), h.reasons.end(), HostReason::nic_onboard) != h.reasons.end();
+    CHECK(onboard == !c.nic);
+    CHECK(h.nics.size() == (c.nic ? 1u : 0u));
+    if (c.nic) CHECK(h.nics[0].gbit_per_s == 100);
+    CHECK(h.load.nics_other == (c.nic ? 1u : 0u));  // the power model counts a bought NIC only
+  }
+  // A server keeps its fabric NICs whatever the widths: they sit in their own x16 positions.
+  HostNeeds s;
+  s.gpus = 8;
+  s.nodes = 2;
+  s.weights_bytes = 400 * kGB;
+  s.gpu_slot_widths = 16;
+  const auto hs = size_host(platform("dgx-h100"), s);
+  CHECK_FALSE(hs.nics.empty());
+  CHECK(to_string(HostReason::nic_onboard) == std::string("nic_onboard"));
 }

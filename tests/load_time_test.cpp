@@ -115,3 +115,17 @@ TEST_CASE("Storage classes by their --storage names", "[load_time]") {
   CHECK(std::string(to_string(Loader::gguf_mmap)) == "gguf-mmap");
   CHECK(default_loader(Engine::vllm) == Loader::safetensors);
 }
+
+TEST_CASE("Unified memory loads without a host-to-device copy", "[load_time]") {
+  // 40 GB on a unified-memory computer: the read (40 / 2.2 s) and init; the copy step is there,
+  // at 0 s, saying why (the GPU uses the memory the weights were read into).
+  ColdStartInput in;
+  in.weights_bytes = 40 * 1'000'000'000ull;
+  in.loader = default_loader(Engine::llama_cpp);
+  in.unified_memory = true;
+  const auto cs = cold_start(in);
+  REQUIRE(cs.steps.size() == 3);
+  CHECK(step_s(cs, StartStep::copy_to_gpu) == 0);
+  CHECK(cs.load_s == Approx(40 / 2.2));
+  CHECK(cs.total_s == Approx(2 + 40 / 2.2));
+}

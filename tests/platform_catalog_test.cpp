@@ -199,3 +199,60 @@ TEST_CASE("PSUs no source gave are unknown, not one PSU without redundancy", "[p
   CHECK(std::find(ch.reasons.begin(), ch.reasons.end(), PlatformReason::psu_unrated) !=
         ch.reasons.end());
 }
+
+TEST_CASE("Built-in rows read with the PSUs and slots their sources give", "[platform_catalog]") {
+  const auto& b = builtin_platforms();
+  struct Case {
+    const char* id;
+    PlatformClass cls;
+    uint32_t max_gpus;
+    uint32_t psu_bays;  // 0: not published
+    double psu_w;       // 0: not published
+    bool scheme_published;
+  };
+  const Case cases[] = {
+      // SMBIOS of one unit: four Delta 3200 W supplies; no scheme in SMBIOS.
+      {"asus-esc8000a-e13p", PlatformClass::server, 8, 4, 3200, false},
+      // A secondary procurement table (DOUBTFUL in the catalog), without the schemes.
+      {"supermicro-sys-821ge-tnhr", PlatformClass::server, 8, 6, 3000, false},
+      {"lenovo-thinksystem-sr675-v3-hgx4", PlatformClass::server, 4, 4, 2600, false},
+      {"supermicro-sys-421ge-tnrt", PlatformClass::server, 10, 4, 2700, false},
+      {"gigabyte-g493-sb0", PlatformClass::server, 8, 4, 3000, false},
+      {"supermicro-as-4125gs-tnrt", PlatformClass::server, 8, 4, 2000, false},
+      // Workstations: Lenovo's P8 names one 1400 W supply; the PX two bays, no rating; HP's Z8
+      // Fury G5 no PSU at all.
+      {"lenovo-thinkstation-p8", PlatformClass::workstation, 3, 1, 1400, true},
+      {"lenovo-thinkstation-px", PlatformClass::workstation, 4, 2, 0, false},
+      {"hp-z8-fury-g5", PlatformClass::workstation, 4, 0, 0, false},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.id);
+    const PlatformModel* p = find_platform(b, c.id);
+    REQUIRE(p);
+    CHECK(p->platform_class == c.cls);
+    CHECK(p->max_gpus() == c.max_gpus);
+    CHECK(p->psu.bays_published == (c.psu_bays > 0));
+    if (c.psu_bays) CHECK(p->psu.bays == c.psu_bays);
+    CHECK(p->psu.watts == c.psu_w);
+    CHECK(p->psu.redundancy_published == c.scheme_published);
+    if (p->gpu_mount == GpuMount::pcie) {
+      CHECK(p->gpu_width_max == 2);                  // double-width positions
+      CHECK(p->gpu_widths_total == 2 * c.max_gpus);  // each position 2 slot widths
+      CHECK(p->gpu_lanes_total == 16 * c.max_gpus);  // x16 each
+    }
+  }
+  // The ESC8000A-E13P's DIMMs as one unit reports them: 24, one per channel of 12 per socket.
+  const PlatformModel* asus = find_platform(b, "asus-esc8000a-e13p");
+  CHECK(asus->dimm_slots == 24);
+  CHECK(asus->memory_channels_per_socket == 12);
+  // A workstation whose channels no source gives (HP's Z8 Fury G5) takes 4 per socket, the
+  // fewest of current workstation sockets, not the 2 the host sizing fell back to (512 GiB on
+  // two 256 GiB RDIMMs); one that gives them keeps its own (the PX's 8).
+  CHECK(find_platform(b, "hp-z8-fury-g5")->memory_channels_per_socket == 4);
+  CHECK(find_platform(b, "lenovo-thinkstation-px")->memory_channels_per_socket == 8);
+  // The DGX Station GB300 reads as a superchip machine that offers no catalog GPU yet.
+  const PlatformModel* station = find_platform(b, "nvidia-dgx-station-gb300");
+  REQUIRE(station);
+  CHECK(station->gpu_mount == GpuMount::superchip);
+  CHECK(station->gpu_ids.empty());
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "llmsize/host_model.hpp"
 #include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/power_model.hpp"
 #include "test_util.hpp"
@@ -239,6 +240,24 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
           CHECK(psu.sufficient);
         else
           CHECK(has(ch.reasons, PlatformReason::psu_unrated));
+        // Wall circuits (machines that plug in their own cords): a circuit offered carries at
+        // least one whole cord's share of the maximum, never a fraction of one.
+        if (p.platform_class != PlatformClass::server && psu.count > 0)
+          for (const auto& c : plan_circuits(wall, ch.nodes, psu.redundancy.n, p.platform_class,
+                                             psu.redundancy.r > 0))
+            if (c.circuits) CHECK(c.continuous_w >= wall / psu.redundancy.n);
+      }
+      // A NIC bought for a desktop or tower across machines has a slot width left beside the
+      // GPUs (two 3-slot cards on a 6-width board buy none).
+      if (p.gpu_mount == GpuMount::pcie && p.platform_class != PlatformClass::server &&
+          ch.nodes > 1) {
+        HostNeeds hn;
+        hn.gpus = ch.gpus_per_node;
+        hn.nodes = ch.nodes;
+        hn.weights_bytes = 1ull << 30;
+        hn.gpu_slot_widths = (g.slot_width > 0 ? g.slot_width : 2) * ch.gpus_per_node;
+        if (!size_host(p, hn).nics.empty())
+          CHECK(hn.gpu_slot_widths + 1 <= p.gpu_widths_total + 1e-9);
       }
     }
   }
@@ -291,4 +310,93 @@ TEST_CASE("Built-in platforms: the reference systems come out as they ship", "[p
   }
   // A GH200 is not a GB300: the DGX Station GB300 does not take it.
   CHECK(choose_platform(cat, gpu("gh200"), 1).index < 0);
+}
+
+TEST_CASE("Built-in workstations: pro cards go four to a vendor's tower, 3-slot cards do not",
+          "[platform]") {
+  const auto& cat = builtin_platforms();
+  auto pick = [&](const char* g, uint32_t n) {
+    const auto ch = choose_platform(cat, gpu(g), n);
+    REQUIRE(ch.index >= 0);
+    return std::make_pair(ch, &cat[static_cast<size_t>(ch.index)]);
+  };
+  // Four double-width 300 W workstation cards: one Lenovo ThinkStation PX (4 positions of 2 slot
+  // widths, 300 W each in its cited configuration), not the generic WRX90 platform row.
+  for (const char* g : {"rtx-6000-ada", "rtx-a6000", "rtx-pro-6000-max-q"}) {
+    CAPTURE(g);
+    const auto [ch, p] = pick(g, 4);
+    CHECK(p->id == "lenovo-thinkstation-px");
+    CHECK(p->platform_class == PlatformClass::workstation);
+    CHECK(ch.nodes == 1);
+    CHECK(ch.gpus_per_node == 4);
+    CHECK(ch.lanes_per_gpu == 16);                        // 64 lanes / 4
+    CHECK(has(ch.reasons, PlatformReason::psu_unrated));  // two bays, rating not published
+  }
+  // The 600 W RTX PRO 6000 Workstation Edition draws more than the PX's positions are cited at.
+  const auto [pro, pro_p] = pick("rtx-pro-6000", 4);
+  CHECK(pro_p->platform_class == PlatformClass::workstation);
+  CHECK(pro_p->id != "lenovo-thinkstation-px");
+  REQUIRE(rejection(pro, "lenovo-thinkstation-px"));
+  CHECK(rejection(pro, "lenovo-thinkstation-px")->reasons ==
+        std::vector<PlatformReason>{PlatformReason::gpu_power});
+  // Lenovo ThinkStation P8: three positions and one published 1400 W supply; three 600 W cards
+  // (1800 W of GPUs alone) exceed it; one (1368 W at the wall, 1258 W DC) does not.
+  const PlatformModel& p8 = *find_platform(cat, "lenovo-thinkstation-p8");
+  const GpuSpec& g600 = gpu("rtx-pro-6000");
+  CHECK(has(platform_blockers(p8, g600, 3, max_system_wall_w(p8, g600, 3)),
+            PlatformReason::psu_capacity));
+  CHECK(platform_blockers(p8, g600, 1, max_system_wall_w(p8, g600, 1)).empty());
+  // 3-slot consumer cards: no workstation takes one (every tower's positions are double-width),
+  // so four RTX 4090 are two desktops of two, and the towers say why.
+  const auto [c4090, p4090] = pick("rtx-4090", 4);
+  CHECK(p4090->platform_class == PlatformClass::desktop);
+  CHECK(c4090.nodes == 2);
+  CHECK(c4090.gpus_per_node == 2);
+  for (const char* ws :
+       {"lenovo-thinkstation-px", "hp-z8-fury-g5", "lenovo-thinkstation-p8", "wrx90-workstation"}) {
+    CAPTURE(ws);
+    REQUIRE(rejection(c4090, ws));
+    CHECK(has(rejection(c4090, ws)->reasons, PlatformReason::too_wide));
+  }
+  // The towers come first among the rejections (the class next to the desktop chosen), the
+  // servers after them.
+  REQUIRE(c4090.rejected.size() >= 5);
+  CHECK(find_platform(cat, c4090.rejected.front().platform_id)->platform_class ==
+        PlatformClass::workstation);
+  CHECK(find_platform(cat, c4090.rejected.back().platform_id)->platform_class ==
+        PlatformClass::server);
+  // Ten double-width cards: one Supermicro SYS-421GE-TNRT (ten positions), not two 8-GPU boxes.
+  const auto [ten, ten_p] = pick("rtx-pro-6000", 10);
+  CHECK(ten_p->id == "supermicro-sys-421ge-tnrt");
+  CHECK(ten.nodes == 1);
+}
+
+TEST_CASE("Among equals, a machine whose PSUs are published is taken before one whose are not",
+          "[platform]") {
+  // Two workstations alike but for the PSUs; the unrated one is listed first.
+  auto tower = [](const char* id, double psu_w, bool bays) {
+    PlatformModel p;
+    p.id = id;
+    p.platform_class = PlatformClass::workstation;
+    p.gpu_mount = GpuMount::pcie;
+    p.gpu_counts = {1, 2, 3, 4};
+    p.gpu_width_max = 2;
+    p.gpu_widths_total = 8;
+    p.gpu_lanes_total = 64;
+    p.psu.watts = psu_w;
+    p.psu.bays = 1;
+    p.psu.bays_published = bays;
+    return p;
+  };
+  const std::vector<PlatformModel> cat = {tower("unrated", 0, false), tower("rated", 2000, true)};
+  const auto none = [](const PlatformModel&, const GpuSpec&, uint32_t) { return 1000.0; };
+  const auto ch = choose_platform(cat, gpu("rtx-a6000"), 2, "", none);
+  REQUIRE(ch.index == 1);
+  // Decided by the PSUs, not by price: the reason is the class, not "cheapest".
+  CHECK(has(ch.reasons, PlatformReason::smallest_class));
+  CHECK_FALSE(has(ch.reasons, PlatformReason::cheapest));
+  CHECK_FALSE(has(ch.reasons, PlatformReason::psu_unrated));
+  // Both unrated: the catalog's order decides.
+  const std::vector<PlatformModel> both = {tower("a", 0, false), tower("b", 0, false)};
+  CHECK(choose_platform(both, gpu("rtx-a6000"), 2, "", none).index == 0);
 }

@@ -233,3 +233,31 @@ TEST_CASE("Built-in platforms with a published maximum: the model within 15%", "
   REQUIRE(fw);
   CHECK(max_system_wall_w(*fw, gpu("ryzen-ai-max-395"), 1) == 400);  // its 400 W PSU
 }
+
+TEST_CASE("Wall circuits carry whole power cords: a machine's cord is not split over two",
+          "[power_model]") {
+  // A tower at 3387 W on two carrying PSUs: 1693.5 W per cord. 120 V 15 A (1440 W continuous)
+  // carries no cord: no option, where the total alone would say ceil(3387 / 1440) = 3 outlets.
+  // 120 V 20 A (1920 W): one cord each, 2 circuits; 230 V 16 A (2944 W): one each, 2; 208 V 30 A
+  // (4992 W): two cords, 1.
+  const auto t = plan_circuits(3387, 1, 2, PlatformClass::workstation, false);
+  REQUIRE(t.size() == 5);
+  CHECK(t[0].volts == 120);
+  CHECK(t[0].breaker_a == 15);
+  CHECK(t[0].circuits == 0);
+  CHECK(t[1].circuits == 2);
+  CHECK(t[2].circuits == 2);  // 230 V 10 A: 1840 W, one cord each
+  CHECK(t[3].circuits == 2);
+  CHECK(t[4].circuits == 1);
+  // Two ATX desktops of 1296 W, one cord each: 120 V 15 A carries one (2 circuits, as the total
+  // 2592 / 1440 gives too); 230 V 16 A carries both (2592 <= 2944): 1.
+  const auto d = plan_circuits(1296, 2, 1, PlatformClass::desktop, false);
+  CHECK(d[0].circuits == 2);
+  CHECK(d[3].circuits == 1);
+  // Three desktops of 1500 W: the total fits two 230 V 16 A circuits (4500 / 2944 -> 2) but a
+  // circuit carries only one 1500 W cord (2 x 1500 > 2944): 3.
+  CHECK(plan_circuits(1500, 3, 1, PlatformClass::desktop, false)[3].circuits == 3);
+  // Cords not published: the total alone, as before.
+  const auto u = plan_circuits(3387, 1, 0, PlatformClass::workstation, false);
+  CHECK(u[0].circuits == 3);
+}

@@ -229,3 +229,16 @@ TEST_CASE("with_host: a machine that differs only in the RAM needed is its sibli
   d.needs.host_weights_bytes = 200 * kGB;
   CHECK_THROWS_AS(with_host(sa, system_host(d, c)), std::logic_error);
 }
+
+TEST_CASE("The cold start copies over the lanes the machine gives each card", "[system_plan]") {
+  // 2 x RTX 3090 (PCIe 4.0 x16) on the desktop run x8/x8: 8 x 1.969 = 15.75 GB/s per card,
+  // x 0.4 (pageable copies) x 2 cards = 12.6 GB/s, half of what x16 gives.
+  auto r = request("rtx-3090", 2, 40 * kGiB);
+  const auto s = plan_system(r);
+  REQUIRE(s.platform);
+  REQUIRE(s.choice.lanes_per_gpu == 8);
+  double rate = 0;
+  for (const auto& st : s.cold_start.steps)
+    if (st.step == StartStep::copy_to_gpu) rate = st.rate_gb_per_s;
+  CHECK(rate == Approx(8 * 1.969 * 0.4 * 2));
+}

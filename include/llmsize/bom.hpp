@@ -15,7 +15,19 @@
 
 namespace llmsize {
 
-enum class BomComponent { platform, gpu, cpu, memory, os_drive, data_drive, nic, psu, pdu };
+// network_switch ("switch"): where the machines of a plan cannot be cabled to each other.
+enum class BomComponent {
+  platform,
+  gpu,
+  cpu,
+  memory,
+  os_drive,
+  data_drive,
+  nic,
+  network_switch,
+  psu,
+  pdu
+};
 const char* to_string(BomComponent c);
 
 // Why a line is there. Codes, stable in JSON.

@@ -19,6 +19,9 @@ struct HostNeeds {
   uint64_t dataset_bytes = 0;
   uint64_t checkpoint_bytes = 0;
   bool networked = false;  // served behind a network / reads a shared store
+  // Slot widths the GPUs take along the board (PCIe machines; 0 = not known): what is left is
+  // where a network card could go.
+  double gpu_slot_widths = 0;
 };
 
 // Why a host quantity is what it is.
@@ -33,6 +36,8 @@ enum class HostReason {
   storage_data,          // data drives for the model set, datasets, checkpoints
   unified_memory,        // a unified-memory computer: RAM is the GPU memory
   unit_link,             // unified computers as separate units: their built-in network link
+  nic_onboard,  // no slot left beside the GPUs for a NIC: the board's own Ethernet carries the
+                // activations of a layer split (desktops and towers)
 };
 const char* to_string(HostReason r);
 

@@ -82,6 +82,9 @@ struct ColdStartInput {
   bool page_cached = false;        // the file is already in the page cache (a warm restart)
   double network_gbit_per_s = 25;  // instance network for s3 reads
   double pcie_gb_per_s = 31.5;     // host link per GPU, per direction (PCIe 4.0 x16)
+  // CPU and GPU share one memory (Apple M-series, GB10, Ryzen AI Max): what was read is where
+  // the GPU reads it, no host-to-device copy.
+  bool unified_memory = false;
 };
 
 ColdStart cold_start(const ColdStartInput& in);

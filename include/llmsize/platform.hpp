@@ -170,7 +170,8 @@ struct PlatformChoice {
   uint32_t lanes_per_gpu = 0;           // electrical lanes each GPU gets
   std::vector<PlatformReason> reasons;  // why this one (and notes such as reduced_lanes)
   // Platforms of the GPU's mount (or the named one) turned down, with the blockers of the count
-  // nearest the request.
+  // nearest the request: those turned down on fit first, then those not sold with the GPU; the
+  // class nearest the chosen one first within each.
   std::vector<PlatformRejection> rejected;
 };
 
@@ -179,7 +180,9 @@ struct PlatformChoice {
 using MaxPowerFn = double (*)(const PlatformModel&, const GpuSpec&, uint32_t);
 
 // The machine for n_gpus of g: the fewest machines, then the fewest GPUs (>= n_gpus, the same
-// count in each machine, one the platform ships), then the smallest class, then the cheapest.
+// count in each machine, one the platform ships), then the smallest class, then one whose PSUs
+// are published (count and rating) before one whose are not, then the cheapest, then the
+// catalog's order.
 // override_id (--platform) picks by id and still checks the fit; an unknown id returns index -1
 // with no rejections. n_gpus = 0 is 1.
 PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const GpuSpec& g,

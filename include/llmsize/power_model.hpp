@@ -80,6 +80,13 @@ struct CircuitOption {
 // 208 V 3-phase 30 A for racks). total_max_w is all nodes; a redundant machine (r > 0) gets two
 // feeds (A and B), each sized for the whole load.
 std::vector<CircuitOption> plan_circuits(double total_max_w, PlatformClass c, bool redundant_feeds);
+// The same for machines plugged into wall circuits by their own cords (desktops, towers, unified
+// computers; rack servers feed from PDUs): each of a machine's `cords` carrying PSUs draws
+// max_w_each / cords, a share one cord cannot split over two circuits, so a circuit carries
+// whole cords only and one rated below a cord's share is no option (circuits 0: a 3.4 kW tower on
+// two cords does not go on three 15 A outlets). cords 0 (not published) is the call above.
+std::vector<CircuitOption> plan_circuits(double max_w_each, uint32_t machines, uint32_t cords,
+                                         PlatformClass c, bool redundant_feeds);
 
 struct RackPlan {
   uint32_t nodes = 0;

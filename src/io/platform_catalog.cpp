@@ -162,6 +162,10 @@ const CpuChannels kCpuChannels[] = {
 // A server socket whose family is not in the table: 8 channels, the fewest of current server
 // sockets (Xeon Scalable 4th/5th Gen, Xeon 6700); an assumption, below every EPYC's 12.
 constexpr uint32_t kAssumedServerChannels = 8;
+// A workstation socket likewise: 4, the fewest of current workstation sockets (Xeon W-2400,
+// Threadripper 7000; the Xeon W-3400 and Threadripper PRO have 8); an assumption. Without it the
+// host sizing took 2 channels and put 512 GiB on two 256 GiB RDIMMs.
+constexpr uint32_t kAssumedWorkstationChannels = 4;
 
 // Where the CPU model has no TDP on file: the platform-class CPUs of host.cpp (desktop 170 W,
 // workstation 350 W, server 360 W), per socket.
@@ -273,6 +277,8 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
         }
       if (p.memory_channels_per_socket == 0 && p.platform_class == PlatformClass::server)
         p.memory_channels_per_socket = kAssumedServerChannels;
+      if (p.memory_channels_per_socket == 0 && p.platform_class == PlatformClass::workstation)
+        p.memory_channels_per_socket = kAssumedWorkstationChannels;
     }
     p.dimm_slots = r.count(*m, mp, "dimm_slots", false, 256);
     p.ram_shipped_gib = r.count(*m, mp, "shipped_gib", unified, 1u << 20);

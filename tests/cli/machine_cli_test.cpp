@@ -509,3 +509,147 @@ TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][ma
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
 }
+
+TEST_CASE("watts, kWh and BTU/h in the table and checklist have their thousands grouped",
+          "[cli][machine]") {
+  // Two AM5 desktops for four RTX 4090 (2 x ~1.3 kW) and an HGX H100 (10.1 kW): every figure of
+  // four digits or more before W, kWh or BTU/h is printed "2,592 W", never "2592 W".
+  for (const char* args : {"llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192",
+                           "llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8"}) {
+    CAPTURE(args);
+    const auto t = run(args);
+    REQUIRE(t.code == 0);
+    std::istringstream lines(t.out);
+    std::string line;
+    int grouped = 0;
+    while (std::getline(lines, line)) {
+      CAPTURE(line);
+      // A run of 4+ digits not inside a grouped number, followed by a unit.
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(line[i]))) continue;
+        size_t j = i;
+        while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+        const bool after_comma_or_dot = i > 0 && (line[i - 1] == ',' || line[i - 1] == '.');
+        const std::string rest = line.substr(j, 7);
+        const bool unit =
+            rest.rfind(" W", 0) == 0 || rest.rfind(" kWh", 0) == 0 || rest.rfind(" BTU/h", 0) == 0;
+        if (unit && j - i >= 4 && !after_comma_or_dot) FAIL_CHECK("ungrouped: " << line);
+        if (unit && after_comma_or_dot && line[i - 1] == ',') ++grouped;
+        i = j;
+      }
+    }
+    CHECK(grouped >= 5);  // maximum, circuit, heat, energy and the checklist's lines
+  }
+}
+
+TEST_CASE("a desktop plan names the towers that turned the cards down, and why", "[cli][machine]") {
+  // Four 3-slot RTX 4090: two desktops. The first machines named as turned down are the
+  // workstations (the next class up), with the card's width; the rest are counted.
+  const auto t = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Machine   AMD AM5 desktop"));
+  // The GPU table's platform line counts the machines bought and what each holds (it said 1
+  // platform needing 76 lanes: the four GPUs' lanes in one box that is never bought).
+  CHECK(has(t.out, "(desktop)            2  2 GPUs per machine at x8, 6 of its 6 GPU slot widths"));
+  CHECK(has(t.out,
+            "  not lenovo-thinkstation-px         the card is too wide for its slots (a "
+            "3-slot card)"));
+  CHECK(has(t.out,
+            "  not hp-z8-fury-g5                  the card is too wide for its slots (a "
+            "3-slot card)"));
+  CHECK(has(t.out, "more turned down on fit (--format json lists each)"));
+  // The JSON keeps every rejection, the towers first.
+  const auto j = run_json("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
+  const auto& rej = j["machine"]["rejected"];
+  REQUIRE(rej.size() >= 8);
+  CHECK(rej[0]["platform"] == "lenovo-thinkstation-px");
+}
+
+TEST_CASE("a unified computer's checklist speaks of a whole computer, not of cards",
+          "[cli][machine]") {
+  const auto t = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Maintenance: a whole computer: memory and GPU are soldered"));
+  CHECK(!has(t.out, "datacenter/workstation cards carry ECC"));
+  // Only the other unified computers turned it down ("not sold with this GPU"): counted.
+  CHECK(has(t.out, "not sold with this GPU (--format json lists each)"));
+  CHECK(!has(t.out, "  not nvidia-dgx-spark"));
+}
+
+TEST_CASE("two desktops whose GPUs fill the board buy no network card", "[cli][machine]") {
+  // Two 3-slot RTX 4090 take 6 of an AM5 board's 6 GPU slot widths: no slot for a 100 Gb/s NIC,
+  // so none is in the BOM; the text says the onboard Ethernet carries the layer split.
+  const std::string args = "llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"] == "am5-desktop");
+  for (const auto& l : j["bom"]) CHECK(l["component"] != "nic");
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "NICs            the board's onboard Ethernet: the GPUs leave no slot for a "
+            "network card"));
+  // Two 2-slot RTX 3080 on the same desktop (named: a tower would take all four) leave 2 of the
+  // 6 slot widths: the NIC is bought.
+  const auto k = run_json("llama-3.1-8b --gpu rtx-3080 --gpus 4 --platform am5-desktop");
+  CHECK(k["system"]["platform_id"] == "am5-desktop");
+  bool nic = false;
+  for (const auto& l : k["bom"]) nic = nic || l["component"] == "nic";
+  CHECK(nic);
+}
+
+TEST_CASE("links between machines are worded for the machines bought", "[cli][machine]") {
+  // Two DGX Sparks: two units of one GPU each on a network, not "InfiniBand per GPU for tensor
+  // parallelism" of 8-GPU servers.
+  const auto s = run("llama-3.1-405b --gpu dgx-spark --gpus 2");
+  REQUIRE(s.code == 0);
+  CHECK(has(s.out, "Links: 2 units of one GPU each, on a network"));
+  CHECK(!has(s.out, "nodes of up to 1 GPUs"));
+  // Four RTX 4090 in two desktops: PCIe within each, and a network between the two.
+  const auto d = run("llama-3.1-70b --gpu rtx-4090 --gpus 4");
+  REQUIRE(d.code == 0);
+  CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
+  // Each desktop runs its two x16 cards at x8: 16 GB/s per direction, said in the checklist.
+  CHECK(has(d.out, "this machine gives each card x8 (16 GB/s per direction)"));
+}
+
+TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line",
+          "[cli][machine]") {
+  // The catalog's Spark links two units cabled directly (ConnectX-7 200 GbE): a third needs a
+  // switch of 3 ports, in the BOM, unpriced (the total is then a floor).
+  const auto j = run_json("llama-3.1-405b --gpu dgx-spark --gpus 3");
+  bool sw = false;
+  for (const auto& l : j["bom"])
+    if (l["component"] == "switch") {
+      sw = true;
+      CHECK(l["qty"] == 1);
+      CHECK(l["spec"]["ports"] == "3");
+      CHECK(l["spec"]["gbit_per_s"] == "200");
+    }
+  CHECK(sw);
+  // Two are cabled to each other: no switch.
+  const auto two = run_json("llama-3.1-405b --gpu dgx-spark --gpus 2");
+  for (const auto& l : two["bom"]) CHECK(l["component"] != "switch");
+}
+
+TEST_CASE("a tower whose memory channels are unpublished is not filled with two huge DIMMs",
+          "[cli][machine]") {
+  // HP Z8 Fury G5 for four RTX PRO 6000 (the PX's positions are cited at 300 W): the 265 GiB
+  // the 2 x weights rule needs on the 4 channels assumed for an unpublished workstation socket:
+  // 4 x 64 = 256 is short, so 4 x 96 GiB = 384 GiB; it was 2 x 256 GiB on 2 channels.
+  const auto t = run("qwen3-235b-a22b --gpu rtx-pro-6000 --gpus 4");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "Machine   HP Z8 Fury G5"));
+  CHECK(has(t.out, "System RAM      4 × 96 GiB = 384 GiB"));
+}
+
+TEST_CASE("a unified computer's cold start has no copy to the GPU", "[cli][machine]") {
+  // The M3 Ultra reads the weights into the memory its GPU uses: the load is the read alone.
+  const auto j = run_json("llama-3.1-70b --gpu m3-ultra");
+  const auto& cs = j["machine"]["cold_start"];
+  CHECK(cs["load_s"].get<double>() > 0);
+  const auto t = run("llama-3.1-70b --gpu m3-ultra");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "copy to GPUs        0.0 s (unified memory: the GPU uses the memory the weights "
+            "were read into)"));
+}

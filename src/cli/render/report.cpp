@@ -26,6 +26,11 @@ std::string group(uint64_t v) {
   return group_digits(v);
 }
 
+// A whole number of watts, kWh or BTU/h with its thousands grouped: 33754.2 -> "33,754".
+std::string whole(double v) {
+  return group(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
+}
+
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", billions_of(p));
 }
@@ -196,7 +201,9 @@ std::vector<BomLine> bom_lines(const Report& r) {
                std::to_string(p.count), why});
   if (p.count > 1)
     b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
-  if (p.nodes > 1)
+  // The catalog machine's count is on its Platform line; the class rule's only without one.
+  const bool catalog_machine = r.system && r.system->platform;
+  if (p.nodes > 1 && !catalog_machine)
     b.push_back({"Nodes",
                  fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
                  std::to_string(p.nodes), "more GPUs than one chassis holds"});
@@ -205,21 +212,40 @@ std::vector<BomLine> bom_lines(const Report& r) {
     const auto& ps = platform_spec(h.platform);
     // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
     const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
-    b.push_back(
-        {"Platform",
-         machine ? fmt::format("{} ({})", machine->platform->name,
-                               to_string(machine->platform->platform_class))
-                 : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
-         "1",
-         !p.gpu.is_module()
-             ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
-                           h.pcie_lanes_needed,
-                           h.chassis_slot_widths > 0
-                               ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
-                               : std::string("card width not published"))
-             : fmt::format(
-                   "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and NICs",
-                   p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed)});
+    // The machines as bought: across machines, what each holds (the lanes of every GPU in one
+    // box that is never bought said nothing).
+    const uint32_t nodes = machine ? machine->choice.nodes : 1;
+    std::string held;
+    if (machine && nodes > 1) {
+      const PlatformChoice& ch = machine->choice;
+      const PlatformModel& mp = *machine->platform;
+      const double w = p.gpu.slot_width > 0 ? p.gpu.slot_width : 2;
+      held =
+          mp.gpu_mount == GpuMount::pcie
+              ? fmt::format("{} GPU{} per machine at x{}, {:g} of its {:g} GPU slot widths",
+                            ch.gpus_per_node, ch.gpus_per_node == 1 ? "" : "s", ch.lanes_per_gpu,
+                            w * ch.gpus_per_node, mp.gpu_widths_total)
+          : mp.gpu_mount == GpuMount::integrated
+              ? std::string("separate whole computers, one GPU each")
+              : fmt::format("{} {} per machine on its baseboard (sold in 4 or 8)", ch.gpus_per_node,
+                            mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules");
+    } else {
+      held = !p.gpu.is_module()
+                 ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
+                               h.pcie_lanes_needed,
+                               h.chassis_slot_widths > 0
+                                   ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
+                                   : std::string("card width not published"))
+                 : fmt::format(
+                       "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and "
+                       "NICs",
+                       p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed);
+    }
+    b.push_back({"Platform",
+                 machine ? fmt::format("{} ({})", machine->platform->name,
+                                       to_string(machine->platform->platform_class))
+                         : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
+                 std::to_string(nodes), std::move(held)});
     b.push_back(
         {"CPU",
          machine && machine->host.cpu_cores
@@ -493,14 +519,14 @@ std::string table_power_cost(const Report& r) {
     o += class_rules_stand_in(r) ? "\nPower and cooling (class rules: no catalog machine)\n"
                                  : "\nPower and cooling\n";
     o += fmt::format(
-        "  peak            {:.0f} W (GPUs {:.0f}, CPU {:.0f}, RAM {:.0f}, drives {:.0f}, board and "
-        "fans {:.0f})\n",
-        w.peak_w, w.gpu_w, w.cpu_w, w.ram_w, w.drives_w, w.board_fans_w);
-    o += fmt::format("  PSU             {} × {:.0f} W\n", w.psus, w.psu_w);
-    o += fmt::format("  at the wall     {:.0f} W, {}\n", w.wall_w, circuit_words(w));
-    o += fmt::format("  heat            {:.0f} BTU/h\n", w.heat_btu_per_h);
-    o += fmt::format("  energy          {:.0f} kWh per year at {:.0f}% duty\n",
-                     w.energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
+        "  peak            {} W (GPUs {}, CPU {}, RAM {}, drives {}, board and fans {})\n",
+        whole(w.peak_w), whole(w.gpu_w), whole(w.cpu_w), whole(w.ram_w), whole(w.drives_w),
+        whole(w.board_fans_w));
+    o += fmt::format("  PSU             {} × {} W\n", w.psus, whole(w.psu_w));
+    o += fmt::format("  at the wall     {} W, {}\n", whole(w.wall_w), circuit_words(w));
+    o += fmt::format("  heat            {} BTU/h\n", whole(w.heat_btu_per_h));
+    o += fmt::format("  energy          {} kWh per year at {:.0f}% duty\n",
+                     whole(w.energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
   }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
@@ -628,9 +654,9 @@ std::string render_markdown(const Report& r) {
         r.speed->time_to_first_token_s);
   // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
   if (const PowerPlan* w = reported_power(r))
-    o += fmt::format(
-        "\n**Power:** peak {:.0f} W, wall {:.0f} W, {}; heat {:.0f} BTU/h; {:.0f} kWh/year\n",
-        w->peak_w, w->wall_w, circuit_words(*w), w->heat_btu_per_h, w->energy_kwh_per_year);
+    o += fmt::format("\n**Power:** peak {} W, wall {} W, {}; heat {} BTU/h; {} kWh/year\n",
+                     whole(w->peak_w), whole(w->wall_w), circuit_words(*w),
+                     whole(w->heat_btu_per_h), whole(w->energy_kwh_per_year));
   if (const CostPlan* c = reported_cost(r); c && c->priced)
     o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
                      hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,

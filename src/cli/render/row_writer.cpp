@@ -153,9 +153,17 @@ void RowWriter::f64(double v) {
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   if (recall(m, Memo::kF64, bits)) return;
+  // Then the texts of recent values of any column, by the value's bits: a value a column had some
+  // rows before (a load time at the same GPU and count for the next context) is not formatted
+  // again.
+  Memo& g = f64_cache_[(bits * 0x9E3779B97F4A7C15ull) >> (64 - kF64CacheBits)];
   const char* at = cur_;
-  write_f64(v);
-  if (cur_ - at <= static_cast<ptrdiff_t>(sizeof m.text)) remember(m, Memo::kF64, bits, at);
+  if (!recall(g, Memo::kF64, bits)) {
+    write_f64(v);
+    if (cur_ - at > static_cast<ptrdiff_t>(sizeof m.text)) return;
+    remember(g, Memo::kF64, bits, at);
+  }
+  remember(m, Memo::kF64, bits, at);
 }
 
 void RowWriter::write_f64(double v) {

@@ -161,7 +161,9 @@ class RowWriter {
       leads_;  // what precedes each value: "," or ",\"key\":" or "},\"group\":{\"key\":"
   std::string tail_;
   std::vector<Memo> memo_;  // per column
-  size_t slack_ = 0;        // columns x (the longest lead + 64)
+  static constexpr unsigned kF64CacheBits = 12;
+  std::vector<Memo> f64_cache_ = std::vector<Memo>(size_t{1} << kF64CacheBits);  // by bits
+  size_t slack_ = 0;  // columns x (the longest lead + 64)
   // The last text written in a column and its encoding.
   struct TextMemo {
     bool valid = false;

@@ -16,8 +16,13 @@ std::string usd(double v) {
   return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
 }
 
+// A whole number with its thousands grouped: 8421.4 -> "8,421".
+std::string whole(double v) {
+  return group_digits(static_cast<uint64_t>(std::llround(v)));
+}
+
 std::string watts(double w) {
-  return group_digits(static_cast<uint64_t>(std::llround(w))) + " W";
+  return whole(w) + " W";
 }
 
 const SystemPlan* machine(const Plan& p) {
@@ -76,6 +81,45 @@ std::string reasons_text(const std::vector<PlatformReason>& v) {
   return s;
 }
 
+// The machines turned down on fit, nearest class first (choose_platform orders them), at most
+// four; those only not sold with the GPU (every other GPU box of its mount) are counted, not
+// listed: --format json has each.
+std::string rejection_lines(const SystemPlan& s) {
+  constexpr size_t kShown = 4;
+  std::string o;
+  size_t shown = 0, more = 0, unsold = 0;
+  for (const auto& x : s.choice.rejected) {
+    const bool only_unsold = std::all_of(x.reasons.begin(), x.reasons.end(), [](PlatformReason r) {
+      return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
+    });
+    if (only_unsold) {
+      ++unsold;
+      continue;
+    }
+    if (shown == kShown) {
+      ++more;
+      continue;
+    }
+    ++shown;
+    std::string why;
+    for (auto y : x.reasons) {
+      why += (why.empty() ? "" : "; ") + std::string(reason_words(y));
+      // Say how wide: "too wide" alone leaves the reader to look the card up.
+      if (y == PlatformReason::too_wide && s.gpu.slot_width > 0)
+        why += fmt::format(" (a {:g}-slot card)", s.gpu.slot_width);
+    }
+    o += fmt::format("  not {:<30} {}\n", x.platform_id, why);
+  }
+  if (more || unsold) {
+    std::string rest;
+    if (more) rest = fmt::format("{} more turned down on fit", more);
+    if (unsold)
+      rest += fmt::format("{}{} not sold with this GPU", rest.empty() ? "" : ", ", unsold);
+    o += fmt::format("  others          {} (--format json lists each)\n", rest);
+  }
+  return o;
+}
+
 std::string spec_text(const BomLine& l) {
   std::string s;
   for (const auto& [k, v] : l.spec) s += (s.empty() ? "" : ", ") + k + " " + v;
@@ -118,6 +162,10 @@ std::string nic_text(const SystemPlan& s) {
   for (const auto& n : s.host.nics)
     t += fmt::format("{}{} × {} Gb/s ({})", t.empty() ? "" : ", ", n.count, n.gbit_per_s,
                      to_string(n.reason));
+  if (t.empty() && std::find(s.host.reasons.begin(), s.host.reasons.end(),
+                             HostReason::nic_onboard) != s.host.reasons.end())
+    return "the board's onboard Ethernet: the GPUs leave no slot for a network card (a layer "
+           "split passes only activations between the machines)";
   if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
     t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
                     p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);
@@ -225,16 +273,15 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
                          : std::string(", its power supply's rating (no published maximum)"));
   else
     o += fmt::format(
-        "  maximum         {} at the wall per machine{} (GPUs {:.0f}, baseboard {:.0f}, CPUs "
-        "{:.0f}, "
-        "memory {:.0f}, drives {:.0f}, NICs {:.0f}, fans {:.0f}, board {:.0f} W DC)\n",
+        "  maximum         {} at the wall per machine{} (GPUs {}, baseboard {}, CPUs {}, memory "
+        "{}, drives {}, NICs {}, fans {}, board {} W DC)\n",
         watts(s.max_power.wall_w),
         s.max_power.published_w > 0
             ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
                           percent_of(s.max_power.over_published()))
             : std::string(),
-        pp.gpus_w, pp.baseboard_w, pp.cpus_w, pp.memory_w, pp.drives_w, pp.nics_w, pp.fans_w,
-        pp.board_w);
+        whole(pp.gpus_w), whole(pp.baseboard_w), whole(pp.cpus_w), whole(pp.memory_w),
+        whole(pp.drives_w), whole(pp.nics_w), whole(pp.fans_w), whole(pp.board_w));
   if (unified) {
     // Busy and idle each as its source gives it: the maker's or a measured figure, else scaled
     // from the maximum.
@@ -265,9 +312,9 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
                    usd(s.heat_btu_per_h_total).substr(1));
   if (const PowerPlan* pw = reported_power(r))
     o += fmt::format(
-        "  energy          {:.0f} kWh per year from the typical draw, busy {:.0f}% of "
+        "  energy          {} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",
-        pw->energy_kwh_per_year, percent_of(r.power_input.duty_cycle));
+        whole(pw->energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
   if (s.racks.racks)
     o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
                      s.racks.racks, s.racks.racks == 1 ? "" : "s",
@@ -301,9 +348,7 @@ std::string render_system_table(const Report& r) {
                        : std::string(),
                    s.choice.nodes, s.choice.gpus_per_node, s.choice.gpus_per_node == 1 ? "" : "s");
   o += fmt::format("  why             {}\n", reasons_text(s.choice.reasons));
-  for (size_t i = 0; i < s.choice.rejected.size() && i < 4; ++i)
-    o += fmt::format("  not {:<30} {}\n", s.choice.rejected[i].platform_id,
-                     reasons_text(s.choice.rejected[i].reasons));
+  o += rejection_lines(s);
   const HostSizing& h = s.host;
   o += fmt::format("  CPU             {} socket{} × {}{}\n", h.cpu_sockets,
                    h.cpu_sockets == 1 ? "" : "s", p.cpu_model.empty() ? "CPU" : p.cpu_model,
@@ -356,7 +401,10 @@ std::string render_system_table(const Report& r) {
   for (const auto& st : s.cold_start.steps)
     o += fmt::format(
         "  {:<15} {:>7.1f} s{}\n", step_words(st.step), st.seconds,
-        st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s) : std::string());
+        st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s)
+        : st.step == StartStep::copy_to_gpu
+            ? std::string(" (unified memory: the GPU uses the memory the weights were read into)")
+            : std::string());
   return o;
 }
 

@@ -9,6 +9,14 @@
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
+namespace {
+
+// A whole number with its thousands grouped, as the tables print them: 2592.4 -> "2,592".
+std::string whole(double v) {
+  return group_digits(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
+}
+
+}  // namespace
 
 std::string estimate_warning_words(const EstimateWarning& w) {
   switch (w.kind) {
@@ -277,12 +285,13 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
         circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
                                 x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
                                 x.outlet ? " (an ordinary outlet)" : "");
-    c.push_back(fmt::format("Circuit: {:.0f} W maximum at the wall{}: {}", sy->max_wall_w_total,
+    c.push_back(fmt::format("Circuit: {} W maximum at the wall{}: {}", whole(sy->max_wall_w_total),
                             sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",
                             circuits.empty() ? "beyond the circuits modelled" : circuits));
     c.push_back(fmt::format(
-        "Cooling: remove {:.0f} W = {:.0f} BTU/h at the maximum (typical {:.0f} W){}",
-        sy->max_wall_w_total, sy->heat_btu_per_h_total, sy->typical_wall_w_total,
+        "Cooling: remove {} W = {} BTU/h at the maximum (typical {} W){}",
+        whole(sy->max_wall_w_total), whole(sy->heat_btu_per_h_total),
+        whole(sy->typical_wall_w_total),
         sy->max_wall_w_total > 1500
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
@@ -291,15 +300,29 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
     const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
     c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling{}: remove {:.0f} W = {:.0f} BTU/h at full load{}", basis, r.power->wall_w,
-        r.power->heat_btu_per_h,
+        "Cooling{}: remove {} W = {} BTU/h at full load{}", basis, whole(r.power->wall_w),
+        whole(r.power->heat_btu_per_h),
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   }
   if (!r.gpu) return;
   const auto& p = *r.gpu;
-  c.push_back(fmt::format("Links: {} — {}", gpu_link_words(p), link_reason_words(p.link_reason)));
+  std::string between;
+  // The machine may wire the cards narrower than they are (an AM5 desktop's x8/x8).
+  if (sy && p.link == GpuLink::pcie && sy->choice.lanes_per_gpu > 0 &&
+      sy->choice.lanes_per_gpu < p.pcie_lanes)
+    between = fmt::format("; this machine gives each card x{} ({:.0f} GB/s per direction)",
+                          sy->choice.lanes_per_gpu,
+                          p.link_gb_per_s * sy->choice.lanes_per_gpu / p.pcie_lanes);
+  // The catalog may split GPUs the class rule keeps in one box (two desktops of two): the
+  // machines need a network of their own.
+  if (sy && sy->choice.nodes > 1 && p.link != GpuLink::network)
+    between += fmt::format(
+        "; between the {} machines a network carries the layer split (only activations)",
+        sy->choice.nodes);
+  c.push_back(fmt::format("Links: {} — {}{}", gpu_link_words(p), link_reason_words(p.link_reason),
+                          between));
   // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
   const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
   const uint32_t in_node = sy ? sy->choice.gpus_per_node : p.count;
@@ -316,8 +339,13 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                           backends.empty() ? "(unknown)" : backends,
                           cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
                                : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
+  // A unified-memory computer has no cards: its memory and GPU are one soldered part.
+  const bool whole_computer = p.gpu.unified_memory || p.gpu.gpu_class == "soc";
   c.push_back(
-      p.gpu.gpu_class == "consumer"
+      whole_computer
+          ? "Maintenance: a whole computer: memory and GPU are soldered, so nothing is upgraded "
+            "or swapped; service is the maker's warranty, and the spare part is a spare unit"
+      : p.gpu.gpu_class == "consumer"
           ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers "
             "need open-air spacing, and the GeForce driver licence restricts datacenter deployment"
           : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a "
@@ -360,6 +388,13 @@ std::string gpu_link_words(const GpuPlan& p) {
     case GpuLink::none:
       return "none needed";
     case GpuLink::network:
+      // One GPU per machine (unified-memory computers): units, not 8-GPU servers. Reads only
+      // max_gpus_per_node of the GPU, as the sweep's memo key of these words holds.
+      if (max_gpus_per_node(p.gpu) == 1)
+        return fmt::format(
+            "{} units of one GPU each, on a network: a pipeline split passes only activations "
+            "(the maker's own link where it has one)",
+            p.nodes);
       return fmt::format(
           "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU for tensor parallelism "
           "across nodes; 100-200 GbE is enough for a pipeline split",
