@@ -270,24 +270,22 @@ int main(int argc, char** argv) {
     if (m && !test::probe_mismatch(entry, *m).empty()) m.reset();
     grid_models[entry["id"].get<std::string>()] = m;
   }
-  for (const auto& g : probe["compute_grid"]) {
-    const std::string id = g[0];
-    const auto it = grid_models.find(id);
-    if (it == grid_models.end() || !it->second) continue;
-    const test::ProbeRun p = test::probe_grid_run(*it->second, g);
-    pgrid.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
-  }
+  // One category from a reserve grid of the data file ([id, n_ctx, n_seq, kv, fa, n_ubatch, MiB]).
+  const auto grid_rows = [&](const char* key, Category& c) {
+    for (const auto& g : probe[key]) {
+      const auto it = grid_models.find(g[0].get<std::string>());
+      if (it == grid_models.end() || !it->second) continue;
+      const test::ProbeRun p = test::probe_grid_run(*it->second, g);
+      c.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
+    }
+  };
+  grid_rows("compute_grid", pgrid);
   cats.push_back(pgrid);
   // 3b''. The same tool and grid at n_ubatch 4096 (gpt-oss-20b, the Mamba2, delta-net and
   // short-conv hybrids); for LFM2-1.2B, n_tokens = n_embd_r at 1 sequence changes ggml-alloc's
   // layout (src/compute_buffer.cpp, output_mask_hole).
   Category pgrid4k{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 4096)", {}, {}};
-  for (const auto& g : probe["compute_grid_ubatch_4096"]) {
-    const auto it = grid_models.find(g[0].get<std::string>());
-    if (it == grid_models.end() || !it->second) continue;
-    const test::ProbeRun p = test::probe_grid_run(*it->second, g);
-    pgrid4k.rows.push_back({p.label, static_cast<double>(p.compute.bytes()) / kMiB, p.compute_mib});
-  }
+  grid_rows("compute_grid_ubatch_4096", pgrid4k);
   cats.push_back(pgrid4k);
 
   // 3c. Public llama.cpp logs of 2025-2026 models (tests/data/measured_memory_2026.json): the

@@ -91,7 +91,14 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
 // output_mask_hole), but at 131072 cells with q8_0 KV the masks' hole is refilled (+38%). A
 // CUDA build reserves the same
 // graph per device, with the inputs' host copies in a separate CUDA_Host buffer and cuBLAS /
-// flash-attention scratch in the CUDA pool rather than in the compute buffer.
+// flash-attention scratch in the CUDA pool rather than in the compute buffer. NOT MODELLED:
+// with several GPUs in a layer split and every layer offloaded, llama.cpp turns on pipeline
+// parallelism (llama-context.cpp at de3ff815: n_devices > 1, n_gpu_layers > n_layer, split mode
+// layer, offload_kqv, no tensor overrides, devices with async compute and events), and the
+// scheduler then keeps GGML_SCHED_MAX_COPIES = 4 copies of each split input on each device (the
+// masks, positions, KV indices and the hidden state passed between devices), marked input and
+// output so that ggml-alloc never frees them (ggml-backend.cpp ggml_backend_sched_split_graph);
+// each GPU is counted here with the single-device buffer, logits included.
 struct ComputeConfig {
   uint32_t n_ubatch = 512;  // tokens of the reserved micro-batch (min(n_ubatch, n_ctx total))
   uint32_t n_seq = 1;       // sequences (streams) the micro-batch is split into
