@@ -168,7 +168,11 @@ void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice&
   if (c.rejected.size() < 2) return;
   const int chosen =
       c.index >= 0 ? class_rank(catalog[static_cast<size_t>(c.index)].platform_class) : -1;
-  auto key = [&](const PlatformRejection& x) {
+  // Each rejection's key once (the class is looked up by id): (only unsold, class distance).
+  std::vector<std::pair<std::pair<bool, int>, size_t>> keys;
+  keys.reserve(c.rejected.size());
+  for (size_t i = 0; i < c.rejected.size(); ++i) {
+    const PlatformRejection& x = c.rejected[i];
     const bool unsold = std::all_of(x.reasons.begin(), x.reasons.end(), [](PlatformReason r) {
       return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
     });
@@ -179,11 +183,13 @@ void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice&
           distance = std::abs(class_rank(p.platform_class) - chosen);
           break;
         }
-    return std::make_pair(unsold, distance);
-  };
-  std::stable_sort(
-      c.rejected.begin(), c.rejected.end(),
-      [&](const PlatformRejection& a, const PlatformRejection& b) { return key(a) < key(b); });
+    keys.push_back({{unsold, distance}, i});  // the index keeps catalog order among equals
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<PlatformRejection> sorted;
+  sorted.reserve(keys.size());
+  for (const auto& k : keys) sorted.push_back(std::move(c.rejected[k.second]));
+  c.rejected = std::move(sorted);
 }
 
 }  // namespace
