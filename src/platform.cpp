@@ -46,6 +46,11 @@ GpuMount gpu_mount(const GpuSpec& g) {
   return GpuMount::pcie;
 }
 
+double card_slot_width(const GpuSpec& g) {
+  // A card without a catalog width is taken as double width, the width of most PCIe GPUs.
+  return g.slot_width > 0 ? g.slot_width : 2;
+}
+
 bool gpu_is_passive(const GpuSpec& g) {
   return g.gpu_class == "datacenter" && gpu_mount(g) == GpuMount::pcie;
 }
@@ -128,14 +133,8 @@ const char* to_string(PlatformReason r) {
 
 namespace {
 
-// A card without a catalog width is taken as double width, the width of most PCIe GPUs.
-constexpr double kAssumedSlotWidth = 2;
 // Below x8 per GPU the host link halves again; no vendor ships GPU slots narrower than x8.
 constexpr uint32_t kMinLanesPerGpu = 8;
-
-double card_width(const GpuSpec& g) {
-  return g.slot_width > 0 ? g.slot_width : kAssumedSlotWidth;
-}
 
 uint32_t lanes_each(const PlatformModel& p, uint32_t n) {
   if (n == 0) return 0;
@@ -210,7 +209,7 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
   if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) == p.gpu_counts.end())
     b.push_back(PlatformReason::count_not_offered);
   if (mount == GpuMount::pcie) {
-    const double w = card_width(g);
+    const double w = card_slot_width(g);
     if (w > p.gpu_width_max) b.push_back(PlatformReason::too_wide);
     if (w * n > p.gpu_widths_total) b.push_back(PlatformReason::slot_widths);
     if (lanes_each(p, n) < kMinLanesPerGpu) b.push_back(PlatformReason::pcie_lanes);
@@ -277,6 +276,7 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
       cand.nodes = (n + c - 1) / c;
       any = true;
       cand.lanes_per_gpu = p.gpu_mount == GpuMount::pcie ? lanes_each(p, c) : 0;
+      cand.slot_widths_per_node = p.gpu_mount == GpuMount::pcie ? card_slot_width(g) * c : 0;
       if (better(cand, best)) {
         const bool same_rank =
             best.index >= 0 && cand.gpus_total() == best.gpus_total() && cand.nodes == best.nodes &&

@@ -95,9 +95,7 @@ HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
   n.gpus = choice.gpus_per_node;
   n.nodes = choice.nodes;
   const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
-  // A card without a catalog width takes two slots, as choose_platform assumes.
-  if (p.gpu_mount == GpuMount::pcie)
-    n.gpu_slot_widths = (r.gpu->slot_width > 0 ? r.gpu->slot_width : 2) * n.gpus;
+  n.gpu_slot_widths = choice.slot_widths_per_node;  // where a NIC could go
   return size_host(p, n);
 }
 

@@ -400,3 +400,18 @@ TEST_CASE("Among equals, a machine whose PSUs are published is taken before one 
   const std::vector<PlatformModel> both = {tower("a", 0, false), tower("b", 0, false)};
   CHECK(choose_platform(both, gpu("rtx-a6000"), 2, "", none).index == 0);
 }
+
+TEST_CASE("The choice carries the slot widths its cards take in one machine", "[platform]") {
+  // Two 3-slot RTX 4090 per AM5 desktop: 6 slot widths; a card without a catalog width takes 2
+  // (the RTX 5060 Ti 16GB); modules take none.
+  const auto& cat = builtin_platforms();
+  const auto d = choose_platform(cat, gpu("rtx-4090"), 4);
+  REQUIRE(d.index >= 0);
+  CHECK(d.gpus_per_node == 2);
+  CHECK(d.slot_widths_per_node == 6);
+  CHECK(card_slot_width(gpu("rtx-5060-ti-16gb")) == 2);
+  CHECK(card_slot_width(gpu("rtx-4090")) == 3);
+  const auto h = choose_platform(cat, gpu("h100-sxm"), 8);
+  REQUIRE(h.index >= 0);
+  CHECK(h.slot_widths_per_node == 0);
+}

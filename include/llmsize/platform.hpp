@@ -35,6 +35,9 @@ GpuMount gpu_mount(const GpuSpec& g);
 // and workstation cards carry their own fans or blowers.
 bool gpu_is_passive(const GpuSpec& g);
 
+// Slot widths one card takes: the catalog's, or 2 (the width of most PCIe GPUs) where it has none.
+double card_slot_width(const GpuSpec& g);
+
 // n PSUs carry the load, r more are spares: "4+2", "5+1", "1+1"; r = 0 is "none".
 struct Redundancy {
   uint32_t n = 1;
@@ -168,6 +171,7 @@ struct PlatformChoice {
   uint32_t nodes = 0;
   uint32_t gpus_total() const { return gpus_per_node * nodes; }
   uint32_t lanes_per_gpu = 0;           // electrical lanes each GPU gets
+  double slot_widths_per_node = 0;      // PCIe: the slot widths the cards take in one machine
   std::vector<PlatformReason> reasons;  // why this one (and notes such as reduced_lanes)
   // Platforms of the GPU's mount (or the named one) turned down, with the blockers of the count
   // nearest the request: those turned down on fit first, then those not sold with the GPU; the

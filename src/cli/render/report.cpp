@@ -236,12 +236,11 @@ std::vector<BomLine> bom_lines(const Report& r) {
     if (machine && nodes > 1) {
       const PlatformChoice& ch = machine->choice;
       const PlatformModel& mp = *machine->platform;
-      const double w = p.gpu.slot_width > 0 ? p.gpu.slot_width : 2;
       held =
           mp.gpu_mount == GpuMount::pcie
               ? fmt::format("{} GPU{} per machine at x{}, {:g} of its {:g} GPU slot widths",
                             ch.gpus_per_node, ch.gpus_per_node == 1 ? "" : "s", ch.lanes_per_gpu,
-                            w * ch.gpus_per_node, mp.gpu_widths_total)
+                            ch.slot_widths_per_node, mp.gpu_widths_total)
           : mp.gpu_mount == GpuMount::integrated
               ? std::string("separate whole computers, one GPU each")
               : fmt::format("{} {} per machine on its baseboard (sold in 4 or 8)", ch.gpus_per_node,
