@@ -55,6 +55,39 @@ Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   return c;
 }
 
+// One cell through a row writer (inline: a putter's cell type folds to one writer call).
+[[gnu::always_inline]] inline void write_cell(const Cell& c, RowWriter& w) {
+  switch (c.type) {
+    case CellType::absent:
+      w.skip();
+      return;
+    case CellType::null:
+      w.null();
+      return;
+    case CellType::boolean:
+      w.boolean(c.b);
+      return;
+    case CellType::u64:
+      w.u64(c.u);
+      return;
+    case CellType::f64:
+      w.f64(c.f);
+      return;
+    case CellType::str:
+      w.str(c.s);
+      return;
+    case CellType::list:
+      if (!c.s.empty()) {
+        w.segment(c.s, 1);
+        return;
+      }
+      thread_local std::vector<std::string_view> items;
+      items.assign(c.list->begin(), c.list->end());
+      w.strs(items.data(), items.size());
+      return;
+  }
+}
+
 double r2(double v) {
   return std::round(v * 100) / 100;
 }
@@ -150,17 +183,26 @@ const char* mode_name(TrainMode m) {
 }
 
 // Shorthands for the table: a getter of one expression over `r`.
-#define GET(expr)            \
+// Shorthands for the table: a getter of one expression over `r`, and the same expression written
+// straight through a row writer (the cell's type known where it is made: no Cell in between).
+#define GETTER(expr)         \
   [](const Row& r) -> Cell { \
     (void)r;                 \
     return expr;             \
   }
+#define PUTTER(expr)               \
+  [](const Row& r, RowWriter& w) { \
+    (void)r;                       \
+    write_cell(expr, w);           \
+  }
+#define CELL(expr, scope) GETTER(expr), nullptr, scope, PUTTER(expr)
+#define GET(expr) CELL(expr, Scope::row)
 #define JSON(expr) nullptr, [](const Row& r) -> ojson { return expr; }
 // A getter and its field's scope (fields.hpp Scope).
-#define RUN(expr) GET(expr), nullptr, Scope::run
-#define PER_GPU(expr) GET(expr), nullptr, Scope::gpu
-#define SERVING(expr) GET(expr), nullptr, Scope::serving
-#define CAPACITY(expr) GET(expr), nullptr, Scope::capacity
+#define RUN(expr) CELL(expr, Scope::run)
+#define PER_GPU(expr) CELL(expr, Scope::gpu)
+#define SERVING(expr) CELL(expr, Scope::serving)
+#define CAPACITY(expr) CELL(expr, Scope::capacity)
 
 ojson tensor_types_json(const Row& r) {
   ojson types = ojson::array();
@@ -749,6 +791,9 @@ const std::vector<Field> kFields = {
      JSON(explain_json(r))},
 };
 
+#undef GETTER
+#undef PUTTER
+#undef CELL
 #undef GET
 #undef JSON
 #undef RUN
@@ -896,38 +941,7 @@ namespace {
 
 // The row's cells [first, last) of the columns.
 void write_cells(const Row& r, RowWriter& w, const Field* const* cols, size_t first, size_t last) {
-  thread_local std::vector<std::string_view> items;
-  for (size_t i = first; i < last; ++i) {
-    const Cell c = cols[i]->get(r);
-    switch (c.type) {
-      case CellType::absent:
-        w.skip();
-        break;
-      case CellType::null:
-        w.null();
-        break;
-      case CellType::boolean:
-        w.boolean(c.b);
-        break;
-      case CellType::u64:
-        w.u64(c.u);
-        break;
-      case CellType::f64:
-        w.f64(c.f);
-        break;
-      case CellType::str:
-        w.str(c.s);
-        break;
-      case CellType::list:
-        if (!c.s.empty()) {
-          w.segment(c.s, 1);
-          break;
-        }
-        items.assign(c.list->begin(), c.list->end());
-        w.strs(items.data(), items.size());
-        break;
-    }
-  }
+  for (size_t i = first; i < last; ++i) cols[i]->put(r, w);
 }
 
 // The columns in runs of one scope: what write_row() computes, or copies, as one piece.
