@@ -243,6 +243,8 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   const uint32_t ctxs[] = {1, 4096, 32768, 131072, 1u << 20};
   const uint32_t counts[] = {1, 2, 3, 8};
   const auto& fields = report_fields();
+  // A column's cell is written by its putter: every getter has one (the table's CELL macro).
+  for (const auto& f : fields) CHECK((f.get == nullptr) == (f.put == nullptr));
   size_t checked = 0, serving_rows = 0, capacity_rows = 0;
   for (int round = 0; round < 24; ++round) {
     PlanRequest base;

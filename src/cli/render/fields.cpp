@@ -55,6 +55,39 @@ Cell L(const std::vector<std::string>* v, std::string_view encoded) {
   return c;
 }
 
+// One cell through a row writer (inline: a putter's cell type folds to one writer call).
+[[gnu::always_inline]] inline void write_cell(const Cell& c, RowWriter& w) {
+  switch (c.type) {
+    case CellType::absent:
+      w.skip();
+      return;
+    case CellType::null:
+      w.null();
+      return;
+    case CellType::boolean:
+      w.boolean(c.b);
+      return;
+    case CellType::u64:
+      w.u64(c.u);
+      return;
+    case CellType::f64:
+      w.f64(c.f);
+      return;
+    case CellType::str:
+      w.str(c.s);
+      return;
+    case CellType::list:
+      if (!c.s.empty()) {
+        w.segment(c.s, 1);
+        return;
+      }
+      thread_local std::vector<std::string_view> items;
+      items.assign(c.list->begin(), c.list->end());
+      w.strs(items.data(), items.size());
+      return;
+  }
+}
+
 double r2(double v) {
   return std::round(v * 100) / 100;
 }
@@ -114,6 +147,12 @@ const ServingCapacity* SC(const Row& r) {
 double r3(double v) {
   return std::round(v * 1000) / 1000;
 }
+double r4(double v) {
+  return std::round(v * 10000) / 10000;
+}
+double r5(double v) {
+  return std::round(v * 1e5) / 1e5;
+}
 // The machine from the platform catalog; null when none takes the GPUs.
 const SystemPlan* SY(const Row& r) {
   return r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
@@ -150,17 +189,26 @@ const char* mode_name(TrainMode m) {
 }
 
 // Shorthands for the table: a getter of one expression over `r`.
-#define GET(expr)            \
+// Shorthands for the table: a getter of one expression over `r`, and the same expression written
+// straight through a row writer (the cell's type known where it is made: no Cell in between).
+#define GETTER(expr)         \
   [](const Row& r) -> Cell { \
     (void)r;                 \
     return expr;             \
   }
+#define PUTTER(expr)               \
+  [](const Row& r, RowWriter& w) { \
+    (void)r;                       \
+    write_cell(expr, w);           \
+  }
+#define CELL(expr, scope) GETTER(expr), nullptr, scope, PUTTER(expr)
+#define GET(expr) CELL(expr, Scope::row)
 #define JSON(expr) nullptr, [](const Row& r) -> ojson { return expr; }
 // A getter and its field's scope (fields.hpp Scope).
-#define RUN(expr) GET(expr), nullptr, Scope::run
-#define PER_GPU(expr) GET(expr), nullptr, Scope::gpu
-#define SERVING(expr) GET(expr), nullptr, Scope::serving
-#define CAPACITY(expr) GET(expr), nullptr, Scope::capacity
+#define RUN(expr) CELL(expr, Scope::run)
+#define PER_GPU(expr) CELL(expr, Scope::gpu)
+#define SERVING(expr) CELL(expr, Scope::serving)
+#define CAPACITY(expr) CELL(expr, Scope::capacity)
 
 ojson tensor_types_json(const Row& r) {
   ojson types = ojson::array();
@@ -314,7 +362,7 @@ const std::vector<Field> kFields = {
     {"model.weights_bytes", U_::bytes, "all weights at the quantization: a GGUF file's tensor data",
      RUN(U(E(r).weights.bytes))},
     {"model.bits_per_weight", U_::bits_per_weight, "weights_bytes × 8 / params",
-     RUN(D(std::round(E(r).weights.bits_per_weight() * 10000) / 10000))},
+     RUN(D(r4(E(r).weights.bits_per_weight())))},
     {"model.n_layer", U_::count, "layers", RUN(U(M(r).n_layer))},
     {"model.n_embd", U_::count, "hidden size", RUN(U(M(r).n_embd))},
     {"model.n_head", U_::count, "attention heads", RUN(U(M(r).n_head))},
@@ -396,12 +444,12 @@ const std::vector<Field> kFields = {
      GET(FV(r) ? S(to_string(FV(r)->fit)) : N())},
     {"gpu.headroom_fraction", U_::fraction,
      "(usable - need) / need per GPU, need without headroom; negative when it does not fit",
-     GET(FV(r) ? D(std::round(FV(r)->headroom_fraction * 10000) / 10000) : N())},
+     GET(FV(r) ? D(r4(FV(r)->headroom_fraction)) : N())},
     {"gpu.engine_margin_fraction", U_::fraction,
      "the slack the engine itself needs beyond the need (a share of it), the line between tight "
      "and no: its own allocation rule (llama.cpp exact, Ollama 457 MiB, vLLM 0.9 of memory, "
      "SGLang mem_fraction_static, TensorRT-LLM 0.9 of free) plus the estimate's error",
-     GET(FV(r) ? D(std::round(FV(r)->engine_margin * 10000) / 10000) : N())},
+     GET(FV(r) ? D(r4(FV(r)->engine_margin)) : N())},
     {"gpu.split", U_::text, "single GPU, layer split, tensor parallel, replicas",
      GET(G(r) ? S(r.split) : N())},
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
@@ -556,7 +604,7 @@ const std::vector<Field> kFields = {
     {"throughput.batch_s", U_::seconds,
      "embedding / rerank: time of one batch of settings.batch "
      "documents",
-     GET(SP(r) && !GEN(r) ? D(std::round(SP(r)->batch_s * 1000) / 1000) : N())},
+     GET(SP(r) && !GEN(r) ? D(r3(SP(r)->batch_s)) : N())},
     {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
      GET(SP(r) ? D(std::round(SP(r)->prefill_tokens_per_s)) : N())},
     {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
@@ -564,7 +612,7 @@ const std::vector<Field> kFields = {
     {"throughput.prefill_tokens_per_s_high", U_::tokens_per_s, "high end",
      GET(SP(r) ? D(std::round(SP(r)->prefill_high)) : N())},
     {"throughput.time_to_first_token_s", U_::seconds, "for the prompt",
-     GET(SP(r) ? D(std::round(SP(r)->time_to_first_token_s * 1000) / 1000) : N())},
+     GET(SP(r) ? D(r3(SP(r)->time_to_first_token_s)) : N())},
     {"throughput.prompt_tokens", U_::tokens, "prompt length",
      RUN(U(P(r).speed_input.prompt_tokens))},
     {"throughput.max_concurrent_sequences", U_::count, "sequences of the context that fit",
@@ -612,9 +660,9 @@ const std::vector<Field> kFields = {
     {"throughput.ttft_p90_s", U_::seconds, "90th percentile TTFT (queue model)",
      SERVING(SE(r) ? D(r3(SE(r)->ttft_p90_s)) : N())},
     {"throughput.itl_s", U_::seconds, "mean inter-token latency",
-     SERVING(SE(r) ? D(std::round(SE(r)->itl_s.value * 1e5) / 1e5) : N())},
+     SERVING(SE(r) ? D(r5(SE(r)->itl_s.value)) : N())},
     {"throughput.itl_p90_s", U_::seconds, "90th percentile inter-token latency",
-     SERVING(SE(r) ? D(std::round(SE(r)->itl_p90_s * 1e5) / 1e5) : N())},
+     SERVING(SE(r) ? D(r5(SE(r)->itl_p90_s)) : N())},
     {"throughput.requests_per_s", U_::count, "requests completed per second",
      SERVING(SE(r) ? D(r3(SE(r)->requests_per_s)) : N())},
     {"throughput.concurrency", U_::count, "sequences running per replica",
@@ -705,9 +753,7 @@ const std::vector<Field> kFields = {
     {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
      GET(CC(r) ? D(std::round(CC(r)->energy_usd_per_year)) : N())},
     {"cost.usd_per_million_tokens", U_::usd_per_mtok, "hardware amortised + energy per 1M tokens",
-     GET(CC(r) && CC(r)->priced && CC(r)->usd_per_mtok > 0
-             ? D(std::round(CC(r)->usd_per_mtok * 10000) / 10000)
-             : N())},
+     GET(CC(r) && CC(r)->priced && CC(r)->usd_per_mtok > 0 ? D(r4(CC(r)->usd_per_mtok)) : N())},
     {"cost.cloud_usd_per_million_tokens", U_::usd_per_mtok, "--cloud-price",
      RUN(opt(P(r).cost_input.cloud_price_per_mtok))},
     {"cost.breakeven_months", U_::months, "against the cloud price",
@@ -749,6 +795,9 @@ const std::vector<Field> kFields = {
      JSON(explain_json(r))},
 };
 
+#undef GETTER
+#undef PUTTER
+#undef CELL
 #undef GET
 #undef JSON
 #undef RUN
@@ -896,38 +945,7 @@ namespace {
 
 // The row's cells [first, last) of the columns.
 void write_cells(const Row& r, RowWriter& w, const Field* const* cols, size_t first, size_t last) {
-  thread_local std::vector<std::string_view> items;
-  for (size_t i = first; i < last; ++i) {
-    const Cell c = cols[i]->get(r);
-    switch (c.type) {
-      case CellType::absent:
-        w.skip();
-        break;
-      case CellType::null:
-        w.null();
-        break;
-      case CellType::boolean:
-        w.boolean(c.b);
-        break;
-      case CellType::u64:
-        w.u64(c.u);
-        break;
-      case CellType::f64:
-        w.f64(c.f);
-        break;
-      case CellType::str:
-        w.str(c.s);
-        break;
-      case CellType::list:
-        if (!c.s.empty()) {
-          w.segment(c.s, 1);
-          break;
-        }
-        items.assign(c.list->begin(), c.list->end());
-        w.strs(items.data(), items.size());
-        break;
-    }
-  }
+  for (size_t i = first; i < last; ++i) cols[i]->put(r, w);
 }
 
 // The columns in runs of one scope: what write_row() computes, or copies, as one piece.

@@ -143,6 +143,8 @@ struct Field {
   // leaves the key out.
   nlohmann::ordered_json (*json)(const Row&) = nullptr;
   Scope scope = Scope::row;
+  // get's cell written through a row writer (what write_row calls; set with get).
+  void (*put)(const Row&, RowWriter&) = nullptr;
 };
 
 // Points `row` at `p` and words what the table reads of it (split, link, capacity limit,
