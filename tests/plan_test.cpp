@@ -74,6 +74,19 @@ std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Pl
   return report_json(row).dump();
 }
 
+// A request on a random engine with that engine's defaults (flash attention on where it is the
+// default, else at random; its headroom and overhead).
+template <typename Pick>
+PlanRequest random_engine_request(Pick& pick) {
+  PlanRequest base;
+  base.config.engine = static_cast<Engine>(pick(4));
+  const EngineProfile& ep = engine_profile(base.config.engine);
+  base.config.flash_attn = ep.flash_attn_default || pick(2);
+  base.config.headroom = ep.headroom_default;
+  base.config.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+  return base;
+}
+
 }  // namespace
 
 TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random configurations",
@@ -88,14 +101,9 @@ TEST_CASE("a Planner's plans equal plan()'s on every JSON field over random conf
   // Each round: one base request (engine, KV, batch, split, host, capacity or fine-tuning) and a
   // Planner over a few models, quantizations and GPUs, asked in random order.
   for (int round = 0; round < 60; ++round) {
-    PlanRequest base;
-    base.config.engine = static_cast<Engine>(pick(4));
-    const EngineProfile& ep = engine_profile(base.config.engine);
-    base.config.flash_attn = ep.flash_attn_default || pick(2);
+    PlanRequest base = random_engine_request(pick);
     base.config.kv.type_k = base.config.kv.type_v =
         base.config.flash_attn ? kv_types[pick(3)] : TensorType::F16;
-    base.config.headroom = ep.headroom_default;
-    base.config.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
     base.config.kv.n_seq = 1 + static_cast<uint32_t>(pick(3) == 0 ? pick(64) : 0);
     base.config.kv.n_ubatch = pick(2) ? 512 : 2048;
     base.split = pick(2) ? Split::tensor : Split::layer;
@@ -247,12 +255,7 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   for (const auto& f : fields) CHECK((f.get == nullptr) == (f.put == nullptr));
   size_t checked = 0, serving_rows = 0, capacity_rows = 0;
   for (int round = 0; round < 24; ++round) {
-    PlanRequest base;
-    base.config.engine = static_cast<Engine>(pick(4));
-    const EngineProfile& ep = engine_profile(base.config.engine);
-    base.config.flash_attn = ep.flash_attn_default || pick(2);
-    base.config.headroom = ep.headroom_default;
-    base.config.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
+    PlanRequest base = random_engine_request(pick);
     base.config.kv.n_seq = pick(3) == 0 ? 4 : 1;
     base.split = pick(2) ? Split::tensor : Split::layer;
     base.power.mains_v = pick(2) ? 120 : 230;
