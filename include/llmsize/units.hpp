@@ -132,5 +132,10 @@ inline std::string group_digits(uint64_t v) {
   }
   return r;
 }
+// A whole number of watts, kWh or BTU/h as the tables print it, rounded and grouped: 2592.4 ->
+// "2,592" (negative values and NaN as 0).
+inline std::string group_whole(double v) {
+  return group_digits(static_cast<uint64_t>(std::llround(v > 0 ? v : 0.0)));
+}
 
 }  // namespace llmsize

@@ -26,11 +26,6 @@ std::string group(uint64_t v) {
   return group_digits(v);
 }
 
-// A whole number of watts, kWh or BTU/h with its thousands grouped: 33754.2 -> "33,754".
-std::string whole(double v) {
-  return group(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
-}
-
 std::string billions(uint64_t p) {
   return fmt::format("{:.2f} B", billions_of(p));
 }
@@ -305,11 +300,11 @@ std::vector<BomLine> bom_lines(const Report& r) {
   if (r.power && !(r.system && r.system->platform)) {
     const auto& w = *r.power;
     b.push_back({"PSU",
-                 fmt::format("{} W{}", whole(w.psu_w),
+                 fmt::format("{} W{}", group_whole(w.psu_w),
                              r.host && r.host->platform == Platform::server ? " server modules, N+1"
                                                                             : " 80 PLUS Platinum"),
                  std::to_string(w.psus),
-                 fmt::format("peak {} W ≤ 80% of the rating", whole(w.peak_w))});
+                 fmt::format("peak {} W ≤ 80% of the rating", group_whole(w.peak_w))});
   }
   return b;
 }
@@ -538,13 +533,13 @@ std::string table_power_cost(const Report& r) {
                                  : "\nPower and cooling\n";
     o += fmt::format(
         "  peak            {} W (GPUs {}, CPU {}, RAM {}, drives {}, board and fans {})\n",
-        whole(w.peak_w), whole(w.gpu_w), whole(w.cpu_w), whole(w.ram_w), whole(w.drives_w),
-        whole(w.board_fans_w));
-    o += fmt::format("  PSU             {} × {} W\n", w.psus, whole(w.psu_w));
-    o += fmt::format("  at the wall     {} W, {}\n", whole(w.wall_w), circuit_words(w));
-    o += fmt::format("  heat            {} BTU/h\n", whole(w.heat_btu_per_h));
+        group_whole(w.peak_w), group_whole(w.gpu_w), group_whole(w.cpu_w), group_whole(w.ram_w),
+        group_whole(w.drives_w), group_whole(w.board_fans_w));
+    o += fmt::format("  PSU             {} × {} W\n", w.psus, group_whole(w.psu_w));
+    o += fmt::format("  at the wall     {} W, {}\n", group_whole(w.wall_w), circuit_words(w));
+    o += fmt::format("  heat            {} BTU/h\n", group_whole(w.heat_btu_per_h));
     o += fmt::format("  energy          {} kWh per year at {:.0f}% duty\n",
-                     whole(w.energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
+                     group_whole(w.energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
   }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
@@ -673,8 +668,8 @@ std::string render_markdown(const Report& r) {
   // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
   if (const PowerPlan* w = reported_power(r))
     o += fmt::format("\n**Power:** peak {} W, wall {} W, {}; heat {} BTU/h; {} kWh/year\n",
-                     whole(w->peak_w), whole(w->wall_w), circuit_words(*w),
-                     whole(w->heat_btu_per_h), whole(w->energy_kwh_per_year));
+                     group_whole(w->peak_w), group_whole(w->wall_w), circuit_words(*w),
+                     group_whole(w->heat_btu_per_h), group_whole(w->energy_kwh_per_year));
   if (const CostPlan* c = reported_cost(r); c && c->priced)
     o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
                      hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,

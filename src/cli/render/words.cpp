@@ -9,14 +9,7 @@
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
-namespace {
-
-// A whole number with its thousands grouped, as the tables print them: 2592.4 -> "2,592".
-std::string whole(double v) {
-  return group_digits(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string estimate_warning_words(const EstimateWarning& w) {
   switch (w.kind) {
@@ -285,13 +278,14 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
         circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
                                 x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
                                 x.outlet ? " (an ordinary outlet)" : "");
-    c.push_back(fmt::format("Circuit: {} W maximum at the wall{}: {}", whole(sy->max_wall_w_total),
+    c.push_back(fmt::format("Circuit: {} W maximum at the wall{}: {}",
+                            group_whole(sy->max_wall_w_total),
                             sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",
                             circuits.empty() ? "beyond the circuits modelled" : circuits));
     c.push_back(fmt::format(
         "Cooling: remove {} W = {} BTU/h at the maximum (typical {} W){}",
-        whole(sy->max_wall_w_total), whole(sy->heat_btu_per_h_total),
-        whole(sy->typical_wall_w_total),
+        group_whole(sy->max_wall_w_total), group_whole(sy->heat_btu_per_h_total),
+        group_whole(sy->typical_wall_w_total),
         sy->max_wall_w_total > 1500
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
@@ -300,8 +294,8 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
     const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
     c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
     c.push_back(fmt::format(
-        "Cooling{}: remove {} W = {} BTU/h at full load{}", basis, whole(r.power->wall_w),
-        whole(r.power->heat_btu_per_h),
+        "Cooling{}: remove {} W = {} BTU/h at full load{}", basis, group_whole(r.power->wall_w),
+        group_whole(r.power->heat_btu_per_h),
         r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
