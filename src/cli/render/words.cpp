@@ -9,7 +9,6 @@
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
-namespace {}  // namespace
 
 std::string estimate_warning_words(const EstimateWarning& w) {
   switch (w.kind) {
