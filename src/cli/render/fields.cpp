@@ -781,7 +781,7 @@ const std::vector<Field> kFields = {
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
      GET(L(r.checklist, r.checklist_encoded))},
     {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")",
-     GET(L(r.warnings, r.warnings_encoded))},
+     GET(L(r.warnings, {}))},
     {"bom", U_::none,
      "the bill of materials as lines (JSON only; --format bom-csv): component, part, spec, qty, "
      "unit_price_usd, price_source, included_in, why",

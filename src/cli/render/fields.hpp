@@ -73,10 +73,10 @@ struct Row {
   WordsMemo<CircuitKey> circuit_memo;
   const std::vector<std::string>* checklist = nullptr;
   const std::vector<std::string>* warnings = nullptr;
-  // The same lists already encoded for the writer write_row() is given (RowWriter::encode_strs,
-  // its column's lead included), or empty: a sweep words and encodes a list once for the many
-  // rows that repeat it.
-  std::string_view checklist_encoded, warnings_encoded;
+  // The checklist already encoded for the writer write_row() is given (RowWriter::encode_strs,
+  // its column's lead included), or empty: a sweep words and encodes a checklist once for the
+  // many rows that repeat it.
+  std::string_view checklist_encoded;
   bool explain = false;
 };
 

@@ -270,11 +270,6 @@ void RowWriter::str(std::string_view v) {
   m.encoded.assign(buf_.data() + at, static_cast<size_t>(cur_ - buf_.data()) - at);
 }
 
-void RowWriter::number_text(std::string_view v) {
-  lead();
-  put(v);
-}
-
 void RowWriter::strs(const std::string_view* items, size_t n) {
   lead();
   if (format_ == RowFormat::jsonl) {

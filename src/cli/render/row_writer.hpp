@@ -20,7 +20,6 @@ class RowWriter {
   // columns of one group are contiguous, as in the main command's JSON.
   RowWriter(RowFormat format, std::vector<std::string> columns);
 
-  RowFormat format() const { return format_; }
   const std::vector<std::string>& columns() const { return columns_; }
   // The CSV header line (empty for JSON Lines, which names each value).
   std::string header() const;
@@ -66,9 +65,6 @@ class RowWriter {
   void f64(double v);  // nlohmann's shortest round-trip format: 0.2, 1000.0; NaN/inf as null
   // Text: in CSV a cell starting with = + - @ is neutralised (csv_text_cell), as render_csv does.
   void str(std::string_view v);
-  // A number already formatted (JSON's text of it), written as it is.
-  void number_text(std::string_view v);
-  void str_or_null(std::string_view v) { v.empty() ? null() : str(v); }
   // An array of strings: JSON array; CSV cell of the items joined by "; " (render_csv's flatten).
   void strs(const std::string_view* items, size_t n);
   // Text written earlier by a writer of the same format and columns for columns [col(), col() + n)
