@@ -311,21 +311,19 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
   const std::string port = to_switch ? p.unit_link.substr(0, p.unit_link.find(',')) : p.unit_link;
   if (p.platform_class == PlatformClass::unified)
     for (const auto& n : in.host.nics)
-      if (n.reason == HostReason::unit_link)
+      if (n.reason == HostReason::unit_link) {
+        Spec spec;
+        if (words) {
+          spec.push_back({"gbit_per_s", n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"});
+          if (to_switch) spec.push_back({"to", "the switch line"});
+          spec.push_back({"why", to_string(n.reason)});
+        }
         v.push_back({BomComponent::nic,
                      !words                ? std::string()
                      : p.unit_link.empty() ? std::string("unit-link")
                                            : port,
-                     words ? to_switch
-                                 ? Spec{{"gbit_per_s",
-                                         n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
-                                        {"to", "the switch line"},
-                                        {"why", to_string(n.reason)}}
-                                 : Spec{{"gbit_per_s",
-                                         n.gbit_per_s ? std::to_string(n.gbit_per_s) : "unknown"},
-                                        {"why", to_string(n.reason)}}
-                           : Spec(),
-                     n.count * nodes, 0, "", BomReason::unit_link, true});
+                     std::move(spec), n.count * nodes, 0, "", BomReason::unit_link, true});
+      }
   add_switch_line(in, nodes, words, v);
   if (in.racks.pdus)
     v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",
