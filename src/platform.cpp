@@ -172,9 +172,7 @@ void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice&
   keys.reserve(c.rejected.size());
   for (size_t i = 0; i < c.rejected.size(); ++i) {
     const PlatformRejection& x = c.rejected[i];
-    const bool unsold = std::all_of(x.reasons.begin(), x.reasons.end(), [](PlatformReason r) {
-      return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
-    });
+    const bool unsold = x.only_not_sold();
     int distance = 0;
     if (chosen >= 0)
       for (const auto& p : catalog)
@@ -192,6 +190,12 @@ void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice&
 }
 
 }  // namespace
+
+bool PlatformRejection::only_not_sold() const {
+  return std::all_of(reasons.begin(), reasons.end(), [](PlatformReason r) {
+    return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
+  });
+}
 
 std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuSpec& g, uint32_t n,
                                               double max_system_w) {

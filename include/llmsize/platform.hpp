@@ -162,6 +162,9 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
 struct PlatformRejection {
   std::string platform_id;
   std::vector<PlatformReason> reasons;
+  // Turned down only because it is not sold with the GPU (every other box of another mount or
+  // GPU list), not on fit.
+  bool only_not_sold() const;
 };
 
 struct PlatformChoice {

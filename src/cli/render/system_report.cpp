@@ -16,13 +16,8 @@ std::string usd(double v) {
   return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
 }
 
-// A whole number with its thousands grouped: 8421.4 -> "8,421".
-std::string whole(double v) {
-  return group_digits(static_cast<uint64_t>(std::llround(v)));
-}
-
 std::string watts(double w) {
-  return whole(w) + " W";
+  return group_whole(w) + " W";
 }
 
 const SystemPlan* machine(const Plan& p) {
@@ -89,10 +84,7 @@ std::string rejection_lines(const SystemPlan& s) {
   std::string o;
   size_t shown = 0, more = 0, unsold = 0;
   for (const auto& x : s.choice.rejected) {
-    const bool only_unsold = std::all_of(x.reasons.begin(), x.reasons.end(), [](PlatformReason r) {
-      return r == PlatformReason::gpu_not_offered || r == PlatformReason::mount_mismatch;
-    });
-    if (only_unsold) {
+    if (x.only_not_sold()) {
       ++unsold;
       continue;
     }
@@ -280,8 +272,9 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
             ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
                           percent_of(s.max_power.over_published()))
             : std::string(),
-        whole(pp.gpus_w), whole(pp.baseboard_w), whole(pp.cpus_w), whole(pp.memory_w),
-        whole(pp.drives_w), whole(pp.nics_w), whole(pp.fans_w), whole(pp.board_w));
+        group_whole(pp.gpus_w), group_whole(pp.baseboard_w), group_whole(pp.cpus_w),
+        group_whole(pp.memory_w), group_whole(pp.drives_w), group_whole(pp.nics_w),
+        group_whole(pp.fans_w), group_whole(pp.board_w));
   if (unified) {
     // Busy and idle each as its source gives it: the maker's or a measured figure, else scaled
     // from the maximum.
@@ -314,7 +307,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += fmt::format(
         "  energy          {} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",
-        whole(pw->energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
+        group_whole(pw->energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
   if (s.racks.racks)
     o += fmt::format("  racks           {} rack{}, {}, {:.1f} kW per rack, {} PDUs\n",
                      s.racks.racks, s.racks.racks == 1 ? "" : "s",
@@ -473,7 +466,7 @@ std::string render_html(const Report& r) {
     o += "<h2>Power</h2>\n" + power_svg(*s);
     o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {} BTU/h.</p>\n",
                      watts(s->max_power.wall_w), watts(s->typical.typical_wall_w),
-                     html_escape(psu_short(*s, r)), whole(s->heat_btu_per_h_total));
+                     html_escape(psu_short(*s, r)), group_whole(s->heat_btu_per_h_total));
     o += "<table>\n<tr><th>circuit</th></tr>\n";
     for (const auto& c : s->circuits)
       if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";
