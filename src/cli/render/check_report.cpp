@@ -23,10 +23,6 @@ std::string num(double v) {
   return s;
 }
 
-std::string usd(double v) {
-  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
-}
-
 // GiB with one decimal, without ".0" on whole numbers (80 GiB, 23.5 GiB).
 std::string gib_short(uint64_t b) {
   const double g = gib_of(b);
@@ -108,7 +104,7 @@ std::string price_summary_words(const CostPlan& cost) {
 }
 
 std::string price_failure_words(const CostPlan& cost, double budget_usd) {
-  return fmt::format("hardware {} > budget {}", price_words(cost), usd(budget_usd));
+  return fmt::format("hardware {} > budget {}", price_words(cost), usd_words(budget_usd));
 }
 
 std::string speed_summary_words(double decode_tokens_per_s) {

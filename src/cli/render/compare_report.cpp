@@ -14,12 +14,6 @@ namespace {
 std::string group(uint64_t v) {
   return group_digits(v);
 }
-std::string usd(double v) {
-  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
-}
-std::string watts(double w) {
-  return group_digits(static_cast<uint64_t>(std::llround(w))) + " W";
-}
 
 std::string label(const Comparison& c) {
   const Plan& p = c.plan;
@@ -81,14 +75,13 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     r.push_back(cost && cost->priced ? hardware_price_words(*cost) : "no price");
     // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).
     const bool rated = machine && p.system->max_wall_w_total > 0;
-    r.push_back(rated ? watts(c.idle_wall_w_total) : "-");
-    r.push_back(rated ? watts(p.system->typical_wall_w_total) : "-");
-    r.push_back(rated ? watts(p.system->max_wall_w_total) : "-");
+    r.push_back(rated ? watts_words(c.idle_wall_w_total) : "-");
+    r.push_back(rated ? watts_words(p.system->typical_wall_w_total) : "-");
+    r.push_back(rated ? watts_words(p.system->max_wall_w_total) : "-");
     r.push_back(rated && p.machine_power && p.machine_power->energy_kwh_per_year > 0
-                    ? group_digits(
-                          static_cast<uint64_t>(std::llround(p.machine_power->energy_kwh_per_year)))
+                    ? group_whole(p.machine_power->energy_kwh_per_year)
                     : "-");
-    r.push_back(rated && cost ? usd(cost->energy_usd_per_year) : "-");
+    r.push_back(rated && cost ? usd_words(cost->energy_usd_per_year) : "-");
     rows.push_back(std::move(r));
   }
   std::vector<size_t> w(head.size());

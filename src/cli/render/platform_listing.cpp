@@ -1,5 +1,7 @@
 #include "cli/render/platform_listing.hpp"
 
+#include "cli/render/words.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -119,14 +121,11 @@ std::string render_platforms(const std::vector<PlatformModel>& catalog, const st
         p.gpu_mount == GpuMount::integrated
             ? p.cpu_model
             : fmt::format("{} × {}", p.cpu_sockets, p.cpu_model.empty() ? "?" : p.cpu_model);
-    o += fmt::format(
-        "{:<36} {:<11} {:<10} {:>6}  {:<30} {:<34} {:>8} {:>9}\n", p.id,
-        to_string(p.platform_class), to_string(p.gpu_mount), counts_text(p),
-        cpu.size() > 30 ? cpu.substr(0, 27) + "..." : cpu, psu_text(p),
-        p.max_power_w > 0 ? group_digits(static_cast<uint64_t>(std::llround(p.max_power_w)))
-                          : std::string("-"),
-        p.price_usd > 0 ? "$" + group_digits(static_cast<uint64_t>(std::llround(p.price_usd)))
-                        : std::string("-"));
+    o += fmt::format("{:<36} {:<11} {:<10} {:>6}  {:<30} {:<34} {:>8} {:>9}\n", p.id,
+                     to_string(p.platform_class), to_string(p.gpu_mount), counts_text(p),
+                     cpu.size() > 30 ? cpu.substr(0, 27) + "..." : cpu, psu_text(p),
+                     p.max_power_w > 0 ? group_whole(p.max_power_w) : std::string("-"),
+                     p.price_usd > 0 ? usd_words(p.price_usd) : std::string("-"));
   }
   o += "\n  PSUs: count × rating, redundancy (carrying + spares) as the vendor states them; \"not "
        "published\": no source in the catalog gives them (never guessed).\n  max W: the vendor's "

@@ -7,18 +7,11 @@
 
 #include "cli/render/plot.hpp"
 #include "cli/render/row_writer.hpp"
+#include "cli/render/words.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
 namespace {
-
-std::string usd(double v) {
-  return "$" + group_digits(static_cast<uint64_t>(std::llround(v)));
-}
-
-std::string watts(double w) {
-  return group_whole(w) + " W";
-}
 
 const SystemPlan* machine(const Plan& p) {
   return p.system && p.system->platform ? &*p.system : nullptr;
@@ -124,7 +117,7 @@ std::string html_escape(const std::string& s) {
 
 std::string circuit_text(const CircuitOption& c) {
   return fmt::format("{} × {:.0f} V{} {:.0f} A ({} continuous each){}", c.circuits, c.volts,
-                     c.phases == 3 ? " 3-phase" : "", c.breaker_a, watts(c.continuous_w),
+                     c.phases == 3 ? " 3-phase" : "", c.breaker_a, watts_words(c.continuous_w),
                      c.outlet ? ", an ordinary outlet" : "");
 }
 
@@ -134,7 +127,8 @@ std::string psu_short(const SystemPlan& s, const Plan& r) {
   const std::string scheme = !u.redundancy_known ? "redundancy not published"
                              : u.redundancy.r    ? r.psu_redundancy + " redundancy"
                                                  : std::string("no redundancy");
-  if (u.count && u.watts > 0) return fmt::format("{} × {}, {}", u.count, watts(u.watts), scheme);
+  if (u.count && u.watts > 0)
+    return fmt::format("{} × {}, {}", u.count, watts_words(u.watts), scheme);
   if (u.count) return fmt::format("{} bays, rating not published, {}", u.count, scheme);
   return "count, rating and redundancy not published for this platform";
 }
@@ -142,7 +136,8 @@ std::string psu_short(const SystemPlan& s, const Plan& r) {
 std::string psu_words(const SystemPlan& s, const Plan& r) {
   const PsuPlan& u = s.psus;
   if (u.count && u.watts > 0)
-    return fmt::format("  PSUs            {} ({} {}){}\n", psu_short(s, r), watts(u.capacity_w),
+    return fmt::format("  PSUs            {} ({} {}){}\n", psu_short(s, r),
+                       watts_words(u.capacity_w),
                        u.redundancy_known ? "without the spares" : "if none is a spare",
                        u.sufficient ? "" : " — NOT sufficient");
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
@@ -259,7 +254,8 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
   o += "\nPower and cooling, as vendors rate it (maximum) and as it is drawn (typical)\n";
   const auto& pp = s.max_power.parts;
   if (unified)
-    o += fmt::format("  maximum         {} at the wall per unit{}\n", watts(s.max_power.wall_w),
+    o += fmt::format("  maximum         {} at the wall per unit{}\n",
+                     watts_words(s.max_power.wall_w),
                      s.max_power.published_w > 0
                          ? std::string(", the maker's published maximum")
                          : std::string(", its power supply's rating (no published maximum)"));
@@ -267,11 +263,11 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += fmt::format(
         "  maximum         {} at the wall per machine{} (GPUs {}, baseboard {}, CPUs {}, memory "
         "{}, drives {}, NICs {}, fans {}, board {} W DC)\n",
-        watts(s.max_power.wall_w),
-        s.max_power.published_w > 0
-            ? fmt::format("; the vendor publishes {} ({:+.1f}%)", watts(s.max_power.published_w),
-                          percent_of(s.max_power.over_published()))
-            : std::string(),
+        watts_words(s.max_power.wall_w),
+        s.max_power.published_w > 0 ? fmt::format("; the vendor publishes {} ({:+.1f}%)",
+                                                  watts_words(s.max_power.published_w),
+                                                  percent_of(s.max_power.over_published()))
+                                    : std::string(),
         group_whole(pp.gpus_w), group_whole(pp.baseboard_w), group_whole(pp.cpus_w),
         group_whole(pp.memory_w), group_whole(pp.drives_w), group_whole(pp.nics_w),
         group_whole(pp.fans_w), group_whole(pp.board_w));
@@ -280,8 +276,8 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     // from the maximum.
     const bool busy = p.typical_power_w > 0, idle = p.idle_power_w > 0;
     o += fmt::format("  typical         {} per unit (busy {}, idle {}{})\n",
-                     watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w),
-                     watts(s.typical.idle_wall_w),
+                     watts_words(s.typical.typical_wall_w), watts_words(s.typical.busy_wall_w),
+                     watts_words(s.typical.idle_wall_w),
                      busy && idle ? ", as measured"
                      : busy       ? "; busy as measured, idle scaled from the maximum"
                      : idle       ? "; idle as measured, busy scaled from the maximum"
@@ -290,19 +286,20 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += fmt::format(
         "  typical         {} per machine (busy {}, idle {}; GPUs at {:.0f}% of board power "
         "decoding, {:.0f}% in prefill)\n",
-        watts(s.typical.typical_wall_w), watts(s.typical.busy_wall_w), watts(s.typical.idle_wall_w),
-        percent_of(s.typical.gpu_decode_fraction), percent_of(s.typical.gpu_prefill_fraction));
+        watts_words(s.typical.typical_wall_w), watts_words(s.typical.busy_wall_w),
+        watts_words(s.typical.idle_wall_w), percent_of(s.typical.gpu_decode_fraction),
+        percent_of(s.typical.gpu_prefill_fraction));
   }
   if (s.choice.nodes > 1)
-    o += fmt::format("  all machines    maximum {}, typical {}\n", watts(s.max_wall_w_total),
-                     watts(s.typical_wall_w_total));
+    o += fmt::format("  all machines    maximum {}, typical {}\n", watts_words(s.max_wall_w_total),
+                     watts_words(s.typical_wall_w_total));
   o += psu_words(s, r);
   for (const auto& c : s.circuits)
     if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
   if (p.psu.redundancy.r > 0)
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
-                   usd(s.heat_btu_per_h_total).substr(1));
+                   group_whole(s.heat_btu_per_h_total));
   if (const PowerPlan* pw = reported_power(r))
     o += fmt::format(
         "  energy          {} kWh per year from the typical draw, busy {:.0f}% of "
@@ -377,11 +374,11 @@ std::string render_system_table(const Report& r) {
     o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
                      l.qty,
                      l.included             ? "included"
-                     : l.unit_price_usd > 0 ? usd(l.unit_price_usd)
+                     : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
                                             : "no price",
                      spec_text(l));
   o += fmt::format(
-      "  total {}{}\n", usd(s.bom_total_usd),
+      "  total {}{}\n", usd_words(s.bom_total_usd),
       std::any_of(s.bom().begin(), s.bom().end(),
                   [](const BomLine& l) { return !l.included && !(l.unit_price_usd > 0); })
           ? " (a floor: some lines have no public price)"
@@ -450,13 +447,13 @@ std::string render_html(const Report& r) {
           "<td>{}</td></tr>\n",
           to_string(l.component), html_escape(l.part), html_escape(spec_text(l)), l.qty,
           l.included             ? "included"
-          : l.unit_price_usd > 0 ? usd(l.unit_price_usd)
+          : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
                                  : "no price",
           html_escape(l.price_source), to_string(l.reason));
     o += fmt::format(
         "<tr><th colspan=\"4\">total (priced lines)</th><th>{}</th><th "
         "colspan=\"2\"></th></tr>\n</table>\n",
-        usd(s->bom_total_usd));
+        usd_words(s->bom_total_usd));
   }
   o += "<h2>Memory</h2>\n";
   std::string svg = memory_svg(r);
@@ -465,7 +462,7 @@ std::string render_html(const Report& r) {
   if (s) {
     o += "<h2>Power</h2>\n" + power_svg(*s);
     o += fmt::format("<p>Maximum {} per machine, typical {}; PSUs {}; heat {} BTU/h.</p>\n",
-                     watts(s->max_power.wall_w), watts(s->typical.typical_wall_w),
+                     watts_words(s->max_power.wall_w), watts_words(s->typical.typical_wall_w),
                      html_escape(psu_short(*s, r)), group_whole(s->heat_btu_per_h_total));
     o += "<table>\n<tr><th>circuit</th></tr>\n";
     for (const auto& c : s->circuits)
@@ -499,7 +496,7 @@ std::string render_html(const Report& r) {
         "source){}</li>\n",
         html_escape(r.gpu->gpu.id),
         r.gpu->gpu.price_usd > 0
-            ? html_escape(fmt::format("; price {} ({} {})", usd(r.gpu->gpu.price_usd),
+            ? html_escape(fmt::format("; price {} ({} {})", usd_words(r.gpu->gpu.price_usd),
                                       r.gpu->gpu.price_kind, r.gpu->gpu.price_date))
             : std::string());
   if (s) {

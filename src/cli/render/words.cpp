@@ -70,9 +70,15 @@ std::string circuit_words(const PowerPlan& p) {
   return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
+std::string usd_words(double usd) {
+  return "$" + group_whole(usd);
+}
+std::string watts_words(double watts) {
+  return group_whole(watts) + " W";
+}
+
 std::string hardware_price_words(const CostPlan& c) {
-  return (c.complete ? "$" : "at least $") +
-         group_digits(static_cast<uint64_t>(std::llround(c.capex_usd)));
+  return (c.complete ? "" : "at least ") + usd_words(c.capex_usd);
 }
 
 std::string note_words(const Note& n, const Plan& p) {

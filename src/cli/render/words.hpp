@@ -102,6 +102,9 @@ std::string estimate_warning_words(const EstimateWarning& w);
 
 // The circuit a power plan needs: "17.7 A at 120 V: dedicated 30 A 208/240 V circuits (24 A
 // continuous each): 1 of them".
+// Dollars and watts as the tables print them, rounded and grouped: "$12,345", "2,592 W".
+std::string usd_words(double usd);
+std::string watts_words(double watts);
 std::string circuit_words(const PowerPlan& p);
 
 // One note in words.
