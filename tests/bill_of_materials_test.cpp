@@ -254,3 +254,45 @@ TEST_CASE("A system's spare shipped 400 Gb/s NICs serve storage and the front en
     }
   CHECK(storage == 1);
 }
+
+TEST_CASE("PCIe servers in a pipeline buy one stage link per machine, and a switch beyond two",
+          "[bom]") {
+  // Three fixture EPYC 8-GPU PCIe servers (L40S, a layer split across them): per machine one
+  // 200 Gb/s stage-link NIC and the dual-port storage/front-end NIC, 3 + 3 cards, where one NIC
+  // per GPU made 24 x 400 Gb/s. The fixture has no slot layout and all 8 GPU positions are
+  // taken: the lines say the slots are unchecked. Three machines in a chain need a switch, one
+  // port per stage link: 3 ports of 200 Gb/s.
+  const auto v = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 8, 3, 810 * kGB));
+  int stage = 0, frontend = 0;
+  for (const auto& l : v)
+    if (l.component == BomComponent::nic) {
+      CHECK(spec(l, "x16_slots_free") == "not published, unchecked");
+      CHECK(spec(l, "gbit_per_s") == "200");
+      CHECK_FALSE(l.included);
+      if (l.reason == BomReason::stage_link) {
+        ++stage;
+        CHECK(l.qty == 3);
+        CHECK(spec(l, "ports") == "1");
+        CHECK(spec(l, "why") == "nic_stage_link");
+      } else {
+        ++frontend;
+        CHECK(l.reason == BomReason::storage_frontend);
+        CHECK(l.qty == 3);
+      }
+    }
+  CHECK(stage == 1);
+  CHECK(frontend == 1);
+  const BomLine* sw = line(v, BomComponent::network_switch);
+  REQUIRE(sw);
+  CHECK(spec(*sw, "ports") == "3");
+  CHECK(spec(*sw, "gbit_per_s") == "200");
+  CHECK(sw->reason == BomReason::stage_link);
+  CHECK(std::string(to_string(sw->reason)) == "stage_link");
+  // Two machines cable their stage links to each other: no switch.
+  const auto two = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 8, 2, 540 * kGB));
+  CHECK(line(two, BomComponent::network_switch) == nullptr);
+  // Six GPUs per machine leave two empty x16 positions: the lines say 2 free.
+  const auto six = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 6, 3, 600 * kGB));
+  for (const auto& l : six)
+    if (l.component == BomComponent::nic) CHECK(spec(l, "x16_slots_free") == "2");
+}

@@ -149,6 +149,14 @@ std::string nic_text(const SystemPlan& s) {
   for (const auto& n : s.host.nics)
     t += fmt::format("{}{} × {} Gb/s ({})", t.empty() ? "" : ", ", n.count, n.gbit_per_s,
                      to_string(n.reason));
+  // A PCIe server's cards against its free x16 slots (host_model.cpp free_nic_slots).
+  const NicSlots& sl = s.host.nic_slots;
+  if (!t.empty() && p.platform_class == PlatformClass::server && p.gpu_mount == GpuMount::pcie)
+    t += sl.known ? fmt::format("; {} card{} in the {} x16 slot{} left beside the GPUs", sl.used,
+                                sl.used == 1 ? "" : "s", sl.free, sl.free == 1 ? "" : "s")
+                  : std::string(
+                        "; the x16 slots left beside the GPUs are not published: check "
+                        "the chassis' slot layout");
   if (t.empty() && std::find(s.host.reasons.begin(), s.host.reasons.end(),
                              HostReason::nic_onboard) != s.host.reasons.end())
     return "the board's onboard Ethernet: the GPUs leave no slot for a network card (a layer "
