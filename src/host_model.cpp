@@ -264,6 +264,7 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
   const StorageSizing& s = h.storage;
   h.load.gpus = gpus;
   h.load.dimms = r.dimms;
+  h.load.dimm_gib = r.dimm_gib;
   h.load.nvme_drives = p.platform_class == PlatformClass::unified ? 0 : s.os_drives + s.data_drives;
   for (const auto& nic : h.nics) {
     if (nic.reason == HostReason::nic_per_gpu)

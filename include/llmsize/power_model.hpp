@@ -15,6 +15,7 @@ namespace llmsize {
 struct MachineLoad {
   uint32_t gpus = 0;  // in this machine
   uint32_t dimms = 0;
+  uint32_t dimm_gib = 0;     // module size; 0 = not known (counted as a 64 GB RDIMM)
   uint32_t nvme_drives = 0;  // OS and data drives
   uint32_t nics_400g = 0;    // high-speed GPU fabric NICs (ConnectX-7 class)
   uint32_t nics_other = 0;   // storage / front-end NICs (dual-port 100-200 GbE)
