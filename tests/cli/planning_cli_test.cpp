@@ -945,4 +945,12 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   const auto a27j = nlohmann::json::parse(a27.out);
   CHECK(a27j["gpu"]["fits"] == false);
   CHECK(a27j["gpu"]["fit"] == "no");
+  // --explain derives that count by vLLM's rule, and says the Arc's TFLOPS are assumed.
+  const auto x = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --explain");
+  REQUIRE(x.code == 0);
+  CHECK(x.out.find("≤ 0.90 × 24.00 GiB (vllm's memory share) → 28 GPUs = TP 4 × PP 7 × 1 "
+                   "replica") != std::string::npos);
+  CHECK(x.out.find("smallest t ≥") == std::string::npos);
+  CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
+        std::string::npos);
 }
