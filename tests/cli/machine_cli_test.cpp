@@ -278,9 +278,10 @@ TEST_CASE("the hardware cost is the bill of materials", "[cli][machine]") {
   CHECK(j["cost"]["hardware_usd"] == j["system"]["bom_total_usd"]);
   CHECK(j["cost"]["gpus_usd"] == 2 * 1499.0);
   CHECK(j["cost"]["hardware_complete"] == false);
-  // A unified computer priced whole: the DGX Spark's $3,999 is the hardware.
+  // A unified computer priced whole: the DGX Spark's $4,699 (its 2026 list price, raised from
+  // the $3,999 launch price; data/platforms.json price_source) is the hardware.
   const auto s = run_json("llama-3.1-8b -q q4_k_m --gpu dgx-spark");
-  CHECK(s["cost"]["hardware_usd"] == 3999.0);
+  CHECK(s["cost"]["hardware_usd"] == 4699.0);
   CHECK(s["power"]["max_wall_watts"] == 240.0);
   // A Mac Studio M3 Ultra with 512 GB is priced as that configuration ($9,499 at launch), not
   // as the $3,999 96 GB base (a larger unit than a row's priced one stays unpriced: [bom] test).
