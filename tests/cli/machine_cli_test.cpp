@@ -484,6 +484,9 @@ TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][ma
   CHECK(has(t.out, "6 × 3,300 W, 4+2"));
   CHECK(has(t.out, "10,200"));
   CHECK(has(t.out, "4 × 2,400 W, scheme not published"));
+  // The ThinkStation PX's two bays without a published rating: said so, not "2 × ? W".
+  CHECK(has(t.out, "2 bays; rating, scheme unpublished"));
+  CHECK(!has(t.out, "? W"));
   const auto j = json::parse(run("platforms -f json").out);
   bool b300 = false, xe8640 = false;
   for (const auto& p : j["platforms"]) {
