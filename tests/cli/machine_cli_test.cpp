@@ -616,6 +616,16 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
   // Each desktop runs its two x16 cards at x8: 16 GB/s per direction, said in the checklist.
   CHECK(has(d.out, "this machine gives each card x8 (16 GB/s per direction)"));
+  // PCIe servers across nodes split by layers: a stage link per machine, as the BOM buys, not
+  // the HGX fabric's 400 Gb/s per GPU, which stays the words for modules.
+  const auto l = run("llama-3.1-405b --gpu l40s --gpus 16");
+  REQUIRE(l.code == 0);
+  CHECK(has(l.out, "pass only activations: a 100-200 GbE link per machine at most"));
+  CHECK(has(l.out, "nic-200g-1p"));
+  CHECK(!has(l.out, "nic-400g"));
+  const auto h = run("deepseek-v3 --gpu h100-sxm --gpus 16");
+  REQUIRE(h.code == 0);
+  CHECK(has(h.out, "400 Gb/s InfiniBand or RoCE per GPU between the baseboards"));
 }
 
 TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line",
