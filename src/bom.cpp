@@ -1,5 +1,6 @@
 #include "llmsize/bom.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -193,13 +194,24 @@ void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector
                       : BomReason::storage_frontend;
       }
     }
+    // Machines whose GPUs leave no slot run the pipeline over the boards' own Ethernet
+    // (host_model.cpp, nic_onboard): beyond two they need a switch port each all the same.
+    const bool onboard = std::find(in.host.reasons.begin(), in.host.reasons.end(),
+                                   HostReason::nic_onboard) != in.host.reasons.end();
+    if (ports == 0 && onboard && nodes > 2) {
+      ports = nodes;
+      why = BomReason::stage_link;
+    }
     if (ports == 0) return;
   }
   v.push_back({BomComponent::network_switch,
-               words ? "switch-" + std::to_string(gbit) + "g-" + std::to_string(ports) + "-ports"
+               words ? "switch-" + (gbit ? std::to_string(gbit) + "g-" : std::string("ethernet-")) +
+                           std::to_string(ports) + "-ports"
                      : std::string(),
                words ? Spec{{"ports", std::to_string(ports)},
-                            {"gbit_per_s", gbit ? std::to_string(gbit) : std::string("unknown")},
+                            {"gbit_per_s", gbit                           ? std::to_string(gbit)
+                                           : why == BomReason::stage_link ? "the boards' onboard"
+                                                                          : "unknown"},
                             {"why", p.platform_class == PlatformClass::unified
                                         ? "more units than the maker links without a switch"
                                     : why == BomReason::stage_link

@@ -296,3 +296,31 @@ TEST_CASE("PCIe servers in a pipeline buy one stage link per machine, and a swit
   for (const auto& l : six)
     if (l.component == BomComponent::nic) CHECK(spec(l, "x16_slots_free") == "2");
 }
+
+TEST_CASE("Desktops beyond two on their onboard Ethernet still get a switch port each", "[bom]") {
+  // The fixture's AM5 desktop: two cards taking all 7 GPU slot widths leave no slot for a NIC, so
+  // the boards' own Ethernet carries the layer split (no NIC line). Two machines are cabled to
+  // each other; three in a pipeline need a switch: 3 ports, at the boards' onboard speed.
+  for (uint32_t nodes : {2u, 3u}) {
+    CAPTURE(nodes);
+    BomInput in = input("am5-desktop", "rtx-4090", 2, nodes, 120 * kGB);
+    HostNeeds n;
+    n.gpus = 2;
+    n.nodes = nodes;
+    n.weights_bytes = 120 * kGB;
+    n.gpu_slot_widths = 7;
+    in.host = size_host(*in.platform, n);
+    const auto v = bill_of_materials(in);
+    CHECK(line(v, BomComponent::nic) == nullptr);
+    const BomLine* sw = line(v, BomComponent::network_switch);
+    if (nodes == 2) {
+      CHECK(sw == nullptr);
+      continue;
+    }
+    REQUIRE(sw);
+    CHECK(sw->part == "switch-ethernet-3-ports");
+    CHECK(spec(*sw, "ports") == "3");
+    CHECK(spec(*sw, "gbit_per_s") == "the boards' onboard");
+    CHECK(sw->reason == BomReason::stage_link);
+  }
+}
