@@ -915,6 +915,18 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   };
   CHECK_FALSE(lists("llama-3.1-70b", "gaudi3"));
   CHECK(lists("llama-3.1-70b --engine vllm", "gaudi3"));
+  // Asked for by name, it is planned with a warning, and the checklist says so.
+  const auto g3 = run("llama-3.1-8b --gpu gaudi3 -f json");
+  REQUIRE(g3.code == 0);
+  const auto g3j = nlohmann::json::parse(g3.out);
+  CHECK(g3j["warnings"][0].get<std::string>().rfind(
+            "llama.cpp does not run on Intel Gaudi 3 (HL-325L OAM) (habana): it runs on cuda, "
+            "rocm, vulkan, sycl, metal",
+            0) == 0);
+  const auto g3t = run("llama-3.1-8b --gpu gaudi3");
+  CHECK(g3t.out.find("supports habana — llama.cpp does not run on it") != std::string::npos);
+  const auto v3t = run("llama-3.1-8b --gpu gaudi3 --engine vllm");
+  CHECK(v3t.out.find("supports habana — vllm runs on it") != std::string::npos);
 
   // Kimi-K2.5 on vLLM: the recommendation fits in one machine (a multi-machine pipeline needs an
   // unpriced fabric), at a count vLLM deploys (TP x PP), judged by vLLM's own rule.
