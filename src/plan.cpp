@@ -86,11 +86,25 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
                           const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
   const ServingProfile& engine = plan_engine(req, c);
-  const EngineGpuCount serving_count = [&](const GpuSpec& g) {
-    return fewest_serving_gpus(req, m, w, g);
+  const bool target = req.users && req.target_tokens_per_s > 0;
+  // Each GPU at the count the plan would buy of it: the capacity target's replicas, a serving
+  // engine's own deployment, else (no hook) the layer split.
+  const EngineGpuCount count_of = [&](const GpuSpec& g) {
+    EngineCount n;
+    if (req.serving && target) {
+      const ServingPlan sp = plan_serving(req, m, w, g, 0, max_gpus_per_node(g));
+      if (sp.capacity && sp.capacity->found) n.gpus = sp.capacity->gpus;
+    } else if (req.serving) {
+      n.gpus = fewest_serving_gpus(req, m, w, g);
+    } else {
+      const CapacityPlan cp = plan_capacity(m, c, g, req.users, req.target_tokens_per_s, w);
+      n.gpus = cp.gpus;
+      n.per_gpu_bytes = cp.per_gpu_bytes;
+    }
+    return n;
   };
   p.options = rank_gpus(m, base, c, *req.candidates, req.platforms, &engine,
-                        req.serving ? &serving_count : nullptr);
+                        req.serving || target ? &count_of : nullptr);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
