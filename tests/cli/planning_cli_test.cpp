@@ -915,6 +915,18 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   };
   CHECK_FALSE(lists("llama-3.1-70b", "gaudi3"));
   CHECK(lists("llama-3.1-70b --engine vllm", "gaudi3"));
+  // Asked for by name, it is planned with a warning, and the checklist says so.
+  const auto g3 = run("llama-3.1-8b --gpu gaudi3 -f json");
+  REQUIRE(g3.code == 0);
+  const auto g3j = nlohmann::json::parse(g3.out);
+  CHECK(g3j["warnings"][0].get<std::string>().rfind(
+            "llama.cpp does not run on Intel Gaudi 3 (HL-325L OAM) (habana): it runs on cuda, "
+            "rocm, vulkan, sycl, metal",
+            0) == 0);
+  const auto g3t = run("llama-3.1-8b --gpu gaudi3");
+  CHECK(g3t.out.find("supports habana — llama.cpp does not run on it") != std::string::npos);
+  const auto v3t = run("llama-3.1-8b --gpu gaudi3 --engine vllm");
+  CHECK(v3t.out.find("supports habana — vllm runs on it") != std::string::npos);
 
   // Kimi-K2.5 on vLLM: the recommendation fits in one machine (a multi-machine pipeline needs an
   // unpriced fabric), at a count vLLM deploys (TP x PP), judged by vLLM's own rule.
@@ -945,6 +957,34 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   const auto a27j = nlohmann::json::parse(a27.out);
   CHECK(a27j["gpu"]["fits"] == false);
   CHECK(a27j["gpu"]["fit"] == "no");
+  // Modules are priced as bought: two Gaudi 3 OAM come on a board of 4 (no catalog machine
+  // takes them: after the machines that ship); an MI300X on its board of 8.
+  const auto v = run("70b --engine vllm --top 80 -f json");
+  REQUIRE(v.code == 0);
+  const auto vj = nlohmann::json::parse(v.out);
+  for (const auto& o : vj["gpu_options"]) {
+    if (o["id"] == "gaudi3") {
+      CHECK(o["count"] == 2);
+      CHECK(o["bought"] == 4);
+      CHECK(o["gpus_usd"] == 4 * 15625);  // the catalog's $15,625 list price x 4
+    }
+    if (o["id"] == "mi300x") CHECK(o["bought"] == 8);
+  }
+  CHECK(vj["gpu_options"][0]["id"] != "gaudi3");
+  // A capacity target counts each option at what it needs for the users: the count the plan of
+  // that GPU buys.
+  const auto c = run("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 --top 80 -f json");
+  REQUIRE(c.code == 0);
+  const auto cj = nlohmann::json::parse(c.out);
+  CHECK(cj["gpu_options"][0]["count"] == cj["gpu"]["count"]);
+  for (const char* id : {"w7900", "rtx-4090"}) {
+    const auto one = run(
+        std::string("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 -f json --gpu ") + id);
+    REQUIRE(one.code == 0);
+    const auto oj = nlohmann::json::parse(one.out);
+    for (const auto& o : cj["gpu_options"])
+      if (o["id"] == id) CHECK(o["count"] == oj["gpu"]["count"]);
+  }
   // --explain derives that count by vLLM's rule, and says the Arc's TFLOPS are assumed.
   const auto x = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --explain");
   REQUIRE(x.code == 0);
