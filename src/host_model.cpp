@@ -206,8 +206,10 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
   }
 }
 
-// Storage: two OS drives in RAID 1 (servers, workstations; one on a desktop), data drives for
-// the model set, datasets and checkpoints with room to download a second copy (x 2), mirrored.
+// Storage: servers two enterprise OS drives in RAID 1 and mirrored enterprise data drives;
+// desktops and workstations the client M.2 drives they ship (one OS drive, data drives of client
+// sizes, as the power model counts them). Data drives hold the model set, datasets and
+// checkpoints with room to download a second copy (x 2).
 void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   StorageSizing& s = h.storage;
   const uint64_t models = n.model_set_bytes ? n.model_set_bytes : n.weights_bytes;
@@ -216,7 +218,7 @@ void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   if (p.platform_class == PlatformClass::unified) {
     s.os_drives = 1;
     s.os_drive_bytes = 0;  // built in
-  } else if (is_server_class(p)) {
+  } else if (p.platform_class == PlatformClass::server) {
     s.os_drives = 2;
     s.os_drive_bytes = 192 * kGB * 10;  // 1.92 TB (DGX H100/B200 OS drives)
     h.reasons.push_back(HostReason::storage_os_mirror);

@@ -43,7 +43,7 @@ constexpr double kBaseboardFraction = 0.44;
 // blower workstation cards exhausting through their own bracket. Approximation (high-static-
 // pressure 80 mm server fans draw 30-50 W each at full speed, 8-10 per 4U GPU server moving ~3-4
 // kW); the workstation rule lets the ThinkStation P8 carry the three 300 W cards and the 350 W
-// Threadripper PRO Lenovo sells it with on its 1,400 W supply (1,390.5 W DC, tests).
+// Threadripper PRO Lenovo sells it with on its 1,400 W supply (1,374.5 W DC, tests).
 constexpr double kServerFanFraction = 0.10;
 constexpr double kWorkstationFanFraction = 0.03;
 constexpr double kDesktopFanFraction = 0.02;

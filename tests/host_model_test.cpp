@@ -196,6 +196,24 @@ TEST_CASE("A networked desktop gets a front-end NIC", "[host_model]") {
   CHECK(dh.storage.data_drive_bytes == 1000 * kGB);
 }
 
+TEST_CASE("A workstation gets the client M.2 drives it ships, not a server's mirror",
+          "[host_model]") {
+  // The fixture's WRX90 tower with 60 GiB of weights: one 1 TB OS drive and, for 2 x 64.4 GB =
+  // 128.8 GB, one 1 TB client data drive; it was a server's 2 x 1.92 TB OS mirror and a mirrored
+  // pair of 1.92 TB enterprise drives, while the power model counts workstation drives as M.2.
+  HostNeeds n;
+  n.gpus = 4;
+  n.weights_bytes = 60 * kGiB;
+  const auto h = size_host(platform("wrx90-workstation"), n);
+  CHECK(h.storage.os_drives == 1);
+  CHECK(h.storage.os_drive_bytes == 1000 * kGB);
+  CHECK(h.storage.data_drives == 1);
+  CHECK(h.storage.data_drive_bytes == 1000 * kGB);
+  CHECK(h.load.nvme_drives == 2);
+  CHECK(std::find(h.reasons.begin(), h.reasons.end(), HostReason::storage_os_mirror) ==
+        h.reasons.end());
+}
+
 TEST_CASE("Storage holds the model set, datasets and checkpoints", "[host_model]") {
   // 4 TB of models + 6 TB of datasets + 2 TB of checkpoints = 12 TB; x 2 = 24 TB: the largest
   // enterprise drive, 30.72 TB, mirrored.
