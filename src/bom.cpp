@@ -363,13 +363,15 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
       }
   add_switch_line(in, nodes, words, v);
   if (in.racks.pdus)
-    v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",
-                 words ? Spec{{"volts", "400"},
-                              {"phases", "3"},
-                              {"breaker_a", "32"},
-                              {"racks", std::to_string(in.racks.racks)}}
-                       : Spec(),
-                 in.racks.pdus, 0, "", BomReason::rack_power, false});
+    v.push_back(
+        {BomComponent::pdu,
+         words ? "pdu-3ph-" + num(in.racks.pdu_volts) + "v-" + num(in.racks.pdu_amps) + "a" : "",
+         words ? Spec{{"volts", num(in.racks.pdu_volts)},
+                      {"phases", "3"},
+                      {"breaker_a", num(in.racks.pdu_amps)},
+                      {"racks", std::to_string(in.racks.racks)}}
+               : Spec(),
+         in.racks.pdus, 0, "", BomReason::rack_power, false});
   return v;
 }
 

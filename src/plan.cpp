@@ -337,6 +337,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   ci.loader = default_loader(p.config.engine);
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
+  sr.mains_v = req.power.mains_v;
   p.system = memo.system(sr);
   // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
   p.psu_redundancy =
@@ -791,6 +792,7 @@ struct Planner::Impl final : Memo {
     add(c.rocm), add(c.cuda_graphs), add(c.torch_compile), add(c.compile_cached);
     add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
     add(r.rack_budget_kw);
+    add(r.mains_v);
     k.resize(static_cast<size_t>(o - k.data()));
     return choice_part;
   }

@@ -205,7 +205,7 @@ std::vector<CircuitOption> plan_circuits(double max_w_each, uint32_t machines, u
 }
 
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
-                    double rack_budget_kw) {
+                    double rack_budget_kw, double mains_v) {
   RackPlan r;
   r.nodes = nodes;
   // Rack servers whose height the catalog lacks are placed by power alone.
@@ -218,8 +218,14 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
   r.nodes_per_rack = std::min({by_space, by_power, nodes});
   r.racks = (nodes + r.nodes_per_rack - 1) / r.nodes_per_rack;
   r.kw_per_rack = r.nodes_per_rack * max_wall_w_each / 1000;
-  // PDUs: 3-phase 400 V 32 A (IEC 60309 red, 17.7 kW continuous each), an A and a B feed.
-  const double pdu_kw = 0.8 * 400 * 32 * std::sqrt(3.0) / 1000;
+  // PDUs: 3-phase 400 V 32 A (IEC 60309 red, 17.7 kW continuous each), an A and a B feed; on
+  // 120 V mains (North America) 3-phase 208 V 60 A (17.3 kW continuous), the 3-phase service
+  // there: a 400 V PDU does not plug into it.
+  if (mains_v < 200) {
+    r.pdu_volts = 208;
+    r.pdu_amps = 60;
+  }
+  const double pdu_kw = 0.8 * r.pdu_volts * r.pdu_amps * std::sqrt(3.0) / 1000;
   r.pdus = r.racks * 2 * static_cast<uint32_t>(std::ceil(r.kw_per_rack / pdu_kw));
   return r;
 }

@@ -173,6 +173,14 @@ TEST_CASE("Racks by space and power, two 3-phase PDUs per rack", "[power_model]"
   CHECK(r.rack_units == 32);
   CHECK(r.kw_per_rack == Approx(3 * 9684 / 0.94 / 1000));
   CHECK(r.pdus == 8);
+  CHECK(r.pdu_volts == 400);
+  CHECK(r.pdu_amps == 32);
+  // On North America's 120 V mains the 3-phase service is 208 V: 60 A PDUs, 0.8 x 208 x 60 x
+  // sqrt(3) = 17.29 kW continuous each; 30.9 kW -> 2 per feed -> 8 as well.
+  const auto us = plan_racks(platform("dgx-h100"), 4, 9684 / 0.94, 40, 120);
+  CHECK(us.pdu_volts == 208);
+  CHECK(us.pdu_amps == 60);
+  CHECK(us.pdus == 8);
   // Not rack-mounted: no rack plan.
   CHECK(plan_racks(platform("am5-desktop"), 1, 780).racks == 0);
   // A rack server of unknown height: by power alone, 3 of 10.3 kW per 40 kW rack.

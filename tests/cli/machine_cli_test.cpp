@@ -476,6 +476,24 @@ TEST_CASE("a unified computer's typical draw says which figures are measured", "
   CHECK(has(m.out, "maximum         270 W at the wall"));
 }
 
+TEST_CASE("a rack's PDUs follow the site's mains", "[cli][machine]") {
+  // 230 V mains (the default): 3-phase 400 V 32 A PDUs; --mains 120 (North America): 3-phase
+  // 208 V 60 A, the 3-phase service there.
+  for (const auto& [args, part] :
+       {std::pair<std::string, std::string>{"", "pdu-3ph-400v-32a"},
+        std::pair<std::string, std::string>{" --mains 120", "pdu-3ph-208v-60a"}}) {
+    CAPTURE(args);
+    const auto j = run_json("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8" + args);
+    bool pdu = false;
+    for (const auto& l : j["bom"])
+      if (l["component"] == "pdu") {
+        pdu = true;
+        CHECK(l["part"] == part);
+      }
+    CHECK(pdu);
+  }
+}
+
 TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][machine]") {
   const auto t = run("platforms");
   REQUIRE(t.code == 0);
