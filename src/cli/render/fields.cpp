@@ -245,7 +245,7 @@ ojson options_json(const Row& r) {
                  {"machines", o.machines},
                  {"bought", o.bought},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", gpu_split_words(o.plan.split)}});
+                 {"split", option_split_words(o)}});
   return a;
 }
 

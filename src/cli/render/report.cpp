@@ -431,7 +431,7 @@ std::string table_options(const Report& r) {
           opt.plan.gpu.unified_memory ? std::string("nothing")
           : opt.machines > 1          ? fmt::format("{} {}s", opt.machines, opt.platform)
                                       : std::string(opt.platform),
-          gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split),
+          gib_of(opt.plan.per_gpu_bytes), option_split_words(opt),
           opt.bought > opt.plan.count
               ? fmt::format(" · {} bought (a count it is sold in)", opt.bought)
               : std::string(),
@@ -445,7 +445,7 @@ std::string table_options(const Report& r) {
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
+                       gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
   }
   return o;
 }

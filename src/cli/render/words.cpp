@@ -400,6 +400,12 @@ std::string gpu_split_words(GpuSplit s) {
   return "";
 }
 
+std::string option_split_words(const GpuOption& o) {
+  if (!o.tp) return gpu_split_words(o.plan.split);
+  return fmt::format("TP {} × PP {} × {} replica{}", o.tp, o.pp, o.replicas,
+                     o.replicas == 1 ? "" : "s");
+}
+
 std::string gpu_link_words(const GpuPlan& p) {
   switch (p.link) {
     case GpuLink::none:
