@@ -971,6 +971,14 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
     if (o["id"] == "mi300x") CHECK(o["bought"] == 8);
   }
   CHECK(vj["gpu_options"][0]["id"] != "gaudi3");
+  // Each vLLM option names its deployment, whose degrees multiply to its count.
+  for (const auto& o : vj["gpu_options"]) {
+    unsigned tp = 0, pp = 0, rep = 0;
+    const std::string split = o["split"];
+    INFO(split);
+    REQUIRE(std::sscanf(split.c_str(), "TP %u × PP %u × %u replica", &tp, &pp, &rep) == 3);
+    CHECK(tp * pp * rep == o["count"].get<unsigned>());
+  }
   // A capacity target counts each option at what it needs for the users: the count the plan of
   // that GPU buys.
   const auto c = run("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 --top 80 -f json");
