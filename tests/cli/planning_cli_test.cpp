@@ -1002,3 +1002,14 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
         std::string::npos);
 }
+
+TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
+  // Llama-3.1-8B Q4_K_M: 4.92 GB read by llama.cpp's one mmap reader from a Gen4 drive at its
+  // single-stream 2.2 GB/s = 2.2 s, then copied over one x16 4.0 link at 40% of 31.5 GB/s = 12.6.
+  const auto r = llmsize::cli_test::run("llama-3.1-8b --gpu rtx-4090 --explain");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("from local-nvme-gen4; read weights 2.2 s at 2.20 GB/s (one mmap reader") !=
+        std::string::npos);
+  CHECK(r.out.find("copy to GPUs 0.4 s at 12.60 GB/s") != std::string::npos);
+  CHECK(r.out.find("drive read GB/s (HDD 0.25") == std::string::npos);
+}
