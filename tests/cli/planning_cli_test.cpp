@@ -1013,3 +1013,16 @@ TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
   CHECK(r.out.find("copy to GPUs 0.4 s at 12.60 GB/s") != std::string::npos);
   CHECK(r.out.find("drive read GB/s (HDD 0.25") == std::string::npos);
 }
+
+TEST_CASE("the explained host is the catalog machine's", "[cli]") {
+  // A DGX H100 (the catalog's, nvidia.com DGX H100 datasheet): two Xeon Platinum 8480C of 56
+  // cores, 2 TiB; 2 TiB / 8 GPUs = 256 GiB per GPU beats 2 x 382 GiB of FP8 weights.
+  const auto r =
+      llmsize::cli_test::run("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8 --explain");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("= per machine, 2 sockets × Intel Xeon Platinum 8480C, 112 cores: what NVIDIA "
+                   "DGX H100 ships (14.0 cores per GPU)") != std::string::npos);
+  CHECK(r.out.find("what the class ships per GPU × 8 GPUs 2048 GiB) = 2048 GiB → 32 × 64 GiB, 2 "
+                   "per channel on 16 channels") != std::string::npos);
+  CHECK(r.out.find("cores max(8, 4 ×") == std::string::npos);
+}
