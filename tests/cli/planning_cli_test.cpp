@@ -1015,7 +1015,7 @@ TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
 }
 
 TEST_CASE("the explained host is the catalog machine's", "[cli]") {
-  // A DGX H100 (the catalog's, nvidia.com DGX H100 datasheet): two Xeon Platinum 8480C of 56
+  // A DGX H100 (the catalog's, from its MLPerf Inference v5.0 system file): two Xeon 8480C of 56
   // cores, 2 TiB; 2 TiB / 8 GPUs = 256 GiB per GPU beats 2 x 382 GiB of FP8 weights.
   const auto r =
       llmsize::cli_test::run("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8 --explain");
