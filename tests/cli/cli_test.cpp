@@ -153,6 +153,28 @@ TEST_CASE("explain prints every formula with its numbers", "[cli]") {
   CHECK(j["explain"].size() >= 6);
 }
 
+TEST_CASE("a llama.cpp layer split shows each end's compute buffer", "[cli]") {
+  // Llama-3.1-8B on 2 GPUs at n_ctx 8192, flash attention (compute_split_test.cpp): GPU 1
+  // (layers 0-16) 4 x 16,787,456 B of inputs + ffn 75,497,472 = 142,647,296 B; GPU 2 (layers
+  // 17-31, the output) 4 x 16,789,504 + logits 271,056,896 = 338,214,912 B, the per-GPU figure.
+  const auto j = run_json("llama-3.1-8b --gpus 2 --ctx 8192 --explain");
+  CHECK(j["vram"]["compute_buffer_bytes_first_gpu"] == 142647296);
+  CHECK(j["vram"]["compute_buffer_bytes_last_gpu"] == 338214912);
+  CHECK(j["vram"]["compute_buffer_bytes_per_gpu"] == 338214912);
+  CHECK(j["vram"]["activations_bytes"] == 142647296 + 338214912);
+  const auto one = run_json("llama-3.1-8b --ctx 8192");
+  CHECK(one["vram"]["compute_buffer_bytes_first_gpu"] == 271056896);
+  CHECK(one["vram"]["compute_buffer_bytes_last_gpu"] == 271056896);
+  const auto t = run("llama-3.1-8b --gpus 2 --ctx 8192 --explain");
+  REQUIRE(t.code == 0);
+  for (const char* s : {"136 MiB on GPU 1, 323 MiB on GPU 2 (logits)", "compute buffer, GPU 1 of 2",
+                        "layers 0-16:", "compute buffer, GPU 2 of 2",
+                        "layers 17-31 and the output layer", "pipeline parallelism"}) {
+    INFO(s);
+    CHECK(t.out.find(s) != std::string::npos);
+  }
+}
+
 TEST_CASE("catalog listings work as tables and JSON", "[cli]") {
   const auto models = run_json("models");
   CHECK(models["models"].size() >= 38);

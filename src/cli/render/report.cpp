@@ -142,9 +142,16 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
                       e.rs.n_seq > 1 ? "s" : "");
     rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
   }
-  rows.push_back({"compute buffers", e.activations_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()),
-                              e.n_gpus, e.compute.peak())});
+  const auto& split = e.compute_split.devices;
+  rows.push_back(
+      {"compute buffers", e.activations_bytes,
+       split.empty()
+           ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
+                         e.compute.peak())
+           : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (logits){}",
+                         mib_of(split.front().buffer.bytes()), split.size() > 2 ? " … " : ", ",
+                         mib_of(split.back().buffer.bytes()), split.size(),
+                         e.compute_split.n_copies > 1 ? ", pipeline input copies × 4" : "")});
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
