@@ -89,14 +89,24 @@ void describe_split(GpuPlan& p) {
 
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus,
-                                 const std::vector<PlatformModel>* platforms) {
+                                 const std::vector<PlatformModel>* platforms,
+                                 const ServingProfile* engine, const EngineGpuCount* engine_count) {
   std::vector<GpuOption> out;
   for (const auto& g : gpus) {
+    if (engine && !runs_on(*engine, g.backends)) continue;
     GpuOption o;
-    o.plan = plan_gpus(m, e, c, g, 0);
+    if (engine_count) {
+      const uint32_t n = (*engine_count)(g);
+      if (n == 0) continue;
+      o.plan = plan_gpus(m, e, c, g, n);
+      o.plan.fits = true;  // the engine's own rule holds it at n
+    } else {
+      o.plan = plan_gpus(m, e, c, g, 0);
+    }
     if (!o.plan.fits || o.plan.count > 64) continue;
     const Platform pf = choose_platform(o.plan.count, g.slot_width, g.is_module(), false);
     o.platform = g.unified_memory ? "unified" : platform_name(pf);
+    o.machines = std::max<uint32_t>(1, o.plan.nodes);
     // More units than every catalog computer built on this SoC is linked in by its maker.
     if (platforms && g.unified_memory && o.plan.count > 1) {
       bool linked = false, known = false;
@@ -107,7 +117,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
         }
       o.units_not_linked = known && !linked;
     }
-    o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf));
+    o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf)) * o.machines;
     o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
     o.total_price_usd = o.gpus_usd > 0 ? o.gpus_usd + o.host_usd : 0;
     out.push_back(o);
@@ -116,6 +126,8 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     if (a.units_not_linked != b.units_not_linked) return b.units_not_linked;
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;
+    const bool one_a = a.machines == 1, one_b = b.machines == 1;
+    if (one_a != one_b) return one_a;
     if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;
     return a.plan.count < b.plan.count;
   });

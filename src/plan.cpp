@@ -72,11 +72,21 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
   p.notes.push_back(n);
 }
 
-// The GPU of the plan: the requested one, else the cheapest system of the candidates.
-const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Estimate& base,
-                          const RunConfig& c, const GpuSpec* gpu, Plan& p) {
+uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
+                             const GpuSpec& gpu);
+
+// The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
+// runs on; a serving engine counts each GPU by its own deployment search.
+const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
+                          const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
-  p.options = rank_gpus(m, base, c, *req.candidates, req.platforms);
+  const ServingProfile& engine =
+      req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
+  const EngineGpuCount serving_count = [&](const GpuSpec& g) {
+    return fewest_serving_gpus(req, m, w, g);
+  };
+  p.options = rank_gpus(m, base, c, *req.candidates, req.platforms, &engine,
+                        req.serving ? &serving_count : nullptr);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
@@ -127,6 +137,10 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     memo.gpus(m, e, c, *gpu, c.n_gpus, *p.gpu);
   GpuPlan& g = *p.gpu;
   g.count_requested = req.gpus_requested;
+  // The serving engine's own search found the fewest GPUs it deploys on: those are needed.
+  if (p.serving && !req.gpus_requested && p.serving->estimate.fits &&
+      p.serving->deployment.gpus() == g.count)
+    g.count_needed = g.count;
   if (p.capacity_split) {
     // Each replica holds its own users' KV caches: check memory per replica.
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
@@ -150,14 +164,28 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
                 : engine_margin(c.engine);
   RunConfig bare = c;
   bare.headroom = 0;
-  const uint64_t need = p.capacity_split
-                            ? fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom))
+  // A serving deployment is judged by its engine's own rule: what one GPU places under it
+  // (ServingEstimate::need_bytes_per_gpu), the engine's share as the margin, and a requested
+  // headroom no laxer than that share (vLLM's default rule is its 0.9: 1 / 0.9 - 1).
+  const bool engine_rule = p.serving && p.serving->deployment.gpus() == g.count;
+  uint64_t need = 0, kv_each = 0;
+  double requested = c.headroom, margin = 0;
+  if (engine_rule) {
+    const ServingEstimate& se = p.serving->estimate;
+    const uint32_t shards = p.serving->deployment.tp * p.serving->deployment.pp;
+    need = se.need_bytes_per_gpu;
+    kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
+    margin = margin_fraction(em, need, kv_each, 0);
+    requested = std::max(c.headroom, margin);
+  } else {
+    need = p.capacity_split ? fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom))
                             : per_gpu_bytes(e, bare, g.count ? g.count : 1);
-  const uint64_t kv_each =
-      (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, g.count);
-  const double margin = std::min(c.headroom, margin_fraction(em, need, kv_each, estimate_error));
+    kv_each = (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, g.count);
+    margin = margin_fraction(em, need, kv_each, estimate_error);
+  }
+  margin = std::min(requested, margin);
   p.fit = fit_verdict(need, p.capacity_split ? gpu->usable_bytes() : g.gpu.usable_bytes(),
-                      c.headroom, margin);
+                      requested, margin);
   p.fit->engine_margin = margin;
   p.fit->margin_source = em.source;
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
@@ -373,7 +401,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   c.n_gpus = req.gpus_requested ? req.gpus_requested : 1;
   const Estimate& base = memo.estimate(m, c, w);
   p.classes = memo.classes(base, c);
-  gpu = choose_gpu(req, m, base, c, gpu, p);
+  gpu = choose_gpu(req, m, w, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (p.gpu) {
     plan_server(req, memo, p);
@@ -476,12 +504,13 @@ struct PowerKeyHash {
 
 // --- serving at scale (#10) ------------------------------------------------------------------
 
-// The deployment of `count` GPUs (0: the fewest that hold the weights and one sequence) under the
-// engine's default split: tensor parallel within a node (the largest valid degree dividing the
-// count), pipeline stages across nodes; llama.cpp / Ollama split layers (pp) only.
+// The deployment of `count` GPUs (0: the fewest, up to max_count, that hold the weights and one
+// sequence; else one GPU, which does not) under the engine's default split: tensor parallel within
+// a node (the largest valid degree dividing the count), pipeline stages across nodes; llama.cpp /
+// Ollama split layers (pp) only.
 Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const GpuSpec& gpu,
                               const Deployment& base, const Workload& wl, uint32_t count,
-                              uint32_t gpn) {
+                              uint32_t gpn, uint32_t max_count = kMaxGpus) {
   const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
   const bool a100 = gpu.id.find("a100") != std::string::npos;
   auto with = [&](uint32_t tp, uint32_t pp) {
@@ -509,12 +538,33 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   Workload one = wl;
   one.users = 1;
   one.rate_per_s = 0;
-  for (uint32_t n = 1; n <= kMaxGpus; ++n) {
-    const Deployment d = split(n);
+  // No fewer GPUs than the weights need at the engine's whole memory share.
+  const uint64_t budget = std::max<uint64_t>(1, sg.memory_bytes);
+  const uint64_t first = std::max<uint64_t>(1, sm.weight_bytes / budget);
+  for (uint64_t n = first; n <= max_count; ++n) {
+    const Deployment d = split(static_cast<uint32_t>(n));
     if (d.tp * d.pp != n) continue;
     if (estimate_serving(sm, sg, d, one).fits) return d;
   }
   return split(1);
+}
+
+// The fewest GPUs of `gpu`, up to 64 (what the options list), the serving engine deploys the
+// model on under its default split and memory rule, for one sequence; 0 when none holds it.
+uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
+                             const GpuSpec& gpu) {
+  const ServingRequest& sr = *req.serving;
+  const uint32_t gpn = max_gpus_per_node(gpu);
+  const ServingSetup s =
+      serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, w);
+  Deployment base = s.deployment;
+  base.max_model_len = sr.max_model_len;
+  base.power_limit = req.power.power_limit;
+  const Deployment d = serving_deployment(s.model, s.gpu, gpu, base, sr.workload, 0, gpn, 64);
+  Workload one = sr.workload;
+  one.users = 1;
+  one.rate_per_s = 0;
+  return estimate_serving(s.model, s.gpu, d, one).fits ? d.gpus() : 0;
 }
 
 }  // namespace

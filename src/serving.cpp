@@ -584,6 +584,10 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
   r.fits = r.max_concurrency >= 1;
+  const uint64_t outside =
+      d.engine == ServingEngine::sglang ? 0 : checked_add(act_gpu, d.limits.reserved_bytes);
+  r.need_bytes_per_gpu =
+      checked_add(checked_add(weights_gpu, outside), (r.kv_bytes_per_seq + shards - 1) / shards);
 }
 
 // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the

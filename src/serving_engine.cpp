@@ -24,7 +24,10 @@ const ServingProfile kProfiles[] = {
      256,
      {K::f16, K::bf16, K::q8_0, K::q4_0},
      "llama.cpp tools/server: -np slots of -c/-np cells (GGML_PAD 256), -sm layer by default, "
-     "continuous batching (-cb) on, -ctk/-ctv f16|bf16|q8_0|q4_0 (tools/server/README.md)"},
+     "continuous batching (-cb) on, -ctk/-ctv f16|bf16|q8_0|q4_0 (tools/server/README.md)",
+     {"cuda", "rocm", "vulkan", "sycl", "metal"},
+     "ggml-org/llama.cpp README.md, Supported backends: Metal, CUDA, HIP (ROCm), Vulkan, SYCL "
+     "(no Intel Gaudi backend)"},
     {ServingEngine::ollama,
      "ollama",
      Engine::ollama,
@@ -38,7 +41,9 @@ const ServingProfile kProfiles[] = {
      256,
      {K::f16, K::q8_0, K::q4_0},
      "Ollama runs llama.cpp: OLLAMA_NUM_PARALLEL slots of num_ctx, layers spread over GPUs, "
-     "OLLAMA_KV_CACHE_TYPE f16|q8_0|q4_0 with OLLAMA_FLASH_ATTENTION=1 (docs/faq.md)"},
+     "OLLAMA_KV_CACHE_TYPE f16|q8_0|q4_0 with OLLAMA_FLASH_ATTENTION=1 (docs/faq.md)",
+     {"cuda", "rocm", "metal"},
+     "ollama/ollama docs/gpu.md: NVIDIA (CUDA), AMD Radeon (ROCm), Apple (Metal)"},
     {ServingEngine::vllm,
      "vllm",
      Engine::vllm,
@@ -55,7 +60,11 @@ const ServingProfile kProfiles[] = {
      "non-torch memory (vllm/v1/worker/gpu_worker.py determine_available_memory); 16-token "
      "blocks (vllm/config/cache.py block_size); V1 always chunks prefills; --kv-cache-dtype "
      "auto|fp8|fp8_e4m3|fp8_e5m2; CUDA graphs live in the 10% outside the pool (V0 and V1 logs; "
-     "V1 >= ~0.10.2 prints their size, tests/data/engine_measurements.json)"},
+     "V1 >= ~0.10.2 prints their size, tests/data/engine_measurements.json)",
+     {"cuda", "rocm", "sycl", "habana", "metal"},
+     "vllm-project/vllm docs/getting_started/installation (v0.26.0): GPU variants NVIDIA CUDA, "
+     "AMD ROCm, Intel XPU (Intel Data Center GPU, Intel Arc), Apple Silicon; Intel Gaudi as an "
+     "accelerator"},
     {ServingEngine::sglang,
      "sglang",
      Engine::vllm,
@@ -70,7 +79,10 @@ const ServingProfile kProfiles[] = {
      {K::bf16, K::f16, K::fp8_e4m3, K::fp8_e5m2},
      "SGLang: weights + KV pool = total x mem_fraction_static (python/sglang/srt/server_args.py "
      "_handle_gpu_memory_settings, model_runner.py profile_max_num_token); RadixAttention "
-     "page_size 1; chunked_prefill_size by GPU memory; --kv-cache-dtype auto|fp8_e5m2|fp8_e4m3"},
+     "page_size 1; chunked_prefill_size by GPU memory; --kv-cache-dtype auto|fp8_e5m2|fp8_e4m3",
+     {"cuda", "rocm", "sycl"},
+     "docs.sglang.io Hardware Platforms: NVIDIA GPUs, AMD GPUs, XPU (Intel), Ascend NPUs, TPU, "
+     "CPU"},
     {ServingEngine::trt_llm,
      "trt-llm",
      Engine::vllm,
@@ -86,7 +98,9 @@ const ServingProfile kProfiles[] = {
      "TensorRT-LLM: KV pool = free_gpu_memory_fraction (0.9) of the memory free after weights "
      "and buffers (tensorrt_llm/llmapi/llm_args.py KvCacheConfig; perf-overview.md: default "
      "0.90, benchmarks 0.95); tokens_per_block 32; GUARANTEED_NO_EVICT capacity scheduler "
-     "reserves each request's isl + osl; in-flight batching; FP8 KV from the ModelOpt checkpoint"},
+     "reserves each request's isl + osl; in-flight batching; FP8 KV from the ModelOpt checkpoint",
+     {"cuda"},
+     "NVIDIA TensorRT-LLM: NVIDIA GPUs only (CUDA)"},
     {ServingEngine::transformers,
      "transformers",
      Engine::transformers,
@@ -100,7 +114,10 @@ const ServingProfile kProfiles[] = {
      1,
      {K::bf16, K::f16},
      "transformers generate(): static batches, DynamicCache grows token by token, "
-     "device_map='auto' places layers GPU after GPU (accelerate)"},
+     "device_map='auto' places layers GPU after GPU (accelerate)",
+     {"cuda", "rocm", "sycl", "metal", "habana"},
+     "PyTorch devices cuda (ROCm builds too), xpu (Intel), mps (Apple); Intel Gaudi through "
+     "optimum-habana"},
 };
 
 }  // namespace
@@ -156,6 +173,20 @@ const ServingProfile& serving_profile(ServingEngine e) {
   return kProfiles[static_cast<int>(e)];
 }
 
+const ServingProfile& serving_profile(Engine e) {
+  switch (e) {
+    case Engine::llama_cpp:
+      return serving_profile(ServingEngine::llama_cpp);
+    case Engine::vllm:
+      return serving_profile(ServingEngine::vllm);
+    case Engine::transformers:
+      return serving_profile(ServingEngine::transformers);
+    case Engine::ollama:
+      return serving_profile(ServingEngine::ollama);
+  }
+  return serving_profile(ServingEngine::llama_cpp);
+}
+
 std::optional<ServingEngine> serving_engine_from_name(std::string_view name) {
   for (const auto& p : kProfiles)
     if (name == p.name) return p.engine;
@@ -171,6 +202,13 @@ const std::vector<const char*>& serving_engine_names() {
   static const std::vector<const char*> v = {"llama.cpp", "ollama",  "vllm",
                                              "sglang",    "trt-llm", "transformers"};
   return v;
+}
+
+bool runs_on(const ServingProfile& p, const std::vector<std::string>& gpu_backends) {
+  if (gpu_backends.empty()) return true;
+  for (const char* b : p.backends)
+    if (std::find(gpu_backends.begin(), gpu_backends.end(), b) != gpu_backends.end()) return true;
+  return false;
 }
 
 bool supports_kv_dtype(const ServingProfile& p, KvDtype t) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/platform.hpp"
+#include "llmsize/serving_engine.hpp"
 
 namespace llmsize {
 
@@ -84,19 +86,33 @@ void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c
 struct GpuOption {
   GpuPlan plan;
   double gpus_usd = 0;  // count x catalog price (0 = no public price)
-  double host_usd = 0;  // the platform that count of cards needs (desktop/workstation/server)
+  double host_usd = 0;  // the platform that count of cards needs (desktop/workstation/server),
+                        // once per machine
   double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
   const char* platform = "";   // desktop, workstation, server; "unified" for whole computers
+  // Machines the count spans (plan.nodes): past one, the plan also needs a network fabric
+  // (NICs, a switch) that has no catalog price, and runs its pipeline over it.
+  uint32_t machines = 1;
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
 };
 
-// Catalog GPUs that hold the model, cheapest system first (GPUs + the platform their count and
-// slot width need; unpriced last), ties by fewer cards; setups their maker does not support
-// (units_not_linked, known from `platforms` when given) after those it does.
+// How many of a GPU the engine deploys the model on: 0 when no count holds it. Serving engines
+// pass their own deployment search (tensor-parallel degrees that divide the heads, the engine's
+// memory rule); without one the layer split's count is used.
+using EngineGpuCount = std::function<uint32_t(const GpuSpec&)>;
+
+// Catalog GPUs that hold the model and that `engine` runs on (runs_on(); every GPU when null),
+// in this order: setups their maker supports before those it does not (units_not_linked, known
+// from `platforms` when given); priced before unpriced; systems in one machine before those
+// spanning several (their fabric is unpriced and their pipeline runs over the network); the
+// cheapest system first (GPUs + a platform per machine for their count and slot width); ties
+// by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus,
-                                 const std::vector<PlatformModel>* platforms = nullptr);
+                                 const std::vector<PlatformModel>* platforms = nullptr,
+                                 const ServingProfile* engine = nullptr,
+                                 const EngineGpuCount* engine_count = nullptr);
 
 }  // namespace llmsize

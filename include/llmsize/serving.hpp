@@ -165,6 +165,11 @@ struct Ranged {
 
 struct ServingEstimate {
   bool fits = false;  // weights + one sequence fit in the pool
+  // What one GPU must place under the engine's memory rule to serve one sequence: its weight
+  // shard, activations and runtime (SGLang keeps those outside mem_fraction_static: not counted)
+  // and its share of one sequence's KV (planning tokens). fits <=> the rule holds it
+  // (share_of_total: need <= share x memory).
+  uint64_t need_bytes_per_gpu = 0;
   uint64_t kv_pool_bytes_per_gpu = 0;
   uint64_t kv_bytes_per_seq = 0;            // planning: the tokens a sequence holds on average
   uint64_t kv_bytes_per_seq_guarantee = 0;  // max_model_len tokens

@@ -65,12 +65,22 @@ struct ServingProfile {
   uint32_t kv_block_tokens;  // paged KV granularity (vLLM 16, SGLang page_size 1, TRT-LLM 32)
   std::vector<KvDtype> kv_dtypes;  // accepted KV types, default first
   const char* source;
+  // The GPU software stacks it runs on, in the catalog's names (GpuSpec::backends: cuda, rocm,
+  // sycl, vulkan, metal, habana), and where that is stated.
+  std::vector<const char*> backends;
+  const char* backends_source;
 };
 
 const ServingProfile& serving_profile(ServingEngine e);
+// The profile of the serving engine that applies a memory engine's rules (llama.cpp, vLLM,
+// transformers, Ollama).
+const ServingProfile& serving_profile(Engine e);
 std::optional<ServingEngine> serving_engine_from_name(std::string_view name);
 const std::vector<const char*>& serving_engine_names();
 bool supports_kv_dtype(const ServingProfile& p, KvDtype t);
+// Whether the engine runs on a GPU of these backends (GpuSpec::backends): one in common, or the
+// GPU lists none (unknown: not ruled out).
+bool runs_on(const ServingProfile& p, const std::vector<std::string>& gpu_backends);
 
 // Batch limits and memory share an engine picks for a GPU when the user sets none.
 struct EngineLimits {

@@ -882,3 +882,67 @@ TEST_CASE("without --gpu, setups their maker does not support rank after those i
   CHECK(t.out.find("dgx-spark") != std::string::npos);
   CHECK(t.out.find("more units than the maker links: unsupported") != std::string::npos);
 }
+
+TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine first, at its count",
+          "[cli][bom]") {
+  using llmsize::cli_test::run;
+  // TensorRT-LLM runs on CUDA only: every option it lists is a CUDA GPU of the catalog.
+  const auto cat = run("gpus -f json");
+  REQUIRE(cat.code == 0);
+  std::map<std::string, bool> cuda;
+  const auto catalog = nlohmann::json::parse(cat.out);
+  for (const auto& g : catalog["gpus"]) {
+    bool c = false;
+    for (const auto& b : g["backends"]) c = c || b == "cuda";
+    cuda[g["id"].get<std::string>()] = c;
+  }
+  const auto t = run("llama-3.1-8b --engine trt-llm --top 80 -f json");
+  REQUIRE(t.code == 0);
+  const auto tj = nlohmann::json::parse(t.out);
+  REQUIRE(tj["gpu_options"].size() > 10);
+  for (const auto& o : tj["gpu_options"]) {
+    INFO(o["id"]);
+    CHECK(cuda.at(o["id"].get<std::string>()));
+  }
+  // llama.cpp has no Gaudi backend: gaudi3 is no option for it, and is one for vLLM.
+  auto lists = [&](const std::string& args, const std::string& id) {
+    const auto r = run(args + " --top 80 -f json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& o : j["gpu_options"])
+      if (o["id"] == id) return true;
+    return false;
+  };
+  CHECK_FALSE(lists("llama-3.1-70b", "gaudi3"));
+  CHECK(lists("llama-3.1-70b --engine vllm", "gaudi3"));
+
+  // Kimi-K2.5 on vLLM: the recommendation fits in one machine (a multi-machine pipeline needs an
+  // unpriced fabric), at a count vLLM deploys (TP x PP), judged by vLLM's own rule.
+  const auto k = run("kimi-k2.5 --engine vllm -f json");
+  REQUIRE(k.code == 0);
+  const auto kj = nlohmann::json::parse(k.out);
+  CHECK(kj["gpu"]["nodes"] == 1);
+  const auto& th = kj["throughput"];
+  CHECK(kj["gpu"]["count"].get<int>() == th["tensor_parallel"].get<int>() *
+                                             th["pipeline_parallel"].get<int>() *
+                                             th["replicas"].get<int>());
+  CHECK(kj["gpu"]["count_needed"] == kj["gpu"]["count"]);
+  CHECK(kj["gpu"]["fits"] == true);
+  CHECK(kj["gpu"]["fit"] == "fits");
+
+  // On 24 GiB Arc Pro B60s vLLM needs 28 (TP 4 x PP 7). 27 is TP 1 x PP 27 (3 does not divide
+  // 64 heads): 553.40 GiB / 27 = 20.50 GiB of weights + the whole 1.46 GiB activation profile
+  // + 1 GiB runtime = 22.96 GiB > 0.9 x 24 = 21.6 GiB: no fit, and the verdict agrees.
+  const auto a = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 -f json");
+  REQUIRE(a.code == 0);
+  const auto aj = nlohmann::json::parse(a.out);
+  CHECK(aj["gpu"]["count"] == 28);
+  CHECK(aj["gpu"]["count_needed"] == 28);
+  CHECK(aj["gpu"]["fits"] == true);
+  CHECK(aj["gpu"]["fit"] == "fits");
+  const auto a27 = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --gpus 27 -f json");
+  REQUIRE(a27.code == 0);
+  const auto a27j = nlohmann::json::parse(a27.out);
+  CHECK(a27j["gpu"]["fits"] == false);
+  CHECK(a27j["gpu"]["fit"] == "no");
+}

@@ -242,6 +242,7 @@ ojson options_json(const Row& r) {
                  {"total_price_usd", opt_json(o.total_price_usd)},
                  {"gpus_usd", opt_json(o.gpus_usd)},
                  {"platform", o.platform},
+                 {"machines", o.machines},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
                  {"split", gpu_split_words(o.plan.split)}});
   return a;
@@ -783,8 +784,10 @@ const std::vector<Field> kFields = {
      "gradients_bytes, optimizer_bytes, activations_bytes, total_bytes, gpus (FSDP)",
      JSON(finetune_json(r))},
     {"gpu_options", U_::none,
-     "without --gpu, the cheapest systems first (JSON only): id, count, total_price_usd, "
-     "gpus_usd, platform, per_gpu_bytes, split",
+     "without --gpu, the GPUs the engine runs on: priced first, one machine before several, "
+     "the cheapest system first (JSON only): id, count (the engine's own count), total_price_usd, "
+     "gpus_usd, "
+     "platform, machines, per_gpu_bytes, split",
      JSON(options_json(r))},
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},

@@ -426,14 +426,16 @@ std::string table_head(const Report& r) {
 std::string table_options(const Report& r) {
   std::string o;
   if (!r.options.empty()) {
-    o += "\nGPU options (cheapest system first: GPUs at catalog prices + the platform they need; "
-         "--price NAME=USD)\n";
+    o += "\nGPU options (priced, one machine before several, cheapest system first: GPUs at "
+         "catalog prices + the platform per machine; --price NAME=USD)\n";
     for (const auto& opt : r.options)
       o += fmt::format(
           "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}\n",
           opt.plan.gpu.id, opt.plan.count,
           opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
-          opt.plan.gpu.unified_memory ? std::string("nothing") : std::string(opt.platform),
+          opt.plan.gpu.unified_memory ? std::string("nothing")
+          : opt.machines > 1          ? fmt::format("{} {}s", opt.machines, opt.platform)
+                                      : std::string(opt.platform),
           gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split),
           opt.units_not_linked ? " · more units than the maker links: unsupported" : "");
   }
