@@ -175,6 +175,26 @@ TEST_CASE("a llama.cpp layer split shows each end's compute buffer", "[cli]") {
   }
 }
 
+TEST_CASE("the lower half words per-layer state, the vision tower and MTP layers", "[cli]") {
+  // Qwen3-Next delta-net layer: r = (4 - 1) x (4,096 + 2 x 16 x 128) = 24,576 and s = 128 x
+  // 4,096 = 524,288 F32 values: 2,195,456 B = 2.09 MiB per layer; 36 layers = 75.38 MiB per
+  // sequence (llama-memory-recurrent.cpp, llama-hparams.cpp n_embd_r / n_embd_s).
+  const auto q = run("qwen3-next-80b-a3b --batch 8");
+  REQUIRE(q.code == 0);
+  CHECK(q.out.find("gated delta-net 36 layers × 2.09 MiB = 75.38 MiB per sequence × 8 sequences") !=
+        std::string::npos);
+  // Gemma 4 31B's vision tower, 575,741,232 parameters at 2 B (F16 mmproj), is in the weights.
+  const auto g = run("gemma-4-31b --explain");
+  REQUIRE(g.code == 0);
+  CHECK(g.out.find("+ vision tower 575,741,232 params x 2 B (F16 mmproj) = ") != std::string::npos);
+  // Qwen3.5-35B-A3B on 2 GPUs: 40 layers + 1 MTP layer = 41 blocks, 42 slots; the second GPU
+  // holds il 21-40 (compute_split_test.cpp), the MTP layer 40 loaded but not computed.
+  const auto m = run("qwen3.5-35b-a3b --gpus 2 --explain");
+  REQUIRE(m.code == 0);
+  CHECK(m.out.find("layers 21-40 (MTP layer 40 held, not computed) and the output layer") !=
+        std::string::npos);
+}
+
 TEST_CASE("catalog listings work as tables and JSON", "[cli]") {
   const auto models = run_json("models");
   CHECK(models["models"].size() >= 38);

@@ -39,9 +39,12 @@ void derive_weights(const Estimate& e, const ModelSpec& m, const RunConfig&, con
       if (!mix.empty()) mix += " + ";
       mix += num(u.n_elements) + " x " + traits(u.type).name;
     }
-    d.push_back({"weights",
-                 "sum over tensors of elements x bytes per block / block size (" + mix + ")",
-                 bytes_str(e.weights.bytes)});
+    std::string f = "sum over tensors of elements x bytes per block / block size (" + mix + ")";
+    if (e.weights.vision_bytes)
+      f += " + vision tower " + num(e.weights.vision_params) +
+           " params x 2 B (F16 mmproj) = " + num(e.weights.bytes - e.weights.vision_bytes) + " + " +
+           num(e.weights.vision_bytes);
+    d.push_back({"weights", f, bytes_str(e.weights.bytes)});
     if (e.weights.host_bytes)
       d.push_back({"weights in VRAM",
                    std::string("weights - token_embd kept in host memory by llama.cpp") +
@@ -220,6 +223,14 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
       std::string f = "layers " + std::to_string(dc.first_layer) + "-" +
                       std::to_string(dc.first_layer + dc.n_layer - (dc.n_layer ? 1 : 0));
       if (!dc.n_layer) f = "no layers";
+      const uint32_t end = dc.first_layer + dc.n_layer;
+      if (dc.n_layer && end > m.n_layer)  // the MTP layers are held, not computed
+        f += " (" +
+             std::string(end - std::max(m.n_layer, dc.first_layer) > 1 ? "MTP layers "
+                                                                       : "MTP layer ") +
+             std::to_string(std::max(m.n_layer, dc.first_layer)) +
+             (end - std::max(m.n_layer, dc.first_layer) > 1 ? "-" + std::to_string(end - 1) : "") +
+             " held, not computed)";
       if (dc.output) f += " and the output layer";
       f += ": ";
       if (split.n_copies > 1)

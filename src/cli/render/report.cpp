@@ -136,8 +136,10 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   if (e.recurrent_state_bytes) {
     std::string rs;
     for (const auto& p : e.rs.parts)
-      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
-                        state_kind_name(p.kind), p.n_layer, mib_of(p.bytes_per_seq()));
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB = {:.2f} MiB per sequence",
+                        rs.empty() ? "" : "; ", state_kind_name(p.kind), p.n_layer,
+                        mib_of(p.n_layer ? p.bytes_per_seq() / p.n_layer : 0),
+                        mib_of(p.bytes_per_seq()));
     rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
                       e.rs.n_seq > 1 ? "s" : "");
     rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
