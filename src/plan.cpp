@@ -75,13 +75,17 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
 uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                              const GpuSpec& gpu);
 
+// The engine that serves the plan: the serving engine, else the memory engine's.
+const ServingProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
+  return req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
+}
+
 // The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
 // runs on; a serving engine counts each GPU by its own deployment search.
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                           const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
-  const ServingProfile& engine =
-      req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
+  const ServingProfile& engine = plan_engine(req, c);
   const EngineGpuCount serving_count = [&](const GpuSpec& g) {
     return fewest_serving_gpus(req, m, w, g);
   };
@@ -403,6 +407,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.classes = memo.classes(base, c);
   gpu = choose_gpu(req, m, w, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
+  if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
   if (p.gpu) {
     plan_server(req, memo, p);
     plan_speed(req, m, p);

@@ -92,7 +92,9 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   const double attn = 4.0 * m.n_layer * span * m.n_head * m.n_embd_head_k;
   const double flops_per_token = 2.0 * active_params + attn;
   double tflops = g.fp16_tflops_dense > 0 ? g.fp16_tflops_dense : g.bf16_tflops_dense;
-  if (tflops <= 0) tflops = 10;  // unknown: a conservative figure, flagged by the caller
+  s.tflops_assumed = tflops <= 0;
+  if (s.tflops_assumed) tflops = kAssumedTflops;
+  s.tflops = tflops;
   const double compute = tflops * 1e12 * eff * tp_scale;
   s.prefill_tokens_per_s = compute / flops_per_token;
   if (cpu_share > 0)

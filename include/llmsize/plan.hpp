@@ -135,6 +135,7 @@ enum class NoteKind : uint8_t {
   no_price,                  // the GPU has no price: no hardware cost
   whole_computer,            // unified memory: no host, power or storage plan
   no_platform,               // no catalog platform takes n[0] GPUs (system->choice says why)
+  engine_not_on_gpu,         // the engine does not run on the GPU's software stacks (runs_on)
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated

@@ -71,8 +71,15 @@ struct Speed {
   // parallelism; and the prefill's e_fl (16-bit or quantized weights).
   double decode_bandwidth_gb_per_s = 0;
   double flops_efficiency = 0;
+  // The dense 16-bit TFLOPS the prefill was computed at: the catalog's FP16 (else BF16) figure,
+  // or kAssumedTflops where it has neither (tflops_assumed).
+  double tflops = 0;
+  bool tflops_assumed = false;
   const SpeedCalibration* calibration = nullptr;
 };
+
+// A GPU without a published dense 16-bit figure is estimated at this (conservative) rate.
+constexpr double kAssumedTflops = 10;
 
 // REQUIRES: in.n_gpus > 0, in.n_seq > 0, g.bandwidth_gb_per_s > 0.
 Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g, const SpeedInput& in);

@@ -915,6 +915,18 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   };
   CHECK_FALSE(lists("llama-3.1-70b", "gaudi3"));
   CHECK(lists("llama-3.1-70b --engine vllm", "gaudi3"));
+  // Asked for by name, it is planned with a warning, and the checklist says so.
+  const auto g3 = run("llama-3.1-8b --gpu gaudi3 -f json");
+  REQUIRE(g3.code == 0);
+  const auto g3j = nlohmann::json::parse(g3.out);
+  CHECK(g3j["warnings"][0].get<std::string>().rfind(
+            "llama.cpp does not run on Intel Gaudi 3 (HL-325L OAM) (habana): it runs on cuda, "
+            "rocm, vulkan, sycl, metal",
+            0) == 0);
+  const auto g3t = run("llama-3.1-8b --gpu gaudi3");
+  CHECK(g3t.out.find("supports habana — llama.cpp does not run on it") != std::string::npos);
+  const auto v3t = run("llama-3.1-8b --gpu gaudi3 --engine vllm");
+  CHECK(v3t.out.find("supports habana — vllm runs on it") != std::string::npos);
 
   // Kimi-K2.5 on vLLM: the recommendation fits in one machine (a multi-machine pipeline needs an
   // unpriced fabric), at a count vLLM deploys (TP x PP), judged by vLLM's own rule.
@@ -945,4 +957,12 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   const auto a27j = nlohmann::json::parse(a27.out);
   CHECK(a27j["gpu"]["fits"] == false);
   CHECK(a27j["gpu"]["fit"] == "no");
+  // --explain derives that count by vLLM's rule, and says the Arc's TFLOPS are assumed.
+  const auto x = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --explain");
+  REQUIRE(x.code == 0);
+  CHECK(x.out.find("≤ 0.90 × 24.00 GiB (vllm's memory share) → 28 GPUs = TP 4 × PP 7 × 1 "
+                   "replica") != std::string::npos);
+  CHECK(x.out.find("smallest t ≥") == std::string::npos);
+  CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
+        std::string::npos);
 }

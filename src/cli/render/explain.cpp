@@ -15,6 +15,14 @@
 namespace llmsize::cli {
 namespace {
 
+// The prefill's TFLOPS, and that it was assumed where the catalog has no figure.
+std::string tflops_words(const Speed& s) {
+  return s.tflops_assumed
+             ? fmt::format("{:.1f} TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)",
+                           s.tflops)
+             : fmt::format("{:.1f} TFLOPS", s.tflops);
+}
+
 std::string group(uint64_t v) {
   return group_digits(v);
 }
@@ -25,6 +33,53 @@ std::string usd(double v) {
 std::string tb_str(uint64_t b) {
   const double tb = tb_of(b);
   return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
+}
+
+// How many GPUs and how they split: the serving engine's deployment and memory rule
+// (plan_serving) where it decided the count, else the layer split and the tensor-parallel degree.
+std::string gpu_count_explain(const Report& r) {
+  std::string o;
+  if (r.gpu && r.serving && r.serving->deployment.gpus() == r.gpu->count) {
+    // The serving engine's own deployment and memory rule (plan_serving, serving_memory).
+    const Deployment& d = r.serving->deployment;
+    const ServingEstimate& se = r.serving->estimate;
+    const double usable = gib_of(r.gpu->gpu.usable_bytes());
+    const ServingProfile& prof = serving_profile(d.engine);
+    const std::string rule =
+        prof.memory_rule == MemoryRule::share_of_total
+            ? fmt::format("≤ {:.2f} × {:.2f} GiB ({}'s memory share{})", d.limits.memory_fraction,
+                          usable, prof.name,
+                          d.engine == ServingEngine::sglang
+                              ? "; activations and graphs live outside it"
+                              : "")
+        : prof.memory_rule == MemoryRule::share_of_free
+            ? fmt::format("≤ {:.2f} GiB, the KV within {:.2f} of what is left free ({})", usable,
+                          d.limits.memory_fraction, prof.name)
+            : fmt::format("≤ {:.2f} GiB ({})", usable, prof.name);
+    o += fmt::format(
+        "  GPU count\n      = {} n = TP × PP{}: TP the largest degree ≤ {} GPUs per node that "
+        "divides n and the {} heads, PP = n / TP; each GPU places weights / n + {}its share of "
+        "one sequence's KV = {:.2f} GiB {} → {} GPU{} = TP {} × PP {} × {} replica{}\n",
+        r.gpu->count_requested ? "the requested" : "the fewest",
+        r.gpu->count_requested ? "" : " that fits", r.serving->gpus_per_node, r.model.spec.n_head,
+        d.engine == ServingEngine::sglang ? "" : "activations / TP + runtime + ",
+        gib_of(se.need_bytes_per_gpu), rule, d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp,
+        d.replicas, d.replicas == 1 ? "" : "s");
+  } else if (r.gpu) {
+    const auto& p = *r.gpu;
+    o += fmt::format(
+        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute(n) (for n > 1 the "
+        "layer split's largest GPU) + overhead, × "
+        "(1 + {:.2f}) ≤ {:.2f} GiB usable"
+        " → n = {}; {} GPUs: {:.2f} GiB each\n",
+        r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
+        gib_of(p.per_gpu_bytes));
+    o += fmt::format(
+        "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
+        p.count, r.model.spec.n_head, r.model.spec.n_head_kv,
+        p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
+  }
+  return o;
 }
 
 }  // namespace
@@ -40,9 +95,9 @@ std::string render_explain(const Report& r) {
     const auto& s = *r.speed;
     const bool enc = r.model.spec.is_encoder();
     o += fmt::format(
-        "  prefill\n      = {:.1f} TFLOPS × efficiency / (2 × (active params{}) + 4 × n_layer × "
+        "  prefill\n      = {} × efficiency / (2 × (active params{}) + 4 × n_layer × "
         "{} × n_head × head_dim)\n      = {:.0f} tok/s\n",
-        r.gpu->gpu.fp16_tflops_dense, enc ? " − n_embd × (n_vocab + n_ctx_train), lookups" : "",
+        tflops_words(s), enc ? " − n_embd × (n_vocab + n_ctx_train), lookups" : "",
         enc ? "document length" : "document length / 2", s.prefill_tokens_per_s);
     o += fmt::format(
         "  {}\n      = prefill tok/s / document length = {:.0f} / {}\n      = {:.2f} per s; a "
@@ -71,9 +126,9 @@ std::string render_explain(const Report& r) {
         us_of(cal.t_layer_s), ms_of(s.step_s), s.decode_tokens_per_s, group(r.speed_input.n_ctx),
         r.speed_input.n_seq, cal.family, cal.basis);
     o += fmt::format(
-        "  prefill\n      = {:.2f} × {:.1f} TFLOPS / (2 × active params + 4 × n_layer × prompt/2 "
+        "  prefill\n      = {:.2f} × {} / (2 × active params + 4 × n_layer × prompt/2 "
         "× n_head × head_dim)\n      = {:.0f} tok/s\n",
-        s.flops_efficiency, r.gpu->gpu.fp16_tflops_dense, s.prefill_tokens_per_s);
+        s.flops_efficiency, tflops_words(s), s.prefill_tokens_per_s);
   }
   if (r.machine_power) {
     // Schema 2: the catalog machine's rated parts, as power.* and the BOM report them.
@@ -115,20 +170,7 @@ std::string render_explain(const Report& r) {
         r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "",
         r.host->pcie_lanes_needed, platform_name(r.host->platform));
   }
-  if (r.gpu) {
-    const auto& p = *r.gpu;
-    o += fmt::format(
-        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute(n) (for n > 1 the "
-        "layer split's largest GPU) + overhead, × "
-        "(1 + {:.2f}) ≤ {:.2f} GiB usable"
-        " → n = {}; {} GPUs: {:.2f} GiB each\n",
-        r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
-        gib_of(p.per_gpu_bytes));
-    o += fmt::format(
-        "  tensor parallel\n      = smallest t ≥ {} dividing n_head {} and n_head_kv {} = {}\n",
-        p.count, r.model.spec.n_head, r.model.spec.n_head_kv,
-        p.tp_degree ? std::to_string(p.tp_degree) : "none up to 64");
-  }
+  o += gpu_count_explain(r);
   // As cost.*: the machine's BOM where a catalog machine is planned.
   if (const CostPlan* c = reported_cost(r); c && c->priced) {
     const CostInput& ci = reported_cost_input(r);

@@ -81,6 +81,19 @@ std::string hardware_price_words(const CostPlan& c) {
   return (c.complete ? "" : "at least ") + usd_words(c.capex_usd);
 }
 
+// The engine that serves the plan (the serving engine, else the memory engine's).
+const ServingProfile& engine_of(const Plan& p) {
+  return p.serving ? serving_profile(p.serving->deployment.engine)
+                   : serving_profile(p.config.engine);
+}
+
+template <typename List>
+std::string joined(const List& items) {
+  std::string o;
+  for (const auto& i : items) o += (o.empty() ? "" : ", ") + std::string(i);
+  return o.empty() ? "none listed" : o;
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -129,6 +142,11 @@ std::string note_words(const Note& n, const Plan& p) {
                                     "(power.basis and cost.basis class_rules), not a machine that "
                                     "ships"
                                   : "");
+    }
+    case NoteKind::engine_not_on_gpu: {
+      const ServingProfile& e = engine_of(p);
+      return fmt::format("{} does not run on {} ({}): it runs on {} ({})", e.name, name,
+                         joined(g->backends), joined(e.backends), e.backends_source);
     }
     case NoteKind::offload:
       return fmt::format(
@@ -182,7 +200,8 @@ bool self_worded(NoteKind k) {
 bool gpu_worded(NoteKind k) {
   return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
          k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
-         k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed;
+         k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed ||
+         k == NoteKind::engine_not_on_gpu;
 }
 
 // The lines of the model and quantization alone: before the notes, and the quantization's.
@@ -330,14 +349,13 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                                  sy ? sy->platform->name : std::string("chassis class"), room,
                                  p.gpu.id, per_node)
                    : "Growth: the machine is full; more capacity means another machine");
-  std::string backends;
-  for (const auto& b : p.gpu.backends) backends += (backends.empty() ? "" : ", ") + b;
-  const bool cuda =
-      std::find(p.gpu.backends.begin(), p.gpu.backends.end(), "cuda") != p.gpu.backends.end();
-  c.push_back(fmt::format("Software: {} supports {}{}", p.gpu.name,
-                          backends.empty() ? "(unknown)" : backends,
-                          cuda ? " — llama.cpp, vLLM, TensorRT-LLM and transformers all run on CUDA"
-                               : " — check your engine: vLLM and TensorRT-LLM are CUDA-first"));
+  const ServingProfile& engine = engine_of(r);
+  const bool runs = std::none_of(r.notes.begin(), r.notes.end(), [](const Note& n) {
+    return n.kind == NoteKind::engine_not_on_gpu;
+  });
+  c.push_back(fmt::format("Software: {} supports {} — {} {} on it (it runs on {})", p.gpu.name,
+                          joined(p.gpu.backends), engine.name, runs ? "runs" : "does not run",
+                          joined(engine.backends)));
   // A unified-memory computer has no cards: its memory and GPU are one soldered part.
   const bool whole_computer = p.gpu.unified_memory || p.gpu.gpu_class == "soc";
   c.push_back(
