@@ -1,6 +1,7 @@
 #include "llmsize/compute_buffer.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "llmsize/checked.hpp"
 #include "llmsize/layers.hpp"
@@ -293,6 +294,12 @@ size_t LayerSplitCompute::largest() const {
   return best;
 }
 
+size_t LayerSplitCompute::output_device() const {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].output) return i;
+  return devices.empty() ? 0 : devices.size() - 1;
+}
+
 uint64_t LayerSplitCompute::total_bytes() const {
   uint64_t sum = 0;
   for (const auto& d : devices) sum = checked_add(sum, d.buffer.bytes(), "compute buffer bytes");
@@ -312,7 +319,9 @@ ComputeBuffer device_buffer(const ModelSpec& m, const KvCache& kv, const Compute
   if (!groups.empty() || output) cb = compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
   if (groups.empty()) cb.attention_bytes = cb.ffn_bytes = 0;
   if (!output) cb.output_bytes = 0;
-  const ComputeBuffer in = layer_parts(m, kv, c, groups, false, n_copies, last_layer);
+  // Only its inputs (the output flag counts the hidden state a device holding only the
+  // output layer reads).
+  const ComputeBuffer in = layer_parts(m, kv, c, groups, output, n_copies, last_layer);
   cb.inputs_bytes = in.inputs_bytes;
   cb.mask_bytes = in.mask_bytes;
   return cb;
@@ -326,15 +335,18 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
   LayerSplitCompute s;
   s.n_copies = n_devices > 1 ? std::max<uint32_t>(1, n_copies) : 1;
   const uint32_t n = std::max<uint32_t>(1, n_devices);
+  const uint64_t all = uint64_t{m.n_layer} + m.n_layer_nextn;
+  const auto u32 = [](uint64_t v) {
+    return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
+  };
   if (n == 1) {
-    s.devices.push_back({0, m.n_layer + m.n_layer_nextn, true, compute_buffer(m, kv, c)});
+    s.devices.push_back({0, u32(all), true, compute_buffer(m, kv, c)});
     return s;
   }
   // llama-model.cpp load_tensors: layer il of n_layer_all (MTP layers included) and the output
   // layer (il = n_layer_all) go to the device upper_bound(splits, il / (n_layer_all + 1)), the
   // splits being the cumulative shares of free memory, (d + 1) / n for n devices alike: device d
   // holds il with d <= il x n / (n_layer_all + 1) < d + 1. Only the first n_layer are computed.
-  const uint64_t all = uint64_t{m.n_layer} + m.n_layer_nextn;
   const auto first_of = [&](uint64_t d) { return (d * (all + 1) + n - 1) / n; };  // ceil
   for (uint32_t d = 0; d < n; ++d) {
     const uint64_t a = first_of(d), b = first_of(d + 1);  // [a, b) of [0, all]
@@ -343,8 +355,8 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
     const auto groups = la < lb ? layer_groups(m, la, lb) : std::vector<LayerGroup>{};
     const bool last_layer = m.n_layer && la < lb && lb == m.n_layer;
     DeviceCompute dc;
-    dc.first_layer = static_cast<uint32_t>(std::min(a, all));
-    dc.n_layer = static_cast<uint32_t>(std::min(b, all) - std::min(a, all));
+    dc.first_layer = u32(std::min(a, all));
+    dc.n_layer = u32(std::min(b, all) - std::min(a, all));
     dc.output = output;
     dc.buffer = device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
     s.devices.push_back(dc);

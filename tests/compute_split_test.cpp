@@ -182,3 +182,23 @@ TEST_CASE("the estimate counts each device of a llama.cpp split", "[compute_spli
   CHECK(o.compute.bytes() == 271056896);
   CHECK(o.activations_bytes == 75497472ull + 271056896);
 }
+
+TEST_CASE("more GPUs than layers: the devices after the output layer hold nothing",
+          "[compute_split]") {
+  // Llama-3.1-8B on 40 GPUs: 33 slots; layer il goes to device floor(il x 40 / 33), the output
+  // layer (il 32) to floor(1,280 / 33) = 38; device 39 holds no layer and has no buffer.
+  const auto& m = test::model("llama-3.1-8b");
+  const KvCache kv = kv_at(m, 4096);
+  const auto s = compute_buffers_by_device(m, kv, ComputeConfig{512, 1, true, TensorType::F16}, 40,
+                                           kSchedMaxCopies);
+  REQUIRE(s.devices.size() == 40);
+  CHECK(s.output_device() == 38);
+  CHECK(s.devices[38].output);
+  CHECK(s.devices[39].n_layer == 0);
+  CHECK(s.devices[39].buffer.bytes() == 0);
+  CHECK(s.largest() == 38);
+  // Every layer is held once.
+  uint64_t held = 0;
+  for (const auto& d : s.devices) held += d.n_layer;
+  CHECK(held == 32);
+}

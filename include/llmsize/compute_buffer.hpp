@@ -121,6 +121,9 @@ struct LayerSplitCompute {
   uint32_t n_copies = 1;  // copies of each split input (4 with pipeline parallelism)
   std::vector<DeviceCompute> devices;
   size_t largest() const;  // index of the device with the largest buffer (the first of equals)
+  // Index of the device holding the output layer: the last one, unless there are more devices
+  // than layers + 1 (the devices after it then hold nothing).
+  size_t output_device() const;
   uint64_t total_bytes() const;
 };
 

@@ -220,18 +220,17 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
     const auto device_line = [&](size_t i) {
       const DeviceCompute& dc = split.devices[i];
       const ComputeBuffer& b = dc.buffer;
-      std::string f = "layers " + std::to_string(dc.first_layer) + "-" +
-                      std::to_string(dc.first_layer + dc.n_layer - (dc.n_layer ? 1 : 0));
-      if (!dc.n_layer) f = "no layers";
-      const uint32_t end = dc.first_layer + dc.n_layer;
+      const uint64_t end = uint64_t{dc.first_layer} + dc.n_layer;
+      std::string f = dc.n_layer == 1 ? "layer " + std::to_string(dc.first_layer)
+                                      : "layers " + std::to_string(dc.first_layer) + "-" +
+                                            std::to_string(end - (dc.n_layer ? 1 : 0));
+      if (!dc.n_layer) f = dc.output ? "the output layer only" : "no layers";
+      const uint64_t mtp = std::max<uint64_t>(m.n_layer, dc.first_layer);
       if (dc.n_layer && end > m.n_layer)  // the MTP layers are held, not computed
-        f += " (" +
-             std::string(end - std::max(m.n_layer, dc.first_layer) > 1 ? "MTP layers "
-                                                                       : "MTP layer ") +
-             std::to_string(std::max(m.n_layer, dc.first_layer)) +
-             (end - std::max(m.n_layer, dc.first_layer) > 1 ? "-" + std::to_string(end - 1) : "") +
+        f += (end - mtp > 1 ? " (MTP layers " + std::to_string(mtp) + "-" + std::to_string(end - 1)
+                            : " (MTP layer " + std::to_string(mtp)) +
              " held, not computed)";
-      if (dc.output) f += " and the output layer";
+      if (dc.output && dc.n_layer) f += " and the output layer";
       f += ": ";
       if (split.n_copies > 1)
         f += std::to_string(split.n_copies) + " copies of the split inputs (hidden state in, " +
@@ -244,7 +243,7 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
                    f, bytes_str(b.bytes())});
     };
     device_line(0);
-    device_line(split.devices.size() - 1);
+    if (split.output_device() != 0) device_line(split.output_device());
     d.push_back({"activations",
                  "sum over the " + std::to_string(split.devices.size()) +
                      " GPUs of the layer split (llama.cpp: layer il on GPU il x N / (layers + "

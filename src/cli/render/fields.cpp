@@ -426,9 +426,10 @@ const std::vector<Field> kFields = {
                ? E(r).compute.bytes()
                : E(r).compute_split.devices.front().buffer.bytes()))},
     {"vram.compute_buffer_bytes_last_gpu", U_::bytes,
-     "compute buffer of the layer split's last GPU (the output layer, logits)",
-     GET(U(E(r).compute_split.devices.empty() ? E(r).compute.bytes()
-                                              : E(r).compute_split.devices.back().buffer.bytes()))},
+     "compute buffer of the layer split's GPU with the output layer (logits), the last",
+     GET(U(E(r).compute_split.devices.empty()
+               ? E(r).compute.bytes()
+               : E(r).compute_split.devices[E(r).compute_split.output_device()].buffer.bytes()))},
     {"vram.kv_available_bytes", U_::bytes, "KV memory left on the GPUs (vLLM's KV pool)",
      GET(G(r) ? U(P(r).kv_available_bytes) : N())},
     {"vram.gpus", U_::count, "GPUs the estimate counts buffers and overhead on",

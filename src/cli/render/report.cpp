@@ -151,8 +151,10 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
            ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
                          e.compute.peak())
            : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (logits){}",
-                         mib_of(split.front().buffer.bytes()), split.size() > 2 ? " … " : ", ",
-                         mib_of(split.back().buffer.bytes()), split.size(),
+                         mib_of(split.front().buffer.bytes()),
+                         e.compute_split.output_device() > 1 ? " … " : ", ",
+                         mib_of(split[e.compute_split.output_device()].buffer.bytes()),
+                         e.compute_split.output_device() + 1,
                          e.compute_split.n_copies > 1 ? ", pipeline input copies × 4" : "")});
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
