@@ -144,7 +144,11 @@ struct LayerSplitCompute {
 // are forced to il's device (llama-context.cpp graph_get_cb, full offload), and the ops between
 // follow (ggml-backend.cpp ggml_backend_sched_split_graph passes 1-4). Each device computes its
 // layers' part of the per-layer model above (compute_buffer(m, kv, c) restricted to the layer
-// kinds it holds), and only the last device the output part (logits).
+// kinds it holds), and only the device of the output layer the output part (logits). The 2024
+// architectures without a per-layer description keep the formula of compute_buffer(m, n_kv, ...):
+// its attention and ffn parts on each device holding layers, its output part on the output
+// device, plus the input copies (APPROXIMATION: that formula has no mask term of its own; without
+// flash attention its fitted rows may already hold one copy of the mask).
 //
 // Pipeline parallelism (n_copies > 1): llama-context.cpp turns it on when n_devices > 1,
 // n_gpu_layers > n_layer_all (every layer and the output on the GPUs), split mode layer,
@@ -174,9 +178,9 @@ struct LayerSplitCompute {
 // ggml_backend_sched_new_ext) the copies are ordinary tensors freed after their last use, and
 // each device has the parts of its layers, masks live through them as on one device.
 // NOT MODELLED: the attention rotation matrices of a quantized KV cache (attn_inp_k_rot /
-// v_rot, F32 nrot x nrot, at most 256 KiB each), Gemma 3n /
-// Gemma 4's per-layer inputs and AltUp streams crossing devices, the KV a shared layer reads
-// from another device; the CUDA_Host buffer that holds the inputs' n_copies host copies.
+// v_rot, F32 nrot x nrot, at most 256 KiB each), Gemma 3n / Gemma 4's per-layer inputs and
+// AltUp streams crossing devices, the KV a shared layer reads from another device; the
+// CUDA_Host buffer that holds the inputs' n_copies host copies.
 // NOT MEASURED: the CPU build the probe uses (bench/llamacpp_probe) has one device and never
 // turns pipeline parallelism on, so these figures follow the code, not a measurement.
 LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
