@@ -167,8 +167,8 @@ TEST_CASE("a llama.cpp layer split shows each end's compute buffer", "[cli]") {
   CHECK(one["vram"]["compute_buffer_bytes_last_gpu"] == 271056896);
   const auto t = run("llama-3.1-8b --gpus 2 --ctx 8192 --explain");
   REQUIRE(t.code == 0);
-  for (const char* s : {"136 MiB on GPU 1, 323 MiB on GPU 2 (logits)", "compute buffer, GPU 1 of 2",
-                        "layers 0-16:", "compute buffer, GPU 2 of 2",
+  for (const char* s : {"136 MiB on GPU 1, 323 MiB on GPU 2 (output layer)",
+                        "compute buffer, GPU 1 of 2", "layers 0-16:", "compute buffer, GPU 2 of 2",
                         "layers 17-31 and the output layer", "pipeline parallelism"}) {
     INFO(s);
     CHECK(t.out.find(s) != std::string::npos);

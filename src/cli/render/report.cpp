@@ -150,7 +150,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
        split.empty()
            ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
                          e.compute.peak())
-           : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (logits){}",
+           : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (output layer){}",
                          mib_of(split.front().buffer.bytes()),
                          e.compute_split.output_device() > 1 ? " … " : ", ",
                          mib_of(split[e.compute_split.output_device()].buffer.bytes()),
