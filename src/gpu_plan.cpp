@@ -96,10 +96,14 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     if (engine && !runs_on(*engine, g.backends)) continue;
     GpuOption o;
     if (engine_count) {
-      const uint32_t n = (*engine_count)(g);
-      if (n == 0) continue;
-      o.plan = plan_gpus(m, e, c, g, n);
+      const EngineCount n = (*engine_count)(g);
+      if (n.gpus == 0) continue;
+      o.plan = plan_gpus(m, e, c, g, n.gpus);
       o.plan.fits = true;  // the engine's own rule holds it at n
+      if (n.per_gpu_bytes) o.plan.per_gpu_bytes = n.per_gpu_bytes;
+      o.tp = n.tp;
+      o.pp = n.pp;
+      o.replicas = n.replicas;
     } else {
       o.plan = plan_gpus(m, e, c, g, 0);
     }
@@ -107,6 +111,18 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     const Platform pf = choose_platform(o.plan.count, g.slot_width, g.is_module(), false);
     o.platform = g.unified_memory ? "unified" : platform_name(pf);
     o.machines = std::max<uint32_t>(1, o.plan.nodes);
+    o.bought = o.plan.count;
+    const PlatformChoice ch = platforms && !g.unified_memory
+                                  ? choose_platform(*platforms, g, o.plan.count)
+                                  : PlatformChoice();
+    o.no_machine = platforms && !g.unified_memory && ch.index < 0;
+    if (ch.index >= 0) {
+      o.machines = ch.nodes;
+      o.bought = std::max(o.plan.count, ch.gpus_total());
+    } else if (g.is_module()) {
+      // No catalog machine: modules still come on a baseboard of 4 or 8.
+      o.bought = o.plan.count <= 4 ? 4 : (o.plan.count + 7) / 8 * 8;
+    }
     // More units than every catalog computer built on this SoC is linked in by its maker.
     if (platforms && g.unified_memory && o.plan.count > 1) {
       bool linked = false, known = false;
@@ -118,7 +134,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.units_not_linked = known && !linked;
     }
     o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf)) * o.machines;
-    o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
+    o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.bought : 0;
     o.total_price_usd = o.gpus_usd > 0 ? o.gpus_usd + o.host_usd : 0;
     out.push_back(o);
   }
@@ -126,6 +142,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     if (a.units_not_linked != b.units_not_linked) return b.units_not_linked;
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;
+    if (a.no_machine != b.no_machine) return b.no_machine;
     const bool one_a = a.machines == 1, one_b = b.machines == 1;
     if (one_a != one_b) return one_a;
     if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;

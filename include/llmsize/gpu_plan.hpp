@@ -90,24 +90,41 @@ struct GpuOption {
                         // once per machine
   double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
   const char* platform = "";   // desktop, workstation, server; "unified" for whole computers
-  // Machines the count spans (plan.nodes): past one, the plan also needs a network fabric
-  // (NICs, a switch) that has no catalog price, and runs its pipeline over it.
+  // Machines the count spans: the catalog machine's (choose_platform) where one takes the GPUs,
+  // else plan.nodes; past one, the plan also needs a network fabric (NICs, a switch) that has
+  // no catalog price, and runs its pipeline over it.
   uint32_t machines = 1;
+  // GPUs bought, what gpus_usd prices: a count the machine ships (an SXM/OAM board of 4 or 8),
+  // >= plan.count.
+  uint32_t bought = 0;
+  // No catalog machine takes the GPUs at this count (a platform catalog was given): the system
+  // is class rules, not a machine that ships.
+  bool no_machine = false;
+  // A serving engine's deployment of plan.count (TP x PP x replicas); 0 when the layer split
+  // (plan.split) describes it.
+  uint32_t tp = 0, pp = 0, replicas = 0;
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
 };
 
-// How many of a GPU the engine deploys the model on: 0 when no count holds it. Serving engines
+// How many of a GPU the plan deploys the model on (gpus 0: no count holds it), and what each
+// then holds with headroom (0: the layer split's per_gpu_bytes at that count). Serving engines
 // pass their own deployment search (tensor-parallel degrees that divide the heads, the engine's
-// memory rule); without one the layer split's count is used.
-using EngineGpuCount = std::function<uint32_t(const GpuSpec&)>;
+// memory rule), a capacity target its replicas; without one the layer split's count is used.
+struct EngineCount {
+  uint32_t gpus = 0;
+  uint64_t per_gpu_bytes = 0;
+  uint32_t tp = 0, pp = 0, replicas = 0;  // a serving engine's degrees; 0: the layer split's
+};
+using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 
 // Catalog GPUs that hold the model and that `engine` runs on (runs_on(); every GPU when null),
 // in this order: setups their maker supports before those it does not (units_not_linked, known
-// from `platforms` when given); priced before unpriced; systems in one machine before those
-// spanning several (their fabric is unpriced and their pipeline runs over the network); the
-// cheapest system first (GPUs + a platform per machine for their count and slot width); ties
+// from `platforms` when given); priced before unpriced; GPUs a catalog machine takes before
+// those only the class rules place (no_machine); systems in one machine before those spanning
+// several (their fabric is unpriced and their pipeline runs over the network); the cheapest
+// system first (the GPUs bought + a platform per machine for their count and slot width); ties
 // by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus,

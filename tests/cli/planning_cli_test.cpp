@@ -957,6 +957,42 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   const auto a27j = nlohmann::json::parse(a27.out);
   CHECK(a27j["gpu"]["fits"] == false);
   CHECK(a27j["gpu"]["fit"] == "no");
+  // Modules are priced as bought: two Gaudi 3 OAM come on a board of 4 (no catalog machine
+  // takes them: after the machines that ship); an MI300X on its board of 8.
+  const auto v = run("70b --engine vllm --top 80 -f json");
+  REQUIRE(v.code == 0);
+  const auto vj = nlohmann::json::parse(v.out);
+  for (const auto& o : vj["gpu_options"]) {
+    if (o["id"] == "gaudi3") {
+      CHECK(o["count"] == 2);
+      CHECK(o["bought"] == 4);
+      CHECK(o["gpus_usd"] == 4 * 15625);  // the catalog's $15,625 list price x 4
+    }
+    if (o["id"] == "mi300x") CHECK(o["bought"] == 8);
+  }
+  CHECK(vj["gpu_options"][0]["id"] != "gaudi3");
+  // Each vLLM option names its deployment, whose degrees multiply to its count.
+  for (const auto& o : vj["gpu_options"]) {
+    unsigned tp = 0, pp = 0, rep = 0;
+    const std::string split = o["split"];
+    INFO(split);
+    REQUIRE(std::sscanf(split.c_str(), "TP %u × PP %u × %u replica", &tp, &pp, &rep) == 3);
+    CHECK(tp * pp * rep == o["count"].get<unsigned>());
+  }
+  // A capacity target counts each option at what it needs for the users: the count the plan of
+  // that GPU buys.
+  const auto c = run("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 --top 80 -f json");
+  REQUIRE(c.code == 0);
+  const auto cj = nlohmann::json::parse(c.out);
+  CHECK(cj["gpu_options"][0]["count"] == cj["gpu"]["count"]);
+  for (const char* id : {"w7900", "rtx-4090"}) {
+    const auto one = run(
+        std::string("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 -f json --gpu ") + id);
+    REQUIRE(one.code == 0);
+    const auto oj = nlohmann::json::parse(one.out);
+    for (const auto& o : cj["gpu_options"])
+      if (o["id"] == id) CHECK(o["count"] == oj["gpu"]["count"]);
+  }
   // --explain derives that count by vLLM's rule, and says the Arc's TFLOPS are assumed.
   const auto x = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --explain");
   REQUIRE(x.code == 0);
@@ -965,4 +1001,15 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   CHECK(x.out.find("smallest t ≥") == std::string::npos);
   CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
         std::string::npos);
+}
+
+TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
+  // Llama-3.1-8B Q4_K_M: 4.92 GB read by llama.cpp's one mmap reader from a Gen4 drive at its
+  // single-stream 2.2 GB/s = 2.2 s, then copied over one x16 4.0 link at 40% of 31.5 GB/s = 12.6.
+  const auto r = llmsize::cli_test::run("llama-3.1-8b --gpu rtx-4090 --explain");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("from local-nvme-gen4; read weights 2.2 s at 2.20 GB/s (one mmap reader") !=
+        std::string::npos);
+  CHECK(r.out.find("copy to GPUs 0.4 s at 12.60 GB/s") != std::string::npos);
+  CHECK(r.out.find("drive read GB/s (HDD 0.25") == std::string::npos);
 }

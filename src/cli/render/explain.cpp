@@ -154,10 +154,19 @@ std::string render_explain(const Report& r) {
   if (r.host) {
     o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
                      gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
-    o += fmt::format(
-        "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
-        "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
-        gb_of(e.weights.bytes));
+    // The cold start's own steps (load_time.cpp): each with its rate or time and its source.
+    if (r.system) {
+      const ColdStart& cs = r.system->cold_start;
+      o += fmt::format("  load time\n      = weights {:.1f} GB from {}", gb_of(e.weights.bytes),
+                       storage_spec(r.storage).name);
+      for (const auto& st : cs.steps)
+        if (st.step == StartStep::read_weights || st.step == StartStep::copy_to_gpu)
+          o += fmt::format("; {} {:.1f} s{} ({})", step_words(st.step), st.seconds,
+                           st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s)
+                                                : std::string(),
+                           st.source);
+      o += fmt::format("\n      = {:.1f} s to load, {:.1f} s to serving\n", cs.load_s, cs.total_s);
+    }
     o += fmt::format(
         "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
         "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",

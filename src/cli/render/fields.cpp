@@ -243,8 +243,9 @@ ojson options_json(const Row& r) {
                  {"gpus_usd", opt_json(o.gpus_usd)},
                  {"platform", o.platform},
                  {"machines", o.machines},
+                 {"bought", o.bought},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", gpu_split_words(o.plan.split)}});
+                 {"split", option_split_words(o)}});
   return a;
 }
 
@@ -788,7 +789,7 @@ const std::vector<Field> kFields = {
      "without --gpu, the GPUs the engine runs on: priced first, one machine before several, "
      "the cheapest system first (JSON only): id, count (the engine's own count), total_price_usd, "
      "gpus_usd, "
-     "platform, machines, per_gpu_bytes, split",
+     "platform, machines, bought (GPUs priced: a count it is sold in), per_gpu_bytes, split",
      JSON(options_json(r))},
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},

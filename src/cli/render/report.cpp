@@ -196,9 +196,11 @@ BomLine gpu_line(const Report& r) {
           : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
                         gib_of(p.gpu.usable_bytes()), split_words(r));
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
-  std::string price = p.gpu.price_usd > 0 ? fmt::format(", {} each ({} {})", usd(p.gpu.price_usd),
-                                                        p.gpu.price_kind, p.gpu.price_date)
-                                          : "";
+  std::string price =
+      p.gpu.price_usd > 0
+          ? fmt::format(", {} each ({}{}{})", usd(p.gpu.price_usd), p.gpu.price_kind,
+                        p.gpu.price_date.empty() ? "" : " ", p.gpu.price_date)
+          : "";
   // The GPUs bought: a baseboard machine rounds a request up to the count it ships (one MI300X
   // is a board of 8), as its BOM line counts them.
   uint32_t bought = p.count;
@@ -434,14 +436,19 @@ std::string table_options(const Report& r) {
          "catalog prices + the platform per machine; --price NAME=USD)\n";
     for (const auto& opt : r.options)
       o += fmt::format(
-          "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}\n",
+          "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}{}\n",
           opt.plan.gpu.id, opt.plan.count,
           opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
           opt.plan.gpu.unified_memory ? std::string("nothing")
           : opt.machines > 1          ? fmt::format("{} {}s", opt.machines, opt.platform)
                                       : std::string(opt.platform),
-          gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split),
-          opt.units_not_linked ? " · more units than the maker links: unsupported" : "");
+          gib_of(opt.plan.per_gpu_bytes), option_split_words(opt),
+          opt.bought > opt.plan.count
+              ? fmt::format(" · {} bought (a count it is sold in)", opt.bought)
+              : std::string(),
+          opt.units_not_linked ? " · more units than the maker links: unsupported"
+          : opt.no_machine     ? " · no catalog machine takes them"
+                               : "");
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
@@ -449,7 +456,7 @@ std::string table_options(const Report& r) {
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
+                       gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
   }
   return o;
 }
@@ -466,6 +473,11 @@ std::string table_bill(const Report& r) {
           "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
           r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
           r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
+    // The capacity target's count (replicas, speed) beyond what memory alone needs.
+    if (r.capacity_split && r.capacity->gpus != r.gpu->count_needed)
+      o += fmt::format(
+          "          the capacity plan uses {} ({} users at ≥ {:.0f} tok/s each: {})\n",
+          r.capacity->gpus, r.capacity->users, r.capacity->target_tokens_per_s, split_words(r));
     // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
     // class rules: only the GPUs and their link stay here.
     const bool machine = r.system && r.system->platform;
