@@ -107,7 +107,8 @@ std::string gpu_count_explain(const Report& r) {
   } else if (r.gpu) {
     const auto& p = *r.gpu;
     o += fmt::format(
-        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
+        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute(n) (for n > 1 the "
+        "layer split's largest GPU) + overhead, × "
         "(1 + {:.2f}) ≤ {:.2f} GiB usable"
         " → n = {}; {} GPUs: {:.2f} GiB each\n",
         r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,

@@ -136,15 +136,26 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   if (e.recurrent_state_bytes) {
     std::string rs;
     for (const auto& p : e.rs.parts)
-      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
-                        state_kind_name(p.kind), p.n_layer, mib_of(p.bytes_per_seq()));
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB = {:.2f} MiB per sequence",
+                        rs.empty() ? "" : "; ", state_kind_name(p.kind), p.n_layer,
+                        mib_of(p.n_layer ? p.bytes_per_seq() / p.n_layer : 0),
+                        mib_of(p.bytes_per_seq()));
     rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
                       e.rs.n_seq > 1 ? "s" : "");
     rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
   }
-  rows.push_back({"compute buffers", e.activations_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()),
-                              e.n_gpus, e.compute.peak())});
+  const auto& split = e.compute_split.devices;
+  rows.push_back(
+      {"compute buffers", e.activations_bytes,
+       split.empty()
+           ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
+                         e.compute.peak())
+           : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (output layer){}",
+                         mib_of(split.front().buffer.bytes()),
+                         e.compute_split.output_device() > 1 ? " … " : ", ",
+                         mib_of(split[e.compute_split.output_device()].buffer.bytes()),
+                         e.compute_split.output_device() + 1,
+                         e.compute_split.n_copies > 1 ? ", pipeline input copies × 4" : "")});
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
