@@ -1,6 +1,7 @@
 #include "llmsize/compute_buffer.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "llmsize/checked.hpp"
 #include "llmsize/layers.hpp"
@@ -9,15 +10,20 @@
 
 namespace llmsize {
 
-uint64_t ComputeBuffer::bytes() const {
+uint64_t ComputeBuffer::peak_bytes() const {
   return summed ? checked_add(checked_add(output_bytes, attention_bytes, "compute buffer bytes"),
                               ffn_bytes, "compute buffer bytes")
                 : std::max({output_bytes, attention_bytes, ffn_bytes, recurrent_bytes});
 }
 
+uint64_t ComputeBuffer::bytes() const {
+  return checked_add(inputs_bytes, peak_bytes(), "compute buffer bytes");
+}
+
 const char* ComputeBuffer::peak() const {
   if (summed) return "sum";
-  const uint64_t b = bytes();
+  const uint64_t b = peak_bytes();
+  if (b == 0) return "none";
   return b == attention_bytes ? "attention"
          : b == output_bytes  ? "output"
          : b == ffn_bytes     ? "ffn"
@@ -126,27 +132,46 @@ uint64_t output_mask_hole(const ModelSpec& m, uint64_t masks, uint64_t row, uint
 
 }  // namespace
 
-ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c) {
-  const uint64_t n_seq = std::max<uint32_t>(1, c.n_seq);
-  if (m.layer_kinds.empty() && !m.is_mla())
-    return compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
-  constexpr uint64_t kF32 = 4;
-  // graph_reserve rounds n_tokens up to a multiple of n_seqs.
-  const uint64_t t = pad_to(std::max<uint32_t>(1, c.n_ubatch), n_seq);
-  const uint64_t row = kF32 * t;  // one F32 value per token
-  const uint64_t n_embd = m.n_embd;
-  const auto groups = layer_groups(m);
+namespace {
 
+// llama-hparams.cpp n_pos_per_embd(): 4 for M-RoPE and interleaved M-RoPE
+// (llama-model.cpp llama_model_rope_type: qwen3vl, qwen35, qwen35moe among ours), else 1.
+uint64_t positions_per_token(const ModelSpec& m) {
+  return m.arch == Arch::qwen3vl || m.arch == Arch::qwen35 || m.arch == Arch::qwen35moe ? 4 : 1;
+}
+
+// What the attention and recurrent layers of `groups` read from outside the graph's activations
+// (llama-graph.cpp build_attn_inp_kv / build_attn_inp_kv_iswa / build_inp_pos / build_rs at
+// de3ff815): per cache, the KQ mask [n_kv, n_tokens / n_stream, 1, n_stream] (F16 with flash
+// attention, F32 without), the K row indices (I64 x n_tokens) and the V row indices (I64 x
+// n_tokens, or x n_tokens x n_embd_v_gqa when V is stored transposed, without flash
+// attention: llama-kv-cache.cpp build_input_v_idxs); the positions (I32 x n_tokens) and the
+// recurrent state copy indices (I32 x n_rs).
+struct GraphInputs {
+  uint64_t masks = 0;
+  uint64_t v_idx_transposed = 0;  // the V indices of transposed V caches (no flash attention)
+  uint64_t idx = 0;               // every K and V index tensor
+  bool attention = false;
+  bool recurrent = false;
+};
+
+GraphInputs graph_inputs(const std::vector<LayerGroup>& groups, const KvCache& kv,
+                         const ComputeConfig& c, uint64_t t) {
+  GraphInputs in;
   // Masks: one per distinct cell count of the attention layers (the base cache and the SWA one).
   std::vector<uint64_t> mask_cells;
-  uint64_t v_idx = 0;  // V row indices, per cache, without flash attention
   std::vector<std::pair<uint64_t, uint64_t>> v_caches;  // (cells, widest n_embd_v_gqa)
+  std::vector<uint64_t> k_caches;                       // cells of the caches holding K
   for (const auto& g : groups) {
     const LayerKind& k = g.kind;
+    in.recurrent = in.recurrent || k.state != StateKind::none;
     if (k.attn == AttnKind::none) continue;
+    in.attention = true;
     const uint64_t cells = cells_of(k, kv);
     if (std::find(mask_cells.begin(), mask_cells.end(), cells) == mask_cells.end())
       mask_cells.push_back(cells);
+    if (k.has_kv() && std::find(k_caches.begin(), k_caches.end(), cells) == k_caches.end())
+      k_caches.push_back(cells);
     if (k.attn != AttnKind::mla && !k.kv_single && k.has_kv()) {
       const uint64_t w = uint64_t{k.n_head_kv} * k.n_embd_head_v;
       auto it = std::find_if(v_caches.begin(), v_caches.end(),
@@ -157,17 +182,57 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
         it->second = std::max(it->second, w);
     }
   }
-  ComputeBuffer cb;
   const uint64_t mask_type = c.flash_attn ? 2 : 4;
   for (uint64_t cells : mask_cells)
-    cb.mask_bytes = checked_add(cb.mask_bytes, checked_mul(checked_mul(cells, t), mask_type));
+    in.masks = checked_add(in.masks, checked_mul(checked_mul(cells, t), mask_type));
   if (!c.flash_attn)
-    for (const auto& v : v_caches) v_idx = checked_add(v_idx, checked_mul(8 * t, v.second));
-  const uint64_t masks = cb.mask_bytes;
+    for (const auto& v : v_caches)
+      in.v_idx_transposed = checked_add(in.v_idx_transposed, checked_mul(8 * t, v.second));
+  in.idx = checked_add(checked_mul(8 * t, k_caches.size()),
+                       c.flash_attn ? checked_mul(8 * t, v_caches.size()) : in.v_idx_transposed);
+  return in;
+}
 
-  cb.output_hole_bytes = output_mask_hole(m, masks, row, t, n_seq);
-  cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd),
-                                cb.output_hole_bytes, "compute buffer bytes");
+// The compute buffer of the layers in `groups` (the whole model on one device, or one device's
+// share of a layer split) and of the output layer when `output`. With n_copies > 1 (pipeline
+// parallelism) the graph inputs the device reads are kept in n_copies copies at the bottom of
+// the buffer and never freed (inputs_bytes): the parts then count no masks or V indices of
+// their own and the logits no freed masks' hole under them. `persistent` adds what only a
+// pipelined device copies in: the hidden state and, on the device of the last layer, the
+// output row ids.
+ComputeBuffer layer_parts(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c,
+                          const std::vector<LayerGroup>& groups, bool output, uint32_t n_copies,
+                          bool last_layer) {
+  const uint64_t n_seq = std::max<uint32_t>(1, c.n_seq);
+  constexpr uint64_t kF32 = 4;
+  // graph_reserve rounds n_tokens up to a multiple of n_seqs.
+  const uint64_t t = pad_to(std::max<uint32_t>(1, c.n_ubatch), n_seq);
+  const uint64_t row = kF32 * t;  // one F32 value per token
+  const uint64_t n_embd = m.n_embd;
+  const bool pipelined = n_copies > 1;
+
+  const GraphInputs in = graph_inputs(groups, kv, c, t);
+  ComputeBuffer cb;
+  cb.mask_bytes = in.masks;
+  const uint64_t masks = pipelined ? 0 : in.masks;  // live in the parts
+  const uint64_t v_idx = pipelined ? 0 : in.v_idx_transposed;
+  if (pipelined && (!groups.empty() || output)) {
+    // The hidden state the device starts from (the CPU's token embeddings on the first device,
+    // the previous device's last residual on the others), positions, masks and indices, the
+    // recurrent state copy ids, the output ids (I32 x n_outputs = n_tokens) where the last
+    // layer selects the output rows.
+    uint64_t one = checked_add(checked_mul(row, n_embd), checked_add(in.masks, in.idx));
+    if (in.attention) one = checked_add(one, checked_mul(row, positions_per_token(m)));
+    if (in.recurrent) one = checked_add(one, kF32 * n_seq);
+    if (last_layer) one = checked_add(one, row);
+    cb.inputs_bytes = checked_mul(one, n_copies);
+  }
+
+  if (output) {
+    cb.output_hole_bytes = pipelined ? 0 : output_mask_hole(m, masks, row, t, n_seq);
+    cb.output_bytes = checked_add(checked_mul(row, uint64_t{m.n_vocab} + 3 * n_embd),
+                                  cb.output_hole_bytes, "compute buffer bytes");
+  }
   for (const auto& g : groups) {
     const LayerKind& k = g.kind;
     if (k.attn != AttnKind::none) {
@@ -209,6 +274,99 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
     }
   }
   return cb;
+}
+
+bool per_layer_model(const ModelSpec& m) {
+  return !m.layer_kinds.empty() || m.is_mla();
+}
+
+}  // namespace
+
+ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c) {
+  if (!per_layer_model(m)) return compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
+  return layer_parts(m, kv, c, layer_groups(m), true, 1, true);
+}
+
+size_t LayerSplitCompute::largest() const {
+  size_t best = 0;
+  for (size_t i = 1; i < devices.size(); ++i)
+    if (devices[i].buffer.bytes() > devices[best].buffer.bytes()) best = i;
+  return best;
+}
+
+size_t LayerSplitCompute::output_device() const {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].output) return i;
+  return devices.empty() ? 0 : devices.size() - 1;
+}
+
+uint64_t LayerSplitCompute::total_bytes() const {
+  uint64_t sum = 0;
+  for (const auto& d : devices) sum = checked_add(sum, d.buffer.bytes(), "compute buffer bytes");
+  return sum;
+}
+
+namespace {
+
+// One device's buffer: the per-layer model's parts over its layer groups, or the formula of the
+// 2024 architectures (the same parts on every device, the output only on the last) plus the
+// pipelined copies of the inputs its layers read.
+ComputeBuffer device_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c,
+                            const std::vector<LayerGroup>& groups, bool output, uint32_t n_copies,
+                            bool last_layer) {
+  if (per_layer_model(m)) return layer_parts(m, kv, c, groups, output, n_copies, last_layer);
+  ComputeBuffer cb;
+  if (!groups.empty() || output) cb = compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
+  if (groups.empty()) cb.attention_bytes = cb.ffn_bytes = 0;
+  if (!output) cb.output_bytes = 0;
+  // Only its inputs (the output flag counts the hidden state a device holding only the
+  // output layer reads).
+  const ComputeBuffer in = layer_parts(m, kv, c, groups, output, n_copies, last_layer);
+  cb.inputs_bytes = in.inputs_bytes;
+  cb.mask_bytes = in.mask_bytes;
+  return cb;
+}
+
+}  // namespace
+
+LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
+                                            const ComputeConfig& c, uint32_t n_devices,
+                                            uint32_t n_copies) {
+  LayerSplitCompute s;
+  s.n_copies = n_devices > 1 ? std::max<uint32_t>(1, n_copies) : 1;
+  const uint32_t n = std::max<uint32_t>(1, n_devices);
+  const uint64_t all = uint64_t{m.n_layer} + m.n_layer_nextn;
+  const auto u32 = [](uint64_t v) {
+    return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
+  };
+  if (n == 1) {
+    s.devices.push_back({0, u32(all), true, compute_buffer(m, kv, c)});
+    return s;
+  }
+  // llama-model.cpp load_tensors: layer il of n_layer_all (MTP layers included) and the output
+  // layer (il = n_layer_all) go to the device upper_bound(splits, il / (n_layer_all + 1)), the
+  // splits being the cumulative shares of free memory, (d + 1) / n for n devices alike: device d
+  // holds il with d <= il x n / (n_layer_all + 1) < d + 1. Only the first n_layer are computed.
+  const auto first_of = [&](uint64_t d) { return (d * (all + 1) + n - 1) / n; };  // ceil
+  for (uint32_t d = 0; d < n; ++d) {
+    const uint64_t a = first_of(d), b = first_of(d + 1);  // [a, b) of [0, all]
+    const bool output = a <= all && all < b;
+    const uint64_t la = std::min<uint64_t>(a, m.n_layer), lb = std::min<uint64_t>(b, m.n_layer);
+    const auto groups = la < lb ? layer_groups(m, la, lb) : std::vector<LayerGroup>{};
+    const bool last_layer = m.n_layer && la < lb && lb == m.n_layer;
+    DeviceCompute dc;
+    dc.first_layer = u32(std::min(a, all));
+    dc.n_layer = u32(std::min(b, all) - std::min(a, all));
+    dc.output = output;
+    dc.buffer = device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
+    s.devices.push_back(dc);
+  }
+  return s;
+}
+
+ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
+                                       const ComputeConfig& c, uint32_t n_copies) {
+  return device_buffer(m, kv, c, layer_groups(m), true, std::max<uint32_t>(1, n_copies), true);
 }
 
 ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows) {

@@ -148,11 +148,24 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   switch (c.engine) {
     case Engine::llama_cpp:
     case Engine::ollama:
-      e.compute = m.is_encoder()
-                      ? compute_buffer(cm, ubatch, static_cast<uint32_t>(ubatch), c.flash_attn)
-                      : compute_buffer(m, e.kv,
-                                       ComputeConfig{static_cast<uint32_t>(ubatch), c.kv.n_seq,
-                                                     c.flash_attn, c.kv.type_k});
+      if (m.is_encoder()) {
+        e.compute = compute_buffer(cm, ubatch, static_cast<uint32_t>(ubatch), c.flash_attn);
+        break;
+      }
+      {
+        const ComputeConfig cc{static_cast<uint32_t>(ubatch), c.kv.n_seq, c.flash_attn,
+                               c.kv.type_k};
+        // A layer split over several GPUs, every layer offloaded: llama.cpp pipelines it
+        // (n_copies 4), Ollama's scheduler does not (compute_buffer.hpp).
+        const uint32_t copies = c.engine == Engine::llama_cpp ? kSchedMaxCopies : 1;
+        e.compute = compute_buffer(m, e.kv, cc);
+        e.compute_one_gpu_bytes = e.compute.bytes();
+        e.compute_any_split_bytes = compute_buffer_any_split(m, e.kv, cc, copies).bytes();
+        if (c.n_gpus > 1) {
+          e.compute_split = compute_buffers_by_device(m, e.kv, cc, c.n_gpus, copies);
+          e.compute = e.compute_split.devices[e.compute_split.largest()].buffer;
+        }
+      }
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
                         // sampled (a pooling model samples nothing)
@@ -166,7 +179,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   e.weights_bytes = e.weights.vram_bytes;
   e.kv_cache_bytes = e.kv.total_bytes();
   e.recurrent_state_bytes = e.rs.total_bytes();
-  e.activations_bytes = checked_mul(e.compute.bytes(), c.n_gpus);
+  e.activations_bytes = e.compute_split.devices.empty() ? checked_mul(e.compute.bytes(), c.n_gpus)
+                                                        : e.compute_split.total_bytes();
   e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
   e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
   e.naive_rule_bytes = fraction_of(e.weights.bytes, 1.2);
@@ -202,13 +216,19 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   return e;
 }
 
+uint64_t compute_bytes_per_gpu(const Estimate& e, uint32_t n) {
+  if (n == e.n_gpus || !e.compute_one_gpu_bytes) return e.compute.bytes();
+  return n <= 1 ? e.compute_one_gpu_bytes : e.compute_any_split_bytes;
+}
+
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
   const uint64_t shared =
       checked_add(checked_add(e.weights_bytes, e.kv_cache_bytes, "weights + KV cache bytes"),
                   e.recurrent_state_bytes, "weights + KV cache + recurrent state bytes");
   const uint64_t share = shared / n + (shared % n ? 1 : 0);  // ceil(shared / n), no overflow
-  const uint64_t each = checked_add(checked_add(share, e.compute.bytes(), "per-GPU bytes"),
-                                    c.overhead_per_gpu_bytes, "per-GPU bytes");
+  const uint64_t each =
+      checked_add(checked_add(share, compute_bytes_per_gpu(e, n), "per-GPU bytes"),
+                  c.overhead_per_gpu_bytes, "per-GPU bytes");
   return checked_add(each, fraction_of(each, c.headroom), "per-GPU bytes with headroom");
 }
 
@@ -223,11 +243,16 @@ uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usab
   if (budget128 > std::numeric_limits<uint64_t>::max())
     throw OverflowError("available KV cache bytes: GPU memory x GPUs overflows 64 bits");
   const auto budget = static_cast<uint64_t>(budget128);
-  const uint64_t each =
-      checked_add(e.compute.bytes(), c.overhead_per_gpu_bytes, "compute buffer + overhead bytes");
+  // The compute buffers of the n GPUs: the devices' sum for the estimate's own split.
+  const uint64_t compute =
+      n == e.n_gpus && !e.compute_split.devices.empty()
+          ? e.compute_split.total_bytes()
+          : checked_mul(compute_bytes_per_gpu(e, n), n, "compute buffer bytes x GPUs");
   const uint64_t used = checked_add(
       checked_add(e.weights_bytes, e.recurrent_state_bytes, "weights + recurrent state bytes"),
-      checked_mul(each, n, "compute buffer + overhead bytes x GPUs"), "bytes used besides KV");
+      checked_add(compute, checked_mul(c.overhead_per_gpu_bytes, n, "overhead bytes x GPUs"),
+                  "compute buffer + overhead bytes"),
+      "bytes used besides KV");
   return budget > used ? budget - used : 0;
 }
 
@@ -240,8 +265,9 @@ uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_byte
   const double shared = static_cast<double>(e.weights_bytes) +
                         static_cast<double>(e.kv_cache_bytes) +
                         static_cast<double>(e.recurrent_state_bytes);
-  const double room = static_cast<double>(usable_bytes_each) / (1 + c.headroom) -
-                      static_cast<double>(e.compute.bytes() + c.overhead_per_gpu_bytes);
+  const double room =
+      static_cast<double>(usable_bytes_each) / (1 + c.headroom) -
+      static_cast<double>(compute_bytes_per_gpu(e, max_gpus) + c.overhead_per_gpu_bytes);
   double guess = room > 0 ? std::ceil(shared / room) : max_gpus;
   if (!(guess >= 1)) guess = 1;
   uint32_t n = guess >= max_gpus ? max_gpus : static_cast<uint32_t>(guess);

@@ -101,6 +101,9 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.plan = plan_gpus(m, e, c, g, n.gpus);
       o.plan.fits = true;  // the engine's own rule holds it at n
       if (n.per_gpu_bytes) o.plan.per_gpu_bytes = n.per_gpu_bytes;
+      o.tp = n.tp;
+      o.pp = n.pp;
+      o.replicas = n.replicas;
     } else {
       o.plan = plan_gpus(m, e, c, g, 0);
     }

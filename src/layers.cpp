@@ -183,6 +183,39 @@ std::vector<LayerGroup> layer_groups(const ModelSpec& m) {
   return g;
 }
 
+std::vector<LayerGroup> layer_groups(const ModelSpec& m, uint64_t from, uint64_t to) {
+  const LayerLayout l = layer_layout(m);
+  std::vector<uint64_t> count(l.kinds.size(), 0);
+  std::vector<uint32_t> order;
+  uint64_t pos = 0;  // first layer of the segment
+  for (const auto& s : l.segments) {
+    uint64_t period = 0;
+    for (const auto& r : s.runs) period = checked_add(period, r.count);
+    const uint64_t end = checked_add(pos, checked_mul(period, s.repeat));
+    const uint64_t a = std::max(from, pos), b = std::min(to, end);
+    if (a < b) {
+      // Layers y in [0, x) of the segment with y mod period in [off, off + n): x / period
+      // whole periods of n, and the part of the last one.
+      const auto below = [&](uint64_t x, uint64_t off, uint64_t n) {
+        const uint64_t rem = x % period;
+        return x / period * n + (rem > off ? std::min(rem - off, n) : 0);
+      };
+      uint64_t off = 0;
+      for (const auto& r : s.runs) {
+        if (r.kind >= l.kinds.size()) throw std::out_of_range("layer run names an unknown kind");
+        const uint64_t n = below(b - pos, off, r.count) - below(a - pos, off, r.count);
+        if (n && count[r.kind] == 0) order.push_back(r.kind);
+        count[r.kind] += n;
+        off += r.count;
+      }
+    }
+    pos = end;
+  }
+  std::vector<LayerGroup> g;
+  for (uint32_t k : order) g.push_back({l.kinds[k], count[k]});
+  return g;
+}
+
 void for_each_layer(const LayerLayout& l,
                     const std::function<void(uint32_t, const LayerKind&)>& f) {
   uint32_t il = 0;

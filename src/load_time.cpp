@@ -12,26 +12,35 @@ namespace {
 // C01 (vLLM's safetensors loader, Llama-3-8B, 16.06 GB in 47.99 s from gp3, 1.3 s of it the copy
 // to the A10G: 0.344 GB/s), which also matches io2's "nearly 6x" slower than the streamer's 7.53 s.
 const StorageSpec kStorage[] = {
-    {StorageClass::hdd, "hdd", 0.25, 0.25, "Seagate Exos X20 datasheet: 272 MB/s max sustained"},
+    {StorageClass::hdd, "hdd", 0.25, 0.25, "Seagate Exos X20 datasheet: 272 MB/s max sustained",
+     "sequential at the platter rate: readahead keeps one reader at it"},
     {StorageClass::sata_ssd, "sata-ssd", 0.55, 0.5,
-     "Samsung 870 EVO datasheet: 560 MB/s (SATA 6 Gb/s limit)"},
+     "Samsung 870 EVO datasheet: 560 MB/s (SATA 6 Gb/s limit)",
+     "one mmap reader: 128 KiB readahead per QD1 read latency (approximation)"},
     {StorageClass::local_nvme_gen3, "local-nvme-gen3", 3.5, 1.6,
-     "Samsung 970 EVO Plus datasheet: 3,500 MB/s"},
+     "Samsung 970 EVO Plus datasheet: 3,500 MB/s",
+     "one mmap reader: 128 KiB readahead per QD1 read latency (approximation)"},
     {StorageClass::local_nvme_gen4, "local-nvme-gen4", 7.0, 2.2,
-     "Samsung 990 PRO datasheet: 7,450 MB/s"},
+     "Samsung 990 PRO datasheet: 7,450 MB/s",
+     "one mmap reader: 128 KiB readahead per QD1 read latency (approximation)"},
     {StorageClass::local_nvme_gen5, "local-nvme-gen5", 14.0, 2.6,
-     "Crucial T705 datasheet: 14,500 MB/s"},
+     "Crucial T705 datasheet: 14,500 MB/s",
+     "one mmap reader: 128 KiB readahead per QD1 read latency (approximation)"},
     {StorageClass::nfs, "nfs", 1.1, 0.35,
      "NFS over 10 GbE: 1.25 GB/s line rate less TCP/RPC framing (~1.1 GB/s); one mmap reader "
-     "is latency-bound like EBS"},
+     "is latency-bound like EBS",
+     "one mmap reader over NFS, latency-bound like EBS (approximation)"},
     {StorageClass::s3, "s3", 0, 0.09,
      "Amazon S3 performance guidelines: ~85-90 MB/s per connection, parallel ranged GETs scale to "
-     "the instance's network (read rate = network_gbit_per_s / 8 x 0.9)"},
+     "the instance's network (read rate = network_gbit_per_s / 8 x 0.9)",
+     "Amazon S3 performance guidelines: ~85-90 MB/s per connection"},
     {StorageClass::ebs_gp3, "ebs-gp3", 1.048, 0.344,
-     "AWS EBS gp3: up to 1,000 MiB/s provisioned (EBS volume types); single stream from C01"},
+     "AWS EBS gp3: up to 1,000 MiB/s provisioned (EBS volume types); single stream from C01",
+     "C01: vLLM's safetensors loader read 16.06 GB from gp3 in 47.99 s"},
     {StorageClass::ebs_io2, "ebs-io2", 2.0, 0.344,
      "AWS EBS io2 Block Express: 4,000 MiB/s per volume, capped by the instance's EBS bandwidth "
-     "(g5.12xlarge: 16 Gb/s = 2.0 GB/s); single stream from C01"},
+     "(g5.12xlarge: 16 Gb/s = 2.0 GB/s); single stream from C01",
+     "C01: vLLM's safetensors loader read 16.06 GB from gp3 in 47.99 s (io2 alike)"},
 };
 
 // Reading from the page cache (a warm restart): vLLM logged 3.42 GiB of weights in 0.69 s
@@ -141,7 +150,7 @@ ColdStart cold_start(const ColdStartInput& in) {
   double read_rate = in.loader == Loader::streaming ? s.read_gb_per_s : s.single_stream_gb_per_s;
   if (in.storage == StorageClass::s3 && in.loader == Loader::streaming)
     read_rate = in.network_gbit_per_s / 8 * 0.9;
-  const char* read_src = s.source;
+  const char* read_src = in.loader == Loader::streaming ? s.source : s.single_stream_source;
   if (in.page_cached) {
     read_rate = kPageCacheGbPerS;
     read_src = "page cache: vllm-project/vllm#20264 (3.42 GiB in 0.69 s)";

@@ -91,13 +91,36 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
   // engine's own deployment, else (no hook) the layer split.
   const EngineGpuCount count_of = [&](const GpuSpec& g) {
     EngineCount n;
-    if (req.serving && target) {
-      const ServingPlan sp = plan_serving(req, m, w, g, 0, max_gpus_per_node(g));
-      if (sp.capacity && sp.capacity->found) n.gpus = sp.capacity->gpus;
-    } else if (req.serving) {
-      n.gpus = fewest_serving_gpus(req, m, w, g);
+    if (req.serving) {
+      // The deployment plan_serving makes of g, at the count it searches (a capacity target's
+      // replicas, else the fewest that hold one sequence); each GPU holds its shard, activations,
+      // runtime and the KV of the sequences it runs, plus the headroom.
+      ServingPlan sp;
+      if (target) {
+        sp = plan_serving(req, m, w, g, 0, max_gpus_per_node(g));
+        if (!sp.capacity || !sp.capacity->found) return n;
+      } else {
+        const uint32_t fewest = fewest_serving_gpus(req, m, w, g);
+        if (!fewest) return n;
+        sp = plan_serving(req, m, w, g, fewest, max_gpus_per_node(g));
+      }
+      const Deployment& d = sp.deployment;
+      const ServingEstimate& se = sp.estimate;
+      const uint32_t shards = d.tp * d.pp;
+      n.gpus = d.gpus();
+      n.tp = d.tp;
+      n.pp = d.pp;
+      n.replicas = d.replicas;
+      const uint64_t kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
+      // With the headroom, as the layer split's per_gpu_bytes.
+      n.per_gpu_bytes = fraction_of(
+          checked_add(se.need_bytes_per_gpu,
+                      checked_mul(kv_each, se.concurrency > 1 ? uint64_t{se.concurrency} - 1 : 0)),
+          1 + c.headroom);
     } else {
-      const CapacityPlan cp = plan_capacity(m, c, g, req.users, req.target_tokens_per_s, w);
+      // The weights do not change with the count: computed once, in `base`.
+      const CapacityPlan cp =
+          plan_capacity(m, c, g, req.users, req.target_tokens_per_s, w ? w : &base.weights);
       n.gpus = cp.gpus;
       n.per_gpu_bytes = cp.per_gpu_bytes;
     }

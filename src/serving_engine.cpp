@@ -256,7 +256,8 @@ EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100
       if (mem_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
       l.max_num_batched_tokens = chunk;
       l.cuda_graph_max_bs = bs;
-      l.memory_fraction = std::round((mem_mib - reserved) / mem_mib * 1000) / 1000;
+      // Past a few hundred GPUs (tp x pp / 8 GiB) the reserve outgrows a small card: no share.
+      l.memory_fraction = std::max(0.0, std::round((mem_mib - reserved) / mem_mib * 1000) / 1000);
       l.reserved_bytes = static_cast<uint64_t>(reserved) * kMiB;
       // max_running_requests unset: bounded by the request-to-token pool, at most 4096
       // (model_runner.py init_memory_pool).

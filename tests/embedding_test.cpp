@@ -317,3 +317,18 @@ TEST_CASE("a Qwen3 decoder run as a reranker gets llama.cpp's yes/no head", "[em
   set_task(e, Task::embedding);
   CHECK(e.n_cls_out == 0);
 }
+
+TEST_CASE("Qwen3-Reranker-0.6B is built in as a rerank model", "[embedding][catalog]") {
+  // data/models.json, from the published config.json: the Qwen3-0.6B body of Qwen3-Embedding-0.6B
+  // (catalog_test.cpp: 595,776,512 parameters) with llama.cpp's yes/no head, cls.output
+  // {1,024, 2} (conversion/qwen.py Qwen3Model, de3ff815): 595,776,512 + 2,048 = 595,778,560.
+  const auto& m = model("qwen3-reranker-0.6b");
+  CHECK(m.task == Task::rerank);
+  CHECK(m.n_cls_out == 2);
+  CHECK(m.tied_embeddings);
+  CHECK(count_params(m, model_tensors(m)).total == 595'778'560ull);
+  // One document of 512 tokens: KV of the batch's own tokens, 28 layers x 8 KV heads x 128 x
+  // 2 B x (K + V) = 114,688 B per token x 512 = 58,720,256 B.
+  const Estimate e = estimate(m, embedding_config(1, 512));
+  CHECK(e.kv_cache_bytes == 58'720'256ull);
+}

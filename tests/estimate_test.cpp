@@ -46,10 +46,18 @@ TEST_CASE("GPU count: each GPU holds its share plus its own buffer, overhead and
           "[estimate]") {
   const auto c = config("q4_k_m", 8192);
   const auto e = estimate(test::model("llama-3.1-70b"), c);
-  // per GPU(n) = ceil((W + KV) / n) + compute + overhead, then x 1.2.
+  // per GPU(n) = ceil((W + KV) / n) + compute(n) + overhead, then x 1.2. compute(1) is the
+  // one-GPU buffer, the logits 4 x 512 x (128,256 + 8,192) = 279,445,504 B; for 2 or more GPUs
+  // the layer split's device with the output (llama.cpp de3ff815 pipeline parallelism,
+  // compute_buffer.hpp): + 4 copies of its inputs (hidden state 2,048 x 8,192 = 16,777,216,
+  // KQ mask F16 8,192 x 512 x 2 = 8,388,608, K and V indices 8,192, positions and output ids
+  // 2 x 2,048: 25,178,112) = 380,157,952 B (before the split was modelled: e.compute, the
+  // one-GPU buffer, for every n).
   for (uint32_t n : {1u, 2u, 3u}) {
+    const uint64_t compute = n == 1 ? 279'445'504ull : 380'157'952ull;
+    CHECK(compute_bytes_per_gpu(e, n) == compute);
     const uint64_t each =
-        (e.weights_bytes + e.kv_cache_bytes + n - 1) / n + e.compute.bytes() + (512ull << 20);
+        (e.weights_bytes + e.kv_cache_bytes + n - 1) / n + compute + (512ull << 20);
     CHECK(per_gpu_bytes(e, c, n) == each + (each + 4) / 5);
   }
   const uint32_t n24 = gpus_needed(e, c, 24ull << 30);
@@ -113,9 +121,12 @@ TEST_CASE("per-GPU and available-KV sums are checked, not wrapped or rounded in 
   CHECK_THROWS_AS(available_kv_bytes(big, c, 80ull << 30, ~uint32_t{0}), OverflowError);
   // Exact integers: 2 GPUs of 10^12 B with headroom 0.2 give floor(2 x 10^12 / 1.2) =
   // 1,666,666,666,666 B of budget; the rest is that minus weights, state and 2 x (compute +
-  // overhead). Doubles would carry the rounding of 2 x 10^12 / 1.2.
-  const uint64_t used = e.weights_bytes + e.recurrent_state_bytes +
-                        2 * (e.compute.bytes() + c.overhead_per_gpu_bytes);
+  // overhead). Doubles would carry the rounding of 2 x 10^12 / 1.2. The compute buffer of a
+  // 2-GPU split is the pipelined device with the output (compute_split_test.cpp:
+  // 67,158,016 + 271,056,896 = 338,214,912 B; e.compute, the one-GPU 271,056,896 B, before).
+  REQUIRE(compute_bytes_per_gpu(e, 2) == 338'214'912ull);
+  const uint64_t used =
+      e.weights_bytes + e.recurrent_state_bytes + 2 * (338'214'912ull + c.overhead_per_gpu_bytes);
   CHECK(available_kv_bytes(e, c, 1000000000000ull, 2) == 1666666666666ull - used);
 }
 

@@ -50,13 +50,19 @@ TEST_CASE("2 x RTX 3090 hold Llama-3.1-70B Q4_K_M at 8192 tight", "[fit_verdict]
   const double d = static_cast<double>(each);
   CHECK(v.headroom_fraction == Approx((24.0 * kGiB - d) / d));
   // Weights in VRAM 41,921,527,808 B (token_embd stays on the host), KV 80 layers x 8192 x
-  // 1024 x 2 x 2 B = 2,684,354,560 B: half each = 22,302,941,184 B, + the compute buffer
-  // 279,445,504 B + 536,870,912 B overhead = 23,119,257,600 B per GPU. 24 GiB = 25,769,803,776 B
-  // leaves 2,650,546,176 B: 11.5% headroom, below the 20% rule.
+  // 1024 x 2 x 2 B = 2,684,354,560 B: half each = 22,302,941,184 B, + the compute buffer of the
+  // larger GPU + 536,870,912 B overhead. That buffer is the second GPU's (layers 41-79 and the
+  // output; llama.cpp de3ff815 pipelines the split, compute_buffer.hpp compute_buffers_by_device):
+  // the logits 4 x 512 x (128,256 + 8,192) = 279,445,504 B + 4 copies of its inputs (hidden
+  // state 2,048 x 8,192 = 16,777,216, KQ mask F16 8,192 x 512 x 2 = 8,388,608, K and V indices
+  // 8,192, positions and output ids 2 x 2,048: 25,178,112) = 100,712,448 B: 380,157,952 B
+  // (it was the one-GPU 279,445,504 B before the split was modelled). Per GPU 23,219,970,048 B;
+  // 24 GiB = 25,769,803,776 B leaves 2,549,833,728 B: 11.0% headroom, below the 20% rule.
   CHECK(e.weights_bytes == 41'921'527'808ull);
   CHECK(e.kv_cache_bytes == 80ull * 8192 * 1024 * 2 * 2);
-  CHECK(v.need_bytes == 23'119'257'600ull);
-  CHECK(v.headroom_fraction == Approx(2'650'546'176.0 / 23'119'257'600.0));
+  CHECK(e.compute.bytes() == 380'157'952ull);
+  CHECK(v.need_bytes == 23'219'970'048ull);
+  CHECK(v.headroom_fraction == Approx(2'549'833'728.0 / 23'219'970'048.0));
   // The 20% rule says it does not fit, as gpus_needed does.
   CHECK(per_gpu_bytes(e, c, 2) > usable);
 }

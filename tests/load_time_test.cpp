@@ -110,6 +110,7 @@ TEST_CASE("Storage classes by their --storage names", "[load_time]") {
     const auto s = storage_from_name(n);
     REQUIRE(s);
     CHECK(std::string(storage_spec(*s).source).size() > 10);
+    CHECK(std::string(storage_spec(*s).single_stream_source).size() > 10);
     CHECK(storage_spec(*s).single_stream_gb_per_s > 0);
   }
   CHECK(std::string(to_string(Loader::gguf_mmap)) == "gguf-mmap");

@@ -86,6 +86,12 @@ TEST_CASE("Engine batch limits follow each engine's defaults for the GPU", "[ser
   auto sgb = engine_limits(ServingEngine::sglang, 180 * kGiB, false, 8, 1);
   CHECK(sgb.max_num_batched_tokens == 16384);
   CHECK(sgb.memory_fraction == Approx(0.853));
+  // 32 GiB (32768 MiB) at tp 8 x pp 64: 512 + 3072 + 160 + 8 x 64 / 8 x 1024 = 69280 MiB, more
+  // than the card: no share (was -1.114, and the KV pool overflowed), nothing fits.
+  auto sg_many = engine_limits(ServingEngine::sglang, 32 * kGiB, false, 8, 64);
+  CHECK(sg_many.memory_fraction == 0);
+  CHECK(kv_pool_bytes(serving_profile(ServingEngine::sglang), sg_many, 32 * kGiB, kGiB, 0,
+                      sg_many.reserved_bytes) == 0);
   auto trt = engine_limits(ServingEngine::trt_llm, 80 * kGiB, false, 1, 1);
   CHECK(trt.max_num_seqs == 2048);
   CHECK(trt.max_num_batched_tokens == 8192);

@@ -13,7 +13,9 @@
 // n_ctx 512 and 171.60 MiB at 2048; Llama-3-8B 258.50 MiB at 512 and 560 MiB at 8192.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/model_spec.hpp"
@@ -34,8 +36,12 @@ struct ComputeBuffer {
   uint64_t output_hole_bytes = 0;  // of output_bytes: the free block left under the logits
                                    // (per-layer model only)
   bool summed = false;             // PyTorch engines: the parts add up instead of sharing one arena
-  uint64_t bytes() const;
-  const char* peak() const;  // "output", "attention", "ffn" or "recurrent"
+  // A device of a pipelined layer split (compute_buffers_by_device): the n_copies copies of the
+  // graph inputs it reads, kept below the parts and never freed.
+  uint64_t inputs_bytes = 0;
+  uint64_t peak_bytes() const;  // the largest part (the sum, when summed)
+  uint64_t bytes() const;       // inputs_bytes + peak_bytes()
+  const char* peak() const;     // "output", "attention", "ffn", "recurrent" or "none" (no layers)
 };
 
 // n_kv: KV cells per sequence of the largest (full-attention) layer; n_ubatch: micro-batch.
@@ -91,14 +97,8 @@ ComputeBuffer compute_buffer(const ModelSpec& m, uint64_t n_kv, uint32_t n_ubatc
 // output_mask_hole), but at 131072 cells with q8_0 KV the masks' hole is refilled (+38%). A
 // CUDA build reserves the same
 // graph per device, with the inputs' host copies in a separate CUDA_Host buffer and cuBLAS /
-// flash-attention scratch in the CUDA pool rather than in the compute buffer. NOT MODELLED:
-// with several GPUs in a layer split and every layer offloaded, llama.cpp turns on pipeline
-// parallelism (llama-context.cpp at de3ff815: n_devices > 1, n_gpu_layers > n_layer, split mode
-// layer, offload_kqv, no tensor overrides, devices with async compute and events), and the
-// scheduler then keeps GGML_SCHED_MAX_COPIES = 4 copies of each split input on each device (the
-// masks, positions, KV indices and the hidden state passed between devices), marked input and
-// output so that ggml-alloc never frees them (ggml-backend.cpp ggml_backend_sched_split_graph);
-// each GPU is counted here with the single-device buffer, logits included.
+// flash-attention scratch in the CUDA pool rather than in the compute buffer. Several GPUs in a
+// layer split: compute_buffers_by_device below.
 struct ComputeConfig {
   uint32_t n_ubatch = 512;  // tokens of the reserved micro-batch (min(n_ubatch, n_ctx total))
   uint32_t n_seq = 1;       // sequences (streams) the micro-batch is split into
@@ -106,6 +106,92 @@ struct ComputeConfig {
   TensorType type_k = TensorType::F16;
 };
 ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c);
+
+// llama.cpp's copies of each split input (ggml-backend.cpp GGML_SCHED_MAX_COPIES).
+constexpr uint32_t kSchedMaxCopies = 4;
+
+// One device of a layer split and its compute buffer.
+struct DeviceCompute {
+  uint32_t first_layer = 0;  // it holds layers [first_layer, first_layer + n_layer) of the
+  uint32_t n_layer = 0;      // n_layer + n_layer_nextn blocks (MTP layers are held, not computed)
+  bool output = false;       // the output layer: output norm, lm_head and the logits
+  ComputeBuffer buffer;
+};
+struct LayerSplitCompute {
+  uint32_t n_copies = 1;  // copies of each split input (4 with pipeline parallelism)
+  std::vector<DeviceCompute> devices;
+  size_t largest() const;  // index of the device with the largest buffer (the first of equals)
+  // Index of the device holding the output layer: the last one, unless there are more devices
+  // than layers + 1 (the devices after it then hold nothing).
+  size_t output_device() const;
+  uint64_t total_bytes() const;
+};
+
+// The compute buffer of each of n_devices GPUs alike in llama.cpp's layer split (--split-mode
+// layer, the default), every layer offloaded (ggml-org/llama.cpp at de3ff815).
+//
+// Which layers: llama-model.cpp load_tensors assigns layer il of n_layer_all (the GGUF's block
+// count, MTP layers included) and the output layer (il = n_layer_all) to the device
+// upper_bound(splits, il / (n_layer_all + 1)), splits being the cumulative shares of the free
+// memory of each device (tensor_split when given): for n devices alike, device d holds the il
+// with d <= il x n / (n_layer_all + 1) < d + 1, and the last device holds the output layer. The
+// token embeddings stay on the CPU (dev_input), so the first device's input is a copy of the
+// CPU's get_rows output (CUDA's offload_op never offloads GET_ROWS: batch size 0).
+// (common/fit.cpp, on by default in llama-server and llama-cli, keeps this split when every
+// device keeps its 1 GiB margin, and moves layers otherwise: not modelled.)
+//
+// Which ops run where: an op goes to the device of its weights, "norm" and "l_last" of layer il
+// are forced to il's device (llama-context.cpp graph_get_cb, full offload), and the ops between
+// follow (ggml-backend.cpp ggml_backend_sched_split_graph passes 1-4). Each device computes its
+// layers' part of the per-layer model above (compute_buffer(m, kv, c) restricted to the layer
+// kinds it holds), and only the device of the output layer the output part (logits). The 2024
+// architectures without a per-layer description keep the formula of compute_buffer(m, n_kv, ...):
+// its attention and ffn parts on each device holding layers, its output part on the output
+// device, plus the input copies (APPROXIMATION: that formula has no mask term of its own; without
+// flash attention its fitted rows may already hold one copy of the mask).
+//
+// Pipeline parallelism (n_copies > 1): llama-context.cpp turns it on when n_devices > 1,
+// n_gpu_layers > n_layer_all (every layer and the output on the GPUs), split mode layer,
+// offload_kqv and no tensor overrides, on devices with async compute and events (CUDA, ROCm);
+// the scheduler then has n_copies = GGML_SCHED_MAX_COPIES = 4 (ggml_backend_sched_new). In
+// ggml_backend_sched_split_graph a tensor a split reads from another backend is copied to the
+// split's backend once per (tensor, backend), n_copies times, and with n_copies > 1 each copy is
+// marked input and output "to prevent ggml-alloc from overwriting the tensor": ggml-alloc.c
+// allocates the leafs first and never frees an output, so they sit at the bottom of the device's
+// buffer for the whole graph. The graph inputs (ggml_set_input: masks, positions, indices) are
+// assigned to the CPU backend (pass 1, "1.inp") and copied to each device whose layers read
+// them. Counted per device, x n_copies (inputs_bytes):
+//   hidden state in: 4 x n_tokens x n_embd (the CPU's token embeddings, or the previous
+//                    device's last residual)
+//   per cache its layers read: KQ mask (cells x n_tokens, F16 with flash attention, F32
+//                    without), K indices 8 x n_tokens, V indices 8 x n_tokens (flash
+//                    attention) or 8 x n_tokens x n_embd_v_gqa (V transposed)
+//   positions:       4 x n_tokens x n_pos_per_embd (4 with M-RoPE: qwen3vl, qwen35,
+//                    qwen35moe), when it holds an attention layer
+//   state copy ids:  4 x n_seq, when it holds a recurrent layer
+//   output ids:      4 x n_tokens, on the device of the last layer (the get_rows of the outputs)
+// and its parts then count no masks or V indices of their own (they are the persistent copies)
+// and no freed masks' hole under the logits. The per-GPU figure of the plan is the largest
+// device's (the last device's logits, usually); the total is their sum.
+// Without pipeline parallelism (n_copies = 1: a partial offload, or Ollama, whose ggml backend
+// creates its scheduler with parallel = false: ollama/ollama ml/backend/ggml/ggml.go
+// ggml_backend_sched_new_ext) the copies are ordinary tensors freed after their last use, and
+// each device has the parts of its layers, masks live through them as on one device.
+// NOT MODELLED: the attention rotation matrices of a quantized KV cache (attn_inp_k_rot /
+// v_rot, F32 nrot x nrot, at most 256 KiB each), Gemma 3n / Gemma 4's per-layer inputs and
+// AltUp streams crossing devices, the KV a shared layer reads from another device; the
+// CUDA_Host buffer that holds the inputs' n_copies host copies.
+// NOT MEASURED: the CPU build the probe uses (bench/llamacpp_probe) has one device and never
+// turns pipeline parallelism on, so these figures follow the code, not a measurement.
+LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
+                                            const ComputeConfig& c, uint32_t n_devices,
+                                            uint32_t n_copies);
+
+// A device holding every layer kind and the output layer of a split with n_copies: at least the
+// largest device of any split over 2 or more GPUs (the per-GPU figure when the GPU count is not
+// yet known).
+ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
+                                       const ComputeConfig& c, uint32_t n_copies);
 
 // PyTorch engines (vLLM, transformers) with fused flash attention, BF16 activations
 // (APPROXIMATION): a forward pass over `tokens` keeps the MLP's gate and up outputs and a few

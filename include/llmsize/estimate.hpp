@@ -132,12 +132,20 @@ struct Estimate {
   Weights weights;
   KvCache kv;
   RecurrentState rs;      // recurrent / linear-attention state (hybrid and SSM models)
-  ComputeBuffer compute;  // per GPU
+  ComputeBuffer compute;  // per GPU: with a llama.cpp layer split, the largest device's
+  // llama.cpp / Ollama with n_gpus > 1: each device's buffer (compute_buffers_by_device), whose
+  // sum is activations_bytes; empty otherwise (every GPU holds `compute`).
+  LayerSplitCompute compute_split;
+  // llama.cpp / Ollama: the per-GPU compute buffer on one GPU, and on any split of 2 or more
+  // (compute_buffer_any_split), for a GPU count other than n_gpus (compute_bytes_per_gpu);
+  // 0 for the other engines, whose buffer does not depend on the count.
+  uint64_t compute_one_gpu_bytes = 0;
+  uint64_t compute_any_split_bytes = 0;
   uint32_t n_gpus = 1;
   uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
   uint64_t recurrent_state_bytes = 0;  // rs.total_bytes(): per sequence, independent of n_ctx
-  uint64_t activations_bytes = 0;      // compute buffer x n_gpus
+  uint64_t activations_bytes = 0;      // compute buffer x n_gpus (a split's: the devices' sum)
   uint64_t overhead_bytes = 0;         // overhead x n_gpus
   uint64_t headroom_bytes = 0;
   uint64_t subtotal_bytes() const {
@@ -179,6 +187,10 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
 // the headroom applies to each GPU's sum. 0 when even max_gpus are not enough.
 uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_bytes_each,
                      uint32_t max_gpus = kMaxGpus);
+
+// The compute buffer each of n GPUs holds (the largest device's, for a split): e.compute for
+// n = e.n_gpus, else the one-GPU or any-split figure of a llama.cpp estimate.
+uint64_t compute_bytes_per_gpu(const Estimate& e, uint32_t n);
 
 // What one of n GPUs must hold under the same split, headroom included.
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n);

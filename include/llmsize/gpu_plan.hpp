@@ -100,6 +100,9 @@ struct GpuOption {
   // No catalog machine takes the GPUs at this count (a platform catalog was given): the system
   // is class rules, not a machine that ships.
   bool no_machine = false;
+  // A serving engine's deployment of plan.count (TP x PP x replicas); 0 when the layer split
+  // (plan.split) describes it.
+  uint32_t tp = 0, pp = 0, replicas = 0;
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
@@ -112,6 +115,7 @@ struct GpuOption {
 struct EngineCount {
   uint32_t gpus = 0;
   uint64_t per_gpu_bytes = 0;
+  uint32_t tp = 0, pp = 0, replicas = 0;  // a serving engine's degrees; 0: the layer split's
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 

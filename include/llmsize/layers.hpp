@@ -29,6 +29,9 @@ struct LayerGroup {
 // One group per distinct kind, in order of first appearance; counts are multiplied out from the
 // segments (no per-layer walk).
 std::vector<LayerGroup> layer_groups(const ModelSpec& m);
+// The same for layers [from, to) only (a device's share of a layer split); counted from the
+// segments' periods, without a per-layer walk. Layers beyond the segments count nothing.
+std::vector<LayerGroup> layer_groups(const ModelSpec& m, uint64_t from, uint64_t to);
 
 // Calls f(il, kind) for every layer in order.
 void for_each_layer(const LayerLayout& l, const std::function<void(uint32_t, const LayerKind&)>& f);

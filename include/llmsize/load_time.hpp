@@ -26,10 +26,11 @@ enum class StorageClass {
 
 struct StorageSpec {
   StorageClass storage;
-  const char* name;               // "ebs-gp3", the --storage spelling
-  double read_gb_per_s;           // sequential/parallel throughput, decimal GB/s
-  double single_stream_gb_per_s;  // one reader faulting in pages (mmap, readahead), decimal GB/s
-  const char* source;
+  const char* name;                  // "ebs-gp3", the --storage spelling
+  double read_gb_per_s;              // sequential/parallel throughput, decimal GB/s
+  double single_stream_gb_per_s;     // one reader faulting in pages (mmap, readahead), decimal GB/s
+  const char* source;                // of read_gb_per_s
+  const char* single_stream_source;  // of single_stream_gb_per_s
 };
 const StorageSpec& storage_spec(StorageClass s);
 std::optional<StorageClass> storage_from_name(std::string_view name);

@@ -153,6 +153,48 @@ TEST_CASE("explain prints every formula with its numbers", "[cli]") {
   CHECK(j["explain"].size() >= 6);
 }
 
+TEST_CASE("a llama.cpp layer split shows each end's compute buffer", "[cli]") {
+  // Llama-3.1-8B on 2 GPUs at n_ctx 8192, flash attention (compute_split_test.cpp): GPU 1
+  // (layers 0-16) 4 x 16,787,456 B of inputs + ffn 75,497,472 = 142,647,296 B; GPU 2 (layers
+  // 17-31, the output) 4 x 16,789,504 + logits 271,056,896 = 338,214,912 B, the per-GPU figure.
+  const auto j = run_json("llama-3.1-8b --gpus 2 --ctx 8192 --explain");
+  CHECK(j["vram"]["compute_buffer_bytes_first_gpu"] == 142647296);
+  CHECK(j["vram"]["compute_buffer_bytes_last_gpu"] == 338214912);
+  CHECK(j["vram"]["compute_buffer_bytes_per_gpu"] == 338214912);
+  CHECK(j["vram"]["activations_bytes"] == 142647296 + 338214912);
+  const auto one = run_json("llama-3.1-8b --ctx 8192");
+  CHECK(one["vram"]["compute_buffer_bytes_first_gpu"] == 271056896);
+  CHECK(one["vram"]["compute_buffer_bytes_last_gpu"] == 271056896);
+  const auto t = run("llama-3.1-8b --gpus 2 --ctx 8192 --explain");
+  REQUIRE(t.code == 0);
+  for (const char* s : {"136 MiB on GPU 1, 323 MiB on GPU 2 (output layer)",
+                        "compute buffer, GPU 1 of 2", "layers 0-16:", "compute buffer, GPU 2 of 2",
+                        "layers 17-31 and the output layer", "pipeline parallelism"}) {
+    INFO(s);
+    CHECK(t.out.find(s) != std::string::npos);
+  }
+}
+
+TEST_CASE("the lower half words per-layer state, the vision tower and MTP layers", "[cli]") {
+  // Qwen3-Next delta-net layer: r = (4 - 1) x (4,096 + 2 x 16 x 128) = 24,576 and s = 128 x
+  // 4,096 = 524,288 F32 values: 2,195,456 B = 2.09 MiB per layer; 36 layers = 75.38 MiB per
+  // sequence (llama-memory-recurrent.cpp, llama-hparams.cpp n_embd_r / n_embd_s).
+  const auto q = run("qwen3-next-80b-a3b --batch 8");
+  REQUIRE(q.code == 0);
+  CHECK(q.out.find("gated delta-net 36 layers × 2.09 MiB = 75.38 MiB per sequence × 8 sequences") !=
+        std::string::npos);
+  // Gemma 4 31B's vision tower, 575,741,232 parameters at 2 B (F16 mmproj), is in the weights.
+  const auto g = run("gemma-4-31b --explain");
+  REQUIRE(g.code == 0);
+  CHECK(g.out.find("+ vision tower 575,741,232 params x 2 B (F16 mmproj) = ") != std::string::npos);
+  // Qwen3.5-35B-A3B on 2 GPUs: 40 layers + 1 MTP layer = 41 blocks, 42 slots; the second GPU
+  // holds il 21-40 (compute_split_test.cpp), the MTP layer 40 loaded but not computed.
+  const auto m = run("qwen3.5-35b-a3b --gpus 2 --explain");
+  REQUIRE(m.code == 0);
+  CHECK(m.out.find("layers 21-40 (MTP layer 40 held, not computed) and the output layer") !=
+        std::string::npos);
+}
+
 TEST_CASE("catalog listings work as tables and JSON", "[cli]") {
   const auto models = run_json("models");
   CHECK(models["models"].size() >= 38);

@@ -96,7 +96,9 @@ TEST_CASE("70B Q4_K_M on 2 x RTX 3090 at ctx 8192 fits tight, with its headroom"
           "[cli][machine]") {
   const std::string args = "llama-3.1-70b --quant q4_k_m --gpu rtx-3090 --gpus 2 --ctx 8192";
   const auto j = run_json(args);
-  // Per GPU without headroom 21.53 GiB of 24 GiB: (24 - 21.53) / 21.53 = 11.5%, below 20%.
+  // Per GPU without headroom 21.63 GiB of 24 GiB: (24 - 21.63) / 21.63 = 11.0%, below 20%
+  // (fit_verdict_test.cpp: the second GPU's pipelined compute buffer, 380,157,952 B, in a
+  // need of 23,219,970,048 B; 21.53 GiB and 11.5% with the one-GPU buffer before).
   CHECK(j["gpu"]["fit"] == "tight");
   const double h = j["gpu"]["headroom_fraction"].get<double>();
   CHECK(h > 0.10);
@@ -112,7 +114,7 @@ TEST_CASE("70B Q4_K_M on 2 x RTX 3090 at ctx 8192 fits tight, with its headroom"
         j["power"]["max_wall_watts"].get<double>());
   const auto t = run(args);
   REQUIRE(t.code == 0);
-  CHECK(has(t.out, "fits tight with 11.5% headroom, below the 20% rule"));
+  CHECK(has(t.out, "fits tight with 11.0% headroom, below the 20% rule"));
   CHECK(!has(t.out, "is NOT enough"));
 }
 
@@ -184,9 +186,11 @@ TEST_CASE("check --strict fails tight plans, the default passes them with a note
   INFO(strict.out << strict.err);
   CHECK(strict.code == 1);
   CHECK(has(strict.out, "FAIL t"));
-  // Held to the rule: the headroom rule's failure, as without the three levels.
-  CHECK(has(strict.out, "needs 3 × rtx-3090, plan has 2: 25.8 GiB > 24 GiB"));
-  CHECK(has(loose.out, "fits tight with 11.5% headroom, below the 20% rule"));
+  // Held to the rule: the headroom rule's failure, as without the three levels. 23,219,970,048
+  // B per GPU (fit_verdict_test.cpp, the pipelined compute buffer of the second GPU) x 1.2 =
+  // 25.95 GiB, and 11.0% headroom (25.8 GiB and 11.5% with the one-GPU buffer before).
+  CHECK(has(strict.out, "needs 3 × rtx-3090, plan has 2: 26.0 GiB > 24 GiB"));
+  CHECK(has(loose.out, "fits tight with 11.0% headroom, below the 20% rule"));
   sh("rm -rf '" + dir + "'");
 }
 

@@ -971,6 +971,14 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
     if (o["id"] == "mi300x") CHECK(o["bought"] == 8);
   }
   CHECK(vj["gpu_options"][0]["id"] != "gaudi3");
+  // Each vLLM option names its deployment, whose degrees multiply to its count.
+  for (const auto& o : vj["gpu_options"]) {
+    unsigned tp = 0, pp = 0, rep = 0;
+    const std::string split = o["split"];
+    INFO(split);
+    REQUIRE(std::sscanf(split.c_str(), "TP %u × PP %u × %u replica", &tp, &pp, &rep) == 3);
+    CHECK(tp * pp * rep == o["count"].get<unsigned>());
+  }
   // A capacity target counts each option at what it needs for the users: the count the plan of
   // that GPU buys.
   const auto c = run("70b --quant q4 --ctx 8192 --users 50 --target-tps 20 --top 80 -f json");
@@ -993,4 +1001,28 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   CHECK(x.out.find("smallest t ≥") == std::string::npos);
   CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
         std::string::npos);
+}
+
+TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
+  // Llama-3.1-8B Q4_K_M: 4.92 GB read by llama.cpp's one mmap reader from a Gen4 drive at its
+  // single-stream 2.2 GB/s = 2.2 s, then copied over one x16 4.0 link at 40% of 31.5 GB/s = 12.6.
+  const auto r = llmsize::cli_test::run("llama-3.1-8b --gpu rtx-4090 --explain");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("from local-nvme-gen4; read weights 2.2 s at 2.20 GB/s (one mmap reader") !=
+        std::string::npos);
+  CHECK(r.out.find("copy to GPUs 0.4 s at 12.60 GB/s") != std::string::npos);
+  CHECK(r.out.find("drive read GB/s (HDD 0.25") == std::string::npos);
+}
+
+TEST_CASE("the explained host is the catalog machine's", "[cli]") {
+  // A DGX H100 (the catalog's, from its MLPerf Inference v5.0 system file): two Xeon 8480C of 56
+  // cores, 2 TiB; 2 TiB / 8 GPUs = 256 GiB per GPU beats 2 x 382 GiB of FP8 weights.
+  const auto r =
+      llmsize::cli_test::run("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8 --explain");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("= per machine, 2 sockets × Intel Xeon Platinum 8480C, 112 cores: what NVIDIA "
+                   "DGX H100 ships (14.0 cores per GPU)") != std::string::npos);
+  CHECK(r.out.find("what the class ships per GPU × 8 GPUs 2048 GiB) = 2048 GiB → 32 × 64 GiB, 2 "
+                   "per channel on 16 channels") != std::string::npos);
+  CHECK(r.out.find("cores max(8, 4 ×") == std::string::npos);
 }

@@ -39,9 +39,12 @@ void derive_weights(const Estimate& e, const ModelSpec& m, const RunConfig&, con
       if (!mix.empty()) mix += " + ";
       mix += num(u.n_elements) + " x " + traits(u.type).name;
     }
-    d.push_back({"weights",
-                 "sum over tensors of elements x bytes per block / block size (" + mix + ")",
-                 bytes_str(e.weights.bytes)});
+    std::string f = "sum over tensors of elements x bytes per block / block size (" + mix + ")";
+    if (e.weights.vision_bytes)
+      f += " + vision tower " + num(e.weights.vision_params) +
+           " params x 2 B (F16 mmproj) = " + num(e.weights.bytes - e.weights.vision_bytes) + " + " +
+           num(e.weights.vision_bytes);
+    d.push_back({"weights", f, bytes_str(e.weights.bytes)});
     if (e.weights.host_bytes)
       d.push_back({"weights in VRAM",
                    std::string("weights - token_embd kept in host memory by llama.cpp") +
@@ -152,6 +155,17 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
                     const EngineProfile& ep, std::vector<Derivation>& d) {
   {
     const auto& cb = e.compute;
+    // A layer split: the figure is its largest device's, its pipelined input copies first.
+    std::string pre;
+    if (!e.compute_split.devices.empty()) {
+      pre = "the largest GPU of the layer split, GPU " +
+            std::to_string(e.compute_split.largest() + 1) + ": ";
+      if (cb.inputs_bytes)
+        pre += "split inputs x " + std::to_string(e.compute_split.n_copies) + " " +
+               mib_str(cb.inputs_bytes) + " + ";
+    }
+    const bool pipelined = cb.inputs_bytes != 0;
+    const std::string mk = pipelined ? "" : "masks + ";
     if (cb.summed)
       d.push_back(
           {"compute buffer per GPU",
@@ -168,14 +182,17 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
     else if (!m.layer_kinds.empty() || m.is_mla())
       d.push_back(
           {"compute buffer per GPU",
-           std::string("llama.cpp graph reserve (per layer kind, n_tokens = n_ubatch): KQ masks ") +
-               mib_str(cb.mask_bytes) + " live through the layers; max(output logits 4 x " +
+           pre + "llama.cpp graph reserve (per layer kind, n_tokens = n_ubatch): KQ masks " +
+               mib_str(cb.mask_bytes) +
+               (pipelined ? " among the input copies; max(output logits 4 x "
+                          : " live through the layers; max(output logits 4 x ") +
                "n_tokens x n_vocab + 3 n_embd rows + the free block left under them " +
                mib_str(cb.output_hole_bytes) + " = " + mib_str(cb.output_bytes) + ", attention " +
-               (c.flash_attn ? "(flash) masks + 2 Q + 2 rows"
-                             : "KQ 4 x n_head x n_kv x n_tokens + masks + Q + V indices + 2 rows") +
-               " = " + mib_str(cb.attention_bytes) + ", ffn masks + gate/up/act (MoE: " +
-               "n_expert_used experts) + rows = " + mib_str(cb.ffn_bytes) +
+               (c.flash_attn ? "(flash) " + mk + "2 Q + 2 rows"
+                             : "KQ 4 x n_head x n_kv x n_tokens + " + mk + "Q + " +
+                                   (pipelined ? "" : "V indices + ") + "2 rows") +
+               " = " + mib_str(cb.attention_bytes) + ", ffn " + mk +
+               "gate/up/act (MoE: " + "n_expert_used experts) + rows = " + mib_str(cb.ffn_bytes) +
                (cb.recurrent_bytes
                     ? ", Mamba2 in-projection + scan = " + mib_str(cb.recurrent_bytes)
                     : std::string()) +
@@ -184,17 +201,57 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
     else
       d.push_back(
           {"compute buffer per GPU",
-           std::string("max(output 4 x n_ubatch x (n_vocab + n_embd) = ") +
-               mib_str(cb.output_bytes) + ", attention " +
+           pre + "max(output 4 x n_ubatch x (n_vocab + n_embd) = " + mib_str(cb.output_bytes) +
+               ", attention " +
                (c.flash_attn ? "(flash) "
                              : "4 x (n_kv x n_ubatch x n_head + 5 x n_embd x n_ubatch) = ") +
                mib_str(cb.attention_bytes) + ", ffn 4 x n_ubatch x (2 n_ff + 2 n_embd) = " +
                mib_str(cb.ffn_bytes) + "); peak: " + cb.peak(),
            bytes_str(cb.bytes())});
-    d.push_back(
-        {"activations",
-         "compute buffer x GPUs = " + mib_str(cb.bytes()) + " x " + std::to_string(c.n_gpus),
-         bytes_str(e.activations_bytes)});
+    const auto& split = e.compute_split;
+    if (split.devices.empty()) {
+      d.push_back(
+          {"activations",
+           "compute buffer x GPUs = " + mib_str(cb.bytes()) + " x " + std::to_string(c.n_gpus),
+           bytes_str(e.activations_bytes)});
+      return;
+    }
+    // A layer split: the first and the last device (the largest is the per-GPU figure above).
+    const auto device_line = [&](size_t i) {
+      const DeviceCompute& dc = split.devices[i];
+      const ComputeBuffer& b = dc.buffer;
+      const uint64_t end = uint64_t{dc.first_layer} + dc.n_layer;
+      std::string f = dc.n_layer == 1 ? "layer " + std::to_string(dc.first_layer)
+                                      : "layers " + std::to_string(dc.first_layer) + "-" +
+                                            std::to_string(end - (dc.n_layer ? 1 : 0));
+      if (!dc.n_layer) f = dc.output ? "the output layer only" : "no layers";
+      const uint64_t mtp = std::max<uint64_t>(m.n_layer, dc.first_layer);
+      if (dc.n_layer && end > m.n_layer)  // the MTP layers are held, not computed
+        f += (end - mtp > 1 ? " (MTP layers " + std::to_string(mtp) + "-" + std::to_string(end - 1)
+                            : " (MTP layer " + std::to_string(mtp)) +
+             " held, not computed)";
+      if (dc.output && dc.n_layer) f += " and the output layer";
+      f += ": ";
+      if (split.n_copies > 1)
+        f += std::to_string(split.n_copies) + " copies of the split inputs (hidden state in, " +
+             "KQ masks " + mib_str(b.mask_bytes) +
+             ", positions, KV indices) = " + mib_str(b.inputs_bytes) +
+             ", kept for pipeline parallelism + ";
+      f += std::string("peak ") + b.peak() + " " + mib_str(b.peak_bytes());
+      d.push_back({"compute buffer, GPU " + std::to_string(i + 1) + " of " +
+                       std::to_string(split.devices.size()),
+                   f, bytes_str(b.bytes())});
+    };
+    device_line(0);
+    if (split.output_device() != 0) device_line(split.output_device());
+    d.push_back({"activations",
+                 "sum over the " + std::to_string(split.devices.size()) +
+                     " GPUs of the layer split (llama.cpp: layer il on GPU il x N / (layers + "
+                     "1), the output on the last" +
+                     (split.n_copies > 1 ? "; pipeline parallelism, " +
+                                               std::to_string(split.n_copies) + " input copies)"
+                                         : "; no pipeline copies)"),
+                 bytes_str(e.activations_bytes)});
   }
 }
 

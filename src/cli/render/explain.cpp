@@ -35,6 +35,45 @@ std::string tb_str(uint64_t b) {
   return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
 }
 
+bool has_reason(const std::vector<HostReason>& v, HostReason r) {
+  return std::find(v.begin(), v.end(), r) != v.end();
+}
+
+// The catalog machine's host (host_model.cpp size_host): its RAM rule and population, its
+// shipped CPUs, its drives.
+std::string machine_host_explain(const Report& r) {
+  const SystemPlan& sy = *r.system;
+  const HostSizing& h = sy.host;
+  const RamSizing& m = h.ram;
+  const PlatformModel& pm = *sy.platform;
+  if (has_reason(h.reasons, HostReason::unified_memory))
+    return fmt::format(
+        "  system RAM\n      = the unit's {:.0f} GiB of unified memory, of which the GPU may use "
+        "{:.0f} GiB; storage built in\n",
+        gib_of(sy.gpu.memory_bytes), gib_of(sy.gpu_usable_bytes));
+  std::string o = fmt::format(
+      "  system RAM\n      = per machine, max(2 × weights + host-resident weights {:.0f} GiB, "
+      "what the class ships per GPU × {} GPU{} {:.0f} GiB){} = {:.0f} GiB → {} × {} GiB, {} per "
+      "channel on {} channels = {:.0f} GiB\n",
+      gib_of(m.rule_bytes), sy.choice.gpus_per_node, sy.choice.gpus_per_node == 1 ? "" : "s",
+      gib_of(m.platform_bytes),
+      m.reason == HostReason::ram_platform_max ? ", capped at the platform's maximum" : "",
+      gib_of(m.required_bytes), m.dimms, m.dimm_gib, m.dimms_per_channel, m.channels,
+      gib_of(m.installed_bytes));
+  o += fmt::format("  CPU\n      = per machine, {} socket{} × {}{}: what {} ships{}\n",
+                   h.cpu_sockets, h.cpu_sockets == 1 ? "" : "s", pm.cpu_model,
+                   h.cpu_cores ? fmt::format(", {} cores", h.cpu_cores) : std::string(), pm.name,
+                   h.cores_per_gpu > 0 ? fmt::format(" ({:.1f} cores per GPU)", h.cores_per_gpu)
+                                       : std::string());
+  const StorageSizing& st = h.storage;
+  o += fmt::format(
+      "  storage\n      = per machine, OS {} × {}{}; data {} × {} for {:.0f} GB (weights × {} "
+      "kept + datasets + checkpoints)\n",
+      st.os_drives, tb_str(st.os_drive_bytes), st.os_drives > 1 ? " (RAID 1)" : "", st.data_drives,
+      tb_str(st.data_drive_bytes), gb_of(st.required_bytes), r.host_keep_models);
+  return o;
+}
+
 // How many GPUs and how they split: the serving engine's deployment and memory rule
 // (plan_serving) where it decided the count, else the layer split and the tensor-parallel degree.
 std::string gpu_count_explain(const Report& r) {
@@ -68,7 +107,8 @@ std::string gpu_count_explain(const Report& r) {
   } else if (r.gpu) {
     const auto& p = *r.gpu;
     o += fmt::format(
-        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute + overhead, × "
+        "  GPU count\n      = smallest n with ceil((weights + KV) / n) + compute(n) (for n > 1 the "
+        "layer split's largest GPU) + overhead, × "
         "(1 + {:.2f}) ≤ {:.2f} GiB usable"
         " → n = {}; {} GPUs: {:.2f} GiB each\n",
         r.config.headroom, gib_of(p.gpu.usable_bytes()), p.count_needed, p.count,
@@ -150,13 +190,11 @@ std::string render_explain(const Report& r) {
         w.board_fans_w, w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
         r.power_input.mains_v, w.amps, kBtuPerHourPerWatt, w.heat_btu_per_h);
   }
-  if (r.host) {
+  if (r.system && r.system->platform) {
+    o += machine_host_explain(r);
+  } else if (r.host) {
     o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
                      gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
-    o += fmt::format(
-        "  load time\n      = weights {:.1f} GB / drive read GB/s (HDD 0.25, SATA 0.55, NVMe "
-        "Gen3 3.5, Gen4 7.0, Gen5 14.0)\n",
-        gb_of(e.weights.bytes));
     o += fmt::format(
         "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
         "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
@@ -168,6 +206,19 @@ std::string render_explain(const Report& r) {
         "= {} → {} platform\n",
         r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "",
         r.host->pcie_lanes_needed, platform_name(r.host->platform));
+  }
+  // The cold start's own steps (load_time.cpp): each with its rate or time and its source.
+  if (r.system) {
+    const ColdStart& cs = r.system->cold_start;
+    o += fmt::format("  load time\n      = weights {:.1f} GB from {}", gb_of(e.weights.bytes),
+                     storage_spec(r.storage).name);
+    for (const auto& st : cs.steps)
+      if (st.step == StartStep::read_weights || st.step == StartStep::copy_to_gpu)
+        o += fmt::format(
+            "; {} {:.1f} s{} ({})", step_words(st.step), st.seconds,
+            st.rate_gb_per_s > 0 ? fmt::format(" at {:.2f} GB/s", st.rate_gb_per_s) : std::string(),
+            st.source);
+    o += fmt::format("\n      = {:.1f} s to load, {:.1f} s to serving\n", cs.load_s, cs.total_s);
   }
   o += gpu_count_explain(r);
   // As cost.*: the machine's BOM where a catalog machine is planned.

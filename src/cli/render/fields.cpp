@@ -245,7 +245,7 @@ ojson options_json(const Row& r) {
                  {"machines", o.machines},
                  {"bought", o.bought},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", gpu_split_words(o.plan.split)}});
+                 {"split", option_split_words(o)}});
   return a;
 }
 
@@ -406,7 +406,8 @@ const std::vector<Field> kFields = {
     {"vram.recurrent_state_bytes", U_::bytes,
      "recurrent state (delta-net, Mamba2, short conv): per sequence, any context",
      GET(U(E(r).recurrent_state_bytes))},
-    {"vram.activations_bytes", U_::bytes, "compute buffers × GPUs", GET(U(E(r).activations_bytes))},
+    {"vram.activations_bytes", U_::bytes, "compute buffers of all GPUs",
+     GET(U(E(r).activations_bytes))},
     {"vram.overhead_bytes", U_::bytes, "runtime overhead × GPUs", GET(U(E(r).overhead_bytes))},
     {"vram.headroom_bytes", U_::bytes, "headroom on the sum", GET(U(E(r).headroom_bytes))},
     {"vram.total_bytes", U_::bytes,
@@ -418,8 +419,18 @@ const std::vector<Field> kFields = {
     {"vram.kv_cells", U_::count, "KV cells per full-attention layer", GET(U(E(r).kv.cells_full))},
     {"vram.kv_cells_swa", U_::count, "KV cells per sliding-window layer",
      GET(U(E(r).kv.cells_swa))},
-    {"vram.compute_buffer_bytes_per_gpu", U_::bytes, "compute buffer of one GPU",
-     GET(U(E(r).compute.bytes()))},
+    {"vram.compute_buffer_bytes_per_gpu", U_::bytes,
+     "compute buffer of one GPU (a layer split's largest)", GET(U(E(r).compute.bytes()))},
+    {"vram.compute_buffer_bytes_first_gpu", U_::bytes,
+     "compute buffer of the layer split's first GPU (its first layers)",
+     GET(U(E(r).compute_split.devices.empty()
+               ? E(r).compute.bytes()
+               : E(r).compute_split.devices.front().buffer.bytes()))},
+    {"vram.compute_buffer_bytes_last_gpu", U_::bytes,
+     "compute buffer of the layer split's GPU with the output layer (logits), the last",
+     GET(U(E(r).compute_split.devices.empty()
+               ? E(r).compute.bytes()
+               : E(r).compute_split.devices[E(r).compute_split.output_device()].buffer.bytes()))},
     {"vram.kv_available_bytes", U_::bytes, "KV memory left on the GPUs (vLLM's KV pool)",
      GET(G(r) ? U(P(r).kv_available_bytes) : N())},
     {"vram.gpus", U_::count, "GPUs the estimate counts buffers and overhead on",

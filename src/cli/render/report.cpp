@@ -136,15 +136,26 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   if (e.recurrent_state_bytes) {
     std::string rs;
     for (const auto& p : e.rs.parts)
-      rs += fmt::format("{}{} {} layers × {:.2f} MiB per sequence", rs.empty() ? "" : "; ",
-                        state_kind_name(p.kind), p.n_layer, mib_of(p.bytes_per_seq()));
+      rs += fmt::format("{}{} {} layers × {:.2f} MiB = {:.2f} MiB per sequence",
+                        rs.empty() ? "" : "; ", state_kind_name(p.kind), p.n_layer,
+                        mib_of(p.n_layer ? p.bytes_per_seq() / p.n_layer : 0),
+                        mib_of(p.bytes_per_seq()));
     rs += fmt::format(" × {} sequence{} (F32, independent of context)", e.rs.n_seq,
                       e.rs.n_seq > 1 ? "s" : "");
     rows.push_back({"recurrent state", e.recurrent_state_bytes, rs});
   }
-  rows.push_back({"compute buffers", e.activations_bytes,
-                  fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()),
-                              e.n_gpus, e.compute.peak())});
+  const auto& split = e.compute_split.devices;
+  rows.push_back(
+      {"compute buffers", e.activations_bytes,
+       split.empty()
+           ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
+                         e.compute.peak())
+           : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (output layer){}",
+                         mib_of(split.front().buffer.bytes()),
+                         e.compute_split.output_device() > 1 ? " … " : ", ",
+                         mib_of(split[e.compute_split.output_device()].buffer.bytes()),
+                         e.compute_split.output_device() + 1,
+                         e.compute_split.n_copies > 1 ? ", pipeline input copies × 4" : "")});
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});
@@ -431,7 +442,7 @@ std::string table_options(const Report& r) {
           opt.plan.gpu.unified_memory ? std::string("nothing")
           : opt.machines > 1          ? fmt::format("{} {}s", opt.machines, opt.platform)
                                       : std::string(opt.platform),
-          gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split),
+          gib_of(opt.plan.per_gpu_bytes), option_split_words(opt),
           opt.bought > opt.plan.count
               ? fmt::format(" · {} bought (a count it is sold in)", opt.bought)
               : std::string(),
@@ -445,7 +456,7 @@ std::string table_options(const Report& r) {
       o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), gpu_split_words(opt.plan.split));
+                       gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
   }
   return o;
 }

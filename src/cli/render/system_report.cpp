@@ -167,24 +167,6 @@ std::string nic_text(const SystemPlan& s) {
   return t.empty() ? "onboard Ethernet only (one machine, no fabric)" : t;
 }
 
-const char* step_words(StartStep s) {
-  switch (s) {
-    case StartStep::read_weights:
-      return "read weights";
-    case StartStep::copy_to_gpu:
-      return "copy to GPUs";
-    case StartStep::runtime_init:
-      return "runtime init";
-    case StartStep::memory_profile:
-      return "memory profile";
-    case StartStep::graph_capture:
-      return "graph capture";
-    case StartStep::compile:
-      return "compile";
-  }
-  return "";
-}
-
 // Power as a horizontal bar chart: each DC part of the maximum, the maximum at the wall, the
 // published figure and the typical draw.
 std::string power_svg(const SystemPlan& s) {

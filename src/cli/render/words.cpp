@@ -400,6 +400,30 @@ std::string gpu_split_words(GpuSplit s) {
   return "";
 }
 
+const char* step_words(StartStep s) {
+  switch (s) {
+    case StartStep::read_weights:
+      return "read weights";
+    case StartStep::copy_to_gpu:
+      return "copy to GPUs";
+    case StartStep::runtime_init:
+      return "runtime init";
+    case StartStep::memory_profile:
+      return "memory profile";
+    case StartStep::graph_capture:
+      return "graph capture";
+    case StartStep::compile:
+      return "compile";
+  }
+  return "";
+}
+
+std::string option_split_words(const GpuOption& o) {
+  if (!o.tp) return gpu_split_words(o.plan.split);
+  return fmt::format("TP {} × PP {} × {} replica{}", o.tp, o.pp, o.replicas,
+                     o.replicas == 1 ? "" : "s");
+}
+
 std::string gpu_link_words(const GpuPlan& p) {
   switch (p.link) {
     case GpuLink::none:
