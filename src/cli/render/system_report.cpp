@@ -143,12 +143,30 @@ std::string psu_words(const SystemPlan& s, const Plan& r) {
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
 }
 
+// What a NIC is for, as the table says it (the JSON and the BOM keep the codes).
+const char* nic_role_words(HostReason r) {
+  switch (r) {
+    case HostReason::nic_per_gpu:
+      return "GPU fabric, one per GPU";
+    case HostReason::nic_stage_link:
+      return "pipeline stage link";
+    case HostReason::nic_stage_and_frontend:
+      return "dual-port: stage link and storage/front end";
+    case HostReason::nic_storage_frontend:
+      return "storage/front end";
+    case HostReason::unit_link:
+      return "the units' own link";
+    default:
+      return to_string(r);
+  }
+}
+
 std::string nic_text(const SystemPlan& s) {
   const PlatformModel& p = *s.platform;
   std::string t;
   for (const auto& n : s.host.nics)
     t += fmt::format("{}{} × {} Gb/s ({})", t.empty() ? "" : ", ", n.count, n.gbit_per_s,
-                     to_string(n.reason));
+                     nic_role_words(n.reason));
   // A PCIe server's cards against its free x16 slots (host_model.cpp free_nic_slots).
   const NicSlots& sl = s.host.nic_slots;
   if (!t.empty() && p.platform_class == PlatformClass::server && p.gpu_mount == GpuMount::pcie)
