@@ -197,6 +197,7 @@ namespace {
 // its bays, lanes and PSUs; modules in 4 or 8), never fewer GPUs than asked and never a whole
 // machine more than needed; a GPU no platform takes gets none, and every consumer card has one.
 void walk_catalog(const std::vector<PlatformModel>& cat) {
+  uint32_t pcie_server_pipelines = 0;  // plans the NIC-slot check below saw
   for (const auto& cg : test::catalog().gpus()) {
     const GpuSpec& g = cg.spec;
     for (uint32_t n = 1; n <= 16; ++n) {
@@ -259,8 +260,28 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
         if (!size_host(p, hn).nics.empty())
           CHECK(hn.gpu_slot_widths + 1 <= p.gpu_widths_total + 1e-9);
       }
+      // A PCIe server across machines buys no more NIC cards than the x16 slots left beside its
+      // GPUs where those are known, and one NIC per machine for the stage link, never one per GPU.
+      if (p.gpu_mount == GpuMount::pcie && p.platform_class == PlatformClass::server &&
+          ch.nodes > 1) {
+        HostNeeds hn;
+        hn.gpus = ch.gpus_per_node;
+        hn.nodes = ch.nodes;
+        hn.weights_bytes = 1ull << 30;
+        const HostSizing h = size_host(p, hn);
+        ++pcie_server_pipelines;
+        uint32_t cards = 0;
+        for (const auto& nic : h.nics) {
+          CHECK(nic.reason != HostReason::nic_per_gpu);
+          CHECK(nic.count == 1);
+          cards += nic.count;
+        }
+        CHECK(cards == h.nic_slots.used);
+        if (h.nic_slots.known) CHECK(cards <= h.nic_slots.free);
+      }
     }
   }
+  CHECK(pcie_server_pipelines > 0);
 }
 
 }  // namespace
