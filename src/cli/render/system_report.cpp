@@ -32,7 +32,7 @@ const char* reason_words(PlatformReason r) {
     case PlatformReason::pcie_lanes:
       return "fewer than x8 lanes per GPU";
     case PlatformReason::gpu_power:
-      return "a slot cannot power the card";
+      return "a GPU position cannot deliver the GPU's power";
     case PlatformReason::passive_cooling:
       return "passive card without server airflow";
     case PlatformReason::psu_capacity:
