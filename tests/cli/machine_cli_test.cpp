@@ -512,6 +512,8 @@ TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][ma
   const auto j = json::parse(run("platforms -f json").out);
   bool b300 = false, xe8640 = false;
   for (const auto& p : j["platforms"]) {
+    if (p["id"] == "supermicro-as-4125gs-tnrt") CHECK(p["nic_slots"] == 1);
+    if (p["id"] == "supermicro-sys-421ge-tnrt") CHECK(p["nic_slots"].is_null());
     if (p["id"] == "nvidia-dgx-b300") {
       b300 = true;
       CHECK(p["psu_count"].is_null());

@@ -65,6 +65,8 @@ ojson entry(const PlatformModel& p) {
        p.memory_channels_per_socket ? ojson(p.memory_channels_per_socket) : ojson()},
       {"dimm_slots", p.dimm_slots ? ojson(p.dimm_slots) : ojson()},
       {"ram_shipped_gib", p.ram_shipped_gib ? ojson(p.ram_shipped_gib) : ojson()},
+      // x16 slots for NICs beside the GPU positions; null where no source gives the layout.
+      {"nic_slots", p.nic_slots_published ? ojson(p.nic_slots) : ojson()},
       {"psu_count", psu_count ? ojson(p.psu.bays) : ojson()},
       {"psu_watts", num_or_null(p.psu.watts)},
       {"psu_redundancy",
