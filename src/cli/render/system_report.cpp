@@ -177,8 +177,10 @@ std::string nic_text(const SystemPlan& s) {
                         "the chassis' slot layout");
   if (t.empty() && std::find(s.host.reasons.begin(), s.host.reasons.end(),
                              HostReason::nic_onboard) != s.host.reasons.end())
-    return "the board's onboard Ethernet: the GPUs leave no slot for a network card (a layer "
-           "split passes only activations between the machines)";
+    return s.choice.nodes > 1
+               ? "the board's onboard Ethernet: the GPUs leave no slot for a network card (a "
+                 "layer split passes only activations between the machines)"
+               : "the board's onboard Ethernet: the GPUs leave no slot for a network card";
   if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
     t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
                     p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);
