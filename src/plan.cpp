@@ -178,10 +178,6 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     memo.gpus(m, e, c, *gpu, c.n_gpus, *p.gpu);
   GpuPlan& g = *p.gpu;
   g.count_requested = req.gpus_requested;
-  // The serving engine's own search found the fewest GPUs it deploys on: those are needed.
-  if (p.serving && !req.gpus_requested && p.serving->estimate.fits &&
-      p.serving->deployment.gpus() == g.count)
-    g.count_needed = g.count;
   if (p.capacity_split) {
     // Each replica holds its own users' KV caches: check memory per replica.
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
@@ -229,6 +225,14 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
                       requested, margin);
   p.fit->engine_margin = margin;
   p.fit->margin_source = em.source;
+  if (engine_rule) {
+    // Held with the requested headroom, as a layer split's fits, and what each GPU then holds;
+    // the engine's own search found the fewest GPUs it deploys on: those are needed when they
+    // keep the rule.
+    g.fits = p.fit->fit == Fit::fits;
+    g.per_gpu_bytes = fraction_of(need, 1 + requested);
+    if (!req.gpus_requested && g.fits) g.count_needed = g.count;
+  }
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
   if (!g.fits && p.fit->fit == Fit::tight) {
     // Held without the headroom: nothing spills to RAM; the reader is told how tight.

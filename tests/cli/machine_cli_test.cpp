@@ -735,3 +735,24 @@ TEST_CASE("the compare table groups the thousands of its kWh per year", "[cli][m
     }
   CHECK(tower);
 }
+
+TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as the main command",
+          "[cli][machine][check]") {
+  // Kimi-K2.5's config.json stores its experts INT4 group 32 (compressed-tensors): vLLM loads
+  // that, not a GGUF Q4_K_M; a plan without "quant" gets the main command's int4-g32.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/k.json");
+    f << R"({"plans": [{"name": "k", "model": "kimi-k2.5", "engine": "vllm", )"
+      << R"("gpu": "rtx-pro-6000", "gpus": 7}, )"
+      << R"({"name": "q", "model": "kimi-k2.5", "engine": "vllm", "quant": "fp8", )"
+      << R"("gpu": "h200", "gpus": 8}]})";
+  }
+  const auto c = run("check " + dir + "/k.json");
+  INFO(c.out << c.err);
+  CHECK(has(c.out, "PASS k (" + dir + "/k.json#/plans/0): kimi-k2.5 int4-g32 ctx 4096"));
+  CHECK(has(c.out, "kimi-k2.5 fp8 ctx 4096"));  // a named quantization is kept
+  const auto m = run_json("kimi-k2.5 --engine vllm --gpu rtx-pro-6000 --gpus 7");
+  CHECK(m["settings"]["quant"] == "int4-g32");
+  sh("rm -rf '" + dir + "'");
+}
