@@ -128,11 +128,15 @@ TEST_CASE("PCIe servers across nodes get one stage-link NIC per machine, within 
   };
   const Case cases[] = {
       // 8 of 8 positions, no slot layout: both cards, unchecked.
-      {8, 0, false, false, 0, {HostReason::nic_stage_link, HostReason::nic_storage_frontend},
+      {8,
+       0,
+       false,
+       false,
+       0,
+       {HostReason::nic_stage_link, HostReason::nic_storage_frontend},
        false},
       // 6 of 8: the 2 empty positions hold both.
-      {6, 0, false, true, 2, {HostReason::nic_stage_link, HostReason::nic_storage_frontend},
-       false},
+      {6, 0, false, true, 2, {HostReason::nic_stage_link, HostReason::nic_storage_frontend}, false},
       // 7 of 8: one empty position: one dual-port card, a port for each role.
       {7, 0, false, true, 1, {HostReason::nic_stage_and_frontend}, false},
       // 8 of 8 with 1 published slot (the AS-4125GS-TNRT: 9 x16 slots, 8 for GPUs): one card.

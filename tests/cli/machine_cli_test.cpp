@@ -646,8 +646,9 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   REQUIRE(l.code == 0);
   CHECK(has(l.out, "pass only activations: a 100-200 GbE link per machine at most"));
   CHECK(has(l.out, "nic-200g-1p"));
-  CHECK(has(l.out, "NICs            1 × 200 Gb/s (pipeline stage link), 1 × 200 Gb/s (storage/front "
-                   "end); 2 cards in the 2 x16 slots left beside the GPUs"));
+  CHECK(has(l.out,
+            "NICs            1 × 200 Gb/s (pipeline stage link), 1 × 200 Gb/s (storage/front "
+            "end); 2 cards in the 2 x16 slots left beside the GPUs"));
   CHECK(!has(l.out, "nic-400g"));
   const auto h = run("deepseek-v3 --gpu h100-sxm --gpus 16");
   REQUIRE(h.code == 0);
