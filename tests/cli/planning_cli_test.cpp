@@ -1001,6 +1001,8 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
   CHECK(x.out.find("smallest t ≥") == std::string::npos);
   CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
         std::string::npos);
+  CHECK(x.out.find("the catalog has no dense FP16/BF16 TFLOPS for Intel Arc Pro B60 (24GB): "
+                   "prefill and time to first token assume 10 TFLOPS") != std::string::npos);
 }
 
 TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {

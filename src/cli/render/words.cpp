@@ -155,6 +155,11 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
+    case NoteKind::assumed_tflops:
+      return fmt::format(
+          "the catalog has no dense FP16/BF16 TFLOPS for {}: prefill and time to first token "
+          "assume {:.0f} TFLOPS (conservative: the chip is likely faster)",
+          name, n.x);
   }
   return "";
 }
@@ -201,7 +206,7 @@ bool gpu_worded(NoteKind k) {
   return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
          k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
          k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed ||
-         k == NoteKind::engine_not_on_gpu;
+         k == NoteKind::engine_not_on_gpu || k == NoteKind::assumed_tflops;
 }
 
 // The lines of the model and quantization alone: before the notes, and the quantization's.
