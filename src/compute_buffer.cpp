@@ -287,6 +287,12 @@ ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const Comput
   return layer_parts(m, kv, c, layer_groups(m), true, 1, true);
 }
 
+ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c,
+                             const std::vector<LayerGroup>& groups) {
+  if (!per_layer_model(m)) return compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
+  return layer_parts(m, kv, c, groups, true, 1, true);
+}
+
 size_t LayerSplitCompute::largest() const {
   size_t best = 0;
   for (size_t i = 1; i < devices.size(); ++i)
@@ -332,6 +338,12 @@ ComputeBuffer device_buffer(const ModelSpec& m, const KvCache& kv, const Compute
 LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
                                             const ComputeConfig& c, uint32_t n_devices,
                                             uint32_t n_copies) {
+  return compute_buffers_by_device(m, kv, c, n_devices, n_copies, layer_layout(m));
+}
+
+LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
+                                            const ComputeConfig& c, uint32_t n_devices,
+                                            uint32_t n_copies, const LayerLayout& layout) {
   LayerSplitCompute s;
   s.n_copies = n_devices > 1 ? std::max<uint32_t>(1, n_copies) : 1;
   const uint32_t n = std::max<uint32_t>(1, n_devices);
@@ -348,7 +360,6 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
   // splits being the cumulative shares of free memory, (d + 1) / n for n devices alike: device d
   // holds il with d <= il x n / (n_layer_all + 1) < d + 1. Only the first n_layer are computed.
   const auto first_of = [&](uint64_t d) { return (d * (all + 1) + n - 1) / n; };  // ceil
-  const LayerLayout layout = layer_layout(m);  // once for every device's range
   s.devices.reserve(n);
   // A device's buffer depends on the kinds of its layers, not their counts (layer_parts): the
   // middle devices of a uniform model share the previous one's.
@@ -385,7 +396,13 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
 
 ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
                                        const ComputeConfig& c, uint32_t n_copies) {
-  return device_buffer(m, kv, c, layer_groups(m), true, std::max<uint32_t>(1, n_copies), true);
+  return compute_buffer_any_split(m, kv, c, n_copies, layer_groups(m));
+}
+
+ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
+                                       const ComputeConfig& c, uint32_t n_copies,
+                                       const std::vector<LayerGroup>& groups) {
+  return device_buffer(m, kv, c, groups, true, std::max<uint32_t>(1, n_copies), true);
 }
 
 ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows) {

@@ -126,8 +126,11 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
   // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.
   const bool encode_only = m.task != Task::generation;
-  if (!m.is_encoder()) e.kv = kv_cache(m, kvc);
-  e.rs = recurrent_state(m, c.kv.n_seq);
+  // The layers' kinds, made once for the KV cache, the recurrent state and the compute buffers.
+  const LayerLayout layout = layer_layout(m);
+  const std::vector<LayerGroup> groups = layer_groups(layout);
+  if (!m.is_encoder()) e.kv = kv_cache(m, kvc, groups);
+  e.rs = recurrent_state(m, c.kv.n_seq, groups);
   const uint64_t tokens_total = uint64_t{c.kv.n_ctx} * c.kv.n_seq;
   // llama.cpp pools a sequence within one ubatch (non-causal attention needs the whole
   // document: llama-context.cpp rejects n_ubatch < n_tokens), so an embedding ubatch holds at
@@ -158,11 +161,11 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
         // A layer split over several GPUs, every layer offloaded: llama.cpp pipelines it
         // (n_copies 4), Ollama's scheduler does not (compute_buffer.hpp).
         const uint32_t copies = c.engine == Engine::llama_cpp ? kSchedMaxCopies : 1;
-        e.compute = compute_buffer(m, e.kv, cc);
+        e.compute = compute_buffer(m, e.kv, cc, groups);
         e.compute_one_gpu_bytes = e.compute.bytes();
-        e.compute_any_split_bytes = compute_buffer_any_split(m, e.kv, cc, copies).bytes();
+        e.compute_any_split_bytes = compute_buffer_any_split(m, e.kv, cc, copies, groups).bytes();
         if (c.n_gpus > 1) {
-          e.compute_split = compute_buffers_by_device(m, e.kv, cc, c.n_gpus, copies);
+          e.compute_split = compute_buffers_by_device(m, e.kv, cc, c.n_gpus, copies, layout);
           e.compute = e.compute_split.devices[e.compute_split.largest()].buffer;
         }
       }

@@ -39,6 +39,11 @@ std::optional<KvRowMismatch> kv_row_mismatch(const ModelSpec& m, TensorType type
 }
 
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
+  return kv_cache(m, c, layer_groups(m));
+}
+
+KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c,
+                 const std::vector<LayerGroup>& groups) {
   KvCache r;
   // Non-unified cache: each sequence is a stream of GGML_PAD(n_ctx_seq, 256) cells.
   r.cells_full = pad_to(c.n_ctx, c.padding);
@@ -63,7 +68,7 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
     p.n_layer = n_layer;
     r.parts.push_back(p);
   };
-  for (const auto& g : layer_groups(m)) {
+  for (const auto& g : groups) {
     const LayerKind& k = g.kind;
     if (!k.has_kv()) continue;
     KvPart p;

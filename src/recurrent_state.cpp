@@ -29,10 +29,15 @@ uint64_t n_embd_s(const ModelSpec& m, StateKind k) {
 }
 
 RecurrentState recurrent_state(const ModelSpec& m, uint32_t n_seq) {
+  return recurrent_state(m, n_seq, layer_groups(m));
+}
+
+RecurrentState recurrent_state(const ModelSpec& m, uint32_t n_seq,
+                               const std::vector<LayerGroup>& groups) {
   RecurrentState r;
   r.n_seq = std::max<uint32_t>(1, n_seq);
   constexpr uint64_t kF32 = 4;
-  for (const auto& g : layer_groups(m)) {
+  for (const auto& g : groups) {
     if (g.kind.state == StateKind::none) continue;
     auto it = std::find_if(r.parts.begin(), r.parts.end(),
                            [&](const RecurrentPart& p) { return p.kind == g.kind.state; });

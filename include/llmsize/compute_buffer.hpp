@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "llmsize/kv_cache.hpp"
+#include "llmsize/layers.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"
 
@@ -106,6 +107,9 @@ struct ComputeConfig {
   TensorType type_k = TensorType::F16;
 };
 ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c);
+// The same with m's layer_groups() already made (an estimate makes them once for every part).
+ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c,
+                             const std::vector<LayerGroup>& groups);
 
 // llama.cpp's copies of each split input (ggml-backend.cpp GGML_SCHED_MAX_COPIES).
 constexpr uint32_t kSchedMaxCopies = 4;
@@ -186,12 +190,20 @@ struct LayerSplitCompute {
 LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
                                             const ComputeConfig& c, uint32_t n_devices,
                                             uint32_t n_copies);
+// The same with m's layer_layout() already made.
+LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& kv,
+                                            const ComputeConfig& c, uint32_t n_devices,
+                                            uint32_t n_copies, const LayerLayout& layout);
 
 // A device holding every layer kind and the output layer of a split with n_copies: at least the
 // largest device of any split over 2 or more GPUs (the per-GPU figure when the GPU count is not
 // yet known).
 ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
                                        const ComputeConfig& c, uint32_t n_copies);
+// The same with m's layer_groups() already made.
+ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
+                                       const ComputeConfig& c, uint32_t n_copies,
+                                       const std::vector<LayerGroup>& groups);
 
 // PyTorch engines (vLLM, transformers) with fused flash attention, BF16 activations
 // (APPROXIMATION): a forward pass over `tokens` keeps the MLP's gate and up outputs and a few

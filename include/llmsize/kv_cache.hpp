@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "llmsize/checked.hpp"
+#include "llmsize/layers.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/tensor_type.hpp"
 
@@ -86,5 +87,7 @@ std::optional<KvRowMismatch> kv_row_mismatch(const ModelSpec& m, TensorType type
 // (Gemma 3n/4 E-models, llama.cpp hparams.has_kv(il)) hold no cache.
 // REQUIRES: validate(m) is empty; n_ctx, n_seq, n_ubatch > 0.
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c);
+// The same with m's layer_groups() already made (an estimate makes them once for every part).
+KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c, const std::vector<LayerGroup>& groups);
 
 }  // namespace llmsize

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "llmsize/layers.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/units.hpp"
 
@@ -43,5 +44,8 @@ uint64_t n_embd_s(const ModelSpec& m, StateKind k);
 
 // REQUIRES: n_seq > 0.
 RecurrentState recurrent_state(const ModelSpec& m, uint32_t n_seq);
+// The same with m's layer_groups() already made.
+RecurrentState recurrent_state(const ModelSpec& m, uint32_t n_seq,
+                               const std::vector<LayerGroup>& groups);
 
 }  // namespace llmsize
