@@ -22,7 +22,7 @@ const char* const kRoleNames[] = {
     "attn_output",
     "attn_q_norm",
     "attn_k_norm",
-    "attn_post_norm",
+    "post_attention_norm",
     "attn_q_a",
     "attn_q_a_norm",
     "attn_q_b",
@@ -30,7 +30,7 @@ const char* const kRoleNames[] = {
     "attn_kv_a_norm",
     "attn_kv_b",
     "ffn_norm",
-    "ffn_post_norm",
+    "post_ffw_norm",
     "ffn_gate",
     "ffn_up",
     "ffn_down",
@@ -118,9 +118,11 @@ const char* const kRoleNames[] = {
     "laurel_l",
     "laurel_r",
     "laurel_post_norm",
+    "attn_k_b",
+    "attn_v_b",
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::laurel_post_norm) + 1,
+                  static_cast<size_t>(TensorRole::attn_v_b) + 1,
               "one name per role");
 
 using R = TensorRole;
@@ -213,7 +215,10 @@ struct AttnWidths {
 
 // Multi-head latent attention's projections before attn_output (llama.cpp deepseek2): the query
 // through the low-rank q_a / q_b pair (or one attn_q), the joint KV compression kv_a_mqa with its
-// norm, and its expansion kv_b to every head's nope part and value.
+// norm, and its expansion to every head's nope part and value, stored split and absorbed as
+// attn_k_b {nope, kv_lora_rank, n_head} and attn_v_b {kv_lora_rank, v_head, n_head}: llama.cpp
+// de3ff815 src/models/deepseek2.cpp load_arch_tensors (is_mla) and conversion/deepseek.py, which
+// splits kv_b_proj (only old files hold the unsplit attn_kv_b).
 void mla_projections(Builder& b, const ModelSpec& m, uint32_t n_head, uint32_t n_embd_head_k,
                      uint32_t n_embd_head_v) {
   const uint64_t n_embd = m.n_embd, n_q = uint64_t{n_head} * n_embd_head_k;
@@ -227,7 +232,8 @@ void mla_projections(Builder& b, const ModelSpec& m, uint32_t n_head, uint32_t n
   }
   b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
   b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
-  b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{n_head} * (n_nope + n_embd_head_v));
+  b.t3(R::attn_k_b, n_nope, m.kv_lora_rank, n_head);
+  b.t3(R::attn_v_b, m.kv_lora_rank, n_embd_head_v, n_head);
 }
 
 // An MTP layer's next-n inputs (llama.cpp LLM_TENSOR_NEXTN_*): the projection of the concatenated

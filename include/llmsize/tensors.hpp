@@ -128,6 +128,9 @@ enum class TensorRole : uint8_t {
   laurel_l,
   laurel_r,
   laurel_post_norm,
+  // MLA's kv_b expansion as llama.cpp stores it, split and absorbed (LLM_TENSOR_ATTN_K_B / V_B).
+  attn_k_b,
+  attn_v_b,
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.

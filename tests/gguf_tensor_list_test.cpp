@@ -1,0 +1,354 @@
+// For each new architecture, a small GGUF whose tensor list is llama.cpp's own, written down here
+// from ggml-org/llama.cpp at commit de3ff815 (src/models/<arch>.cpp load_arch_tensors,
+// src/llama-model.cpp create_tensor_qkv / create_tensor_gate_up_exps), not from llmsize's tensor
+// builder, in the types an f16 conversion stores them (conversion/base.py at the same commit:
+// 1-D tensors, "*_norm.weight", anything not named ".weight" (biases, ssm_a, ssm_d),
+// ffn_gate_inp(_shexp), ssm_conv1d, shortconv.conv and the DSA indexer_proj in F32, the rest
+// F16; gpt-oss experts stay MXFP4, conversion/gpt_oss.py). The reader must parse the header, and
+// the weights llmsize computes from the spec it read must equal the file's tensor bytes exactly,
+// tensor by tensor.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "llmsize/estimate.hpp"
+#include "llmsize/io/model_file.hpp"
+#include "llmsize/quant.hpp"
+#include "llmsize/tensors.hpp"
+#include "model_file_writer.hpp"
+
+using namespace llmsize;
+using namespace llmsize::test;
+
+namespace {
+
+// A GGUF written tensor by tensor, remembering each tensor's shape and bytes.
+struct LlamaCppFile {
+  GgufWriter w;
+  std::map<std::string, std::vector<uint64_t>> shapes;
+  std::map<std::string, uint64_t> bytes;
+
+  static bool ends_with(const std::string& s, const std::string& e) {
+    return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+  }
+  // conversion/base.py (de3ff815) prepare_tensors: the F32 rules of an f16 conversion.
+  static bool stored_f32(const std::string& n, size_t n_dims) {
+    if (n_dims <= 1 || ends_with(n, "_norm.weight") || !ends_with(n, ".weight")) return true;
+    for (const char* k : {"ffn_gate_inp.weight", "ffn_gate_inp_shexp.weight", "ssm_conv1d.weight",
+                          "shortconv.conv.weight", "indexer.proj.weight"})
+      if (ends_with(n, k)) return true;
+    return false;
+  }
+  void t(const std::string& name, std::vector<uint64_t> ne, bool mxfp4 = false) {
+    // MXFP4: ggml type 39, 32 values in 17 B (ggml-common.h block_mxfp4).
+    constexpr GgmlBlock kMXFP4{39, 32, 17};
+    const GgmlBlock b = mxfp4 ? kMXFP4 : stored_f32(name, ne.size()) ? kF32 : kF16;
+    uint64_t n = 1;
+    for (auto x : ne) n *= x;
+    bytes[name] = n / b.block * b.size;
+    shapes[name] = ne;
+    w.tensor(name, b, std::move(ne));
+  }
+  // "blk.<il>.<name>"
+  void l(uint32_t il, const std::string& name, std::vector<uint64_t> ne, bool mxfp4 = false) {
+    t("blk." + std::to_string(il) + "." + name, std::move(ne), mxfp4);
+  }
+};
+
+struct Case {
+  const char* arch;
+  std::function<void(LlamaCppFile&)> write;
+};
+
+// Sizes shared by the cases: n_embd 256, vocab 512.
+constexpr uint64_t E = 256, V = 512;
+
+void embeddings(LlamaCppFile& f, bool output = true, const char* out_norm = "output_norm") {
+  f.t("token_embd.weight", {E, V});
+  f.t(std::string(out_norm) + ".weight", {E});
+  if (output) f.t("output.weight", {E, V});
+}
+
+// DeepSeek-V3 / Kimi-K2 / GLM-4.7-Flash / Mistral Large 3 as llama.cpp's deepseek2 loads them
+// (src/models/deepseek2.cpp load_arch_tensors): MLA with the absorbed attn_k_b / attn_v_b that
+// conversion/deepseek.py splits kv_b_proj into; q through q_a / q_b when q_lora_rank is given,
+// else one attn_q; leading dense layers, then the router, its score bias, experts and the
+// shared experts. Sizes: 4 heads, kv_lora_rank 64, rope 16, nope 32, v 32, q_lora 96; 8 experts
+// of 64, one shared, 1 leading dense layer of 512, 3 layers.
+void deepseek2(LlamaCppFile& f, bool q_lora) {
+  const uint64_t H = 4, kv_lora = 64, rope = 16, nope = 32, hv = 32, q_r = 96, ne = 8, ff = 64;
+  GgufWriter& w = f.w;
+  w.u32("deepseek2.block_count", 3).u32("deepseek2.embedding_length", E);
+  w.u32("deepseek2.context_length", 4096).u32("deepseek2.feed_forward_length", 512);
+  w.u32("deepseek2.attention.head_count", H).u32("deepseek2.attention.head_count_kv", 1);
+  // MLA files: key/value_length are the latent's, *_mla the decompressed heads'.
+  w.u32("deepseek2.attention.key_length", kv_lora + rope);
+  w.u32("deepseek2.attention.value_length", kv_lora);
+  w.u32("deepseek2.attention.key_length_mla", nope + rope);
+  w.u32("deepseek2.attention.value_length_mla", hv);
+  w.u32("deepseek2.rope.dimension_count", rope).u32("deepseek2.attention.kv_lora_rank", kv_lora);
+  if (q_lora) w.u32("deepseek2.attention.q_lora_rank", q_r);
+  w.u32("deepseek2.expert_count", ne).u32("deepseek2.expert_used_count", 2);
+  w.u32("deepseek2.expert_shared_count", 1).u32("deepseek2.expert_feed_forward_length", ff);
+  w.u32("deepseek2.leading_dense_block_count", 1);
+  embeddings(f);
+  for (uint32_t il = 0; il < 3; ++il) {
+    f.l(il, "attn_norm.weight", {E});
+    if (q_lora) f.l(il, "attn_q_a_norm.weight", {q_r});
+    f.l(il, "attn_kv_a_norm.weight", {kv_lora});
+    if (q_lora) {
+      f.l(il, "attn_q_a.weight", {E, q_r});
+      f.l(il, "attn_q_b.weight", {q_r, H * (nope + rope)});
+    } else {
+      f.l(il, "attn_q.weight", {E, H * (nope + rope)});
+    }
+    f.l(il, "attn_kv_a_mqa.weight", {E, kv_lora + rope});
+    f.l(il, "attn_k_b.weight", {nope, kv_lora, H});
+    f.l(il, "attn_v_b.weight", {kv_lora, hv, H});
+    f.l(il, "attn_output.weight", {H * hv, E});
+    f.l(il, "ffn_norm.weight", {E});
+    if (il < 1) {
+      f.l(il, "ffn_gate.weight", {E, 512});
+      f.l(il, "ffn_down.weight", {512, E});
+      f.l(il, "ffn_up.weight", {E, 512});
+      continue;
+    }
+    f.l(il, "ffn_gate_inp.weight", {E, ne});
+    f.l(il, "exp_probs_b.bias", {ne});
+    f.l(il, "ffn_down_exps.weight", {ff, E, ne});
+    f.l(il, "ffn_gate_exps.weight", {E, ff, ne});
+    f.l(il, "ffn_up_exps.weight", {E, ff, ne});
+    f.l(il, "ffn_gate_shexp.weight", {E, ff});
+    f.l(il, "ffn_down_shexp.weight", {ff, E});
+    f.l(il, "ffn_up_shexp.weight", {E, ff});
+  }
+}
+
+const Case kCases[] = {
+    {"deepseek2", [](LlamaCppFile& f) { deepseek2(f, true); }},
+    {"deepseek2", [](LlamaCppFile& f) { deepseek2(f, false); }},
+    // OLMo 2 (src/models/olmo2.cpp): no pre-norms; q norm n_embd wide, k norm n_head_kv x head;
+    // post-attention and post-FFN norms. 4 heads of 64, 2 KV heads, 2 layers.
+    {"olmo2",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("olmo2.block_count", 2).u32("olmo2.embedding_length", E);
+       w.u32("olmo2.context_length", 4096).u32("olmo2.feed_forward_length", 512);
+       w.u32("olmo2.attention.head_count", 4).u32("olmo2.attention.head_count_kv", 2);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_q.weight", {E, E});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {E, E});
+         f.l(il, "attn_q_norm.weight", {E});
+         f.l(il, "attn_k_norm.weight", {128});
+         f.l(il, "post_attention_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_up.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "post_ffw_norm.weight", {E});
+       }
+     }},
+    // gpt-oss (src/models/openai-moe.cpp): post-attention norm, q/k/v of n_rot-wide heads with
+    // biases (create_tensor_qkv), output bias, one sink per head; router with bias, experts with
+    // biases, the experts MXFP4. 4 heads of 64, 2 KV heads, 4 experts of 64, SWA 128 on even
+    // layers (set_swa_pattern(2)), 2 layers.
+    {"gpt-oss",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("gpt-oss.block_count", 2).u32("gpt-oss.embedding_length", E);
+       w.u32("gpt-oss.context_length", 4096).u32("gpt-oss.feed_forward_length", 64);
+       w.u32("gpt-oss.attention.head_count", 4).u32("gpt-oss.attention.head_count_kv", 2);
+       w.u32("gpt-oss.attention.key_length", 64).u32("gpt-oss.attention.value_length", 64);
+       w.u32("gpt-oss.rope.dimension_count", 64).u32("gpt-oss.attention.sliding_window", 128);
+       w.u32("gpt-oss.expert_count", 4).u32("gpt-oss.expert_used_count", 2);
+       w.u32("gpt-oss.expert_feed_forward_length", 64);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "post_attention_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_q.bias", {256});
+         f.l(il, "attn_k.bias", {128});
+         f.l(il, "attn_v.bias", {128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_sinks.weight", {4});
+         f.l(il, "ffn_gate_inp.weight", {E, 4});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 4}, true);
+         f.l(il, "ffn_down_exps.weight", {64, E, 4}, true);
+         f.l(il, "ffn_up_exps.weight", {E, 64, 4}, true);
+         f.l(il, "attn_output.bias", {E});
+         f.l(il, "ffn_gate_inp.bias", {4});
+         f.l(il, "ffn_gate_exps.bias", {64, 4});
+         f.l(il, "ffn_down_exps.bias", {E, 4});
+         f.l(il, "ffn_up_exps.bias", {64, 4});
+       }
+     }},
+    // Qwen3.5 dense (src/models/qwen35.cpp): 3 gated delta-net layers then 1 full-attention
+    // layer (full_attention_interval 4). Delta-net: attn_qkv (2 x key_dim + value_dim), attn_gate,
+    // ssm_conv1d {d_conv, conv_dim}, ssm_dt bias, ssm_a, ssm_beta / ssm_alpha {n_embd, v heads},
+    // ssm_norm {head_v_dim}, ssm_out. Attention: q doubled for the output gate, q/k norms of one
+    // head. ssm: d_state 32 (head dims), 2 key heads (n_group), 4 value heads (dt_rank), inner 128,
+    // conv 4; attention 4 heads of 64, 1 KV head.
+    {"qwen35",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("qwen35.block_count", 4).u32("qwen35.embedding_length", E);
+       w.u32("qwen35.context_length", 4096).u32("qwen35.feed_forward_length", 512);
+       w.u32("qwen35.attention.head_count", 4).u32("qwen35.attention.head_count_kv", 1);
+       w.u32("qwen35.attention.key_length", 64).u32("qwen35.attention.value_length", 64);
+       w.u32("qwen35.full_attention_interval", 4);
+       w.u32("qwen35.ssm.conv_kernel", 4).u32("qwen35.ssm.state_size", 32);
+       w.u32("qwen35.ssm.group_count", 2).u32("qwen35.ssm.time_step_rank", 4);
+       w.u32("qwen35.ssm.inner_size", 128);
+       embeddings(f);
+       const uint64_t key_dim = 32 * 2, value_dim = 32 * 4, conv_dim = 2 * key_dim + value_dim;
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "post_attention_norm.weight", {E});
+         if (il % 4 == 3) {
+           f.l(il, "attn_q.weight", {E, 2 * 4 * 64});
+           f.l(il, "attn_k.weight", {E, 64});
+           f.l(il, "attn_v.weight", {E, 64});
+           f.l(il, "attn_output.weight", {4 * 64, E});
+           f.l(il, "attn_q_norm.weight", {64});
+           f.l(il, "attn_k_norm.weight", {64});
+         } else {
+           f.l(il, "attn_qkv.weight", {E, conv_dim});
+           f.l(il, "attn_gate.weight", {E, value_dim});
+           f.l(il, "ssm_conv1d.weight", {4, conv_dim});
+           f.l(il, "ssm_dt.bias", {4});
+           f.l(il, "ssm_a", {4});
+           f.l(il, "ssm_beta.weight", {E, 4});
+           f.l(il, "ssm_alpha.weight", {E, 4});
+           f.l(il, "ssm_norm.weight", {32});
+           f.l(il, "ssm_out.weight", {value_dim, E});
+         }
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
+    // Nemotron-H (src/models/nemotron-h.cpp): one attn_norm per block; Mamba2 blocks (KV heads 0):
+    // ssm_in {n_embd, 2 d_inner + 2 n_group d_state + heads}, ssm_conv1d and its bias, ssm_dt
+    // bias, ssm_a / ssm_d {1, heads}, the grouped ssm_norm {d_inner / n_group, n_group} (a 2-D
+    // "_norm.weight", F32), ssm_out; attention blocks (n_ff 0); MLP blocks up + down (relu^2).
+    // Pattern M - M * - M: d_inner 256 (8 heads of 32), d_state 16, 2 groups, conv 4.
+    {"nemotron_h",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("nemotron_h.block_count", 6).u32("nemotron_h.embedding_length", E);
+       w.u32("nemotron_h.context_length", 4096);
+       w.u32s("nemotron_h.feed_forward_length", {0, 512, 0, 0, 512, 0});
+       w.u32s("nemotron_h.attention.head_count", {4, 4, 4, 4, 4, 4});
+       w.u32s("nemotron_h.attention.head_count_kv", {0, 0, 0, 2, 0, 0});
+       w.u32("nemotron_h.attention.key_length", 64).u32("nemotron_h.attention.value_length", 64);
+       w.u32("nemotron_h.ssm.conv_kernel", 4).u32("nemotron_h.ssm.inner_size", 256);
+       w.u32("nemotron_h.ssm.state_size", 16).u32("nemotron_h.ssm.time_step_rank", 8);
+       w.u32("nemotron_h.ssm.group_count", 2);
+       embeddings(f);
+       const uint64_t d_inner = 256, conv = d_inner + 2 * 2 * 16, heads = 8;
+       const char* kind = "M-M*-M";
+       for (uint32_t il = 0; il < 6; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         if (kind[il] == 'M') {
+           f.l(il, "ssm_in.weight", {E, 2 * d_inner + 2 * 2 * 16 + heads});
+           f.l(il, "ssm_conv1d.weight", {4, conv});
+           f.l(il, "ssm_conv1d.bias", {conv});
+           f.l(il, "ssm_dt.bias", {heads});
+           f.l(il, "ssm_a", {1, heads});
+           f.l(il, "ssm_d", {1, heads});
+           f.l(il, "ssm_norm.weight", {d_inner / 2, 2});
+           f.l(il, "ssm_out.weight", {d_inner, E});
+         } else if (kind[il] == '*') {
+           f.l(il, "attn_q.weight", {E, 256});
+           f.l(il, "attn_k.weight", {E, 128});
+           f.l(il, "attn_v.weight", {E, 128});
+           f.l(il, "attn_output.weight", {256, E});
+         } else {
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+         }
+       }
+     }},
+    // LFM2 (src/models/lfm2.cpp): ffn_norm and a dense FFN in every layer, attn_norm; attention
+    // layers with q/k norms of one head; short-conv layers (KV heads 0): shortconv.conv
+    // {l_cache, n_embd}, in_proj {n_embd, 3 n_embd}, out_proj; the final norm is token_embd_norm
+    // (LLM_TENSOR_OUTPUT_NORM_LFM2), output tied. 4 heads of 64, 2 KV heads, l_cache 3.
+    {"lfm2",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("lfm2.block_count", 4).u32("lfm2.embedding_length", E);
+       w.u32("lfm2.context_length", 4096).u32("lfm2.feed_forward_length", 512);
+       w.u32("lfm2.attention.head_count", 4);
+       w.u32s("lfm2.attention.head_count_kv", {0, 0, 2, 0});
+       w.u32("lfm2.shortconv.l_cache", 3);
+       embeddings(f, false, "token_embd_norm");
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+         f.l(il, "attn_norm.weight", {E});
+         if (il == 2) {
+           f.l(il, "attn_q_norm.weight", {64});
+           f.l(il, "attn_k_norm.weight", {64});
+           f.l(il, "attn_q.weight", {E, E});
+           f.l(il, "attn_k.weight", {E, 128});
+           f.l(il, "attn_v.weight", {E, 128});
+           f.l(il, "attn_output.weight", {E, E});
+         } else {
+           f.l(il, "shortconv.conv.weight", {3, E});
+           f.l(il, "shortconv.in_proj.weight", {E, 3 * E});
+           f.l(il, "shortconv.out_proj.weight", {E, E});
+         }
+       }
+     }},
+};
+
+}  // namespace
+
+TEST_CASE("A GGUF with llama.cpp's tensor list of each new architecture: exact weights",
+          "[gguf][layers]") {
+  const std::string path = "/tmp/llmsize_gguf_tensor_list_test.gguf";
+  int i_case = 0;
+  for (const Case& c : kCases) {
+    INFO(c.arch << " case " << i_case++);
+    LlamaCppFile f;
+    f.w.str("general.architecture", c.arch).str("general.name", "test");
+    f.w.vocab(static_cast<uint32_t>(V));
+    c.write(f);
+    f.w.write(path);
+    const ModelFile mf = read_model_file(path);
+    std::remove(path.c_str());
+    REQUIRE(mf.spec);
+    CHECK(mf.arch_known);
+    CHECK(mf.weights.bytes == f.w.data_bytes());
+    // The spec read back lists llama.cpp's tensors, shape for shape, and types them as the file
+    // stores them: its computed f16 weights are the file's bytes, tensor by tensor.
+    const ModelSpec& g = *mf.spec;
+    const auto tensors = model_tensors(g);
+    const auto types = assign_tensor_types(g, tensors, *find_quant_preset("f16"));
+    std::map<std::string, uint64_t> computed;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const auto& t = tensors[i];
+      const std::string name = t.name();
+      computed[name] = tensor_bytes(types[i], t.ne[0], t.n_elements());
+      const auto it = f.shapes.find(name);
+      INFO(name);
+      REQUIRE(it != f.shapes.end());  // llmsize lists no tensor llama.cpp does not load
+      CHECK(std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims) == it->second);
+    }
+    for (const auto& [name, b] : f.bytes) {
+      INFO(name);
+      REQUIRE(computed.count(name));  // every tensor llama.cpp loads is listed
+      CHECK(computed[name] == b);
+    }
+    CHECK(compute_weights(g, *find_quant_preset("f16")).bytes == f.w.data_bytes());
+  }
+}
