@@ -450,6 +450,11 @@ BlockStyle style_of(Arch a) {
       s.post_attn_as_ffn_norm = true;
       s.exp_probs_b = true;
       break;
+    case Arch::seed_oss:
+      // src/models/seed-oss.cpp loads post_attention_norm and no ffn_norm (gguf-py constants.py
+      // MODEL_TENSORS[SEED_OSS] lists ATTN_POST_NORM, so post_attention_layernorm maps to it).
+      s.post_attn_as_ffn_norm = true;
+      break;
     case Arch::deepseek32:
     case Arch::glm_dsa:
       s.exp_probs_b = true;
@@ -496,7 +501,10 @@ void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const B
   if (k.attn == AttnKind::mla) {
     mla_projections(b, m, k.n_head, k.n_embd_head_k, k.n_embd_head_v);
     b.t2(R::attn_output, uint64_t{k.n_head} * k.n_embd_head_v, n_embd);
-    if (k.n_indexer_k && !mtp) {
+    // llama.cpp de3ff815 src/models/deepseek32.cpp loads the indexer in every block, the MTP
+    // block too (required); glm-dsa.cpp marks it TENSOR_NOT_REQUIRED everywhere, and llmsize
+    // lists GLM-5's MTP block without it, as before.
+    if (k.n_indexer_k && (!mtp || m.arch == Arch::deepseek32)) {
       // DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): its own query heads from the
       // compressed query, one shared key, a LayerNorm on the key and per-head weights.
       b.t2(R::indexer_attn_q_b, m.q_lora_rank, uint64_t{m.n_indexer_head} * k.n_indexer_k);

@@ -309,6 +309,447 @@ const Case kCases[] = {
          }
        }
      }},
+    // Llama 4 (src/models/llama4.cpp): every n_moe_layer_step-th layer MoE ((il + 1) % 2 == 0
+    // here) with a shared expert as wide as a routed one, the others a dense FFN of n_ff; 4 heads
+    // of 64, 2 KV heads, 4 experts of 128, dense 512; chunked 3 : 1 (hard-coded 8192, NoPE
+    // globals), 4 layers.
+    {"llama4",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("llama4.block_count", 4).u32("llama4.embedding_length", E);
+       w.u32("llama4.context_length", 4096).u32("llama4.feed_forward_length", 512);
+       w.u32("llama4.attention.head_count", 4).u32("llama4.attention.head_count_kv", 2);
+       w.u32("llama4.rope.dimension_count", 64);
+       w.u32("llama4.expert_count", 4).u32("llama4.expert_used_count", 1);
+       w.u32("llama4.expert_feed_forward_length", 128);
+       w.u32("llama4.interleave_moe_layer_step", 2);
+       embeddings(f);
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "ffn_norm.weight", {E});
+         if ((il + 1) % 2 == 0) {
+           f.l(il, "ffn_gate_inp.weight", {E, 4});
+           f.l(il, "ffn_gate_exps.weight", {E, 128, 4});
+           f.l(il, "ffn_down_exps.weight", {128, E, 4});
+           f.l(il, "ffn_up_exps.weight", {E, 128, 4});
+           f.l(il, "ffn_gate_shexp.weight", {E, 128});
+           f.l(il, "ffn_down_shexp.weight", {128, E});
+           f.l(il, "ffn_up_shexp.weight", {E, 128});
+         } else {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+         }
+       }
+     }},
+    // GLM-4.5 family (src/models/glm4-moe.cpp): q/k/v with biases, q/k norms of one head,
+    // post_attention_norm before the FFN (no ffn_norm); 1 leading dense layer, then router,
+    // exp_probs_b, experts and the shared expert; the MTP block (il = n_layer) is a whole MoE
+    // block plus nextn.eh_proj / enorm / hnorm / shared_head_norm. 4 heads of 64, 2 KV heads,
+    // 8 experts of 64, 3 layers + 1 MTP.
+    {"glm4moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("glm4moe.block_count", 4).u32("glm4moe.embedding_length", E);
+       w.u32("glm4moe.context_length", 4096).u32("glm4moe.feed_forward_length", 512);
+       w.u32("glm4moe.attention.head_count", 4).u32("glm4moe.attention.head_count_kv", 2);
+       w.u32("glm4moe.attention.key_length", 64).u32("glm4moe.attention.value_length", 64);
+       w.u32("glm4moe.expert_count", 8).u32("glm4moe.expert_used_count", 2);
+       w.u32("glm4moe.expert_shared_count", 1).u32("glm4moe.expert_feed_forward_length", 64);
+       w.u32("glm4moe.leading_dense_block_count", 1).u32("glm4moe.nextn_predict_layers", 1);
+       embeddings(f);
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_q.bias", {256});
+         f.l(il, "attn_k.bias", {128});
+         f.l(il, "attn_v.bias", {128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_q_norm.weight", {64});
+         f.l(il, "attn_k_norm.weight", {64});
+         f.l(il, "post_attention_norm.weight", {E});
+         if (il >= 1) {
+           f.l(il, "ffn_gate_inp.weight", {E, 8});
+           f.l(il, "exp_probs_b.bias", {8});
+           f.l(il, "ffn_gate_exps.weight", {E, 64, 8});
+           f.l(il, "ffn_down_exps.weight", {64, E, 8});
+           f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+           f.l(il, "ffn_gate_shexp.weight", {E, 64});
+           f.l(il, "ffn_down_shexp.weight", {64, E});
+           f.l(il, "ffn_up_shexp.weight", {E, 64});
+         } else {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+         }
+         if (il == 3) {
+           f.l(il, "nextn.eh_proj.weight", {2 * E, E});
+           f.l(il, "nextn.enorm.weight", {E});
+           f.l(il, "nextn.hnorm.weight", {E});
+           f.l(il, "nextn.shared_head_norm.weight", {E});
+         }
+       }
+     }},
+    // MiniMax-M2 (src/models/minimax-m2.cpp): q norm over all heads {n_head x hk}, k norm over
+    // n_embd_k_gqa; experts as wide as feed_forward_length; exp_probs_b; no shared expert.
+    // 4 heads of 64, 2 KV heads, 8 experts of 64, 2 layers.
+    {"minimax-m2",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("minimax-m2.block_count", 2).u32("minimax-m2.embedding_length", E);
+       w.u32("minimax-m2.context_length", 4096).u32("minimax-m2.feed_forward_length", 64);
+       w.u32("minimax-m2.attention.head_count", 4).u32("minimax-m2.attention.head_count_kv", 2);
+       w.u32("minimax-m2.attention.key_length", 64).u32("minimax-m2.attention.value_length", 64);
+       w.u32("minimax-m2.expert_count", 8).u32("minimax-m2.expert_used_count", 2);
+       w.u32("minimax-m2.expert_feed_forward_length", 64);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q_norm.weight", {256});
+         f.l(il, "attn_k_norm.weight", {128});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate_inp.weight", {E, 8});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 8});
+         f.l(il, "ffn_down_exps.weight", {64, E, 8});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+         f.l(il, "exp_probs_b.bias", {8});
+       }
+     }},
+    // Command R7B / Command A (src/models/cohere2.cpp): one attn_norm feeding attention and FFN
+    // in parallel, output tied to token_embd; SWA 3 : 1 with a window. 4 heads of 64, 2 KV heads,
+    // 4 layers.
+    {"cohere2",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("cohere2.block_count", 4).u32("cohere2.embedding_length", E);
+       w.u32("cohere2.context_length", 4096).u32("cohere2.feed_forward_length", 512);
+       w.u32("cohere2.attention.head_count", 4).u32("cohere2.attention.head_count_kv", 2);
+       w.u32("cohere2.attention.sliding_window", 64);
+       embeddings(f, false);
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, E});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {E, E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
+    // SmolLM3 (src/models/smollm3.cpp): Llama blocks (NoPE every 4th layer changes no tensor).
+    {"smollm3",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("smollm3.block_count", 4).u32("smollm3.embedding_length", E);
+       w.u32("smollm3.context_length", 4096).u32("smollm3.feed_forward_length", 512);
+       w.u32("smollm3.attention.head_count", 4).u32("smollm3.attention.head_count_kv", 2);
+       embeddings(f, false);
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, E});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {E, E});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
+    // Seed-OSS (src/models/seed-oss.cpp): q/k/v biases, post_attention_norm before the FFN (no
+    // ffn_norm). 4 heads of 128 (wider than n_embd / n_head), 2 KV heads, 2 layers.
+    {"seed_oss",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("seed_oss.block_count", 2).u32("seed_oss.embedding_length", E);
+       w.u32("seed_oss.context_length", 4096).u32("seed_oss.feed_forward_length", 512);
+       w.u32("seed_oss.attention.head_count", 4).u32("seed_oss.attention.head_count_kv", 2);
+       w.u32("seed_oss.attention.key_length", 128).u32("seed_oss.attention.value_length", 128);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_q.weight", {E, 512});
+         f.l(il, "attn_k.weight", {E, 256});
+         f.l(il, "attn_v.weight", {E, 256});
+         f.l(il, "attn_q.bias", {512});
+         f.l(il, "attn_k.bias", {256});
+         f.l(il, "attn_v.bias", {256});
+         f.l(il, "attn_output.weight", {512, E});
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "post_attention_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_up.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+       }
+     }},
+    // Ministral 3 / Mistral Large 3 text (src/models/mistral3.cpp): Llama blocks, head_dim given.
+    {"mistral3",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("mistral3.block_count", 2).u32("mistral3.embedding_length", E);
+       w.u32("mistral3.context_length", 4096).u32("mistral3.feed_forward_length", 512);
+       w.u32("mistral3.attention.head_count", 4).u32("mistral3.attention.head_count_kv", 2);
+       w.u32("mistral3.attention.key_length", 128).u32("mistral3.attention.value_length", 128);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 512});
+         f.l(il, "attn_k.weight", {E, 256});
+         f.l(il, "attn_v.weight", {E, 256});
+         f.l(il, "attn_output.weight", {512, E});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
+    // Granite-4.0-H (src/models/granite-hybrid.cpp): attn_norm and ffn_norm in every block;
+    // Mamba2 blocks (KV heads 0) as Nemotron-H's with d_inner = 2 n_embd; attention blocks; MoE
+    // FFN of feed_forward_length-wide experts and a shared expert. 4 heads of 64, 2 KV heads;
+    // Mamba2 8 heads x 64, d_state 16, 1 group, conv 4; 4 experts of 64, shared 128; 4 layers,
+    // attention at 2.
+    {"granitehybrid",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("granitehybrid.block_count", 4).u32("granitehybrid.embedding_length", E);
+       w.u32("granitehybrid.context_length", 4096).u32("granitehybrid.feed_forward_length", 64);
+       w.u32("granitehybrid.attention.head_count", 4);
+       w.u32s("granitehybrid.attention.head_count_kv", {0, 0, 2, 0});
+       w.u32("granitehybrid.expert_count", 4).u32("granitehybrid.expert_used_count", 2);
+       w.u32("granitehybrid.expert_shared_feed_forward_length", 128);
+       w.u32("granitehybrid.ssm.conv_kernel", 4).u32("granitehybrid.ssm.inner_size", 2 * E);
+       w.u32("granitehybrid.ssm.state_size", 16).u32("granitehybrid.ssm.time_step_rank", 8);
+       w.u32("granitehybrid.ssm.group_count", 1);
+       embeddings(f);
+       const uint64_t d_inner = 2 * E, conv = d_inner + 2 * 16, heads = 8;
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         if (il != 2) {
+           f.l(il, "ssm_in.weight", {E, 2 * d_inner + 2 * 16 + heads});
+           f.l(il, "ssm_conv1d.weight", {4, conv});
+           f.l(il, "ssm_conv1d.bias", {conv});
+           f.l(il, "ssm_dt.bias", {heads});
+           f.l(il, "ssm_a", {1, heads});
+           f.l(il, "ssm_d", {1, heads});
+           f.l(il, "ssm_norm.weight", {d_inner, 1});
+           f.l(il, "ssm_out.weight", {d_inner, E});
+         } else {
+           f.l(il, "attn_q.weight", {E, E});
+           f.l(il, "attn_k.weight", {E, 128});
+           f.l(il, "attn_v.weight", {E, 128});
+           f.l(il, "attn_output.weight", {E, E});
+         }
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate_inp.weight", {E, 4});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_down_exps.weight", {64, E, 4});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_gate_shexp.weight", {E, 128});
+         f.l(il, "ffn_up_shexp.weight", {E, 128});
+         f.l(il, "ffn_down_shexp.weight", {128, E});
+       }
+     }},
+    // ERNIE-4.5-MoE (src/models/ernie4-5.cpp, arch ernie4_5-moe): 1 leading dense layer, then the
+    // router, exp_probs_b, experts of 64 and shared experts 128 wide. 4 heads of 64, 2 KV heads,
+    // 8 experts, 3 layers.
+    {"ernie4_5-moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("ernie4_5-moe.block_count", 3).u32("ernie4_5-moe.embedding_length", E);
+       w.u32("ernie4_5-moe.context_length", 4096).u32("ernie4_5-moe.feed_forward_length", 512);
+       w.u32("ernie4_5-moe.attention.head_count", 4);
+       w.u32("ernie4_5-moe.attention.head_count_kv", 2);
+       w.u32("ernie4_5-moe.expert_count", 8).u32("ernie4_5-moe.expert_used_count", 2);
+       w.u32("ernie4_5-moe.expert_feed_forward_length", 64);
+       w.u32("ernie4_5-moe.expert_shared_feed_forward_length", 128);
+       w.u32("ernie4_5-moe.leading_dense_block_count", 1);
+       embeddings(f);
+       for (uint32_t il = 0; il < 3; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, E});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {E, E});
+         f.l(il, "ffn_norm.weight", {E});
+         if (il == 0) {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+           continue;
+         }
+         f.l(il, "ffn_gate_inp.weight", {E, 8});
+         f.l(il, "exp_probs_b.bias", {8});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 8});
+         f.l(il, "ffn_down_exps.weight", {64, E, 8});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+         f.l(il, "ffn_gate_shexp.weight", {E, 128});
+         f.l(il, "ffn_down_shexp.weight", {128, E});
+         f.l(il, "ffn_up_shexp.weight", {E, 128});
+       }
+     }},
+    // Hunyuan-A13B (src/models/hunyuan-moe.cpp): q/k norms of one head, experts as wide as
+    // feed_forward_length, one shared expert (n_ff_shexp). 4 heads of 64, 2 KV heads, 8 experts
+    // of 64, shared 128, 2 layers.
+    {"hunyuan-moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("hunyuan-moe.block_count", 2).u32("hunyuan-moe.embedding_length", E);
+       w.u32("hunyuan-moe.context_length", 4096).u32("hunyuan-moe.feed_forward_length", 64);
+       w.u32("hunyuan-moe.attention.head_count", 4).u32("hunyuan-moe.attention.head_count_kv", 2);
+       w.u32("hunyuan-moe.attention.key_length", 64).u32("hunyuan-moe.attention.value_length", 64);
+       w.u32("hunyuan-moe.expert_count", 8).u32("hunyuan-moe.expert_used_count", 2);
+       w.u32("hunyuan-moe.expert_shared_feed_forward_length", 128);
+       embeddings(f);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_k_norm.weight", {64});
+         f.l(il, "attn_q_norm.weight", {64});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate_inp.weight", {E, 8});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 8});
+         f.l(il, "ffn_down_exps.weight", {64, E, 8});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+         f.l(il, "ffn_gate_shexp.weight", {E, 128});
+         f.l(il, "ffn_up_shexp.weight", {E, 128});
+         f.l(il, "ffn_down_shexp.weight", {128, E});
+       }
+     }},
+    // DeepSeek-V3.2 (src/models/deepseek32.cpp): deepseek2's MLA blocks (q through q_a / q_b)
+    // plus the DSA indexer in every block, the MTP block too: indexer.k_norm with its bias,
+    // indexer.proj {n_embd, indexer heads} (F32 in an f16 file, conversion/base.py),
+    // indexer.attn_k {n_embd, key}, indexer.attn_q_b {q_lora, heads x key}. 4 heads, kv_lora 64,
+    // rope 16, nope 32, v 32, q_lora 96; indexer 4 heads of 32; 8 experts of 64, one shared;
+    // 1 dense + 2 MoE layers + 1 MTP block.
+    {"deepseek32",
+     [](LlamaCppFile& f) {
+       const uint64_t H = 4, kv_lora = 64, rope = 16, nope = 32, hv = 32, q_r = 96, ne = 8, ff = 64,
+                      ixh = 4, ixk = 32;
+       GgufWriter& w = f.w;
+       w.u32("deepseek32.block_count", 4).u32("deepseek32.embedding_length", E);
+       w.u32("deepseek32.context_length", 4096).u32("deepseek32.feed_forward_length", 512);
+       w.u32("deepseek32.attention.head_count", H).u32("deepseek32.attention.head_count_kv", 1);
+       w.u32("deepseek32.attention.key_length", kv_lora + rope);
+       w.u32("deepseek32.attention.value_length", kv_lora);
+       w.u32("deepseek32.attention.key_length_mla", nope + rope);
+       w.u32("deepseek32.attention.value_length_mla", hv);
+       w.u32("deepseek32.rope.dimension_count", rope);
+       w.u32("deepseek32.attention.kv_lora_rank", kv_lora);
+       w.u32("deepseek32.attention.q_lora_rank", q_r);
+       w.u32("deepseek32.attention.indexer.head_count", ixh);
+       w.u32("deepseek32.attention.indexer.key_length", ixk);
+       w.u32("deepseek32.expert_count", ne).u32("deepseek32.expert_used_count", 2);
+       w.u32("deepseek32.expert_shared_count", 1).u32("deepseek32.expert_feed_forward_length", ff);
+       w.u32("deepseek32.leading_dense_block_count", 1).u32("deepseek32.nextn_predict_layers", 1);
+       embeddings(f);
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q_a_norm.weight", {q_r});
+         f.l(il, "attn_kv_a_norm.weight", {kv_lora});
+         f.l(il, "attn_q_a.weight", {E, q_r});
+         f.l(il, "attn_q_b.weight", {q_r, H * (nope + rope)});
+         f.l(il, "attn_kv_a_mqa.weight", {E, kv_lora + rope});
+         f.l(il, "attn_k_b.weight", {nope, kv_lora, H});
+         f.l(il, "attn_v_b.weight", {kv_lora, hv, H});
+         f.l(il, "attn_output.weight", {H * hv, E});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "indexer.k_norm.weight", {ixk});
+         f.l(il, "indexer.k_norm.bias", {ixk});
+         f.l(il, "indexer.proj.weight", {E, ixh});
+         f.l(il, "indexer.attn_k.weight", {E, ixk});
+         f.l(il, "indexer.attn_q_b.weight", {q_r, ixh * ixk});
+         if (il < 1) {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+         } else {
+           f.l(il, "ffn_gate_inp.weight", {E, ne});
+           f.l(il, "exp_probs_b.bias", {ne});
+           f.l(il, "ffn_gate_exps.weight", {E, ff, ne});
+           f.l(il, "ffn_down_exps.weight", {ff, E, ne});
+           f.l(il, "ffn_up_exps.weight", {E, ff, ne});
+           f.l(il, "ffn_gate_shexp.weight", {E, ff});
+           f.l(il, "ffn_down_shexp.weight", {ff, E});
+           f.l(il, "ffn_up_shexp.weight", {E, ff});
+         }
+         if (il == 3) {
+           f.l(il, "nextn.eh_proj.weight", {2 * E, E});
+           f.l(il, "nextn.enorm.weight", {E});
+           f.l(il, "nextn.hnorm.weight", {E});
+           f.l(il, "nextn.shared_head_norm.weight", {E});
+         }
+       }
+     }},
+    // Qwen3.5-MoE (src/models/qwen35moe.cpp): qwen35's delta-net / gated attention blocks with a
+    // MoE FFN (router, experts, the shared expert and its sigmoid gate ffn_gate_inp_shexp
+    // {n_embd}); the MTP block is a full-attention MoE block plus nextn.eh_proj / enorm / hnorm /
+    // shared_head_norm. ssm as the qwen35 case; 4 experts of 64, shared 128; 4 layers + 1 MTP.
+    {"qwen35moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("qwen35moe.block_count", 5).u32("qwen35moe.embedding_length", E);
+       w.u32("qwen35moe.context_length", 4096).u32("qwen35moe.nextn_predict_layers", 1);
+       w.u32("qwen35moe.attention.head_count", 4).u32("qwen35moe.attention.head_count_kv", 1);
+       w.u32("qwen35moe.attention.key_length", 64).u32("qwen35moe.attention.value_length", 64);
+       w.u32("qwen35moe.full_attention_interval", 4);
+       w.u32("qwen35moe.expert_count", 4).u32("qwen35moe.expert_used_count", 2);
+       w.u32("qwen35moe.expert_feed_forward_length", 64);
+       w.u32("qwen35moe.expert_shared_feed_forward_length", 128);
+       w.u32("qwen35moe.ssm.conv_kernel", 4).u32("qwen35moe.ssm.state_size", 32);
+       w.u32("qwen35moe.ssm.group_count", 2).u32("qwen35moe.ssm.time_step_rank", 4);
+       w.u32("qwen35moe.ssm.inner_size", 128);
+       embeddings(f);
+       const uint64_t key_dim = 32 * 2, value_dim = 32 * 4, conv_dim = 2 * key_dim + value_dim;
+       for (uint32_t il = 0; il < 5; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "post_attention_norm.weight", {E});
+         if (il % 4 == 3 || il == 4) {
+           f.l(il, "attn_q.weight", {E, 2 * 4 * 64});
+           f.l(il, "attn_k.weight", {E, 64});
+           f.l(il, "attn_v.weight", {E, 64});
+           f.l(il, "attn_output.weight", {4 * 64, E});
+           f.l(il, "attn_q_norm.weight", {64});
+           f.l(il, "attn_k_norm.weight", {64});
+         } else {
+           f.l(il, "attn_qkv.weight", {E, conv_dim});
+           f.l(il, "attn_gate.weight", {E, value_dim});
+           f.l(il, "ssm_conv1d.weight", {4, conv_dim});
+           f.l(il, "ssm_dt.bias", {4});
+           f.l(il, "ssm_a", {4});
+           f.l(il, "ssm_beta.weight", {E, 4});
+           f.l(il, "ssm_alpha.weight", {E, 4});
+           f.l(il, "ssm_norm.weight", {32});
+           f.l(il, "ssm_out.weight", {value_dim, E});
+         }
+         f.l(il, "ffn_gate_inp.weight", {E, 4});
+         f.l(il, "ffn_down_exps.weight", {64, E, 4});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_gate_inp_shexp.weight", {E});
+         f.l(il, "ffn_gate_shexp.weight", {E, 128});
+         f.l(il, "ffn_up_shexp.weight", {E, 128});
+         f.l(il, "ffn_down_shexp.weight", {128, E});
+         if (il == 4) {
+           f.l(il, "nextn.eh_proj.weight", {2 * E, E});
+           f.l(il, "nextn.enorm.weight", {E});
+           f.l(il, "nextn.hnorm.weight", {E});
+           f.l(il, "nextn.shared_head_norm.weight", {E});
+         }
+       }
+     }},
 };
 
 }  // namespace
