@@ -1,5 +1,6 @@
 #include "llmsize/bom.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -56,6 +57,8 @@ const char* to_string(BomReason r) {
       return "rack_power";
     case BomReason::unit_link:
       return "unit_link";
+    case BomReason::stage_link:
+      return "stage_link";
   }
   return "?";
 }
@@ -160,9 +163,10 @@ void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bo
 }
 
 // A network switch where the machines cannot be cabled to each other directly: the GPU fabric of
-// servers across nodes (one port per fabric NIC, as the HGX/DGX reference designs wire it),
-// unified units beyond what their maker links without one (DGX Spark: two, cabled together), and
-// desktops or towers beyond two (two are cabled NIC to NIC). Unpriced: one switch or a
+// baseboard servers across nodes (one port per fabric NIC, as the HGX/DGX reference designs wire
+// it), unified units beyond what their maker links without one (DGX Spark: two, cabled together),
+// and the stage links of PCIe servers, desktops or towers beyond two machines (two are cabled NIC
+// to NIC; a pipeline of three or more needs one port per machine). Unpriced: one switch or a
 // leaf/spine fabric of them, by the ports.
 void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector<BomLine>& v) {
   if (nodes < 2) return;
@@ -179,21 +183,40 @@ void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector
       const bool fabric = n.reason == HostReason::nic_per_gpu;
       const bool pair_link =
           n.reason == HostReason::nic_storage_frontend && p.platform_class != PlatformClass::server;
-      if (fabric || (pair_link && nodes > 2)) {
-        ports += n.count * n.ports * nodes;
+      const bool stage =
+          n.reason == HostReason::nic_stage_link || n.reason == HostReason::nic_stage_and_frontend;
+      if (fabric || ((pair_link || stage) && nodes > 2)) {
+        // A shared dual-port card puts one port on the stage switch, the other on the site's.
+        ports += n.count * (stage ? 1 : n.ports) * nodes;
         gbit = n.gbit_per_s;
-        why = fabric ? BomReason::gpu_fabric : BomReason::storage_frontend;
+        why = fabric  ? BomReason::gpu_fabric
+              : stage ? BomReason::stage_link
+                      : BomReason::storage_frontend;
       }
+    }
+    // Machines whose GPUs leave no slot run the pipeline over the boards' own Ethernet
+    // (host_model.cpp, nic_onboard): beyond two they need a switch port each all the same.
+    const bool onboard = std::find(in.host.reasons.begin(), in.host.reasons.end(),
+                                   HostReason::nic_onboard) != in.host.reasons.end();
+    if (ports == 0 && onboard && nodes > 2) {
+      ports = nodes;
+      why = BomReason::stage_link;
     }
     if (ports == 0) return;
   }
   v.push_back({BomComponent::network_switch,
-               words ? "switch-" + std::to_string(gbit) + "g-" + std::to_string(ports) + "-ports"
+               words ? "switch-" + (gbit ? std::to_string(gbit) + "g-" : std::string("ethernet-")) +
+                           std::to_string(ports) + "-ports"
                      : std::string(),
                words ? Spec{{"ports", std::to_string(ports)},
-                            {"gbit_per_s", gbit ? std::to_string(gbit) : std::string("unknown")},
+                            {"gbit_per_s", gbit                           ? std::to_string(gbit)
+                                           : why == BomReason::stage_link ? "the boards' onboard"
+                                                                          : "unknown"},
                             {"why", p.platform_class == PlatformClass::unified
                                         ? "more units than the maker links without a switch"
+                                    : why == BomReason::stage_link
+                                        ? "a pipeline of more than two machines: one port per "
+                                          "machine's stage link"
                                         : "the machines' NICs cannot all be cabled to each other"}}
                      : Spec(),
                1, 0, "", why, false});
@@ -210,20 +233,34 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
     if (n.reason == HostReason::nic_per_gpu) fabric_per_node += n.count;
   const uint32_t spare_400g =
       p.nics_400g_shipped > fabric_per_node ? p.nics_400g_shipped - fabric_per_node : 0;
+  // A PCIe server's cards against the x16 slots its GPUs leave (host_model.cpp free_nic_slots).
+  const NicSlots& slots = in.host.nic_slots;
+  const bool pcie_server =
+      p.platform_class == PlatformClass::server && p.gpu_mount == GpuMount::pcie;
   for (const auto& n : in.host.nics) {
     const bool fabric = n.reason == HostReason::nic_per_gpu;
+    const bool stage =
+        n.reason == HostReason::nic_stage_link || n.reason == HostReason::nic_stage_and_frontend;
     const bool shipped =
         fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped + spare_400g >= n.count;
+    Spec spec;
+    if (words) {
+      spec = {{"gbit_per_s", std::to_string(n.gbit_per_s)},
+              {"ports", std::to_string(n.ports)},
+              {"why", to_string(n.reason)}};
+      if (pcie_server)
+        spec.emplace_back("x16_slots_free", slots.known ? std::to_string(slots.free)
+                                                        : std::string("not published, unchecked"));
+    }
     v.push_back({BomComponent::nic,
                  words
                      ? "nic-" + std::to_string(n.gbit_per_s) + "g-" + std::to_string(n.ports) + "p"
                      : std::string(),
-                 words ? Spec{{"gbit_per_s", std::to_string(n.gbit_per_s)},
-                              {"ports", std::to_string(n.ports)},
-                              {"why", to_string(n.reason)}}
-                       : Spec(),
-                 n.count * nodes, 0, "",
-                 fabric ? BomReason::gpu_fabric : BomReason::storage_frontend, shipped});
+                 std::move(spec), n.count * nodes, 0, "",
+                 fabric  ? BomReason::gpu_fabric
+                 : stage ? BomReason::stage_link
+                         : BomReason::storage_frontend,
+                 shipped});
   }
   // A chassis whose PSUs the catalog lacks: the line says what is unpublished instead of a "0 W"
   // part; without a published count it is the machine's set as shipped, one per machine.
@@ -326,13 +363,15 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
       }
   add_switch_line(in, nodes, words, v);
   if (in.racks.pdus)
-    v.push_back({BomComponent::pdu, words ? "pdu-3ph-400v-32a" : "",
-                 words ? Spec{{"volts", "400"},
-                              {"phases", "3"},
-                              {"breaker_a", "32"},
-                              {"racks", std::to_string(in.racks.racks)}}
-                       : Spec(),
-                 in.racks.pdus, 0, "", BomReason::rack_power, false});
+    v.push_back(
+        {BomComponent::pdu,
+         words ? "pdu-3ph-" + num(in.racks.pdu_volts) + "v-" + num(in.racks.pdu_amps) + "a" : "",
+         words ? Spec{{"volts", num(in.racks.pdu_volts)},
+                      {"phases", "3"},
+                      {"breaker_a", num(in.racks.pdu_amps)},
+                      {"racks", std::to_string(in.racks.racks)}}
+               : Spec(),
+         in.racks.pdus, 0, "", BomReason::rack_power, false});
   return v;
 }
 

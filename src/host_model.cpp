@@ -30,6 +30,10 @@ const char* to_string(HostReason r) {
       return "unit_link";
     case HostReason::nic_onboard:
       return "nic_onboard";
+    case HostReason::nic_stage_link:
+      return "nic_stage_link";
+    case HostReason::nic_stage_and_frontend:
+      return "nic_stage_and_frontend";
   }
   return "?";
 }
@@ -128,16 +132,33 @@ void size_ram(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSiz
   }
 }
 
-// NICs: across nodes, one 400 Gb/s NIC per GPU for tensor/pipeline traffic (the HGX/DGX
-// reference design: 8 ConnectX-7 for 8 GPUs) and a dual-port storage/front-end NIC; a single
-// networked server gets the front-end NIC. Desktops and workstations across nodes: one 100 Gb/s
-// NIC each (a pipeline split passes only activations) where a slot is left beside the GPUs; where
-// the GPUs take every slot width (two 3-slot cards on an ATX board) there is nowhere to put one,
-// and the board's own Ethernet carries the activations (a few KB per token). Unified computers
-// use what they have.
+// The x16 slots a PCIe server leaves for network cards with `gpus` cards in it: the catalog's
+// nic_slots (besides the GPU positions) plus the positions left empty, each an x16 slot.
+NicSlots free_nic_slots(const PlatformModel& p, uint32_t gpus) {
+  NicSlots s;
+  const uint32_t empty = p.max_gpus() > gpus ? p.max_gpus() - gpus : 0;
+  s.known = p.nic_slots_published || empty > 0;
+  s.free = p.nic_slots + empty;
+  return s;
+}
+
+// NICs, by what crosses between the machines:
+// - HGX/OAM baseboard servers across nodes: one 400 Gb/s NIC per GPU (the HGX/DGX reference
+//   design, a ConnectX-7 per GPU: the baseboards' fabric for tensor/expert traffic between them)
+//   and a dual-port storage/front-end NIC.
+// - PCIe servers across nodes: the GPU plan splits them by layers (a pipeline), and only the
+//   activations of a stage boundary cross between machines (n_embd x 2 bytes per token: 14 KB for
+//   a 7168-wide model), so one 200 Gb/s NIC per machine carries them, plus the storage/front-end
+//   NIC; never more cards than the x16 slots left beside the GPUs (free_nic_slots): one slot
+//   takes one dual-port card for both, none leaves the board's own network to the stage link.
+// - A networked single server: the front-end NIC.
+// - Desktops and workstations across nodes: one 100 Gb/s NIC each where a slot width is left
+//   beside the GPUs; where the GPUs take every width (two 3-slot cards on an ATX board) the
+//   board's own Ethernet carries the activations (a few KB per token).
+// - Unified computers use what they have.
 void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
   const bool multi = n.nodes > 1;
-  if (p.platform_class == PlatformClass::server) {
+  if (p.platform_class == PlatformClass::server && p.gpu_mount != GpuMount::pcie) {
     if (multi) {
       h.nics.push_back({gpus, 400, 1, HostReason::nic_per_gpu});
       h.reasons.push_back(HostReason::nic_per_gpu);
@@ -146,6 +167,27 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
       h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
       h.reasons.push_back(HostReason::nic_storage_frontend);
     }
+  } else if (p.platform_class == PlatformClass::server) {
+    if (!multi && !n.networked) return;
+    NicSlots& s = h.nic_slots;
+    s = free_nic_slots(p, gpus);
+    const uint32_t want = multi ? 2 : 1;
+    const uint32_t cards = s.known ? std::min(want, s.free) : want;
+    if (multi && cards >= 2) {
+      h.nics.push_back({1, 200, 1, HostReason::nic_stage_link});
+      h.reasons.push_back(HostReason::nic_stage_link);
+      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
+      h.reasons.push_back(HostReason::nic_storage_frontend);
+    } else if (multi && cards == 1) {
+      h.nics.push_back({1, 200, 2, HostReason::nic_stage_and_frontend});
+      h.reasons.push_back(HostReason::nic_stage_and_frontend);
+    } else if (cards == 1) {
+      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
+      h.reasons.push_back(HostReason::nic_storage_frontend);
+    } else {
+      h.reasons.push_back(HostReason::nic_onboard);
+    }
+    s.used = cards;
   } else if (p.platform_class == PlatformClass::unified && multi) {
     // Separate units: each links to the next over the port its maker provides (DGX Spark's
     // ConnectX-7, a Mac's Thunderbolt 5); built in, nothing to buy for two units.
@@ -164,8 +206,10 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
   }
 }
 
-// Storage: two OS drives in RAID 1 (servers, workstations; one on a desktop), data drives for
-// the model set, datasets and checkpoints with room to download a second copy (x 2), mirrored.
+// Storage: servers two enterprise OS drives in RAID 1 and mirrored enterprise data drives;
+// desktops and workstations the client M.2 drives they ship (one OS drive, data drives of client
+// sizes, as the power model counts them). Data drives hold the model set, datasets and
+// checkpoints with room to download a second copy (x 2).
 void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   StorageSizing& s = h.storage;
   const uint64_t models = n.model_set_bytes ? n.model_set_bytes : n.weights_bytes;
@@ -174,7 +218,7 @@ void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   if (p.platform_class == PlatformClass::unified) {
     s.os_drives = 1;
     s.os_drive_bytes = 0;  // built in
-  } else if (is_server_class(p)) {
+  } else if (p.platform_class == PlatformClass::server) {
     s.os_drives = 2;
     s.os_drive_bytes = 192 * kGB * 10;  // 1.92 TB (DGX H100/B200 OS drives)
     h.reasons.push_back(HostReason::storage_os_mirror);
@@ -222,6 +266,7 @@ HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
   const StorageSizing& s = h.storage;
   h.load.gpus = gpus;
   h.load.dimms = r.dimms;
+  h.load.dimm_gib = r.dimm_gib;
   h.load.nvme_drives = p.platform_class == PlatformClass::unified ? 0 : s.os_drives + s.data_drives;
   for (const auto& nic : h.nics) {
     if (nic.reason == HostReason::nic_per_gpu)

@@ -178,10 +178,6 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     memo.gpus(m, e, c, *gpu, c.n_gpus, *p.gpu);
   GpuPlan& g = *p.gpu;
   g.count_requested = req.gpus_requested;
-  // The serving engine's own search found the fewest GPUs it deploys on: those are needed.
-  if (p.serving && !req.gpus_requested && p.serving->estimate.fits &&
-      p.serving->deployment.gpus() == g.count)
-    g.count_needed = g.count;
   if (p.capacity_split) {
     // Each replica holds its own users' KV caches: check memory per replica.
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
@@ -229,6 +225,14 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
                       requested, margin);
   p.fit->engine_margin = margin;
   p.fit->margin_source = em.source;
+  if (engine_rule) {
+    // Held with the requested headroom, as a layer split's fits, and what each GPU then holds;
+    // the engine's own search found the fewest GPUs it deploys on: those are needed when they
+    // keep the rule.
+    g.fits = p.fit->fit == Fit::fits;
+    g.per_gpu_bytes = fraction_of(need, 1 + requested);
+    if (!req.gpus_requested && g.fits) g.count_needed = g.count;
+  }
   if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
   if (!g.fits && p.fit->fit == Fit::tight) {
     // Held without the headroom: nothing spills to RAM; the reader is told how tight.
@@ -360,6 +364,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   ci.loader = default_loader(p.config.engine);
   ci.rocm = g.gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
+  sr.mains_v = req.power.mains_v;
   p.system = memo.system(sr);
   // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
   p.psu_redundancy =
@@ -814,6 +819,7 @@ struct Planner::Impl final : Memo {
     add(c.rocm), add(c.cuda_graphs), add(c.torch_compile), add(c.compile_cached);
     add(c.page_cached), add(c.network_gbit_per_s), add(c.pcie_gb_per_s);
     add(r.rack_budget_kw);
+    add(r.mains_v);
     k.resize(static_cast<size_t>(o - k.data()));
     return choice_part;
   }

@@ -8,12 +8,23 @@ namespace {
 
 // Per-component maxima, watts, DC side. Approximations from vendor datasheets (docs/formulas.md
 // "Maximum system power" lists each): DDR5 UDIMM ~5 W and RDIMM (64 GB, 2Rx4) ~10 W at full
-// bandwidth (Micron DDR5 power calculator range 3-12 W); client M.2 NVMe ~8 W (Samsung 990 PRO
-// active read), enterprise U.2/E3.S NVMe 25 W (Micron 9400 / Samsung PM1743 maximum power class);
-// ConnectX-7 class 400 Gb/s NIC ~25 W, dual-port 100-200 GbE NIC ~25 W, BlueField-3 DPU 150 W
-// (its product brief's maximum).
+// bandwidth (Micron DDR5 power calculator range 3-12 W); enterprise U.2/E3.S NVMe 25 W (Micron
+// 9400 / Samsung PM1743 maximum power class); ConnectX-7 class 400 Gb/s NIC ~25 W, dual-port
+// 100-200 GbE NIC ~25 W, BlueField-3 DPU 150 W (its product brief's maximum).
 constexpr double kUdimmW = 5;
 constexpr double kRdimmW = 10;
+// RDIMMs below 64 GB are x8 organisations: 10 x8 dies per rank (Kingston, "32Gbit DDR5 DRAM
+// modules": a 32 GB RDIMM is 10 x8 dies in one rank; 16 GB and 48 GB likewise x8), half the 20 x4
+// dies of a 64 GB 2Rx4's rank, and one rank per channel is active at a time (Virtium,
+// rampedia.com "Memory Power Consumption"). With ~2 W of RCD and PMIC losses and ~8 W of DRAM in
+// the 64 GB figure: 2 + 8 x 10 / 20 = 6 W. Approximation.
+constexpr double kSmallRdimmW = 6;
+// Client M.2 NVMe, the drives desktops and workstations ship: ~8 W, the top of the sustained
+// maxima client drives declare in their NVMe power state 0 (smartctl's power-state tables:
+// Sabrent Rocket 4 Plus 8.80 W, Samsung PM981 7.02 W, SK hynix Gold P31 6.30 W,
+// https://gist.github.com/prometheanfire/e7747ce40f79205eddabccdbf99f3882; Samsung 970 EVO 1 TB
+// 6.20 W, https://pastebin.com/upPYZqyL). NVMe's "Maximum Power" of a state is the sustained
+// maximum the drive draws in it (NVMe base spec, Identify Controller power state descriptor).
 constexpr double kClientNvmeW = 8;
 constexpr double kEnterpriseNvmeW = 25;
 constexpr double kNic400gW = 25;
@@ -25,15 +36,23 @@ constexpr double kDpuW = 150;
 // published maxima: DGX H100 10.2 kW (8 x 700 W) and DGX B200 14.3 kW (8 x 1000 W) give 0.43 and
 // 0.45 once CPUs, DIMMs, drives and NICs are counted at the rates above and the PSUs at 94%.
 constexpr double kBaseboardFraction = 0.44;
-// Chassis fans at full speed as a fraction of the heat they move (GPUs + CPUs): air-cooled PCIe
-// GPU servers 10%, towers 3%, desktops 2%. Approximation (high-static-pressure 80 mm server fans
-// draw 30-50 W each at full speed, 8-10 per 4U GPU server moving ~3-4 kW).
+// Chassis fans at full speed as a fraction of the heat they move: air-cooled PCIe GPU servers 10%
+// of GPUs + CPUs (passive cards: the chassis fans cool them), desktops 2% of GPUs + CPUs
+// (open-air cards exhaust into the case), workstation towers 3% of the CPUs alone: a tower takes
+// no passive card (platform.cpp, passive_cooling) and its cards' fans are in their board power,
+// blower workstation cards exhausting through their own bracket. Approximation (high-static-
+// pressure 80 mm server fans draw 30-50 W each at full speed, 8-10 per 4U GPU server moving ~3-4
+// kW); the workstation rule lets the ThinkStation P8 carry the three 300 W cards and the 350 W
+// Threadripper PRO Lenovo sells it with on its 1,400 W supply (1,374.5 W DC, tests).
 constexpr double kServerFanFraction = 0.10;
 constexpr double kWorkstationFanFraction = 0.03;
 constexpr double kDesktopFanFraction = 0.02;
-// Motherboard, chipset, BMC: server 100 W, workstation 75 W, desktop 50 W (approximation).
+// Motherboard, chipset, BMC: server 100 W (approximation); desktop and workstation 50 W, the
+// worst case of Tom's Hardware's measured component table (motherboard with its chipsets,
+// controllers and voltage regulators: 10-15 W best, 30-50 W worst;
+// https://www.tomshardware.com/reviews/power-saving-guide,1611-4.html).
 double board_w(PlatformClass c) {
-  return c == PlatformClass::server ? 100 : c == PlatformClass::workstation ? 75 : 50;
+  return c == PlatformClass::server ? 100 : 50;
 }
 
 bool registered_dimms(const PlatformModel& p) {
@@ -65,10 +84,12 @@ MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const Machin
     q.baseboard_w = kBaseboardFraction * q.gpus_w;
   q.cpus_w = p.cpu_tdp_w * p.cpu_sockets;
   const uint32_t dimms = load.dimms ? load.dimms : p.dimm_slots;
-  q.memory_w = dimms * (registered_dimms(p) ? kRdimmW : kUdimmW);
+  const double rdimm_w = load.dimm_gib > 0 && load.dimm_gib < 64 ? kSmallRdimmW : kRdimmW;
+  q.memory_w = dimms * (registered_dimms(p) ? rdimm_w : kUdimmW);
   const uint32_t drives = load.nvme_drives ? load.nvme_drives : p.nvme_shipped ? p.nvme_shipped : 2;
+  // Desktops and workstations ship client M.2 drives; servers enterprise U.2/E3.S.
   q.drives_w =
-      drives * (p.platform_class == PlatformClass::desktop ? kClientNvmeW : kEnterpriseNvmeW);
+      drives * (p.platform_class == PlatformClass::server ? kEnterpriseNvmeW : kClientNvmeW);
   const bool stated = load.nics_400g || load.nics_other || load.dpus;
   q.nics_w = stated ? load.nics_400g * kNic400gW + load.nics_other * kNicOtherW + load.dpus * kDpuW
                     : p.nics_400g_shipped * kNic400gW + p.nics_other_shipped * kNicOtherW +
@@ -77,7 +98,8 @@ MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const Machin
     const double frac = p.platform_class == PlatformClass::server        ? kServerFanFraction
                         : p.platform_class == PlatformClass::workstation ? kWorkstationFanFraction
                                                                          : kDesktopFanFraction;
-    q.fans_w = frac * (q.gpus_w + q.cpus_w);
+    q.fans_w =
+        frac * (p.platform_class == PlatformClass::workstation ? q.cpus_w : q.gpus_w + q.cpus_w);
   }
   q.board_w = board_w(p.platform_class);
   m.dc_w = q.total();
@@ -183,7 +205,7 @@ std::vector<CircuitOption> plan_circuits(double max_w_each, uint32_t machines, u
 }
 
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
-                    double rack_budget_kw) {
+                    double rack_budget_kw, double mains_v) {
   RackPlan r;
   r.nodes = nodes;
   // Rack servers whose height the catalog lacks are placed by power alone.
@@ -196,8 +218,14 @@ RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_ea
   r.nodes_per_rack = std::min({by_space, by_power, nodes});
   r.racks = (nodes + r.nodes_per_rack - 1) / r.nodes_per_rack;
   r.kw_per_rack = r.nodes_per_rack * max_wall_w_each / 1000;
-  // PDUs: 3-phase 400 V 32 A (IEC 60309 red, 17.7 kW continuous each), an A and a B feed.
-  const double pdu_kw = 0.8 * 400 * 32 * std::sqrt(3.0) / 1000;
+  // PDUs: 3-phase 400 V 32 A (IEC 60309 red, 17.7 kW continuous each), an A and a B feed; on
+  // 120 V mains (North America) 3-phase 208 V 60 A (17.3 kW continuous), the 3-phase service
+  // there: a 400 V PDU does not plug into it.
+  if (mains_v < 200) {
+    r.pdu_volts = 208;
+    r.pdu_amps = 60;
+  }
+  const double pdu_kw = 0.8 * r.pdu_volts * r.pdu_amps * std::sqrt(3.0) / 1000;
   r.pdus = r.racks * 2 * static_cast<uint32_t>(std::ceil(r.kw_per_rack / pdu_kw));
   return r;
 }

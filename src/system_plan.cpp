@@ -54,7 +54,7 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
           ? plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0)
           : plan_circuits(s.max_power.wall_w, nodes, s.psus.count ? s.psus.redundancy.n : 0,
                           p.platform_class, p.psu.redundancy.r > 0);
-  s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw);
+  s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw, r.mains_v);
   PowerWorkload w = r.workload;
   w.power_limit = std::min(w.power_limit, r.power_limit);
   s.typical = typical_power(p, g, load, w);

@@ -254,3 +254,73 @@ TEST_CASE("A system's spare shipped 400 Gb/s NICs serve storage and the front en
     }
   CHECK(storage == 1);
 }
+
+TEST_CASE("PCIe servers in a pipeline buy one stage link per machine, and a switch beyond two",
+          "[bom]") {
+  // Three fixture EPYC 8-GPU PCIe servers (L40S, a layer split across them): per machine one
+  // 200 Gb/s stage-link NIC and the dual-port storage/front-end NIC, 3 + 3 cards, where one NIC
+  // per GPU made 24 x 400 Gb/s. The fixture has no slot layout and all 8 GPU positions are
+  // taken: the lines say the slots are unchecked. Three machines in a chain need a switch, one
+  // port per stage link: 3 ports of 200 Gb/s.
+  const auto v = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 8, 3, 810 * kGB));
+  int stage = 0, frontend = 0;
+  for (const auto& l : v)
+    if (l.component == BomComponent::nic) {
+      CHECK(spec(l, "x16_slots_free") == "not published, unchecked");
+      CHECK(spec(l, "gbit_per_s") == "200");
+      CHECK_FALSE(l.included);
+      if (l.reason == BomReason::stage_link) {
+        ++stage;
+        CHECK(l.qty == 3);
+        CHECK(spec(l, "ports") == "1");
+        CHECK(spec(l, "why") == "nic_stage_link");
+      } else {
+        ++frontend;
+        CHECK(l.reason == BomReason::storage_frontend);
+        CHECK(l.qty == 3);
+      }
+    }
+  CHECK(stage == 1);
+  CHECK(frontend == 1);
+  const BomLine* sw = line(v, BomComponent::network_switch);
+  REQUIRE(sw);
+  CHECK(spec(*sw, "ports") == "3");
+  CHECK(spec(*sw, "gbit_per_s") == "200");
+  CHECK(sw->reason == BomReason::stage_link);
+  CHECK(std::string(to_string(sw->reason)) == "stage_link");
+  // Two machines cable their stage links to each other: no switch.
+  const auto two = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 8, 2, 540 * kGB));
+  CHECK(line(two, BomComponent::network_switch) == nullptr);
+  // Six GPUs per machine leave two empty x16 positions: the lines say 2 free.
+  const auto six = bill_of_materials(input("epyc-8gpu-pcie", "l40s", 6, 3, 600 * kGB));
+  for (const auto& l : six)
+    if (l.component == BomComponent::nic) CHECK(spec(l, "x16_slots_free") == "2");
+}
+
+TEST_CASE("Desktops beyond two on their onboard Ethernet still get a switch port each", "[bom]") {
+  // The fixture's AM5 desktop: two cards taking all 7 GPU slot widths leave no slot for a NIC, so
+  // the boards' own Ethernet carries the layer split (no NIC line). Two machines are cabled to
+  // each other; three in a pipeline need a switch: 3 ports, at the boards' onboard speed.
+  for (uint32_t nodes : {2u, 3u}) {
+    CAPTURE(nodes);
+    BomInput in = input("am5-desktop", "rtx-4090", 2, nodes, 120 * kGB);
+    HostNeeds n;
+    n.gpus = 2;
+    n.nodes = nodes;
+    n.weights_bytes = 120 * kGB;
+    n.gpu_slot_widths = 7;
+    in.host = size_host(*in.platform, n);
+    const auto v = bill_of_materials(in);
+    CHECK(line(v, BomComponent::nic) == nullptr);
+    const BomLine* sw = line(v, BomComponent::network_switch);
+    if (nodes == 2) {
+      CHECK(sw == nullptr);
+      continue;
+    }
+    REQUIRE(sw);
+    CHECK(sw->part == "switch-ethernet-3-ports");
+    CHECK(spec(*sw, "ports") == "3");
+    CHECK(spec(*sw, "gbit_per_s") == "the boards' onboard");
+    CHECK(sw->reason == BomReason::stage_link);
+  }
+}

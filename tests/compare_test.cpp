@@ -84,10 +84,11 @@ TEST_CASE("Compare plans unified computers beside GPU towers through plan()", "[
   CHECK(spark->plan.system->max_wall_w_total == 240);
   // 95 W busy x 0.5 + 25 W idle x 0.5 (the default duty cycle) = 60 W typical.
   CHECK(spark->plan.system->typical_wall_w_total == Approx(60));
-  // The price is the platform's ($3,999 Founders Edition), the GPU inside it.
+  // The price is the platform's, the GPU inside it: the Founders Edition's $4,699 of 2026 (it
+  // launched at $3,999 in October 2025; data/platforms.json price_source).
   REQUIRE(spark->plan.machine_cost);
   CHECK(spark->plan.machine_cost->priced);
-  CHECK(spark->plan.machine_cost->capex_usd == 3999);
+  CHECK(spark->plan.machine_cost->capex_usd == 4699);
 }
 
 TEST_CASE("Unified computers past one unit are separate machines on a network", "[compare]") {

@@ -89,12 +89,15 @@ TEST_CASE("RAM is the larger of 2 x weights and what the class ships, both state
   }
 }
 
-TEST_CASE("Multi-node plans get a 400G NIC per GPU and a storage/front-end NIC", "[host_model]") {
+TEST_CASE("Baseboard servers across nodes get a 400G NIC per GPU and a storage/front-end NIC",
+          "[host_model]") {
+  // The HGX/DGX reference design: one ConnectX-7 per GPU, 8 for the fixture's DGX H100, and one
+  // dual-port storage/front-end NIC.
   HostNeeds n;
   n.gpus = 8;
   n.nodes = 2;
   n.weights_bytes = 800 * kGB;
-  const auto h = size_host(platform("epyc-8gpu-pcie"), n);
+  const auto h = size_host(platform("dgx-h100"), n);
   REQUIRE(h.nics.size() == 2);
   CHECK(h.nics[0].count == 8);
   CHECK(h.nics[0].gbit_per_s == 400);
@@ -104,6 +107,86 @@ TEST_CASE("Multi-node plans get a 400G NIC per GPU and a storage/front-end NIC",
   CHECK(h.nics[1].reason == HostReason::nic_storage_frontend);
   CHECK(h.load.nics_400g == 8);
   CHECK(h.load.nics_other == 1);
+}
+
+TEST_CASE("PCIe servers across nodes get one stage-link NIC per machine, within their free slots",
+          "[host_model]") {
+  // A PCIe server plan across machines is a layer (pipeline) split: only a stage boundary's
+  // activations cross between machines, so one 200 Gb/s NIC per machine carries them, beside
+  // the dual-port storage/front-end NIC. It was 8 x 400 Gb/s (one per GPU) + 1 before: 9 cards
+  // in a server whose 8 GPU positions are full. The fixture's epyc-8gpu-pcie has 8 positions and
+  // no nic_slots: with 8 GPUs nothing says how many x16 slots are left, so both cards are bought
+  // and the slots reported unknown; with 6 GPUs the 2 empty positions are 2 known slots.
+  struct Case {
+    uint32_t gpus;
+    uint32_t nic_slots;  // catalog nic_slots; published when has_slots
+    bool has_slots;
+    bool known;
+    uint32_t free;
+    std::vector<HostReason> nics;  // the NIC lines, in order
+    bool onboard;
+  };
+  const Case cases[] = {
+      // 8 of 8 positions, no slot layout: both cards, unchecked.
+      {8,
+       0,
+       false,
+       false,
+       0,
+       {HostReason::nic_stage_link, HostReason::nic_storage_frontend},
+       false},
+      // 6 of 8: the 2 empty positions hold both.
+      {6, 0, false, true, 2, {HostReason::nic_stage_link, HostReason::nic_storage_frontend}, false},
+      // 7 of 8: one empty position: one dual-port card, a port for each role.
+      {7, 0, false, true, 1, {HostReason::nic_stage_and_frontend}, false},
+      // 8 of 8 with 1 published slot (the AS-4125GS-TNRT: 9 x16 slots, 8 for GPUs): one card.
+      {8, 1, true, true, 1, {HostReason::nic_stage_and_frontend}, false},
+      // 8 of 8 with 0 published slots: nothing goes in; the board's own network links the stages.
+      {8, 0, true, true, 0, {}, true},
+      // 8 of 8 with 4 published slots: both, 2 slots left over.
+      {8, 4, true, true, 4, {HostReason::nic_stage_link, HostReason::nic_storage_frontend}, false},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gpus, c.nic_slots, c.has_slots);
+    PlatformModel p = platform("epyc-8gpu-pcie");
+    p.nic_slots = c.nic_slots;
+    p.nic_slots_published = c.has_slots;
+    HostNeeds n;
+    n.gpus = c.gpus;
+    n.nodes = 2;
+    n.weights_bytes = 800 * kGB;
+    const auto h = size_host(p, n);
+    CHECK(h.nic_slots.known == c.known);
+    if (c.known) CHECK(h.nic_slots.free == c.free);
+    CHECK(h.nic_slots.used == c.nics.size());
+    REQUIRE(h.nics.size() == c.nics.size());
+    for (size_t i = 0; i < c.nics.size(); ++i) {
+      CHECK(h.nics[i].reason == c.nics[i]);
+      CHECK(h.nics[i].count == 1);
+      CHECK(h.nics[i].gbit_per_s == 200);
+    }
+    if (!c.nics.empty()) CHECK(h.nics[0].ports == (c.nics.size() == 1 ? 2u : 1u));
+    CHECK(h.load.nics_400g == 0);
+    CHECK(h.load.nics_other == c.nics.size());
+    const bool onboard =
+        std::find(h.reasons.begin(), h.reasons.end(), HostReason::nic_onboard) != h.reasons.end();
+    CHECK(onboard == c.onboard);
+  }
+  // One networked PCIe server: the storage/front-end NIC alone, in a slot it has.
+  HostNeeds one;
+  one.gpus = 8;
+  one.networked = true;
+  one.weights_bytes = 100 * kGB;
+  PlatformModel p = platform("epyc-8gpu-pcie");
+  p.nic_slots = 1;
+  p.nic_slots_published = true;
+  const auto h1 = size_host(p, one);
+  REQUIRE(h1.nics.size() == 1);
+  CHECK(h1.nics[0].reason == HostReason::nic_storage_frontend);
+  CHECK(h1.nics[0].ports == 2);
+}
+
+TEST_CASE("A networked desktop gets a front-end NIC", "[host_model]") {
   // A single networked desktop: one dual-port 100 GbE NIC.
   HostNeeds d;
   d.networked = true;
@@ -115,6 +198,24 @@ TEST_CASE("Multi-node plans get a 400G NIC per GPU and a storage/front-end NIC",
   CHECK(dh.storage.os_drives == 1);
   CHECK(dh.storage.data_drives == 1);
   CHECK(dh.storage.data_drive_bytes == 1000 * kGB);
+}
+
+TEST_CASE("A workstation gets the client M.2 drives it ships, not a server's mirror",
+          "[host_model]") {
+  // The fixture's WRX90 tower with 60 GiB of weights: one 1 TB OS drive and, for 2 x 64.4 GB =
+  // 128.8 GB, one 1 TB client data drive; it was a server's 2 x 1.92 TB OS mirror and a mirrored
+  // pair of 1.92 TB enterprise drives, while the power model counts workstation drives as M.2.
+  HostNeeds n;
+  n.gpus = 4;
+  n.weights_bytes = 60 * kGiB;
+  const auto h = size_host(platform("wrx90-workstation"), n);
+  CHECK(h.storage.os_drives == 1);
+  CHECK(h.storage.os_drive_bytes == 1000 * kGB);
+  CHECK(h.storage.data_drives == 1);
+  CHECK(h.storage.data_drive_bytes == 1000 * kGB);
+  CHECK(h.load.nvme_drives == 2);
+  CHECK(std::find(h.reasons.begin(), h.reasons.end(), HostReason::storage_os_mirror) ==
+        h.reasons.end());
 }
 
 TEST_CASE("Storage holds the model set, datasets and checkpoints", "[host_model]") {

@@ -251,6 +251,15 @@ TEST_CASE("Built-in rows read with the PSUs and slots their sources give", "[pla
   // two 256 GiB RDIMMs); one that gives them keeps its own (the PX's 8).
   CHECK(find_platform(b, "hp-z8-fury-g5")->memory_channels_per_socket == 4);
   CHECK(find_platform(b, "lenovo-thinkstation-px")->memory_channels_per_socket == 8);
+  // x16 slots for NICs beside the GPUs: the AS-4125GS-TNRT's 9 FHFL slots less its 8 GPU
+  // positions = 1 (StorageReview); the SYS-421GE-TNRT's layout is unpublished: not a 0.
+  const PlatformModel* as4125 = find_platform(b, "supermicro-as-4125gs-tnrt");
+  REQUIRE(as4125);
+  CHECK(as4125->nic_slots_published);
+  CHECK(as4125->nic_slots == 1);
+  const PlatformModel* s421 = find_platform(b, "supermicro-sys-421ge-tnrt");
+  REQUIRE(s421);
+  CHECK_FALSE(s421->nic_slots_published);
   // The DGX Station GB300 reads as a superchip machine that offers no catalog GPU yet.
   const PlatformModel* station = find_platform(b, "nvidia-dgx-station-gb300");
   REQUIRE(station);

@@ -197,6 +197,7 @@ namespace {
 // its bays, lanes and PSUs; modules in 4 or 8), never fewer GPUs than asked and never a whole
 // machine more than needed; a GPU no platform takes gets none, and every consumer card has one.
 void walk_catalog(const std::vector<PlatformModel>& cat) {
+  uint32_t pcie_server_pipelines = 0;  // plans the NIC-slot check below saw
   for (const auto& cg : test::catalog().gpus()) {
     const GpuSpec& g = cg.spec;
     for (uint32_t n = 1; n <= 16; ++n) {
@@ -259,8 +260,28 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
         if (!size_host(p, hn).nics.empty())
           CHECK(hn.gpu_slot_widths + 1 <= p.gpu_widths_total + 1e-9);
       }
+      // A PCIe server across machines buys no more NIC cards than the x16 slots left beside its
+      // GPUs where those are known, and one NIC per machine for the stage link, never one per GPU.
+      if (p.gpu_mount == GpuMount::pcie && p.platform_class == PlatformClass::server &&
+          ch.nodes > 1) {
+        HostNeeds hn;
+        hn.gpus = ch.gpus_per_node;
+        hn.nodes = ch.nodes;
+        hn.weights_bytes = 1ull << 30;
+        const HostSizing h = size_host(p, hn);
+        ++pcie_server_pipelines;
+        uint32_t cards = 0;
+        for (const auto& nic : h.nics) {
+          CHECK(nic.reason != HostReason::nic_per_gpu);
+          CHECK(nic.count == 1);
+          cards += nic.count;
+        }
+        CHECK(cards == h.nic_slots.used);
+        if (h.nic_slots.known) CHECK(cards <= h.nic_slots.free);
+      }
     }
   }
+  CHECK(pcie_server_pipelines > 0);
 }
 
 }  // namespace
@@ -340,12 +361,19 @@ TEST_CASE("Built-in workstations: pro cards go four to a vendor's tower, 3-slot 
   CHECK(rejection(pro, "lenovo-thinkstation-px")->reasons ==
         std::vector<PlatformReason>{PlatformReason::gpu_power});
   // Lenovo ThinkStation P8: three positions and one published 1400 W supply; three 600 W cards
-  // (1800 W of GPUs alone) exceed it; one (1368 W at the wall, 1258 W DC) does not.
+  // (1800 W of GPUs alone) exceed it; one (600 + 350 + 16 + 10.5 + 50 = 1026.5 W DC) does not.
   const PlatformModel& p8 = *find_platform(cat, "lenovo-thinkstation-p8");
   const GpuSpec& g600 = gpu("rtx-pro-6000");
   CHECK(has(platform_blockers(p8, g600, 3, max_system_wall_w(p8, g600, 3)),
             PlatformReason::psu_capacity));
   CHECK(platform_blockers(p8, g600, 1, max_system_wall_w(p8, g600, 1)).empty());
+  // Three 300 W cards, as Lenovo sells the P8 (three RTX 6000 Ada with a 350 W Threadripper PRO
+  // 7000 WX on the 1400 W supply): 900 + 350 + 2 x 8 (client M.2, as shipped: no DIMM count
+  // published) + 0.03 x 350 (fans) + 50 (board) = 1326.5 W DC fits. It was 1412.5 W (two 25 W
+  // enterprise drives, fans at 3% of 1250 W, a 75 W board): turned down.
+  const GpuSpec& g300 = gpu("rtx-6000-ada");
+  CHECK(max_system_wall_w(p8, g300, 3) * p8.psu.efficiency == Approx(1326.5));
+  CHECK(platform_blockers(p8, g300, 3, max_system_wall_w(p8, g300, 3)).empty());
   // 3-slot consumer cards: no workstation takes one (every tower's positions are double-width),
   // so four RTX 4090 are two desktops of two, and the towers say why.
   const auto [c4090, p4090] = pick("rtx-4090", 4);

@@ -44,10 +44,12 @@ TEST_CASE("Maximum power of reference systems is within 15% of the vendor's", "[
       // NVIDIA: 6.5 kW (-6.8%).
       {"dgx-a100", "a100-80gb-sxm", 1.0, 5693 / 0.94, 6500},
       // Not calibrated on: Puget's 4 x RTX 3090 capped at 300 W, 1,717 W measured peak at the
-      // wall. Model on the workstation: 4 x 300 + 350 + 8 x 10 + 2 x 25 + 0.03 x 1550 (fans)
-      // + 75 = 1801.5 W DC / 0.92 = 1958.2 W (+14%: the model is the rating, the benchmark a
-      // peak).
-      {"wrx90-workstation", "rtx-3090", 300.0 / 350.0, 1801.5 / 0.92, 1717},
+      // wall. Model on the workstation: 4 x 300 + 350 + 8 x 10 (DIMMs of unknown size: the 64 GB
+      // figure) + 2 x 8 (client M.2) + 0.03 x 350 (fans: the CPU's heat; the blower cards' fans
+      // are in their board power) + 50 (board) = 1706.5 W DC / 0.92 = 1854.9 W (+8%: the model
+      // is the rating, the benchmark a peak). It was 1801.5 W DC / 0.92 = 1958.2 W (+14%) with
+      // enterprise drives at 25 W, fans at 3% of GPUs + CPU and a 75 W board.
+      {"wrx90-workstation", "rtx-3090", 300.0 / 350.0, 1706.5 / 0.92, 1717},
   };
   for (const auto& c : cases) {
     CAPTURE(c.platform);
@@ -85,6 +87,38 @@ TEST_CASE("Maximum power is a breakdown by part", "[power_model]") {
   l = {};
   l.gpus = 1;
   CHECK(max_system_power(platform("mac-studio-m2-ultra"), gpu("m2-ultra"), l).wall_w == 295);
+}
+
+TEST_CASE("A workstation sold with three 300 W cards fits its supply at its own maximum",
+          "[power_model]") {
+  // Lenovo sells the ThinkStation P8 with three RTX 6000 Ada (300 W) and a 350 W Threadripper PRO
+  // 7000 WX on one 1400 W supply. As the host sizing fills it for three cards (8 x 32 GiB RDIMMs,
+  // an OS and a data M.2 drive): 900 + 350 + 8 x 6 (x8 RDIMMs below 64 GB) + 2 x 8 (client M.2)
+  // + 0.03 x 350 (fans) + 50 (board) = 1374.5 W DC, within 1400 W. With 64 GB modules it is
+  // 8 x 10: 1406.5 W, over: the module size counts.
+  const PlatformModel* p8 = find_platform(builtin_platforms(), "lenovo-thinkstation-p8");
+  REQUIRE(p8);
+  MachineLoad l;
+  l.gpus = 3;
+  l.dimms = 8;
+  l.dimm_gib = 32;
+  l.nvme_drives = 2;
+  const MaxPower m = max_system_power(*p8, gpu("rtx-6000-ada"), l);
+  CHECK(m.parts.memory_w == 48);
+  CHECK(m.parts.drives_w == 16);
+  CHECK(m.parts.fans_w == Approx(10.5));
+  CHECK(m.parts.board_w == 50);
+  CHECK(m.dc_w == Approx(1374.5));
+  CHECK(plan_psus(*p8, m.wall_w).sufficient);
+  l.dimm_gib = 64;
+  CHECK(max_system_power(*p8, gpu("rtx-6000-ada"), l).dc_w == Approx(1406.5));
+  // Servers keep enterprise drives at 25 W and their fans on the GPUs' heat too.
+  MachineLoad s;
+  s.gpus = 8;
+  s.nvme_drives = 4;
+  const MaxPower e = max_system_power(platform("epyc-8gpu-pcie"), gpu("l40s"), s);
+  CHECK(e.parts.drives_w == 100);
+  CHECK(e.parts.fans_w == Approx(0.10 * (8 * 350 + 2 * 280)));
 }
 
 TEST_CASE("PSUs follow the platform's bays and redundancy", "[power_model]") {
@@ -139,6 +173,14 @@ TEST_CASE("Racks by space and power, two 3-phase PDUs per rack", "[power_model]"
   CHECK(r.rack_units == 32);
   CHECK(r.kw_per_rack == Approx(3 * 9684 / 0.94 / 1000));
   CHECK(r.pdus == 8);
+  CHECK(r.pdu_volts == 400);
+  CHECK(r.pdu_amps == 32);
+  // On North America's 120 V mains the 3-phase service is 208 V: 60 A PDUs, 0.8 x 208 x 60 x
+  // sqrt(3) = 17.29 kW continuous each; 30.9 kW -> 2 per feed -> 8 as well.
+  const auto us = plan_racks(platform("dgx-h100"), 4, 9684 / 0.94, 40, 120);
+  CHECK(us.pdu_volts == 208);
+  CHECK(us.pdu_amps == 60);
+  CHECK(us.pdus == 8);
   // Not rack-mounted: no rack plan.
   CHECK(plan_racks(platform("am5-desktop"), 1, 780).racks == 0);
   // A rack server of unknown height: by power alone, 3 of 10.3 kW per 40 kW rack.

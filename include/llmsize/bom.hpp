@@ -42,6 +42,7 @@ enum class BomReason {
   storage_frontend,
   rack_power,  // PDUs for the racks
   unit_link,   // unified computers as separate units: the built-in port that links them
+  stage_link,  // PCIe servers across nodes: one NIC per machine for the pipeline stages' traffic
 };
 const char* to_string(BomReason r);
 

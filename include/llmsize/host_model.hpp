@@ -30,14 +30,18 @@ enum class HostReason {
   ram_platform_class,    // what the platform class ships per GPU was the larger
   ram_platform_max,      // capped by the platform's maximum
   cores_shipped,         // the sockets and cores the platform ships
-  nic_per_gpu,           // one 400 Gb/s NIC per GPU for the multi-node fabric
+  nic_per_gpu,           // one 400 Gb/s NIC per GPU: the HGX/OAM baseboard fabric across nodes
   nic_storage_frontend,  // storage + front-end NICs: multi-node or networked
   storage_os_mirror,     // two OS drives in RAID 1
   storage_data,          // data drives for the model set, datasets, checkpoints
   unified_memory,        // a unified-memory computer: RAM is the GPU memory
   unit_link,             // unified computers as separate units: their built-in network link
-  nic_onboard,  // no slot left beside the GPUs for a NIC: the board's own Ethernet carries the
-                // activations of a layer split (desktops and towers)
+  nic_onboard,     // no slot left beside the GPUs for a NIC: the board's own Ethernet carries the
+                   // activations of a layer split
+  nic_stage_link,  // PCIe servers across nodes: one 200 Gb/s NIC per machine carries the
+                   // activations between pipeline stages (a layer split, not tensor parallel)
+  nic_stage_and_frontend,  // one free x16 slot: one dual-port card, a port for the stage link
+                           // and one for storage / front end
 };
 const char* to_string(HostReason r);
 
@@ -54,10 +58,20 @@ struct RamSizing {
 };
 
 struct NicLine {
-  uint32_t count = 0;
+  uint32_t count = 0;  // per machine
   uint32_t gbit_per_s = 0;
   uint32_t ports = 1;
   HostReason reason = HostReason::nic_per_gpu;
+};
+
+// The x16 slots a PCIe server has for network cards beside its GPUs: the catalog's nic_slots plus
+// the GPU positions the plan leaves empty. known = false when neither gives a count (the
+// catalog has no slot layout and every GPU position is taken): the cards are then bought as the
+// plan needs them and the BOM says the slots are unchecked.
+struct NicSlots {
+  bool known = false;
+  uint32_t free = 0;  // when known
+  uint32_t used = 0;  // by the NIC cards bought
 };
 
 struct StorageSizing {
@@ -74,6 +88,7 @@ struct HostSizing {
   double cores_per_gpu = 0;
   RamSizing ram;
   std::vector<NicLine> nics;
+  NicSlots nic_slots;  // PCIe servers across nodes or networked; otherwise unset
   StorageSizing storage;
   std::vector<HostReason> reasons;
   MachineLoad load;  // for the power model

@@ -97,7 +97,10 @@ struct PlatformModel {
   uint32_t dimm_slots = 0;       // all sockets
   uint32_t ram_shipped_gib = 0;  // as configured by the vendor (0 = unstated)
   uint32_t ram_max_gib = 0;
-  uint32_t nic_slots = 0;  // x16 network positions besides the GPUs
+  // x16 slots for network cards besides the GPU positions, from the vendor's slot layout (or
+  // the fewest a cited configuration fills); nic_slots_published false = no source gave it.
+  uint32_t nic_slots = 0;
+  bool nic_slots_published = false;
   // As the vendor ships it (0 = unstated): the power model counts these when the plan does not
   // say otherwise. NICs are counted from the catalog's nics_shipped; the catalog's storage is
   // text, so nvme_shipped is left to callers.

@@ -15,6 +15,7 @@ namespace llmsize {
 struct MachineLoad {
   uint32_t gpus = 0;  // in this machine
   uint32_t dimms = 0;
+  uint32_t dimm_gib = 0;     // module size; 0 = not known (counted as a 64 GB RDIMM)
   uint32_t nvme_drives = 0;  // OS and data drives
   uint32_t nics_400g = 0;    // high-speed GPU fabric NICs (ConnectX-7 class)
   uint32_t nics_other = 0;   // storage / front-end NICs (dual-port 100-200 GbE)
@@ -94,12 +95,17 @@ struct RackPlan {
   uint32_t nodes_per_rack = 0;  // limited by the rack's power budget and 42U
   uint32_t racks = 0;
   double kw_per_rack = 0;
-  uint32_t pdus = 0;  // 2 per rack (A/B feeds), 3-phase 400 V 32 A (22 kW) each
+  uint32_t pdus = 0;  // 2 per rack (A/B feeds) per PDU's continuous rating
+  // The PDU type: 3-phase 400 V 32 A (IEC 60309, 17.7 kW continuous) on 230 V mains, 3-phase
+  // 208 V 60 A (17.3 kW) on North America's 120 V mains.
+  double pdu_volts = 400;
+  double pdu_amps = 32;
 };
 // rack_budget_kw: what the room supplies and cools per rack (air-cooled rows: 15-40 kW). Servers
 // without a catalog height are placed by power alone (rack_units 0); other classes get no racks.
+// mains_v: the site's single-phase mains (120: North America, 208 V 3-phase PDUs; else 400 V).
 RackPlan plan_racks(const PlatformModel& p, uint32_t nodes, double max_wall_w_each,
-                    double rack_budget_kw = 40);
+                    double rack_budget_kw = 40, double mains_v = 230);
 
 // The workload the machine runs, for the typical draw.
 struct PowerWorkload {

@@ -26,6 +26,7 @@ struct SystemRequest {
   double power_limit = 1.0;       // --power-limit, fraction of board power
   ColdStartInput cold_start;      // weights_bytes and n_gpus are filled in
   double rack_budget_kw = 40;
+  double mains_v = 230;  // the site's mains: the PDU type (plan_racks)
 };
 
 struct SystemPlan {

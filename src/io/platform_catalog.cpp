@@ -287,6 +287,7 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
     r.fail(path + "/memory", "missing (expected an object)");
   }
   p.nic_slots = r.count(e, path, "nic_slots", false, 64);
+  p.nic_slots_published = r.get(e, "nic_slots") != nullptr;
   if (const json* s = r.get(e, "shipped")) {
     const std::string sp = path + "/shipped";
     if (!s->is_object()) r.fail(sp, "expected an object");

@@ -282,9 +282,10 @@ TEST_CASE("the hardware cost is the bill of materials", "[cli][machine]") {
   CHECK(j["cost"]["hardware_usd"] == j["system"]["bom_total_usd"]);
   CHECK(j["cost"]["gpus_usd"] == 2 * 1499.0);
   CHECK(j["cost"]["hardware_complete"] == false);
-  // A unified computer priced whole: the DGX Spark's $3,999 is the hardware.
+  // A unified computer priced whole: the DGX Spark's $4,699 (its 2026 list price, raised from
+  // the $3,999 launch price; data/platforms.json price_source) is the hardware.
   const auto s = run_json("llama-3.1-8b -q q4_k_m --gpu dgx-spark");
-  CHECK(s["cost"]["hardware_usd"] == 3999.0);
+  CHECK(s["cost"]["hardware_usd"] == 4699.0);
   CHECK(s["power"]["max_wall_watts"] == 240.0);
   // A Mac Studio M3 Ultra with 512 GB is priced as that configuration ($9,499 at launch), not
   // as the $3,999 96 GB base (a larger unit than a row's priced one stays unpriced: [bom] test).
@@ -479,6 +480,24 @@ TEST_CASE("a unified computer's typical draw says which figures are measured", "
   CHECK(has(m.out, "maximum         270 W at the wall"));
 }
 
+TEST_CASE("a rack's PDUs follow the site's mains", "[cli][machine]") {
+  // 230 V mains (the default): 3-phase 400 V 32 A PDUs; --mains 120 (North America): 3-phase
+  // 208 V 60 A, the 3-phase service there.
+  for (const auto& [args, part] :
+       {std::pair<std::string, std::string>{"", "pdu-3ph-400v-32a"},
+        std::pair<std::string, std::string>{" --mains 120", "pdu-3ph-208v-60a"}}) {
+    CAPTURE(args);
+    const auto j = run_json("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8" + args);
+    bool pdu = false;
+    for (const auto& l : j["bom"])
+      if (l["component"] == "pdu") {
+        pdu = true;
+        CHECK(l["part"] == part);
+      }
+    CHECK(pdu);
+  }
+}
+
 TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][machine]") {
   const auto t = run("platforms");
   REQUIRE(t.code == 0);
@@ -487,9 +506,14 @@ TEST_CASE("llmsize platforms lists the catalog --platform picks from", "[cli][ma
   CHECK(has(t.out, "6 × 3,300 W, 4+2"));
   CHECK(has(t.out, "10,200"));
   CHECK(has(t.out, "4 × 2,400 W, scheme not published"));
+  // The ThinkStation PX's two bays without a published rating: said so, not "2 × ? W".
+  CHECK(has(t.out, "2 bays; rating, scheme unpublished"));
+  CHECK(!has(t.out, "? W"));
   const auto j = json::parse(run("platforms -f json").out);
   bool b300 = false, xe8640 = false;
   for (const auto& p : j["platforms"]) {
+    if (p["id"] == "supermicro-as-4125gs-tnrt") CHECK(p["nic_slots"] == 1);
+    if (p["id"] == "supermicro-sys-421ge-tnrt") CHECK(p["nic_slots"].is_null());
     if (p["id"] == "nvidia-dgx-b300") {
       b300 = true;
       CHECK(p["psu_count"].is_null());
@@ -616,6 +640,19 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
   // Each desktop runs its two x16 cards at x8: 16 GB/s per direction, said in the checklist.
   CHECK(has(d.out, "this machine gives each card x8 (16 GB/s per direction)"));
+  // PCIe servers across nodes split by layers: a stage link per machine, as the BOM buys, not
+  // the HGX fabric's 400 Gb/s per GPU, which stays the words for modules.
+  const auto l = run("llama-3.1-405b --gpu l40s --gpus 16");
+  REQUIRE(l.code == 0);
+  CHECK(has(l.out, "pass only activations: a 100-200 GbE link per machine at most"));
+  CHECK(has(l.out, "nic-200g-1p"));
+  CHECK(has(l.out,
+            "NICs            1 × 200 Gb/s (pipeline stage link), 1 × 200 Gb/s (storage/front "
+            "end); 2 cards in the 2 x16 slots left beside the GPUs"));
+  CHECK(!has(l.out, "nic-400g"));
+  const auto h = run("deepseek-v3 --gpu h100-sxm --gpus 16");
+  REQUIRE(h.code == 0);
+  CHECK(has(h.out, "400 Gb/s InfiniBand or RoCE per GPU between the baseboards"));
 }
 
 TEST_CASE("three DGX Sparks, one more than NVIDIA links, come with a switch line",
@@ -698,4 +735,25 @@ TEST_CASE("the compare table groups the thousands of its kWh per year", "[cli][m
       CHECK(kwh.find(',') != std::string::npos);  // "4,889", not "4889"
     }
   CHECK(tower);
+}
+
+TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as the main command",
+          "[cli][machine][check]") {
+  // Kimi-K2.5's config.json stores its experts INT4 group 32 (compressed-tensors): vLLM loads
+  // that, not a GGUF Q4_K_M; a plan without "quant" gets the main command's int4-g32.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/k.json");
+    f << R"({"plans": [{"name": "k", "model": "kimi-k2.5", "engine": "vllm", )"
+      << R"("gpu": "rtx-pro-6000", "gpus": 7}, )"
+      << R"({"name": "q", "model": "kimi-k2.5", "engine": "vllm", "quant": "fp8", )"
+      << R"("gpu": "h200", "gpus": 8}]})";
+  }
+  const auto c = run("check " + dir + "/k.json");
+  INFO(c.out << c.err);
+  CHECK(has(c.out, "PASS k (" + dir + "/k.json#/plans/0): kimi-k2.5 int4-g32 ctx 4096"));
+  CHECK(has(c.out, "kimi-k2.5 fp8 ctx 4096"));  // a named quantization is kept
+  const auto m = run_json("kimi-k2.5 --engine vllm --gpu rtx-pro-6000 --gpus 7");
+  CHECK(m["settings"]["quant"] == "int4-g32");
+  sh("rm -rf '" + dir + "'");
 }

@@ -238,3 +238,26 @@ TEST_CASE("sweep carries the serving plan per row, equal to the main command's (
   }
   CHECK(rows == 2 * 2 * 2 * 2);
 }
+
+TEST_CASE("a serving deployment's verdict holds it to the requested headroom above the engine's",
+          "[cli][serving]") {
+  // Llama-3.1-70B BF16 on 2 x H100 under vLLM: each GPU places 67.83 GiB (its weight shard,
+  // activations, runtime, one sequence's KV). vLLM's own 0.9 share holds it (80 x 0.9 = 72);
+  // a 30% rule does not (67.83 x 1.3 = 88.18 > 80): tight, 80 / 67.83 - 1 = 17.9% headroom.
+  const auto r = llmsize::cli_test::run(
+      "llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 --headroom 0.3 -f json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["gpu"]["fit"] == "tight");
+  CHECK(j["gpu"]["fits"] == false);
+  CHECK(j["gpu"]["headroom_fraction"].get<double>() == Approx(0.1794).margin(1e-4));
+  CHECK(j["gpu"]["per_gpu_bytes"].get<double>() / (1ull << 30) == Approx(88.18).margin(0.01));
+  CHECK(j["throughput"]["fits"] == true);  // vLLM starts: its share holds it
+  // At vLLM's own rule it fits.
+  const auto d =
+      llmsize::cli_test::run("llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 -f json");
+  REQUIRE(d.code == 0);
+  const auto dj = nlohmann::json::parse(d.out);
+  CHECK(dj["gpu"]["fit"] == "fits");
+  CHECK(dj["gpu"]["fits"] == true);
+}

@@ -165,15 +165,18 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   q = PlanRequest();
   q.platforms = &builtin_platforms();
   rq.gpus = priced_gpus({}, cat);
-  const std::string quant = text("quant", "q4_k_m");
-  resolve_quant(at("quant"), quant);
   RunConfig& c = q.config;
+  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
+  // As the main command: a checkpoint engine (vLLM, transformers) loads the weights as the
+  // checkpoint stores them unless the plan names a quantization; llama.cpp a Q4_K_M GGUF.
+  const std::string quant =
+      text("quant", serving_profile(c.engine).checkpoint_weights ? "bf16" : "q4_k_m");
+  resolve_quant(at("quant"), quant);
   c.kv.n_ctx = count("context", 4096, 1, kMaxContextTokens);
   q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
   c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
   c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
   c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
-  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
   const EngineProfile& ep = engine_profile(c.engine);
   c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
   if (traits(c.kv.type_v).quantized && !c.flash_attn)
@@ -196,6 +199,10 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   check_kv_rows(at("kv_quant"), q.model, c.kv.type_k, c.kv.type_v);
   c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
                          rq.quant_ignored);
+  if (const QuantPreset* sq = stored_quant(rq.model, c.engine, p.contains("quant"))) {
+    c.quant = sq;
+    rq.quant_requested = sq->id;
+  }
 }
 
 // One plan object at `ptr` of `file`: its request and what check compares it with.

@@ -439,6 +439,12 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
 
 }  // namespace
 
+const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool quant_given) {
+  if (model.exact_weights || quant_given || model.spec.stored_quant.empty()) return nullptr;
+  if (engine != Engine::vllm && engine != Engine::transformers) return nullptr;
+  return find_quant_preset(model.spec.stored_quant);
+}
+
 void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   out.gpus = priced_gpus(o.prices, cat);
   PlanRequest& q = out.request;
@@ -456,16 +462,10 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   check_kv_rows("--kv-quant", q.model, q.config.kv.type_k, q.config.kv.type_v);
   q.config.quant = &model_quant("--quant", out.model, serving_quant_text(o), o.quant_given,
                                 out.quant_requested, out.quant_ignored);
-  // A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
-  // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless --quant is
-  // given.
-  const Engine eng = q.config.engine;
-  if (!out.model.exact_weights && !o.quant_given && !q.model.stored_quant.empty() &&
-      (eng == Engine::vllm || eng == Engine::transformers))
-    if (const QuantPreset* sq = find_quant_preset(q.model.stored_quant)) {
-      q.config.quant = sq;
-      out.quant_requested = sq->id;
-    }
+  if (const QuantPreset* sq = stored_quant(out.model, q.config.engine, o.quant_given)) {
+    q.config.quant = sq;
+    out.quant_requested = sq->id;
+  }
   drop_mtp_layers(o, out);
   if (q.serving) resolve_serving_target(o, cat, out);
 }

@@ -58,6 +58,10 @@ const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, con
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
                                const std::string& text, bool given, std::string& requested,
                                std::string& ignored);
+// A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
+// experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless a quantization
+// is given. Null when that does not apply (a weights file, llama.cpp, no stored type).
+const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool quant_given);
 // The built-in catalog with every --catalog FILE merged in, in order.
 Catalog load_catalog(const std::vector<std::string>& files);
 // The catalog's GPUs with every --price NAME=USD applied.

@@ -909,6 +909,7 @@ void set_plan(Row& row, const Plan& p) {
     k.pcie_gen = g.pcie_gen;
     k.pcie_lanes = g.pcie_lanes;
     k.max_per_node = max_gpus_per_node(g.gpu);  // what gpu_link_words reads of the GPU
+    k.module = g.gpu.is_module();
     k.gb_per_s = g.link_gb_per_s;
     k.interconnect = g.gpu.interconnect;
     row.link = row.link_memo.get(k, [&] { return gpu_link_words(g); });

@@ -34,9 +34,12 @@ std::string psu_text(const PlatformModel& p) {
     return p.psu.watts > 0 ? fmt::format("{:.0f} W supply", p.psu.watts) : "built in";
   if (p.psu.atx) return fmt::format("1 ATX, up to {:.0f} W", p.psu.watts);
   if (!p.psu.bays_published) return "not published";
-  std::string s = fmt::format("{} × ", p.psu.bays);
-  s += p.psu.watts > 0 ? fmt::format("{} W", group_digits(static_cast<uint64_t>(p.psu.watts)))
-                       : std::string("? W");
+  // Bays without a published rating say so rather than "2 × ? W".
+  if (!(p.psu.watts > 0))
+    return fmt::format("{} bays; rating{} unpublished", p.psu.bays,
+                       p.psu.redundancy_published ? "" : ", scheme");
+  std::string s =
+      fmt::format("{} × {} W", p.psu.bays, group_digits(static_cast<uint64_t>(p.psu.watts)));
   s += p.psu.redundancy_published ? ", " + to_string(p.psu.redundancy) : ", scheme not published";
   return s;
 }
@@ -62,6 +65,8 @@ ojson entry(const PlatformModel& p) {
        p.memory_channels_per_socket ? ojson(p.memory_channels_per_socket) : ojson()},
       {"dimm_slots", p.dimm_slots ? ojson(p.dimm_slots) : ojson()},
       {"ram_shipped_gib", p.ram_shipped_gib ? ojson(p.ram_shipped_gib) : ojson()},
+      // x16 slots for NICs beside the GPU positions; null where no source gives the layout.
+      {"nic_slots", p.nic_slots_published ? ojson(p.nic_slots) : ojson()},
       {"psu_count", psu_count ? ojson(p.psu.bays) : ojson()},
       {"psu_watts", num_or_null(p.psu.watts)},
       {"psu_redundancy",

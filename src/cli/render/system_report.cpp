@@ -32,7 +32,7 @@ const char* reason_words(PlatformReason r) {
     case PlatformReason::pcie_lanes:
       return "fewer than x8 lanes per GPU";
     case PlatformReason::gpu_power:
-      return "a slot cannot power the card";
+      return "a GPU position cannot deliver the GPU's power";
     case PlatformReason::passive_cooling:
       return "passive card without server airflow";
     case PlatformReason::psu_capacity:
@@ -143,16 +143,44 @@ std::string psu_words(const SystemPlan& s, const Plan& r) {
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
 }
 
+// What a NIC is for, as the table says it (the JSON and the BOM keep the codes).
+const char* nic_role_words(HostReason r) {
+  switch (r) {
+    case HostReason::nic_per_gpu:
+      return "GPU fabric, one per GPU";
+    case HostReason::nic_stage_link:
+      return "pipeline stage link";
+    case HostReason::nic_stage_and_frontend:
+      return "dual-port: stage link and storage/front end";
+    case HostReason::nic_storage_frontend:
+      return "storage/front end";
+    case HostReason::unit_link:
+      return "the units' own link";
+    default:
+      return to_string(r);
+  }
+}
+
 std::string nic_text(const SystemPlan& s) {
   const PlatformModel& p = *s.platform;
   std::string t;
   for (const auto& n : s.host.nics)
     t += fmt::format("{}{} × {} Gb/s ({})", t.empty() ? "" : ", ", n.count, n.gbit_per_s,
-                     to_string(n.reason));
+                     nic_role_words(n.reason));
+  // A PCIe server's cards against its free x16 slots (host_model.cpp free_nic_slots).
+  const NicSlots& sl = s.host.nic_slots;
+  if (!t.empty() && p.platform_class == PlatformClass::server && p.gpu_mount == GpuMount::pcie)
+    t += sl.known ? fmt::format("; {} card{} in the {} x16 slot{} left beside the GPUs", sl.used,
+                                sl.used == 1 ? "" : "s", sl.free, sl.free == 1 ? "" : "s")
+                  : std::string(
+                        "; the x16 slots left beside the GPUs are not published: check "
+                        "the chassis' slot layout");
   if (t.empty() && std::find(s.host.reasons.begin(), s.host.reasons.end(),
                              HostReason::nic_onboard) != s.host.reasons.end())
-    return "the board's onboard Ethernet: the GPUs leave no slot for a network card (a layer "
-           "split passes only activations between the machines)";
+    return s.choice.nodes > 1
+               ? "the board's onboard Ethernet: the GPUs leave no slot for a network card (a "
+                 "layer split passes only activations between the machines)"
+               : "the board's onboard Ethernet: the GPUs leave no slot for a network card";
   if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
     t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
                     p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);

@@ -430,15 +430,24 @@ std::string gpu_link_words(const GpuPlan& p) {
       return "none needed";
     case GpuLink::network:
       // One GPU per machine (unified-memory computers): units, not 8-GPU servers. Reads only
-      // max_gpus_per_node of the GPU, as the sweep's memo key of these words holds.
+      // max_gpus_per_node and is_module() of the GPU, as the sweep's memo key of these words
+      // holds.
       if (max_gpus_per_node(p.gpu) == 1)
         return fmt::format(
             "{} units of one GPU each, on a network: a pipeline split passes only activations "
             "(the maker's own link where it has one)",
             p.nodes);
+      // Modules: the HGX/OAM baseboards' fabric, a 400 Gb/s NIC per GPU. PCIe cards split by
+      // layers across the machines (host_model.cpp size_nics): one stage link per machine.
+      if (p.gpu.is_module())
+        return fmt::format(
+            "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU between the "
+            "baseboards (the HGX/DGX design)",
+            p.nodes, max_gpus_per_node(p.gpu));
       return fmt::format(
-          "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU for tensor parallelism "
-          "across nodes; 100-200 GbE is enough for a pipeline split",
+          "{} nodes of up to {} GPUs: the layers split across them pass only activations: a "
+          "100-200 GbE link per machine at most (400 Gb/s per GPU is for tensor parallelism "
+          "across nodes)",
           p.nodes, max_gpus_per_node(p.gpu));
     case GpuLink::gpu:
       return fmt::format("{}, {:.0f} GB/s per GPU", p.gpu.interconnect, p.link_gb_per_s);
