@@ -120,9 +120,12 @@ const char* const kRoleNames[] = {
     "laurel_post_norm",
     "attn_k_b",
     "attn_v_b",
+    "layer_output_scale",
+    "ffn_gate_inp",   // ".scale"
+    "ffn_down_exps",  // ".scale"
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::attn_v_b) + 1,
+                  static_cast<size_t>(TensorRole::ffn_down_exps_scale) + 1,
               "one name per role");
 
 using R = TensorRole;
@@ -190,6 +193,9 @@ std::string TensorDesc::name() const {
   s += role_name(role);
   // ssm_a and ssm_d carry no suffix (llama.cpp tn(LLM_TENSOR_SSM_A, il)).
   if (role == R::ssm_a || role == R::ssm_d) return s;
+  // Gemma 4's router and per-expert scales (conversion/gemma.py: router.scale and
+  // per_expert_scale as FFN_GATE_INP / FFN_DOWN_EXP ".scale").
+  if (role == R::ffn_gate_inp_scale || role == R::ffn_down_exps_scale) return s + ".scale";
   // exp_probs_b and ssm_dt are stored as ".bias" by convert_hf_to_gguf.py.
   s += (bias || role == R::ffn_exp_probs_b || role == R::ssm_dt) ? ".bias" : ".weight";
   return s;
@@ -602,6 +608,11 @@ void ffn_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockSt
     b.t1(R::ffn_post_norm_2, n_embd);
     b.t3(R::ffn_gate_up_exps, n_embd, 2 * ff, ne);
     b.t3(R::ffn_down_exps, ff, n_embd, ne);
+    // llama.cpp de3ff815 src/models/gemma4.cpp: ffn_gate_inp.scale {n_embd} (required) and
+    // llama-model.cpp's ffn_down_exps.scale {n_expert}, which conversion/gemma.py writes from the
+    // checkpoint's router.scale and router.per_expert_scale.
+    b.t1(R::ffn_gate_inp_scale, n_embd);
+    b.t1(R::ffn_down_exps_scale, ne);
     return;
   }
   b.experts(n_embd, ff, ne, st.ffn_gated);
@@ -633,6 +644,8 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
   }
   ffn_block(b, m, k, st);
   if (st.ffn_post_norm && k.ffn != FfnKind::none) b.t1(R::ffn_post_norm, n_embd);
+  // Gemma 4's layer_scalar (gguf-py tensor_mapping LAYER_OUT_SCALE "blk.N.layer_output_scale").
+  if (m.arch == Arch::gemma4) b.t1(R::layer_output_scale, 1);
   if (m.n_embd_per_layer > 0) {
     b.t2(R::per_layer_inp_gate, n_embd, m.n_embd_per_layer);
     b.t2(R::per_layer_proj, m.n_embd_per_layer, n_embd);

@@ -750,6 +750,197 @@ const Case kCases[] = {
          }
        }
      }},
+    // Qwen3-Next (src/models/qwen3next.cpp): the delta-net's fused ssm_in {n_embd, 2 key_dim +
+    // 2 value_dim} (q, k, v and the gate z) and ssm_ba {n_embd, 2 v heads}; gated attention every
+    // 4th layer; a MoE FFN with a gated shared expert in every layer. ssm: d_state 32, 2 key
+    // heads, 4 value heads, conv 4; attention 4 heads of 64, 1 KV head; 4 experts of 64, shared
+    // 128; 4 layers.
+    {"qwen3next",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("qwen3next.block_count", 4).u32("qwen3next.embedding_length", E);
+       w.u32("qwen3next.context_length", 4096);
+       w.u32("qwen3next.attention.head_count", 4).u32("qwen3next.attention.head_count_kv", 1);
+       w.u32("qwen3next.attention.key_length", 64).u32("qwen3next.attention.value_length", 64);
+       w.u32("qwen3next.full_attention_interval", 4);
+       w.u32("qwen3next.expert_count", 4).u32("qwen3next.expert_used_count", 2);
+       w.u32("qwen3next.expert_feed_forward_length", 64);
+       w.u32("qwen3next.expert_shared_feed_forward_length", 128);
+       w.u32("qwen3next.ssm.conv_kernel", 4).u32("qwen3next.ssm.state_size", 32);
+       w.u32("qwen3next.ssm.group_count", 2).u32("qwen3next.ssm.time_step_rank", 4);
+       w.u32("qwen3next.ssm.inner_size", 128);
+       embeddings(f);
+       const uint64_t key_dim = 32 * 2, value_dim = 32 * 4, conv_dim = 2 * key_dim + value_dim;
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "post_attention_norm.weight", {E});
+         if (il == 3) {
+           f.l(il, "attn_q.weight", {E, 2 * 4 * 64});
+           f.l(il, "attn_k.weight", {E, 64});
+           f.l(il, "attn_v.weight", {E, 64});
+           f.l(il, "attn_output.weight", {4 * 64, E});
+           f.l(il, "attn_q_norm.weight", {64});
+           f.l(il, "attn_k_norm.weight", {64});
+         } else {
+           f.l(il, "ssm_in.weight", {E, 2 * key_dim + 2 * value_dim});
+           f.l(il, "ssm_conv1d.weight", {4, conv_dim});
+           f.l(il, "ssm_dt.bias", {4});
+           f.l(il, "ssm_a", {4});
+           f.l(il, "ssm_ba.weight", {E, 2 * 4});
+           f.l(il, "ssm_norm.weight", {32});
+           f.l(il, "ssm_out.weight", {value_dim, E});
+         }
+         f.l(il, "ffn_gate_inp.weight", {E, 4});
+         f.l(il, "ffn_down_exps.weight", {64, E, 4});
+         f.l(il, "ffn_gate_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_up_exps.weight", {E, 64, 4});
+         f.l(il, "ffn_gate_inp_shexp.weight", {E});
+         f.l(il, "ffn_gate_shexp.weight", {E, 128});
+         f.l(il, "ffn_up_shexp.weight", {E, 128});
+         f.l(il, "ffn_down_shexp.weight", {128, E});
+       }
+     }},
+    // Nemotron 3 Nano (nemotron_h_moe, llama_model_nemotron_h's load_arch_tensors): Mamba2 and
+    // attention blocks as nemotron_h; MoE blocks (n_ff(il) != 0 with experts): router,
+    // exp_probs_b, relu^2 experts up + down (no gate) and the shared expert's up + down.
+    // Pattern M E M * E M; 8 experts of 64, shared 128.
+    {"nemotron_h_moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("nemotron_h_moe.block_count", 6).u32("nemotron_h_moe.embedding_length", E);
+       w.u32("nemotron_h_moe.context_length", 4096);
+       w.u32s("nemotron_h_moe.feed_forward_length", {0, 64, 0, 0, 64, 0});
+       w.u32s("nemotron_h_moe.attention.head_count", {4, 4, 4, 4, 4, 4});
+       w.u32s("nemotron_h_moe.attention.head_count_kv", {0, 0, 0, 2, 0, 0});
+       w.u32("nemotron_h_moe.attention.key_length", 64);
+       w.u32("nemotron_h_moe.attention.value_length", 64);
+       w.u32("nemotron_h_moe.expert_count", 8).u32("nemotron_h_moe.expert_used_count", 2);
+       w.u32("nemotron_h_moe.expert_feed_forward_length", 64);
+       w.u32("nemotron_h_moe.expert_shared_feed_forward_length", 128);
+       w.u32("nemotron_h_moe.ssm.conv_kernel", 4).u32("nemotron_h_moe.ssm.inner_size", 256);
+       w.u32("nemotron_h_moe.ssm.state_size", 16).u32("nemotron_h_moe.ssm.time_step_rank", 8);
+       w.u32("nemotron_h_moe.ssm.group_count", 2);
+       embeddings(f);
+       const uint64_t d_inner = 256, conv = d_inner + 2 * 2 * 16, heads = 8;
+       const char* kind = "MEM*EM";
+       for (uint32_t il = 0; il < 6; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         if (kind[il] == 'M') {
+           f.l(il, "ssm_in.weight", {E, 2 * d_inner + 2 * 2 * 16 + heads});
+           f.l(il, "ssm_conv1d.weight", {4, conv});
+           f.l(il, "ssm_conv1d.bias", {conv});
+           f.l(il, "ssm_dt.bias", {heads});
+           f.l(il, "ssm_a", {1, heads});
+           f.l(il, "ssm_d", {1, heads});
+           f.l(il, "ssm_norm.weight", {d_inner / 2, 2});
+           f.l(il, "ssm_out.weight", {d_inner, E});
+         } else if (kind[il] == '*') {
+           f.l(il, "attn_q.weight", {E, 256});
+           f.l(il, "attn_k.weight", {E, 128});
+           f.l(il, "attn_v.weight", {E, 128});
+           f.l(il, "attn_output.weight", {256, E});
+         } else {
+           f.l(il, "ffn_gate_inp.weight", {E, 8});
+           f.l(il, "exp_probs_b.bias", {8});
+           f.l(il, "ffn_down_exps.weight", {64, E, 8});
+           f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+           f.l(il, "ffn_down_shexp.weight", {128, E});
+           f.l(il, "ffn_up_shexp.weight", {E, 128});
+         }
+       }
+     }},
+    // LFM2-MoE (src/models/lfm2moe.cpp): lfm2's blocks with 1 leading dense FFN, then router,
+    // experts and exp_probs_b. 8 experts of 64; short conv l_cache 3; attention at layer 2.
+    {"lfm2moe",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("lfm2moe.block_count", 4).u32("lfm2moe.embedding_length", E);
+       w.u32("lfm2moe.context_length", 4096).u32("lfm2moe.feed_forward_length", 512);
+       w.u32("lfm2moe.attention.head_count", 4);
+       w.u32s("lfm2moe.attention.head_count_kv", {0, 0, 2, 0});
+       w.u32("lfm2moe.shortconv.l_cache", 3).u32("lfm2moe.leading_dense_block_count", 1);
+       w.u32("lfm2moe.expert_count", 8).u32("lfm2moe.expert_used_count", 2);
+       w.u32("lfm2moe.expert_feed_forward_length", 64);
+       embeddings(f, false, "token_embd_norm");
+       for (uint32_t il = 0; il < 4; ++il) {
+         f.l(il, "ffn_norm.weight", {E});
+         if (il >= 1) {
+           f.l(il, "ffn_gate_inp.weight", {E, 8});
+           f.l(il, "ffn_gate_exps.weight", {E, 64, 8});
+           f.l(il, "ffn_down_exps.weight", {64, E, 8});
+           f.l(il, "ffn_up_exps.weight", {E, 64, 8});
+           f.l(il, "exp_probs_b.bias", {8});
+         } else {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+         }
+         f.l(il, "attn_norm.weight", {E});
+         if (il == 2) {
+           f.l(il, "attn_q_norm.weight", {64});
+           f.l(il, "attn_k_norm.weight", {64});
+           f.l(il, "attn_q.weight", {E, E});
+           f.l(il, "attn_k.weight", {E, 128});
+           f.l(il, "attn_v.weight", {E, 128});
+           f.l(il, "attn_output.weight", {E, E});
+         } else {
+           f.l(il, "shortconv.conv.weight", {3, E});
+           f.l(il, "shortconv.in_proj.weight", {E, 3 * E});
+           f.l(il, "shortconv.out_proj.weight", {E, E});
+         }
+       }
+     }},
+    // Gemma 4 MoE (src/models/gemma4.cpp; conversion/gemma.py): sliding layers of 2 KV heads x
+    // 64 (key/value_length_swa), the global layer of 1 KV head x 128 with K = V (no attn_v);
+    // q/k norms of one head, post_attention_norm, ffn_norm + the dense MLP (the shared expert) +
+    // post_ffw_norm; the router with its input scale ffn_gate_inp.scale, pre_ffw_norm_2 /
+    // post_ffw_norm_1 / post_ffw_norm_2, fused ffn_gate_up_exps, ffn_down_exps and its
+    // per-expert ffn_down_exps.scale; every layer's layer_output_scale {1}; one rope_freqs
+    // {global head / 2}; output tied. 4 heads, 8 experts of 64, dense 512; 5 sliding : 1 global.
+    {"gemma4",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("gemma4.block_count", 6).u32("gemma4.embedding_length", E);
+       w.u32("gemma4.context_length", 4096).u32("gemma4.feed_forward_length", 512);
+       w.u32("gemma4.attention.head_count", 4);
+       w.u32s("gemma4.attention.head_count_kv", {2, 2, 2, 2, 2, 1});
+       w.u32("gemma4.attention.key_length", 128).u32("gemma4.attention.value_length", 128);
+       w.u32("gemma4.attention.key_length_swa", 64);
+       w.u32("gemma4.attention.value_length_swa", 64);
+       w.u32s("gemma4.attention.sliding_window_pattern", {1, 1, 1, 1, 1, 0});
+       w.u32("gemma4.attention.sliding_window", 128);
+       w.u32("gemma4.expert_count", 8).u32("gemma4.expert_used_count", 2);
+       w.u32("gemma4.expert_feed_forward_length", 64);
+       f.t("token_embd.weight", {E, V});
+       f.t("output_norm.weight", {E});
+       f.t("rope_freqs.weight", {64});
+       for (uint32_t il = 0; il < 6; ++il) {
+         const bool global = il == 5;
+         const uint64_t hd = global ? 128 : 64, kv = global ? 1 : 2;
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 4 * hd});
+         f.l(il, "attn_k.weight", {E, kv * hd});
+         if (!global) f.l(il, "attn_v.weight", {E, kv * hd});
+         f.l(il, "attn_output.weight", {4 * hd, E});
+         f.l(il, "attn_q_norm.weight", {hd});
+         f.l(il, "attn_k_norm.weight", {hd});
+         f.l(il, "post_attention_norm.weight", {E});
+         f.l(il, "layer_output_scale.weight", {1});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_up.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "post_ffw_norm.weight", {E});
+         f.l(il, "ffn_gate_inp.weight", {E, 8});
+         f.l(il, "ffn_gate_inp.scale", {E});
+         f.l(il, "pre_ffw_norm_2.weight", {E});
+         f.l(il, "post_ffw_norm_1.weight", {E});
+         f.l(il, "post_ffw_norm_2.weight", {E});
+         f.l(il, "ffn_gate_up_exps.weight", {E, 2 * 64, 8});
+         f.l(il, "ffn_down_exps.weight", {64, E, 8});
+         f.l(il, "ffn_down_exps.scale", {8});
+       }
+     }},
 };
 
 }  // namespace

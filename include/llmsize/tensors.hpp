@@ -131,6 +131,10 @@ enum class TensorRole : uint8_t {
   // MLA's kv_b expansion as llama.cpp stores it, split and absorbed (LLM_TENSOR_ATTN_K_B / V_B).
   attn_k_b,
   attn_v_b,
+  // Gemma 4: the per-layer output scalar, the router's input scale, the per-expert output scale.
+  layer_output_scale,
+  ffn_gate_inp_scale,
+  ffn_down_exps_scale,
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.
