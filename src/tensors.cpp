@@ -123,9 +123,10 @@ const char* const kRoleNames[] = {
     "layer_output_scale",
     "ffn_gate_inp",   // ".scale"
     "ffn_down_exps",  // ".scale"
+    "ffn_norm",       // no suffix
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::ffn_down_exps_scale) + 1,
+                  static_cast<size_t>(TensorRole::ffn_pre_norm) + 1,
               "one name per role");
 
 using R = TensorRole;
@@ -192,7 +193,7 @@ std::string TensorDesc::name() const {
   if (layer >= 0) s = "blk." + std::to_string(layer) + ".";
   s += role_name(role);
   // ssm_a and ssm_d carry no suffix (llama.cpp tn(LLM_TENSOR_SSM_A, il)).
-  if (role == R::ssm_a || role == R::ssm_d) return s;
+  if (role == R::ssm_a || role == R::ssm_d || role == R::ffn_pre_norm) return s;
   // Gemma 4's router and per-expert scales (conversion/gemma.py: router.scale and
   // per_expert_scale as FFN_GATE_INP / FFN_DOWN_EXP ".scale").
   if (role == R::ffn_gate_inp_scale || role == R::ffn_down_exps_scale) return s + ".scale";
@@ -428,6 +429,7 @@ struct BlockStyle {
   bool gdn_fused_qkv = false;   // Qwen3.5 delta-net: attn_qkv + attn_gate + ssm_beta/alpha
   bool mamba_conv_bias = true;
   bool mamba_norm = true;
+  bool ffn_norm_unsuffixed = false;  // Falcon-H1: "blk.N.ffn_norm" (R::ffn_pre_norm)
 };
 
 BlockStyle style_of(Arch a) {
@@ -491,6 +493,12 @@ BlockStyle style_of(Arch a) {
       break;
     case Arch::hunyuan_moe:
       s.qk_norm_head = true;
+      break;
+    case Arch::falcon_h1:
+      // gguf-py tensor_mapping.py maps "model.layers.{bid}.pre_ff_layernorm.weight", suffix and
+      // all, to FFN_PRE_NORM "blk.{bid}.ffn_norm"; llama.cpp de3ff815 src/models/falcon-h1.cpp
+      // loads tn(LLM_TENSOR_FFN_NORM, i), without ".weight".
+      s.ffn_norm_unsuffixed = true;
       break;
     case Arch::granitehybrid:
       s.mamba_conv_bias = true;
@@ -640,7 +648,7 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
     if (st.post_attn_as_ffn_norm)
       b.t1(R::attn_post_norm, n_embd);
     else if (st.pre_norms && !st.parallel_ffn && !st.single_norm)
-      b.t1(R::ffn_norm, n_embd);
+      b.t1(st.ffn_norm_unsuffixed ? R::ffn_pre_norm : R::ffn_norm, n_embd);
   }
   ffn_block(b, m, k, st);
   if (st.ffn_post_norm && k.ffn != FfnKind::none) b.t1(R::ffn_post_norm, n_embd);

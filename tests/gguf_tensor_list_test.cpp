@@ -941,6 +941,98 @@ const Case kCases[] = {
          f.l(il, "ffn_down_exps.scale", {8});
        }
      }},
+    // GLM-5 (glm-dsa, src/models/glm-dsa.cpp): deepseek32's MLA + DSA indexer blocks (q_a / q_b,
+    // attn_k_b / attn_v_b), leading dense layer, MoE with exp_probs_b and the shared expert.
+    // Sizes as the deepseek32 case, 3 layers, no MTP block.
+    {"glm-dsa",
+     [](LlamaCppFile& f) {
+       const uint64_t H = 4, kv_lora = 64, rope = 16, nope = 32, hv = 32, q_r = 96, ne = 8, ff = 64,
+                      ixh = 4, ixk = 32;
+       GgufWriter& w = f.w;
+       w.u32("glm-dsa.block_count", 3).u32("glm-dsa.embedding_length", E);
+       w.u32("glm-dsa.context_length", 4096).u32("glm-dsa.feed_forward_length", 512);
+       w.u32("glm-dsa.attention.head_count", H).u32("glm-dsa.attention.head_count_kv", 1);
+       w.u32("glm-dsa.attention.key_length", kv_lora + rope);
+       w.u32("glm-dsa.attention.value_length", kv_lora);
+       w.u32("glm-dsa.attention.key_length_mla", nope + rope);
+       w.u32("glm-dsa.attention.value_length_mla", hv);
+       w.u32("glm-dsa.rope.dimension_count", rope).u32("glm-dsa.attention.kv_lora_rank", kv_lora);
+       w.u32("glm-dsa.attention.q_lora_rank", q_r);
+       w.u32("glm-dsa.attention.indexer.head_count", ixh);
+       w.u32("glm-dsa.attention.indexer.key_length", ixk);
+       w.u32("glm-dsa.expert_count", ne).u32("glm-dsa.expert_used_count", 2);
+       w.u32("glm-dsa.expert_shared_count", 1).u32("glm-dsa.expert_feed_forward_length", ff);
+       w.u32("glm-dsa.leading_dense_block_count", 1);
+       embeddings(f);
+       for (uint32_t il = 0; il < 3; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q_a_norm.weight", {q_r});
+         f.l(il, "attn_kv_a_norm.weight", {kv_lora});
+         f.l(il, "attn_q_a.weight", {E, q_r});
+         f.l(il, "attn_q_b.weight", {q_r, H * (nope + rope)});
+         f.l(il, "attn_kv_a_mqa.weight", {E, kv_lora + rope});
+         f.l(il, "attn_k_b.weight", {nope, kv_lora, H});
+         f.l(il, "attn_v_b.weight", {kv_lora, hv, H});
+         f.l(il, "attn_output.weight", {H * hv, E});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "indexer.k_norm.weight", {ixk});
+         f.l(il, "indexer.k_norm.bias", {ixk});
+         f.l(il, "indexer.proj.weight", {E, ixh});
+         f.l(il, "indexer.attn_k.weight", {E, ixk});
+         f.l(il, "indexer.attn_q_b.weight", {q_r, ixh * ixk});
+         if (il < 1) {
+           f.l(il, "ffn_gate.weight", {E, 512});
+           f.l(il, "ffn_down.weight", {512, E});
+           f.l(il, "ffn_up.weight", {E, 512});
+           continue;
+         }
+         f.l(il, "ffn_gate_inp.weight", {E, ne});
+         f.l(il, "exp_probs_b.bias", {ne});
+         f.l(il, "ffn_gate_exps.weight", {E, ff, ne});
+         f.l(il, "ffn_down_exps.weight", {ff, E, ne});
+         f.l(il, "ffn_up_exps.weight", {E, ff, ne});
+         f.l(il, "ffn_gate_shexp.weight", {E, ff});
+         f.l(il, "ffn_down_shexp.weight", {ff, E});
+         f.l(il, "ffn_up_shexp.weight", {E, ff});
+       }
+     }},
+    // Falcon-H1 (src/models/falcon-h1.cpp): Mamba2 and attention in every block, then the FFN.
+    // Its FFN norm is "blk.N.ffn_norm" with no ".weight": gguf-py tensor_mapping.py maps
+    // "model.layers.{bid}.pre_ff_layernorm.weight" (suffix included) to FFN_PRE_NORM
+    // "blk.{bid}.ffn_norm", and llama.cpp loads tn(LLM_TENSOR_FFN_NORM, i). Mamba2 8 heads x 32 =
+    // d_inner 256, d_state 16, 1 group, conv 4; attention 4 heads of 64, 2 KV heads; 3 layers.
+    {"falcon-h1",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("falcon-h1.block_count", 3).u32("falcon-h1.embedding_length", E);
+       w.u32("falcon-h1.context_length", 4096).u32("falcon-h1.feed_forward_length", 512);
+       w.u32("falcon-h1.attention.head_count", 4).u32("falcon-h1.attention.head_count_kv", 2);
+       w.u32("falcon-h1.attention.key_length", 64).u32("falcon-h1.attention.value_length", 64);
+       w.u32("falcon-h1.ssm.conv_kernel", 4).u32("falcon-h1.ssm.inner_size", 256);
+       w.u32("falcon-h1.ssm.state_size", 16).u32("falcon-h1.ssm.time_step_rank", 8);
+       w.u32("falcon-h1.ssm.group_count", 1);
+       embeddings(f);
+       const uint64_t d_inner = 256, conv = d_inner + 2 * 16, heads = 8;
+       for (uint32_t il = 0; il < 3; ++il) {
+         f.l(il, "ssm_in.weight", {E, d_inner + conv + heads});
+         f.l(il, "ssm_conv1d.weight", {4, conv});
+         f.l(il, "ssm_conv1d.bias", {conv});
+         f.l(il, "ssm_dt.bias", {heads});
+         f.l(il, "ssm_a", {1, heads});
+         f.l(il, "ssm_d", {1, heads});
+         f.l(il, "ssm_norm.weight", {d_inner, 1});
+         f.l(il, "ssm_out.weight", {d_inner, E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "ffn_norm", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
 };
 
 }  // namespace

@@ -135,6 +135,7 @@ enum class TensorRole : uint8_t {
   layer_output_scale,
   ffn_gate_inp_scale,
   ffn_down_exps_scale,
+  ffn_pre_norm,  // Falcon-H1's FFN norm, stored as "blk.N.ffn_norm" without ".weight"
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.
