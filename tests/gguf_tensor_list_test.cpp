@@ -3,7 +3,8 @@
 // src/llama-model.cpp create_tensor_qkv / create_tensor_gate_up_exps), not from llmsize's tensor
 // builder, in the types an f16 conversion stores them (conversion/base.py at the same commit:
 // 1-D tensors, "*_norm.weight", anything not named ".weight" (biases, ssm_a, ssm_d),
-// ffn_gate_inp(_shexp), ssm_conv1d, shortconv.conv and the DSA indexer_proj in F32, the rest
+// ffn_gate_inp(_shexp), ssm_conv1d, shortconv.conv, the DSA indexer_proj and Gemma 3n's
+// altup_correct_coef / altup_predict_coef in F32, the rest
 // F16; gpt-oss experts stay MXFP4, conversion/gpt_oss.py). The reader must parse the header, and
 // the weights llmsize computes from the spec it read must equal the file's tensor bytes exactly,
 // tensor by tensor.
@@ -37,7 +38,8 @@ struct LlamaCppFile {
   static bool stored_f32(const std::string& n, size_t n_dims) {
     if (n_dims <= 1 || ends_with(n, "_norm.weight") || !ends_with(n, ".weight")) return true;
     for (const char* k : {"ffn_gate_inp.weight", "ffn_gate_inp_shexp.weight", "ssm_conv1d.weight",
-                          "shortconv.conv.weight", "indexer.proj.weight"})
+                          "shortconv.conv.weight", "indexer.proj.weight",
+                          "altup_correct_coef.weight", "altup_predict_coef.weight"})
       if (ends_with(n, k)) return true;
     return false;
   }
@@ -1031,6 +1033,56 @@ const Case kCases[] = {
          f.l(il, "ffn_gate.weight", {E, 512});
          f.l(il, "ffn_down.weight", {512, E});
          f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
+    // Gemma 3n (src/models/gemma3n.cpp): AltUp projections {n_embd, n_embd, n_altup - 1}, the
+    // per-layer embeddings (per_layer_token_embd {n_embd_altup x n_layer, n_vocab},
+    // per_layer_model_proj, per_layer_proj_norm); per block Gemma 3 attention with q/k norms and
+    // post norms, the per-layer inp_gate / proj / post_norm, AltUp coefficients, router and its
+    // norm, LAuReL l / r and post norm. n_altup 4 and laurel_rank 16 from the tensors; 5 layers
+    // (set_swa_pattern(5): 4 sliding, 1 full), all below n_layer_kv_from_start 20.
+    {"gemma3n",
+     [](LlamaCppFile& f) {
+       const uint64_t na = 4, lr = 16, pe = 8, L = 5;
+       GgufWriter& w = f.w;
+       w.u32("gemma3n.block_count", L).u32("gemma3n.embedding_length", E);
+       w.u32("gemma3n.context_length", 4096).u32("gemma3n.feed_forward_length", 512);
+       w.u32("gemma3n.attention.head_count", 4).u32("gemma3n.attention.head_count_kv", 2);
+       w.u32("gemma3n.attention.key_length", 64).u32("gemma3n.attention.value_length", 64);
+       w.u32("gemma3n.attention.sliding_window", 32);
+       w.u32("gemma3n.embedding_length_per_layer_input", pe);
+       f.t("token_embd.weight", {E, V});
+       f.t("altup_proj.weight", {E, E, na - 1});
+       f.t("altup_unembd_proj.weight", {E, E, na - 1});
+       f.t("per_layer_token_embd.weight", {pe * L, V});
+       f.t("per_layer_model_proj.weight", {E, pe * L});
+       f.t("per_layer_proj_norm.weight", {pe});
+       f.t("output_norm.weight", {E});
+       for (uint32_t il = 0; il < L; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_q_norm.weight", {64});
+         f.l(il, "attn_k_norm.weight", {64});
+         f.l(il, "post_attention_norm.weight", {E});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_up.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "post_ffw_norm.weight", {E});
+         f.l(il, "inp_gate.weight", {E, pe});
+         f.l(il, "proj.weight", {pe, E});
+         f.l(il, "post_norm.weight", {E});
+         f.l(il, "altup_correct_coef.weight", {na, na});
+         f.l(il, "altup_correct_scale.weight", {E});
+         f.l(il, "altup_predict_coef.weight", {na, na * na});
+         f.l(il, "altup_router.weight", {E, na});
+         f.l(il, "altup_router_norm.weight", {E});
+         f.l(il, "laurel_l.weight", {E, lr});
+         f.l(il, "laurel_r.weight", {lr, E});
+         f.l(il, "laurel_post_norm.weight", {E});
        }
      }},
 };
