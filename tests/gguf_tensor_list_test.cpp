@@ -15,10 +15,12 @@
 #include <string>
 
 #include "llmsize/estimate.hpp"
+#include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/tensors.hpp"
 #include "model_file_writer.hpp"
+#include "test_util.hpp"
 
 using namespace llmsize;
 using namespace llmsize::test;
@@ -1126,5 +1128,86 @@ TEST_CASE("A GGUF with llama.cpp's tensor list of each new architecture: exact w
       CHECK(computed[name] == b);
     }
     CHECK(compute_weights(g, *find_quant_preset("f16")).bytes == f.w.data_bytes());
+  }
+}
+
+// llama-quantize's exceptions for the new tensors (llama.cpp de3ff815 src/llama-quant.cpp
+// tensor_allows_quantization): no "_norm.weight" is quantized, 2-D ones (Mamba2's grouped
+// ssm_norm) included; names with "altup" or "laurel" and per_layer_model_proj keep the converted
+// file's 16-bit type; the DSA indexer_proj, F32 in an f16 file (conversion/base.py), is quantized
+// like any other 2-D weight.
+TEST_CASE("llama-quantize keeps 2-D norms F32, AltUp / LAuReL 16-bit, quantizes indexer.proj",
+          "[gguf][quant]") {
+  struct Row {
+    const char* id;
+    TensorRole role;
+    const char* preset;
+    TensorType want;
+  };
+  const Row rows[] = {
+      {"gemma-3n-e2b", TensorRole::laurel_l, "q4_k_m", TensorType::F16},
+      {"gemma-3n-e2b", TensorRole::altup_router, "q4_k_m", TensorType::F16},
+      {"gemma-3n-e2b", TensorRole::altup_proj, "q4_k_m", TensorType::F16},
+      {"gemma-3n-e2b", TensorRole::per_layer_model_proj, "q4_k_m", TensorType::F16},
+      {"gemma-3n-e2b", TensorRole::altup_correct_coef, "q8_0", TensorType::F32},
+      {"gemma-3n-e2b", TensorRole::altup_predict_coef, "f16", TensorType::F32},
+      {"gemma-3n-e2b", TensorRole::per_layer_inp_gate, "q8_0", TensorType::Q8_0},
+  };
+  for (const Row& r : rows) {
+    INFO(r.id << " " << role_name(r.role) << " " << r.preset);
+    const ModelSpec& m = test::model(r.id);
+    const auto tensors = model_tensors(m);
+    const auto types = assign_tensor_types(m, tensors, *find_quant_preset(r.preset));
+    size_t seen = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i].role == r.role) {
+        CHECK(types[i] == r.want);
+        ++seen;
+      }
+    CHECK(seen > 0);
+  }
+  // Nemotron-H's grouped ssm_norm {d_inner / n_group, n_group} and the DSA indexer.
+  const ModelSpec nh = model_from_hf_config(
+      nlohmann::json::parse(R"({"model_type": "nemotron_h", "num_hidden_layers": 2,
+      "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+      "vocab_size": 1024, "intermediate_size": 2048, "conv_kernel": 4, "ssm_state_size": 128,
+      "n_groups": 8, "mamba_num_heads": 32, "mamba_head_dim": 64,
+      "hybrid_override_pattern": "M*"})"),
+      "nh");
+  const ModelSpec ds = model_from_hf_config(
+      nlohmann::json::parse(R"({"model_type": "deepseek_v32", "num_hidden_layers": 2,
+      "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 8,
+      "vocab_size": 1024, "intermediate_size": 2048, "n_routed_experts": 8,
+      "num_experts_per_tok": 2, "moe_intermediate_size": 256, "n_shared_experts": 1,
+      "first_k_dense_replace": 1, "q_lora_rank": 512, "kv_lora_rank": 256,
+      "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128, "index_n_heads": 256,
+      "index_head_dim": 128})"),
+      "ds");
+  struct Pick {
+    const ModelSpec* m;
+    TensorRole role;
+    const char* preset;
+    TensorType want;
+  };
+  const Pick picks[] = {
+      {&nh, TensorRole::ssm_norm, "q4_k_m", TensorType::F32},
+      {&nh, TensorRole::ssm_norm, "f16", TensorType::F32},
+      {&ds, TensorRole::indexer_proj, "f16", TensorType::F32},
+      {&ds, TensorRole::indexer_proj, "bf16", TensorType::F32},
+      // {1024, 256}: rows of 1,024 in whole Q8_0 / Q4_K blocks.
+      {&ds, TensorRole::indexer_proj, "q8_0", TensorType::Q8_0},
+      {&ds, TensorRole::indexer_proj, "q4_k_m", TensorType::Q4_K},
+  };
+  for (const Pick& p : picks) {
+    INFO(arch_name(p.m->arch) << " " << role_name(p.role) << " " << p.preset);
+    const auto tensors = model_tensors(*p.m);
+    const auto types = assign_tensor_types(*p.m, tensors, *find_quant_preset(p.preset));
+    size_t seen = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i].role == p.role && tensors[i].n_dims == 2) {
+        CHECK(types[i] == p.want);
+        ++seen;
+      }
+    CHECK(seen > 0);
   }
 }
