@@ -509,16 +509,15 @@ BlockStyle style_of(Arch a) {
   return s;
 }
 
-void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockStyle& st,
-                     bool mtp) {
+void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockStyle& st) {
   const uint64_t n_embd = m.n_embd;
   if (k.attn == AttnKind::mla) {
     mla_projections(b, m, k.n_head, k.n_embd_head_k, k.n_embd_head_v);
     b.t2(R::attn_output, uint64_t{k.n_head} * k.n_embd_head_v, n_embd);
-    // llama.cpp de3ff815 src/models/deepseek32.cpp loads the indexer in every block, the MTP
-    // block too (required); glm-dsa.cpp marks it TENSOR_NOT_REQUIRED everywhere, and llmsize
-    // lists GLM-5's MTP block without it, as before.
-    if (k.n_indexer_k && (!mtp || m.arch == Arch::deepseek32)) {
+    // llama.cpp de3ff815 src/models/deepseek32.cpp and glm-dsa.cpp load the indexer in every
+    // block, the MTP block too; the GLM-5.1 checkpoint holds it there (its 753,864,139,008
+    // parameters, tests/fixtures/configs_2026/glm-5.1.json, count it).
+    if (k.n_indexer_k) {
       // DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): its own query heads from the
       // compressed query, one shared key, a LayerNorm on the key and per-head weights.
       b.t2(R::indexer_attn_q_b, m.q_lora_rank, uint64_t{m.n_indexer_head} * k.n_indexer_k);
@@ -642,7 +641,7 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
   if (st.single_norm || (st.pre_norms && (mixer || st.parallel_ffn))) b.t1(R::attn_norm, n_embd);
   if (mtp) nextn_inputs(b, m, true);
   state_block(b, m, k, st);
-  if (k.attn != AttnKind::none) attention_block(b, m, k, st, mtp);
+  if (k.attn != AttnKind::none) attention_block(b, m, k, st);
   if (st.attn_post_norm && k.attn != AttnKind::none) b.t1(R::attn_post_norm, n_embd);
   if (k.ffn != FfnKind::none) {
     if (st.post_attn_as_ffn_norm)
