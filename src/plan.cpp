@@ -468,6 +468,8 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
          p.ram_bandwidth_gb_per_s);
   if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)
     note(p, NoteKind::uncalibrated_speed);
+  if (p.speed && p.speed->tflops_assumed)
+    note(p, NoteKind::assumed_tflops, 0, 0, 0, 0, p.speed->tflops);
 }
 
 // Hashing of the plain inputs a Planner caches by: every field, bit for bit, a 64-bit word at a

@@ -139,6 +139,7 @@ enum class NoteKind : uint8_t {
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated
+  assumed_tflops,      // the catalog has no dense 16-bit TFLOPS for the GPU: x the rate assumed
 };
 
 // True for the kinds worded after the estimate's warnings.

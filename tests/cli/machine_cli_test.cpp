@@ -757,3 +757,14 @@ TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as t
   CHECK(m["settings"]["quant"] == "int4-g32");
   sh("rm -rf '" + dir + "'");
 }
+
+TEST_CASE("the GPU link counts the machines bought", "[cli][machine]") {
+  // 28 Arc Pro B60 (vLLM TP 4 x PP 7) in Supermicro SYS-421GE-TNRT servers of 10 double-width
+  // positions: ceil(28 / 10) = 3 machines, 30 cards bought; the class rule's chassis of 8 would
+  // have said 4 nodes.
+  const auto r = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60");
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "× 3, 10 GPUs each"));
+  CHECK(has(r.out, "GPU link   3 nodes of up to 10 GPUs: the layers split across them"));
+  CHECK(has(r.out, "Links: 3 nodes of up to 10 GPUs"));
+}

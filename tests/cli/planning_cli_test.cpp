@@ -993,14 +993,21 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
     for (const auto& o : cj["gpu_options"])
       if (o["id"] == id) CHECK(o["count"] == oj["gpu"]["count"]);
   }
-  // --explain derives that count by vLLM's rule, and says the Arc's TFLOPS are assumed.
+  // --explain derives that count by vLLM's rule.
   const auto x = run("kimi-k2.5 --engine vllm --gpu arc-pro-b60 --explain");
   REQUIRE(x.code == 0);
   CHECK(x.out.find("≤ 0.90 × 24.00 GiB (vllm's memory share) → 28 GPUs = TP 4 × PP 7 × 1 "
                    "replica") != std::string::npos);
   CHECK(x.out.find("smallest t ≥") == std::string::npos);
-  CHECK(x.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
+  // A GPU without a 16-bit TFLOPS figure in the catalog (the Ryzen AI Max+ 395's Radeon 8060S):
+  // the prefill says it assumed one, and a warning says so.
+  const auto y = run("llama-3.1-8b --gpu ryzen-ai-max-395 --explain");
+  REQUIRE(y.code == 0);
+  CHECK(y.out.find("10.0 TFLOPS (assumed: the catalog has no dense FP16/BF16 figure)") !=
         std::string::npos);
+  CHECK(y.out.find("the catalog has no dense FP16/BF16 TFLOPS for AMD Ryzen AI Max+ 395") !=
+        std::string::npos);
+  CHECK(x.out.find("(assumed: the catalog has no dense") == std::string::npos);
 }
 
 TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {

@@ -904,15 +904,16 @@ void set_plan(Row& row, const Plan& p) {
   } else {
     const GpuPlan& g = *p.gpu;
     Row::LinkKey& k = row.link_key;
+    const LinkShape shape = link_shape(p);  // what gpu_link_words reads of the plan
     k.link = g.link;
-    k.nodes = g.nodes;
+    k.nodes = shape.nodes;
     k.pcie_gen = g.pcie_gen;
     k.pcie_lanes = g.pcie_lanes;
-    k.max_per_node = max_gpus_per_node(g.gpu);  // what gpu_link_words reads of the GPU
+    k.max_per_node = shape.per_node;
     k.module = g.gpu.is_module();
     k.gb_per_s = g.link_gb_per_s;
     k.interconnect = g.gpu.interconnect;
-    row.link = row.link_memo.get(k, [&] { return gpu_link_words(g); });
+    row.link = row.link_memo.get(k, [&] { return gpu_link_words(g, shape.nodes, shape.per_node); });
   }
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
   // Schema 2: the machine's rated power where a catalog machine is planned (as W()).

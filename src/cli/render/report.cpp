@@ -225,7 +225,7 @@ std::vector<BomLine> bom_lines(const Report& r) {
   const auto& p = *r.gpu;
   b.push_back(gpu_line(r));
   if (p.count > 1)
-    b.push_back({"GPU link", gpu_link_words(p), "-", link_reason_words(p.link_reason)});
+    b.push_back({"GPU link", gpu_link_words(r), "-", link_reason_words(p.link_reason)});
   // The catalog machine's count is on its Platform line; the class rule's only without one.
   const bool catalog_machine = r.system && r.system->platform;
   if (p.nodes > 1 && !catalog_machine)

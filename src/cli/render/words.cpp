@@ -155,6 +155,11 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
+    case NoteKind::assumed_tflops:
+      return fmt::format(
+          "the catalog has no dense FP16/BF16 TFLOPS for {}: prefill and time to first token "
+          "assume {:.0f} TFLOPS (conservative: the chip is likely faster)",
+          name, n.x);
   }
   return "";
 }
@@ -201,7 +206,7 @@ bool gpu_worded(NoteKind k) {
   return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
          k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
          k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed ||
-         k == NoteKind::engine_not_on_gpu;
+         k == NoteKind::engine_not_on_gpu || k == NoteKind::assumed_tflops;
 }
 
 // The lines of the model and quantization alone: before the notes, and the quantization's.
@@ -339,7 +344,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
     between += fmt::format(
         "; between the {} machines a network carries the layer split (only activations)",
         sy->choice.nodes);
-  c.push_back(fmt::format("Links: {} — {}{}", gpu_link_words(p), link_reason_words(p.link_reason),
+  c.push_back(fmt::format("Links: {} — {}{}", gpu_link_words(r), link_reason_words(p.link_reason),
                           between));
   // Growth in the machine chosen (a platform's largest GPU count it ships with), else the class.
   const uint32_t per_node = sy ? sy->platform->max_gpus() : max_gpus_per_node(p.gpu);
@@ -424,31 +429,31 @@ std::string option_split_words(const GpuOption& o) {
                      o.replicas == 1 ? "" : "s");
 }
 
-std::string gpu_link_words(const GpuPlan& p) {
+std::string gpu_link_words(const GpuPlan& p, uint32_t nodes, uint32_t per_node) {
   switch (p.link) {
     case GpuLink::none:
       return "none needed";
     case GpuLink::network:
       // One GPU per machine (unified-memory computers): units, not 8-GPU servers. Reads only
-      // max_gpus_per_node and is_module() of the GPU, as the sweep's memo key of these words
+      // is_module() of the GPU and the shape given, as the sweep's memo key of these words
       // holds.
-      if (max_gpus_per_node(p.gpu) == 1)
+      if (per_node == 1)
         return fmt::format(
             "{} units of one GPU each, on a network: a pipeline split passes only activations "
             "(the maker's own link where it has one)",
-            p.nodes);
+            nodes);
       // Modules: the HGX/OAM baseboards' fabric, a 400 Gb/s NIC per GPU. PCIe cards split by
       // layers across the machines (host_model.cpp size_nics): one stage link per machine.
       if (p.gpu.is_module())
         return fmt::format(
             "{} nodes of up to {} GPUs: 400 Gb/s InfiniBand or RoCE per GPU between the "
             "baseboards (the HGX/DGX design)",
-            p.nodes, max_gpus_per_node(p.gpu));
+            nodes, per_node);
       return fmt::format(
           "{} nodes of up to {} GPUs: the layers split across them pass only activations: a "
           "100-200 GbE link per machine at most (400 Gb/s per GPU is for tensor parallelism "
           "across nodes)",
-          p.nodes, max_gpus_per_node(p.gpu));
+          nodes, per_node);
     case GpuLink::gpu:
       return fmt::format("{}, {:.0f} GB/s per GPU", p.gpu.interconnect, p.link_gb_per_s);
     case GpuLink::pcie:
@@ -456,6 +461,17 @@ std::string gpu_link_words(const GpuPlan& p) {
                          p.pcie_lanes, p.link_gb_per_s);
   }
   return "";
+}
+
+LinkShape link_shape(const Plan& p) {
+  if (p.system && p.system->platform)
+    return {p.system->choice.nodes, p.system->choice.gpus_per_node};
+  return {p.gpu ? p.gpu->nodes : 1, p.gpu ? max_gpus_per_node(p.gpu->gpu) : 1};
+}
+
+std::string gpu_link_words(const Plan& p) {
+  const LinkShape s = link_shape(p);
+  return gpu_link_words(*p.gpu, s.nodes, s.per_node);
 }
 
 std::string capacity_limit_words(const CapacityPlan& c) {

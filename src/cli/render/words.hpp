@@ -129,7 +129,16 @@ std::string gpu_split_words(GpuSplit s);
 const char* step_words(StartStep s);
 // A GPU option's split: a serving engine's TP x PP x replicas, else the layer split's words.
 std::string option_split_words(const GpuOption& o);
-std::string gpu_link_words(const GpuPlan& p);
+// The GPUs' link; across machines `nodes` of up to `per_node` GPUs.
+std::string gpu_link_words(const GpuPlan& p, uint32_t nodes, uint32_t per_node);
+// Machines and GPUs per machine the link words count: the catalog machine's choice where one is
+// planned (a 10-GPU server), else the GPU plan's nodes of the class rule's chassis.
+struct LinkShape {
+  uint32_t nodes = 1, per_node = 1;
+};
+LinkShape link_shape(const Plan& p);
+// gpu_link_words(*p.gpu, link_shape(p)); REQUIRES p.gpu.
+std::string gpu_link_words(const Plan& p);
 std::string link_reason_words(LinkReason r);
 // CapacityPlan::limited_by: "memory", "speed", or why no plan reaches the target.
 std::string capacity_limit_words(const CapacityPlan& c);
