@@ -1087,6 +1087,31 @@ const Case kCases[] = {
          f.l(il, "laurel_post_norm.weight", {E});
        }
      }},
+    // Qwen3-VL's text model (src/models/qwen3vl.cpp): Qwen3 blocks, q/k norms of one head; the
+    // vision tower is a separate mmproj file. 4 heads of 64, 2 KV heads, 2 layers, tied output.
+    {"qwen3vl",
+     [](LlamaCppFile& f) {
+       GgufWriter& w = f.w;
+       w.u32("qwen3vl.block_count", 2).u32("qwen3vl.embedding_length", E);
+       w.u32("qwen3vl.context_length", 4096).u32("qwen3vl.feed_forward_length", 512);
+       w.u32("qwen3vl.attention.head_count", 4).u32("qwen3vl.attention.head_count_kv", 2);
+       w.u32("qwen3vl.attention.key_length", 64).u32("qwen3vl.attention.value_length", 64);
+       w.u32s("qwen3vl.rope.dimension_sections", {8, 12, 12, 0});
+       embeddings(f, false);
+       for (uint32_t il = 0; il < 2; ++il) {
+         f.l(il, "attn_norm.weight", {E});
+         f.l(il, "attn_q.weight", {E, 256});
+         f.l(il, "attn_k.weight", {E, 128});
+         f.l(il, "attn_v.weight", {E, 128});
+         f.l(il, "attn_output.weight", {256, E});
+         f.l(il, "attn_k_norm.weight", {64});
+         f.l(il, "attn_q_norm.weight", {64});
+         f.l(il, "ffn_norm.weight", {E});
+         f.l(il, "ffn_gate.weight", {E, 512});
+         f.l(il, "ffn_down.weight", {512, E});
+         f.l(il, "ffn_up.weight", {E, 512});
+       }
+     }},
 };
 
 }  // namespace
