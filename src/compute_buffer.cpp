@@ -348,18 +348,37 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
   // splits being the cumulative shares of free memory, (d + 1) / n for n devices alike: device d
   // holds il with d <= il x n / (n_layer_all + 1) < d + 1. Only the first n_layer are computed.
   const auto first_of = [&](uint64_t d) { return (d * (all + 1) + n - 1) / n; };  // ceil
+  const LayerLayout layout = layer_layout(m);  // once for every device's range
+  s.devices.reserve(n);
+  // A device's buffer depends on the kinds of its layers, not their counts (layer_parts): the
+  // middle devices of a uniform model share the previous one's.
+  std::vector<LayerGroup> prev;
+  bool have_prev = false, prev_output = false, prev_last = false;
+  const auto same_kinds = [](const std::vector<LayerGroup>& a, const std::vector<LayerGroup>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(a[i].kind == b[i].kind)) return false;
+    return true;
+  };
   for (uint32_t d = 0; d < n; ++d) {
     const uint64_t a = first_of(d), b = first_of(d + 1);  // [a, b) of [0, all]
     const bool output = a <= all && all < b;
     const uint64_t la = std::min<uint64_t>(a, m.n_layer), lb = std::min<uint64_t>(b, m.n_layer);
-    const auto groups = la < lb ? layer_groups(m, la, lb) : std::vector<LayerGroup>{};
+    const auto groups = la < lb ? layer_groups(layout, la, lb) : std::vector<LayerGroup>{};
     const bool last_layer = m.n_layer && la < lb && lb == m.n_layer;
     DeviceCompute dc;
     dc.first_layer = u32(std::min(a, all));
     dc.n_layer = u32(std::min(b, all) - std::min(a, all));
     dc.output = output;
-    dc.buffer = device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
+    if (have_prev && output == prev_output && last_layer == prev_last && same_kinds(groups, prev))
+      dc.buffer = s.devices.back().buffer;
+    else
+      dc.buffer = device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
     s.devices.push_back(dc);
+    prev = groups;
+    have_prev = true;
+    prev_output = output;
+    prev_last = last_layer;
   }
   return s;
 }

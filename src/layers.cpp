@@ -169,7 +169,10 @@ uint64_t layer_count(const LayerLayout& l) {
 }
 
 std::vector<LayerGroup> layer_groups(const ModelSpec& m) {
-  const LayerLayout l = layer_layout(m);
+  return layer_groups(layer_layout(m));
+}
+
+std::vector<LayerGroup> layer_groups(const LayerLayout& l) {
   std::vector<uint64_t> count(l.kinds.size(), 0);
   std::vector<uint32_t> order;
   for (const auto& s : l.segments)
@@ -184,7 +187,10 @@ std::vector<LayerGroup> layer_groups(const ModelSpec& m) {
 }
 
 std::vector<LayerGroup> layer_groups(const ModelSpec& m, uint64_t from, uint64_t to) {
-  const LayerLayout l = layer_layout(m);
+  return layer_groups(layer_layout(m), from, to);
+}
+
+std::vector<LayerGroup> layer_groups(const LayerLayout& l, uint64_t from, uint64_t to) {
   std::vector<uint64_t> count(l.kinds.size(), 0);
   std::vector<uint32_t> order;
   uint64_t pos = 0;  // first layer of the segment

@@ -32,6 +32,9 @@ std::vector<LayerGroup> layer_groups(const ModelSpec& m);
 // The same for layers [from, to) only (a device's share of a layer split); counted from the
 // segments' periods, without a per-layer walk. Layers beyond the segments count nothing.
 std::vector<LayerGroup> layer_groups(const ModelSpec& m, uint64_t from, uint64_t to);
+// The same of a layout already built (a caller asking for several ranges builds it once).
+std::vector<LayerGroup> layer_groups(const LayerLayout& l);
+std::vector<LayerGroup> layer_groups(const LayerLayout& l, uint64_t from, uint64_t to);
 
 // Calls f(il, kind) for every layer in order.
 void for_each_layer(const LayerLayout& l, const std::function<void(uint32_t, const LayerKind&)>& f);
