@@ -109,6 +109,24 @@ struct QuantState {
   bool has_imatrix = false;
 };
 
+// Tensors convert_hf_to_gguf.py stores in F32 whatever the out type and llama-quantize leaves
+// alone (llama.cpp de3ff815 conversion/base.py prepare_tensors: every "*_norm.weight", also a
+// 2-D one such as Mamba2's grouped ssm_norm {d_inner / n_group, n_group}, and
+// ALTUP_CORRECT_COEF / ALTUP_PREDICT_COEF; src/llama-quant.cpp tensor_allows_quantization skips
+// "_norm.weight" and "altup").
+bool is_f32_always(R r) {
+  const std::string n = role_name(r);
+  return (n.size() >= 5 && n.compare(n.size() - 5, 5, "_norm") == 0) ||
+         r == R::altup_correct_coef || r == R::altup_predict_coef;
+}
+// 2-D tensors llama-quantize does not quantize, kept in the 16-bit type of the converted file
+// (src/llama-quant.cpp tensor_allows_quantization at de3ff815: names containing "altup" or
+// "laurel", and "per_layer_model_proj").
+bool kept_16_bit(R r) {
+  return r == R::altup_proj || r == R::altup_unembd_proj || r == R::altup_router ||
+         r == R::laurel_l || r == R::laurel_r || r == R::per_layer_model_proj;
+}
+
 // State-space tensors llama-quantize and checkpoint quantizers leave in their stored type.
 bool is_small_state_tensor(R r) {
   return r == R::ssm_conv1d || r == R::shortconv_conv || r == R::ssm_a || r == R::ssm_d;
@@ -431,10 +449,14 @@ std::vector<TensorType> assign_tensor_types(const ModelSpec& m,
     } else if (t.role == R::position_embd && !bert_f32) {
       // llama-quantize skips position embeddings; convert_hf_to_gguf.py stores them as F16.
       out.push_back(p.ftype == F::ALL_F32 ? T::F32 : p.default_type == T::BF16 ? T::BF16 : T::F16);
-    } else if (!quantize || p.ftype == F::ALL_F32) {
+    } else if (!quantize || p.ftype == F::ALL_F32 || (!t.bias && is_f32_always(t.role))) {
       out.push_back(T::F32);
     } else if (!quantized_default) {
-      out.push_back(p.default_type);  // f16 / bf16: no per-tensor rules
+      // f16 / bf16: no per-tensor rules but conversion/base.py's F32 list, where the DSA
+      // indexer's head weights (INDEXER_PROJ) are; llama-quantize then quantizes them.
+      out.push_back(t.role == R::indexer_proj ? T::F32 : p.default_type);
+    } else if (kept_16_bit(t.role)) {
+      out.push_back(T::F16);  // the converted file's F16 or BF16: 2 B a value either way
     } else {
       out.push_back(get_type(qs, m, t, p.ftype, p.default_type));
     }

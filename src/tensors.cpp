@@ -22,7 +22,7 @@ const char* const kRoleNames[] = {
     "attn_output",
     "attn_q_norm",
     "attn_k_norm",
-    "attn_post_norm",
+    "post_attention_norm",
     "attn_q_a",
     "attn_q_a_norm",
     "attn_q_b",
@@ -30,7 +30,7 @@ const char* const kRoleNames[] = {
     "attn_kv_a_norm",
     "attn_kv_b",
     "ffn_norm",
-    "ffn_post_norm",
+    "post_ffw_norm",
     "ffn_gate",
     "ffn_up",
     "ffn_down",
@@ -118,9 +118,15 @@ const char* const kRoleNames[] = {
     "laurel_l",
     "laurel_r",
     "laurel_post_norm",
+    "attn_k_b",
+    "attn_v_b",
+    "layer_output_scale",
+    "ffn_gate_inp",   // ".scale"
+    "ffn_down_exps",  // ".scale"
+    "ffn_norm",       // no suffix
 };
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) ==
-                  static_cast<size_t>(TensorRole::laurel_post_norm) + 1,
+                  static_cast<size_t>(TensorRole::ffn_pre_norm) + 1,
               "one name per role");
 
 using R = TensorRole;
@@ -187,7 +193,10 @@ std::string TensorDesc::name() const {
   if (layer >= 0) s = "blk." + std::to_string(layer) + ".";
   s += role_name(role);
   // ssm_a and ssm_d carry no suffix (llama.cpp tn(LLM_TENSOR_SSM_A, il)).
-  if (role == R::ssm_a || role == R::ssm_d) return s;
+  if (role == R::ssm_a || role == R::ssm_d || role == R::ffn_pre_norm) return s;
+  // Gemma 4's router and per-expert scales (conversion/gemma.py: router.scale and
+  // per_expert_scale as FFN_GATE_INP / FFN_DOWN_EXP ".scale").
+  if (role == R::ffn_gate_inp_scale || role == R::ffn_down_exps_scale) return s + ".scale";
   // exp_probs_b and ssm_dt are stored as ".bias" by convert_hf_to_gguf.py.
   s += (bias || role == R::ffn_exp_probs_b || role == R::ssm_dt) ? ".bias" : ".weight";
   return s;
@@ -213,7 +222,10 @@ struct AttnWidths {
 
 // Multi-head latent attention's projections before attn_output (llama.cpp deepseek2): the query
 // through the low-rank q_a / q_b pair (or one attn_q), the joint KV compression kv_a_mqa with its
-// norm, and its expansion kv_b to every head's nope part and value.
+// norm, and its expansion to every head's nope part and value, stored split and absorbed as
+// attn_k_b {nope, kv_lora_rank, n_head} and attn_v_b {kv_lora_rank, v_head, n_head}: llama.cpp
+// de3ff815 src/models/deepseek2.cpp load_arch_tensors (is_mla) and conversion/deepseek.py, which
+// splits kv_b_proj (only old files hold the unsplit attn_kv_b).
 void mla_projections(Builder& b, const ModelSpec& m, uint32_t n_head, uint32_t n_embd_head_k,
                      uint32_t n_embd_head_v) {
   const uint64_t n_embd = m.n_embd, n_q = uint64_t{n_head} * n_embd_head_k;
@@ -227,7 +239,8 @@ void mla_projections(Builder& b, const ModelSpec& m, uint32_t n_head, uint32_t n
   }
   b.t2(R::attn_kv_a_mqa, n_embd, uint64_t{m.kv_lora_rank} + m.n_rot);
   b.t1(R::attn_kv_a_norm, m.kv_lora_rank);
-  b.t2(R::attn_kv_b, m.kv_lora_rank, uint64_t{n_head} * (n_nope + n_embd_head_v));
+  b.t3(R::attn_k_b, n_nope, m.kv_lora_rank, n_head);
+  b.t3(R::attn_v_b, m.kv_lora_rank, n_embd_head_v, n_head);
 }
 
 // An MTP layer's next-n inputs (llama.cpp LLM_TENSOR_NEXTN_*): the projection of the concatenated
@@ -416,6 +429,7 @@ struct BlockStyle {
   bool gdn_fused_qkv = false;   // Qwen3.5 delta-net: attn_qkv + attn_gate + ssm_beta/alpha
   bool mamba_conv_bias = true;
   bool mamba_norm = true;
+  bool ffn_norm_unsuffixed = false;  // Falcon-H1: "blk.N.ffn_norm" (R::ffn_pre_norm)
 };
 
 BlockStyle style_of(Arch a) {
@@ -443,6 +457,11 @@ BlockStyle style_of(Arch a) {
     case Arch::glm4moe:
       s.post_attn_as_ffn_norm = true;
       s.exp_probs_b = true;
+      break;
+    case Arch::seed_oss:
+      // src/models/seed-oss.cpp loads post_attention_norm and no ffn_norm (gguf-py constants.py
+      // MODEL_TENSORS[SEED_OSS] lists ATTN_POST_NORM, so post_attention_layernorm maps to it).
+      s.post_attn_as_ffn_norm = true;
       break;
     case Arch::deepseek32:
     case Arch::glm_dsa:
@@ -475,6 +494,12 @@ BlockStyle style_of(Arch a) {
     case Arch::hunyuan_moe:
       s.qk_norm_head = true;
       break;
+    case Arch::falcon_h1:
+      // gguf-py tensor_mapping.py maps "model.layers.{bid}.pre_ff_layernorm.weight", suffix and
+      // all, to FFN_PRE_NORM "blk.{bid}.ffn_norm"; llama.cpp de3ff815 src/models/falcon-h1.cpp
+      // loads tn(LLM_TENSOR_FFN_NORM, i), without ".weight".
+      s.ffn_norm_unsuffixed = true;
+      break;
     case Arch::granitehybrid:
       s.mamba_conv_bias = true;
       break;
@@ -484,13 +509,15 @@ BlockStyle style_of(Arch a) {
   return s;
 }
 
-void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockStyle& st,
-                     bool mtp) {
+void attention_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockStyle& st) {
   const uint64_t n_embd = m.n_embd;
   if (k.attn == AttnKind::mla) {
     mla_projections(b, m, k.n_head, k.n_embd_head_k, k.n_embd_head_v);
     b.t2(R::attn_output, uint64_t{k.n_head} * k.n_embd_head_v, n_embd);
-    if (k.n_indexer_k && !mtp) {
+    // llama.cpp de3ff815 src/models/deepseek32.cpp and glm-dsa.cpp load the indexer in every
+    // block, the MTP block too; the GLM-5.1 checkpoint holds it there (its 753,864,139,008
+    // parameters, tests/fixtures/configs_2026/glm-5.1.json, count it).
+    if (k.n_indexer_k) {
       // DSA lightning indexer (llama.cpp deepseek32 / glm-dsa): its own query heads from the
       // compressed query, one shared key, a LayerNorm on the key and per-head weights.
       b.t2(R::indexer_attn_q_b, m.q_lora_rank, uint64_t{m.n_indexer_head} * k.n_indexer_k);
@@ -588,6 +615,11 @@ void ffn_block(Builder& b, const ModelSpec& m, const LayerKind& k, const BlockSt
     b.t1(R::ffn_post_norm_2, n_embd);
     b.t3(R::ffn_gate_up_exps, n_embd, 2 * ff, ne);
     b.t3(R::ffn_down_exps, ff, n_embd, ne);
+    // llama.cpp de3ff815 src/models/gemma4.cpp: ffn_gate_inp.scale {n_embd} (required) and
+    // llama-model.cpp's ffn_down_exps.scale {n_expert}, which conversion/gemma.py writes from the
+    // checkpoint's router.scale and router.per_expert_scale.
+    b.t1(R::ffn_gate_inp_scale, n_embd);
+    b.t1(R::ffn_down_exps_scale, ne);
     return;
   }
   b.experts(n_embd, ff, ne, st.ffn_gated);
@@ -609,16 +641,18 @@ void layer_block(Builder& b, const ModelSpec& m, const LayerKind& k, const Block
   if (st.single_norm || (st.pre_norms && (mixer || st.parallel_ffn))) b.t1(R::attn_norm, n_embd);
   if (mtp) nextn_inputs(b, m, true);
   state_block(b, m, k, st);
-  if (k.attn != AttnKind::none) attention_block(b, m, k, st, mtp);
+  if (k.attn != AttnKind::none) attention_block(b, m, k, st);
   if (st.attn_post_norm && k.attn != AttnKind::none) b.t1(R::attn_post_norm, n_embd);
   if (k.ffn != FfnKind::none) {
     if (st.post_attn_as_ffn_norm)
       b.t1(R::attn_post_norm, n_embd);
     else if (st.pre_norms && !st.parallel_ffn && !st.single_norm)
-      b.t1(R::ffn_norm, n_embd);
+      b.t1(st.ffn_norm_unsuffixed ? R::ffn_pre_norm : R::ffn_norm, n_embd);
   }
   ffn_block(b, m, k, st);
   if (st.ffn_post_norm && k.ffn != FfnKind::none) b.t1(R::ffn_post_norm, n_embd);
+  // Gemma 4's layer_scalar (gguf-py tensor_mapping LAYER_OUT_SCALE "blk.N.layer_output_scale").
+  if (m.arch == Arch::gemma4) b.t1(R::layer_output_scale, 1);
   if (m.n_embd_per_layer > 0) {
     b.t2(R::per_layer_inp_gate, n_embd, m.n_embd_per_layer);
     b.t2(R::per_layer_proj, m.n_embd_per_layer, n_embd);

@@ -366,3 +366,37 @@ TEST_CASE("KV and recurrent state equal what llama.cpp allocated for the referen
   }
   CHECK(checked > 50);
 }
+
+// The reference configs without a published official count: their checkpoints' own totals
+// (tests/fixtures/configs_2026/*.json _source.checkpoint, read from the safetensors headers).
+// BF16 checkpoints count exactly their parameters: llmsize's must be equal. FP8 checkpoints
+// (block-128 e4m3 weights) count each weight_scale_inv value as an element too: MiniMax-M2.7
+// per layer 256 experts x 3 x (1,536 / 128 x 3,072 / 128) = 221,184 plus attention q, o
+// 2 x 48 x 24 and k, v 2 x 8 x 24 = 2,688 scales, x 62 layers = 13,880,064 above the
+// parameters; so those are compared within 0.01%.
+TEST_CASE("The reference configs' checkpoint totals: exact for BF16, scales apart for FP8",
+          "[layers]") {
+  struct Case {
+    const char* file;
+    uint64_t checkpoint;
+    uint64_t scales;  // FP8 scale elements the checkpoint total includes (0: BF16)
+  };
+  const Case cases[] = {
+      // GLM-4.7-Flash incl. its MTP layer 47; GLM-5.1 incl. MTP layer 78 with its DSA indexer;
+      // Qwen3-VL-8B incl. the vision tower and 3 deepstack mergers.
+      {"glm-4.7-flash.json", 31221488576ull, 0},
+      {"glm-5.1.json", 753864139008ull, 0},
+      {"qwen3-vl-8b-instruct.json", 8767123696ull, 0},
+      {"minimax-m2.7.json", 228703644928ull, 13880064ull},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    const ModelSpec m = config(c.file);
+    const auto p = count_params(m, model_tensors(m));
+    CHECK(p.total + vision_tower_params(m.vision) + c.scales == c.checkpoint);
+  }
+  // Kimi-K2-Instruct, FP8 too: 1,026,470,731,056 stored elements, within 0.01%.
+  const ModelSpec k = config("kimi-k2-instruct.json");
+  const double total = static_cast<double>(count_params(k, model_tensors(k)).total);
+  CHECK(std::abs(total / 1026470731056.0 - 1) < 1e-4);
+}

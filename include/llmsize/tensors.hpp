@@ -128,6 +128,14 @@ enum class TensorRole : uint8_t {
   laurel_l,
   laurel_r,
   laurel_post_norm,
+  // MLA's kv_b expansion as llama.cpp stores it, split and absorbed (LLM_TENSOR_ATTN_K_B / V_B).
+  attn_k_b,
+  attn_v_b,
+  // Gemma 4: the per-layer output scalar, the router's input scale, the per-expert output scale.
+  layer_output_scale,
+  ffn_gate_inp_scale,
+  ffn_down_exps_scale,
+  ffn_pre_norm,  // Falcon-H1's FFN norm, stored as "blk.N.ffn_norm" without ".weight"
 };
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.

@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using json = nlohmann::json;
 
@@ -583,4 +586,153 @@ TEST_CASE("embedding flags are refused where they do not apply", "[cli][embeddin
   const auto bad = run("qwen3-8b --task embed");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--task") != std::string::npos);
+}
+
+namespace {
+
+// The CSV's one data row as a map from its header's JSON-path columns (fields may be quoted).
+std::map<std::string, std::string> csv_row(const std::string& args) {
+  const auto r = run(args + " --format csv");
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.code == 0);
+  const auto split = [](const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+        cells.back() += '"', ++i;
+      else if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        cells.emplace_back();
+      else
+        cells.back() += c;
+    }
+    return cells;
+  };
+  std::istringstream in(r.out);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const auto h = split(header), v = split(row);
+  REQUIRE(h.size() == v.size());
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < h.size(); ++i) out[h[i]] = v[i];
+  return out;
+}
+
+bool has(const std::string& text, const std::string& s) {
+  return text.find(s) != std::string::npos;
+}
+
+}  // namespace
+
+// Issue 9 "Output": the table, --explain, JSON and CSV break the KV cache down by layer kind and
+// show the recurrent state as its own part. Sizes as tests/layers_test.cpp derives them (llama.cpp
+// llama-kv-cache*.cpp, llama-memory-recurrent.cpp):
+//   Llama 4 Scout at 1,000,000 tokens: 36 chunked layers x pad(min(1,000,192, 8,192 + 512), 256)
+//   = 8,704 cells and 12 full layers x 1,000,192 cells, 8 KV heads x 128, K + V f16 4,096 B per
+//   cell: 1,283,457,024 B and 49,161,437,184 B.
+//   gpt-oss-120b at 4,096: 18 sliding layers x pad(128 + 512, 256) = 768 cells and 18 full x
+//   4,096, 8 x 64 heads, 2,048 B per cell: 28,311,552 B and 150,994,944 B.
+//   GLM-5.1: 78 MLA layers x 4,096 cells x 1,152 B = 368,050,176 B; indexer 78 x 4,096 x 256 B
+//   = 81,788,928 B.
+//   Qwen3-Next at 8 sequences: 8 x 36 delta-net layers x 2,195,456 B = 632,291,328 B.
+TEST_CASE("KV by layer kind and the recurrent state in the table, explain, JSON and CSV", "[cli]") {
+  struct Case {
+    std::string args;
+    std::vector<std::pair<std::string, uint64_t>> fields;  // vram.* JSON / CSV fields
+    std::vector<std::string> table, explain;
+  };
+  const std::string glm = kFixtures + "/configs_2026/glm-5.1.json";
+  const std::vector<Case> cases = {
+      {"llama-4-scout --ctx 1000000",
+       {{"kv_chunked_bytes", 1283457024ull},
+        {"kv_full_bytes", 49161437184ull},
+        {"kv_swa_bytes", 0},
+        {"kv_cache_bytes", 1283457024ull + 49161437184ull},
+        {"recurrent_state_bytes", 0}},
+       {"Layers    12 × (3 × chunked attention 8192 + 1 × full attention NoPE)",
+        "chunked 36 layers × 8,704 cells", "full 12 layers × 1,000,192 cells"},
+       {"KV cache, chunked layers", "= 1,283,457,024 B", "KV cache, full layers",
+        "= 49,161,437,184 B"}},
+      {"gpt-oss-120b",
+       {{"kv_swa_bytes", 28311552},
+        {"kv_full_bytes", 150994944},
+        {"kv_chunked_bytes", 0},
+        {"kv_cache_bytes", 28311552 + 150994944}},
+       {"SWA 18 layers × 768 cells 27.0 MiB", "full 18 layers × 4,096 cells 144.0 MiB"},
+       {"KV cache, swa layers", "= 28,311,552 B", "= 150,994,944 B"}},
+      {glm,
+       {{"kv_mla_bytes", 368050176},
+        {"kv_indexer_bytes", 81788928},
+        {"kv_cache_bytes", 368050176 + 81788928}},
+       {"MLA latent 78 layers × 4,096 cells 351.0 MiB",
+        "indexer keys 78 layers × 4,096 cells 78.0 MiB"},
+       {"K row = kv_lora_rank + n_rot = 576 in f16, no V", "= 368,050,176 B",
+        "K row = indexer head dim 128 in f16", "= 81,788,928 B"}},
+      {"qwen3-next-80b-a3b --batch 8",
+       {{"recurrent_state_bytes", 632291328}, {"kv_full_bytes", 8ull * 12 * 4096 * 2048}},
+       {"recurrent state", "gated delta-net 36 layers × 2.09 MiB = 75.38 MiB per sequence"},
+       {"recurrent state, gated delta-net layers", "= 632,291,328 B"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const json j = run_json(c.args);
+    const auto csv = csv_row(c.args);
+    for (const auto& [field, bytes] : c.fields) {
+      INFO(field);
+      CHECK(j["vram"][field] == bytes);
+      REQUIRE(csv.count("vram." + field));
+      CHECK(csv.at("vram." + field) == std::to_string(bytes));
+    }
+    // vram.total_bytes holds the recurrent state among its parts.
+    const auto& v = j["vram"];
+    CHECK(v["total_bytes"].get<uint64_t>() ==
+          v["weights_bytes"].get<uint64_t>() + v["kv_cache_bytes"].get<uint64_t>() +
+              v["recurrent_state_bytes"].get<uint64_t>() + v["activations_bytes"].get<uint64_t>() +
+              v["overhead_bytes"].get<uint64_t>() + v["headroom_bytes"].get<uint64_t>());
+    const auto t = run(c.args);
+    REQUIRE(t.code == 0);
+    for (const auto& s : c.table) {
+      INFO(s);
+      CHECK(has(t.out, s));
+    }
+    const auto x = run(c.args + " --explain");
+    REQUIRE(x.code == 0);
+    for (const auto& s : c.explain) {
+      INFO(s);
+      CHECK(has(x.out, s));
+    }
+  }
+}
+
+// Issue 9: "A config.json of an unknown model_type is exit 2", and the hidden_size %
+// num_attention_heads check does not refuse an MLA model whose head sizes are given:
+// GLM-4.7-Flash has hidden_size 2,048 and 20 heads (qk_nope 192 + qk_rope 64, v_head_dim 256).
+TEST_CASE("an unknown model_type is exit 2 and an MLA config whose heads do not divide is read",
+          "[cli]") {
+  const std::string dir = "/tmp/llmsize_cli_model_type_" + std::to_string(::getpid());
+  REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
+  std::ofstream(dir + "/config.json")
+      << R"({"model_type": "mamba9", "num_hidden_layers": 2, "hidden_size": 256,
+             "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 512})";
+  const auto r = run(dir + "/config.json");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, dir + "/config.json: /model_type: unsupported \"mamba9\""));
+  // The same shapes as a llama with 2,050 = no whole head of 4: refused, naming the keys.
+  std::ofstream(dir + "/config.json")
+      << R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 258,
+             "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 512})";
+  const auto odd = run(dir + "/config.json");
+  CHECK(odd.code == 2);
+  CHECK(odd.out.empty());
+  CHECK(has(odd.err, "hidden_size 258 is not divisible by 4 heads and no head_dim is given"));
+  REQUIRE(std::system(("rm -rf " + dir).c_str()) == 0);
+  const json g = run_json(kFixtures + "/configs_2026/glm-4.7-flash.json");
+  CHECK(g["model"]["n_head"] == 20);
+  // 47 MLA layers x 4,096 cells x (kv_lora_rank 512 + qk_rope 64) x 2 B (f16), no V.
+  CHECK(g["vram"]["kv_mla_bytes"] == 47ull * 4096 * 576 * 2);
 }

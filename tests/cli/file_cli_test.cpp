@@ -601,3 +601,77 @@ TEST_CASE("hostile safetensors headers exit 2 naming the file, the fault and the
     expect_error(p, p + ": duplicate tensor name \"a\" (at byte 9)");
   }
 }
+
+// Issue 9: `llmsize inspect FILE` shows the per-layer pattern compactly, and a GGUF of an
+// architecture llmsize does not model gets exact weights and a KV estimate from the generic keys.
+TEST_CASE("inspect shows a hybrid GGUF's layer pattern and an unknown one's KV is generic",
+          "[file]") {
+  TempDir d;
+  // Qwen3.5 (llama.cpp de3ff815 src/models/qwen35.cpp load_arch_tensors): 8 blocks, gated
+  // delta-net in 3 of every 4 (no attn_q; attn_qkv, attn_gate, ssm_*), full attention in the 4th.
+  GgufWriter w;
+  w.str("general.architecture", "qwen35").str("general.name", "hybrid").vocab(512);
+  w.u32("qwen35.block_count", 8).u32("qwen35.embedding_length", 256);
+  w.u32("qwen35.context_length", 4096).u32("qwen35.feed_forward_length", 512);
+  w.u32("qwen35.attention.head_count", 4).u32("qwen35.attention.head_count_kv", 1);
+  w.u32("qwen35.attention.key_length", 64).u32("qwen35.attention.value_length", 64);
+  w.u32("qwen35.full_attention_interval", 4).u32("qwen35.ssm.conv_kernel", 4);
+  w.u32("qwen35.ssm.state_size", 32).u32("qwen35.ssm.group_count", 2);
+  w.u32("qwen35.ssm.time_step_rank", 4).u32("qwen35.ssm.inner_size", 128);
+  w.tensor("token_embd.weight", kF16, {256, 512}).tensor("output_norm.weight", kF32, {256});
+  w.tensor("output.weight", kF16, {256, 512});
+  for (int il = 0; il < 8; ++il) {
+    const std::string p = "blk." + std::to_string(il) + ".";
+    w.tensor(p + "attn_norm.weight", kF32, {256})
+        .tensor(p + "post_attention_norm.weight", kF32, {256});
+    if (il % 4 == 3) {
+      w.tensor(p + "attn_q.weight", kF16, {256, 512}).tensor(p + "attn_k.weight", kF16, {256, 64});
+      w.tensor(p + "attn_v.weight", kF16, {256, 64})
+          .tensor(p + "attn_output.weight", kF16, {256, 256});
+      w.tensor(p + "attn_q_norm.weight", kF32, {64}).tensor(p + "attn_k_norm.weight", kF32, {64});
+    } else {
+      w.tensor(p + "attn_qkv.weight", kF16, {256, 256})
+          .tensor(p + "attn_gate.weight", kF16, {256, 128});
+      w.tensor(p + "ssm_conv1d.weight", kF32, {4, 256}).tensor(p + "ssm_dt.bias", kF32, {4});
+      w.tensor(p + "ssm_a", kF32, {4}).tensor(p + "ssm_beta.weight", kF16, {256, 4});
+      w.tensor(p + "ssm_alpha.weight", kF16, {256, 4}).tensor(p + "ssm_norm.weight", kF32, {32});
+      w.tensor(p + "ssm_out.weight", kF16, {128, 256});
+    }
+    w.tensor(p + "ffn_gate.weight", kF16, {256, 512})
+        .tensor(p + "ffn_down.weight", kF16, {512, 256});
+    w.tensor(p + "ffn_up.weight", kF16, {256, 512});
+  }
+  w.write(d / "hybrid.gguf");
+  const std::string pattern = "2 × (3 × gated delta-net + 1 × full attention)";
+  const auto t = run("inspect " + (d / "hybrid.gguf"));
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("Layers        " + pattern) != std::string::npos);
+  const auto j = run_json("inspect " + (d / "hybrid.gguf"));
+  CHECK(j["architecture"]["layer_pattern"] == pattern);
+  CHECK(j["weights_bytes"] == w.data_bytes());
+  // The estimate: 2 full layers x 4,096 cells x (1 x 64 K + 1 x 64 V) x 2 B; 6 delta-net layers
+  // of r = 3 x (2 x 64 + 128) = 768 and s = 32 x 128 = 4,096 F32 values.
+  const auto e = run_json(d / "hybrid.gguf");
+  CHECK(e["vram"]["kv_full_bytes"] == 2ull * 4096 * 256);
+  CHECK(e["vram"]["recurrent_state_bytes"] == 6ull * (768 + 4096) * 4);
+
+  // An architecture llmsize does not know: 2 blocks, 8 heads, no head_count_kv (llama.cpp's
+  // default: as many as the heads), head size 256 / 8 = 32: 2 layers x 4,096 cells x 8 x 32 x
+  // (K + V) x 2 B = 8 MiB, and the warning names what is generic.
+  GgufWriter u;
+  u.str("general.architecture", "mystery2").u32("mystery2.block_count", 2);
+  u.u32("mystery2.embedding_length", 256).u32("mystery2.attention.head_count", 8).vocab(16);
+  u.u32("mystery2.feed_forward_length", 512);
+  u.tensor("token_embd.weight", kF16, {256, 16}).tensor("blk.0.x.weight", kQ8_0, {256, 256});
+  u.tensor("blk.1.x.weight", kQ8_0, {256, 256});
+  u.write(d / "u2.gguf");
+  const auto g = run_json(d / "u2.gguf");
+  CHECK(g["model"]["weights_bytes"] == u.data_bytes());
+  CHECK(g["vram"]["kv_cache_bytes"] == 2ull * 4096 * 8 * 32 * 2 * 2);
+  bool generic = false;
+  for (const auto& x : g["warnings"])
+    generic |= x.get<std::string>().find("KV cache and buffers use the generic llama formula") !=
+               std::string::npos;
+  CHECK(generic);
+}
