@@ -375,7 +375,11 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
     const uint64_t a = first_of(d), b = first_of(d + 1);  // [a, b) of [0, all]
     const bool output = a <= all && all < b;
     const uint64_t la = std::min<uint64_t>(a, m.n_layer), lb = std::min<uint64_t>(b, m.n_layer);
-    const auto groups = la < lb ? layer_groups(layout, la, lb) : std::vector<LayerGroup>{};
+    // One kind of layer (the uniform models of 2024): the range is that kind, counted.
+    const auto groups = la >= lb ? std::vector<LayerGroup>{}
+                        : layout.kinds.size() == 1
+                            ? std::vector<LayerGroup>{{layout.kinds[0], lb - la}}
+                            : layer_groups(layout, la, lb);
     const bool last_layer = m.n_layer && la < lb && lb == m.n_layer;
     DeviceCompute dc;
     dc.first_layer = u32(std::min(a, all));
