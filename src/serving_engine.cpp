@@ -206,8 +206,10 @@ const std::vector<const char*>& serving_engine_names() {
 
 bool runs_on(const ServingProfile& p, const std::vector<std::string>& gpu_backends) {
   if (gpu_backends.empty()) return true;
-  for (const char* b : p.backends)
-    if (std::find(gpu_backends.begin(), gpu_backends.end(), b) != gpu_backends.end()) return true;
+  // string_view against string: lengths first, then the bytes (a plan asks this per row).
+  for (const std::string& g : gpu_backends)
+    for (std::string_view b : p.backends)
+      if (g == b) return true;
   return false;
 }
 

@@ -67,7 +67,7 @@ struct ServingProfile {
   const char* source;
   // The GPU software stacks it runs on, in the catalog's names (GpuSpec::backends: cuda, rocm,
   // sycl, vulkan, metal, habana), and where that is stated.
-  std::vector<const char*> backends;
+  std::vector<std::string_view> backends;
   const char* backends_source;
 };
 
