@@ -75,6 +75,18 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
 uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                              const GpuSpec& gpu);
 
+// GPUs of `gpu` one machine holds for a serving deployment (the tensor-parallel degree stays
+// within it): the most a catalog machine takes of it (choose_platform of many: the fewest machines
+// of the largest count), else the class rule's chassis. An RTX 4090 goes two to an AM5 desktop,
+// an Arc Pro B60 ten to a Supermicro SYS-421GE-TNRT.
+uint32_t serving_gpus_per_node(const PlanRequest& req, const GpuSpec& gpu) {
+  if (req.platforms && !gpu.unified_memory) {
+    const PlatformChoice ch = choose_platform(*req.platforms, gpu, kMaxRecommendedGpus);
+    if (ch.index >= 0 && ch.gpus_per_node) return ch.gpus_per_node;
+  }
+  return max_gpus_per_node(gpu);
+}
+
 // The engine that serves the plan: the serving engine, else the memory engine's.
 const ServingProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
   return req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
@@ -97,12 +109,12 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       // runtime and the KV of the sequences it runs, plus the headroom.
       ServingPlan sp;
       if (target) {
-        sp = plan_serving(req, m, w, g, 0, max_gpus_per_node(g));
+        sp = plan_serving(req, m, w, g, 0, serving_gpus_per_node(req, g));
         if (!sp.capacity || !sp.capacity->found) return n;
       } else {
         const uint32_t fewest = fewest_serving_gpus(req, m, w, g);
         if (!fewest) return n;
-        sp = plan_serving(req, m, w, g, fewest, max_gpus_per_node(g));
+        sp = plan_serving(req, m, w, g, fewest, serving_gpus_per_node(req, g));
       }
       const Deployment& d = sp.deployment;
       const ServingEstimate& se = sp.estimate;
@@ -152,7 +164,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   uint32_t count = req.gpus_requested;
   // #10: a serving request plans its own deployment; the GPUs of the bill are its GPUs.
   if (gpu && req.serving) {
-    p.serving = plan_serving(req, m, w, *gpu, req.gpus_requested, max_gpus_per_node(*gpu));
+    p.serving = plan_serving(req, m, w, *gpu, req.gpus_requested, serving_gpus_per_node(req, *gpu));
     if (!req.gpus_requested && p.serving->deployment.gpus()) count = p.serving->deployment.gpus();
     if (p.serving->capacity && !p.serving->capacity->found) note(p, NoteKind::capacity_unreachable);
   } else if (gpu && req.users && req.target_tokens_per_s > 0) {
@@ -603,7 +615,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
 uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                              const GpuSpec& gpu) {
   const ServingRequest& sr = *req.serving;
-  const uint32_t gpn = max_gpus_per_node(gpu);
+  const uint32_t gpn = serving_gpus_per_node(req, gpu);
   const ServingSetup s =
       serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, w);
   Deployment base = s.deployment;

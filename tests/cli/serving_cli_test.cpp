@@ -261,3 +261,18 @@ TEST_CASE("a serving deployment's verdict holds it to the requested headroom abo
   CHECK(dj["gpu"]["fit"] == "fits");
   CHECK(dj["gpu"]["fits"] == true);
 }
+
+TEST_CASE("a serving deployment keeps tensor parallelism inside the machine it is bought in",
+          "[cli][serving]") {
+  // 4 x RTX 4090 (a 3-slot card) for Llama-3.1-70B FP8 under vLLM: the catalog machine that takes
+  // it is the AM5 desktop of two, so the largest TP degree <= 2 dividing 4 GPUs, 64 heads and 8
+  // KV heads is 2, and the two desktops are pipeline stages: TP 2 x PP 2 (not TP 4 across two
+  // desktops' Ethernet).
+  const auto r = llmsize::cli_test::run(
+      "llama-3.1-70b --quant fp8 --engine vllm --gpu rtx-4090 --gpus 4 -f json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["throughput"]["tensor_parallel"] == 2);
+  CHECK(j["throughput"]["pipeline_parallel"] == 2);
+  CHECK(j["system"]["nodes"] == 2);
+}
