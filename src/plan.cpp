@@ -195,9 +195,6 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     g.per_gpu_bytes = p.capacity->per_gpu_bytes;
     g.fits = p.capacity->per_gpu_bytes <= gpu->usable_bytes();
   }
-  // A serving engine's pool rule decides the fit of its deployment (paged KV for the tokens the
-  // sequences hold, not n_seq full contexts).
-  if (p.serving && p.serving->deployment.gpus() == g.count) g.fits = p.serving->estimate.fits;
   // Three levels: with the requested headroom; tight (without it, but inside the engine's own
   // margin: engine_margin() of the engine that serves it, plus the estimate's measured error at
   // its high end, (total_high - total) / total, where the engine's rule does not already bound
@@ -213,7 +210,8 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
                 : engine_margin(c.engine);
   RunConfig bare = c;
   bare.headroom = 0;
-  // A serving deployment is judged by its engine's own rule: what one GPU places under it
+  // A serving deployment is judged by its engine's own rule (paged KV for the tokens the
+  // sequences hold, not n_seq full contexts): what one GPU places under it
   // (ServingEstimate::need_bytes_per_gpu), the engine's share as the margin, and a requested
   // headroom no laxer than that share (vLLM's default rule is its 0.9: 1 / 0.9 - 1).
   const bool engine_rule = p.serving && p.serving->deployment.gpus() == g.count;
