@@ -1,6 +1,5 @@
 #include "llmsize/bom.hpp"
 
-#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -162,6 +161,11 @@ void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bo
          in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
 }
 
+// A NIC that carries a pipeline's stage link (alone or with storage and the front end).
+bool stage_link(HostReason r) {
+  return r == HostReason::nic_stage_link || r == HostReason::nic_stage_and_frontend;
+}
+
 // A network switch where the machines cannot be cabled to each other directly: the GPU fabric of
 // baseboard servers across nodes (one port per fabric NIC, as the HGX/DGX reference designs wire
 // it), unified units beyond what their maker links without one (DGX Spark: two, cabled together),
@@ -183,8 +187,7 @@ void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector
       const bool fabric = n.reason == HostReason::nic_per_gpu;
       const bool pair_link =
           n.reason == HostReason::nic_storage_frontend && p.platform_class != PlatformClass::server;
-      const bool stage =
-          n.reason == HostReason::nic_stage_link || n.reason == HostReason::nic_stage_and_frontend;
+      const bool stage = stage_link(n.reason);
       if (fabric || ((pair_link || stage) && nodes > 2)) {
         // A shared dual-port card puts one port on the stage switch, the other on the site's.
         ports += n.count * (stage ? 1 : n.ports) * nodes;
@@ -196,9 +199,7 @@ void add_switch_line(const BomInput& in, uint32_t nodes, bool words, std::vector
     }
     // Machines whose GPUs leave no slot run the pipeline over the boards' own Ethernet
     // (host_model.cpp, nic_onboard): beyond two they need a switch port each all the same.
-    const bool onboard = std::find(in.host.reasons.begin(), in.host.reasons.end(),
-                                   HostReason::nic_onboard) != in.host.reasons.end();
-    if (ports == 0 && onboard && nodes > 2) {
+    if (ports == 0 && in.host.has(HostReason::nic_onboard) && nodes > 2) {
       ports = nodes;
       why = BomReason::stage_link;
     }
@@ -239,8 +240,7 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
       p.platform_class == PlatformClass::server && p.gpu_mount == GpuMount::pcie;
   for (const auto& n : in.host.nics) {
     const bool fabric = n.reason == HostReason::nic_per_gpu;
-    const bool stage =
-        n.reason == HostReason::nic_stage_link || n.reason == HostReason::nic_stage_and_frontend;
+    const bool stage = stage_link(n.reason);
     const bool shipped =
         fabric ? p.nics_400g_shipped >= n.count : p.nics_other_shipped + spare_400g >= n.count;
     Spec spec;

@@ -158,14 +158,17 @@ NicSlots free_nic_slots(const PlatformModel& p, uint32_t gpus) {
 // - Unified computers use what they have.
 void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
   const bool multi = n.nodes > 1;
+  // A NIC line and the reason it is there.
+  const auto nic = [&h](uint32_t count, uint32_t gbit, uint32_t ports, HostReason why) {
+    h.nics.push_back({count, gbit, ports, why});
+    h.reasons.push_back(why);
+  };
   if (p.platform_class == PlatformClass::server && p.gpu_mount != GpuMount::pcie) {
     if (multi) {
-      h.nics.push_back({gpus, 400, 1, HostReason::nic_per_gpu});
-      h.reasons.push_back(HostReason::nic_per_gpu);
+      nic(gpus, 400, 1, HostReason::nic_per_gpu);
     }
     if (multi || n.networked) {
-      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
-      h.reasons.push_back(HostReason::nic_storage_frontend);
+      nic(1, 200, 2, HostReason::nic_storage_frontend);
     }
   } else if (p.platform_class == PlatformClass::server) {
     if (!multi && !n.networked) return;
@@ -174,16 +177,12 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
     const uint32_t want = multi ? 2 : 1;
     const uint32_t cards = s.known ? std::min(want, s.free) : want;
     if (multi && cards >= 2) {
-      h.nics.push_back({1, 200, 1, HostReason::nic_stage_link});
-      h.reasons.push_back(HostReason::nic_stage_link);
-      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
-      h.reasons.push_back(HostReason::nic_storage_frontend);
+      nic(1, 200, 1, HostReason::nic_stage_link);
+      nic(1, 200, 2, HostReason::nic_storage_frontend);
     } else if (multi && cards == 1) {
-      h.nics.push_back({1, 200, 2, HostReason::nic_stage_and_frontend});
-      h.reasons.push_back(HostReason::nic_stage_and_frontend);
+      nic(1, 200, 2, HostReason::nic_stage_and_frontend);
     } else if (cards == 1) {
-      h.nics.push_back({1, 200, 2, HostReason::nic_storage_frontend});
-      h.reasons.push_back(HostReason::nic_storage_frontend);
+      nic(1, 200, 2, HostReason::nic_storage_frontend);
     } else {
       h.reasons.push_back(HostReason::nic_onboard);
     }
@@ -191,15 +190,13 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
   } else if (p.platform_class == PlatformClass::unified && multi) {
     // Separate units: each links to the next over the port its maker provides (DGX Spark's
     // ConnectX-7, a Mac's Thunderbolt 5); built in, nothing to buy for two units.
-    h.nics.push_back({1, p.unit_link_gbit_per_s, 1, HostReason::unit_link});
-    h.reasons.push_back(HostReason::unit_link);
+    nic(1, p.unit_link_gbit_per_s, 1, HostReason::unit_link);
   } else if (p.platform_class != PlatformClass::unified && (multi || n.networked)) {
     // A NIC is a single-width card: it needs one slot width the GPUs leave free.
     const bool slot_left = p.gpu_mount != GpuMount::pcie || n.gpu_slot_widths <= 0 ||
                            p.gpu_widths_total <= 0 || n.gpu_slot_widths + 1 <= p.gpu_widths_total;
     if (slot_left) {
-      h.nics.push_back({1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend});
-      h.reasons.push_back(HostReason::nic_storage_frontend);
+      nic(1, 100, multi ? 1u : 2u, HostReason::nic_storage_frontend);
     } else {
       h.reasons.push_back(HostReason::nic_onboard);
     }
@@ -251,6 +248,10 @@ void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
 }
 
 }  // namespace
+
+bool HostSizing::has(HostReason r) const {
+  return std::find(reasons.begin(), reasons.end(), r) != reasons.end();
+}
 
 HostSizing size_host(const PlatformModel& p, const HostNeeds& n) {
   HostSizing h;

@@ -91,7 +91,8 @@ struct HostSizing {
   NicSlots nic_slots;  // PCIe servers across nodes or networked; otherwise unset
   StorageSizing storage;
   std::vector<HostReason> reasons;
-  MachineLoad load;  // for the power model
+  MachineLoad load;              // for the power model
+  bool has(HostReason r) const;  // r is among `reasons`
 };
 
 // System RAM each platform class ships per GPU, GiB: HGX/DGX 8-GPU servers 2 TiB / 8 = 256

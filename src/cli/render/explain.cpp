@@ -35,10 +35,6 @@ std::string tb_str(uint64_t b) {
   return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
 }
 
-bool has_reason(const std::vector<HostReason>& v, HostReason r) {
-  return std::find(v.begin(), v.end(), r) != v.end();
-}
-
 // The catalog machine's host (host_model.cpp size_host): its RAM rule and population, its
 // shipped CPUs, its drives.
 std::string machine_host_explain(const Report& r) {
@@ -46,7 +42,7 @@ std::string machine_host_explain(const Report& r) {
   const HostSizing& h = sy.host;
   const RamSizing& m = h.ram;
   const PlatformModel& pm = *sy.platform;
-  if (has_reason(h.reasons, HostReason::unified_memory))
+  if (h.has(HostReason::unified_memory))
     return fmt::format(
         "  system RAM\n      = the unit's {:.0f} GiB of unified memory, of which the GPU may use "
         "{:.0f} GiB; storage built in\n",

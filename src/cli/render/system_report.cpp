@@ -175,8 +175,7 @@ std::string nic_text(const SystemPlan& s) {
                   : std::string(
                         "; the x16 slots left beside the GPUs are not published: check "
                         "the chassis' slot layout");
-  if (t.empty() && std::find(s.host.reasons.begin(), s.host.reasons.end(),
-                             HostReason::nic_onboard) != s.host.reasons.end())
+  if (t.empty() && s.host.has(HostReason::nic_onboard))
     return s.choice.nodes > 1
                ? "the board's onboard Ethernet: the GPUs leave no slot for a network card (a "
                  "layer split passes only activations between the machines)"
