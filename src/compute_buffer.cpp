@@ -283,8 +283,7 @@ bool per_layer_model(const ModelSpec& m) {
 }  // namespace
 
 ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c) {
-  if (!per_layer_model(m)) return compute_buffer(m, kv.cells_full, c.n_ubatch, c.flash_attn);
-  return layer_parts(m, kv, c, layer_groups(m), true, 1, true);
+  return compute_buffer(m, kv, c, per_layer_model(m) ? layer_groups(m) : std::vector<LayerGroup>{});
 }
 
 ComputeBuffer compute_buffer(const ModelSpec& m, const KvCache& kv, const ComputeConfig& c,
@@ -364,7 +363,7 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
   // A device's buffer depends on the kinds of its layers, not their counts (layer_parts): the
   // middle devices of a uniform model share the previous one's.
   std::vector<LayerGroup> prev;
-  bool have_prev = false, prev_output = false, prev_last = false;
+  bool prev_last = false;
   const auto same_kinds = [](const std::vector<LayerGroup>& a, const std::vector<LayerGroup>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -385,14 +384,12 @@ LayerSplitCompute compute_buffers_by_device(const ModelSpec& m, const KvCache& k
     dc.first_layer = u32(std::min(a, all));
     dc.n_layer = u32(std::min(b, all) - std::min(a, all));
     dc.output = output;
-    if (have_prev && output == prev_output && last_layer == prev_last && same_kinds(groups, prev))
-      dc.buffer = s.devices.back().buffer;
-    else
-      dc.buffer = device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
+    const bool same = !s.devices.empty() && output == s.devices.back().output &&
+                      last_layer == prev_last && same_kinds(groups, prev);
+    dc.buffer = same ? s.devices.back().buffer
+                     : device_buffer(m, kv, c, groups, output, s.n_copies, last_layer);
     s.devices.push_back(dc);
     prev = groups;
-    have_prev = true;
-    prev_output = output;
     prev_last = last_layer;
   }
   return s;
