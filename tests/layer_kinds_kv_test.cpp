@@ -22,6 +22,7 @@
 #include "llmsize/kv_cache.hpp"
 #include "llmsize/layers.hpp"
 #include "llmsize/recurrent_state.hpp"
+#include "test_util.hpp"
 
 using namespace llmsize;
 
@@ -117,15 +118,7 @@ TEST_CASE("KV shared from an earlier layer at both KV types (Gemma 4 E-model)",
   // n_layer_kv_from_start 15): 12 sliding layers of 1 KV head x 256 (f16 1,024 B per cell; q8_0
   // 2 x 8 x 34 = 544 B), cells pad(min(4,096, 512 + 512), 256) = 1,024; 3 global layers of
   // 1 x 512 (f16 2,048 B; q8_0 2 x 16 x 34 = 1,088 B), 4,096 cells.
-  nlohmann::json j = R"({"model_type": "gemma4_text", "num_hidden_layers": 35,
-      "hidden_size": 1536, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
-      "global_head_dim": 512, "num_global_key_value_heads": 1, "intermediate_size": 6144,
-      "vocab_size": 262144, "sliding_window": 512, "num_kv_shared_layers": 20,
-      "hidden_size_per_layer_input": 256, "use_double_wide_mlp": true})"_json;
-  j["layer_types"] = nlohmann::json::array();
-  for (int il = 0; il < 35; ++il)
-    j["layer_types"].push_back(il % 5 == 4 ? "full_attention" : "sliding_attention");
-  const ModelSpec m = model_from_hf_config(j, "e2b");
+  const ModelSpec m = test::gemma4_e_model();
   for (const Point& p : kPoints) {
     INFO(p.n_seq << " " << traits(p.t).name);
     const KvCache k = kv(m, p.n_seq, p.t);

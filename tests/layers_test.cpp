@@ -141,15 +141,7 @@ TEST_CASE("Layers that share an earlier layer's KV hold no cache (Gemma 3n/4 E-m
           "[layers]") {
   // A Gemma 4 E-model shape: 35 layers, 4 sliding : 1 global, the last 20 reuse the KV of an
   // earlier layer (num_kv_shared_layers; llama.cpp n_layer_kv_from_start = 35 - 20 = 15).
-  nlohmann::json j = R"({"model_type": "gemma4_text", "num_hidden_layers": 35,
-      "hidden_size": 1536, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
-      "global_head_dim": 512, "num_global_key_value_heads": 1, "intermediate_size": 6144,
-      "vocab_size": 262144, "sliding_window": 512, "num_kv_shared_layers": 20,
-      "hidden_size_per_layer_input": 256, "use_double_wide_mlp": true})"_json;
-  j["layer_types"] = nlohmann::json::array();
-  for (int il = 0; il < 35; ++il)
-    j["layer_types"].push_back(il % 5 == 4 ? "full_attention" : "sliding_attention");
-  const ModelSpec m = model_from_hf_config(j, "e2b");
+  const ModelSpec m = test::gemma4_e_model();
   // Layers 0-14 have KV: 12 sliding (1 x 256: K + V f16 1,024 B per cell, cells pad(512 + 512)
   // = 1,024) and 3 global (1 x 512: 2,048 B per cell, 4,096 cells).
   const KvCache k = kv(m, 4096, 1, TensorType::F16);
