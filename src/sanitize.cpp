@@ -41,12 +41,44 @@ size_t utf8_len(std::string_view s, size_t i, uint32_t* cp) {
   return len;
 }
 
-bool invisible(uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x200B && cp <= 0x200F) ||
-         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
-}
+struct CodeRange {
+  uint32_t first, last;
+};
+
+// Code points a terminal or an editor acts on without showing them. Each range is from one list:
+// Default_Ignorable_Code_Point (Unicode 14.0 DerivedCoreProperties.txt; it holds every
+// Bidi_Control: U+061C, U+200E/F, U+202A..E, U+2066..9), the C1 controls (U+0080..9F, 8-bit
+// escape introducers such as CSI U+009B), the line and paragraph separators U+2028/9 and the
+// interlinear annotation controls U+FFF9..B (Unicode format characters outside that list).
+// Sorted, disjoint: the test walks every code point against it.
+constexpr CodeRange kInvisible[] = {
+    {0x0080, 0x009F},   {0x00AD, 0x00AD},   {0x034F, 0x034F}, {0x061C, 0x061C},
+    {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180B, 0x180F}, {0x200B, 0x200F},
+    {0x2028, 0x2029},   {0x202A, 0x202E},   {0x2060, 0x206F}, {0x3164, 0x3164},
+    {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8},
+    {0xFFF9, 0xFFFB},   {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+};
 
 }  // namespace
+
+bool invisible_code_point(uint32_t cp) {
+  if (cp < 0x80) return false;
+  for (const CodeRange& r : kInvisible) {
+    if (cp < r.first) return false;
+    if (cp <= r.last) return true;
+  }
+  return false;
+}
+
+bool needs_sanitizing(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t len = utf8_len(s, i, &cp);
+    if (len == 0 || cp < 0x20 || cp == 0x7F || invisible_code_point(cp)) return true;
+    i += len;
+  }
+  return false;
+}
 
 std::string sanitize(std::string_view s, size_t max_bytes) {
   std::string r;
@@ -69,7 +101,7 @@ std::string sanitize(std::string_view s, size_t max_bytes) {
     } else if (cp < 0x20 || cp == 0x7F) {
       std::snprintf(buf, sizeof buf, "\\x%02x", cp);
       piece = buf;
-    } else if (invisible(cp)) {
+    } else if (invisible_code_point(cp)) {
       std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
       piece = buf;
     } else {

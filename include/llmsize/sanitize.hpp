@@ -4,18 +4,25 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace llmsize {
 
+// A code point sanitize() escapes beyond C0 and DEL: a C1 control, a bidirectional control or
+// another default-ignorable (one table, src/sanitize.cpp, with the lists it comes from).
+bool invisible_code_point(uint32_t cp);
+
+// True when sanitize(s) would change `s`: it holds a control, invisible or non-UTF-8 character.
+bool needs_sanitizing(std::string_view s);
+
 // Bytes of an untrusted string kept by default before it is cut.
 constexpr size_t kSanitizeMaxBytes = 120;
 
 // `s` made safe to print: C0 control characters and DEL become \n, \t, \r or \xNN (ESC is
-// \x1b), C1 controls \u{0080}..\u{009F}, bytes that are not UTF-8 become \xNN, bidirectional
-// overrides and other invisible format characters (U+200B..U+200F, U+2028..U+202E, U+2066..U+2069,
-// U+FEFF) become \u{XXXX}. Backslashes stay as they are, so sanitizing twice changes nothing.
+// \x1b), bytes that are not UTF-8 become \xNN, and every invisible_code_point()
+// (C1 controls, every bidirectional control and other default-ignorable) become \u{XXXX}. Backslashes stay as they are, so sanitizing twice changes nothing.
 // Longer than `max_bytes` once escaped, it is cut at a character boundary and ends in "... (N
 // bytes)" with the original length.
 std::string sanitize(std::string_view s, size_t max_bytes = kSanitizeMaxBytes);
