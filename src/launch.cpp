@@ -3,10 +3,19 @@
 #include <cstdio>
 #include <sstream>
 
+#include "llmsize/sanitize.hpp"
 #include "llmsize/serving.hpp"
 
 namespace llmsize {
 namespace {
+
+// Ollama's Modelfile value (parser/parser.go at 00dc3af8, ParseFile + unquote): the rest of the
+// line, trimmed; a value opening with a double quote loses its quotes. A value that starts or
+// ends with a space or holds a quote is written inside """ ... """, which unquote() strips.
+std::string modelfile_value(const std::string& s) {
+  const bool plain = s.find('"') == std::string::npos && s.front() != ' ' && s.back() != ' ';
+  return plain ? s : "\"\"\"" + s + "\"\"\"";
+}
 
 std::string num(double v, const char* fmt = "%.2f") {
   char buf[32];
@@ -60,7 +69,7 @@ std::string vllm(const LaunchPlan& p) {
       << ":6379\n# then on the head node:\n";
   }
   per_replica(p, o, [&](uint32_t port) {
-    o << "vllm serve " << p.model << " --tensor-parallel-size " << p.tp;
+    o << "vllm serve " << shell_quote(p.model) << " --tensor-parallel-size " << p.tp;
     if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
     if (multi) o << " --distributed-executor-backend ray";
     if (p.attention_dp) o << " --enable-expert-parallel";
@@ -82,7 +91,8 @@ std::string sglang(const LaunchPlan& p) {
   std::ostringstream o;
   const uint32_t nodes = p.nodes();
   auto cmd = [&](uint32_t port, uint32_t rank) {
-    o << "python3 -m sglang.launch_server --model-path " << p.model << " --tp-size " << p.tp;
+    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model)
+      << " --tp-size " << p.tp;
     if (p.pp > 1) o << " --pp-size " << p.pp;
     if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention";
     if (nodes > 1)
@@ -132,7 +142,7 @@ std::string trtllm(const LaunchPlan& p) {
           << p.gpus_per_node;
       o << " trtllm-llmapi-launch ";
     }
-    o << "trtllm-serve " << p.model << " --backend pytorch --tp_size " << p.tp;
+    o << "trtllm-serve " << shell_quote(p.model) << " --backend pytorch --tp_size " << p.tp;
     if (p.pp > 1) o << " --pp_size " << p.pp;
     if (p.attention_dp) o << " --ep_size " << p.tp;
     if (p.max_num_seqs) o << " --max_batch_size " << p.max_num_seqs;
@@ -151,7 +161,7 @@ std::string llama_server(const LaunchPlan& p) {
   std::ostringstream o;
   const uint32_t slots = std::max<uint32_t>(1, p.max_num_seqs);
   per_replica(p, o, [&](uint32_t port) {
-    o << "llama-server -m " << p.model << " -ngl 999";
+    o << "llama-server -m " << shell_quote(p.model) << " -ngl 999";
     if (p.layers_per_gpu.size() > 1) {
       o << " -sm layer -ts ";
       for (size_t i = 0; i < p.layers_per_gpu.size(); ++i)
@@ -180,14 +190,82 @@ std::string ollama(const LaunchPlan& p) {
   if (p.layers_per_gpu.size() > 1) o << " OLLAMA_SCHED_SPREAD=1";
   if (p.max_model_len) o << " OLLAMA_CONTEXT_LENGTH=" << p.max_model_len;
   o << " OLLAMA_HOST=" << p.host << ":" << (p.port == 8000 ? 11434 : p.port) << " ollama serve &\n";
-  o << "cat > Modelfile <<'EOF'\nFROM " << p.model << "\n";
+  o << "cat > Modelfile <<'EOF'\nFROM " << modelfile_value(p.model) << "\n";
   if (p.max_model_len) o << "PARAMETER num_ctx " << p.max_model_len << "\n";
   o << "PARAMETER num_gpu 999\nEOF\n";
   o << "ollama create llmsize-plan -f Modelfile\n";
   return o.str();
 }
 
+// The words of one script line as the shell reads them (quotes removed), each with whether any part
+// of it was quoted (a quoted "&" is a word, not an operator).
+struct Word {
+  std::string text;
+  bool quoted = false;
+};
+std::vector<Word> shell_words(const std::string& line) {
+  std::vector<Word> out;
+  Word w;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\'') {
+      const size_t end = line.find('\'', i + 1);
+      const size_t stop = end == std::string::npos ? line.size() : end;
+      w.text.append(line, i + 1, stop - i - 1);
+      w.quoted = in_word = true;
+      i = stop;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      w.text += line[++i];
+      w.quoted = in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) out.push_back(std::move(w));
+      w = Word{};
+      in_word = false;
+    } else {
+      w.text += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(std::move(w));
+  return out;
+}
+
+// Unicode space separators other than U+0020 (Zs): Go's strconv.IsPrint is false for them, so
+// Ollama's Modelfile parser drops them from a value.
+bool has_unicode_space(std::string_view s) {
+  static const char* const kSpaces[] = {
+      "\xc2\xa0",     "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81", "\xe2\x80\x82",
+      "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x87",
+      "\xe2\x80\x88", "\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xaf", "\xe2\x81\x9f",
+      "\xe3\x80\x80"};
+  for (const char* sp : kSpaces)
+    if (s.find(sp) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string shell_quote(std::string_view s) {
+  std::string r = "'";
+  for (char c : s) {
+    if (c == '\'')
+      r += "'\\''";
+    else
+      r += c;
+  }
+  return r + "'";
+}
+
+std::string launch_value_problem(std::string_view value, ServingEngine engine) {
+  if (value.empty()) return "is empty";
+  if (needs_sanitizing(value))
+    return "holds a control, invisible or non-UTF-8 character (shown escaped), which a pasted "
+           "command would carry to the terminal or break on";
+  if (engine == ServingEngine::ollama && has_unicode_space(value))
+    return "holds a Unicode space other than U+0020, which Ollama's Modelfile parser drops";
+  return "";
+}
 
 LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
                        uint32_t gpus_per_node, const std::string& model) {
@@ -251,12 +329,15 @@ std::vector<LaunchFlag> launch_flags(const std::string& script) {
     }
     if (line.find("<<'EOF'") != std::string::npos) heredoc = true;
     if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string w, cmd;
+    std::string cmd;
     bool python_module = false;
-    while (words >> w) {
-      if (cmd.empty() && w.find('=') != std::string::npos && w[0] != '-') continue;  // VAR=value
-      if (w == "&" || w == "<<'EOF'" || w.rfind(">", 0) == 0) break;
+    for (const Word& word : shell_words(line)) {
+      const std::string& w = word.text;
+      if (w == "<<EOF") break;  // the heredoc's <<'EOF'
+      if (!word.quoted) {
+        if (cmd.empty() && w.find('=') != std::string::npos && w[0] != '-') continue;  // VAR=value
+        if (w == "&" || w.rfind(">", 0) == 0) break;
+      }
       if (cmd.empty() || w == "trtllm-llmapi-launch" || w == "trtllm-serve") {
         cmd = w;
         continue;
@@ -270,7 +351,7 @@ std::vector<LaunchFlag> launch_flags(const std::string& script) {
         python_module = true;
         continue;
       }
-      if (w.size() > 1 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9'))
+      if (!word.quoted && w.size() > 1 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9'))
         out.push_back({cmd, w.substr(0, w.find('='))});
     }
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llmsize/serving_engine.hpp"
@@ -47,6 +48,18 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
 // The commands, one per line, with the replicas' GPU assignment and, past one node, what to run
 // on each node. REQUIRES: p.tp, p.pp, p.replicas > 0, p.model non-empty.
 std::string launch_script(const LaunchPlan& p);
+
+// `s` as one POSIX shell word: inside single quotes, each quote written '\'' (POSIX.1-2017
+// Shell Command Language 2.2.3: nothing inside single quotes is special). Every value of a launch
+// command that comes from input (paths, repo ids) is printed through it.
+std::string shell_quote(std::string_view s);
+
+// Why `value` (a model path or repo id) cannot be printed into a launch command for `engine` as
+// the same name, or "" when it can: it is empty, or it holds a character that would reach the
+// terminal unseen or that no quoting carries (a control, invisible or non-UTF-8 character: a
+// newline would also end Ollama's heredoc and Modelfile line; Ollama drops the Unicode spaces
+// other than U+0020 from a Modelfile value).
+std::string launch_value_problem(std::string_view value, ServingEngine engine);
 
 // An option token (starting with "-") the script passes to a command ("vllm", "ray",
 // "sglang.launch_server", "trtllm-serve", "mpirun", "llama-server", "ollama"), "=value" cut off;

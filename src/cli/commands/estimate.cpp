@@ -10,6 +10,7 @@
 #include "cli/render/system_report.hpp"
 #include "cli/render/words.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/launch.hpp"
 #include "llmsize/max_context.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
@@ -117,6 +118,19 @@ std::string run_estimate(const Options& o) {
           "--emit {}: the weights and one sequence do not fit the engine's KV pool on {} GPU{}; "
           "give more --gpus or drop --gpus to let llmsize plan them",
           o.emit, r.serving->deployment.gpus(), r.serving->deployment.gpus() == 1 ? "" : "s"));
+    if (r.serving->capacity && !r.serving->capacity->found)
+      throw InputError(fmt::format(
+          "--emit {}: the capacity target is not reachable within {} GPUs: nothing to launch",
+          o.emit, kMaxGpus));
+    const std::string& model = r.serving->launch.model;
+    if (model.empty())
+      throw InputError("--emit " + o.emit + ": " + sanitize_quoted(o.model) +
+                       " is a generic size, not a checkpoint an engine can load; name a catalog "
+                       "model (llmsize models) or pass its config.json");
+    const std::string why = launch_value_problem(model, r.serving->launch.engine);
+    if (!why.empty())
+      throw InputError("--emit " + o.emit + ": the model " + sanitize_quoted(model, 256) + " " +
+                       why + "; rename it");
     return launch_script(r.serving->launch);
   }
   if (o.format == "json") return render_json(r);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include "llmsize/io/catalog.hpp"
@@ -122,22 +124,64 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   q.serving = std::move(s);
 }
 
-// What the launch command loads, and whether the engine runs on the GPU: the catalog's
-// Hugging Face repo for the serving engines; for llama.cpp / Ollama a GGUF file (the one given,
-// else the repo's name at the quantization, as the GGUF repos name their files).
+// The directory of a model path: the path itself when it is one, else the part before the last
+// '/' ("." for a bare file name).
+std::string model_directory(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return path;
+  const size_t slash = path.find_last_not_of('/') == std::string::npos
+                           ? std::string::npos
+                           : path.rfind('/', path.find_last_not_of('/'));
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The last component of a path, without trailing slashes ("model" when there is none).
+std::string base_name(const std::string& path) {
+  const size_t end = path.find_last_not_of('/');
+  if (end == std::string::npos) return "model";
+  const size_t slash = path.rfind('/', end);
+  const std::string b = path.substr(slash == std::string::npos ? 0 : slash + 1,
+                                    end - (slash == std::string::npos ? 0 : slash + 1) + 1);
+  return b == "." || b == ".." ? "model" : b;
+}
+
+// What the launch command loads: for the serving engines the catalog's Hugging Face repo, or the
+// checkpoint directory a config.json or safetensors file is in (vLLM, SGLang and TensorRT-LLM load
+// a directory, not its config.json); for llama.cpp / Ollama a GGUF file: the one given, else
+// the GGUF of that repo or directory at the quantization, named as GGUF repos name their files.
+// A generic size names no checkpoint: empty. A relative path that starts with '-' gets "./" so
+// the engine cannot read it as an option.
+std::string launch_target(const Options& o, const Catalog& cat, const ResolvedRequest& out,
+                          bool gguf_engine) {
+  const ResolvedModel& rm = out.model;
+  if (rm.source == "generic") return "";
+  std::string quant = out.request.config.quant->id;
+  for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  std::string t;
+  if (rm.source == "catalog" || rm.source == "shorthand") {
+    const CatalogModel* cm = cat.find_model(rm.spec.id);
+    const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : rm.spec.id;
+    t = gguf_engine ? repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf" : repo;
+  } else if (rm.source == "gguf") {
+    t = o.model;
+  } else {
+    // config.json, or safetensors: the checkpoint's directory.
+    const std::string dir = model_directory(o.model);
+    t = gguf_engine ? (dir == "." ? "" : dir + (dir.back() == '/' ? "" : "/")) + base_name(dir) +
+                          "-" + quant + ".gguf"
+                    : dir;
+  }
+  if (!t.empty() && t[0] == '-') t = "./" + t;
+  return t;
+}
+
+// What the launch command loads, and whether the engine runs on the GPU.
 void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   ServingRequest& s = *out.request.serving;
-  const auto* cm = cat.find_model(o.model);
-  const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : o.model;
   const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
                            s.engine == ServingEngine::ollama;
-  if (!gguf_engine || out.model.exact_weights) {
-    s.launch_model = repo;
-  } else {
-    std::string quant = out.request.config.quant->id;
-    for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    s.launch_model = repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf";
-  }
+  s.launch_model = launch_target(o, cat, out, gguf_engine);
   const auto& g = out.request.gpu;
   if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
     throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
