@@ -10,11 +10,14 @@ namespace llmsize {
 namespace {
 
 // Ollama's Modelfile value (parser/parser.go at 00dc3af8, ParseFile + unquote): the rest of the
-// line, trimmed; a value opening with a double quote loses its quotes. A value that starts or
-// ends with a space or holds a quote is written inside """ ... """, which unquote() strips.
+// line, trimmed; a value opening with """ and closing with """ loses them, one opening and closing
+// with a double quote loses those. So a value that starts or ends with a space or starts with a
+// quote is written inside """ ... """, which unquote() strips whatever the value holds between.
+// A relative path starting with '~' gets "./": expandPath() reads "~user" as a home directory.
 std::string modelfile_value(const std::string& s) {
-  const bool plain = s.find('"') == std::string::npos && s.front() != ' ' && s.back() != ' ';
-  return plain ? s : "\"\"\"" + s + "\"\"\"";
+  const std::string v = s.front() == '~' ? "./" + s : s;
+  const bool plain = v.front() != '"' && v.front() != ' ' && v.back() != ' ';
+  return plain ? v : "\"\"\"" + v + "\"\"\"";
 }
 
 std::string num(double v, const char* fmt = "%.2f") {
@@ -91,8 +94,8 @@ std::string sglang(const LaunchPlan& p) {
   std::ostringstream o;
   const uint32_t nodes = p.nodes();
   auto cmd = [&](uint32_t port, uint32_t rank) {
-    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model)
-      << " --tp-size " << p.tp;
+    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model) << " --tp-size "
+      << p.tp;
     if (p.pp > 1) o << " --pp-size " << p.pp;
     if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention";
     if (nodes > 1)
@@ -231,16 +234,32 @@ std::vector<Word> shell_words(const std::string& line) {
   return out;
 }
 
-// Unicode space separators other than U+0020 (Zs): Go's strconv.IsPrint is false for them, so
-// Ollama's Modelfile parser drops them from a value.
-bool has_unicode_space(std::string_view s) {
-  static const char* const kSpaces[] = {
-      "\xc2\xa0",     "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81", "\xe2\x80\x82",
-      "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x87",
-      "\xe2\x80\x88", "\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xaf", "\xe2\x81\x9f",
-      "\xe3\x80\x80"};
-  for (const char* sp : kSpaces)
-    if (s.find(sp) != std::string_view::npos) return true;
+// A code point Ollama's Modelfile parser drops from a value (strconv.IsPrint is false) that
+// needs_sanitizing() lets through: the space separators (Zs) other than U+0020, the format
+// characters (Cf) that are not default-ignorable, and the private-use planes. Unassigned code
+// points, which Go drops too, are not listed.
+bool ollama_drops(uint32_t cp) {
+  static constexpr uint32_t kRanges[][2] = {
+      {0x00A0, 0x00A0},   {0x0600, 0x0605},   {0x06DD, 0x06DD},   {0x070F, 0x070F},
+      {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x1680, 0x1680},   {0x2000, 0x200A},
+      {0x202F, 0x202F},   {0x205F, 0x205F},   {0x3000, 0x3000},   {0xE000, 0xF8FF},
+      {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0xF0000, 0x10FFFF}};
+  for (const auto& r : kRanges)
+    if (cp >= r[0] && cp <= r[1]) return true;
+  return false;
+}
+
+// True when a code point of `s` (valid UTF-8: needs_sanitizing() said so) satisfies `pred`.
+bool any_code_point(std::string_view s, bool (*pred)(uint32_t)) {
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
+    for (size_t k = 1; k < len && i + k < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    if (pred(cp)) return true;
+    i += len;
+  }
   return false;
 }
 
@@ -262,8 +281,10 @@ std::string launch_value_problem(std::string_view value, ServingEngine engine) {
   if (needs_sanitizing(value))
     return "holds a control, invisible or non-UTF-8 character (shown escaped), which a pasted "
            "command would carry to the terminal or break on";
-  if (engine == ServingEngine::ollama && has_unicode_space(value))
-    return "holds a Unicode space other than U+0020, which Ollama's Modelfile parser drops";
+  if (value.front() == '-') return "starts with '-', which the engine would read as an option";
+  if (engine == ServingEngine::ollama && any_code_point(value, ollama_drops))
+    return "holds a character Ollama's Modelfile parser drops (a Unicode space other than U+0020, "
+           "a format or a private-use character)";
   return "";
 }
 

@@ -52,11 +52,10 @@ struct CodeRange {
 // interlinear annotation controls U+FFF9..B (Unicode format characters outside that list).
 // Sorted, disjoint: the test walks every code point against it.
 constexpr CodeRange kInvisible[] = {
-    {0x0080, 0x009F},   {0x00AD, 0x00AD},   {0x034F, 0x034F}, {0x061C, 0x061C},
-    {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180B, 0x180F}, {0x200B, 0x200F},
-    {0x2028, 0x2029},   {0x202A, 0x202E},   {0x2060, 0x206F}, {0x3164, 0x3164},
-    {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8},
-    {0xFFF9, 0xFFFB},   {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+    {0x0080, 0x009F}, {0x00AD, 0x00AD}, {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},
+    {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F},   {0x2028, 0x2029},   {0x202A, 0x202E},
+    {0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},
+    {0xFFF0, 0xFFF8}, {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
 };
 
 }  // namespace
@@ -122,11 +121,21 @@ std::string sanitize_quoted(std::string_view s, size_t max_bytes) {
   return "\"" + sanitize(s, max_bytes) + "\"";
 }
 
+bool csv_formula_start(char first) {
+  return first == '=' || first == '+' || first == '-' || first == '@' || first == '\t' ||
+         first == '\r';
+}
+
 std::string csv_text_cell(std::string_view cell) {
-  if (!cell.empty() && (cell[0] == '=' || cell[0] == '+' || cell[0] == '-' || cell[0] == '@' ||
-                        cell[0] == '\t' || cell[0] == '\r'))
-    return "'" + std::string(cell);
-  return std::string(cell);
+  const bool mark = !cell.empty() && csv_formula_start(cell[0]);
+  if (cell.find_first_of(",\"\n\r") == std::string_view::npos)
+    return mark ? "'" + std::string(cell) : std::string(cell);
+  std::string r = mark ? "\"'" : "\"";
+  for (char ch : cell) {
+    if (ch == '"') r += '"';
+    r += ch;
+  }
+  return r + "\"";
 }
 
 }  // namespace llmsize

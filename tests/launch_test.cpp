@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "llmsize/launch.hpp"
 #include "llmsize/serving.hpp"
@@ -83,7 +84,7 @@ TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "
   p.kv = KvDtype::fp8_e4m3;
   const auto s = launch_script(p);
   CHECK(s ==
-        "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --tensor-parallel-size 4 --max-model-len "
+        "vllm serve 'nvidia/Llama-3.3-70B-Instruct-FP8' --tensor-parallel-size 4 --max-model-len "
         "5500 --gpu-memory-utilization 0.90 --max-num-seqs 64 --max-num-batched-tokens 8192 "
         "--kv-cache-dtype fp8_e4m3 --host 0.0.0.0 --port 8000\n");
   check_documented(s);
@@ -146,9 +147,10 @@ TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV
   p.max_num_seqs = 4;
   p.kv = KvDtype::q8_0;
   const auto s = launch_script(p);
-  CHECK(s ==
-        "llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 999 -sm layer -ts 40,40 -c 32768 "
-        "-np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
+  CHECK(
+      s ==
+      "llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts 40,40 -c 32768 "
+      "-np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
   check_documented(s);
 }
 
@@ -181,7 +183,7 @@ TEST_CASE("A deployment maps to its launch plan", "[launch]") {
   CHECK(p.memory_fraction == 0.9);
   CHECK(p.max_num_seqs == 1024);
   const auto s = launch_script(p);
-  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 "
+  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve 'nvidia/Llama-3.3-70B-Instruct-FP8' "
                "--tensor-parallel-size 2 --max-model-len 5500") != std::string::npos);
   check_documented(s);
   // llama.cpp: one slot per user, layers split over the GPUs.
@@ -193,4 +195,71 @@ TEST_CASE("A deployment maps to its launch plan", "[launch]") {
   CHECK(l.max_num_seqs == 4);
   CHECK(l.layers_per_gpu == std::vector<uint32_t>{41, 40});
   check_documented(launch_script(l));
+}
+
+TEST_CASE("shell_quote makes any byte string one POSIX shell word", "[launch]") {
+  auto [in, out] = GENERATE(table<std::string, std::string>({
+      // Inside single quotes nothing is special (POSIX.1-2017 2.2.3); a quote is closed, escaped
+      // and reopened: ' -> '\''.
+      {"meta-llama/Llama-3.1-8B", "'meta-llama/Llama-3.1-8B'"},
+      {"m;echo PWNED>>CANARY;x", "'m;echo PWNED>>CANARY;x'"},
+      {"$(id) `id` $HOME *", "'$(id) `id` $HOME *'"},
+      {"it's", "'it'\\''s'"},
+      {"'", "''\\'''"},
+      {"", "''"},
+  }));
+  CHECK(shell_quote(in) == out);
+}
+
+TEST_CASE("A model name no launch command can carry is named with the reason", "[launch]") {
+  struct Case {
+    std::string value;
+    ServingEngine engine;
+    std::string problem;  // "" = carried
+  };
+  const std::string control =
+      "holds a control, invisible or non-UTF-8 character (shown escaped), which a pasted command "
+      "would carry to the terminal or break on";
+  for (const Case& c : std::vector<Case>{
+           {"dir/m;echo x/", ServingEngine::vllm, ""},
+           {"caf\xc3\xa9", ServingEngine::ollama, ""},
+           {"", ServingEngine::vllm, "is empty"},
+           {"a\nEOF", ServingEngine::ollama, control},
+           {"a\x1b[31m", ServingEngine::vllm, control},
+           {"x\xd8\x9c", ServingEngine::sglang, control},  // U+061C ARABIC LETTER MARK
+           {"\xff", ServingEngine::llama_cpp, control},
+           {"-rf", ServingEngine::vllm,
+            "starts with '-', which the engine would read as an option"},
+           // U+00A0 and U+E000: Go's strconv.IsPrint drops them from a Modelfile value.
+           {"a\xc2\xa0"
+            "b",
+            ServingEngine::vllm, ""},
+           {"a\xc2\xa0"
+            "b",
+            ServingEngine::ollama,
+            "holds a character Ollama's Modelfile parser drops (a Unicode space other than "
+            "U+0020, a format or a private-use character)"},
+           {"a\xee\x80\x80", ServingEngine::ollama,
+            "holds a character Ollama's Modelfile parser drops (a Unicode space other than "
+            "U+0020, a format or a private-use character)"},
+       }) {
+    INFO(c.value);
+    CHECK(launch_value_problem(c.value, c.engine) == c.problem);
+  }
+}
+
+TEST_CASE("Ollama's FROM is written so its parser reads back the same path", "[launch]") {
+  // parser.go unquote(): a value opening and closing with """ loses them; one opening with a
+  // quote must close with one; a leading '~' is a home directory to expandPath().
+  auto [in, line] = GENERATE(table<std::string, std::string>({
+      {"m.gguf", "FROM m.gguf\n"},
+      {"a b.gguf", "FROM a b.gguf\n"},
+      {"\"q\".gguf", "FROM \"\"\"\"q\".gguf\"\"\"\n"},
+      {" lead.gguf", "FROM \"\"\" lead.gguf\"\"\"\n"},
+      {"trail.gguf ", "FROM \"\"\"trail.gguf \"\"\"\n"},
+      {"x\"\"\"y.gguf", "FROM x\"\"\"y.gguf\n"},
+      {"~x/m.gguf", "FROM ./~x/m.gguf\n"},
+  }));
+  auto p = plan(ServingEngine::ollama, in);
+  CHECK(has(launch_script(p), "cat > Modelfile <<'EOF'\n" + line));
 }

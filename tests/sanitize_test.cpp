@@ -65,15 +65,15 @@ TEST_CASE("sanitize escapes Unicode's bidi controls and every default-ignorable 
   // Default_Ignorable_Code_Point, DerivedCoreProperties.txt of Unicode 14.0 (as Perl 5.36's
   // Unicode::UCD ships it: prop_invlist("Default_Ignorable_Code_Point")).
   const std::vector<Range> ignorable = {
-      {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x061C, 0x061C}, {0x115F, 0x1160},
-      {0x17B4, 0x17B5},   {0x180B, 0x180F},   {0x200B, 0x200F}, {0x202A, 0x202E},
-      {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
-      {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFF8},   {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+      {0x00AD, 0x00AD},   {0x034F, 0x034F}, {0x061C, 0x061C},   {0x115F, 0x1160},
+      {0x17B4, 0x17B5},   {0x180B, 0x180F}, {0x200B, 0x200F},   {0x202A, 0x202E},
+      {0x2060, 0x206F},   {0x3164, 0x3164}, {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},
+      {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
       {0xE0000, 0xE0FFF},
   };
   // Bidi_Control (PropList.txt, Unicode 14.0): all inside the list above, checked here as well.
-  const std::vector<Range> bidi = {{0x061C, 0x061C}, {0x200E, 0x200F}, {0x202A, 0x202E},
-                                   {0x2066, 0x2069}};
+  const std::vector<Range> bidi = {
+      {0x061C, 0x061C}, {0x200E, 0x200F}, {0x202A, 0x202E}, {0x2066, 0x2069}};
   // Beyond the list, escaped on purpose: C1 controls, the line and paragraph separators, the
   // interlinear annotation controls.
   const std::vector<Range> extra = {{0x0080, 0x009F}, {0x2028, 0x2029}, {0xFFF9, 0xFFFB}};
@@ -111,12 +111,17 @@ TEST_CASE("sanitize cuts a long string and says how long it was", "[sanitize]") 
 TEST_CASE("CSV text cells that a spreadsheet would run as a formula are neutralised",
           "[sanitize]") {
   auto [in, out] = GENERATE(table<std::string, std::string>({
-      {"=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"},
+      // Quoted as RFC 4180 says (a quote inside doubled), the apostrophe inside the quotes.
+      {"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+      {"=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"},
       {"+1+1", "'+1+1"},
       {"-2+3", "'-2+3"},
       {"@SUM(A1)", "'@SUM(A1)"},
       {"\tx", "'\tx"},
-      {"\rx", "'\rx"},
+      {"\rx", "\"'\rx\""},
+      {"a,b", "\"a,b\""},
+      {"line\nbreak", "\"line\nbreak\""},
+      {"x=1", "x=1"},
       {"llama-3.1-8b", "llama-3.1-8b"},
       {"", ""},
   }));

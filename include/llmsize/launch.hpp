@@ -55,10 +55,10 @@ std::string launch_script(const LaunchPlan& p);
 std::string shell_quote(std::string_view s);
 
 // Why `value` (a model path or repo id) cannot be printed into a launch command for `engine` as
-// the same name, or "" when it can: it is empty, or it holds a character that would reach the
+// the same name, or "" when it can: it is empty; it holds a character that would reach the
 // terminal unseen or that no quoting carries (a control, invisible or non-UTF-8 character: a
-// newline would also end Ollama's heredoc and Modelfile line; Ollama drops the Unicode spaces
-// other than U+0020 from a Modelfile value).
+// newline would also end Ollama's heredoc and Modelfile line); it starts with '-' (an option to
+// the engine); for Ollama, it holds a character the Modelfile parser drops.
 std::string launch_value_problem(std::string_view value, ServingEngine engine);
 
 // An option token (starting with "-") the script passes to a command ("vllm", "ray",

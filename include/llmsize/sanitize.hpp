@@ -22,16 +22,21 @@ constexpr size_t kSanitizeMaxBytes = 120;
 
 // `s` made safe to print: C0 control characters and DEL become \n, \t, \r or \xNN (ESC is
 // \x1b), bytes that are not UTF-8 become \xNN, and every invisible_code_point()
-// (C1 controls, every bidirectional control and other default-ignorable) become \u{XXXX}. Backslashes stay as they are, so sanitizing twice changes nothing.
-// Longer than `max_bytes` once escaped, it is cut at a character boundary and ends in "... (N
-// bytes)" with the original length.
+// (C1 controls, every bidirectional control and other default-ignorable) become \u{XXXX}.
+// Backslashes stay as they are, so sanitizing twice changes nothing. Longer than `max_bytes` once
+// escaped, it is cut at a character boundary and ends in "... (N bytes)" with the original length.
 std::string sanitize(std::string_view s, size_t max_bytes = kSanitizeMaxBytes);
 
 // "\"" + sanitize(s) + "\"".
 std::string sanitize_quoted(std::string_view s, size_t max_bytes = kSanitizeMaxBytes);
 
-// A CSV cell a spreadsheet will not run as a formula (OWASP "CSV injection"): a cell starting with
-// = + - @, a tab or a carriage return gets a leading apostrophe. Numbers are written unchanged by
+// True when a spreadsheet would run a text cell starting with `first` as a formula (= + - @) or
+// act on its leading tab or carriage return (OWASP "CSV injection").
+bool csv_formula_start(char first);
+
+// A text cell of CSV, the one writer every CSV output's text goes through: a leading apostrophe
+// when it starts as csv_formula_start() says, then inside double quotes (each quote doubled,
+// RFC 4180 2.6-2.7) when it holds a comma, a quote, LF or CR. Numbers are written unchanged by
 // the caller; this is for text cells only.
 std::string csv_text_cell(std::string_view cell);
 

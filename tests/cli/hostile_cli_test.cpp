@@ -10,10 +10,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../model_file_writer.hpp"
 #include "run_binary.hpp"
@@ -589,4 +591,100 @@ TEST_CASE("check --format json streams: memory per plan bounded, the document un
     ++n;
   CHECK(n == 20000);
   CHECK(json::accept(out));
+}
+
+namespace {
+
+// The cells of a CSV text as a spreadsheet reads it (RFC 4180: a quoted cell may hold commas,
+// doubled quotes, CR and LF); rows end at an unquoted LF (a CR before it is dropped).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string cell;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(cell);
+      cell.clear();
+    } else if (c == '\n') {
+      if (!cell.empty() && cell.back() == '\r') cell.pop_back();
+      row.push_back(cell);
+      cell.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      cell += c;
+    }
+  }
+  if (!cell.empty() || !row.empty()) {
+    row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+}  // namespace
+
+TEST_CASE("no CSV output has a text cell a spreadsheet would run as a formula", "[hostile][csv]") {
+  TempDir d;
+  // A config whose name and a catalog GPU whose every free-text field open as formulas.
+  json cfg = json::parse(
+      slurp(std::string(LLMSIZE_SOURCE_DIR) + "/tests/fixtures/llama-3.1-8b_config.json"));
+  cfg["_name_or_path"] = "=HYPERLINK(\"http://x\",\"y\")";
+  write(d / "config.json", cfg.dump());
+  write(d / "cat.json", R"({"gpus": [{"id": "evil", "name": "=cmd|' /C calc'!A0",
+      "vendor": "@evil", "class": "datacenter", "memory_gib": 80, "memory_type": "+HBM3",
+      "bandwidth_gb_per_s": 3350, "board_power_w": 700, "bf16_tflops_dense": 989,
+      "form_factor": "-sxm", "price_usd": 25000, "price_date": "-2026", "price_kind": "=1+1",
+      "backends": ["cuda"]}]})");
+  const std::string cat = " --catalog " + d / "cat.json";
+  const std::string cfg_path = d / "config.json";
+  for (const std::string& args : std::vector<std::string>{
+           cfg_path + " -g evil --format csv" + cat,
+           cfg_path + " -g evil --format bom-csv" + cat,
+           cfg_path + " -g evil --gpus 8 --format bom-csv" + cat,
+           cfg_path + " --compare evil,rtx-4090 --format csv" + cat,
+           "fit -g evil --format csv" + cat,
+           "gpus --format csv" + cat,
+           "models --format csv",
+           "platforms --format csv",
+           "sweep --models " + cfg_path + " --gpu evil --gpus 1,2 --ctx 4096 --format csv" + cat,
+       }) {
+    INFO("llmsize " << args);
+    const Result r = run(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() >= 2);
+    size_t text_cells = 0;
+    for (const auto& row : rows) {
+      CHECK(row.size() == rows.front().size());
+      for (const auto& cell : row) {
+        if (cell.empty() || is_number(cell)) continue;
+        ++text_cells;
+        INFO("cell: " << cell);
+        CHECK(std::string("=+-@\t\r").find(cell[0]) == std::string::npos);
+      }
+    }
+    CHECK(text_cells > 0);
+  }
 }

@@ -46,7 +46,7 @@ std::string render_fit(const FitResult& r, const std::string& format) {
       std::string line;
       for (const auto& [k, v] : x.items())
         line += (line.empty() ? "" : ",") +
-                (v.is_string() ? csv_cell(csv_text_cell(v.get<std::string>())) : v.dump());
+                (v.is_string() ? csv_text_cell(v.get<std::string>()) : v.dump());
       out += line + "\n";
     }
     return out;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -91,10 +92,7 @@ std::string csv_cell(const ojson& v) {
   } else {
     s = v.dump();
   }
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+  return v.is_string() || v.is_array() ? csv_text_cell(s) : s;
 }
 
 }  // namespace

@@ -744,10 +744,10 @@ void flatten(const ojson& j, const std::string& prefix,
 std::string to_csv(const std::vector<std::vector<std::pair<std::string, std::string>>>& rows) {
   std::string o;
   for (size_t i = 0; i < rows.front().size(); ++i)
-    o += (i ? "," : "") + csv_cell(rows.front()[i].first);
+    o += (i ? "," : "") + csv_text_cell(rows.front()[i].first);
   o += "\n";
   for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) o += (i ? "," : "") + csv_cell(row[i].second);
+    for (size_t i = 0; i < row.size(); ++i) o += (i ? "," : "") + row[i].second;
     o += "\n";
   }
   return o;

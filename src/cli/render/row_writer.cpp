@@ -22,14 +22,16 @@ std::string_view key_of(const std::string& c) {
   return dot == std::string::npos ? std::string_view(c) : std::string_view(c).substr(dot + 1);
 }
 
-// The first bytes csv_text_cell marks with a quote (a spreadsheet would run the cell as a formula).
+// The first bytes csv_text_cell marks with an apostrophe (a spreadsheet would run the cell as a
+// formula).
 bool neutralised(char first) {
-  return csv_text_cell(std::string_view(&first, 1)).size() > 1;
+  return csv_formula_start(first);
 }
 
+// What csv_text_cell puts inside double quotes.
 bool needs_csv_quotes(std::string_view s) {
   return std::memchr(s.data(), ',', s.size()) || std::memchr(s.data(), '"', s.size()) ||
-         std::memchr(s.data(), '\n', s.size());
+         std::memchr(s.data(), '\n', s.size()) || std::memchr(s.data(), '\r', s.size());
 }
 
 // s copied to o, each quote doubled inside a quoted cell; returns the end.
@@ -82,7 +84,7 @@ std::string RowWriter::header() const {
   std::string h;
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (i) h += ',';
-    h += csv_cell(columns_[i]);
+    h += csv_text_cell(columns_[i]);
   }
   return h + "\n";
 }
@@ -340,16 +342,6 @@ void RowWriter::end() {
                            std::to_string(columns_.size()) + " columns written");
   put(tail_);
   out_->append(buf_.data(), static_cast<size_t>(cur_ - buf_.data()));
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"') r += '"';
-    r += ch;
-  }
-  return r + "\"";
 }
 
 }  // namespace llmsize::cli

@@ -178,7 +178,4 @@ class RowWriter {
   size_t col_ = 0;
 };
 
-// One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a newline.
-std::string csv_cell(const std::string& s);
-
 }  // namespace llmsize::cli

@@ -8,6 +8,7 @@
 #include "cli/render/plot.hpp"
 #include "cli/render/row_writer.hpp"
 #include "cli/render/words.hpp"
+#include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -412,11 +413,12 @@ std::string render_bom_csv(const Report& r) {
   const SystemPlan* s = machine(r);
   if (!s) return o;
   for (const auto& l : s->bom())
-    o += fmt::format("{},{},{},{},{},{},{},{}\n", to_string(l.component), csv_cell(l.part),
-                     csv_cell(spec_text(l)), l.qty,
+    o += fmt::format("{},{},{},{},{},{},{},{}\n", csv_text_cell(to_string(l.component)),
+                     csv_text_cell(l.part), csv_text_cell(spec_text(l)), l.qty,
                      !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
                                                          : std::string(),
-                     csv_cell(l.price_source), l.included ? "platform" : "", to_string(l.reason));
+                     csv_text_cell(l.price_source), l.included ? "platform" : "",
+                     csv_text_cell(to_string(l.reason)));
   return o;
 }
 
