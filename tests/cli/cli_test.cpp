@@ -344,6 +344,9 @@ TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
       {"llama-3.1-70b --price nosuchgpu=100", "llmsize: error: --price: unknown GPU 'nosuchgpu'"},
       {"llama-3.1-70b --years 0",
        "llmsize: error: --years: expected a number from 0.25 to 20, got '0'"},
+      // No tokens generated, no cost per token (it printed "$0.000 per 1M tokens").
+      {"llama-3.1-70b --utilization 0",
+       "llmsize: error: --utilization: expected a number from 0.01 to 1, got '0'"},
   }));
   const auto r = run(args);
   INFO(args << " -> " << r.err);

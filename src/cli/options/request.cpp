@@ -262,7 +262,9 @@ void resolve_hardware(const Options& o, PlanRequest& q) {
   q.power.duty_cycle = real("--duty-cycle", o.duty_cycle, 0, 1);
   q.cost.kwh_price_usd = real("--kwh-price", o.kwh_price, 0, 10);
   q.cost.years = real("--years", o.years, 0.25, 20);
-  q.cost.utilization = real("--utilization", o.utilization, 0, 1);
+  // Cost per token divides by the tokens generated: no share of the year generating has no
+  // cost per token (a 1% floor, 3.65 days a year).
+  q.cost.utilization = real("--utilization", o.utilization, 0.01, 1);
   q.cost.cloud_price_per_mtok =
       o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
   resolve_machine(o, q);
