@@ -310,6 +310,15 @@ void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   // Replicas decode side by side: their tokens add up.
   if (p.capacity && p.capacity->replicas > 1)
     p.speed->aggregate_tokens_per_s *= p.capacity->replicas;
+  // One throughput (#20): a serving deployment's step model is the plan's aggregate and time to
+  // first token, the figures its Serving section prints, so cost per token, JSON, CSV, Markdown
+  // and HTML read those numbers. decode_tokens_per_s stays the single stream's (llama.cpp's
+  // model, one sequence alone); an embedding plan keeps its documents per second.
+  if (p.serving && m.task == Task::generation) {
+    const ServingEstimate& se = p.serving->estimate;
+    p.speed->aggregate_tokens_per_s = se.fits ? se.output_tokens_per_s.value : 0;
+    p.speed->time_to_first_token_s = se.fits ? se.ttft_s.value : 0;
+  }
 }
 
 void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {

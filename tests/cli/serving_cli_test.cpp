@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_binary.hpp"
 
@@ -275,4 +276,67 @@ TEST_CASE("a serving deployment keeps tensor parallelism inside the machine it i
   CHECK(j["throughput"]["tensor_parallel"] == 2);
   CHECK(j["throughput"]["pipeline_parallel"] == 2);
   CHECK(j["system"]["nodes"] == 2);
+}
+
+namespace {
+
+// The value of the table's line "  label           value" ("" when there is none).
+std::string table_value(const std::string& table, const std::string& label) {
+  std::istringstream in(table);
+  std::string line;
+  const std::string head = "  " + label;
+  while (std::getline(in, line))
+    if (line.rfind(head, 0) == 0 && line.size() > 18 && line[head.size()] == ' ')
+      return line.substr(18);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("One throughput: cost per token and every format read the aggregate the table prints",
+          "[cli][serving][answer]") {
+  for (const std::string& args : std::vector<std::string>{
+           "gpt-oss-120b --engine vllm --users 50 --target-tps 20",
+           "llama-3.1-8b --engine sglang --gpu h100-sxm --users 32 --isl 2000 --osl 500",
+           "llama-3.3-70b --quant fp8 --engine trt-llm --gpu h100-sxm" + kLoad,
+           "llama-3.1-8b --gpu rtx-4090 --users 4 --isl 1000 --osl 200",
+       }) {
+    INFO(args);
+    const auto j = run(args + " -f json");
+    REQUIRE(j.code == 0);
+    const json doc = json::parse(j.out);
+    const json& t = doc["throughput"];
+    // One aggregate: the serving step model's, which cost divides by.
+    CHECK(t["aggregate_tokens_per_s"] == t["output_tokens_per_s"]);
+    CHECK(t["time_to_first_token_s"] == t["ttft_s"]);
+    const json& c = doc["cost"];
+    if (!c["usd_per_million_tokens"].is_null()) {
+      // (hardware / years + energy per year) / (aggregate x utilization x 8,760 h x 3,600 s)
+      // x 10^6; the JSON rounds dollars to whole and the aggregate to 0.01 tok/s.
+      const double per_year = c["hardware_usd"].get<double>() / c["years"].get<double>() +
+                              c["energy_usd_per_year"].get<double>();
+      const double tokens =
+          t["aggregate_tokens_per_s"].get<double>() * c["utilization"].get<double>() * 8760 * 3600;
+      CHECK(c["usd_per_million_tokens"].get<double>() ==
+            Approx(per_year / tokens * 1e6).epsilon(0.002));
+    }
+    // The table, Markdown and HTML print the same aggregate, per-user speed and first token.
+    const auto table = run(args);
+    const auto md = run(args + " -f markdown");
+    const auto html = run(args + " -f html");
+    REQUIRE(table.code == 0);
+    // An unpriced machine (no H100 server price in the catalog) has the energy line alone.
+    const bool priced = !c["usd_per_million_tokens"].is_null();
+    for (const std::string label :
+         {"aggregate", "per user", "first token", priced ? "per 1M tokens" : "energy"}) {
+      const bool cost_line = label == "energy" || label == "per 1M tokens";
+      const size_t cost_at = table.out.find("\nCost\n");
+      const std::string v = table_value(
+          cost_line && cost_at != std::string::npos ? table.out.substr(cost_at) : table.out, label);
+      INFO(label << ": " << v);
+      CHECK(!v.empty());
+      CHECK(md.out.find("| " + label + " | " + v + " |") != std::string::npos);
+      CHECK(html.out.find("<th>" + label + "</th><td>" + v + "</td>") != std::string::npos);
+    }
+  }
 }

@@ -327,72 +327,88 @@ std::vector<BomLine> bom_lines(const Report& r) {
 namespace {
 
 // #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
-std::string serving_section(const ServingPlan& sp) {
+std::vector<Block> serving_blocks(const ServingPlan& sp) {
   const ServingEstimate& e = sp.estimate;
   const Deployment& d = sp.deployment;
   const ServingProfile& prof = serving_profile(d.engine);
   const Workload& w = sp.workload;
-  std::string o;
-  o += fmt::format("\nServing ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})\n", prof.name,
-                   d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas,
-                   d.replicas == 1 ? "" : "s",
-                   sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
-  o += fmt::format("  workload        {} tokens in, {} out per request; {}\n", group(w.isl),
-                   group(w.osl),
-                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
-                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
-                             : std::string("as many users as fit (offline)"));
-  o += fmt::format(
-      "  engine          KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}\n",
-      kv_dtype_name(d.kv),
-      d.limits.memory_fraction > 0 ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
-                                   : std::string("fixed slots"),
-      d.limits.max_num_seqs, d.limits.max_num_batched_tokens, group(sp.launch.max_model_len));
-  o += fmt::format(
-      "  KV per sequence {:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); "
-      "{} charged; pool {:.2f} GiB per GPU\n",
-      gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
-      sp.kv_charged_guarantee ? "guarantee" : "planning", gib_of(e.kv_pool_bytes_per_gpu));
+  Block b;
+  b.title =
+      fmt::format("Serving ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})", prof.name, d.gpus(),
+                  d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas, d.replicas == 1 ? "" : "s",
+                  sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
+  b.rows.emplace_back(
+      "workload",
+      fmt::format("{} tokens in, {} out per request; {}", group(w.isl), group(w.osl),
+                  w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
+                  : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
+                            : std::string("as many users as fit (offline)")));
+  b.rows.emplace_back(
+      "engine",
+      fmt::format("KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}",
+                  kv_dtype_name(d.kv),
+                  d.limits.memory_fraction > 0
+                      ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
+                      : std::string("fixed slots"),
+                  d.limits.max_num_seqs, d.limits.max_num_batched_tokens,
+                  group(sp.launch.max_model_len)));
+  b.rows.emplace_back(
+      "KV per sequence",
+      fmt::format("{:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); {} "
+                  "charged; pool {:.2f} GiB per GPU",
+                  gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
+                  sp.kv_charged_guarantee ? "guarantee" : "planning",
+                  gib_of(e.kv_pool_bytes_per_gpu)));
   if (!e.fits) {
-    o += "  does not fit    the weights and one sequence exceed the engine's KV pool\n";
-    return o;
+    b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");
+    return {b};
   }
-  o += fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)\n", prof.name,
-                   e.calibration ? e.calibration->basis : "",
-                   e.calibration ? percent_of(e.calibration->error_median) : 0);
-  o += fmt::format("  aggregate       {:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s\n",
-                   e.output_tokens_per_s.value, e.output_tokens_per_s.low,
-                   e.output_tokens_per_s.high, e.requests_per_s);
-  o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
-                   e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
-                   e.per_user_tokens_per_s.high, ms_of(e.itl_s.value), ms_of(e.itl_p90_s));
-  o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
-                   e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
-  o += fmt::format(
-      "  concurrency     {} running, {} queued per replica; {} admitted ({} at max_model_len); "
-      "limited by {}\n",
-      e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
-      limit_name(e.limited_by));
+  Block v;
+  v.title = fmt::format("Speed ({}-calibrated: {}; range = its error, median {:.0f}%)", prof.name,
+                        e.calibration ? e.calibration->basis : "",
+                        e.calibration ? percent_of(e.calibration->error_median) : 0);
+  v.rows.emplace_back("aggregate",
+                      fmt::format("{:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} "
+                                  "requests/s",
+                                  e.output_tokens_per_s.value, e.output_tokens_per_s.low,
+                                  e.output_tokens_per_s.high, e.requests_per_s));
+  v.rows.emplace_back(
+      "per user",
+      fmt::format("{:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 "
+                  "{:.1f} ms",
+                  e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
+                  e.per_user_tokens_per_s.high, ms_of(e.itl_s.value), ms_of(e.itl_p90_s)));
+  v.rows.emplace_back("first token",
+                      fmt::format("{:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s", e.ttft_s.value,
+                                  e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s));
+  v.rows.emplace_back(
+      "concurrency",
+      fmt::format("{} running, {} queued per replica; {} admitted ({} at max_model_len); limited "
+                  "by {}",
+                  e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
+                  limit_name(e.limited_by)));
   if (e.power_scale < 1)
-    o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
-                     percent_of(d.power_limit), percent_of(e.power_scale));
+    v.rows.emplace_back("power limit",
+                        fmt::format("{:.0f}% of board power keeps {:.0f}% of throughput",
+                                    percent_of(d.power_limit), percent_of(e.power_scale)));
   if (!e.meets_ttft || !e.meets_tpot)
-    o += fmt::format("  SLO             {}{}\n", e.meets_ttft ? "" : "TTFT missed ",
-                     e.meets_tpot ? "" : "TPOT missed");
+    v.rows.emplace_back("SLO", fmt::format("{}{}", e.meets_ttft ? "" : "TTFT missed ",
+                                           e.meets_tpot ? "" : "TPOT missed"));
   if (sp.capacity) {
     const ServingCapacity& c = *sp.capacity;
     if (c.found)
-      o += fmt::format(
-          "  capacity        {} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; "
-          "binding limit {}; memory alone needs {}\n",
-          c.gpus, c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s", c.users_per_replica,
-          c.users_per_replica == 1 ? "" : "s", c.user_headroom, c.user_headroom == 1 ? "" : "s",
-          limit_name(c.binding), c.memory_min_gpus);
+      v.rows.emplace_back(
+          "capacity",
+          fmt::format("{} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; binding "
+                      "limit {}; memory alone needs {}",
+                      c.gpus, c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s",
+                      c.users_per_replica, c.users_per_replica == 1 ? "" : "s", c.user_headroom,
+                      c.user_headroom == 1 ? "" : "s", limit_name(c.binding), c.memory_min_gpus));
     else
-      o += fmt::format("  capacity        not reachable within {} GPUs (binding limit {})\n",
-                       kMaxGpus, limit_name(c.binding));
+      v.rows.emplace_back("capacity", fmt::format("not reachable within {} GPUs (binding limit {})",
+                                                  kMaxGpus, limit_name(c.binding)));
   }
-  return o;
+  return {b, v};
 }
 
 // Model, settings, the memory table and the GPUs each class needs.
@@ -513,39 +529,7 @@ std::string table_speed(const Report& r) {
         "{} MT/s)\n",
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
-  if (r.serving) o += serving_section(*r.serving);
-  if (r.speed && !r.serving && r.model.spec.task != Task::generation) {
-    // Embedding / rerank: one pass over the batch, nothing generated.
-    const auto& s = *r.speed;
-    const bool rerank = r.model.spec.task == Task::rerank;
-    o += fmt::format("\n{} (llama.cpp-calibrated prefill; range = the calibration's error)\n",
-                     rerank ? "Rerank" : "Embedding");
-    o += fmt::format(
-        "  batch           {} document{} of {} tokens in one pass, nothing generated\n",
-        group(r.config.kv.n_seq), r.config.kv.n_seq == 1 ? "" : "s", group(r.config.kv.n_ctx));
-    o += fmt::format("  throughput      {:.1f} {}/s ({:.1f}–{:.1f}) = {:.0f} tok/s\n",
-                     s.documents_per_s, rerank ? "query-document pairs" : "documents",
-                     s.documents_low, s.documents_high, s.prefill_tokens_per_s);
-    o += fmt::format("  batch time      {:.3f} s\n", s.batch_s);
-  } else if (r.speed && !r.serving) {
-    const auto& s = *r.speed;
-    o += "\nSpeed (llama.cpp-calibrated; range = the calibration's error)\n";
-    o +=
-        fmt::format("  decode          {:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}\n",
-                    s.decode_tokens_per_s, s.decode_low, s.decode_high, group(r.speed_input.n_ctx));
-    o +=
-        fmt::format("  aggregate       {:.1f} tok/s over {} sequence{}\n", s.aggregate_tokens_per_s,
-                    r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
-                    r.speed_input.n_seq == 1 ? "" : "s");
-    o += fmt::format("  prefill         {:.0f} tok/s ({:.0f}–{:.0f})\n", s.prefill_tokens_per_s,
-                     s.prefill_low, s.prefill_high);
-    o += fmt::format("  first token     {:.2f} s for a {}-token prompt\n", s.time_to_first_token_s,
-                     group(r.speed_input.prompt_tokens));
-    o += fmt::format(
-        "  concurrency     {} sequences of {} tokens fit beside the weights ({:.2f} GiB left for "
-        "KV)\n",
-        r.max_concurrent_sequences, group(r.config.kv.n_ctx), gib_of(r.kv_available_bytes));
-  }
+  for (const Block& b : speed_blocks(r)) o += table_block(b);
   return o;
 }
 
@@ -583,36 +567,7 @@ std::string table_power_cost(const Report& r) {
       o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
                        duration(l.seconds));
   }
-  // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
-  const CostPlan* cp = reported_cost(r);
-  if (cp) {
-    const auto& c = *cp;
-    o += "\nCost\n";
-    if (c.priced) {
-      o +=
-          r.machine_cost
-              ? fmt::format("  hardware        {} (the bill of materials{})\n", usd(c.capex_usd),
-                            c.complete ? "" : "; a floor: some lines have no public price")
-              : fmt::format("  hardware        {} (GPUs {} + {} {})\n", usd(c.capex_usd),
-                            usd(c.gpus_usd), class_rules_stand_in(r) ? "a class-rule host" : "host",
-                            usd(r.cost_input.host_usd));
-      o += fmt::format("  energy          {} per year at ${:.2f}/kWh\n", usd(c.energy_usd_per_year),
-                       r.cost_input.kwh_price_usd);
-      o += fmt::format("  per 1M tokens   ${:.3f} over {:.0f} years at {:.0f}% utilization\n",
-                       c.usd_per_mtok, r.cost_input.years, percent_of(r.cost_input.utilization));
-      if (r.cost_input.cloud_price_per_mtok > 0)
-        o += c.breakeven_months > 0
-                 ? fmt::format("  break-even      {:.1f} months against ${:.2f} per 1M tokens\n",
-                               c.breakeven_months, r.cost_input.cloud_price_per_mtok)
-                 : fmt::format(
-                       "  break-even      never at ${:.2f} per 1M tokens (energy costs more)\n",
-                       r.cost_input.cloud_price_per_mtok);
-    } else {
-      o += fmt::format(
-          "  energy          {} per year; no {} price in the catalog (--price NAME=USD)\n",
-          usd(c.energy_usd_per_year), r.machine_cost ? "machine or GPU" : "GPU");
-    }
-  }
+  if (const auto b = cost_block(r)) o += table_block(*b);
   return o;
 }
 
@@ -650,6 +605,97 @@ std::string table_train_notes(const Report& r) {
 
 }  // namespace
 
+std::string table_block(const Block& b) {
+  std::string o = "\n" + b.title + "\n";
+  for (const auto& [label, value] : b.rows) o += fmt::format("  {:<15} {}\n", label, value);
+  return o;
+}
+
+std::vector<Block> speed_blocks(const Report& r) {
+  if (r.serving && r.model.spec.task == Task::generation) return serving_blocks(*r.serving);
+  if (!r.speed) return {};
+  const auto& s = *r.speed;
+  Block b;
+  if (r.model.spec.task != Task::generation) {
+    // Embedding / rerank: one pass over the batch, nothing generated.
+    const bool rerank = r.model.spec.task == Task::rerank;
+    b.title = fmt::format("{} (llama.cpp-calibrated prefill; range = the calibration's error)",
+                          rerank ? "Rerank" : "Embedding");
+    b.rows.emplace_back("batch",
+                        fmt::format("{} document{} of {} tokens in one pass, nothing "
+                                    "generated",
+                                    group(r.config.kv.n_seq), r.config.kv.n_seq == 1 ? "" : "s",
+                                    group(r.config.kv.n_ctx)));
+    b.rows.emplace_back("throughput",
+                        fmt::format("{:.1f} {}/s ({:.1f}–{:.1f}) = {:.0f} tok/s", s.documents_per_s,
+                                    rerank ? "query-document pairs" : "documents", s.documents_low,
+                                    s.documents_high, s.prefill_tokens_per_s));
+    b.rows.emplace_back("batch time", fmt::format("{:.3f} s", s.batch_s));
+    return {b};
+  }
+  b.title = "Speed (llama.cpp-calibrated; range = the calibration's error)";
+  b.rows.emplace_back(
+      "decode",
+      fmt::format("{:.1f} tok/s per sequence ({:.1f}–{:.1f}) at context {}", s.decode_tokens_per_s,
+                  s.decode_low, s.decode_high, group(r.speed_input.n_ctx)));
+  b.rows.emplace_back(
+      "aggregate",
+      fmt::format("{:.1f} tok/s over {} sequence{}", s.aggregate_tokens_per_s,
+                  r.capacity && r.capacity->gpus ? r.capacity->users : r.speed_input.n_seq,
+                  r.speed_input.n_seq == 1 ? "" : "s"));
+  b.rows.emplace_back("prefill", fmt::format("{:.0f} tok/s ({:.0f}–{:.0f})", s.prefill_tokens_per_s,
+                                             s.prefill_low, s.prefill_high));
+  b.rows.emplace_back("first token",
+                      fmt::format("{:.2f} s for a {}-token prompt", s.time_to_first_token_s,
+                                  group(r.speed_input.prompt_tokens)));
+  b.rows.emplace_back("concurrency",
+                      fmt::format("{} sequences of {} tokens fit beside the weights "
+                                  "({:.2f} GiB left for KV)",
+                                  r.max_concurrent_sequences, group(r.config.kv.n_ctx),
+                                  gib_of(r.kv_available_bytes)));
+  return {b};
+}
+
+// The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
+std::optional<Block> cost_block(const Report& r) {
+  const CostPlan* cp = reported_cost(r);
+  if (!cp) return std::nullopt;
+  const auto& c = *cp;
+  const CostInput& in = reported_cost_input(r);
+  Block b;
+  b.title = "Cost";
+  if (!c.priced) {
+    b.rows.emplace_back("energy", fmt::format("{} per year; no {} price in the catalog (--price "
+                                              "NAME=USD)",
+                                              usd(c.energy_usd_per_year),
+                                              r.machine_cost ? "machine or GPU" : "GPU"));
+    return b;
+  }
+  b.rows.emplace_back(
+      "hardware", r.machine_cost
+                      ? fmt::format("{} (the bill of materials{})", usd(c.capex_usd),
+                                    c.complete ? "" : "; a floor: some lines have no public price")
+                      : fmt::format("{} (GPUs {} + {} {})", usd(c.capex_usd), usd(c.gpus_usd),
+                                    class_rules_stand_in(r) ? "a class-rule host" : "host",
+                                    usd(r.cost_input.host_usd)));
+  b.rows.emplace_back("energy", fmt::format("{} per year at ${:.2f}/kWh",
+                                            usd(c.energy_usd_per_year), in.kwh_price_usd));
+  // Per token: hardware over its years plus energy, over the aggregate the Speed block prints.
+  b.rows.emplace_back("per 1M tokens",
+                      c.usd_per_mtok > 0
+                          ? fmt::format("${:.3f} over {:.0f} years at {:.0f}% utilization",
+                                        c.usd_per_mtok, in.years, percent_of(in.utilization))
+                          : std::string("none: the plan generates no tokens"));
+  if (in.cloud_price_per_mtok > 0)
+    b.rows.emplace_back("break-even",
+                        c.breakeven_months > 0
+                            ? fmt::format("{:.1f} months against ${:.2f} per 1M tokens",
+                                          c.breakeven_months, in.cloud_price_per_mtok)
+                            : fmt::format("never at ${:.2f} per 1M tokens (energy costs more)",
+                                          in.cloud_price_per_mtok));
+  return b;
+}
+
 std::string render_table(const Report& r) {
   std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
                   table_power_cost(r) + table_train_notes(r);
@@ -682,25 +728,18 @@ std::string render_markdown(const Report& r) {
     o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
                      c.count ? std::to_string(c.count) : "does not fit");
   if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
-  if (r.speed)
-    o += fmt::format(
-        "\n**Speed:** decode {:.1f} tok/s per sequence ({:.1f}–{:.1f}), aggregate {:.1f} tok/s, "
-        "prefill {:.0f} tok/s, "
-        "first token {:.2f} s\n",
-        r.speed->decode_tokens_per_s, r.speed->decode_low, r.speed->decode_high,
-        r.speed->aggregate_tokens_per_s, r.speed->prefill_tokens_per_s,
-        r.speed->time_to_first_token_s);
   // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
   if (const PowerPlan* w = reported_power(r))
     o += fmt::format("\n**Power:** peak {} W, wall {} W, {}; heat {} BTU/h; {} kWh/year\n",
                      group_whole(w->peak_w), group_whole(w->wall_w), circuit_words(*w),
                      group_whole(w->heat_btu_per_h), group_whole(w->energy_kwh_per_year));
-  if (const CostPlan* c = reported_cost(r); c && c->priced)
-    o += fmt::format("\n**Cost:** hardware {}, energy {} per year, ${:.3f} per 1M tokens{}\n",
-                     hardware_price_words(*c), usd(c->energy_usd_per_year), c->usd_per_mtok,
-                     c->breakeven_months > 0
-                         ? fmt::format(", break-even {:.1f} months", c->breakeven_months)
-                         : "");
+  // The table's serving, speed and cost blocks, as Markdown tables.
+  std::vector<Block> blocks = speed_blocks(r);
+  if (auto c = cost_block(r)) blocks.push_back(std::move(*c));
+  for (const Block& b : blocks) {
+    o += "\n### " + b.title + "\n\n| figure | value |\n|---|---|\n";
+    for (const auto& [label, value] : b.rows) o += "| " + label + " | " + value + " |\n";
+  }
   if (!r.checklist.empty()) {
     o += "\n### Checklist\n\n";
     for (const auto& c : r.checklist) o += "- [ ] " + c + "\n";

@@ -1,13 +1,30 @@
 // Rendering of results: table, JSON, CSV, Markdown. Formatting lives here and nowhere else.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/render/report_data.hpp"
 #include "llmsize/io/catalog.hpp"
 
 namespace llmsize::cli {
+
+// A titled block of the answer: label and value lines that the table, Markdown and HTML print
+// alike, so every format shows the same figures.
+struct Block {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> rows;
+};
+// The speed of the plan: a serving deployment and its step model's speed, else the single box's
+// (llama.cpp), else an encoder's documents per second; empty without a GPU.
+std::vector<Block> speed_blocks(const Report& r);
+// The reported cost (the machine's BOM, else the class rules), per token over the aggregate
+// speed_blocks() prints; empty when the plan has no cost.
+std::optional<Block> cost_block(const Report& r);
+// "\nTitle\n" and a line "  label           value" per row (the table's layout).
+std::string table_block(const Block& b);
 
 std::string render_table(const Report& r);
 // The "How each figure is computed" section of the table (--explain); src/cli/render/explain.cpp.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cli/render/plot.hpp"
+#include "cli/render/report.hpp"
 #include "cli/render/row_writer.hpp"
 #include "cli/render/words.hpp"
 #include "llmsize/sanitize.hpp"
@@ -465,6 +466,15 @@ std::string render_html(const Report& r) {
         "<tr><th colspan=\"4\">total (priced lines)</th><th>{}</th><th "
         "colspan=\"2\"></th></tr>\n</table>\n",
         usd_words(s->bom_total_usd));
+  }
+  // The table's serving, speed and cost blocks: users, per-user speed, aggregate, TTFT, cost.
+  std::vector<Block> blocks = speed_blocks(r);
+  if (auto c = cost_block(r)) blocks.push_back(std::move(*c));
+  for (const Block& b : blocks) {
+    o += "<h2>" + html_escape(b.title) + "</h2>\n<table>\n";
+    for (const auto& [label, value] : b.rows)
+      o += "<tr><th>" + html_escape(label) + "</th><td>" + html_escape(value) + "</td></tr>\n";
+    o += "</table>\n";
   }
   o += "<h2>Memory</h2>\n";
   std::string svg = memory_svg(r);
