@@ -156,8 +156,11 @@ NicSlots free_nic_slots(const PlatformModel& p, uint32_t gpus) {
 //   beside the GPUs; where the GPUs take every width (two 3-slot cards on an ATX board) the
 //   board's own Ethernet carries the activations (a few KB per token).
 // - Unified computers use what they have.
+// - Independent serving replicas, each inside one machine, share nothing: each machine is sized
+//   as if alone (HostNeeds::linked).
 void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSizing& h) {
-  const bool multi = n.nodes > 1;
+  // Independent replicas, each inside its machine, are machines of their own: nothing crosses.
+  const bool multi = n.nodes > 1 && n.linked;
   // A NIC line and the reason it is there.
   const auto nic = [&h](uint32_t count, uint32_t gbit, uint32_t ports, HostReason why) {
     h.nics.push_back({count, gbit, ports, why});

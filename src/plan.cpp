@@ -357,6 +357,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   sr.catalog = req.platforms;
   sr.gpu = &g.gpu;
   sr.n_gpus = g.count;
+  // A serving deployment's replicas: each stays inside one machine where it fits one.
+  if (p.serving && p.serving->deployment.gpus() == g.count && p.serving->deployment.replicas > 1)
+    sr.unit = p.serving->deployment.tp * p.serving->deployment.pp;
   sr.platform_override = req.platform_override;
   HostNeeds& n = sr.needs;
   n.weights_bytes = e.weights.bytes;
@@ -392,6 +395,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
     note(p, NoteKind::no_platform, g.count);
     return;
   }
+  // One count of machines (#20): what the BOM buys is what gpu.nodes, the link words and the
+  // serving deployment count.
+  p.gpu->nodes = p.system->choice.nodes;
   // Energy and cost per token from the typical draw (busy at the duty cycle, idle the rest), not
   // the maximum: circuits and cooling keep the maximum.
   const double kwh = p.system->typical_wall_w_total * 8760 / 1000;
@@ -469,6 +475,8 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   gpu = choose_gpu(req, m, w, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
+  if (p.gpu && p.serving && p.serving->deployment.gpus() == p.gpu->count)
+    p.gpu->nodes = p.serving->nodes();
   if (p.gpu) {
     plan_server(req, memo, p);
     plan_speed(req, m, p);
@@ -824,6 +832,7 @@ struct Planner::Impl final : Memo {
     add(r.gpu->memory_bytes);
     add(r.gpu->board_power_w);
     add(r.n_gpus);
+    add(r.unit);
     text(r.platform_override);
     const auto choice_part = static_cast<size_t>(o - k.data());
     const HostNeeds& n = r.needs;
@@ -850,8 +859,8 @@ struct Planner::Impl final : Memo {
     auto it = choices.find(choice_key);
     if (it != choices.end()) return it->second;
     return choices
-        .emplace(std::move(choice_key),
-                 choose_platform(*in.catalog, *in.gpu, in.n_gpus, in.platform_override))
+        .emplace(std::move(choice_key), choose_platform(*in.catalog, *in.gpu, in.n_gpus,
+                                                        in.platform_override, nullptr, in.unit))
         .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {

@@ -23,7 +23,8 @@ BomInput bom_input(const SystemPlan& s) {
 }  // namespace
 
 SystemPlan plan_system(const SystemRequest& r) {
-  return plan_system(r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override));
+  return plan_system(
+      r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.unit));
 }
 
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
@@ -94,6 +95,7 @@ HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
   HostNeeds n = r.needs;
   n.gpus = choice.gpus_per_node;
   n.nodes = choice.nodes;
+  n.linked = r.unit == 0 || r.unit >= r.n_gpus || r.unit > choice.gpus_per_node;
   const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
   n.gpu_slot_widths = choice.slot_widths_per_node;  // where a NIC could go
   return size_host(p, n);

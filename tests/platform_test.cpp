@@ -443,3 +443,17 @@ TEST_CASE("The choice carries the slot widths its cards take in one machine", "[
   REQUIRE(h.index >= 0);
   CHECK(h.slot_widths_per_node == 0);
 }
+
+TEST_CASE("Machines for a deployment keep each replica inside one machine where it fits",
+          "[platform]") {
+  auto [gpus, per_node, unit, machines] = GENERATE(table<uint32_t, uint32_t, uint32_t, uint32_t>({
+      {20, 10, 0, 2},  // one instance: ceil(20 / 10)
+      {20, 10, 4, 3},  // 5 replicas of 4, two to a machine: ceil(5 / 2)
+      {20, 8, 4, 3},   // the same at 8 per machine
+      {64, 10, 8, 8},  // 8 replicas of 8: one to a 10-GPU machine (not ceil(64 / 10) = 7)
+      {32, 8, 16, 4},  // 2 replicas of 16 over 8-GPU machines: 2 machines each
+      {8, 2, 8, 4},    // one replica of 8 (TP 2 x PP 4) on 2-GPU desktops: ceil(8 / 2)
+      {6, 8, 2, 1},    // 3 replicas of 2 in one 8-GPU machine
+  }));
+  CHECK(machines_for(gpus, per_node, unit) == machines);
+}

@@ -11,8 +11,12 @@
 namespace llmsize {
 
 struct HostNeeds {
-  uint32_t gpus = 1;                // in this machine
-  uint32_t nodes = 1;               // machines in the plan
+  uint32_t gpus = 1;   // in this machine
+  uint32_t nodes = 1;  // machines in the plan
+  // The machines run one model instance between them (a layer split, or a replica wider than a
+  // machine): false for independent replicas, each inside one machine, that need no GPU fabric
+  // or stage link between the machines.
+  bool linked = true;
   uint64_t weights_bytes = 0;       // the model file
   uint64_t host_weights_bytes = 0;  // weights the engine keeps in RAM (token_embd, offload)
   uint64_t model_set_bytes = 0;     // every model and variant kept on disk; 0 = the model alone

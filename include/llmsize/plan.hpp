@@ -26,6 +26,7 @@
 #include "llmsize/gpu_plan.hpp"
 #include "llmsize/host.hpp"
 #include "llmsize/launch.hpp"
+#include "llmsize/platform.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/serving_capacity.hpp"
 #include "llmsize/speed.hpp"
@@ -81,6 +82,12 @@ struct ServingPlan {
   bool kv_charged_guarantee = false;
   uint32_t gpus_per_node = 8;
   LaunchPlan launch;  // launch_plan() of the deployment
+  // Machines the deployment runs on at gpus_per_node: a replica that fits one stays inside it
+  // (machines_for; the capacity search counts them the same way).
+  uint32_t nodes() const {
+    const uint32_t span = deployment.tp * deployment.pp;
+    return machines_for(deployment.gpus(), gpus_per_node, deployment.replicas > 1 ? span : 0);
+  }
 };
 
 struct PlanRequest {

@@ -3,6 +3,7 @@
 // launch command with --emit.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -337,6 +338,49 @@ TEST_CASE("One throughput: cost per token and every format read the aggregate th
       CHECK(!v.empty());
       CHECK(md.out.find("| " + label + " | " + v + " |") != std::string::npos);
       CHECK(html.out.find("<th>" + label + "</th><td>" + v + "</td>") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("One count of machines: gpu, system, deployment and --emit agree; replicas share no link",
+          "[cli][serving][answer]") {
+  struct Case {
+    std::string args;
+    uint64_t nodes;  // derived below
+  };
+  for (const Case& c : std::vector<Case>{
+           // 8 replicas of TP 8 (64 L40S): one replica per 8-GPU server, 8 servers (it bought 7
+           // ten-GPU servers, 70 cards, with replicas straddling two of them).
+           {"llama-3.3-70b --engine sglang --users 200 --target-tps 20 --gpu l40s", 8},
+           // 5 replicas of TP 4 (20 RTX 5090): two replicas to an 8-GPU server, ceil(5 / 2) = 3.
+           {"gpt-oss-120b --engine vllm --users 1000 --target-tps 30 --gpu rtx-5090", 3},
+           // One replica of TP 2 x PP 4 on RTX 4090s: two to an AM5 desktop, 8 / 2 = 4.
+           {"llama-3.3-70b --engine vllm --users 500 --target-tps 20 --gpu rtx-4090", 4},
+       }) {
+    INFO(c.args);
+    const auto j = run(c.args + " -f json");
+    REQUIRE(j.code == 0);
+    const json doc = json::parse(j.out);
+    CHECK(doc["gpu"]["nodes"] == c.nodes);
+    CHECK(doc["system"]["nodes"] == c.nodes);
+    CHECK(doc["throughput"]["nodes"] == c.nodes);
+    const uint64_t reps = doc["throughput"]["replicas"];
+    const auto bom = run(c.args + " -f bom-csv");
+    REQUIRE(bom.code == 0);
+    if (reps > 1) {
+      // Independent replicas, each inside one machine: no stage link, GPU fabric or switch.
+      CHECK(bom.out.find("stage_link") == std::string::npos);
+      CHECK(bom.out.find("gpu_fabric") == std::string::npos);
+      CHECK(bom.out.find("\nswitch,") == std::string::npos);
+      // --emit starts each replica on the machine the plan counts: nodes 0 .. nodes - 1.
+      const std::string engine = doc["throughput"]["engine"];
+      const auto e = run(c.args + " --emit " + engine);
+      REQUIRE(e.code == 0);
+      std::set<std::string> nodes;
+      std::istringstream in(e.out);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("# replica", 0) == 0) nodes.insert(line.substr(line.rfind("node ")));
+      CHECK(nodes.size() == c.nodes);
     }
   }
 }
