@@ -87,6 +87,13 @@ uint32_t serving_gpus_per_node(const PlanRequest& req, const GpuSpec& gpu) {
   return max_gpus_per_node(gpu);
 }
 
+// Whether the plan is a serving deployment (the step model, KV pool, replicas): a serving request
+// of a generation model. An embedding or rerank model generates nothing: under any engine it is
+// its encoder's memory and documents per second (#20), not a generation deployment.
+bool serves(const PlanRequest& req, const ModelSpec& m) {
+  return req.serving.has_value() && m.task == Task::generation;
+}
+
 // The engine that serves the plan: the serving engine, else the memory engine's.
 const ServingProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
   return req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
@@ -103,7 +110,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
   // engine's own deployment, else (no hook) the layer split.
   const EngineGpuCount count_of = [&](const GpuSpec& g) {
     EngineCount n;
-    if (req.serving) {
+    if (serves(req, m)) {
       // The deployment plan_serving makes of g, at the count it searches (a capacity target's
       // replicas, else the fewest that hold one sequence); each GPU holds its shard, activations,
       // runtime and the KV of the sequences it runs, plus the headroom.
@@ -139,7 +146,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     return n;
   };
   p.options = rank_gpus(m, base, c, *req.candidates, req.platforms, &engine,
-                        req.serving || target ? &count_of : nullptr);
+                        serves(req, m) || target ? &count_of : nullptr);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
@@ -163,7 +170,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   RunConfig& c = p.config;
   uint32_t count = req.gpus_requested;
   // #10: a serving request plans its own deployment; the GPUs of the bill are its GPUs.
-  if (gpu && req.serving) {
+  if (gpu && serves(req, m)) {
     p.serving = plan_serving(req, m, w, *gpu, req.gpus_requested, serving_gpus_per_node(req, *gpu));
     if (!req.gpus_requested && p.serving->deployment.gpus()) count = p.serving->deployment.gpus();
     if (p.serving->capacity && !p.serving->capacity->found) note(p, NoteKind::capacity_unreachable);

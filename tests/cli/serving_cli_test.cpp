@@ -210,6 +210,8 @@ TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on s
            {"llama-3.1-8b --engine vllm --isl 5000 --osl 500 --ctx 4096",
             "--ctx 4096: shorter than --isl + --osl (5500"},
            {"llama-3.1-8b --engine vllm --users max --target-tps 10", "--target-tps: needs"},
+           {"qwen3-embedding-8b --engine vllm --docs 256 --emit vllm",
+            "--emit vllm: an embedding model generates nothing: llmsize sizes its encoder"},
            // Llama 3.1 405B in BF16 (810 GB) on one 24 GiB card.
            {"llama-3.1-405b --engine vllm --gpu rtx-4090 --gpus 1 --emit vllm",
             "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU;"},
@@ -382,5 +384,22 @@ TEST_CASE("One count of machines: gpu, system, deployment and --emit agree; repl
         if (line.rfind("# replica", 0) == 0) nodes.insert(line.substr(line.rfind("node ")));
       CHECK(nodes.size() == c.nodes);
     }
+  }
+}
+
+TEST_CASE("An embedding model under a serving engine is sized as an encoder, not a generation plan",
+          "[cli][serving][answer]") {
+  for (const std::string engine : {"vllm", "sglang", "llama.cpp"}) {
+    INFO(engine);
+    const auto r = run("qwen3-embedding-8b --engine " + engine + " --docs 256 -f json");
+    REQUIRE(r.code == 0);
+    const json t = json::parse(r.out)["throughput"];
+    CHECK(t["documents_per_s"].get<double>() > 0);
+    CHECK(t["engine"].is_null());
+    CHECK(t["output_tokens_per_s"].is_null());
+    CHECK(t["aggregate_tokens_per_s"].is_null());
+    const auto table = run("qwen3-embedding-8b --engine " + engine + " --docs 256");
+    CHECK(table.out.find("\nEmbedding (") != std::string::npos);
+    CHECK(table.out.find("\nServing (") == std::string::npos);
   }
 }

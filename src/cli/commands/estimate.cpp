@@ -111,6 +111,11 @@ std::string run_estimate(const Options& o) {
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (!o.emit.empty()) {
+    if (!r.serving && r.model.spec.task != Task::generation)
+      throw InputError("--emit " + o.emit + ": an " +
+                       (r.model.spec.task == Task::rerank ? "rerank" : "embedding") +
+                       " model generates nothing: llmsize sizes its encoder (documents per "
+                       "second), not a serving deployment to launch");
     if (!r.serving)
       throw InputError("--emit " + o.emit + ": no catalog GPU holds the model: nothing to launch");
     if (!r.serving->estimate.fits)
