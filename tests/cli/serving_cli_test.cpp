@@ -84,7 +84,7 @@ TEST_CASE("vLLM plans 70B FP8 for 50 users on H100 and emits its launch command"
   INFO(e.err);
   REQUIRE(e.code == 0);
   CHECK(e.err.empty());
-  CHECK(e.out.find("vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size " +
+  CHECK(e.out.find("vllm serve 'meta-llama/Llama-3.3-70B-Instruct' --tensor-parallel-size " +
                    std::to_string(t["tensor_parallel"].get<uint64_t>()) +
                    " --max-model-len 5500 --gpu-memory-utilization 0.90") != std::string::npos);
   CHECK(e.out.find("--quantization fp8") != std::string::npos);  // FP8 from the BF16 checkpoint
@@ -117,10 +117,10 @@ TEST_CASE("SGLang and TensorRT-LLM plan the same load on H100, H200, B200 and MI
       const std::string tp = std::to_string(t["tensor_parallel"].get<uint64_t>());
       if (engine == "sglang") {
         CHECK(e.out.find("python3 -m sglang.launch_server --model-path "
-                         "meta-llama/Llama-3.3-70B-Instruct --tp-size " +
+                         "'meta-llama/Llama-3.3-70B-Instruct' --tp-size " +
                          tp + " --context-length 5500") != std::string::npos);
       } else {
-        CHECK(e.out.find("trtllm-serve meta-llama/Llama-3.3-70B-Instruct --backend pytorch "
+        CHECK(e.out.find("trtllm-serve 'meta-llama/Llama-3.3-70B-Instruct' --backend pytorch "
                          "--tp_size " +
                          tp) != std::string::npos);
         CHECK(e.out.find("--kv_cache_free_gpu_memory_fraction 0.90") != std::string::npos);
@@ -144,7 +144,7 @@ TEST_CASE("llama.cpp serves from a consumer GPU and Apple silicon, with llama-se
     CHECK(t["memory_fraction"] == 0);  // fixed slots
     const auto e = run(h + " --emit llama-server");
     REQUIRE(e.code == 0);
-    CHECK(e.out.find("llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 999 -sm layer -ts "
+    CHECK(e.out.find("llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts "
                      "40,40 -c 4600 -np 2 -fa on") != std::string::npos);  // -c: 2 x 2300
   }
   {
@@ -157,7 +157,7 @@ TEST_CASE("llama.cpp serves from a consumer GPU and Apple silicon, with llama-se
     const auto e = run(h + " --emit llama-server");
     REQUIRE(e.code == 0);
     CHECK(e.out ==
-          "llama-server -m Llama-3.1-8B-Q4_K_M.gguf -ngl 999 -c 2400 -np 2 -fa on --host "
+          "llama-server -m 'Llama-3.1-8B-Q4_K_M.gguf' -ngl 999 -c 2400 -np 2 -fa on --host "
           "0.0.0.0 --port 8000\n");
   }
 }
