@@ -713,9 +713,22 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     r.limited_by = Limit::memory;
   if (r.concurrency == seq_cap && seq_cap < r.max_concurrency && users >= seq_cap)
     r.limited_by = Limit::batch;
-  if (lambda_rate > 0 && (lambda_rate > completions * 1.001 || lambda_rate * c.service >= 0.99))
+  if (lambda_rate > 0 && (lambda_rate > completions * 1.001 || lambda_rate * c.service >= 0.99)) {
+    // Overloaded: no steady state, so no mean TTFT (Little's law would give days); the verdict is
+    // the rate the replicas sustain. At a rate below a closed loop's cap / cycle the fixed point
+    // above holds fewer than cap users, so the two conditions agree.
     r.limited_by = Limit::overload;
-  r.meets_ttft = w.ttft_slo_s <= 0 || r.ttft_s.value <= w.ttft_slo_s;
+    r.overloaded = true;
+    const Cycle sat = cycle_at(cap, 0);
+    r.sustainable_requests_per_s =
+        std::min(cap / sat.cycle, 0.99 / sat.service) * static_cast<double>(d.replicas);
+    // Every slot busy: what comes out is the sustainable rate, whatever more is offered.
+    r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
+    r.requests_per_s = r.sustainable_requests_per_s;
+    r.ttft_s = {};
+    r.ttft_p90_s = 0;
+  }
+  r.meets_ttft = w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_s.value <= w.ttft_slo_s);
   r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;
   return r;
 }

@@ -276,3 +276,35 @@ TEST_CASE("a serving deployment keeps tensor parallelism inside the machine it i
   CHECK(j["throughput"]["pipeline_parallel"] == 2);
   CHECK(j["system"]["nodes"] == 2);
 }
+
+TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTFT of hours",
+          "[cli][serving]") {
+  // Llama 3.1 8B BF16 under vLLM on one RTX 4090, 1000 in / 1000 out: the KV pool runs 25
+  // sequences at ~34 ms a token, about 0.74 requests/s. 100 requests/s reported a mean TTFT of
+  // 7,854 s (2.2 hours) and 4,416 requests queued.
+  const std::string h = "llama-3.1-8b --gpu rtx-4090 --engine vllm";
+  const json over = throughput(h + " --rate 100");
+  CHECK(over["overloaded"] == true);
+  CHECK(over["limited_by"] == "overload");
+  CHECK(over["ttft_s"].is_null());
+  CHECK(over["ttft_p90_s"].is_null());
+  CHECK(over["queued"].is_null());
+  const double x = over["sustainable_requests_per_s"];
+  CHECK(x == Approx(0.74).margin(0.05));
+  // What comes out is that rate: requests/s x 1000 tokens each.
+  CHECK(over["requests_per_s"].get<double>() == Approx(x).margin(0.001));
+  CHECK(over["output_tokens_per_s"].get<double>() == Approx(x * 1000).epsilon(0.01));
+  // Under it, a steady state with its TTFT; no sustainable figure.
+  const json under = throughput(h + " --rate 0.5");
+  CHECK(under["overloaded"] == false);
+  CHECK(under["ttft_s"].get<double>() > 0);
+  CHECK(under["sustainable_requests_per_s"].is_null());
+  // Without --rate nothing is offered beyond the users: never overloaded.
+  CHECK(throughput(h + " --users 8")["overloaded"] == false);
+  // The table says so in words.
+  const auto r = run(h + " --rate 100");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("  overloaded      the offered rate exceeds what 1 GPU sustains: 0.7") !=
+        std::string::npos);
+  CHECK(r.out.find("  first token     ") == std::string::npos);
+}

@@ -366,13 +366,25 @@ std::string serving_section(const ServingPlan& sp) {
   o += fmt::format("  per user        {:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms\n",
                    e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
                    e.per_user_tokens_per_s.high, ms_of(e.itl_s.value), ms_of(e.itl_p90_s));
-  o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
-                   e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
+  if (e.overloaded)
+    o += fmt::format(
+        "  overloaded      the offered rate exceeds what {} GPU{} sustain{}: {:.{}f} requests/s; "
+        "the queue and the time to first token grow for as long as {:g} requests/s last\n",
+        d.gpus(), d.gpus() == 1 ? "" : "s", d.gpus() == 1 ? "s" : "", e.sustainable_requests_per_s,
+        e.sustainable_requests_per_s >= 100  ? 0
+        : e.sustainable_requests_per_s >= 10 ? 1
+        : e.sustainable_requests_per_s >= 1  ? 2
+                                             : 3,
+        w.rate_per_s);
+  else
+    o += fmt::format("  first token     {:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s\n", e.ttft_s.value,
+                     e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s);
   o += fmt::format(
-      "  concurrency     {} running, {} queued per replica; {} admitted ({} at max_model_len); "
+      "  concurrency     {} running, {} per replica; {} admitted ({} at max_model_len); "
       "limited by {}\n",
-      e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
-      limit_name(e.limited_by));
+      e.concurrency,
+      e.overloaded ? std::string("a growing queue") : fmt::format("{} queued", e.queued),
+      e.max_concurrency, e.max_concurrency_guarantee, limit_name(e.limited_by));
   if (e.power_scale < 1)
     o += fmt::format("  power limit     {:.0f}% of board power keeps {:.0f}% of throughput\n",
                      percent_of(d.power_limit), percent_of(e.power_scale));
