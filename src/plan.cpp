@@ -647,6 +647,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     t.users = req.users;
     t.per_user_tokens_per_s = req.target_tokens_per_s;
     t.ttft_slo_s = wl.ttft_slo_s;
+    t.tpot_slo_s = wl.tpot_slo_s;
     out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
   }
   if (out.capacity && out.capacity->found && !count) {

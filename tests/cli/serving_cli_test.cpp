@@ -308,3 +308,20 @@ TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTF
         std::string::npos);
   CHECK(r.out.find("  first token     ") == std::string::npos);
 }
+
+TEST_CASE("A capacity found meets the TPOT it was given, with the TTFT and the per-user speed",
+          "[cli][serving]") {
+  // 20 users at 20 tokens/s (ITL <= 50 ms) on H100: one GPU runs them at an ITL of 10.4 ms, and
+  // was reported found beside "TPOT missed" for --tpot-ms 10. Now the plan meets it.
+  const std::string h = "llama-3.1-8b --gpu h100-sxm --engine vllm --users 20 --target-tps 20";
+  for (const double tpot_ms : {50.0, 10.0, 5.0}) {
+    const json t = throughput(h + " --tpot-ms " + std::to_string(tpot_ms) + " --ttft-ms 2000");
+    INFO("--tpot-ms " << tpot_ms);
+    CHECK(t["serving_capacity_found"] == true);
+    CHECK(t["meets_tpot"] == true);
+    CHECK(t["meets_ttft"] == true);
+    CHECK(t["itl_s"].get<double>() * 1000 <= tpot_ms);
+    CHECK(t["per_user_tokens_per_s"].get<double>() >= 20);
+  }
+  CHECK(throughput(h + " --tpot-ms 10")["serving_capacity_binding"] == "tpot");
+}
