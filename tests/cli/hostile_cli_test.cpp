@@ -590,3 +590,26 @@ TEST_CASE("check --format json streams: memory per plan bounded, the document un
   CHECK(n == 20000);
   CHECK(json::accept(out));
 }
+
+TEST_CASE("flags valid one by one but not together are refused, naming the flags and the limit",
+          "[hostile]") {
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // --isl and --osl each take up to 2^24 = 16,777,216 tokens, the most --ctx takes; one
+           // request holds both: 2 x 2^24 = 33,554,432 is past it.
+           {"llama-3.1-8b --isl 16777216 --osl 16777216",
+            "--isl + --osl: 16777216 + 16777216 = 33554432 tokens per request, past the 16777216 "
+            "a context may hold (--ctx)"},
+           // Llama 3.1 was trained to 131,072 positions (config.json max_position_embeddings):
+           // 131,072 + 1 is one past.
+           {"llama-3.1-8b --isl 131072 --osl 1",
+            "--isl + --osl: 131072 + 1 = 131073 tokens per request, past llama-3.1-8b's trained "
+            "context of 131072 tokens"},
+           {"llama-3.1-8b --engine vllm --osl 131000 --isl 100",
+            "--isl + --osl: 100 + 131000 = 131100 tokens per request, past llama-3.1-8b's trained "
+            "context of 131072 tokens"},
+       })
+    expect_error(c.args, c.message);
+}
