@@ -610,6 +610,22 @@ TEST_CASE("flags valid one by one but not together are refused, naming the flags
            {"llama-3.1-8b --engine vllm --osl 131000 --isl 100",
             "--isl + --osl: 100 + 131000 = 131100 tokens per request, past llama-3.1-8b's trained "
             "context of 131072 tokens"},
+           // One RTX 4090 goes in an AM5 desktop: 2 DDR5 channels. 24 channels x 4800 MT/s x 8 B
+           // read offloaded layers at 921.6 GB/s before; the most it has is 2 x 4800 x 8 = 76.8.
+           {"llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 24",
+            "--ram-channels 24: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+           {"llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 3",
+            "--ram-channels 3: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+           // A unified-memory computer has no DIMMs: its GPU reads the memory at 819 GB/s.
+           {"llama-3.1-8b -g m3-ultra --ram-channels 8",
+            "--ram-channels 8: m3-ultra is a unified-memory computer, its memory is the GPU's (819 "
+            "GB/s); it has no DIMM channels to set"},
        })
     expect_error(c.args, c.message);
+  // Within the platform's channels the flag applies: 2 x 4800 x 8 = 76.8 GB/s, printed as 77.
+  const Result r = run("llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 2");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("at 77 GB/s: 2 ch × 4800 MT/s") != std::string::npos);
 }

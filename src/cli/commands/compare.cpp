@@ -99,6 +99,7 @@ std::string run_compare(const Options& o, const Catalog& cat) {
         "no GPU holds the model)");
   const std::vector<Comparison> v = compare_systems(base, systems);
   std::vector<Report> reports;
+  for (const auto& c : v) check_ram_channels(o, c.plan);
   for (const auto& c : v) reports.push_back(make_report(rq, c.plan, false));
   if (o.format == "json") {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();

@@ -23,6 +23,10 @@ Report build_report(const Options& o, const Catalog& catalog);
 // A plan of `rq` with its words, for the renderers.
 Report make_report(const ResolvedRequest& rq, Plan p, bool explain);
 
+// --ram-channels beyond the memory channels of the machine planned (the catalog platform's, else
+// the platform class's), or on a unified-memory computer: InputError naming the count it has.
+void check_ram_channels(const Options& o, const Plan& p);
+
 // The main command with --ctx max: the largest context that --gpus (default 1) x --gpu hold,
 // searched on the estimate, then the report at that context with a warning that says so.
 Report build_report_max_context(const Options& o, const Catalog& cat);
