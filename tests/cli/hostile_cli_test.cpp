@@ -629,3 +629,54 @@ TEST_CASE("flags valid one by one but not together are refused, naming the flags
   CHECK(r.code == 0);
   CHECK(r.out.find("at 77 GB/s: 2 ch × 4800 MT/s") != std::string::npos);
 }
+
+TEST_CASE("a --compare list: at most 64 entries, counts from 1, duplicates once, no flag dropped",
+          "[hostile]") {
+  std::string many, distinct;
+  for (int i = 0; i < 10000; ++i) many += (i ? "," : "") + std::string("rtx-4090");
+  for (int i = 1; i <= 65; ++i)
+    distinct += std::string(i > 1 ? "," : "") + "rtx-4090x" + std::to_string(i);
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // 10,000 entries took 976 MB before the cap.
+           {"llama-3.1-8b --compare " + many, "--compare: 10000 entries, at most 64"},
+           {"llama-3.1-8b --compare " + distinct, "--compare: 65 entries, at most 64"},
+           // x0 planned one GPU before.
+           {"llama-3.1-8b --compare rtx-4090x0",
+            "--compare: rtx-4090x0: expected a count from 1 to 1024, got 0"},
+           {"llama-3.1-8b --compare 0xrtx-4090,m3-ultra",
+            "--compare: 0xrtx-4090: expected a count from 1 to 1024, got 0"},
+           {"llama-3.1-8b --compare rtx-4090x2000",
+            "--compare: rtx-4090x2000: expected a count from 1 to 1024, got 2000"},
+           {"llama-3.1-8b --compare rtx-4090 --ctx max",
+            "--compare: --ctx max does not apply (it finds the largest context of one set of "
+            "GPUs; give --ctx N); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --emit vllm",
+            "--compare: --emit does not apply (it prints the launch command of one plan); drop it"},
+           {"llama-3.1-8b --compare --explain",
+            "--compare: --explain does not apply (it prints the formulas of one plan); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --plot /tmp/never-written.svg",
+            "--compare: --plot does not apply (it draws one plan); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --top 3",
+            "--compare: --top does not apply (the comparison lists each system once); drop it"},
+           // Each system is held to its own machine: 2 channels fit the desktop, not the Mac.
+           {"llama-3.1-8b --compare rtx-4090,m3-ultra --ram-channels 2",
+            "--ram-channels 2: m3-ultra is a unified-memory computer, its memory is the GPU's (819 "
+            "GB/s); it has no DIMM channels to set"},
+           {"llama-3.1-8b --compare rtx-4090,m3-ultra --ram-channels 8",
+            "--ram-channels 8: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+       })
+    expect_error(c.args, c.message);
+  // 64 is allowed; the same system written five ways is planned and shown once: one RTX 4090
+  // holds the 8B, so rtx-4090 (as many as needed) is rtx-4090x1; x2 and 2*rtx-4090 are one more.
+  const Result r =
+      run("llama-3.1-8b --compare rtx-4090,rtx-4090x1,1xrtx-4090,rtx-4090x2,2*rtx-4090 -f json");
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["gpu"]["count"] == 1);
+  CHECK(j[1]["gpu"]["count"] == 2);
+}
