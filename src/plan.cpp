@@ -659,6 +659,11 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   }
   out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
+  // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
+  // the slots the plan runs (the other users queue), else the printed command would not start.
+  if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
+      out.estimate.max_concurrency < out.launch.max_num_seqs)
+    out.launch.max_num_seqs = out.estimate.max_concurrency;
   // FP8 weights from a 16-bit checkpoint: vLLM and SGLang quantize it when loading
   // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint.
   if (std::strcmp(req.config.quant->id, "fp8") == 0 &&

@@ -325,3 +325,40 @@ TEST_CASE("A capacity found meets the TPOT it was given, with the TTFT and the p
   }
   CHECK(throughput(h + " --tpot-ms 10")["serving_capacity_binding"] == "tpot");
 }
+
+TEST_CASE("a launch command is printed only for a plan that fits, whatever the engine",
+          "[cli][serving]") {
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // Llama 3.1 70B Q4_K_M is 40 GiB of weights: one 24 GiB card holds it with no engine.
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 1 --emit llama-server",
+            "--emit llama-server: the weights and one sequence do not fit the engine's KV pool on "
+            "1 GPU; give more --gpus or drop --gpus to let llmsize plan them"},
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 1 --emit ollama",
+            "--emit ollama: the weights and one sequence do not fit the engine's KV pool on 1 "
+            "GPU; give more --gpus or drop --gpus to let llmsize plan them"},
+           // Two hold it at 2,000 tokens, not at 131,072 (16 GiB of F16 KV on top).
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 2 --ctx 131072 --emit llama-server",
+            "--emit llama-server: the weights and one sequence do not fit the engine's KV pool on "
+            "2 GPUs; give more --gpus or drop --gpus to let llmsize plan them"},
+           // BF16 70B is 141 GB: one 80 GB H100 is too few for vLLM.
+           {"llama-3.1-70b --gpu h100-sxm --gpus 1 --emit vllm",
+            "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU; "
+            "give more --gpus or drop --gpus to let llmsize plan them"},
+       }) {
+    const auto r = run(c.args);
+    INFO(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "llmsize: error: " + c.message + "\n");
+  }
+  // 64 users at 32,768 tokens each: the 8B's KV is 4 GiB a slot and the 4090's pool holds 4 of
+  // them (the plan runs 4 and queues 60). llama-server reserves -c = slots x context at start, so
+  // -np 64 (-c 2097152, 256 GiB of KV) would not start: the command has the 4 slots that fit.
+  const auto r =
+      run("llama-3.1-8b --gpu rtx-4090 --gpus 1 --users 64 --ctx 32768 --emit llama-server");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(" -c 131072 -np 4 ") != std::string::npos);
+}
