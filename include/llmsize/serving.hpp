@@ -192,8 +192,8 @@ struct ServingEstimate {
   // A --rate beyond what the replicas complete (limited_by overload): requests arrive faster than
   // they finish, so the queue and the wait grow for as long as the rate lasts.
   bool overloaded = false;
-  // When overloaded: the most requests/s all replicas complete, each running as many sequences as
-  // it admits in a closed loop (the saturation throughput), at most 0.99 / the prefill time.
+  // When overloaded: the most requests/s all replicas keep up with (the highest rate that is not
+  // overloaded, bisected to 2^-30 of --rate); what they complete while overloaded.
   double sustainable_requests_per_s = 0;
   const ServingCalibration* calibration = nullptr;
 };
