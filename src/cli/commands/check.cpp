@@ -220,13 +220,9 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
                     const PlanReading& reading) {
   if (!p.is_object())
     throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
-  check_fields(file, ptr, p, kPlanFields);
-  for (const char* req : {"model", "gpu"})
-    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
   PlanInput in;
   in.file = file;
   in.pointer = ptr;
-  in.model_text = p.at("model").get<std::string>();
   for (const auto& item : p.items()) {
     if (item.key() == "name" || item.key() == "description") continue;
     in.key += item.key();
@@ -234,20 +230,33 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
     in.key += item.value().dump();
     in.key += '\x1e';
   }
-  if (!reading.seen || !reading.seen(in.key)) {
-    in.rq = std::make_unique<ResolvedRequest>();
-    try {
-      plan_request(file, ptr, p, reading.cat, reading.gpus, *in.rq);
-    } catch (const InputError& e) {
-      // A model file's own errors name the file: say which plan read it.
-      const std::string m = e.what();
-      if (m.rfind(file + ": ", 0) == 0) throw;
-      throw InputError(file + ": " + ptr + ": " + m);
-    }
-  }
+  // The same fields as a plan before: checked and resolved then (the first would have thrown);
+  // only the name and description are its own.
+  const bool seen = reading.seen && reading.seen(in.key);
+  const auto is_text = [&](const char* k) { return !p.contains(k) || p.at(k).is_string(); };
+  if (!seen || !is_text("name") || !is_text("description")) check_fields(file, ptr, p, kPlanFields);
   // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
-  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>()
-                                        : p.at("model").get<std::string>());
+  const auto name = [&] {
+    return sanitize(p.contains("name") ? p.at("name").get<std::string>()
+                                       : p.at("model").get<std::string>());
+  };
+  if (seen) {
+    in.name = name();
+    return in;
+  }
+  for (const char* req : {"model", "gpu"})
+    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
+  in.model_text = p.at("model").get<std::string>();
+  in.rq = std::make_unique<ResolvedRequest>();
+  try {
+    plan_request(file, ptr, p, reading.cat, reading.gpus, *in.rq);
+  } catch (const InputError& e) {
+    // A model file's own errors name the file: say which plan read it.
+    const std::string m = e.what();
+    if (m.rfind(file + ": ", 0) == 0) throw;
+    throw InputError(file + ": " + ptr + ": " + m);
+  }
+  in.name = name();
   if (p.contains("budget")) {
     in.budget = p.at("budget");
     check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
@@ -375,7 +384,9 @@ class PlanCache {
 };
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
-  const Report r = make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false);
+  // The warnings and checklist are only in the report's JSON.
+  const Report r =
+      make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false, with_report);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
@@ -617,10 +628,18 @@ int run_check(const Options& o, std::string& out) {
       if (!o.planning.junit.empty())
         write_text_file("--junit", o.planning.junit, render_check_junit(results));
     });
+  } else if (o.planning.junit.empty()) {
+    // The table alone needs no result kept: each line is written as its plan is checked.
+    bool all = true;
+    check_plans_each(o, cat, true, false, [&](PlanResult&& r) {
+      r.append_line(out);
+      out += '\n';
+      all = all && r.pass();
+    });
+    return all ? 0 : 1;
   } else {
     results = check_plans(o, cat);
-    if (!o.planning.junit.empty())
-      write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    write_text_file("--junit", o.planning.junit, render_check_junit(results));
     out = render_check_table(results);
   }
   const bool all =

@@ -44,7 +44,7 @@ void check_ram_channels(const Options& o, const Plan& p) {
       p.gpu->count, p.gpu->gpu.id, have, have == 1 ? "" : "s", have));
 }
 
-Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words) {
   Report r;
   static_cast<Plan&>(r) = std::move(p);
   r.model = rq.model;
@@ -52,6 +52,7 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   r.quant_requested = rq.quant_requested;
   r.quant_ignored = rq.quant_ignored;
   r.explain = explain;
+  if (!words) return r;
   PlanWords w;
   w.model = &r.model;
   w.quant = r.quant;
