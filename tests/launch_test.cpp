@@ -83,7 +83,7 @@ TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "
   p.kv = KvDtype::fp8_e4m3;
   const auto s = launch_script(p);
   CHECK(s ==
-        "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --tensor-parallel-size 4 --max-model-len "
+        "vllm serve 'nvidia/Llama-3.3-70B-Instruct-FP8' --tensor-parallel-size 4 --max-model-len "
         "5500 --gpu-memory-utilization 0.90 --max-num-seqs 64 --max-num-batched-tokens 8192 "
         "--kv-cache-dtype fp8_e4m3 --host 0.0.0.0 --port 8000\n");
   check_documented(s);
@@ -147,8 +147,8 @@ TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV
   p.kv = KvDtype::q8_0;
   const auto s = launch_script(p);
   CHECK(s ==
-        "llama-server -m Llama-3.3-70B-Instruct-Q4_K_M.gguf -ngl 999 -sm layer -ts 40,40 -c 32768 "
-        "-np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
+        "llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts 40,40 -c "
+        "32768 -np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
   check_documented(s);
 }
 
@@ -181,7 +181,7 @@ TEST_CASE("A deployment maps to its launch plan", "[launch]") {
   CHECK(p.memory_fraction == 0.9);
   CHECK(p.max_num_seqs == 1024);
   const auto s = launch_script(p);
-  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 "
+  CHECK(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve 'nvidia/Llama-3.3-70B-Instruct-FP8' "
                "--tensor-parallel-size 2 --max-model-len 5500") != std::string::npos);
   check_documented(s);
   // llama.cpp: one slot per user, layers split over the GPUs.
