@@ -213,6 +213,10 @@ struct PlanReading {
   const Catalog& cat;
   std::vector<GpuSpec> gpus;
   std::function<bool(const std::string& key)> seen;
+  // Whether every plan needs its machine (the platform, BOM, power and price): the reports of
+  // --format json show it. Else only a plan with a budget, or on a unified-memory computer
+  // (whose usable memory is its platform's), is planned with the platform catalog.
+  bool machine = true;
 };
 
 // One plan object at `ptr` of `file`: its request and what check compares it with.
@@ -256,6 +260,8 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
     if (m.rfind(file + ": ", 0) == 0) throw;
     throw InputError(file + ": " + ptr + ": " + m);
   }
+  if (!reading.machine && !p.contains("budget") && !in.rq->request.gpu->unified_memory)
+    in.rq->request.platforms = nullptr;  // no system plan: the line reads the GPUs alone
   in.name = name();
   if (p.contains("budget")) {
     in.budget = p.at("budget");
@@ -493,7 +499,7 @@ void check_plans_each(const Options& o, const Catalog& cat, bool cached, bool re
   const bool with_report = o.format == "json";
   PlanCache cache;
   std::unordered_map<std::string, PlanResult> results;
-  PlanReading reading{cat, priced_gpus({}, cat), nullptr};
+  PlanReading reading{cat, priced_gpus({}, cat), nullptr, with_report};
   const PlanResult* hit = nullptr;  // the result of the plan `seen` last found
   if (cached)
     reading.seen = [&](const std::string& key) {
