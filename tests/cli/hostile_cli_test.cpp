@@ -630,7 +630,7 @@ TEST_CASE("flags valid one by one but not together are refused, naming the flags
   CHECK(r.out.find("at 77 GB/s: 2 ch × 4800 MT/s") != std::string::npos);
 }
 
-TEST_CASE("a --compare list: at most 64 entries, counts from 1, duplicates once, no flag dropped",
+TEST_CASE("a --compare list: at most 64 entries, counts from 1, a system once, no flag dropped",
           "[hostile]") {
   std::string many, distinct;
   for (int i = 0; i < 10000; ++i) many += (i ? "," : "") + std::string("rtx-4090");
