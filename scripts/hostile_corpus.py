@@ -793,6 +793,26 @@ def build(tmp):
         expect="any", needles=["--gpus"])
     add("scale/users-max", ["llama-3.1-8b", "--users", "4294967295", "-g", "rtx-4090"],
         expect="any", needles=["--users"])
+    # Extremes that are valid one by one but not together, and lists past their cap.
+    add("scale/isl-osl-past-ctx", ["llama-3.1-8b", "--isl", "16777216", "--osl", "16777216"],
+        needles=["--isl + --osl", "33554432"])
+    add("scale/isl-osl-past-trained", ["llama-3.1-8b", "--isl", "131072", "--osl", "1"],
+        needles=["--isl + --osl", "131073", "131072"])
+    add("scale/ram-channels-past-platform", ["llama-3.1-70b", "-g", "rtx-4090", "-n", "1",
+                                             "--ram-channels", "24"],
+        needles=["--ram-channels 24", "memory channel"])
+    add("scale/compare-10000", ["llama-3.1-8b", "--compare", ",".join(["rtx-4090"] * 10000)],
+        needles=["--compare", "10000 entries", "at most 64"])
+    add("scale/compare-65-distinct", ["llama-3.1-8b", "--compare",
+                                      ",".join("rtx-4090x%d" % n for n in range(1, 66))],
+        needles=["--compare", "65 entries"])
+    add("scale/compare-count-0", ["llama-3.1-8b", "--compare", "rtx-4090x0"],
+        needles=["--compare", "rtx-4090x0"])
+    for flag in (["--ctx", "max"], ["--emit", "vllm"], ["--explain"], ["--top", "3"]):
+        add("scale/compare-with%s" % flag[0].lstrip("-"),
+            ["llama-3.1-8b", "--compare", "rtx-4090"] + flag, needles=["--compare", flag[0]])
+    add("scale/rate-overload", ["llama-3.1-8b", "-g", "rtx-4090", "--engine", "vllm", "--rate",
+                                "1000000", "-f", "json"], expect="ok", needles=[])
     return cases
 
 

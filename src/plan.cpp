@@ -671,6 +671,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     t.users = req.users;
     t.per_user_tokens_per_s = req.target_tokens_per_s;
     t.ttft_slo_s = wl.ttft_slo_s;
+    t.tpot_slo_s = wl.tpot_slo_s;
     out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
   }
   if (out.capacity && out.capacity->found && !count) {
@@ -682,6 +683,11 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   }
   out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
+  // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
+  // the slots the plan runs (the other users queue), else the printed command would not start.
+  if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
+      out.estimate.max_concurrency < out.launch.max_num_seqs)
+    out.launch.max_num_seqs = out.estimate.max_concurrency;
   // FP8 weights from a 16-bit checkpoint: vLLM and SGLang quantize it when loading
   // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint.
   if (std::strcmp(req.config.quant->id, "fp8") == 0 &&

@@ -647,6 +647,29 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
   return c;
 }
 
+// A replica at request rate lambda (Little's law): the users the fixed point N = lambda x
+// cycle(min(N, cap)) settles on (past cap they wait for a slot), and whether it falls behind:
+// it completes fewer than lambda requests/s, or the prefill budget is busy 99% of the time.
+struct RateLoad {
+  uint32_t users = 0;
+  bool overloaded = false;
+};
+template <class CycleAt>
+RateLoad rate_load(const CycleAt& cycle_at, uint32_t cap, double lambda) {
+  double n = 1;
+  for (int i = 0; i < 60; ++i) {
+    const Cycle c = cycle_at(static_cast<uint32_t>(std::min<double>(std::ceil(n), cap)), lambda);
+    n = 0.5 * n + 0.5 * std::max(1.0, lambda * c.cycle);
+  }
+  RateLoad l;
+  l.users = static_cast<uint32_t>(std::ceil(n));
+  const uint32_t running = std::min(l.users, cap);
+  const Cycle c = cycle_at(running, lambda);
+  const double completions = std::min(running / c.cycle, lambda);
+  l.overloaded = lambda > completions * 1.001 || lambda * c.service >= 0.99;
+  return l;
+}
+
 }  // namespace
 
 ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
@@ -670,14 +693,10 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   // Concurrency per replica: users split evenly, or as many as fit, or Little's law from a rate.
   uint32_t users = 0;
   const double lambda_rate = w.rate_per_s > 0 ? w.rate_per_s / d.replicas : 0;
+  RateLoad load;
   if (lambda_rate > 0) {
-    double n = 1;
-    for (int i = 0; i < 60; ++i) {
-      const Cycle c =
-          cycle_at(static_cast<uint32_t>(std::min<double>(std::ceil(n), cap)), lambda_rate);
-      n = 0.5 * n + 0.5 * std::max(1.0, lambda_rate * c.cycle);
-    }
-    users = static_cast<uint32_t>(std::ceil(n));
+    load = rate_load(cycle_at, cap, lambda_rate);
+    users = load.users;
   } else if (w.users) {
     users = (w.users + d.replicas - 1) / d.replicas;
   } else {
@@ -713,9 +732,26 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     r.limited_by = Limit::memory;
   if (r.concurrency == seq_cap && seq_cap < r.max_concurrency && users >= seq_cap)
     r.limited_by = Limit::batch;
-  if (lambda_rate > 0 && (lambda_rate > completions * 1.001 || lambda_rate * c.service >= 0.99))
+  if (load.overloaded) {
+    // Overloaded: no steady state, so no mean TTFT (Little's law would give days); the verdict is
+    // the rate the replicas sustain: the highest one rate_load() does not call overloaded,
+    // bisected (throughput is not highest at full concurrency: past a point the decode tokens
+    // crowd the prompt chunks out of the step budget, so the highest rate is found, not assumed).
     r.limited_by = Limit::overload;
-  r.meets_ttft = w.ttft_slo_s <= 0 || r.ttft_s.value <= w.ttft_slo_s;
+    r.overloaded = true;
+    double lo = 0, hi = lambda_rate;
+    for (int i = 0; i < 30; ++i) {
+      const double mid = (lo + hi) / 2;
+      (rate_load(cycle_at, cap, mid).overloaded ? hi : lo) = mid;
+    }
+    r.sustainable_requests_per_s = lo * static_cast<double>(d.replicas);
+    // Every slot busy: what comes out is the sustainable rate, whatever more is offered.
+    r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
+    r.requests_per_s = r.sustainable_requests_per_s;
+    r.ttft_s = {};
+    r.ttft_p90_s = 0;
+  }
+  r.meets_ttft = w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_s.value <= w.ttft_slo_s);
   r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;
   return r;
 }

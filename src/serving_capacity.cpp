@@ -15,7 +15,14 @@ bool meets(const ServingEstimate& e, const CapacityTarget& t) {
   if (t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s)
     return false;
   if (t.ttft_slo_s > 0 && e.ttft_s.value > t.ttft_slo_s) return false;
+  if (t.tpot_slo_s > 0 && e.itl_s.value > t.tpot_slo_s) return false;
   return true;
+}
+
+// A TPOT target missed while the per-user speed target (if any) is met: the binding limit is tpot.
+bool only_tpot_missed(const ServingEstimate& e, const CapacityTarget& t) {
+  return t.tpot_slo_s > 0 && e.itl_s.value > t.tpot_slo_s &&
+         !(t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s);
 }
 
 // Largest n with meets(n): per-user speed falls and TTFT grows with n, so bisect on [1, cap].
@@ -35,8 +42,9 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
   };
   const ServingEstimate first = at(1);
   if (!meets(first, t)) {
-    f.binding =
-        t.ttft_slo_s > 0 && first.ttft_s.value > t.ttft_slo_s ? Limit::ttft : first.step.bound;
+    f.binding = t.ttft_slo_s > 0 && first.ttft_s.value > t.ttft_slo_s ? Limit::ttft
+                : only_tpot_missed(first, t)                          ? Limit::tpot
+                                                                      : first.step.bound;
     return f;
   }
   uint32_t lo = 1, hi = cap;
@@ -56,6 +64,8 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
         !(t.per_user_tokens_per_s > 0 &&
           next.per_user_tokens_per_s.value < t.per_user_tokens_per_s))
       f.binding = Limit::ttft;
+    else if (only_tpot_missed(next, t))
+      f.binding = Limit::tpot;
     else
       f.binding = next.step.bound;
   }

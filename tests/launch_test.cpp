@@ -147,10 +147,9 @@ TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV
   p.max_num_seqs = 4;
   p.kv = KvDtype::q8_0;
   const auto s = launch_script(p);
-  CHECK(
-      s ==
-      "llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts 40,40 -c 32768 "
-      "-np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
+  CHECK(s ==
+        "llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts 40,40 -c "
+        "32768 -np 4 -fa on -ctk q8_0 -ctv q8_0 --host 0.0.0.0 --port 8000\n");
   check_documented(s);
 }
 

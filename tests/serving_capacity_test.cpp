@@ -143,3 +143,36 @@ TEST_CASE("A TTFT SLO binds when prompts are long", "[serving][capacity]") {
   const auto q = job.plan("8b-no-ttft");
   CHECK(q.gpus <= p.gpus);
 }
+
+TEST_CASE("A found capacity meets every SLO given: per-user speed, TTFT and TPOT together",
+          "[serving][capacity]") {
+  // Llama 3.1 8B FP8 on H100 under vLLM, 20 users at 20 tokens/s each (ITL <= 50 ms): one GPU
+  // decodes 20 users at an ITL near 10 ms, so a TPOT under that is what binds. Each row's TPOT
+  // is met by the plan found, and a tighter TPOT never needs fewer GPUs.
+  struct Row {
+    double tpot_s;
+  };
+  uint32_t gpus_before = 0;
+  for (const Row row : {Row{0.050}, Row{0.010}, Row{0.008}, Row{0.005}}) {
+    auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
+                        1000, 1000, 20, 20);
+    job.t.tpot_slo_s = row.tpot_s;
+    job.t.ttft_slo_s = 2.0;
+    const auto p = job.plan("8b-tpot");
+    INFO("tpot " << row.tpot_s);
+    REQUIRE(p.found);
+    CHECK(p.estimate.itl_s.value <= row.tpot_s);
+    CHECK(p.estimate.ttft_s.value <= 2.0);
+    CHECK(p.estimate.per_user_tokens_per_s.value >= 20);
+    CHECK(p.gpus >= gpus_before);
+    gpus_before = p.gpus;
+  }
+  // 5 ms is past what one GPU gives 20 users (~7 ms measured by this model at TP1): TPOT binds.
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
+                      1000, 1000, 20, 20);
+  job.t.tpot_slo_s = 0.005;
+  CHECK(job.plan("8b-tpot-5ms").binding == Limit::tpot);
+  // A TPOT no replica can meet (0.01 ms: 100,000 tokens/s for one user) is not found.
+  job.t.tpot_slo_s = 0.00001;
+  CHECK_FALSE(job.plan("8b-tpot-unreachable").found);
+}

@@ -335,3 +335,39 @@ TEST_CASE("vLLM's KV pool rule reproduces its own memory-profile logs", "[servin
   }
   CHECK(checked == 2);
 }
+
+TEST_CASE("Past the rate the replicas sustain, overload is the verdict, with no mean TTFT",
+          "[serving]") {
+  const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
+                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               KvDtype::fp8_e4m3, 1, 1, 1, 8);
+  Workload w;
+  w.isl = 1000;
+  w.osl = 200;
+  w.rate_per_s = 1000;
+  const auto over = estimate_serving(s.model, s.gpu, s.deployment, w);
+  REQUIRE(over.overloaded);
+  CHECK(over.limited_by == Limit::overload);
+  // No steady state: no mean or p90 TTFT (Little's law gave hours to days before).
+  CHECK(over.ttft_s.value == 0);
+  CHECK(over.ttft_p90_s == 0);
+  // What comes out is the sustainable rate, every slot busy: requests/s x osl tokens.
+  const double x = over.sustainable_requests_per_s;
+  CHECK(x > 0);
+  CHECK(x < 1000);
+  CHECK(over.requests_per_s == Approx(x));
+  CHECK(over.output_tokens_per_s.value == Approx(x * w.osl));
+  // The verdict and the rate agree: 5% under it is served, 5% over it is overload.
+  w.rate_per_s = 0.95 * x;
+  const auto under = estimate_serving(s.model, s.gpu, s.deployment, w);
+  CHECK_FALSE(under.overloaded);
+  CHECK(under.ttft_s.value > 0);
+  CHECK(under.sustainable_requests_per_s == 0);
+  w.rate_per_s = 1.05 * x;
+  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).overloaded);
+  // An SLO cannot be met by a queue that grows; without one there is nothing to miss.
+  w.ttft_slo_s = 1e6;
+  CHECK_FALSE(estimate_serving(s.model, s.gpu, s.deployment, w).meets_ttft);
+  w.ttft_slo_s = 0;
+  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).meets_ttft);
+}

@@ -181,7 +181,7 @@ struct ServingEstimate {
   StepTime step;
   Ranged output_tokens_per_s;    // all replicas
   Ranged per_user_tokens_per_s;  // 1 / inter-token latency
-  Ranged ttft_s;
+  Ranged ttft_s;  // zero when overloaded: the queue grows without bound, there is no mean
   double ttft_p90_s = 0;
   Ranged itl_s;
   double itl_p90_s = 0;
@@ -189,6 +189,12 @@ struct ServingEstimate {
   double power_scale = 1;  // throughput factor of the power limit
   Limit limited_by = Limit::bandwidth;
   bool meets_ttft = true, meets_tpot = true;
+  // A --rate beyond what the replicas complete (limited_by overload): requests arrive faster than
+  // they finish, so the queue and the wait grow for as long as the rate lasts.
+  bool overloaded = false;
+  // When overloaded: the most requests/s all replicas keep up with (the highest rate that is not
+  // overloaded, bisected to 2^-30 of --rate); what they complete while overloaded.
+  double sustainable_requests_per_s = 0;
   const ServingCalibration* calibration = nullptr;
 };
 

@@ -1,6 +1,7 @@
 // Capacity you can buy on: the cheapest tensor-parallel degree x pipeline stages x replicas of one
 // GPU that serves N users at T tokens/s each (and a TTFT SLO), with the limit that binds and the
-// users left over. GPUs beyond what memory needs become replicas (data parallel).
+// users left over; `found` means every target given is met. GPUs beyond what memory needs become
+// replicas (data parallel).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@ struct CapacityTarget {
   uint32_t users = 1;                // concurrent requests to serve
   double per_user_tokens_per_s = 0;  // each user's decode speed, at least (0 = none)
   double ttft_slo_s = 0;             // mean time to first token, at most (0 = none)
+  double tpot_slo_s = 0;             // mean time per output token (ITL), at most (0 = none)
   uint32_t max_gpus = kMaxGpus;
   EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
 };

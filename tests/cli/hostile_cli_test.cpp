@@ -688,3 +688,93 @@ TEST_CASE("no CSV output has a text cell a spreadsheet would run as a formula", 
     CHECK(text_cells > 0);
   }
 }
+
+TEST_CASE("flags valid one by one but not together are refused, naming the flags and the limit",
+          "[hostile]") {
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // --isl and --osl each take up to 2^24 = 16,777,216 tokens, the most --ctx takes; one
+           // request holds both: 2 x 2^24 = 33,554,432 is past it.
+           {"llama-3.1-8b --isl 16777216 --osl 16777216",
+            "--isl + --osl: 16777216 + 16777216 = 33554432 tokens per request, past the 16777216 "
+            "a context may hold (--ctx)"},
+           // Llama 3.1 was trained to 131,072 positions (config.json max_position_embeddings):
+           // 131,072 + 1 is one past.
+           {"llama-3.1-8b --isl 131072 --osl 1",
+            "--isl + --osl: 131072 + 1 = 131073 tokens per request, past llama-3.1-8b's trained "
+            "context of 131072 tokens"},
+           {"llama-3.1-8b --engine vllm --osl 131000 --isl 100",
+            "--isl + --osl: 100 + 131000 = 131100 tokens per request, past llama-3.1-8b's trained "
+            "context of 131072 tokens"},
+           // One RTX 4090 goes in an AM5 desktop: 2 DDR5 channels. 24 channels x 4800 MT/s x 8 B
+           // read offloaded layers at 921.6 GB/s before; the most it has is 2 x 4800 x 8 = 76.8.
+           {"llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 24",
+            "--ram-channels 24: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+           {"llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 3",
+            "--ram-channels 3: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+           // A unified-memory computer has no DIMMs: its GPU reads the memory at 819 GB/s.
+           {"llama-3.1-8b -g m3-ultra --ram-channels 8",
+            "--ram-channels 8: m3-ultra is a unified-memory computer, its memory is the GPU's (819 "
+            "GB/s); it has no DIMM channels to set"},
+       })
+    expect_error(c.args, c.message);
+  // Within the platform's channels the flag applies: 2 x 4800 x 8 = 76.8 GB/s, printed as 77.
+  const Result r = run("llama-3.1-70b -g rtx-4090 -n 1 --ram-channels 2");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("at 77 GB/s: 2 ch × 4800 MT/s") != std::string::npos);
+}
+
+TEST_CASE("a --compare list: at most 64 entries, counts from 1, a system once, no flag dropped",
+          "[hostile]") {
+  std::string many, distinct;
+  for (int i = 0; i < 10000; ++i) many += (i ? "," : "") + std::string("rtx-4090");
+  for (int i = 1; i <= 65; ++i)
+    distinct += std::string(i > 1 ? "," : "") + "rtx-4090x" + std::to_string(i);
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // 10,000 entries took 976 MB before the cap.
+           {"llama-3.1-8b --compare " + many, "--compare: 10000 entries, at most 64"},
+           {"llama-3.1-8b --compare " + distinct, "--compare: 65 entries, at most 64"},
+           // x0 planned one GPU before.
+           {"llama-3.1-8b --compare rtx-4090x0",
+            "--compare: rtx-4090x0: expected a count from 1 to 1024, got 0"},
+           {"llama-3.1-8b --compare 0xrtx-4090,m3-ultra",
+            "--compare: 0xrtx-4090: expected a count from 1 to 1024, got 0"},
+           {"llama-3.1-8b --compare rtx-4090x2000",
+            "--compare: rtx-4090x2000: expected a count from 1 to 1024, got 2000"},
+           {"llama-3.1-8b --compare rtx-4090 --ctx max",
+            "--compare: --ctx max does not apply (it finds the largest context of one set of "
+            "GPUs; give --ctx N); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --emit vllm",
+            "--compare: --emit does not apply (it prints the launch command of one plan); drop it"},
+           {"llama-3.1-8b --compare --explain",
+            "--compare: --explain does not apply (it prints the formulas of one plan); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --plot /tmp/never-written.svg",
+            "--compare: --plot does not apply (it draws one plan); drop it"},
+           {"llama-3.1-8b --compare rtx-4090 --top 3",
+            "--compare: --top does not apply (the comparison lists each system once); drop it"},
+           // Each system is held to its own machine: 2 channels fit the desktop, not the Mac.
+           {"llama-3.1-8b --compare rtx-4090,m3-ultra --ram-channels 2",
+            "--ram-channels 2: m3-ultra is a unified-memory computer, its memory is the GPU's (819 "
+            "GB/s); it has no DIMM channels to set"},
+           {"llama-3.1-8b --compare rtx-4090,m3-ultra --ram-channels 8",
+            "--ram-channels 8: the am5-desktop planned for 1 × rtx-4090 has 2 memory channels; "
+            "give 1 to 2"},
+       })
+    expect_error(c.args, c.message);
+  // 64 is allowed; the same system written five ways is planned and shown once: one RTX 4090
+  // holds the 8B, so rtx-4090 (as many as needed) is rtx-4090x1; x2 and 2*rtx-4090 are one more.
+  const Result r =
+      run("llama-3.1-8b --compare rtx-4090,rtx-4090x1,1xrtx-4090,rtx-4090x2,2*rtx-4090 -f json");
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["gpu"]["count"] == 1);
+  CHECK(j[1]["gpu"]["count"] == 2);
+}

@@ -1033,3 +1033,52 @@ TEST_CASE("the explained host is the catalog machine's", "[cli]") {
                    "per channel on 16 channels") != std::string::npos);
   CHECK(r.out.find("cores max(8, 4 ×") == std::string::npos);
 }
+
+TEST_CASE("check's lines are the same with and without the reports, repeated plans included",
+          "[cli][check]") {
+  // The table skips the machine of a plan without a budget on a discrete GPU (its line reads
+  // the GPUs alone) and shares the result of a plan written before; --format json plans every
+  // machine and every plan. Their PASS/FAIL lines must agree, over discrete and unified GPUs,
+  // budgets, targets, users and engines, each plan written twice.
+  const char* models[] = {"llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b"};
+  const char* gpus[] = {"rtx-4090", "h100-sxm", "m3-ultra", "dgx-spark", "mi300x"};
+  std::string text = "{\"plans\": [";
+  for (int i = 0; i < 120; ++i) {
+    const int k = i % 60;  // plans 60..119 repeat 0..59 under other names
+    text += std::string(i ? ",\n" : "") + "{\"name\": \"p" + std::to_string(i) +
+            "\", \"model\": \"" + models[k % 3] + "\", \"gpu\": \"" + gpus[(k / 3) % 5] +
+            "\", \"gpus\": " + std::to_string(1 + k % 2) +
+            ", \"context\": " + std::to_string(k % 4 == 0 ? 32768 : 4096) +
+            (k % 3 == 0 ? ", \"target_tokens_per_s\": 25" : "") +
+            (k % 5 == 1 ? ", \"users\": 8" : "") +
+            // Budgets on the discrete GPUs (a whole computer has no separate RAM to budget).
+            (k % 7 == 2 && (k / 3) % 5 != 2 && (k / 3) % 5 != 3
+                 ? ", \"budget\": {\"power_watts\": 1500, \"ram_gib\": 64}"
+                 : "") +
+            (k % 11 == 3 ? ", \"engine\": \"vllm\"" : "") + "}";
+  }
+  text += "]}\n";
+  const std::string path = "check_lines_test_plans.json";
+  std::ofstream(path, std::ios::binary) << text;
+  const Result table = run("check " + path);
+  const Result doc = run("check " + path + " --format json");
+  std::remove(path.c_str());
+  INFO(table.err << doc.err);
+  REQUIRE(table.code == doc.code);
+  const json j = json::parse(doc.out);
+  REQUIRE(j["plans"].size() == 120);
+  std::istringstream lines(table.out);
+  std::string line;
+  size_t i = 0, failed = 0;
+  while (std::getline(lines, line)) {
+    REQUIRE(i < 120);
+    INFO(line);
+    CHECK(line == j["plans"][i]["line"].get<std::string>());
+    failed += line.rfind("FAIL", 0) == 0;
+    ++i;
+  }
+  CHECK(i == 120);
+  // Both outcomes are exercised.
+  CHECK(failed > 0);
+  CHECK(failed < 120);
+}

@@ -403,3 +403,89 @@ TEST_CASE("An embedding model under a serving engine is sized as an encoder, not
     CHECK(table.out.find("\nServing (") == std::string::npos);
   }
 }
+
+TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTFT of hours",
+          "[cli][serving]") {
+  // Llama 3.1 8B BF16 under vLLM on one RTX 4090, 1000 in / 1000 out: the KV pool runs 25
+  // sequences at ~34 ms a token, about 0.74 requests/s. 100 requests/s reported a mean TTFT of
+  // 7,854 s (2.2 hours) and 4,416 requests queued.
+  const std::string h = "llama-3.1-8b --gpu rtx-4090 --engine vllm";
+  const json over = throughput(h + " --rate 100");
+  CHECK(over["overloaded"] == true);
+  CHECK(over["limited_by"] == "overload");
+  CHECK(over["ttft_s"].is_null());
+  CHECK(over["ttft_p90_s"].is_null());
+  CHECK(over["queued"].is_null());
+  const double x = over["sustainable_requests_per_s"];
+  CHECK(x == Approx(0.74).margin(0.05));
+  // What comes out is that rate: requests/s x 1000 tokens each.
+  CHECK(over["requests_per_s"].get<double>() == Approx(x).margin(0.001));
+  CHECK(over["output_tokens_per_s"].get<double>() == Approx(x * 1000).epsilon(0.01));
+  // Under it, a steady state with its TTFT; no sustainable figure.
+  const json under = throughput(h + " --rate 0.5");
+  CHECK(under["overloaded"] == false);
+  CHECK(under["ttft_s"].get<double>() > 0);
+  CHECK(under["sustainable_requests_per_s"].is_null());
+  // Without --rate nothing is offered beyond the users: never overloaded.
+  CHECK(throughput(h + " --users 8")["overloaded"] == false);
+  // The table says so in words.
+  const auto r = run(h + " --rate 100");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("  overloaded      the offered rate exceeds what 1 GPU sustains: 0.7") !=
+        std::string::npos);
+  CHECK(r.out.find("  first token     ") == std::string::npos);
+}
+
+TEST_CASE("A capacity found meets the TPOT it was given, with the TTFT and the per-user speed",
+          "[cli][serving]") {
+  // 20 users at 20 tokens/s (ITL <= 50 ms) on H100: one GPU runs them at an ITL of 10.4 ms, and
+  // was reported found beside "TPOT missed" for --tpot-ms 10. Now the plan meets it.
+  const std::string h = "llama-3.1-8b --gpu h100-sxm --engine vllm --users 20 --target-tps 20";
+  for (const double tpot_ms : {50.0, 10.0, 5.0}) {
+    const json t = throughput(h + " --tpot-ms " + std::to_string(tpot_ms) + " --ttft-ms 2000");
+    INFO("--tpot-ms " << tpot_ms);
+    CHECK(t["serving_capacity_found"] == true);
+    CHECK(t["meets_tpot"] == true);
+    CHECK(t["meets_ttft"] == true);
+    CHECK(t["itl_s"].get<double>() * 1000 <= tpot_ms);
+    CHECK(t["per_user_tokens_per_s"].get<double>() >= 20);
+  }
+  CHECK(throughput(h + " --tpot-ms 10")["serving_capacity_binding"] == "tpot");
+}
+
+TEST_CASE("a launch command is printed only for a plan that fits, whatever the engine",
+          "[cli][serving]") {
+  struct Case {
+    std::string args, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           // Llama 3.1 70B Q4_K_M is 40 GiB of weights: one 24 GiB card holds it with no engine.
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 1 --emit llama-server",
+            "--emit llama-server: the weights and one sequence do not fit the engine's KV pool on "
+            "1 GPU; give more --gpus or drop --gpus to let llmsize plan them"},
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 1 --emit ollama",
+            "--emit ollama: the weights and one sequence do not fit the engine's KV pool on 1 "
+            "GPU; give more --gpus or drop --gpus to let llmsize plan them"},
+           // Two hold it at 2,000 tokens, not at 131,072 (16 GiB of F16 KV on top).
+           {"llama-3.1-70b --gpu rtx-4090 --gpus 2 --ctx 131072 --emit llama-server",
+            "--emit llama-server: the weights and one sequence do not fit the engine's KV pool on "
+            "2 GPUs; give more --gpus or drop --gpus to let llmsize plan them"},
+           // BF16 70B is 141 GB: one 80 GB H100 is too few for vLLM.
+           {"llama-3.1-70b --gpu h100-sxm --gpus 1 --emit vllm",
+            "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU; "
+            "give more --gpus or drop --gpus to let llmsize plan them"},
+       }) {
+    const auto r = run(c.args);
+    INFO(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "llmsize: error: " + c.message + "\n");
+  }
+  // 64 users at 32,768 tokens each: the 8B's KV is 4 GiB a slot and the 4090's pool holds 4 of
+  // them (the plan runs 4 and queues 60). llama-server reserves -c = slots x context at start, so
+  // -np 64 (-c 2097152, 256 GiB of KV) would not start: the command has the 4 slots that fit.
+  const auto r =
+      run("llama-3.1-8b --gpu rtx-4090 --gpus 1 --users 64 --ctx 32768 --emit llama-server");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(" -c 131072 -np 4 ") != std::string::npos);
+}

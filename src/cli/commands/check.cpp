@@ -140,16 +140,19 @@ std::string read_file(const std::string& path) {
 
 struct PlanInput {
   std::string file, pointer, name;
+  // The plan as written, each field but name and description (nlohmann objects iterate sorted):
+  // plans with the same key have the same request and the same result.
+  std::string key;
   std::string model_text;               // the plan's "model" as written (the cache's model key)
-  std::unique_ptr<ResolvedRequest> rq;  // held by pointer: the request points into it
+  std::unique_ptr<ResolvedRequest> rq;  // held by pointer; null when a plan with its key came first
   json budget;                          // object or null
   double target_tps = 0;
 };
 
 // The plan's request, built from its fields directly; each error names the file and the field's
-// JSON pointer. Fields left out take the main command's defaults.
+// JSON pointer. Fields left out take the main command's defaults. `gpus`: the catalog's, priced.
 void plan_request(const std::string& file, const std::string& ptr, const json& p,
-                  const Catalog& cat, ResolvedRequest& rq) {
+                  const Catalog& cat, const std::vector<GpuSpec>& gpus, ResolvedRequest& rq) {
   const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
   const auto text = [&](const char* key, const char* fallback) {
     return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
@@ -164,7 +167,6 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   PlanRequest& q = rq.request;
   q = PlanRequest();
   q.platforms = &builtin_platforms();
-  rq.gpus = priced_gpus({}, cat);
   RunConfig& c = q.config;
   c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
   // As the main command: a checkpoint engine (vLLM, transformers) loads the weights as the
@@ -186,7 +188,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
   c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
   q.gpus_requested = count("gpus", 1, 1, kMaxGpus);
-  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, rq.gpus);
+  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, gpus);
   if (p.contains("gpu_price_usd")) {
     gpu.price_usd = real("gpu_price_usd", 1, 1e8);
     gpu.price_date = "given in the plan";
@@ -205,30 +207,62 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   }
 }
 
+// What one read of plan files shares: the catalog's GPUs (priced once, not per plan), and which
+// plans were resolved before (`seen`: a plan whose key it holds gets no request of its own).
+struct PlanReading {
+  const Catalog& cat;
+  std::vector<GpuSpec> gpus;
+  std::function<bool(const std::string& key)> seen;
+  // Whether every plan needs its machine (the platform, BOM, power and price): the reports of
+  // --format json show it. Else only a plan with a budget, or on a unified-memory computer
+  // (whose usable memory is its platform's), is planned with the platform catalog.
+  bool machine = true;
+};
+
 // One plan object at `ptr` of `file`: its request and what check compares it with.
 PlanInput read_plan(const std::string& file, const std::string& ptr, const json& p,
-                    const Catalog& cat) {
+                    const PlanReading& reading) {
   if (!p.is_object())
     throw InputError(file + ": " + ptr + ": expected a plan object, got " + describe_json(p));
-  check_fields(file, ptr, p, kPlanFields);
-  for (const char* req : {"model", "gpu"})
-    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
   PlanInput in;
   in.file = file;
   in.pointer = ptr;
-  in.rq = std::make_unique<ResolvedRequest>();
+  for (const auto& item : p.items()) {
+    if (item.key() == "name" || item.key() == "description") continue;
+    in.key += item.key();
+    in.key += '\x1f';
+    in.key += item.value().dump();
+    in.key += '\x1e';
+  }
+  // The same fields as a plan before: checked and resolved then (the first would have thrown);
+  // only the name and description are its own.
+  const bool seen = reading.seen && reading.seen(in.key);
+  const auto is_text = [&](const char* k) { return !p.contains(k) || p.at(k).is_string(); };
+  if (!seen || !is_text("name") || !is_text("description")) check_fields(file, ptr, p, kPlanFields);
+  // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
+  const auto name = [&] {
+    return sanitize(p.contains("name") ? p.at("name").get<std::string>()
+                                       : p.at("model").get<std::string>());
+  };
+  if (seen) {
+    in.name = name();
+    return in;
+  }
+  for (const char* req : {"model", "gpu"})
+    if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
   in.model_text = p.at("model").get<std::string>();
+  in.rq = std::make_unique<ResolvedRequest>();
   try {
-    plan_request(file, ptr, p, cat, *in.rq);
+    plan_request(file, ptr, p, reading.cat, reading.gpus, *in.rq);
   } catch (const InputError& e) {
     // A model file's own errors name the file: say which plan read it.
     const std::string m = e.what();
     if (m.rfind(file + ": ", 0) == 0) throw;
     throw InputError(file + ": " + ptr + ": " + m);
   }
-  // The name is printed in PASS/FAIL lines and JUnit: escaped like any untrusted text.
-  in.name = sanitize(p.contains("name") ? p.at("name").get<std::string>()
-                                        : p.at("model").get<std::string>());
+  if (!reading.machine && !p.contains("budget") && !in.rq->request.gpu->unified_memory)
+    in.rq->request.platforms = nullptr;  // no system plan: the line reads the GPUs alone
+  in.name = name();
   if (p.contains("budget")) {
     in.budget = p.at("budget");
     check_fields(file, ptr + "/budget", in.budget, kBudgetFields);
@@ -248,13 +282,13 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
 
 // Streams the plans of `text` (the file `file`) to `sink` as the parser finishes each one; the
 // plan's JSON is then dropped, so memory holds one plan at a time whatever the file's length.
-void read_plan_text(std::string_view text, const std::string& file, const Catalog& cat,
+void read_plan_text(std::string_view text, const std::string& file, const PlanReading& reading,
                     const std::function<void(const PlanInput&)>& sink) {
   size_t n_plans = 0;
   const io::JsonKeep keep = [&](io::JsonValue& e) {
     if (e.depth != 2 || !e.in_array || e.top_key != "plans") return true;
     const std::string ptr = "/plans/" + std::to_string(n_plans++);
-    sink(read_plan(file, ptr, e.value, cat));
+    sink(read_plan(file, ptr, e.value, reading));
     return false;
   };
   json doc;
@@ -272,9 +306,9 @@ void read_plan_text(std::string_view text, const std::string& file, const Catalo
   if (n_plans == 0) throw InputError(file + ": /plans: no plans in the array");
 }
 
-void read_plan_file(const std::string& path, const Catalog& cat,
+void read_plan_file(const std::string& path, const PlanReading& reading,
                     const std::function<void(const PlanInput&)>& sink) {
-  read_plan_text(read_file(path), sanitize(path, 256), cat, sink);
+  read_plan_text(read_file(path), sanitize(path, 256), reading, sink);
 }
 
 // Plans of one run that share their settings share the work: a Planner per combination of the
@@ -356,7 +390,9 @@ class PlanCache {
 };
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
-  const Report r = make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false);
+  // The warnings and checklist are only in the report's JSON.
+  const Report r =
+      make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false, with_report);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
@@ -445,23 +481,58 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
 
 size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
   size_t n = 0;
-  read_plan_text(text, where, cat, [&](const PlanInput&) { ++n; });
+  read_plan_text(text, where, PlanReading{cat, priced_gpus({}, cat), nullptr},
+                 [&](const PlanInput&) { ++n; });
   return n;
 }
 
-void check_plans_each(const Options& o, const Catalog& cat, bool cached,
+namespace {
+
+// `cached`: plans with the same settings share the planner's work, and a plan written as one
+// before (the same key: the same request, budgets and target) shares its whole result, read and
+// planned once. `report_text`: a shared result carries its report's JSON (~16 KB); else only its
+// report_id (stream_check_json holds each text once, by id). Bounded: forgotten past kMaxResults
+// (a few hundred bytes each; 1,024 with their reports), more than bench/make_plans.py's 4,480.
+void check_plans_each(const Options& o, const Catalog& cat, bool cached, bool report_text,
                       const std::function<void(PlanResult&&)>& sink) {
+  const size_t kMaxResults = report_text && o.format == "json" ? 1024 : 16384;
   const bool with_report = o.format == "json";
   PlanCache cache;
+  std::unordered_map<std::string, PlanResult> results;
+  PlanReading reading{cat, priced_gpus({}, cat), nullptr, with_report};
+  const PlanResult* hit = nullptr;  // the result of the plan `seen` last found
+  if (cached)
+    reading.seen = [&](const std::string& key) {
+      const auto it = results.find(key);
+      hit = it == results.end() ? nullptr : &it->second;
+      return hit != nullptr;
+    };
   for (const auto& f : o.planning.plan_files)
-    read_plan_file(f, cat, [&](const PlanInput& in) {
-      sink(check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr));
+    read_plan_file(f, reading, [&](const PlanInput& in) {
+      if (!in.rq) {
+        PlanResult r = *hit;
+        r.file = in.file;
+        r.pointer = in.pointer;
+        r.name = in.name;
+        return sink(std::move(r));
+      }
+      PlanResult r = check_plan(in, with_report, o.planning.strict, cached ? &cache : nullptr);
+      if (cached) {
+        if (results.size() >= kMaxResults) results.clear();
+        std::string text;
+        if (!report_text) text.swap(r.report_json);  // not copied into the memo
+        results.emplace(in.key, r);
+        if (!report_text) text.swap(r.report_json);
+      }
+      sink(std::move(r));
     });
 }
 
+}  // namespace
+
 std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool cached) {
   std::vector<PlanResult> out;
-  check_plans_each(o, cat, cached, [&](PlanResult&& r) { out.push_back(std::move(r)); });
+  check_plans_each(o, cat, cached, true, [&](PlanResult&& r) { out.push_back(std::move(r)); });
   return out;
 }
 
@@ -503,7 +574,7 @@ void stream_check_json(const Options& o, const Catalog& cat, std::vector<PlanRes
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> seen;  // report_id -> its bytes
   uint64_t size = 0;
   std::string text;
-  check_plans_each(o, cat, true, [&](PlanResult&& r) {
+  check_plans_each(o, cat, true, false, [&](PlanResult&& r) {
     auto it = r.report_id ? seen.find(r.report_id) : seen.end();
     if (it == seen.end()) {
       text.clear();
@@ -563,10 +634,18 @@ int run_check(const Options& o, std::string& out) {
       if (!o.planning.junit.empty())
         write_text_file("--junit", o.planning.junit, render_check_junit(results));
     });
+  } else if (o.planning.junit.empty()) {
+    // The table alone needs no result kept: each line is written as its plan is checked.
+    bool all = true;
+    check_plans_each(o, cat, true, false, [&](PlanResult&& r) {
+      r.append_line(out);
+      out += '\n';
+      all = all && r.pass();
+    });
+    return all ? 0 : 1;
   } else {
     results = check_plans(o, cat);
-    if (!o.planning.junit.empty())
-      write_text_file("--junit", o.planning.junit, render_check_junit(results));
+    write_text_file("--junit", o.planning.junit, render_check_junit(results));
     out = render_check_table(results);
   }
   const bool all =

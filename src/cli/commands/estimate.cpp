@@ -9,9 +9,11 @@
 #include "cli/render/plot.hpp"
 #include "cli/render/system_report.hpp"
 #include "cli/render/words.hpp"
+#include "llmsize/host.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/launch.hpp"
 #include "llmsize/max_context.hpp"
+#include "llmsize/platform.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
@@ -24,7 +26,25 @@ const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
 
 }  // namespace
 
-Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
+void check_ram_channels(const Options& o, const Plan& p) {
+  if (!o.ram_channels || !p.gpu) return;
+  if (!p.host)
+    throw InputError(fmt::format(
+        "--ram-channels {}: {} is a unified-memory computer, its memory is the GPU's ({:.0f} "
+        "GB/s); it has no DIMM channels to set",
+        o.ram_channels, p.gpu->gpu.id, p.gpu->gpu.bandwidth_gb_per_s));
+  const PlatformModel* pm = p.system ? p.system->platform : nullptr;
+  const bool catalog = pm && pm->memory_channels_per_socket;
+  const uint32_t have = catalog ? pm->cpu_sockets * pm->memory_channels_per_socket
+                                : platform_spec(p.host->platform).memory_channels;
+  if (o.ram_channels <= have) return;
+  throw InputError(fmt::format(
+      "--ram-channels {}: the {} planned for {} × {} has {} memory channel{}; give 1 to {}",
+      o.ram_channels, catalog ? pm->id : std::string(platform_name(p.host->platform)) + " platform",
+      p.gpu->count, p.gpu->gpu.id, have, have == 1 ? "" : "s", have));
+}
+
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words) {
   Report r;
   static_cast<Plan&>(r) = std::move(p);
   r.model = rq.model;
@@ -32,6 +52,7 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
   r.quant_requested = rq.quant_requested;
   r.quant_ignored = rq.quant_ignored;
   r.explain = explain;
+  if (!words) return r;
   PlanWords w;
   w.model = &r.model;
   w.quant = r.quant;
@@ -58,7 +79,9 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain) {
 Report build_report(const Options& o, const Catalog& catalog) {
   ResolvedRequest rq;
   resolve_request(o, catalog, rq);
-  return make_report(rq, plan(rq.request), o.explain);
+  Plan p = plan(rq.request);
+  check_ram_channels(o, p);
+  return make_report(rq, std::move(p), o.explain);
 }
 
 Report build_report_max_context(const Options& o, const Catalog& cat) {
@@ -91,6 +114,7 @@ Report build_report_max_context(const Options& o, const Catalog& cat) {
         "usable)",
         m.id.empty() ? m.name : m.id, p.config.quant->id, gpus, gib_of(mc.next_per_gpu_bytes),
         gib_of(usable)));
+  check_ram_channels(o, p);
   Report r = make_report(rq, planner.plan(mi, mc.n_ctx, gi, count), o.explain);
   r.warnings.insert(r.warnings.begin(), ctx_max_warning(mc, gpus, usable));
   return r;

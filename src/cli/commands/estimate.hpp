@@ -20,8 +20,13 @@ struct ResolvedRequest;
 // every flag, resolves the model and GPUs in `catalog`, computes. Throws InputError on bad input.
 Report build_report(const Options& o, const Catalog& catalog);
 
-// A plan of `rq` with its words, for the renderers.
-Report make_report(const ResolvedRequest& rq, Plan p, bool explain);
+// A plan of `rq` with its words, for the renderers. words = false leaves the warnings and the
+// checklist empty (check's PASS/FAIL lines print neither).
+Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words = true);
+
+// --ram-channels beyond the memory channels of the machine planned (the catalog platform's, else
+// the platform class's), or on a unified-memory computer: InputError naming the count it has.
+void check_ram_channels(const Options& o, const Plan& p);
 
 // The main command with --ctx max: the largest context that --gpus (default 1) x --gpu hold,
 // searched on the estimate, then the report at that context with a warning that says so.

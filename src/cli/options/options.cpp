@@ -194,7 +194,7 @@ void setup_serving(CLI::App& app, Options& o) {
 void setup_host(CLI::App& app, Options& o) {
   auto* host = "Host, power and cost";
   app.add_option("--ram-channels", o.ram_channels,
-                 "memory channels populated (default: the platform's)")
+                 "memory channels populated, at most the platform's (default: all of them)")
       ->check(integer_from(1, 24))
       ->type_name("N")
       ->group(host);

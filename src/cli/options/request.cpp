@@ -112,6 +112,12 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   Workload& w = s.workload;
   if (o.isl) w.isl = o.isl;
   if (o.osl) w.osl = o.osl;
+  // A request's tokens are one sequence's context: the bound --ctx has holds for their sum.
+  const uint64_t sum = uint64_t{w.isl} + w.osl;
+  if (sum > kMaxContextTokens)
+    throw InputError(fmt::format(
+        "--isl + --osl: {} + {} = {} tokens per request, past the {} a context may hold (--ctx)",
+        w.isl, w.osl, sum, kMaxContextTokens));
   w.rate_per_s = o.rate;
   w.ttft_slo_s = seconds_of_ms(o.ttft_ms);
   w.tpot_slo_s = seconds_of_ms(o.tpot_ms);
@@ -122,6 +128,15 @@ void resolve_serving(const Options& o, PlanRequest& q) {
     s.max_model_len = o.ctx;
   }
   q.serving = std::move(s);
+}
+
+// --isl + --osl given past the model's trained context: refused (a prompt and its answer the
+// model was never trained to attend over); --ctx past it stays a warning, as it sizes memory only.
+void check_request_tokens(const Options& o, const ModelSpec& m, const Workload& w) {
+  if ((!o.isl && !o.osl) || !m.n_ctx_train || w.request_tokens() <= m.n_ctx_train) return;
+  throw InputError(fmt::format(
+      "--isl + --osl: {} + {} = {} tokens per request, past {}'s trained context of {} tokens",
+      w.isl, w.osl, w.request_tokens(), sanitize(m.id.empty() ? m.name : m.id), m.n_ctx_train));
 }
 
 // The directory of a model path: the path itself when it is one, else the part before the last
@@ -513,7 +528,10 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
     out.quant_requested = sq->id;
   }
   drop_mtp_layers(o, out);
-  if (q.serving) resolve_serving_target(o, cat, out);
+  if (q.serving) {
+    check_request_tokens(o, q.model, q.serving->workload);
+    resolve_serving_target(o, cat, out);
+  }
 }
 
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,

@@ -37,6 +37,7 @@ struct PlanResult {
   bool pass() const { return failures.empty(); }
   // "PASS name (file#/plans/0): ..." or "FAIL name (...): reason; reason"
   std::string line() const;
+  void append_line(std::string& out) const;  // line() at the end of `out`
 };
 
 // The words of a plan's verdict: commands/check.cpp decides what passes, these say it.

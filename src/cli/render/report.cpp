@@ -368,25 +368,37 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                         e.calibration ? e.calibration->basis : "",
                         e.calibration ? percent_of(e.calibration->error_median) : 0);
   v.rows.emplace_back("aggregate",
-                      fmt::format("{:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} "
-                                  "requests/s",
+                      fmt::format("{:.0f} output tok/s ({:.0f}–{:.0f}), {:.2f} requests/s",
                                   e.output_tokens_per_s.value, e.output_tokens_per_s.low,
                                   e.output_tokens_per_s.high, e.requests_per_s));
   v.rows.emplace_back(
       "per user",
-      fmt::format("{:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 "
-                  "{:.1f} ms",
+      fmt::format("{:.1f} tok/s ({:.1f}–{:.1f}); ITL {:.1f} ms, p90 {:.1f} ms",
                   e.per_user_tokens_per_s.value, e.per_user_tokens_per_s.low,
                   e.per_user_tokens_per_s.high, ms_of(e.itl_s.value), ms_of(e.itl_p90_s)));
-  v.rows.emplace_back("first token",
-                      fmt::format("{:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s", e.ttft_s.value,
-                                  e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s));
+  if (e.overloaded)
+    v.rows.emplace_back(
+        "overloaded",
+        fmt::format("the offered rate exceeds what {} GPU{} sustain{}: {:.{}f} requests/s; the "
+                    "queue and the time to first token grow for as long as {:g} requests/s last",
+                    d.gpus(), d.gpus() == 1 ? "" : "s", d.gpus() == 1 ? "s" : "",
+                    e.sustainable_requests_per_s,
+                    e.sustainable_requests_per_s >= 100  ? 0
+                    : e.sustainable_requests_per_s >= 10 ? 1
+                    : e.sustainable_requests_per_s >= 1  ? 2
+                                                         : 3,
+                    w.rate_per_s));
+  else
+    v.rows.emplace_back("first token",
+                        fmt::format("{:.2f} s ({:.2f}–{:.2f}), p90 {:.2f} s", e.ttft_s.value,
+                                    e.ttft_s.low, e.ttft_s.high, e.ttft_p90_s));
   v.rows.emplace_back(
       "concurrency",
-      fmt::format("{} running, {} queued per replica; {} admitted ({} at max_model_len); limited "
-                  "by {}",
-                  e.concurrency, e.queued, e.max_concurrency, e.max_concurrency_guarantee,
-                  limit_name(e.limited_by)));
+      fmt::format(
+          "{} running, {} per replica; {} admitted ({} at max_model_len); limited by {}",
+          e.concurrency,
+          e.overloaded ? std::string("a growing queue") : fmt::format("{} queued", e.queued),
+          e.max_concurrency, e.max_concurrency_guarantee, limit_name(e.limited_by)));
   if (e.power_scale < 1)
     v.rows.emplace_back("power limit",
                         fmt::format("{:.0f}% of board power keeps {:.0f}% of throughput",
