@@ -331,6 +331,10 @@ TEST_CASE("check: plan errors name the file and the field", "[planning][check]")
                dir + "/a.json: /plans/0/context: expected an integer, got \"8192\"");
   expect_error("check " + plan_file(dir, "b.json", "\"context\": 0"),
                dir + "/b.json: /plans/0/context: expected an integer from 1 to 16777216, got '0'");
+  expect_error("check " + plan_file(dir, "t.json", "\"target_tokens_per_s\": 1e308"),
+               dir +
+                   "/t.json: /plans/0/target_tokens_per_s: expected a number from 0.1 to "
+                   "100000, got 1e+308");
   expect_error("check " + plan_file(dir, "c.json", "\"quant\": \"q4_k_x\""),
                dir +
                    "/c.json: /plans/0/quant: unknown quantization 'q4_k_x' (did you mean q4_k_m, "

@@ -273,8 +273,10 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
   }
   if (p.contains("target_tokens_per_s")) {
     in.target_tps = p.at("target_tokens_per_s").get<double>();
-    if (!(in.target_tps > 0))
-      throw InputError(file + ": " + ptr + "/target_tokens_per_s: expected a number above 0, got " +
+    // The range --target-tps takes: a target of 1e308 tok/s is no plan's.
+    if (!(in.target_tps >= 0.1 && in.target_tps <= 100000))
+      throw InputError(file + ": " + ptr +
+                       "/target_tokens_per_s: expected a number from 0.1 to 100000, got " +
                        describe_json(p.at("target_tokens_per_s")));
   }
   return in;
