@@ -177,6 +177,10 @@ class HeaderParser {
   [[noreturn]] void fail(const std::string& what, uint64_t at) const {
     io::fail_at(f_.path, what, 8 + at);
   }
+  // The same at a byte counted from the file's start (the tensor data's).
+  [[noreturn]] void fail_file(const std::string& what, uint64_t file_byte) const {
+    io::fail_at(f_.path, what, file_byte);
+  }
   [[noreturn]] void syntax(const std::string& what, uint64_t at) const {
     fail("the JSON header is not valid JSON: " + what, at);
   }
@@ -587,26 +591,27 @@ class HeaderParser {
     for (const auto& t : ts) {
       const std::string q = sanitize_quoted(t.name);
       if (t.end > buffer)
-        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") runs past the end of the file (the byte buffer holds " +
-                 std::to_string(buffer) + " bytes)",
-             checked_add(f_.data_offset, std::min(t.begin, buffer)));
+        fail_file("tensor " + q + " data [" + std::to_string(t.begin) + ", " +
+                      std::to_string(t.end) +
+                      ") runs past the end of the file (the byte buffer holds " +
+                      std::to_string(buffer) + " bytes)",
+                  checked_add(f_.data_offset, std::min(t.begin, buffer)));
       if (t.begin < expect)
-        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") overlaps tensor " + sanitize_quoted(prev->name) + " [" +
-                 std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
-             f_.data_offset + t.begin);
+        fail_file("tensor " + q + " data [" + std::to_string(t.begin) + ", " +
+                      std::to_string(t.end) + ") overlaps tensor " + sanitize_quoted(prev->name) +
+                      " [" + std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
+                  f_.data_offset + t.begin);
       if (t.begin > expect)
-        fail("the byte buffer has a hole of " + std::to_string(t.begin - expect) +
-                 " bytes before tensor " + q,
-             f_.data_offset + expect);
+        fail_file("the byte buffer has a hole of " + std::to_string(t.begin - expect) +
+                      " bytes before tensor " + q,
+                  f_.data_offset + expect);
       expect = t.end;
       prev = &t;
     }
     if (expect != buffer)
-      fail(std::to_string(buffer - expect) +
-               " bytes after the last tensor's data are not indexed by the header",
-           f_.data_offset + expect);
+      fail_file(std::to_string(buffer - expect) +
+                    " bytes after the last tensor's data are not indexed by the header",
+                f_.data_offset + expect);
   }
 
   SafetensorsFile& f_;
