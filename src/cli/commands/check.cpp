@@ -163,7 +163,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   };
   PlanRequest& q = rq.request;
   q = PlanRequest();
-  q.platforms = &builtin_platforms();
+  q.platforms = &cat.platforms();
   rq.gpus = priced_gpus({}, cat);
   RunConfig& c = q.config;
   c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
