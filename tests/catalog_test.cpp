@@ -230,8 +230,10 @@ std::string platform_doc(const std::string& field = R"("rack_units": 6)") {
 
 }  // namespace
 
-TEST_CASE("--catalog platforms add to and replace the built-in ones, read as data/platforms.json",
-          "[catalog]") {
+TEST_CASE(
+    "platforms of a --catalog file add to and replace the built-in ones, read as "
+    "data/platforms.json",
+    "[catalog]") {
   Catalog c = Catalog::builtin();
   const size_t builtin = c.platforms().size();
   REQUIRE(builtin > 10);
