@@ -435,6 +435,34 @@ def build(tmp):
         needles=[needle_of(path, 40)], big=True)
     path = sparse("st/claim1g.safetensors", struct.pack("<Q", 1 << 30) + b"{", (1 << 30) + 8)
     add("safetensors/header-1gib-sparse", [path], needles=[needle_of(path, 40)])
+    # Headers of the format's full 100,000,000 bytes, valid: one string filling it (a metadata
+    # value, a tensor's extra field, a field name), a number of 99 MB of digits, 65,000 metadata
+    # entries of 1.5 KB, 131,072 tensors (the most one file may hold) padded to 95 MB. nlohmann
+    # held a string three times over (3.4 s of CPU and 490 MB). One byte more is refused by the
+    # length alone.
+    limit = 100_000_000
+    t_ = b'"a": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]'
+    def fill(head, tail, ch=b"x"):
+        return head + ch * (limit - len(head) - len(tail)) + tail
+    full = {
+        "meta-string-100mb": fill(b'{"__metadata__": {"k": "', b'"}, ' + t_ + b"}}"),
+        "field-string-100mb": fill(b"{" + t_ + b', "x": "', b'"}}'),
+        "field-name-100mb": fill(b"{" + t_ + b', "', b'": 1}}'),
+        "number-100mb": fill(b"{" + t_ + b', "x": 1.', b"}}", b"0"),
+        "meta-65000-entries": b'{"__metadata__": {' + b",".join(
+            b'"k%d": "%s"' % (i, b"v" * 1480) for i in range(65000)) + b"}, " + t_ + b"}}",
+    }
+    for label, h in full.items():
+        path = write("st/%s.safetensors" % label, safetensors(h, b"\0" * 8, raw=True))
+        add("safetensors/%s" % label, ["inspect", path, "-f", "json"], expect="ok", big=True)
+    n_t = 131072
+    pad = b"y" * 640
+    h = b"{" + b",".join(b'"t%d": {"dtype": "U8", "shape": [1], "data_offsets": [%d, %d], '
+                         b'"x": "%s"}' % (i, i, i + 1, pad) for i in range(n_t)) + b"}"
+    path = write("st/tensors-131072.safetensors", safetensors(h, b"\0" * n_t, raw=True))
+    add("safetensors/tensors-131072-95mb", ["inspect", path, "-f", "json"], expect="ok", big=True)
+    path = sparse("st/over-limit.safetensors", struct.pack("<Q", limit + 1) + b"{", limit + 9)
+    add("safetensors/header-100000001", [path], needles=[needle_of(path, 40)])
     # The index: weight maps that point outside, at devices, at itself; deep and huge.
     os.makedirs(P("idx"))
     idx_cases = {
@@ -519,6 +547,35 @@ def build(tmp):
     cfg["layers-2^22"] = json.dumps(tiny_config(num_hidden_layers=4194304))
     cfg["layers-2^24"] = json.dumps(tiny_config(num_hidden_layers=1 << 24))
     cfg["layer-types-huge"] = json.dumps(tiny_config(layer_types=["full_attention"] * 500000))
+    # Counts and values that change the architecture rather than size it.
+    q35 = tiny_config(model_type="qwen3_5_text", num_hidden_layers=4, num_attention_heads=4,
+                      num_key_value_heads=2, head_dim=16, linear_conv_kernel_dim=4,
+                      linear_key_head_dim=16, linear_num_key_heads=2, linear_num_value_heads=4,
+                      linear_value_head_dim=16, mtp_num_hidden_layers=1)
+    dsv3 = tiny_config(model_type="deepseek_v3", n_routed_experts=8, num_experts_per_tok=2,
+                       moe_intermediate_size=64, kv_lora_rank=16, qk_rope_head_dim=8,
+                       qk_nope_head_dim=8, v_head_dim=8, num_nextn_predict_layers=1)
+    l4 = tiny_config(model_type="llama4_text", num_local_experts=4, num_experts_per_tok=1,
+                     attention_chunk_size=8192)
+    q3m = tiny_config(model_type="qwen3_moe", num_experts=8, num_experts_per_tok=2,
+                      moe_intermediate_size=64)
+    for label, c in [
+            ("mtp-layers-1e6", dict(q35, mtp_num_hidden_layers=1000000)),
+            ("nextn-layers-1e6", dict(dsv3, num_nextn_predict_layers=1000000)),
+            ("linear-value-heads-ungrouped", dict(q35, linear_num_value_heads=3)),
+            ("linear-key-heads-0", dict(q35, linear_num_key_heads=0)),
+            ("layer-types-empty", dict(q35, layer_types=[])),
+            ("layer-types-5000", dict(q35, layer_types=["full_attention"] * 5000)),
+            ("kv-lora-rank-0", dict(dsv3, kv_lora_rank=0)),
+            ("routed-experts-0", dict(dsv3, n_routed_experts=0)),
+            ("experts-0-moe", dict(q3m, num_experts=0)),
+            ("experts-1-moe", dict(q3m, num_experts=1)),
+            ("experts-5000", dict(q3m, num_experts=5000)),
+            ("experts-per-token-over", dict(q3m, num_experts_per_tok=9)),
+            ("mixtral-experts-0", tiny_config(model_type="mixtral", num_local_experts=0,
+                                              num_experts_per_tok=2)),
+            ("chunk-size-0", dict(l4, attention_chunk_size=0))]:
+        cfg[label] = json.dumps(c)
     cfg["text-config-deep"] = '{"model_type": "llava", "text_config": ' + '{"text_config": ' * 5000 \
         + "{}" + "}" * 5000 + "}"
     cfg["quant-config-bad"] = json.dumps(tiny_config(quantization_config={"quant_method": 7}))
@@ -542,6 +599,12 @@ def build(tmp):
             expect=exp, needles=[needle_of(path, 40)])
 
     # --- --catalog files ------------------------------------------------------------------------
+    platform_ok = {"id": "p-ok", "name": "P", "vendor": "v", "class": "server",
+                   "gpu": {"mount": "sxm", "counts": [8]},
+                   "cpu": {"sockets": 2, "model": "Intel Xeon Platinum 8480C"},
+                   "psu": {"bays": 6, "watts": 3300, "redundancy": "4+2"},
+                   "sources": {"all": "datasheet"}}
+
     def gpu(**kw):
         g = dict(gpu_ok)
         g.update(kw)
@@ -581,7 +644,7 @@ def build(tmp):
         "soc-no-unified": json.dumps({"gpus": [gpu(**{"class": "soc"})]}),
         "interconnect-bad": json.dumps({"gpus": [gpu(interconnect={"kind": 7})]}),
         "too-many": '{"gpus": [' + ",".join('{"id":"g%d","name":"G","vendor":"v","memory_gib":1}'
-                                            % i for i in range(131073)) + "]}",
+                                            % i for i in range(65537)) + "]}",
         "model-no-config": json.dumps({"models": [{"id": "m", "name": "M"}]}),
         "model-config-deep": '{"models": [{"id": "m", "name": "M", "config": ' + "[" * 90000 +
                              "]" * 90000 + "}]}",
@@ -596,12 +659,24 @@ def build(tmp):
         "over-cap": "{" + " " * (65 << 20) + "}",
         "nul": '{"gpus": []}\0',
         "trailing": '{"gpus": []} x',
+        # "platforms" entries, read as data/platforms.json's rows.
+        "platforms-object": '{"platforms": {}}',
+        "platform-class-bad": json.dumps({"platforms": [dict(platform_ok, **{"class": "x"})]}),
+        "platform-id-upper": json.dumps({"platforms": [dict(platform_ok, id="My Box")]}),
+        "platform-counts-6": json.dumps({"platforms": [dict(platform_ok, gpu={
+            "mount": "sxm", "counts": [6]})]}),
+        "platform-name-esc": json.dumps({"gpus": [gpu_ok], "platforms": [
+            dict(platform_ok, name="\x1b[2J\u202e")]}),
+        "platform-duplicate-id": json.dumps({"platforms": [platform_ok, platform_ok]}),
+        "platform-too-many": '{"platforms": [' + ",".join(
+            json.dumps(dict(platform_ok, id="p%d" % i)) for i in range(4097)) + "]}",
     }
     for label, text in cat.items():
         path = write("cat/%s.json" % label, text)
         big = label in ("over-cap",)
         exp = "any" if label in ("name-esc", "name-bidi", "name-huge", "aliases-huge",
-                                 "memory-huge", "price-neg", "alias-collides") else "error"
+                                 "memory-huge", "price-neg", "alias-collides",
+                                 "platform-name-esc") else "error"
         add("catalog/%s" % label, ["llama-3.1-8b", "-g", "g-ok", "--catalog", path], expect=exp,
             needles=[needle_of(path, 40)], big=big)
         add("catalog-gpus/%s" % label, ["gpus", "--catalog", path], expect=exp,

@@ -92,7 +92,7 @@ TEST_CASE("An HGX plan lists the machine, its GPUs, host parts, NICs, PSUs and P
   for (const auto& l : v) CHECK(l.qty > 0);
 }
 
-TEST_CASE("A desktop BOM prices its own parts; a Mac is one line plus its GPU", "[bom]") {
+TEST_CASE("A desktop BOM prices its own parts, a Mac is one line plus its GPU", "[bom]") {
   const auto v = bill_of_materials(input("am5-desktop", "rtx-3090", 2, 1, 40 * kGiB));
   const BomLine* g = line(v, BomComponent::gpu);
   REQUIRE(g);

@@ -150,7 +150,7 @@ TEST_CASE("cost per million tokens and break-even", "[cost]") {
   CHECK(c.breakeven_months == Approx(6198 / (5 * 1576.8 / 12 - 50)));
 }
 
-TEST_CASE("tensor-parallel degree divides the heads; nodes follow the chassis", "[gpu_plan]") {
+TEST_CASE("tensor-parallel degree divides the heads, nodes follow the chassis", "[gpu_plan]") {
   const auto& m = test::model("llama-3.1-70b");  // 64 heads, 8 KV heads
   CHECK(tensor_parallel_degree(m, 3) == 4);
   CHECK(tensor_parallel_degree(m, 5) == 8);

@@ -4,6 +4,7 @@
 
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/tensors.hpp"
 #include "test_util.hpp"
@@ -204,11 +205,85 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
           "num_key_value_heads": 5, "vocab_size": 1000}}]})",
        "user.json: /models/0/config: num_attention_heads (32) is not divisible by "
        "num_key_value_heads (5)"},
-      {R"({"modles": []})", "user.json: expected a \"models\" or \"gpus\" array"},
+      {R"({"modles": []})", "user.json: expected a \"models\", \"gpus\" or \"platforms\" array"},
       {R"({"models": [], "extra": 1})",
-       "user.json: /extra: unknown field (expected models, gpus, schema_version or note)"},
+       "user.json: /extra: unknown field (expected models, gpus, platforms, schema_version or "
+       "note)"},
+      {R"({"platforms": {}})", "user.json: /platforms: expected an array"},
   }));
   CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
+}
+
+namespace {
+
+// A --catalog platform in data/platforms.json's schema (an 8-GPU SXM server); `field` replaces or
+// adds one top-level field.
+std::string platform_doc(const std::string& field = R"("rack_units": 6)") {
+  return R"({"platforms": [{"id": "my-hgx", "name": "My HGX", "vendor": "acme", "class": "server",
+    "gpu": {"mount": "sxm", "counts": [8], "ids": ["h100-sxm"]},
+    "cpu": {"sockets": 2, "model": "Intel Xeon Platinum 8480C", "cores_per_socket": 56},
+    "memory": {"channels_per_socket": 8, "dimm_slots": 32},
+    "psu": {"bays": 6, "watts": 3300, "redundancy": "4+2"},
+    "sources": {"all": "the vendor's datasheet"}, )" +
+         field + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "platforms of a --catalog file add to and replace the built-in ones, read as "
+    "data/platforms.json",
+    "[catalog]") {
+  Catalog c = Catalog::builtin();
+  const size_t builtin = c.platforms().size();
+  REQUIRE(builtin > 10);
+  REQUIRE(find_platform(c.platforms(), "nvidia-dgx-h100") != nullptr);
+  c.merge_json(platform_doc(), "user.json");
+  REQUIRE(c.platforms().size() == builtin + 1);
+  const PlatformModel* p = find_platform(c.platforms(), "my-hgx");
+  REQUIRE(p);
+  CHECK(p->gpu_mount == GpuMount::sxm);
+  CHECK(p->gpu_counts == std::vector<uint32_t>{8});
+  CHECK(p->psu.bays == 6);
+  CHECK(p->rack_units == 6);
+  // A built-in id is replaced in place, as a GPU or model id is.
+  const std::string dgx = platform_doc(R"("rack_units": 8)");
+  c.merge_json(std::string(dgx).replace(dgx.find("my-hgx"), 6, "nvidia-dgx-h100"), "user2.json");
+  CHECK(c.platforms().size() == builtin + 1);
+  CHECK(find_platform(c.platforms(), "nvidia-dgx-h100")->name == "My HGX");
+}
+
+TEST_CASE("bad --catalog platforms are refused naming the file and the JSON path", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  auto [text, message] = GENERATE(table<std::string, std::string>({
+      {platform_doc(R"("class": "mainframe")"),
+       "user.json: /platforms/0: duplicate key \"class\" (at byte 411)"},
+      {std::string(
+           R"({"platforms": [{"id": "x", "name": "X", "vendor": "v", "class": "mainframe"}]})"),
+       "user.json: /platforms/0/class: unknown class \"mainframe\" (expected desktop, "
+       "workstation, server or unified)"},
+      {std::string(R"({"platforms": [{"id": "My Box"}]})"),
+       "user.json: /platforms/0/id: expected a lowercase id, got \"My Box\""},
+      {std::string(R"({"platforms": [7]})"), "user.json: /platforms/0: expected an object"},
+      {platform_doc(R"("price_usd": 250000)"),
+       "user.json: /platforms/0/price_source: missing (expected a string)"},
+      {platform_doc(R"("nic_slots": 1000)"),
+       "user.json: /platforms/0/nic_slots: out of range: 1000 (expected 0 to 64)"},
+      {std::string(R"({"platforms": [{"id": "x", "name": "X\u001b[2J", "vendor": "v",
+         "class": "server", "gpu": {"mount": "sxm", "counts": [6]}}]})"),
+       "user.json: /platforms/0/gpu/counts: SXM/OAM baseboards hold 4 or 8 GPUs, got 6"},
+  }));
+  CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
+}
+
+TEST_CASE("a --catalog platform id given twice in one file is refused", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  const std::string one = platform_doc();
+  const std::string entry = one.substr(15, one.size() - 17);  // {"id": "my-hgx", ...}
+  CHECK_THROWS_MATCHES(c.merge_json(R"({"platforms": [)" + entry + ", " + entry + "]}", "u.json"),
+                       InputError,
+                       Catch::Message("u.json: /platforms/1/id: duplicate id \"my-hgx\" (also "
+                                      "/platforms/0)"));
 }
 
 TEST_CASE("data/quants.json is exactly what llmsize quants --format json derives", "[catalog]") {

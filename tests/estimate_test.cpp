@@ -173,7 +173,7 @@ TEST_CASE("a GGUF of DeepSeek-V3.x leaves out the MTP layer convert_hf_to_gguf.p
   CHECK(std::find(e.warnings.begin(), e.warnings.end(), mtp) != e.warnings.end());
 }
 
-TEST_CASE("vLLM leaves the checkpoint's MTP layers out of VRAM; disk and load keep them",
+TEST_CASE("vLLM leaves the checkpoint's MTP layers out of VRAM, disk and load keep them",
           "[estimate][mtp]") {
   // vllm/model_executor/models/deepseek_v2.py DeepseekV2Model.load_weights (vllm-project/vllm
   // 002d6073aa034d4f5545d45021b0e56d1f3c3593): get_spec_layer_idx_from_weight_name() matches

@@ -90,7 +90,7 @@ TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "
   check_documented(s);
 }
 
-TEST_CASE("Replicas get their own GPUs and ports; past one node vLLM uses Ray", "[launch]") {
+TEST_CASE("Replicas get their own GPUs and ports, past one node vLLM uses Ray", "[launch]") {
   auto p = plan(ServingEngine::vllm, "meta-llama/Llama-3.1-8B-Instruct", 2);
   p.replicas = 4;
   const auto s = launch_script(p);
@@ -125,7 +125,7 @@ TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch
   check_documented(launch_script(p));
 }
 
-TEST_CASE("trtllm-serve with the KV dtype in the extra options file; mpirun past one node",
+TEST_CASE("trtllm-serve with the KV dtype in the extra options file, mpirun past one node",
           "[launch]") {
   auto p = plan(ServingEngine::trt_llm, "nvidia/Llama-3.1-405B-Instruct-FP8", 8, 2);
   p.kv = KvDtype::fp8_e4m3;

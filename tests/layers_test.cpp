@@ -116,7 +116,7 @@ TEST_CASE("MLA caches the latent, the DSA indexer its keys beside it: GLM-5.1", 
   }
 }
 
-TEST_CASE("Gemma 4 global layers have their own KV heads and head size; K = V still caches V",
+TEST_CASE("Gemma 4 global layers have their own KV heads and head size, K = V still caches V",
           "[layers]") {
   const ModelSpec m = config("gemma-4-31b-it.json");
   // 50 sliding layers of 16 KV heads x 256 (K + V f16: 16,384 B per cell), cells

@@ -77,7 +77,7 @@ TEST_CASE("A vLLM cold start shows every step", "[load_time]") {
   CHECK(step_s(warm, StartStep::read_weights) == Approx(kLlama8bBf16 / 5.3e9));
 }
 
-TEST_CASE("llama.cpp reads GGUF through mmap; more GPUs copy in parallel", "[load_time]") {
+TEST_CASE("llama.cpp reads GGUF through mmap, more GPUs copy in parallel", "[load_time]") {
   // 40 GB from a PCIe 4.0 NVMe: one mmap reader at 2.2 GB/s = 18.18 s; two GPUs take their
   // halves over their own links: 40 / (2 x 12.6) = 1.59 s; CUDA init 2 s.
   ColdStartInput in;

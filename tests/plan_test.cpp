@@ -37,7 +37,7 @@ TEST_CASE("max concurrent sequences: free memory over KV per sequence, headroom 
   CHECK(max_concurrent_sequences(e, c, 8 * kGiB, 1) == 0);
 }
 
-TEST_CASE("FSDP shards weights, gradients and optimizer states; activations stay per GPU",
+TEST_CASE("FSDP shards weights, gradients and optimizer states, activations stay per GPU",
           "[plan]") {
   TrainMemory t;
   t.weights_bytes = 20 * kGiB;

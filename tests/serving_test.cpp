@@ -234,7 +234,7 @@ TEST_CASE("Fixed-concurrency server benchmark: Llama-3.3-70B FP8 TP2 on H100, 50
   }
 }
 
-TEST_CASE("A request rate becomes concurrency by Little's law; past capacity it is overload",
+TEST_CASE("A request rate becomes concurrency by Little's law, past capacity it is overload",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
                                test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
@@ -266,7 +266,7 @@ TEST_CASE("A request rate becomes concurrency by Little's law; past capacity it 
   CHECK(rb.output_tokens_per_s.low == Approx(rb.output_tokens_per_s.value * (1 - 0.25)));
 }
 
-TEST_CASE("Planning charges KV for the tokens held; the guarantee for the whole context",
+TEST_CASE("Planning charges KV for the tokens held, the guarantee for the whole context",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
                                test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,

@@ -74,7 +74,7 @@ TEST_CASE("2 x RTX 3090 on a desktop: ATX PSU, outlet, typical below maximum", "
   CHECK(s.racks.racks == 0);
 }
 
-TEST_CASE("A power cap lowers the maximum; unplaceable GPUs say so", "[system_plan]") {
+TEST_CASE("A power cap lowers the maximum, unplaceable GPUs say so", "[system_plan]") {
   auto r = request("h100-sxm", 8, 405 * kGB);
   r.power_limit = 0.5;
   // GPUs and baseboard halve: 2800 x 1.44 + 1470 = 5502 W DC.

@@ -10,6 +10,7 @@
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
 #include "llmsize/io/json_input.hpp"
+#include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 
@@ -63,8 +64,14 @@ bool plain_id(const std::string& id) {
   return true;
 }
 
-// Entries of one list in one catalog file: 100,000 GPUs take about 80 MB once read.
-constexpr size_t kMaxCatalogEntries = 1 << 17;
+// Entries of one list in one catalog file: reading takes about 10 us of CPU an entry here
+// (nlohmann's lexer and object, then the field checks), so 65,536 stay within the 1 s every
+// input is held to (131,072 took 1.2-1.3 s on the 2-core machine CI runs on); a real catalog
+// holds a hundred.
+constexpr size_t kMaxCatalogEntries = 1 << 16;
+// Platforms in one catalog file: data/platforms.json holds 24 machines, and one row takes a
+// hundred lookups to read (131,072 of them took 2 s); 4,096 is a whole vendor line-up many times.
+constexpr size_t kMaxCatalogPlatforms = 1 << 12;
 
 struct Ctx {
   std::string where;
@@ -247,6 +254,8 @@ Catalog Catalog::builtin() {
   c.merge_json(embedded::kGpusJson, "built-in data/gpus.json");
   for (auto& m : c.models_) m.origin = "built-in";
   for (auto& g : c.gpus_) g.origin = "built-in";
+  c.platforms_ = builtin_platforms();
+  for (size_t i = 0; i < c.platforms_.size(); ++i) c.platform_index_.emplace(c.platforms_[i].id, i);
   return c;
 }
 
@@ -258,10 +267,11 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   Ctx c{where};
   // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
   // dropped, so memory holds one entry's tree at a time, not the file's.
-  std::string list;  // "models" or "gpus": the array of the entry being read
-  // Duplicate ids within this file: what each position of models_/gpus_ got from it (entry index
-  // + 1; 0 = not from this file), found through the id index, so no second map of ids.
-  std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size());
+  std::string list;  // "models", "gpus" or "platforms": the array of the entry being read
+  // Duplicate ids within this file: what each position of models_/gpus_/platforms_ got from it
+  // (entry index + 1; 0 = not from this file), found through the id index, so no second map of ids.
+  std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size()),
+      platform_from(platforms_.size());
   auto check_new = [&](std::vector<size_t>& from, size_t pos, size_t entry, const std::string& path,
                        const std::string& id) {
     if (pos >= from.size()) from.resize(pos + 1);
@@ -270,23 +280,35 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
                                std::to_string(from[pos] - 1) + ")");
     from[pos] = entry + 1;
   };
-  size_t n_models = 0, n_gpus = 0;
+  size_t n_models = 0, n_gpus = 0, n_platforms = 0;
   const io::JsonKeep keep = [&](io::JsonValue& e) {
-    if (e.depth != 2 || !e.in_array || (e.top_key != "models" && e.top_key != "gpus")) return true;
+    if (e.depth != 2 || !e.in_array ||
+        (e.top_key != "models" && e.top_key != "gpus" && e.top_key != "platforms"))
+      return true;
     list = e.top_key;
     json& parsed = e.value;
-    const size_t entry = list == "models" ? n_models++ : n_gpus++;
-    if (entry >= kMaxCatalogEntries)
-      c.fail("/" + list, "more than " + std::to_string(kMaxCatalogEntries) + " entries");
+    const size_t entry = list == "models" ? n_models++ : list == "gpus" ? n_gpus++ : n_platforms++;
+    const size_t most = list == "platforms" ? kMaxCatalogPlatforms : kMaxCatalogEntries;
+    if (entry >= most) c.fail("/" + list, "more than " + std::to_string(most) + " entries");
     const std::string path = "/" + list + "/" + std::to_string(entry);
     if (list == "models") {
       CatalogModel m = read_model(parsed, path, c);
       const std::string id = m.spec.id;
       check_new(model_from, upsert(models_, model_index_, std::move(m)), entry, path, id);
-    } else {
+    } else if (list == "gpus") {
       CatalogGpu g = read_gpu(parsed, path, c);
       const std::string id = g.spec.id;
       check_new(gpu_from, upsert(gpus_, gpu_index_, std::move(g)), entry, path, id);
+    } else {
+      // Validated as data/platforms.json's rows are (platform_catalog.cpp).
+      PlatformModel p = read_platform(parsed, path, where);
+      const std::string id = p.id;
+      const auto [it, added] = platform_index_.emplace(id, platforms_.size());
+      if (added)
+        platforms_.push_back(std::move(p));
+      else
+        platforms_[it->second] = std::move(p);
+      check_new(platform_from, it->second, entry, path, id);
     }
     return false;  // read: drop its JSON
   };
@@ -298,16 +320,17 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   } catch (const json::exception& e) {  // e.g. out_of_range 406 for a number like 1e432
     throw InputError(where + ": " + json_reason(e));
   }
-  if (!doc.is_object()) c.fail("", "expected a JSON object with \"models\" and/or \"gpus\"");
-  if (!doc.contains("models") && !doc.contains("gpus"))
-    c.fail("", "expected a \"models\" or \"gpus\" array");
+  if (!doc.is_object())
+    c.fail("", "expected a JSON object with \"models\", \"gpus\" and/or \"platforms\"");
+  if (!doc.contains("models") && !doc.contains("gpus") && !doc.contains("platforms"))
+    c.fail("", "expected a \"models\", \"gpus\" or \"platforms\" array");
   for (const auto& item : doc.items())
-    if (item.key() != "models" && item.key() != "gpus" && item.key() != "schema_version" &&
-        item.key() != "note")
+    if (item.key() != "models" && item.key() != "gpus" && item.key() != "platforms" &&
+        item.key() != "schema_version" && item.key() != "note")
       c.fail("/" + io::pointer_token(item.key()),
-             "unknown field (expected models, gpus, schema_version or note)");
-  if (doc.contains("models") && !doc["models"].is_array()) c.fail("/models", "expected an array");
-  if (doc.contains("gpus") && !doc["gpus"].is_array()) c.fail("/gpus", "expected an array");
+             "unknown field (expected models, gpus, platforms, schema_version or note)");
+  for (const char* l : {"models", "gpus", "platforms"})
+    if (doc.contains(l) && !doc[l].is_array()) c.fail(std::string("/") + l, "expected an array");
 }
 
 const CatalogModel* Catalog::find_model(std::string_view name) const {

@@ -17,101 +17,118 @@ namespace {
 using json = nlohmann::json;
 using io::describe_json;
 
-// Plausible ranges of config.json integers, by key: generous bounds (tens of times the largest
-// published model: 126 layers, hidden 25,600, 384 experts, 262,144 vocabulary, 10 M context) that
-// stop a hostile file from making llmsize materialise millions of layers or wrap a product. A key
-// not listed here may hold up to 2^31 - 1.
+// Plausible ranges of config.json integers, by key: each bound is the largest value in a published
+// config times a margin, so a hostile file cannot make llmsize materialise millions of layers or
+// experts, or wrap a product, while the next model generation still fits. A key not listed here may
+// hold up to 2^31 - 1. The README's "Hostile input" section lists these bounds.
 struct KeyBound {
   const char* key;
   uint32_t max;
 };
-constexpr uint32_t kWidth = 1u << 20;      // hidden sizes
-constexpr uint32_t kFfn = 1u << 22;        // FFN widths
-constexpr uint32_t kHeads = 1u << 16;      // heads, head sizes, ranks
-constexpr uint32_t kPositions = 1u << 28;  // contexts and windows
+// Layers: 126 in Llama 3.1 405B, the deepest published decoder; x 32.
+constexpr uint32_t kLayers = 4096;
+// MTP / next-n layers kept after the main ones: published configs give 1 (DeepSeek-V3,
+// GLM-4.5, Qwen3.5); x 16. 1,000,000 once cost 7 s, 1 GB and printed 243 trillion parameters.
+constexpr uint32_t kNextnLayers = 16;
+// Hidden sizes: 25,600 the widest published; x 40.
+constexpr uint32_t kWidth = 1u << 20;
+// FFN widths: 53,248 in Llama 3.1 405B; x 78.
+constexpr uint32_t kFfn = 1u << 22;
+// Attention, KV, delta-net and Mamba head counts and groups: 128 in DeepSeek-V3 and Llama 3.1
+// 405B; x 32.
+constexpr uint32_t kHeadCount = 4096;
+// Head sizes and low-rank widths (head_dim, kv_lora_rank, qk_rope_head_dim, ...): 1,536 in
+// DeepSeek-V3 (q_lora_rank; kv_lora_rank 512); x 42.
+constexpr uint32_t kHeadSize = 1u << 16;
+// Routed experts: 512 in Qwen3-Next and Qwen3.5-397B-A17B; x 8.
+constexpr uint32_t kExperts = 4096;
+// Experts per token: 10 in Qwen3-Next; x 25.
+constexpr uint32_t kExpertsUsed = 256;
+// Shared experts: 2 in DeepSeek-V2; x 32.
+constexpr uint32_t kSharedExperts = 64;
+// Vocabulary: 262,400 in Gemma 3n; x 64.
+constexpr uint32_t kVocab = 1u << 24;
+// Contexts and windows: 10,485,760 in Llama 4 Scout; x 25.
+constexpr uint32_t kPositions = 1u << 28;
 const KeyBound kKeyBounds[] = {
-    {"num_hidden_layers", 4096},
-    {"n_layer", 4096},
+    {"num_hidden_layers", kLayers},
+    {"n_layer", kLayers},
+    {"mtp_num_hidden_layers", kNextnLayers},
+    {"num_nextn_predict_layers", kNextnLayers},
+    {"first_k_dense_replace", kLayers},
+    {"num_dense_layers", kLayers},
+    {"moe_layer_start_index", kLayers},
+    {"num_kv_shared_layers", kLayers},
+    {"num_hash_layers", kLayers},
+    {"full_attention_interval", kLayers},
+    {"interleave_moe_layer_step", kLayers},
+    {"moe_layer_interval", kLayers},
+    {"sliding_window_pattern", kLayers},
     {"hidden_size", kWidth},
     {"n_embd", kWidth},
-    {"num_attention_heads", kHeads},
-    {"n_head", kHeads},
-    {"num_key_value_heads", kHeads},
-    {"num_kv_heads", kHeads},
-    {"head_dim", kHeads},
-    {"vocab_size", 1u << 24},
+    {"hidden_size_per_layer_input", kWidth},
+    {"num_attention_heads", kHeadCount},
+    {"n_head", kHeadCount},
+    {"num_key_value_heads", kHeadCount},
+    {"num_kv_heads", kHeadCount},
+    {"num_global_key_value_heads", kHeadCount},
+    {"linear_num_key_heads", kHeadCount},
+    {"linear_num_value_heads", kHeadCount},
+    {"mamba_num_heads", kHeadCount},
+    {"mamba_n_heads", kHeadCount},
+    {"n_groups", kHeadCount},
+    {"mamba_n_groups", kHeadCount},
+    {"index_n_heads", kHeadCount},
+    {"num_heads", kHeadCount},
+    {"head_dim", kHeadSize},
+    {"attention_head_dim", kHeadSize},
+    {"global_head_dim", kHeadSize},
+    {"linear_key_head_dim", kHeadSize},
+    {"linear_value_head_dim", kHeadSize},
+    {"mamba_head_dim", kHeadSize},
+    {"mamba_d_head", kHeadSize},
+    {"index_head_dim", kHeadSize},
+    {"q_lora_rank", kHeadSize},
+    {"kv_lora_rank", kHeadSize},
+    {"o_lora_rank", kHeadSize},
+    {"qk_rope_head_dim", kHeadSize},
+    {"qk_nope_head_dim", kHeadSize},
+    {"v_head_dim", kHeadSize},
+    {"vocab_size", kVocab},
+    {"vocab_size_per_layer_input", kVocab},
     {"max_position_embeddings", kPositions},
     {"n_positions", kPositions},
     {"seq_length", kPositions},
+    {"sliding_window", kPositions},
+    {"attention_chunk_size", kPositions},
     {"intermediate_size", kFfn},
+    {"intermediate_size_mlp", kFfn},
     {"n_inner", kFfn},
     {"ffn_hidden_size", kFfn},
+    {"block_ff_dim", kFfn},
     {"moe_intermediate_size", kFfn},
+    {"expert_intermediate_size", kFfn},
     {"shared_expert_intermediate_size", kFfn},
-    {"num_local_experts", kHeads},
-    {"num_experts", kHeads},
-    {"n_routed_experts", kHeads},
-    {"num_experts_per_tok", kHeads},
-    {"n_shared_experts", 1024},
-    {"first_k_dense_replace", 4096},
-    {"q_lora_rank", kHeads},
-    {"kv_lora_rank", kHeads},
-    {"qk_rope_head_dim", kHeads},
-    {"qk_nope_head_dim", kHeads},
-    {"v_head_dim", kHeads},
-    {"sliding_window", kPositions},
-    {"sliding_window_pattern", 4096},
+    {"moe_shared_expert_intermediate_size", kFfn},
+    {"shared_intermediate_size", kFfn},
+    {"num_local_experts", kExperts},
+    {"num_experts", kExperts},
+    {"n_routed_experts", kExperts},
+    {"moe_num_experts", kExperts},
+    {"num_experts_per_tok", kExpertsUsed},
+    {"experts_per_token", kExpertsUsed},
+    {"top_k_experts", kExpertsUsed},
+    {"moe_k", kExpertsUsed},
+    {"moe_topk", kExpertsUsed},
+    {"n_shared_experts", kSharedExperts},
+    {"moe_num_shared_experts", kSharedExperts},
+    {"num_shared_expert", kSharedExperts},
 };
 
 uint32_t key_max(const std::string& key) {
   for (const auto& b : kKeyBounds)
     if (key == b.key) return b.max;
   return 2147483647u;
-}
-
-// validate() names llama.cpp's fields; a config.json reader names the keys they came from.
-const std::pair<const char*, const char*> kFieldKeys[] = {
-    {"n_layer_dense_lead", "first_k_dense_replace"},
-    {"n_embd_head_k", "head_dim"},
-    {"n_embd_head_v", "head_dim"},
-    {"n_expert_used", "num_experts_per_tok"},
-    {"n_head_kv", "num_key_value_heads"},
-    {"n_ff_exp", "moe_intermediate_size"},
-    {"n_ctx_train", "max_position_embeddings"},
-    {"swa_pattern", "sliding_window_pattern"},
-    {"n_expert", "num_local_experts"},
-    {"n_layer", "num_hidden_layers"},
-    {"n_embd", "hidden_size"},
-    {"n_head", "num_attention_heads"},
-    {"n_vocab", "vocab_size"},
-    {"n_swa", "sliding_window"},
-    {"n_rot", "qk_rope_head_dim"},
-    {"n_ff", "intermediate_size"},
-};
-
-bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-// A validate() problem with each llama.cpp field name replaced by its config key.
-std::string in_config_keys(const std::string& problem) {
-  std::string r;
-  size_t i = 0;
-  while (i < problem.size()) {
-    if (word_char(problem[i]) && (i == 0 || !word_char(problem[i - 1]))) {
-      size_t j = i;
-      while (j < problem.size() && word_char(problem[j])) ++j;
-      const std::string w = problem.substr(i, j - i);
-      const char* key = nullptr;
-      for (const auto& [field, k] : kFieldKeys)
-        if (w == field) key = k;
-      r += key ? key : w;
-      i = j;
-    } else {
-      r += problem[i++];
-    }
-  }
-  return r;
 }
 
 class Reader {
@@ -140,7 +157,9 @@ class Reader {
         !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
       fail(key, "expected an integer, got " + describe_json(v));
     const double d = v.get<double>();
-    if (!(d >= lo)) fail(key, "out of range: " + describe_json(v));
+    if (!(d >= lo))
+      fail(key, "out of range: " + describe_json(v) +
+                    (lo > 0 ? " (at least " + std::to_string(lo) + ")" : ""));
     if (!(d <= hi))
       fail(key, "out of range: " + describe_json(v) + " (at most " + std::to_string(hi) + ")");
     return static_cast<uint32_t>(d);
@@ -165,6 +184,20 @@ class Reader {
     if (required) fail(*keys.begin(), "missing (expected a positive integer)");
     return dflt;
   }
+  // The first of several synonyms the config holds, else nullptr.
+  const char* first_present(std::initializer_list<const char*> keys) const {
+    for (const char* k : keys)
+      if (has(k)) return k;
+    return nullptr;
+  }
+  // A field whose 0 would change the architecture rather than size it (kv_lora_rank 0 is not MLA,
+  // attention_chunk_size 0 no chunk): at least 1, with `why` saying what it is.
+  uint32_t positive(const std::string& key, const std::string& why, bool required = true,
+                    uint32_t dflt = 1) const {
+    const uint32_t v = u32(key, required, dflt);
+    if (v == 0 && has(key)) fail(key, "0 (expected at least 1: " + why + ")");
+    return v;
+  }
   const json* get(const std::string& key) const { return has(key) ? &j_.at(key) : nullptr; }
   // A list of strings (layer_types); empty when absent.
   std::vector<std::string> strings(const std::string& key) const {
@@ -172,6 +205,7 @@ class Reader {
     const json* v = get(key);
     if (!v) return out;
     if (!v->is_array()) fail(key, "expected a list of strings");
+    check_list_size(key, *v);
     for (size_t i = 0; i < v->size(); ++i) {
       if (!(*v)[i].is_string())
         fail(key + "/" + std::to_string(i), "expected a string, got " + (*v)[i].dump());
@@ -185,10 +219,15 @@ class Reader {
     const json* v = get(key);
     if (!v) return out;
     if (!v->is_array()) fail(key, "expected a list of integers");
+    check_list_size(key, *v);
+    const uint32_t hi = key_max(key);
     for (size_t i = 0; i < v->size(); ++i) {
       const json& e = (*v)[i];
-      if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > 2147483647)
+      if (!e.is_number_integer() || e.get<int64_t>() < 0)
         fail(key + "/" + std::to_string(i), "expected a non-negative integer, got " + e.dump());
+      if (e.get<int64_t>() > hi)
+        fail(key + "/" + std::to_string(i),
+             "out of range: " + e.dump() + " (at most " + std::to_string(hi) + ")");
       out.push_back(static_cast<uint32_t>(e.get<int64_t>()));
     }
     return out;
@@ -207,9 +246,81 @@ class Reader {
   const std::string& path() const { return path_; }
 
  private:
+  // Per-layer lists (layer_types, no_rope_layers, compress_ratios, ...) hold at most one entry per
+  // layer: checked before a longer one is walked.
+  void check_list_size(const std::string& key, const json& v) const {
+    if (v.size() > kLayers)
+      fail(key, std::to_string(v.size()) + " entries (at most " + std::to_string(kLayers) +
+                    ", one per layer)");
+  }
+
   const json& j_;
   std::string where_, path_;
 };
+
+// validate() names llama.cpp's fields; a config.json reader names the key each came from: the
+// first of its config keys the file holds (the families read each field from one of them), else
+// the first. gpt_bigcode's n_layer is its own key; Qwen's experts are num_experts, DeepSeek's
+// n_routed_experts, Mixtral's num_local_experts.
+struct FieldKeys {
+  const char* field;
+  const char* keys[6];
+};
+const FieldKeys kFieldKeys[] = {
+    {"n_layer_dense_lead", {"first_k_dense_replace", "num_dense_layers", "moe_layer_start_index"}},
+    {"n_embd_head_k", {"head_dim", "attention_head_dim", "qk_nope_head_dim"}},
+    {"n_embd_head_v", {"head_dim", "attention_head_dim", "v_head_dim"}},
+    {"n_expert_used",
+     {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"}},
+    {"n_head_kv", {"num_key_value_heads", "num_kv_heads"}},
+    {"n_ff_exp", {"moe_intermediate_size", "expert_intermediate_size", "intermediate_size"}},
+    {"n_ctx_train", {"max_position_embeddings", "seq_length", "n_positions"}},
+    {"swa_pattern", {"sliding_window_pattern"}},
+    {"n_expert", {"num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts"}},
+    {"n_layer", {"num_hidden_layers", "n_layer"}},
+    {"n_embd", {"hidden_size", "n_embd"}},
+    {"n_head", {"num_attention_heads", "n_head"}},
+    {"n_vocab", {"vocab_size_per_layer_input", "vocab_size"}},
+    {"n_swa", {"attention_chunk_size", "sliding_window"}},
+    {"n_rot", {"qk_rope_head_dim"}},
+    {"n_ff",
+     {"intermediate_size_mlp", "block_ff_dim", "ffn_hidden_size", "n_inner",
+      "shared_intermediate_size", "intermediate_size"}},
+};
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The config key `field` (a llama.cpp name) was read from, or nullptr when it has none.
+const char* config_key(const Reader& r, const std::string& field) {
+  for (const auto& f : kFieldKeys) {
+    if (field != f.field) continue;
+    for (const char* k : f.keys)
+      if (k && r.has(k)) return k;
+    return f.keys[0];
+  }
+  return nullptr;
+}
+
+// A validate() problem with each llama.cpp field name replaced by its config key.
+std::string in_config_keys(const Reader& r, const std::string& problem) {
+  std::string out;
+  size_t i = 0;
+  while (i < problem.size()) {
+    if (word_char(problem[i]) && (i == 0 || !word_char(problem[i - 1]))) {
+      size_t j = i;
+      while (j < problem.size() && word_char(problem[j])) ++j;
+      const std::string w = problem.substr(i, j - i);
+      const char* key = config_key(r, w);
+      out += key ? key : w;
+      i = j;
+    } else {
+      out += problem[i++];
+    }
+  }
+  return out;
+}
 
 const std::vector<std::string> kTypes = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma2", "gemma3",
@@ -271,12 +382,12 @@ class Family {
   Family(const Reader& reader, ModelSpec& model, const std::string& model_type,
          const std::string& family_name)
       : r(reader), m(model), mt(model_type), family(family_name), n(model.n_layer) {
-    // validate()'s bound, checked before any layer is walked (a hostile config could ask for
-    // 2^31).
-    if (n > (1u << 24))
-      r.fail("num_hidden_layers", std::to_string(n) + " is implausibly large (at most 16,777,216)");
     // layer_types, when given, must name every layer.
     types = r.strings("layer_types");
+    // An empty list would read as absent: the family's default pattern, not what the file says.
+    if (types.empty() && r.has("layer_types"))
+      r.fail("layer_types", "empty (expected one entry per layer, " + std::to_string(n) +
+                                " for num_hidden_layers)");
     if (!types.empty() && types.size() != n)
       r.fail("layer_types", std::to_string(types.size()) + " entries for " + std::to_string(n) +
                                 " layers (num_hidden_layers)");
@@ -364,17 +475,41 @@ class Family {
     append_layers(m, 0, lead, 1, [&](uint32_t) { return kind(false); });
     append_layers(m, lead, n, 1, [&](uint32_t) { return kind(true); });
   }
+  // MLA's latent and head sizes (llama.cpp deepseek2): a kv_lora_rank of 0 would not be MLA and
+  // size a full-head KV cache (71 x DeepSeek-V3's), a rope part of 0 no rope at all.
+  void mla_heads() {
+    m.kv_lora_rank = r.positive("kv_lora_rank",
+                                "MLA caches a latent of kv_lora_rank + "
+                                "qk_rope_head_dim per token and layer");
+    m.n_rot = r.positive("qk_rope_head_dim", "the rope part of each MLA key");
+    m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
+    m.n_embd_head_v = r.positive("v_head_dim", "the MLA value head size");
+  }
+  // Granite-4.0-H's and Falcon-H1's Mamba2 fields (mamba_d_conv, ...).
+  void mamba_heads() {
+    m.ssm.d_conv = r.positive("mamba_d_conv", "Mamba2's convolution taps");
+    m.ssm.d_state = r.positive("mamba_d_state", "Mamba2's state size");
+    m.ssm.n_group = r.positive("mamba_n_groups", "Mamba2's groups");
+    m.ssm.dt_rank = r.positive("mamba_n_heads", "Mamba2's heads");
+  }
   // The experts and the experts each token uses, under any of their names.
+  // On a mixture-of-experts model_type: at least 2 experts (0 or 1 would size a dense model) and
+  // 1 to that many per token, each named by the key the config gives it under.
   void moe_common(std::initializer_list<const char*> n_expert_keys) {
-    m.n_expert = r.u32_any(n_expert_keys, true);
-    m.n_expert_used = 0;
-    for (const char* k :
-         {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"})
-      if (r.has(k)) {
-        m.n_expert_used = r.u32_or_first(k, true);  // Hunyuan gives one value per layer
-        break;
-      }
-    if (!m.n_expert_used) r.fail("num_experts_per_tok", "missing (expected a positive integer)");
+    const char* ek = r.first_present(n_expert_keys);
+    if (!ek) r.fail(*n_expert_keys.begin(), "missing (expected a positive integer)");
+    m.n_expert = r.u32(ek);
+    if (m.n_expert < 2)
+      r.fail(ek, std::to_string(m.n_expert) + " on a mixture-of-experts model (model_type " + mt +
+                     "): expected at least 2 experts");
+    const char* uk = r.first_present(
+        {"num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", "moe_topk"});
+    if (!uk) r.fail("num_experts_per_tok", "missing (expected a positive integer)");
+    m.n_expert_used = r.u32_or_first(uk, true);  // Hunyuan gives one value per layer
+    if (m.n_expert_used == 0) r.fail(uk, "0 (expected at least 1 expert per token)");
+    if (m.n_expert_used > m.n_expert)
+      r.fail(uk, std::to_string(m.n_expert_used) + " exceeds " + ek + " (" +
+                     std::to_string(m.n_expert) + ")");
   }
 
   const Reader& r;
@@ -391,7 +526,7 @@ void Family::gpt_oss() {
   m.arch = Arch::gpt_oss;
   moe_common({"num_local_experts", "num_experts"});
   m.n_ff_exp = r.u32("intermediate_size");
-  m.n_swa = r.u32("sliding_window");
+  m.n_swa = r.positive("sliding_window", "the sliding layers' window in tokens");
   m.qkv_bias = r.boolean("attention_bias", true);
   if (!types.empty()) check_types({"sliding_attention", "full_attention"});
   append_layers(m, 0, n, types.empty() ? 2 : 0, [&](uint32_t il) {
@@ -412,10 +547,16 @@ void Family::gpt_oss() {
 void Family::qwen3_next() {
   const bool moe = family != "qwen3_5";
   m.arch = family == "qwen3_next" ? Arch::qwen3next : moe ? Arch::qwen35moe : Arch::qwen35;
-  m.ssm.d_conv = r.u32("linear_conv_kernel_dim");
-  m.ssm.d_state = r.u32("linear_key_head_dim");
-  m.ssm.n_group = r.u32("linear_num_key_heads");
-  m.ssm.dt_rank = r.u32("linear_num_value_heads");
+  m.ssm.d_conv = r.positive("linear_conv_kernel_dim", "the delta-net's convolution taps");
+  m.ssm.d_state = r.positive("linear_key_head_dim", "the delta-net's key head size");
+  m.ssm.n_group = r.positive("linear_num_key_heads", "the delta-net's key heads");
+  m.ssm.dt_rank = r.positive("linear_num_value_heads", "the delta-net's value heads");
+  // Each key head serves a whole group of value heads (llama.cpp's delta-net repeats q and k
+  // linear_num_value_heads / linear_num_key_heads times).
+  if (m.ssm.dt_rank % m.ssm.n_group != 0)
+    r.fail("linear_num_value_heads",
+           std::to_string(m.ssm.dt_rank) + " is not a multiple of linear_num_key_heads (" +
+               std::to_string(m.ssm.n_group) + "): value heads must group evenly over key heads");
   const uint32_t v_dim = r.u32("linear_value_head_dim");
   if (v_dim != m.ssm.d_state)
     r.fail("linear_value_head_dim", std::to_string(v_dim) + " differs from linear_key_head_dim " +
@@ -461,7 +602,7 @@ void Family::gemma4() {
   m.arch = Arch::gemma4;
   m.tied_embeddings = r.boolean("tie_word_embeddings", true);
   m.n_ff = r.u32("intermediate_size");
-  m.n_swa = r.u32("sliding_window");
+  m.n_swa = r.positive("sliding_window", "the sliding layers' window in tokens");
   m.swa_pattern = 0;
   m.n_embd_per_layer = r.u32("hidden_size_per_layer_input", false, 0);
   const uint32_t g_kv = r.u32("num_global_key_value_heads", false, m.n_head_kv);
@@ -515,11 +656,11 @@ void Family::gemma3n() {
     r.fail("intermediate_size",
            std::to_string(ffs.size()) + " entries for " + std::to_string(n) + " layers");
   m.n_ff = *std::max_element(ffs.begin(), ffs.end());
-  m.n_swa = r.u32("sliding_window");
+  m.n_swa = r.positive("sliding_window", "the sliding layers' window in tokens");
   m.n_embd_per_layer = r.u32("hidden_size_per_layer_input");
   m.n_vocab = r.u32("vocab_size_per_layer_input", false, m.n_vocab);
   m.n_altup = r.count("altup_num_inputs", 2, 64, false, 4);
-  m.laurel_rank = r.count("laurel_rank", 1, kHeads, false, 64);
+  m.laurel_rank = r.count("laurel_rank", 1, kHeadSize, false, 64);
   const uint32_t shared = r.u32("num_kv_shared_layers", false, 0);
   if (shared >= n) r.fail("num_kv_shared_layers", "must be below num_hidden_layers");
   if (!types.empty()) check_types({"sliding_attention", "full_attention"});
@@ -539,7 +680,8 @@ void Family::gemma3n() {
 // expert of the expert width, dense layers of intermediate_size_mlp.
 void Family::llama4() {
   m.arch = Arch::llama4;
-  m.n_swa = r.u32("attention_chunk_size");
+  m.n_swa = r.positive("attention_chunk_size",
+                       "Llama 4's chunked layers attend within chunks of this many tokens");
   moe_common({"num_local_experts", "num_experts"});
   m.n_ff_exp = r.u32("intermediate_size");
   m.n_ff_shexp = m.n_ff_exp;
@@ -571,10 +713,7 @@ void Family::deepseek_dsa() {
   m.arch = family == "glm_moe_dsa" ? Arch::glm_dsa : Arch::deepseek32;
   deepseek_experts(0);
   m.q_lora_rank = r.u32("q_lora_rank");
-  m.kv_lora_rank = r.u32("kv_lora_rank");
-  m.n_rot = r.u32("qk_rope_head_dim");
-  m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
-  m.n_embd_head_v = r.u32("v_head_dim");
+  mla_heads();
   m.n_indexer_head = r.u32("index_n_heads");
   m.n_indexer_head_dim = r.u32("index_head_dim");
   // GLM-5 keeps its MTP layer in the GGUF (convert_hf_to_gguf.py GlmMoeDsaModel).
@@ -623,11 +762,12 @@ void Family::nemotron_h() {
            std::to_string(pat.size()) + " characters for " + std::to_string(n) + " layers");
   const bool moe = pat.find('E') != std::string::npos;
   m.arch = moe ? Arch::nemotron_h_moe : Arch::nemotron_h;
-  m.ssm.d_conv = r.u32("conv_kernel");
-  m.ssm.d_state = r.u32("ssm_state_size");
-  m.ssm.n_group = r.u32("n_groups");
-  m.ssm.dt_rank = r.u32("mamba_num_heads");
-  m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_head_dim"), "mamba_head_dim");
+  m.ssm.d_conv = r.positive("conv_kernel", "Mamba2's convolution taps");
+  m.ssm.d_state = r.positive("ssm_state_size", "Mamba2's state size");
+  m.ssm.n_group = r.positive("n_groups", "Mamba2's groups");
+  m.ssm.dt_rank = r.positive("mamba_num_heads", "Mamba2's heads");
+  m.ssm.d_inner =
+      mul(m.ssm.dt_rank, r.positive("mamba_head_dim", "Mamba2's head size"), "mamba_head_dim");
   m.n_ff = r.u32("intermediate_size", !moe, 0);
   if (moe) {
     moe_common({"n_routed_experts", "num_experts"});
@@ -667,16 +807,13 @@ void Family::nemotron_h() {
 // (+ shared expert) or, without experts, a dense shared MLP of shared_intermediate_size.
 void Family::granite_hybrid() {
   m.arch = Arch::granitehybrid;
-  m.ssm.d_conv = r.u32("mamba_d_conv");
-  m.ssm.d_state = r.u32("mamba_d_state");
-  m.ssm.n_group = r.u32("mamba_n_groups");
-  m.ssm.dt_rank = r.u32("mamba_n_heads");
-  m.ssm.d_inner = mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head");
+  mamba_heads();
+  m.ssm.d_inner =
+      mul(m.ssm.dt_rank, r.positive("mamba_d_head", "Mamba2's head size"), "mamba_d_head");
   const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, false, 0);
   const uint32_t shared = r.u32("shared_intermediate_size", false, 0);
   if (ne > 1) {
-    m.n_expert = ne;
-    m.n_expert_used = r.u32("num_experts_per_tok");
+    moe_common({"num_local_experts", "num_experts"});
     m.n_ff_exp = r.u32("intermediate_size");
     m.n_ff_shexp = shared;
     m.n_expert_shared = shared ? 1 : 0;
@@ -704,7 +841,7 @@ void Family::lfm2() {
   const bool moe = family == "lfm2_moe";
   m.arch = moe ? Arch::lfm2moe : Arch::lfm2;
   m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  m.ssm.l_cache = r.u32("conv_L_cache");
+  m.ssm.l_cache = r.positive("conv_L_cache", "the short convolution's taps");
   uint32_t ff = r.u32_any({"block_ff_dim", "intermediate_size"}, true);
   if (!moe && r.boolean("block_auto_adjust_ff_dim", false)) {
     // LFM2 modeling: ff = 2 ff / 3, times block_ffn_dim_multiplier, rounded up to
@@ -759,12 +896,10 @@ void Family::lfm2() {
 void Family::falcon_h1() {
   m.arch = Arch::falcon_h1;
   m.n_ff = r.u32("intermediate_size");
-  m.ssm.d_conv = r.u32("mamba_d_conv");
-  m.ssm.d_state = r.u32("mamba_d_state");
-  m.ssm.n_group = r.u32("mamba_n_groups");
-  m.ssm.dt_rank = r.u32("mamba_n_heads");
-  m.ssm.d_inner =
-      r.u32("mamba_d_ssm", false, mul(m.ssm.dt_rank, r.u32("mamba_d_head"), "mamba_d_head"));
+  mamba_heads();
+  m.ssm.d_inner = r.positive(
+      "mamba_d_ssm", "Mamba2's inner width", false,
+      mul(m.ssm.dt_rank, r.positive("mamba_d_head", "Mamba2's head size"), "mamba_d_head"));
   append_layers(m, 0, n, 1, [&](uint32_t) {
     LayerKind k = attn(AttnKind::full);
     k.state = StateKind::mamba2;
@@ -899,8 +1034,7 @@ void Family::qwen3_vl() {
 // qwen3moe; the deepstack embeddings arrive from the mmproj).
 void Family::qwen3_vl_moe() {
   m.arch = Arch::qwen3moe;
-  m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
-  m.n_expert_used = r.u32("num_experts_per_tok");
+  moe_common({"num_experts", "num_local_experts"});
   m.n_ff_exp = r.u32("moe_intermediate_size");
   if (!r.u32s("mlp_only_layers").empty())
     r.fail("mlp_only_layers", "dense layers among MoE layers are not supported");
@@ -909,10 +1043,10 @@ void Family::qwen3_vl_moe() {
 void Family::llama() {
   m.arch = Arch::llama;
   m.n_ff = r.u32("intermediate_size");
-  const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, mt == "mixtral", 0);
-  if (ne > 1) {
-    m.n_expert = ne;
-    m.n_expert_used = r.u32("num_experts_per_tok");
+  // Mixtral is a mixture of experts by its model_type; a llama config may carry experts too.
+  const uint32_t ne = r.u32_any({"num_local_experts", "num_experts"}, false, 0);
+  if (mt == "mixtral" || ne > 1) {
+    moe_common({"num_local_experts", "num_experts"});
     m.n_ff_exp = m.n_ff;
   }
   // Mistral-7B-v0.1 used a 4096 sliding window on every layer; later configs set it to null.
@@ -927,8 +1061,7 @@ void Family::qwen2() {
   m.qkv_bias = true;
   m.n_ff = r.u32("intermediate_size", mt == "qwen2");
   if (mt == "qwen2_moe") {
-    m.n_expert = r.u32("num_experts");
-    m.n_expert_used = r.u32("num_experts_per_tok");
+    moe_common({"num_experts"});
     m.n_ff_exp = r.u32("moe_intermediate_size");
     m.n_ff_shexp = r.u32("shared_expert_intermediate_size", false, 0);
     m.n_expert_shared = m.n_ff_shexp ? 1 : 0;
@@ -945,8 +1078,7 @@ void Family::qwen3() {
   m.n_ff = r.u32("intermediate_size", mt == "qwen3");
   if (mt == "qwen3_moe") {
     // transformers 5 renames num_experts to num_local_experts.
-    m.n_expert = r.u32_any({"num_experts", "num_local_experts"}, true);
-    m.n_expert_used = r.u32("num_experts_per_tok");
+    moe_common({"num_experts", "num_local_experts"});
     m.n_ff_exp = r.u32("moe_intermediate_size");
   }
 }
@@ -955,7 +1087,8 @@ void Family::gemma() {
   m.arch = mt == "gemma2" ? Arch::gemma2 : Arch::gemma3;
   m.n_ff = r.u32("intermediate_size");
   m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  m.n_swa = r.u32("sliding_window", false, m.arch == Arch::gemma2 ? 4096 : 0);
+  m.n_swa = r.positive("sliding_window", "the sliding layers' window in tokens", false,
+                       m.arch == Arch::gemma2 ? 4096 : 0);
   // llama.cpp: gemma2 set_swa_pattern(2); gemma3 set_swa_pattern(6).
   m.swa_pattern = r.u32("sliding_window_pattern", false, m.arch == Arch::gemma2 ? 2 : 6);
 }
@@ -968,18 +1101,13 @@ void Family::phi3() {
 void Family::deepseek() {
   m.arch = Arch::deepseek2;
   m.n_ff = r.u32("intermediate_size");
-  m.n_expert = r.u32_any({"n_routed_experts", "num_experts"}, true);
-  m.n_expert_used = r.u32("num_experts_per_tok");
+  moe_common({"n_routed_experts", "num_experts"});
   m.n_ff_exp = r.u32("moe_intermediate_size");
   m.n_expert_shared = r.u32("n_shared_experts", false, 0);
-  m.n_ff_shexp = checked_u32(uint64_t{m.n_ff_exp} * m.n_expert_shared,
-                             "moe_intermediate_size x n_shared_experts");
+  m.n_ff_shexp = mul(m.n_ff_exp, m.n_expert_shared, "n_shared_experts");
   m.n_layer_dense_lead = r.u32("first_k_dense_replace", false, 0);
   m.q_lora_rank = r.u32("q_lora_rank", false, 0);
-  m.kv_lora_rank = r.u32("kv_lora_rank");
-  m.n_rot = r.u32("qk_rope_head_dim");
-  m.n_embd_head_k = r.u32("qk_nope_head_dim") + m.n_rot;
-  m.n_embd_head_v = r.u32("v_head_dim");
+  mla_heads();
   // DeepSeek-V3.x: the MTP module(s) (num_nextn_predict_layers) after the main layers.
   if (family == "deepseek_v3" || mt == "glm4_moe_lite")
     m.n_layer_nextn = r.u32("num_nextn_predict_layers", false, 0);
@@ -997,7 +1125,7 @@ void Family::bert() {
   m.arch = Arch::bert;
   m.n_ff = r.u32("intermediate_size");
   m.qkv_bias = true;
-  m.n_token_types = r.count("type_vocab_size", 1, kHeads, false, 2);  // BertConfig default 2
+  m.n_token_types = r.count("type_vocab_size", 1, kHeadSize, false, 2);  // BertConfig default 2
   if (r.has("position_embedding_type") && r.str("position_embedding_type") != "absolute")
     r.fail("position_embedding_type",
            sanitize_quoted(r.str("position_embedding_type")) +
@@ -1129,7 +1257,7 @@ VisionTower read_vision(const json& root, const std::string& root_type, uint32_t
     v.hidden = r.u32("hidden_size");
     v.n_ff = r.u32("intermediate_size");
     v.n_head = r.u32("num_attention_heads");
-    v.patch = r.count("patch_size", 1, kHeads);
+    v.patch = r.count("patch_size", 1, kHeadSize);
     v.in_channels = r.u32("num_channels", false, 3);
     const uint32_t side = r.u32("image_size") / v.patch;
     v.n_pos = side * side;  // both below 2^16
@@ -1223,7 +1351,7 @@ ModelSpec gpt_bigcode_model(const Reader& r, const std::string& where) {
   m.n_head_kv = r.boolean("multi_query", true) ? 1 : m.n_head;
   m.n_embd_head_k = m.n_embd_head_v = m.n_head ? m.n_embd / m.n_head : 0;
   m.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  for (const auto& p : validate(m)) throw InputError(where + ": " + in_config_keys(p));
+  for (const auto& p : validate(m)) throw InputError(where + ": " + in_config_keys(r, p));
   return m;
 }
 
@@ -1272,7 +1400,7 @@ ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where
     }
   // The expert FFN width is the expert's own; n_ff stays the dense width.
   for (const auto& p : validate(m))
-    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(p));
+    throw InputError(where + (path.empty() ? "" : ": " + path) + ": " + in_config_keys(r, p));
   // MLA models give their head sizes (qk_nope + qk_rope, v_head_dim): hidden_size need not divide.
   if (m.n_embd % m.n_head != 0 && !r.has("head_dim") && !m.is_mla())
     r.fail("num_attention_heads", "hidden_size " + std::to_string(m.n_embd) +

@@ -24,6 +24,17 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// An id is typed on command lines (--platform): printable ASCII without spaces or capitals, at most
+// 128 bytes.
+bool plain_lowercase_id(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (const char ch : id)
+    if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f ||
+        std::isupper(static_cast<unsigned char>(ch)))
+      return false;
+  return true;
+}
+
 // Reads fields of one object, every error naming the file and the JSON path.
 struct Reader {
   std::string where;
@@ -103,7 +114,8 @@ PlatformClass parse_class(const Reader& r, const std::string& path, const std::s
   if (s == "workstation") return PlatformClass::workstation;
   if (s == "server") return PlatformClass::server;
   if (s == "unified") return PlatformClass::unified;
-  r.fail(path, "unknown class \"" + s + "\" (expected desktop, workstation, server or unified)");
+  r.fail(path, "unknown class " + sanitize_quoted(s) +
+                   " (expected desktop, workstation, server or unified)");
 }
 
 GpuMount parse_mount(const Reader& r, const std::string& path, const std::string& s) {
@@ -112,7 +124,8 @@ GpuMount parse_mount(const Reader& r, const std::string& path, const std::string
   if (s == "oam") return GpuMount::oam;
   if (s == "superchip") return GpuMount::superchip;
   if (s == "integrated") return GpuMount::integrated;
-  r.fail(path, "unknown mount \"" + s + "\" (expected pcie, sxm, oam, superchip or integrated)");
+  r.fail(path, "unknown mount " + sanitize_quoted(s) +
+                   " (expected pcie, sxm, oam, superchip or integrated)");
 }
 
 // The largest ATX PSU sold (W): the ceiling of a desktop's supply, bought to fit.
@@ -333,7 +346,7 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   if (!e.is_object()) r.fail(path, "expected an object");
   PlatformModel p;
   p.id = r.str(e, path, "id", true);
-  if (p.id.empty() || lower(p.id) != p.id)
+  if (!plain_lowercase_id(p.id))
     r.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(p.id));
   p.name = r.str(e, path, "name", true);
   p.vendor = r.str(e, path, "vendor", true);
@@ -371,10 +384,19 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
       p.price_source = kind + (date.empty() ? "" : ", " + date) + ": " + p.price_source;
   }
   p.source = r.sources(e, path);
+  // Shown in tables and the BOM: escaped like any untrusted text (a --catalog file's rows).
+  for (std::string* t : {&p.name, &p.vendor, &p.form_factor, &p.cpu_model, &p.memory_type,
+                         &p.unit_link, &p.price_source, &p.source})
+    *t = sanitize(*t, 1 << 16);
   return p;
 }
 
 }  // namespace
+
+PlatformModel read_platform(const nlohmann::json& entry, const std::string& path,
+                            const std::string& where) {
+  return read_one(entry, path, Reader{where});
+}
 
 std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where,
                                           std::vector<std::string>* skipped) {

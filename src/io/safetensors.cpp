@@ -1,9 +1,12 @@
 #include "llmsize/io/safetensors.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
+#include <cstring>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -83,9 +86,10 @@ bool as_u64(const json& v, uint64_t& out) {
 // tolerated); a shape has at most a handful of dimensions (torch allows 64).
 constexpr uint64_t kMaxFields = 16;
 constexpr uint64_t kMaxDims = 64;
-// __metadata__: real files hold one ({"format": "pt"}) to a few entries. The first 256 are kept,
-// all are counted, more than 65,536 is refused (parsing millions takes seconds).
+// __metadata__: real files hold one ({"format": "pt"}) to a few entries. The first 256 are kept
+// (their keys and values cut at 64 KiB), all are counted, more than 65,536 is refused.
 constexpr size_t kMaxMetadataKept = 256;
+constexpr size_t kMaxMetadataText = 64 << 10;
 constexpr uint64_t kMaxMetadata = 1 << 16;
 // Tensor names: real ones are under 128 bytes ("model.layers.0.mlp.experts.0.gate_proj.weight");
 // each is held a few times over, so length and total are capped.
@@ -96,252 +100,481 @@ constexpr uint64_t kMaxTensorNameBytes = 16 << 20;
 constexpr size_t kMaxTensorsPerFile = 1 << 17;
 constexpr uint64_t kMaxDimsPerFile = 1 << 20;
 
-// The header's bytes as nlohmann reads them, with every run of kLongRun or more JSON whitespace
-// bytes outside strings given as one space. nlohmann's lexer appends each byte it reads to its
-// token text until the next string, number or literal, so 66 MB of whitespace before a '}' (valid
-// JSON, and the format pads headers with spaces) cost 66 MB more and a second; collapsed, they cost
-// a memchr-like scan. The JSON is the same; `runs` maps a byte nlohmann reports back to the file.
-constexpr size_t kLongRun = 4096;
-struct CollapsedRuns {
-  // (position in the collapsed text just after a run, bytes dropped up to there)
-  std::vector<std::pair<uint64_t, uint64_t>> runs;
-  // The header byte of a collapsed position.
-  uint64_t original(uint64_t collapsed) const {
-    uint64_t dropped = 0;
-    for (const auto& [at, d] : runs) {
-      if (at > collapsed) break;
-      dropped = d;
-    }
-    return collapsed + dropped;
-  }
-};
-class CollapsingIterator {
+// The header's bytes [begin, begin + n) of a source, read forward through a 1 MiB window: memory
+// and page faults stay flat whatever the header's size (reading 100 MB into fresh memory cost 0.4 s
+// of system time in page faults alone).
+class HeaderBytes {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  CollapsingIterator(const char* p, const char* end, CollapsedRuns* runs)
-      : p_(p), end_(end), runs_(runs) {
-    settle();
-  }
-  const char& operator*() const { return *p_; }
-  CollapsingIterator& operator++() {
-    ++out_;
-    const char c = *p_++;
-    if (escape_) {
-      escape_ = false;
-    } else if (in_string_) {
-      if (c == '\\') escape_ = true;
-      if (c == '"') in_string_ = false;
-    } else if (c == '"') {
-      in_string_ = true;
+  HeaderBytes(const io::ByteSource& src, uint64_t begin, uint64_t n)
+      : src_(src), begin_(begin), n_(n), buf_(new char[kWindow]) {}
+  uint64_t size() const { return n_; }
+  // The byte at i. REQUIRES: i < size().
+  char operator[](uint64_t i) { return i - base_ < len_ ? buf_[i - base_] : *from(i).data(); }
+  // The bytes from i to the end of the window holding it (at least one). REQUIRES: i < size().
+  std::string_view from(uint64_t i) {
+    if (i < base_ || i - base_ >= len_) {
+      base_ = i > kBack ? i - kBack : 0;  // a few bytes behind stay readable
+      len_ = static_cast<size_t>(std::min<uint64_t>(kWindow, n_ - base_));
+      src_.read(begin_ + base_, buf_.get(), len_);
     }
-    settle();
-    return *this;
+    return std::string_view(buf_.get() + (i - base_), len_ - static_cast<size_t>(i - base_));
   }
-  bool operator==(const CollapsingIterator& o) const { return p_ == o.p_; }
-  bool operator!=(const CollapsingIterator& o) const { return p_ != o.p_; }
+  // Whether the bytes at i are `s`.
+  bool starts(uint64_t i, std::string_view s) {
+    for (size_t k = 0; k < s.size(); ++k)
+      if (i + k >= n_ || (*this)[i + k] != s[k]) return false;
+    return true;
+  }
 
  private:
-  static bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-  // At a long whitespace run outside a string: move to its last byte (read as the one space).
-  void settle() {
-    if (in_string_ || !runs_ || p_ == end_ || !space(*p_)) return;
-    const char* q = p_;
-    while (q != end_ && space(*q)) ++q;
-    const auto n = static_cast<uint64_t>(q - p_);
-    if (n < kLongRun) return;
-    dropped_ += n - 1;
-    p_ = q - 1;
-    runs_->runs.emplace_back(out_ + 1, dropped_);
-  }
-
-  const char* p_;
-  const char* end_;
-  CollapsedRuns* runs_;
-  uint64_t out_ = 0;      // bytes handed out so far
-  uint64_t dropped_ = 0;  // whitespace bytes skipped so far
-  bool in_string_ = false, escape_ = false;
+  static constexpr size_t kWindow = 1 << 20, kBack = 64;
+  const io::ByteSource& src_;
+  const uint64_t begin_, n_;
+  std::unique_ptr<char[]> buf_;
+  uint64_t base_ = 0;  // the header byte buf_[0] holds
+  size_t len_ = 0;
 };
 
+// The header's JSON, read in one pass by a parser of its own that keeps only what a tensor needs
+// (name, dtype, shape, offsets) and the first __metadata__ entries: any other string, number or
+// field is checked and skipped without a copy, so a header of the format's full 100 MB costs its
+// own bytes and what is kept. (nlohmann's parser held a string three times over — its token text,
+// its token buffer and the value — and a 99 MB metadata string cost 3.4 s and 490 MB.) Errors
+// name the file's own byte; JSON as RFC 8259, nesting as deep as a header needs.
 class HeaderParser {
  public:
-  HeaderParser(SafetensorsFile& f, std::string_view header) : f_(f), header_(header) {}
-
-  [[noreturn]] void fail(const std::string& what, uint64_t at) const {
-    io::fail_at(f_.path, what, at);
-  }
-  // Searching the header for the key costs a pass over it: done only for the error message.
-  [[noreturn]] void fail_tensor(const std::string& name, const std::string& what) const {
-    fail(what, key_pos(name));
-  }
-
-  // The file byte where `name` appears as a JSON key in the header, else the header's start.
-  uint64_t key_pos(const std::string& name) const {
-    const std::string needle = json(name).dump();  // a string: flat, bounded by the header
-    const auto p = header_.find(needle);
-    return 8 + (p == std::string_view::npos ? 0 : p);
-  }
+  HeaderParser(SafetensorsFile& f, HeaderBytes& header) : f_(f), h_(header) {}
 
   void parse() {
-    if (header_.empty() || header_[0] != '{')
-      fail("the JSON header must start with '{' (the safetensors format)", 8);
-    // Tensors are read as the parser finishes each one and their JSON discarded, so memory stays
-    // proportional to the tensors, not to what a hostile header nests: depth is limited to that of
-    // a header ({name: {shape: [n]}}) and arrays to what a shape or data_offsets holds.
-    json j;
-    std::set<std::string> keys;
-    std::string name;
-    bool root_object = false;
-    uint64_t in_array = 0, in_object = 0;
-    const json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
-      using E = json::parse_event_t;
-      if (depth > 3) fail("the JSON header nests deeper than a safetensors header", 8);
-      if (depth == 0 && ev == E::object_start) root_object = true;
-      if (!root_object || depth == 0) return true;
-      if (depth == 1 && ev == E::key) {
-        name = parsed.get<std::string>();
-        if (name.size() > kMaxTensorName)
-          fail("tensor name of " + std::to_string(name.size()) + " bytes (" +
-                   sanitize_quoted(name, 40) + ") is longer than " + std::to_string(kMaxTensorName),
-               key_pos(name));
-        if ((name_bytes_ += name.size()) > kMaxTensorNameBytes)
-          fail("tensor names add up to more than " + std::to_string(kMaxTensorNameBytes) + " bytes",
-               key_pos(name));
-        // The format disallows duplicate keys; nlohmann would keep the last one silently.
-        if (!keys.insert(name).second)
-          fail("duplicate tensor name " + sanitize_quoted(name), key_pos(name));
-        if (name != "__metadata__" && f_.tensors.size() >= kMaxTensorsPerFile)
-          fail("more than " + std::to_string(kMaxTensorsPerFile) + " tensors in one file",
-               key_pos(name));
-        in_object = 0;
-      }
-      if (name == "__metadata__" && depth >= 2) return metadata_event(depth, ev, parsed);
-      if (depth == 2 && ev == E::key && name != "__metadata__" && ++in_object > kMaxFields)
-        fail("tensor " + sanitize_quoted(name) + " has more than " + std::to_string(kMaxFields) +
-                 " fields",
-             key_pos(name));
-      if (depth == 2 && ev == E::array_start) in_array = 0;
-      if (depth == 3 && ev == E::value && ++dims_ > kMaxDimsPerFile)
-        fail("the tensors' shapes and offsets hold more than " + std::to_string(kMaxDimsPerFile) +
-                 " numbers in all",
-             key_pos(name));
-      if (depth == 3 && ev == E::value && ++in_array > kMaxDims)
-        fail("tensor " + sanitize_quoted(name) + " has an array of more than " +
-                 std::to_string(kMaxDims) + " values",
-             key_pos(name));
-      const bool done = depth == 1 && (ev == E::object_end || ev == E::array_end || ev == E::value);
-      if (!done) return true;
-      if (name == "__metadata__")
-        read_metadata(parsed);
-      else
-        f_.tensors.push_back(read_tensor(name, parsed));
-      return false;  // read: drop its JSON
-    };
-    try {
-      j = json::parse(CollapsingIterator(header_.data(), header_.data() + header_.size(), &runs_),
-                      CollapsingIterator(header_.data() + header_.size(),
-                                         header_.data() + header_.size(), nullptr),
-                      cb);
-    } catch (const json::parse_error& e) {
-      // e.byte is 1-based within the header; the header starts at byte 8.
-      // nlohmann: "...: syntax error while parsing X - <reason>; last read: '<bytes>'"; the bytes
-      // read may be the invalid ones, so only the reason is kept.
-      std::string what = e.what();
-      const auto dash = what.find(" - ");
-      if (dash != std::string::npos) what = what.substr(dash + 3);
-      const auto last = what.find("; last read");
-      if (last != std::string::npos) what = what.substr(0, last);
-      fail("the JSON header is not valid JSON: " + what,
-           8 + runs_.original(e.byte ? e.byte - 1 : 0));
-    } catch (const json::exception& e) {
-      // out_of_range 406: a number beyond a double ("1e432"), no byte position given.
-      fail("the JSON header is not valid JSON: " + json_reason(e), 8);
-    }
-    if (!j.is_object()) fail("the JSON header is not an object", 8);
+    if (h_.size() == 0 || h_[0] != '{')
+      fail("the JSON header must start with '{' (the safetensors format)", 0);
+    std::set<std::string> names;
+    members(kMaxTensorName + 1, [&](const std::string& name, uint64_t len, uint64_t at) {
+      if (len > kMaxTensorName)
+        fail("tensor name of " + std::to_string(len) + " bytes (" + cut_quoted(name, len) +
+                 ") is longer than " + std::to_string(kMaxTensorName),
+             at);
+      if ((name_bytes_ += len) > kMaxTensorNameBytes)
+        fail("tensor names add up to more than " + std::to_string(kMaxTensorNameBytes) + " bytes",
+             at);
+      // The format disallows duplicate keys.
+      if (!names.insert(name).second) fail("duplicate tensor name " + sanitize_quoted(name), at);
+      if (name == "__metadata__") return metadata(at);
+      if (f_.tensors.size() >= kMaxTensorsPerFile)
+        fail("more than " + std::to_string(kMaxTensorsPerFile) + " tensors in one file", at);
+      f_.tensors.push_back(tensor(name, at));
+    });
+    if (peek() >= 0) unexpected("the end of the header");
     check_offsets();
   }
 
  private:
-  // __metadata__'s entries as they are parsed, none kept as JSON: string values only, counted
-  // and the first kMaxMetadataKept stored.
-  bool metadata_event(int depth, json::parse_event_t ev, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 2 && ev == E::key) {
-      meta_key_ = parsed.get<std::string>();
-      // Dropped: a kept key would hold a slot in the object until the end. nlohmann still calls
-      // back with the (scalar) value.
-      return false;
-    }
-    if (depth == 2 && ev == E::value) {
-      if (!parsed.is_string())
-        fail("__metadata__." + sanitize(meta_key_) + " must be a string, got " +
-                 io::describe_json(parsed),
-             key_pos(meta_key_));
-      if (++f_.metadata_count > kMaxMetadata)
-        fail("__metadata__ has more than " + std::to_string(kMaxMetadata) + " entries",
-             key_pos("__metadata__"));
-      if (f_.metadata.size() < kMaxMetadataKept) f_.metadata[meta_key_] = parsed.get<std::string>();
-      return false;
-    }
-    if (depth == 2 && (ev == E::object_start || ev == E::array_start))
-      fail("__metadata__." + sanitize(meta_key_) + " must be a string, got an " +
-               (ev == E::object_start ? "object" : "array"),
-           key_pos(meta_key_));
-    return true;
+  // Containers nest at most as deep as {name: {field: [n]}}.
+  static constexpr int kMaxDepth = 3;
+  enum class Kind { string, number, literal, object, array };
+
+  // "<file>: <what> (at byte N)", N counted from the file's start (the header starts at byte 8).
+  [[noreturn]] void fail(const std::string& what, uint64_t at) const {
+    io::fail_at(f_.path, what, 8 + at);
   }
-  void read_metadata(const json& v) {
-    if (!v.is_object()) fail("__metadata__ must be an object of strings", key_pos("__metadata__"));
+  // The same at a byte counted from the file's start (the tensor data's).
+  [[noreturn]] void fail_file(const std::string& what, uint64_t file_byte) const {
+    io::fail_at(f_.path, what, file_byte);
+  }
+  [[noreturn]] void syntax(const std::string& what, uint64_t at) const {
+    fail("the JSON header is not valid JSON: " + what, at);
+  }
+  static bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // The next byte after whitespace, or -1 at the end.
+  int peek() {
+    while (i_ < h_.size()) {
+      const std::string_view v = h_.from(i_);
+      size_t k = 0;
+      while (k < v.size() && space(v[k])) ++k;
+      i_ += k;
+      if (k < v.size()) return static_cast<unsigned char>(v[k]);
+    }
+    return -1;
+  }
+  [[noreturn]] void unexpected(const std::string& expected) {
+    const int c = peek();
+    if (c < 0) syntax("unexpected end of input; expected " + expected, i_);
+    if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n' ||
+        c == '{' || c == '[' || c == '}' || c == ']' || c == ',' || c == ':')
+      syntax("unexpected " + what_starts(c) + "; expected " + expected, i_);
+    syntax("invalid literal", i_);
+  }
+  static std::string what_starts(int c) {
+    if (c == '"') return "a string";
+    if (c == '-' || (c >= '0' && c <= '9')) return "a number";
+    if (c == 't' || c == 'f' || c == 'n') return "a literal";
+    return std::string("'") + static_cast<char>(c) + "'";
+  }
+  // A name cut for a message, with the length of the whole (of which `s` is the start).
+  static std::string cut_quoted(const std::string& s, uint64_t len) {
+    std::string q = sanitize(s, 40);
+    const auto p = q.rfind("... (");
+    if (len > s.size() && p != std::string::npos)
+      q = q.substr(0, p) + "... (" + std::to_string(len) + " bytes)";
+    return "\"" + q + "\"";
   }
 
-  SafetensorsTensor read_tensor(const std::string& name, const json& v) {
+  // The members of the object at i_: each key (its first `key_cap` decoded bytes, its length and
+  // its offset), then `member` reads the value.
+  template <class F>
+  void members(size_t key_cap, F member) {
+    ++i_;  // '{'
+    if (peek() == '}') {
+      ++i_;
+      return;
+    }
+    for (;;) {
+      if (peek() != '"') unexpected("a string key");
+      const uint64_t at = i_;
+      std::string key;
+      const uint64_t len = string(&key, key_cap);
+      if (peek() != ':') unexpected("':'");
+      ++i_;
+      member(key, len, at);
+      const int c = peek();
+      ++i_;
+      if (c == ',') continue;
+      if (c == '}') return;
+      --i_;
+      unexpected("',' or '}'");
+    }
+  }
+  // The elements of the array at i_, each read by `element`.
+  template <class F>
+  void elements(F element) {
+    ++i_;  // '['
+    if (peek() == ']') {
+      ++i_;
+      return;
+    }
+    for (;;) {
+      element();
+      const int c = peek();
+      ++i_;
+      if (c == ',') continue;
+      if (c == ']') return;
+      --i_;
+      unexpected("',' or ']'");
+    }
+  }
+
+  // The string at i_ ('"'), checked (escapes, UTF-8, no raw control byte); its first `cap`
+  // decoded bytes appended to *out when out is given. Returns the decoded length.
+  uint64_t string(std::string* out, size_t cap) {
+    ++i_;  // '"'
+    uint64_t len = 0;
+    auto put = [&](const char* p, size_t n) {
+      if (out && out->size() < cap) out->append(p, std::min(n, cap - out->size()));
+      len += n;
+    };
+    for (;;) {
+      if (i_ >= h_.size()) syntax("invalid string: missing closing quote", i_);
+      const std::string_view v = h_.from(i_);
+      size_t k = 0;
+      while (k < v.size()) {
+        const auto c = static_cast<unsigned char>(v[k]);
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+        ++k;
+      }
+      put(v.data(), k);
+      i_ += k;
+      if (k == v.size()) continue;  // the window's end
+      const auto c = static_cast<unsigned char>(v[k]);
+      if (c == '"') {
+        ++i_;
+        return len;
+      }
+      if (c < 0x20)
+        syntax("invalid string: control character U+00" +
+                   std::string(1, "0123456789ABCDEF"[c >> 4]) + "0123456789ABCDEF"[c & 15] +
+                   " must be escaped",
+               i_);
+      char utf8[4];
+      const size_t n = c == '\\' ? escape(utf8) : utf8_char(utf8);
+      put(utf8, n);
+    }
+  }
+  // The escape at i_ ('\'), as UTF-8 in `buf`; returns its length.
+  size_t escape(char* buf) {
+    const uint64_t at = i_++;
+    if (i_ >= h_.size()) syntax("invalid string: missing closing quote", i_);
+    const char e = h_[i_++];
+    const char* simple = strchr("\"\\/bfnrt", e);
+    if (e && simple) {
+      buf[0] = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
+      return 1;
+    }
+    if (e != 'u') syntax("invalid string: forbidden character after backslash", at);
+    uint32_t cp = hex4(at);
+    if (cp >= 0xDC00 && cp <= 0xDFFF)
+      syntax("invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF", at);
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (!h_.starts(i_, "\\u"))
+        syntax("invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF", at);
+      i_ += 2;
+      const uint32_t lo = hex4(at);
+      if (lo < 0xDC00 || lo > 0xDFFF)
+        syntax("invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF", at);
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    }
+    if (cp < 0x80) {
+      buf[0] = static_cast<char>(cp);
+      return 1;
+    }
+    if (cp < 0x800) {
+      buf[0] = static_cast<char>(0xC0 | (cp >> 6));
+      buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
+      return 2;
+    }
+    if (cp < 0x10000) {
+      buf[0] = static_cast<char>(0xE0 | (cp >> 12));
+      buf[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      buf[2] = static_cast<char>(0x80 | (cp & 0x3F));
+      return 3;
+    }
+    buf[0] = static_cast<char>(0xF0 | (cp >> 18));
+    buf[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    buf[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    buf[3] = static_cast<char>(0x80 | (cp & 0x3F));
+    return 4;
+  }
+  uint32_t hex4(uint64_t at) {
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k, ++i_) {
+      const char x = i_ < h_.size() ? h_[i_] : '\0';
+      const int d = x >= '0' && x <= '9'   ? x - '0'
+                    : x >= 'a' && x <= 'f' ? x - 'a' + 10
+                    : x >= 'A' && x <= 'F' ? x - 'A' + 10
+                                           : -1;
+      if (d < 0) syntax("invalid string: '\\u' must be followed by 4 hex digits", at);
+      v = v << 4 | static_cast<uint32_t>(d);
+    }
+    return v;
+  }
+  // The UTF-8 character at i_ (a byte >= 0x80), well-formed as RFC 3629 table 3-7 says, copied
+  // to `buf`; returns its length.
+  size_t utf8_char(char* buf) {
+    const auto b = [&](size_t k) {
+      return i_ + k < h_.size() ? static_cast<unsigned char>(h_[i_ + k]) : 0u;
+    };
+    const unsigned c = b(0);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+      n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+      n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    if (n == 0) syntax("invalid string: ill-formed UTF-8 byte", i_);
+    for (size_t k = 1; k < n; ++k) {
+      const unsigned x = b(k);
+      if (x < (k == 1 ? lo : 0x80) || x > (k == 1 ? hi : 0xBF))
+        syntax("invalid string: ill-formed UTF-8 byte", i_ + k);
+    }
+    for (size_t k = 0; k < n; ++k) buf[k] = h_[i_ + k];
+    i_ += n;
+    return n;
+  }
+  // The number at i_, checked against JSON's grammar; its text, cut after 41 bytes.
+  std::string number() {
+    const size_t s = i_;
+    auto digits = [&](const char* what) {
+      if (i_ >= h_.size() || !std::isdigit(static_cast<unsigned char>(h_[i_])))
+        syntax(std::string("invalid number; expected digit ") + what, i_);
+      while (i_ < h_.size() && std::isdigit(static_cast<unsigned char>(h_[i_]))) ++i_;
+    };
+    if (i_ < h_.size() && h_[i_] == '-') ++i_;
+    if (i_ < h_.size() && h_[i_] == '0')
+      ++i_;
+    else
+      digits("after '-'");
+    if (i_ < h_.size() && h_[i_] == '.') {
+      ++i_;
+      digits("after '.'");
+    }
+    if (i_ < h_.size() && (h_[i_] == 'e' || h_[i_] == 'E')) {
+      ++i_;
+      if (i_ < h_.size() && (h_[i_] == '+' || h_[i_] == '-')) ++i_;
+      digits("after exponent");
+    }
+    std::string t;
+    for (uint64_t k = s; k < i_ && t.size() < 41; ++k) t += h_[k];
+    return t;
+  }
+  // A number's text as a uint64_t: false unless it is a plain non-negative integer that fits.
+  static bool plain_u64(std::string_view t, uint64_t& v) {
+    if (t.empty() || t.size() > 20) return false;
+    v = 0;
+    for (const char ch : t)
+      if (!std::isdigit(static_cast<unsigned char>(ch)) || __builtin_mul_overflow(v, 10, &v) ||
+          __builtin_add_overflow(v, static_cast<uint64_t>(ch - '0'), &v))
+        return false;
+    return true;
+  }
+  // Any value at i_ (containers while `depth` <= kMaxDepth), skipped; its kind. `text` gets a
+  // scalar's first 64 bytes (a string's decoded, quoted) for messages.
+  Kind value(int depth, std::string* text = nullptr) {
+    const int c = peek();
+    if (c == '{' || c == '[') {
+      if (depth > kMaxDepth) fail("the JSON header nests deeper than a safetensors header", i_);
+      if (c == '{')
+        members(0, [&](const std::string&, uint64_t, uint64_t) { value(depth + 1); });
+      else
+        elements([&] { value(depth + 1); });
+      return c == '{' ? Kind::object : Kind::array;
+    }
+    if (c == '"') {
+      std::string s;
+      string(text ? &s : nullptr, 64);
+      if (text) *text = sanitize_quoted(s, 40);
+      return Kind::string;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::string t = number();
+      if (text) *text = t.size() > 40 ? std::string(t.substr(0, 40)) + "..." : std::string(t);
+      return Kind::number;
+    }
+    for (const char* lit : {"true", "false", "null"})
+      if (h_.starts(i_, lit)) {
+        i_ += strlen(lit);
+        if (text) *text = lit;
+        return Kind::literal;
+      }
+    unexpected("'[', '{', or a literal");
+  }
+  // A value read for a message: "1", "\"x\"", "an object", "an array".
+  std::string describe(Kind k, const std::string& text) const {
+    return k == Kind::object ? "an object" : k == Kind::array ? "an array" : text;
+  }
+
+  // __metadata__'s entries, none kept as JSON: string values only, counted and the first
+  // kMaxMetadataKept stored (keys and values cut at kMaxMetadataText bytes).
+  void metadata(uint64_t at) {
+    if (peek() != '{') {
+      value(2);
+      fail("__metadata__ must be an object of strings", at);
+    }
+    members(kMaxMetadataText, [&](const std::string& key, uint64_t, uint64_t key_at) {
+      if (const int c = peek(); c != '"') {
+        std::string text;
+        const Kind k = c == '{' ? Kind::object : c == '[' ? Kind::array : value(kMaxDepth, &text);
+        fail("__metadata__." + sanitize(key) + " must be a string, got " + describe(k, text),
+             key_at);
+      }
+      if (++f_.metadata_count > kMaxMetadata)
+        fail("__metadata__ has more than " + std::to_string(kMaxMetadata) + " entries", at);
+      const bool keep = f_.metadata.size() < kMaxMetadataKept;
+      std::string v;
+      string(keep ? &v : nullptr, kMaxMetadataText);
+      if (keep) f_.metadata[key] = std::move(v);
+    });
+  }
+
+  // One tensor's object: dtype, shape and data_offsets kept, other fields skipped; checked as a
+  // whole at its end.
+  SafetensorsTensor tensor(const std::string& name, uint64_t at) {
     const std::string q = sanitize_quoted(name);
-    if (!v.is_object())
-      fail_tensor(name, "tensor " + q + " must be an object with dtype, shape and data_offsets");
+    if (peek() != '{') {
+      value(2);  // a syntax error first, as a JSON parser would say
+      fail("tensor " + q + " must be an object with dtype, shape and data_offsets", at);
+    }
     SafetensorsTensor t;
     t.name = name;
-    if (!v.contains("dtype") || !v["dtype"].is_string())
-      fail_tensor(name, "tensor " + q + ": dtype missing or not a string");
-    t.dtype = v["dtype"].get<std::string>();
+    bool dtype = false, shape = false, offsets = false, offsets_ok = true;
+    std::vector<uint64_t> off;
+    uint64_t fields = 0;
+    // Numbers of a shape or data_offsets: non-negative integers, bounded per array and per file.
+    auto numbers = [&](std::vector<uint64_t>& v, bool& ok, const char* what) {
+      elements([&] {
+        if (++dims_ > kMaxDimsPerFile)
+          fail("the tensors' shapes and offsets hold more than " + std::to_string(kMaxDimsPerFile) +
+                   " numbers in all",
+               at);
+        std::string text;
+        const Kind k = value(kMaxDepth + 1, &text);
+        uint64_t n = 0;
+        if (k != Kind::number || !plain_u64(text, n)) {
+          if (!what) return void(ok = false);
+          fail("tensor " + q + ": " + what + " holds " + describe(k, text) +
+                   ", not a non-negative integer",
+               at);
+        }
+        if (v.size() >= kMaxDims)
+          fail("tensor " + q + " has an array of more than " + std::to_string(kMaxDims) + " values",
+               at);
+        v.push_back(n);
+      });
+    };
+    members(32, [&](const std::string& key, uint64_t len, size_t) {
+      if (++fields > kMaxFields)
+        fail("tensor " + q + " has more than " + std::to_string(kMaxFields) + " fields", at);
+      const bool known =
+          len == key.size() && (key == "dtype" || key == "shape" || key == "data_offsets");
+      if (known && ((key == "dtype" && dtype) || (key == "shape" && shape) ||
+                    (key == "data_offsets" && offsets)))
+        fail("tensor " + q + ": duplicate key " + sanitize_quoted(key), at);
+      if (known && key == "dtype") {
+        dtype = true;
+        if (peek() != '"') {
+          value(3);
+          fail("tensor " + q + ": dtype missing or not a string", at);
+        }
+        string(&t.dtype, 64);
+      } else if (known && key == "shape") {
+        shape = true;
+        if (peek() != '[') {
+          value(3);
+          fail("tensor " + q + ": shape missing or not an array", at);
+        }
+        bool ok = true;
+        numbers(t.shape, ok, "shape");
+      } else if (known && key == "data_offsets") {
+        offsets = true;
+        if (peek() == '[')
+          numbers(off, offsets_ok, nullptr);
+        else
+          offsets_ok = false, value(3);
+      } else {
+        value(3);
+      }
+    });
+    if (!dtype) fail("tensor " + q + ": dtype missing or not a string", at);
     const Dtype* d = find_dtype(t.dtype);
     if (!d)
-      fail_tensor(name, "tensor " + q + " has unknown or unsupported dtype " +
-                            sanitize_quoted(t.dtype) + " (supported: " + dtype_list() + ")");
+      fail("tensor " + q + " has unknown or unsupported dtype " + sanitize_quoted(t.dtype) +
+               " (supported: " + dtype_list() + ")",
+           at);
     t.type = d->type;
-    if (!v.contains("shape") || !v["shape"].is_array())
-      fail_tensor(name, "tensor " + q + ": shape missing or not an array");
+    if (!shape) fail("tensor " + q + ": shape missing or not an array", at);
     t.n_elements = 1;
-    for (const auto& x : v["shape"]) {
-      uint64_t n = 0;
-      if (!as_u64(x, n))
-        fail_tensor(name, "tensor " + q + ": shape holds " + io::describe_json(x) +
-                              ", not a non-negative integer");
-      t.shape.push_back(n);
-    }
     for (uint64_t n : t.shape)
       if (__builtin_mul_overflow(t.n_elements, n, &t.n_elements))
-        fail_tensor(name, "tensor " + q + " shape " + shape_str(t.shape) +
-                              " has more elements than fit in 64 bits");
+        fail("tensor " + q + " shape " + shape_str(t.shape) +
+                 " has more elements than fit in 64 bits",
+             at);
     uint64_t need = 0;
     if (__builtin_mul_overflow(t.n_elements, d->bytes, &need))
-      fail_tensor(name, "tensor " + q + " shape " + shape_str(t.shape) + " in " + t.dtype +
-                            " has more bytes than fit in 64 bits");
-    const json* off = v.contains("data_offsets") ? &v["data_offsets"] : nullptr;
-    if (!off || !off->is_array() || off->size() != 2 || !as_u64((*off)[0], t.begin) ||
-        !as_u64((*off)[1], t.end))
-      fail_tensor(name,
-                  "tensor " + q + ": data_offsets must be [begin, end], two non-negative integers");
+      fail("tensor " + q + " shape " + shape_str(t.shape) + " in " + t.dtype +
+               " has more bytes than fit in 64 bits",
+           at);
+    if (!offsets || !offsets_ok || off.size() != 2)
+      fail("tensor " + q + ": data_offsets must be [begin, end], two non-negative integers", at);
+    t.begin = off[0];
+    t.end = off[1];
+    const std::string range = "[" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
     if (t.end < t.begin)
-      fail_tensor(name, "tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " +
-                            std::to_string(t.end) + "] end before they begin");
+      fail("tensor " + q + ": data_offsets " + range + " end before they begin", at);
     if (t.end - t.begin != need)
-      fail_tensor(name, "tensor " + q + ": data_offsets [" + std::to_string(t.begin) + ", " +
-                            std::to_string(t.end) + "] hold " + std::to_string(t.end - t.begin) +
-                            " bytes, but " + t.dtype + " " + shape_str(t.shape) + " needs " +
-                            std::to_string(need));
+      fail("tensor " + q + ": data_offsets " + range + " hold " + std::to_string(t.end - t.begin) +
+               " bytes, but " + t.dtype + " " + shape_str(t.shape) + " needs " +
+               std::to_string(need),
+           at);
     return t;
   }
 
@@ -358,32 +591,32 @@ class HeaderParser {
     for (const auto& t : ts) {
       const std::string q = sanitize_quoted(t.name);
       if (t.end > buffer)
-        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") runs past the end of the file (the byte buffer holds " +
-                 std::to_string(buffer) + " bytes)",
-             checked_add(f_.data_offset, std::min(t.begin, buffer)));
+        fail_file("tensor " + q + " data [" + std::to_string(t.begin) + ", " +
+                      std::to_string(t.end) +
+                      ") runs past the end of the file (the byte buffer holds " +
+                      std::to_string(buffer) + " bytes)",
+                  checked_add(f_.data_offset, std::min(t.begin, buffer)));
       if (t.begin < expect)
-        fail("tensor " + q + " data [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 ") overlaps tensor " + sanitize_quoted(prev->name) + " [" +
-                 std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
-             f_.data_offset + t.begin);
+        fail_file("tensor " + q + " data [" + std::to_string(t.begin) + ", " +
+                      std::to_string(t.end) + ") overlaps tensor " + sanitize_quoted(prev->name) +
+                      " [" + std::to_string(prev->begin) + ", " + std::to_string(prev->end) + ")",
+                  f_.data_offset + t.begin);
       if (t.begin > expect)
-        fail("the byte buffer has a hole of " + std::to_string(t.begin - expect) +
-                 " bytes before tensor " + q,
-             f_.data_offset + expect);
+        fail_file("the byte buffer has a hole of " + std::to_string(t.begin - expect) +
+                      " bytes before tensor " + q,
+                  f_.data_offset + expect);
       expect = t.end;
       prev = &t;
     }
     if (expect != buffer)
-      fail(std::to_string(buffer - expect) +
-               " bytes after the last tensor's data are not indexed by the header",
-           f_.data_offset + expect);
+      fail_file(std::to_string(buffer - expect) +
+                    " bytes after the last tensor's data are not indexed by the header",
+                f_.data_offset + expect);
   }
 
   SafetensorsFile& f_;
-  std::string_view header_;
-  CollapsedRuns runs_;
-  std::string meta_key_;
+  HeaderBytes& h_;
+  uint64_t i_ = 0;  // the next byte of the header
   uint64_t name_bytes_ = 0;
   uint64_t dims_ = 0;
 };
@@ -407,7 +640,7 @@ SafetensorsFile parse(const io::ByteSource& src, const std::string& where) {
                std::to_string(c.remaining()) + " bytes follow)",
            0);
   f.data_offset = 8 + f.header_size;
-  const std::string header = c.bytes(f.header_size, "JSON header");
+  HeaderBytes header(src, 8, f.header_size);
   HeaderParser(f, header).parse();
   return f;
 }

@@ -269,8 +269,8 @@ TEST_CASE("a malformed config.json or catalog names the file and the JSON path",
       std::string::npos);
   const auto cat = run("llama-3.1-8b --catalog " + kFixtures + "/bad_heads_config.json");
   CHECK(cat.code == 2);
-  CHECK(cat.err.find("bad_heads_config.json: expected a \"models\" or \"gpus\" array") !=
-        std::string::npos);
+  CHECK(cat.err.find("bad_heads_config.json: expected a \"models\", \"gpus\" or "
+                     "\"platforms\" array") != std::string::npos);
 }
 
 TEST_CASE("the two bill-of-materials commands print complete BOMs", "[cli][bom]") {

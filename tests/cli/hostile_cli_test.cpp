@@ -203,9 +203,9 @@ TEST_CASE("safetensors headers cost memory in proportion to their tensors", "[ho
   const std::string t = R"({"a": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]})";
   std::string h = t + std::string(66'000'000, ' ') + "}";
   SafetensorsWriter::write_raw(d / "ws.safetensors", h, 8);
-  // Reading and scanning 66 MB: 0.06 s of CPU and 70 MB (its long whitespace run is read as one
-  // space; nlohmann alone kept every byte of it in its token text, 1.06 s and 132 MB). Under 1 s of
-  // CPU and 200 MB (run()); the wall bound is a hang guard for a loaded machine.
+  // Read through a 1 MiB window and scanned: a few MB (nlohmann kept every byte of the run in its
+  // token text, 1.06 s and 132 MB). Under 1 s of CPU and 200 MB (run()); the wall bound is a hang
+  // guard for a loaded machine.
   const Result ws = run("inspect " + d / "ws.safetensors" + " --format json", kHangGuardSeconds);
   CHECK(ws.code == 0);
   CHECK(json::parse(ws.out)["tensor_count"] == 1);
@@ -227,6 +227,46 @@ TEST_CASE("safetensors headers cost memory in proportion to their tensors", "[ho
                    "... (260000 bytes)\") is longer than 1024 (at byte 9)");
 }
 
+TEST_CASE("a safetensors header of the format's full 100 MB parses within 1 s and 200 MB",
+          "[hostile]") {
+  TempDir d;
+  const uint64_t limit = 100'000'000;  // the format's header limit (kSafetensorsMaxHeader)
+  const std::string t = R"("a": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]})";
+  {
+    // Exactly 100,000,000 bytes: one tensor and a metadata string filling the rest. nlohmann's
+    // parser held such a string three times over (its token text, its token buffer, the value): a
+    // 99 MB one cost 3.4 s of CPU and 490 MB. Built in its own scope: the test's own memory counts
+    // in the child's peak until exec.
+    const std::string head = R"({"__metadata__": {"k": ")", tail = "\"}, " + t + "}";
+    SafetensorsWriter::write_raw(d / "meta.safetensors",
+                                 head + std::string(limit - head.size() - tail.size(), 'x') + tail,
+                                 8);
+  }
+  const Result meta = run("inspect " + d / "meta.safetensors" + " --format json");
+  CHECK(meta.code == 0);
+  CHECK(json::parse(meta.out)["tensor_count"] == 1);
+  {
+    // 131,072 tensors, the most one file may hold, each with a 640-byte extra field: 95 MB (1.5 s
+    // and 127 MB before).
+    std::string h = "{";
+    const std::string pad(640, 'y');
+    for (int i = 0; i < (1 << 17); ++i)
+      h += (i ? ",\"t" : "\"t") + std::to_string(i) +
+           R"(": {"dtype": "U8", "shape": [1], "data_offsets": [)" + std::to_string(i) + ", " +
+           std::to_string(i + 1) + R"(], "x": ")" + pad + "\"}";
+    h += "}";
+    SafetensorsWriter::write_raw(d / "many.safetensors", h, 1 << 17);
+  }
+  const Result many = run("inspect " + d / "many.safetensors" + " --format json");
+  CHECK(many.code == 0);
+  CHECK(json::parse(many.out)["tensor_count"] == 1 << 17);
+  // One byte over the format's limit: refused by the length, before the header is read.
+  write_sparse(d / "over.safetensors", ByteWriter().u64(limit + 1).raw("{").buf, limit + 9);
+  expect_error(d / "over.safetensors", d / "over.safetensors" +
+                                           ": header length 100000001 exceeds the format's limit "
+                                           "of 100000000 bytes (at byte 0)");
+}
+
 TEST_CASE("config.json fields have plausible bounds named by their key", "[hostile]") {
   TempDir d;
   // 157 bytes asking for 4,194,304 layers (20 tensor descriptors each would take 1.6 GB).
@@ -241,7 +281,25 @@ TEST_CASE("config.json fields have plausible bounds named by their key", "[hosti
         R"("num_experts_per_tok":2,"moe_intermediate_size":2048,"n_shared_experts":2097152,)"
         R"("kv_lora_rank":16,"qk_rope_head_dim":8,"qk_nope_head_dim":8,"v_head_dim":8})");
   expect_error(d / "shared.json",
-               d / "shared.json" + ": /n_shared_experts: out of range: 2097152 (at most 1024)");
+               d / "shared.json" + ": /n_shared_experts: out of range: 2097152 (at most 64)");
+  // 1,000,000 MTP layers: 7 s, 1 GB and 243 trillion parameters before the bound.
+  write(d / "mtp.json",
+        R"({"model_type":"qwen3_5_text","num_hidden_layers":4,"hidden_size":64,)"
+        R"("num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"vocab_size":100,)"
+        R"("intermediate_size":128,"linear_conv_kernel_dim":4,"linear_key_head_dim":16,)"
+        R"("linear_num_key_heads":2,"linear_num_value_heads":4,"linear_value_head_dim":16,)"
+        R"("mtp_num_hidden_layers":1000000})");
+  expect_error(d / "mtp.json",
+               d / "mtp.json" + ": /mtp_num_hidden_layers: out of range: 1000000 (at most 16)");
+  // kv_lora_rank 0 is not MLA: a KV cache 71 x DeepSeek-V3's, refused.
+  write(d / "mla.json",
+        R"({"model_type":"deepseek_v3","num_hidden_layers":2,"hidden_size":64,)"
+        R"("intermediate_size":128,"num_attention_heads":2,"vocab_size":10,"n_routed_experts":4,)"
+        R"("num_experts_per_tok":2,"moe_intermediate_size":64,"kv_lora_rank":0,)"
+        R"("qk_rope_head_dim":8,"qk_nope_head_dim":8,"v_head_dim":8})");
+  expect_error(d / "mla.json", d / "mla.json" +
+                                   ": /kv_lora_rank: 0 (expected at least 1: MLA caches a latent "
+                                   "of kv_lora_rank + qk_rope_head_dim per token and layer)");
   // validate()'s problems name the keys of the file, not llama.cpp's n_head_kv.
   write(d / "kv.json", tiny_config(R"("num_key_value_heads": 4)"));
   expect_error(
@@ -256,12 +314,12 @@ TEST_CASE("config.json fields have plausible bounds named by their key", "[hosti
 
 TEST_CASE("sums that pass 64 bits are errors naming the quantity, never wrapped", "[hostile]") {
   TempDir d;
-  // Mixtral-shaped, every field within its bound: 4096 layers x 65536 experts x 3 x 2^20 x 2^22
-  // elements = 2^72 parameters.
+  // Mixtral-shaped, every field within its bound: 4096 layers x 4096 experts x 3 x 2^20 x 2^22
+  // elements = 3 x 2^66 parameters.
   write(d / "moe.json",
         R"({"model_type":"mixtral","num_hidden_layers":4096,"hidden_size":1048576,)"
         R"("intermediate_size":4194304,"num_attention_heads":8,"num_key_value_heads":8,)"
-        R"("vocab_size":10,"num_local_experts":65536,"num_experts_per_tok":2})");
+        R"("vocab_size":10,"num_local_experts":4096,"num_experts_per_tok":2})");
   const Result moe = run(d / "moe.json");
   CHECK(moe.code == 2);
   CHECK(moe.out.empty());
@@ -296,6 +354,37 @@ TEST_CASE("a catalog GPU with zero bandwidth or TFLOPS is refused when read", "[
                    "(leave it out if unknown)");
 }
 
+TEST_CASE("a --catalog platform is read as data/platforms.json's rows and --platform picks it",
+          "[hostile]") {
+  TempDir d;
+  // An 8-GPU SXM server in data/platforms.json's fields.
+  const std::string row = R"({"id": "my-hgx", "name": "My HGX", "vendor": "acme", "class": "server",
+    "gpu": {"mount": "sxm", "counts": [8], "ids": ["h100-sxm"]},
+    "cpu": {"sockets": 2, "model": "Intel Xeon Platinum 8480C", "cores_per_socket": 56},
+    "psu": {"bays": 6, "watts": 3300, "redundancy": "4+2"}, "sources": {"all": "datasheet"})";
+  write(d / "p.json", "{\"platforms\": [" + row + "}]}");
+  const Result ok =
+      run("llama-3.1-70b -g h100-sxm --platform my-hgx -f json --catalog " + d / "p.json");
+  REQUIRE(ok.code == 0);
+  CHECK(json::parse(ok.out)["machine"]["platform_id"] == "my-hgx");
+  const Result listed = run("platforms -f json --catalog " + d / "p.json");
+  CHECK(listed.code == 0);
+  CHECK(listed.out.find("\"my-hgx\"") != std::string::npos);
+  // Bad rows: exit 2 naming the file and the JSON path, as the built-in catalog's reader does.
+  write(d / "class.json", "{\"platforms\": [" + row + R"(, "rack_units": 1000}]})");
+  expect_error(
+      "llama-3.1-70b -g h100-sxm --catalog " + d / "class.json",
+      d / "class.json" + ": /platforms/0/rack_units: out of range: 1000 (expected 0 to 64)");
+  write(d / "sxm.json", R"({"platforms": [{"id": "x", "name": "X", "vendor": "v",)"
+                        R"( "class": "server", "gpu": {"mount": "sxm", "counts": [6]}}]})");
+  expect_error(
+      "platforms --catalog " + d / "sxm.json",
+      d / "sxm.json" + ": /platforms/0/gpu/counts: SXM/OAM baseboards hold 4 or 8 GPUs, got 6");
+  write(d / "dup.json", "{\"platforms\": [" + row + "}, " + row + "}]}");
+  expect_error("llama-3.1-70b --catalog " + d / "dup.json",
+               d / "dup.json" + ": /platforms/1/id: duplicate id \"my-hgx\" (also /platforms/0)");
+}
+
 TEST_CASE("duplicate catalog ids and JSON keys are refused, not silently last-wins", "[hostile]") {
   TempDir d;
   const std::string g = R"({"id": "z", "name": "Z", "vendor": "v", "memory_gib": 24})";
@@ -316,27 +405,28 @@ TEST_CASE("duplicate catalog ids and JSON keys are refused, not silently last-wi
   CHECK(over.code == 0);
 }
 
-TEST_CASE("a catalog of 100,000 GPUs merges in linear time", "[hostile]") {
+TEST_CASE("a catalog of 60,000 GPUs merges in linear time, and past 65,536 a list is refused",
+          "[hostile]") {
   TempDir d;
   std::string s = "{\"gpus\": [";
-  for (int i = 0; i < 100000; ++i)
+  for (int i = 0; i < 60000; ++i)
     s += (i ? "," : "") + std::string(R"({"id": "g)") + std::to_string(i) +
          R"(", "name": "G", "vendor": "v", "memory_gib": 24, "bandwidth_gb_per_s": 1000})";
   write(d / "cat.json", s + "]}");
-  // Quadratic, this took over 10 s; linear it is 0.3 s of CPU and 85 MB. Under 1 s of CPU and
-  // 200 MB (run()); the wall bound is a hang guard for a loaded machine.
+  // Quadratic, 100,000 took over 10 s; linear, 60,000 take about 0.6 s of CPU here. Under 1 s
+  // of CPU and 200 MB (run()); the wall bound is a hang guard for a loaded machine.
   // `models` reads and checks every catalog entry, then lists the models only.
   const Result r = run("models --catalog " + d / "cat.json", kHangGuardSeconds);
   CHECK(r.code == 0);
   CHECK(r.err.empty());
-  // Past 131,072 entries a list is refused (memory).
+  // Past 65,536 entries a list is refused (time and memory), as soon as the 65,537th is read.
   s = "{\"gpus\": [";
-  for (int i = 0; i < 131073; ++i)
+  for (int i = 0; i < 65537; ++i)
     s += (i ? "," : "") + std::string(R"({"id":"g)") + std::to_string(i) +
          R"(","name":"G","vendor":"v","memory_gib":1})";
   write(d / "many.json", s + "]}");
   expect_error("models --catalog " + d / "many.json",
-               d / "many.json" + ": /gpus: more than 131072 entries",
+               d / "many.json" + ": /gpus: more than 65536 entries",
                kHangGuardSeconds);  // wall: hang guard
 }
 
@@ -487,7 +577,7 @@ TEST_CASE("an empty path is named as one", "[hostile]") {
                "directory)");
 }
 
-TEST_CASE("catalog names reach tables escaped; ids must be plain", "[hostile]") {
+TEST_CASE("catalog names reach tables escaped, ids must be plain", "[hostile]") {
   TempDir d;
   write(
       d / "cat.json",

@@ -344,7 +344,7 @@ TEST_CASE("One throughput: cost per token and every format read the aggregate th
   }
 }
 
-TEST_CASE("One count of machines: gpu, system, deployment and --emit agree; replicas share no link",
+TEST_CASE("One count of machines: gpu, system, deployment and --emit agree, replicas share no link",
           "[cli][serving][answer]") {
   struct Case {
     std::string args;

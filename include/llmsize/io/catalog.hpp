@@ -9,6 +9,7 @@
 
 #include "llmsize/gpu.hpp"
 #include "llmsize/model_spec.hpp"
+#include "llmsize/platform.hpp"
 
 namespace llmsize {
 
@@ -32,16 +33,18 @@ class Catalog {
  public:
   // The catalogs compiled into the binary. Throws InputError if they do not validate (a build bug).
   static Catalog builtin();
-  // Adds or replaces entries from a JSON file with "models" and/or "gpus" arrays in the built-in
-  // format (at most io::kCatalogInput bytes, a regular file). Throws InputError naming the file
-  // and the JSON path of a bad field; an id given twice in one file is an error, an id of an
-  // earlier catalog is replaced.
+  // Adds or replaces entries from a JSON file with "models", "gpus" and/or "platforms" arrays in
+  // the built-in format (at most io::kCatalogInput bytes, a regular file). Throws InputError naming
+  // the file and the JSON path of a bad field; an id given twice in one file is an error, an id of
+  // an earlier catalog is replaced.
   void merge_file(const std::string& path);
   // Same, from text already read; `where` names it in errors.
   void merge_json(std::string_view text, const std::string& where);
 
   const std::vector<CatalogModel>& models() const { return models_; }
   const std::vector<CatalogGpu>& gpus() const { return gpus_; }
+  // data/platforms.json's platforms, then those of the --catalog files (added or replacing by id).
+  const std::vector<PlatformModel>& platforms() const { return platforms_; }
 
   // By id or alias, case-insensitively; nullptr when absent.
   const CatalogModel* find_model(std::string_view name) const;
@@ -57,7 +60,8 @@ class Catalog {
  private:
   std::vector<CatalogModel> models_;
   std::vector<CatalogGpu> gpus_;
-  std::unordered_map<std::string, size_t> model_index_, gpu_index_;  // id -> position
+  std::vector<PlatformModel> platforms_;
+  std::unordered_map<std::string, size_t> model_index_, gpu_index_, platform_index_;  // id -> pos
 };
 
 }  // namespace llmsize

@@ -166,7 +166,7 @@ void plan_request(const std::string& file, const std::string& ptr, const json& p
   };
   PlanRequest& q = rq.request;
   q = PlanRequest();
-  q.platforms = &builtin_platforms();
+  q.platforms = &cat.platforms();
   RunConfig& c = q.config;
   c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
   // As the main command: a checkpoint engine (vLLM, transformers) loads the weights as the

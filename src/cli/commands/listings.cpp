@@ -11,9 +11,9 @@ namespace llmsize::cli {
 
 std::string run_listing(const Options& o) {
   check_choice("--format", o.format, {"table", "json", "csv"});
-  if (o.command == "platforms") return render_platforms(builtin_platforms(), o.format);
   // Read for quants too: its --catalog files are checked, not silently ignored.
   const Catalog cat = load_catalog(o.catalogs);
+  if (o.command == "platforms") return render_platforms(cat.platforms(), o.format);
   if (o.command == "quants") {
     std::vector<QuantListing> presets;
     for (const auto& p : all_quant_presets()) presets.push_back({&p, reference_bits_per_weight(p)});

@@ -18,7 +18,7 @@ CLI::Validator number_from(double lo, double hi) {
 CLI::Option* add_catalog_option(CLI::App& app, Options& o) {
   return app
       .add_option("--catalog", o.catalogs,
-                  "JSON catalog file adding or overriding models/GPUs (repeatable)")
+                  "JSON catalog file adding or overriding models/GPUs/platforms (repeatable)")
       ->type_name("FILE");
 }
 
@@ -341,6 +341,8 @@ void setup_app(CLI::App& app, Options& o) {
       "platforms", "list the platform catalog (the machines --platform picks from)");
   platforms->add_option("-f,--format", o.format, "output: table, json or csv")
       ->capture_default_str();
+  platforms->add_option("--catalog", o.catalogs,
+                        "JSON catalog file adding or overriding entries (repeatable)");
   platforms->callback([&o] { o.command = "platforms"; });
   auto* inspect =
       app.add_subcommand("inspect", "read a GGUF or safetensors file's headers and describe it");

@@ -237,9 +237,9 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
                                  : bytes_of_mib(real("--overhead-mib", o.overhead_mib, 0, 65536));
 }
 
-// The platform catalog, --platform and --storage.
-void resolve_machine(const Options& o, PlanRequest& q) {
-  q.platforms = &builtin_platforms();
+// The platform catalog (built-in and --catalog files), --platform and --storage.
+void resolve_machine(const Options& o, const Catalog& cat, PlanRequest& q) {
+  q.platforms = &cat.platforms();
   if (!o.platform.empty()) {
     const PlatformModel* p = find_platform(*q.platforms, o.platform);
     if (!p)
@@ -258,7 +258,7 @@ void resolve_machine(const Options& o, PlanRequest& q) {
 }
 
 // GPUs, speed, host, power and cost.
-void resolve_hardware(const Options& o, PlanRequest& q) {
+void resolve_hardware(const Options& o, const Catalog& cat, PlanRequest& q) {
   q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, kMaxGpus) : 0;
   q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
   if (q.target_tokens_per_s > 0 && q.users == 0)
@@ -282,7 +282,7 @@ void resolve_hardware(const Options& o, PlanRequest& q) {
   q.cost.utilization = real("--utilization", o.utilization, 0.01, 1);
   q.cost.cloud_price_per_mtok =
       o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
-  resolve_machine(o, q);
+  resolve_machine(o, cat, q);
 }
 
 void resolve_training(const Options& o, PlanRequest& q) {
@@ -511,7 +511,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out)
   PlanRequest& q = out.request;
   q = PlanRequest();
   resolve_config(o, out);
-  resolve_hardware(o, q);
+  resolve_hardware(o, cat, q);
   resolve_training(o, q);
   if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, out.gpus);
   q.candidates = &out.gpus;
