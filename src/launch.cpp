@@ -249,20 +249,6 @@ bool ollama_drops(uint32_t cp) {
   return false;
 }
 
-// True when a code point of `s` (valid UTF-8: needs_sanitizing() said so) satisfies `pred`.
-bool any_code_point(std::string_view s, bool (*pred)(uint32_t)) {
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    uint32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
-    for (size_t k = 1; k < len && i + k < s.size(); ++k)
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    if (pred(cp)) return true;
-    i += len;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string shell_quote(std::string_view s) {

@@ -69,14 +69,19 @@ bool invisible_code_point(uint32_t cp) {
   return false;
 }
 
-bool needs_sanitizing(std::string_view s) {
+bool any_code_point(std::string_view s, bool (*pred)(uint32_t)) {
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = 0;
     const size_t len = utf8_len(s, i, &cp);
-    if (len == 0 || cp < 0x20 || cp == 0x7F || invisible_code_point(cp)) return true;
+    if (len == 0 || pred(cp)) return true;
     i += len;
   }
   return false;
+}
+
+bool needs_sanitizing(std::string_view s) {
+  return any_code_point(
+      s, [](uint32_t cp) { return cp < 0x20 || cp == 0x7F || invisible_code_point(cp); });
 }
 
 std::string sanitize(std::string_view s, size_t max_bytes) {

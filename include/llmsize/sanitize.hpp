@@ -14,6 +14,9 @@ namespace llmsize {
 // another default-ignorable (one table, src/sanitize.cpp, with the lists it comes from).
 bool invisible_code_point(uint32_t cp);
 
+// True when a code point of `s` satisfies `pred`, or a byte of it is not UTF-8.
+bool any_code_point(std::string_view s, bool (*pred)(uint32_t));
+
 // True when sanitize(s) would change `s`: it holds a control, invisible or non-UTF-8 character.
 bool needs_sanitizing(std::string_view s);
 

@@ -617,6 +617,12 @@ std::string table_train_notes(const Report& r) {
 
 }  // namespace
 
+std::vector<Block> answer_blocks(const Report& r) {
+  std::vector<Block> blocks = speed_blocks(r);
+  if (auto c = cost_block(r)) blocks.push_back(std::move(*c));
+  return blocks;
+}
+
 std::string table_block(const Block& b) {
   std::string o = "\n" + b.title + "\n";
   for (const auto& [label, value] : b.rows) o += fmt::format("  {:<15} {}\n", label, value);
@@ -746,9 +752,7 @@ std::string render_markdown(const Report& r) {
                      group_whole(w->peak_w), group_whole(w->wall_w), circuit_words(*w),
                      group_whole(w->heat_btu_per_h), group_whole(w->energy_kwh_per_year));
   // The table's serving, speed and cost blocks, as Markdown tables.
-  std::vector<Block> blocks = speed_blocks(r);
-  if (auto c = cost_block(r)) blocks.push_back(std::move(*c));
-  for (const Block& b : blocks) {
+  for (const Block& b : answer_blocks(r)) {
     o += "\n### " + b.title + "\n\n| figure | value |\n|---|---|\n";
     for (const auto& [label, value] : b.rows) o += "| " + label + " | " + value + " |\n";
   }

@@ -23,6 +23,8 @@ std::vector<Block> speed_blocks(const Report& r);
 // The reported cost (the machine's BOM, else the class rules), per token over the aggregate
 // speed_blocks() prints; empty when the plan has no cost.
 std::optional<Block> cost_block(const Report& r);
+// speed_blocks() then cost_block(): what Markdown and HTML print of the answer.
+std::vector<Block> answer_blocks(const Report& r);
 // "\nTitle\n" and a line "  label           value" per row (the table's layout).
 std::string table_block(const Block& b);
 

@@ -468,9 +468,7 @@ std::string render_html(const Report& r) {
         usd_words(s->bom_total_usd));
   }
   // The table's serving, speed and cost blocks: users, per-user speed, aggregate, TTFT, cost.
-  std::vector<Block> blocks = speed_blocks(r);
-  if (auto c = cost_block(r)) blocks.push_back(std::move(*c));
-  for (const Block& b : blocks) {
+  for (const Block& b : answer_blocks(r)) {
     o += "<h2>" + html_escape(b.title) + "</h2>\n<table>\n";
     for (const auto& [label, value] : b.rows)
       o += "<tr><th>" + html_escape(label) + "</th><td>" + html_escape(value) + "</td></tr>\n";
