@@ -169,7 +169,8 @@ TEST_CASE("byte sums of offload, host RAM and sequences are checked, not wrapped
 // check shares work between plans with the same settings (a Planner per setting): every plan's
 // line, failures and full JSON report equal those of plan() run on each plan alone. The plans
 // repeat and overlap settings (same model on other GPUs and counts, same GPU with a price given,
-// other contexts, batch, users, KV types, engine, headroom), in an order that revisits each.
+// other contexts, batch, users, KV types, engine, headroom), in an order that revisits each. (vLLM
+// stores no q8_0 KV: those plans keep f16, as the main command requires.)
 TEST_CASE("check: cached plans equal plan() for every plan", "[plan][check]") {
   const char* const models[] = {"llama-3.1-8b", "qwen2.5-32b", "mixtral-8x7b", "gemma-2-9b"};
   const char* const gpus[] = {"rtx-4090", "h100-sxm", "l40s"};
@@ -180,7 +181,7 @@ TEST_CASE("check: cached plans equal plan() for every plan", "[plan][check]") {
         gpus[(i / 4) % 3] + "\", \"gpus\": " + std::to_string(1 + (i / 12) % 2) +
         ", \"context\": " + std::to_string(i % 5 == 0 ? 8192 : 4096 + 512 * (i % 3)) +
         (i % 7 == 0 ? ", \"gpu_price_usd\": 1234" : "") + (i % 6 == 1 ? ", \"batch\": 4" : "") +
-        (i % 8 == 3 ? ", \"users\": 16" : "") + (i % 9 == 2 ? ", \"kv_quant\": \"q8_0\"" : "") +
+        (i % 8 == 3 ? ", \"users\": 16" : "") + (i % 9 == 2 && i % 10 != 4 ? ", \"kv_quant\": \"q8_0\"" : "") +
         (i % 10 == 4 ? ", \"engine\": \"vllm\", \"quant\": \"fp8\"" : "") +
         (i % 11 == 5 ? ", \"headroom\": 0.25" : "") +
         (i % 3 == 0 ? ", \"target_tokens_per_s\": 30, \"budget\": {\"power_watts\": 900}" : "") +

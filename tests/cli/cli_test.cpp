@@ -242,7 +242,7 @@ TEST_CASE("bad input exits 2 with a precise message and nothing on stdout", "[cl
       {"llama-3.1-8b --format xml",
        "llmsize: error: --format: expected table, json, csv or markdown, got 'xml'"},
       {"llama-3.1-8b --kv-quant q4_0 --flash-attn off",
-       "llmsize: error: --kv-quant q4_0 with --flash-attn off"},
+       "llmsize: error: --flash-attn: off with --kv-quant q4_0"},
       {"llama-3.1-8b --kv-quant q3", "llmsize: error: --kv-quant: unknown KV cache type 'q3'"},
       {"llama-3.1-8b --bogus", "llmsize: error: The following argument was not expected: --bogus"},
       {"/nonexistent/config.json", "llmsize: error: /nonexistent/config.json: no such file"},

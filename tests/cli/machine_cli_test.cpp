@@ -751,10 +751,12 @@ TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as t
   }
   const auto c = run("check " + dir + "/k.json");
   INFO(c.out << c.err);
-  CHECK(has(c.out, "PASS k (" + dir + "/k.json#/plans/0): kimi-k2.5 int4-g32 ctx 4096"));
-  CHECK(has(c.out, "kimi-k2.5 fp8 ctx 4096"));  // a named quantization is kept
+  // A serving plan's context is its requests' isl + osl (1000 + 1000), as the main command's.
+  CHECK(has(c.out, "PASS k (" + dir + "/k.json#/plans/0): kimi-k2.5 int4-g32 ctx 2000"));
+  CHECK(has(c.out, "kimi-k2.5 fp8 ctx 2000"));  // a named quantization is kept
   const auto m = run_json("kimi-k2.5 --engine vllm --gpu rtx-pro-6000 --gpus 7");
   CHECK(m["settings"]["quant"] == "int4-g32");
+  CHECK(m["settings"]["context"] == 2000);
   sh("rm -rf '" + dir + "'");
 }
 

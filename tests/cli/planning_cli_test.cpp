@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -126,14 +127,31 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
   // 2 x $80 1 TB NVMe (OS + data), a floor as the platform, CPU and PSU lines have no price.
   // rag-70b: h100-pcie in the 8x PCIe server, $25,000 GPU + 2 x $64 + ... = $25,614 of priced
   // lines.
-  CHECK(lines(r.out) == std::vector<std::string>{
-                            "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
-                            "ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
-                            "GiB per GPU, peak 708 W, 9.4 GiB RAM, at least $1,887 (a BOM line is "
-                            "unpriced), 80.1 tok/s per sequence",
-                            "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
-                            "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
-                            "80 GiB per GPU, at least $25,614 (a BOM line is unpriced)"});
+  const auto got = lines(r.out);
+  REQUIRE(got.size() == 3);
+  CHECK(std::vector<std::string>(got.begin(), got.begin() + 2) ==
+        std::vector<std::string>{
+            "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
+            "ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
+            "GiB per GPU, peak 708 W, 9.4 GiB RAM, at least $1,887 (a BOM line is "
+            "unpriced), 80.1 tok/s per sequence",
+            "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
+            "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
+            "80 GiB per GPU, at least $25,614 (a BOM line is unpriced)"});
+  // serve-gpt-oss: a vLLM serving plan, its context isl + osl = 2,500 tokens, its TTFT and each
+  // user's speed the main command's for the same flags.
+  const json m = json::parse(run("gpt-oss-120b --engine vllm --users 50 --isl 2000 --osl 500 "
+                                 "--ttft-ms 2000 --gpu h100-sxm --gpus 2 --target-tps 20 -f json")
+                                 .out);
+  char tail[96];
+  std::snprintf(tail, sizeof tail, "TTFT %.0f ms, %.1f tok/s per user",
+                m["throughput"]["time_to_first_token_s"].get<double>() * 1000,
+                m["throughput"]["per_user_tokens_per_s"].get<double>());
+  CHECK(got[2].rfind("PASS serve-gpt-oss (examples/plan-pass.json#/plans/2): gpt-oss-120b "
+                     "mxfp4-experts ctx 2500 × 50 on 2 × h100-sxm: ",
+                     0) == 0);
+  CHECK(got[2].size() > std::strlen(tail));
+  CHECK(got[2].substr(got[2].size() - std::strlen(tail)) == tail);
 }
 
 TEST_CASE("check: the failing sample plan exits 1 with its reason in numbers",
@@ -157,7 +175,8 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
                "the fields are name, description, "
                "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
                "headroom, gpu, gpus, gpu_price_usd, budget, "
-               "target_tokens_per_s",
+               "target_tokens_per_s, isl, osl, rate, ttft_ms, tpot_ms, platform, storage, mode, "
+               "seq, optimizer, lora_rank, checkpointing",
                kSource);
   // Nothing is printed for the good files either: the whole run is refused.
   expect_error("check examples/plan-pass.json examples/plan-broken.json",
@@ -165,7 +184,8 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
                "the fields are name, description, "
                "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
                "headroom, gpu, gpus, gpu_price_usd, budget, "
-               "target_tokens_per_s",
+               "target_tokens_per_s, isl, osl, rate, ttft_ms, tpot_ms, platform, storage, mode, "
+               "seq, optimizer, lora_rank, checkpointing",
                kSource);
 }
 
@@ -268,15 +288,24 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
                        "64.0 GiB for 4 sequences; peak power 708 W > budget 600 W\n");
   // A price budget needs a price: one h100-sxm is planned on the smallest HGX board that ships,
   // the 4-GPU Dell PowerEdge XE8640 (a DGX H100 before the catalog had a 4-GPU board), which has
-  // no published price (its BOM lines are unpriced or included in the platform).
+  // no published price (its BOM lines are unpriced or included in the platform). That plan fails
+  // as unknown (value null); the plan after it is still checked.
   write(dir + "/noprice.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": "
-        "{\"price_usd\": 30000}}]}");
-  expect_error("check " + dir + "/noprice.json",
-               dir +
-                   "/noprice.json: /plans/0/budget/price_usd: Dell PowerEdge XE8640 (HGX H100 "
-                   "4-GPU), the machine planned for h100-sxm, has no published price "
-                   "(cost.hardware_usd is null)");
+        "{\"price_usd\": 30000}}, {\"model\": \"llama-3.1-8b\", \"gpu\": \"rtx-4090\"}]}");
+  const auto noprice = run("check " + dir + "/noprice.json");
+  CHECK(noprice.code == 1);
+  CHECK(noprice.err.empty());
+  CHECK(noprice.out.rfind("FAIL llama-3.1-8b (" + dir +
+                              "/noprice.json#/plans/0): price unknown: Dell PowerEdge XE8640 (HGX "
+                              "H100 4-GPU), the machine planned for h100-sxm, has no published "
+                              "price (cost.hardware_usd is null)\nPASS llama-3.1-8b (",
+                          0) == 0);
+  const json noprice_json = json::parse(run("check " + dir + "/noprice.json -f json").out);
+  CHECK(noprice_json["failed"] == 1);
+  CHECK(noprice_json["plans"][0]["failures"][0]["check"] == "price");
+  CHECK(noprice_json["plans"][0]["failures"][0]["value"].is_null());
+  CHECK(noprice_json["plans"][0]["failures"][0]["limit"] == 30000);
   write(dir + "/price.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-pcie\", \"gpu_price_usd\": "
         "25000, "
@@ -314,14 +343,111 @@ TEST_CASE("check: every plan field is validated at its own JSON pointer, not as 
                    "'0.5'");
   expect_error("check " + plan_file(dir, "b.json", "\"kv_quant\": \"q4_0\", \"flash_attn\": false"),
                dir +
-                   "/b.json: /plans/0/flash_attn: false with a quantized kv_quant: llama.cpp "
-                   "requires flash attention for a quantized V cache");
+                   "/b.json: /plans/0/flash_attn: off with kv_quant q4_0: llama.cpp requires flash "
+                   "attention for a quantized V cache");
   expect_error("check " + plan_file(dir, "c.json", "\"gpus\": 2000"),
                dir + "/c.json: /plans/0/gpus: expected an integer from 1 to 1024, got '2000'");
   expect_error("check " + plan_file(dir, "d.json", "\"engine\": \"vlm\""),
                dir +
-                   "/d.json: /plans/0/engine: expected llama.cpp, vllm, transformers or ollama, "
-                   "got 'vlm' (did you mean vllm?)");
+                   "/d.json: /plans/0/engine: expected llama.cpp, ollama, vllm, sglang, trt-llm "
+                   "or transformers, got 'vlm' (did you mean vllm?)");
+  sh("rm -rf '" + dir + "'");
+}
+
+// One request builder (#20): a plan file's fields fill the options the flags fill, so check's
+// verdict and report are the main command's for the same settings, on every engine, with the
+// serving fields. Each row: the plan's fields and the same settings as flags.
+TEST_CASE("check gives the main command's verdict for the same settings, on every engine",
+          "[planning][check]") {
+  struct Row {
+    const char* fields;
+    const char* flags;
+  };
+  const Row rows[] = {
+      {R"("model": "gpt-oss-120b", "engine": "vllm", "users": 50, "target_tokens_per_s": 20, )"
+       R"("gpu": "h100-sxm", "gpus": 2)",
+       "gpt-oss-120b --engine vllm --users 50 --target-tps 20 --gpu h100-sxm --gpus 2"},
+      {R"("model": "llama-3.1-8b", "engine": "sglang", "users": 64, "isl": 2000, "osl": 500, )"
+       R"("ttft_ms": 800, "target_tokens_per_s": 30, "gpu": "l40s")",
+       "llama-3.1-8b --engine sglang --users 64 --isl 2000 --osl 500 --ttft-ms 800 "
+       "--target-tps 30 --gpu l40s --gpus 1"},
+      {R"("model": "llama-3.1-70b", "engine": "trt-llm", "quant": "fp8", "rate": 2, )"
+       R"("tpot_ms": 50, "gpu": "h100-sxm", "gpus": 4, "target_tokens_per_s": 25)",
+       "llama-3.1-70b --engine trt-llm --quant fp8 --rate 2 --tpot-ms 50 --gpu h100-sxm "
+       "--gpus 4"},
+      {R"("model": "qwen3-30b-a3b", "engine": "llama.cpp", "users": 4, "isl": 4000, )"
+       R"("osl": 1000, "target_tokens_per_s": 10, "gpu": "rtx-4090")",
+       "qwen3-30b-a3b --engine llama.cpp --users 4 --isl 4000 --osl 1000 --target-tps 10 "
+       "--gpu rtx-4090 --gpus 1"},
+      {R"("model": "llama-3.1-8b", "engine": "ollama", "users": 8, "osl": 300, )"
+       R"("platform": "am5-desktop", "gpu": "rtx-4090")",
+       "llama-3.1-8b --engine ollama --users 8 --osl 300 --platform am5-desktop "
+       "--gpu rtx-4090 --gpus 1"},
+  };
+  const std::string dir = temp_dir();
+  for (const Row& row : rows) {
+    INFO(row.flags);
+    write(dir + "/p.json", std::string(R"({"plans": [{"name": "p", )") + row.fields + "}]}\n");
+    const Result c = run("check -f json " + dir + "/p.json");
+    REQUIRE(c.err.empty());
+    const json plan = json::parse(c.out)["plans"][0];
+    const Result m = run(std::string(row.flags) + " -f json");
+    REQUIRE(m.code == 0);
+    const json main = json::parse(m.out);
+    const json& report = plan["report"];
+    // The same request planned the same way: settings, GPUs, serving layout, speed, machine.
+    for (const char* block : {"settings", "gpu", "throughput", "system", "power", "cost"}) {
+      INFO(block);
+      CHECK(report[block] == main[block]);
+    }
+    // The verdict reads the main command's figures: the fit, and each user's speed (a serving
+    // plan's step model) against the target.
+    const json fields = json::parse(std::string("{") + row.fields + "}");
+    const json& t = main["throughput"];
+    REQUIRE(!t["per_user_tokens_per_s"].is_null());
+    const double per_user = t["per_user_tokens_per_s"].get<double>();
+    const bool fast = !fields.contains("target_tokens_per_s") ||
+                      per_user >= fields["target_tokens_per_s"].get<double>();
+    CHECK(plan["pass"] == (main["gpu"]["fits"].get<bool>() && fast));
+    char words[64];
+    std::snprintf(words, sizeof words, "%.1f tok/s per user", per_user);
+    if (fields.contains("target_tokens_per_s"))
+      CHECK(plan["line"].get<std::string>().find(words) != std::string::npos);
+  }
+  sh("rm -rf '" + dir + "'");
+}
+
+// A serving plan's SLOs and request rate are checks of their own, judged as the main command's
+// Serving section judges them (its ServingEstimate: meets_ttft, meets_tpot, overloaded).
+TEST_CASE("check fails a serving plan that misses its SLOs or cannot keep up with its rate",
+          "[planning][check]") {
+  const std::string dir = temp_dir();
+  write(dir + "/s.json",
+        R"({"plans": [{"name": "slo", "model": "llama-3.1-70b", "engine": "vllm", "users": 64, )"
+        R"("isl": 8000, "ttft_ms": 100, "tpot_ms": 10, "gpu": "h100-sxm", "gpus": 4}, )"
+        R"({"name": "rate", "model": "llama-3.1-8b", "engine": "vllm", "rate": 500, )"
+        R"("gpu": "l40s"}]})");
+  const Result c = run("check -f json " + dir + "/s.json");
+  CHECK(c.code == 1);
+  const json j = json::parse(c.out);
+  const json& slo = j["plans"][0];
+  REQUIRE(slo["failures"].size() == 2);
+  const json& t = slo["report"]["throughput"];
+  CHECK(slo["failures"][0]["check"] == "ttft");
+  // The report rounds its figures (TTFT to the ms, speeds to 0.1 tok/s): the same within that.
+  CHECK(slo["failures"][0]["value"].get<double>() ==
+        Approx(t["time_to_first_token_s"].get<double>()).margin(0.0005));
+  CHECK(slo["failures"][0]["limit"] == Approx(0.1));
+  CHECK(slo["failures"][1]["check"] == "tpot");
+  CHECK(slo["failures"][1]["limit"] == Approx(0.01));
+  // 1 / ITL is the per-user speed: the TPOT failure's value is its inverse.
+  CHECK(slo["failures"][1]["value"].get<double>() ==
+        Approx(1 / t["per_user_tokens_per_s"].get<double>()).epsilon(0.001));
+  const json& rate = j["plans"][1];
+  REQUIRE(rate["failures"].size() == 1);
+  CHECK(rate["failures"][0]["check"] == "rate");
+  CHECK(rate["failures"][0]["value"] == 500);
+  CHECK(rate["failures"][0]["unit"] == "requests/s");
   sh("rm -rf '" + dir + "'");
 }
 
@@ -405,10 +531,10 @@ TEST_CASE("check --format json is a machine report with each failure's numbers",
   CHECK(r.code == 1);
   const json j = json::parse(r.out);
   CHECK(j["schema_version"] == 1);
-  CHECK(j["passed"] == 2);
+  CHECK(j["passed"] == 3);
   CHECK(j["failed"] == 1);
-  REQUIRE(j["plans"].size() == 3);
-  const auto& f = j["plans"][2];
+  REQUIRE(j["plans"].size() == 4);
+  const auto& f = j["plans"][3];
   CHECK(f["name"] == "chat-70b-32k");
   CHECK(f["pointer"] == "/plans/0");
   CHECK(f["pass"] == false);

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -37,30 +39,86 @@ using io::describe_json;
 
 enum class Kind { string, integer, number, boolean, object };
 
+// A plan field: its JSON type and the command-line option it fills (the main command's request
+// builder, resolve_request(), reads the plan's Options as it reads the flags: one set of rules).
+// `flag` is the option's name in the builder's errors, rewritten to the field's JSON pointer;
+// `set` fills the option (null: read by check itself). Integers arrive range-free here: one past
+// 2^32 is refused before it could wrap, the option's own range is the builder's.
 struct Field {
   const char* name;
   Kind kind;
+  const char* flag = nullptr;
+  void (*set)(Options&, const json&) = nullptr;
+  // The option reads 0 as "not given": a plan's 0 is refused, not taken for the default.
+  bool zero_unset = false;
 };
+
+uint32_t u32(const json& v) {
+  return static_cast<uint32_t>(v.get<uint64_t>());
+}
+std::string str(const json& v) {
+  return v.get<std::string>();
+}
 
 // The plan format; docs/plan.schema.json describes the same fields (a test keeps them in step).
 const Field kTopFields[] = {{"$schema", Kind::string}, {"plans", Kind::object}};
-const Field kPlanFields[] = {{"name", Kind::string},
-                             {"description", Kind::string},
-                             {"model", Kind::string},
-                             {"quant", Kind::string},
-                             {"context", Kind::integer},
-                             {"batch", Kind::integer},
-                             {"users", Kind::integer},
-                             {"kv_quant", Kind::string},
-                             {"flash_attn", Kind::boolean},
-                             {"ubatch", Kind::integer},
-                             {"engine", Kind::string},
-                             {"headroom", Kind::number},
-                             {"gpu", Kind::string},
-                             {"gpus", Kind::integer},
-                             {"gpu_price_usd", Kind::number},
-                             {"budget", Kind::object},
-                             {"target_tokens_per_s", Kind::number}};
+const Field kPlanFields[] = {
+    {"name", Kind::string},
+    {"description", Kind::string},
+    {"model", Kind::string, "MODEL", [](Options& o, const json& v) { o.model = str(v); }},
+    {"quant", Kind::string, "--quant",
+     [](Options& o, const json& v) {
+       o.quant = str(v);
+       o.quant_given = true;
+     }},
+    {"context", Kind::integer, "--ctx",
+     [](Options& o, const json& v) {
+       o.ctx = u32(v);
+       o.ctx_given = true;
+     }},
+    {"batch", Kind::integer, "--batch", [](Options& o, const json& v) { o.batch = u32(v); }, true},
+    {"users", Kind::integer, "--users", [](Options& o, const json& v) { o.users = u32(v); }, true},
+    {"kv_quant", Kind::string, "--kv-quant",
+     [](Options& o, const json& v) { o.kv_quant = str(v); }},
+    {"flash_attn", Kind::boolean, "--flash-attn",
+     [](Options& o, const json& v) { o.flash_attn = v.get<bool>() ? "on" : "off"; }},
+    {"ubatch", Kind::integer, "--ubatch", [](Options& o, const json& v) { o.ubatch = u32(v); }},
+    {"engine", Kind::string, "--engine",
+     [](Options& o, const json& v) {
+       o.engine = str(v);
+       o.engine_given = true;
+     }},
+    {"headroom", Kind::number, "--headroom",
+     [](Options& o, const json& v) {
+       // The option reads a negative headroom as "the engine's": the range is checked here.
+       const double x = v.get<double>();
+       o.headroom = real_in_range("--headroom", x, fmt::format("{:.6g}", x), 0, 1);
+     }},
+    {"gpu", Kind::string, "--gpu", [](Options& o, const json& v) { o.gpu = str(v); }},
+    {"gpus", Kind::integer, "--gpus", [](Options& o, const json& v) { o.gpus = u32(v); }, true},
+    {"gpu_price_usd", Kind::number},
+    {"budget", Kind::object},
+    {"target_tokens_per_s", Kind::number, "--target-tps"},
+    {"isl", Kind::integer, "--isl", [](Options& o, const json& v) { o.isl = u32(v); }, true},
+    {"osl", Kind::integer, "--osl", [](Options& o, const json& v) { o.osl = u32(v); }, true},
+    {"rate", Kind::number, "--rate", [](Options& o, const json& v) { o.rate = v.get<double>(); },
+     true},
+    {"ttft_ms", Kind::number, "--ttft-ms",
+     [](Options& o, const json& v) { o.ttft_ms = v.get<double>(); }, true},
+    {"tpot_ms", Kind::number, "--tpot-ms",
+     [](Options& o, const json& v) { o.tpot_ms = v.get<double>(); }, true},
+    {"platform", Kind::string, "--platform",
+     [](Options& o, const json& v) { o.platform = str(v); }},
+    {"storage", Kind::string, "--storage", [](Options& o, const json& v) { o.storage = str(v); }},
+    {"mode", Kind::string, "--mode", [](Options& o, const json& v) { o.mode = str(v); }},
+    {"seq", Kind::integer, "--seq", [](Options& o, const json& v) { o.seq = u32(v); }},
+    {"optimizer", Kind::string, "--optimizer",
+     [](Options& o, const json& v) { o.optimizer = str(v); }},
+    {"lora_rank", Kind::integer, "--lora-rank",
+     [](Options& o, const json& v) { o.lora_rank = u32(v); }},
+    {"checkpointing", Kind::boolean, "--checkpointing",
+     [](Options& o, const json& v) { o.checkpointing = v.get<bool>() ? "on" : "off"; }},
+};
 const Field kBudgetFields[] = {
     {"power_watts", Kind::number}, {"ram_gib", Kind::number}, {"price_usd", Kind::number}};
 
@@ -110,6 +168,9 @@ void check_fields(const std::string& file, const std::string& ptr, const json& j
         break;
       case Kind::integer:
         ok = v.is_number_unsigned() || (v.is_number_integer() && v.template get<int64_t>() >= 0);
+        if (ok && v.template get<uint64_t>() > UINT32_MAX)
+          throw InputError(file + ": " + ptr + "/" + key +
+                           ": expected an integer from 0 to 4294967295, got " + v.dump());
         break;
       case Kind::number:
         ok = v.is_number();
@@ -149,61 +210,80 @@ struct PlanInput {
   double target_tps = 0;
 };
 
-// The plan's request, built from its fields directly; each error names the file and the field's
-// JSON pointer. Fields left out take the main command's defaults. `gpus`: the catalog's, priced.
+// A request builder's error about option FLAG, worded for the plan: the leading option becomes
+// "FILE: POINTER/field", the others their field's name ("--isl + --osl: ..." reads
+// "plans.json: /plans/0/isl + osl: ..."). A model file's own errors already name that file.
+std::string plan_words(const std::string& message, const std::string& file,
+                       const std::string& ptr) {
+  const auto flag_at = [&](size_t i) -> const Field* {
+    const Field* best = nullptr;
+    for (const auto& f : kPlanFields) {
+      if (!f.flag || message.compare(i, std::strlen(f.flag), f.flag) != 0) continue;
+      const size_t end = i + std::strlen(f.flag);
+      const char c = end < message.size() ? message[end] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') continue;
+      if (!best || std::strlen(f.flag) > std::strlen(best->flag)) best = &f;
+    }
+    return best;
+  };
+  std::string out;
+  size_t i = 0;
+  if (const Field* f = flag_at(0)) {
+    out = file + ": " + ptr + "/" + f->name;
+    i = std::strlen(f->flag);
+  } else if (message.rfind(file + ": ", 0) != 0) {
+    out = file + ": " + ptr + ": ";
+  }
+  while (i < message.size()) {
+    const Field* f = message[i] == '-' && (i == 0 || message[i - 1] == ' ') ? flag_at(i) : nullptr;
+    if (f && f->flag[0] == '-') {
+      out += f->name;
+      i += std::strlen(f->flag);
+    } else {
+      out += message[i++];
+    }
+  }
+  return out;
+}
+
+// The plan's request: its fields set the options they stand for, over the main command's
+// defaults, and the main command's request builder reads them (flags and plans are one set of
+// rules). A plan names a deployment: "gpus" defaults to 1, not to the count the model needs.
+// `gpus`: the catalog's, priced once for the whole read. Each error names the file and the
+// field's JSON pointer.
 void plan_request(const std::string& file, const std::string& ptr, const json& p,
                   const Catalog& cat, const std::vector<GpuSpec>& gpus, ResolvedRequest& rq) {
-  const auto at = [&](const char* key) { return file + ": " + ptr + "/" + key; };
-  const auto text = [&](const char* key, const char* fallback) {
-    return p.contains(key) ? p.at(key).get<std::string>() : std::string(fallback);
-  };
-  const auto count = [&](const char* key, uint64_t fallback, uint64_t lo, uint64_t hi) {
-    return count_in_range(at(key), p.contains(key) ? p.at(key).get<uint64_t>() : fallback, lo, hi);
-  };
-  const auto real = [&](const char* key, double lo, double hi) {
-    const double v = p.at(key).get<double>();
-    return real_in_range(at(key), v, fmt::format("{:.6g}", v), lo, hi);
-  };
-  PlanRequest& q = rq.request;
-  q = PlanRequest();
-  q.platforms = &cat.platforms();
-  RunConfig& c = q.config;
-  c.engine = resolve_engine(at("engine"), text("engine", "llama.cpp"));
-  // As the main command: a checkpoint engine (vLLM, transformers) loads the weights as the
-  // checkpoint stores them unless the plan names a quantization; llama.cpp a Q4_K_M GGUF.
-  const std::string quant =
-      text("quant", serving_profile(c.engine).checkpoint_weights ? "bf16" : "q4_k_m");
-  resolve_quant(at("quant"), quant);
-  c.kv.n_ctx = count("context", 4096, 1, kMaxContextTokens);
-  q.users = p.contains("users") ? count("users", 0, 1, 100000) : 0;
-  c.kv.n_seq = p.contains("batch") ? count("batch", 1, 1, 65536) : q.users ? q.users : 1;
-  c.kv.n_ubatch = count("ubatch", 512, 1, 65536);
-  c.kv.type_k = c.kv.type_v = resolve_kv_type(at("kv_quant"), text("kv_quant", "f16"));
-  const EngineProfile& ep = engine_profile(c.engine);
-  c.flash_attn = p.contains("flash_attn") ? p.at("flash_attn").get<bool>() : ep.flash_attn_default;
-  if (traits(c.kv.type_v).quantized && !c.flash_attn)
-    throw InputError(at("flash_attn") +
-                     ": false with a quantized kv_quant: llama.cpp requires flash attention for a "
-                     "quantized V cache");
-  c.headroom = p.contains("headroom") ? real("headroom", 0.0, 1.0) : ep.headroom_default;
-  c.overhead_per_gpu_bytes = ep.overhead_per_gpu_bytes;
-  q.gpus_requested = count("gpus", 1, 1, kMaxGpus);
-  GpuSpec gpu = resolve_gpu(at("gpu"), p.at("gpu").get<std::string>(), cat, gpus);
-  if (p.contains("gpu_price_usd")) {
-    gpu.price_usd = real("gpu_price_usd", 1, 1e8);
-    gpu.price_date = "given in the plan";
-    gpu.price_kind = "user";
+  Options o;
+  o.gpus = 1;
+  for (const auto& f : kPlanFields) {
+    if (!f.set || !p.contains(f.name)) continue;
+    const json& v = p.at(f.name);
+    if (f.zero_unset && v.get<double>() <= 0)
+      throw InputError(file + ": " + ptr + "/" + f.name + ": expected " +
+                       (f.kind == Kind::integer ? "an integer of at least 1" : "a number above 0") +
+                       ", got " + v.dump());
+    try {
+      f.set(o, v);
+    } catch (const InputError& e) {
+      throw InputError(plan_words(e.what(), file, ptr));
+    }
   }
-  q.gpu = gpu;
-  rq.model = resolve_model(p.at("model").get<std::string>(), cat, at("model"));
-  q.model = rq.model.spec;
-  if (rq.model.exact_weights) q.exact_weights = rq.model.exact_weights;
-  check_kv_rows(at("kv_quant"), q.model, c.kv.type_k, c.kv.type_v);
-  c.quant = &model_quant(at("quant"), rq.model, quant, p.contains("quant"), rq.quant_requested,
-                         rq.quant_ignored);
-  if (const QuantPreset* sq = stored_quant(rq.model, c.engine, p.contains("quant"))) {
-    c.quant = sq;
-    rq.quant_requested = sq->id;
+  // A capacity target needs the people it is for; without "users" the target is the speed of
+  // the plan's sequences, checked by check itself.
+  if (p.contains("target_tokens_per_s") && p.contains("users"))
+    o.target_tps = p.at("target_tokens_per_s").get<double>();
+  try {
+    resolve_request(o, cat, rq, &gpus);
+    if (p.contains("gpu_price_usd")) {
+      const double v = p.at("gpu_price_usd").get<double>();
+      GpuSpec& g = *rq.request.gpu;
+      g.price_usd =
+          real_in_range(file + ": " + ptr + "/gpu_price_usd", v, fmt::format("{:.6g}", v), 1, 1e8);
+      g.price_date = "given in the plan";
+      g.price_kind = "user";
+    }
+  } catch (const InputError& e) {
+    throw InputError(plan_words(e.what(), file, ptr));
   }
 }
 
@@ -252,16 +332,14 @@ PlanInput read_plan(const std::string& file, const std::string& ptr, const json&
     if (!p.contains(req)) throw InputError(file + ": " + ptr + ": missing field \"" + req + "\"");
   in.model_text = p.at("model").get<std::string>();
   in.rq = std::make_unique<ResolvedRequest>();
-  try {
-    plan_request(file, ptr, p, reading.cat, reading.gpus, *in.rq);
-  } catch (const InputError& e) {
-    // A model file's own errors name the file: say which plan read it.
-    const std::string m = e.what();
-    if (m.rfind(file + ": ", 0) == 0) throw;
-    throw InputError(file + ": " + ptr + ": " + m);
-  }
-  if (!reading.machine && !p.contains("budget") && !in.rq->request.gpu->unified_memory)
-    in.rq->request.platforms = nullptr;  // no system plan: the line reads the GPUs alone
+  plan_request(file, ptr, p, reading.cat, reading.gpus, *in.rq);
+  // No system plan where the line reads the GPUs alone: the machine is needed for a budget, a
+  // unified-memory computer (its usable memory is the platform's), a serving plan (GPUs per
+  // node) and a named platform.
+  const PlanRequest& q = in.rq->request;
+  if (!reading.machine && !p.contains("budget") && !q.gpu->unified_memory && !q.serving &&
+      q.platform_override.empty())
+    in.rq->request.platforms = nullptr;
   in.name = name();
   if (p.contains("budget")) {
     in.budget = p.at("budget");
@@ -368,6 +446,8 @@ class PlanCache {
     if (reports_.size() >= kMaxReports) reports_.clear();
     return reports_.emplace(std::move(key), Text{render(), ++rendered_}).first->second;
   }
+  // An id for a report rendered outside the cache (a plan the planners do not compute).
+  uint64_t new_report_id() { return ++rendered_; }
 
  private:
   static constexpr size_t kMaxReports = 2048;  // ~16 KB each
@@ -391,20 +471,127 @@ class PlanCache {
   std::map<std::string, std::unique_ptr<Entry>> planners_;
 };
 
+// The plan's budgets, read from the figures the JSON and the BOM print.
+void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
+  const GpuPlan& p = *r.gpu;
+  if (in.budget.is_object()) {
+    // Budgets read the figures the JSON and the BOM print (schema_version 2: the catalog
+    // machine's rated power and BOM cost; the class rules only where no platform takes the GPUs).
+    if (in.budget.contains("power_watts")) {
+      const double b = in.budget.at("power_watts").get<double>();
+      const PowerPlan* w = reported_power(r);
+      if (!w)
+        res.failures.push_back({"power",
+                                "power unknown: " + p.gpu.name +
+                                    " is a whole computer whose maker publishes no power figure",
+                                "", std::numeric_limits<double>::quiet_NaN(), b, "W"});
+      else
+        res.summary += power_summary_words(w->peak_w);
+      if (w && power_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
+      if (w && w->peak_w > b)
+        res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
+    }
+    if (in.budget.contains("ram_gib")) {
+      const double b = in.budget.at("ram_gib").get<double>();
+      if (!r.host) {
+        res.failures.push_back({"ram",
+                                "RAM unknown: " + p.gpu.name +
+                                    " is a whole computer: llmsize plans no separate system RAM",
+                                "", std::numeric_limits<double>::quiet_NaN(),
+                                static_cast<double>(bytes_of_gib(b)), "bytes"});
+      } else {
+        const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
+        res.summary += ram_summary_words(need);
+        if (need > budget)
+          res.failures.push_back({"ram", ram_failure_words(need, b), "", static_cast<double>(need),
+                                  static_cast<double>(budget), "bytes"});
+      }
+    }
+    if (in.budget.contains("price_usd")) {
+      double b = in.budget.at("price_usd").get<double>();
+      const CostPlan* cost = reported_cost(r);
+      // No price to hold to the budget: that plan fails as unknown (value null), the others
+      // are still checked.
+      if (!cost || !cost->priced) {
+        const std::string why =
+            r.machine_cost ? r.system->platform->name + ", the machine planned for " + p.gpu.id +
+                                 ", has no published price (cost.hardware_usd is null)"
+                           : p.gpu.id + " has no catalog price; give one with \"gpu_price_usd\"";
+        res.failures.push_back({"price", "price unknown: " + why, "",
+                                std::numeric_limits<double>::quiet_NaN(), b, "USD"});
+        b = -1;
+      }
+      // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
+      // is certain, within it is not, and the line says so.
+      if (b >= 0) res.summary += price_summary_words(*cost);
+      if (b >= 0 && cost_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
+      if (b >= 0 && cost->capex_usd > b)
+        res.failures.push_back(
+            {"price", price_failure_words(*cost, b), "", cost->capex_usd, b, "USD"});
+    }
+  }
+}
+
+// The serving SLOs, the request rate and the target speed.
+void check_speed(const PlanInput& in, const Report& r, PlanResult& res) {
+  if (r.serving && r.serving->estimate.fits) {
+    // The serving SLOs and the request rate, as the main command's Serving section judges them.
+    const ServingEstimate& e = r.serving->estimate;
+    const Workload& w = r.serving->workload;
+    if (e.overloaded)
+      res.failures.push_back({"rate",
+                              rate_failure_words(w.rate_per_s, e.sustainable_requests_per_s), "",
+                              w.rate_per_s, e.sustainable_requests_per_s, "requests/s"});
+    if (w.ttft_slo_s > 0 && !e.overloaded) res.summary += slo_summary_words("TTFT", e.ttft_s.value);
+    if (w.ttft_slo_s > 0 && !e.overloaded && !e.meets_ttft)
+      res.failures.push_back({"ttft", slo_failure_words("TTFT", e.ttft_s.value, w.ttft_slo_s), "",
+                              e.ttft_s.value, w.ttft_slo_s, "s"});
+    if (w.tpot_slo_s > 0) res.summary += slo_summary_words("TPOT", e.itl_s.value);
+    if (w.tpot_slo_s > 0 && !e.meets_tpot)
+      res.failures.push_back({"tpot", slo_failure_words("TPOT", e.itl_s.value, w.tpot_slo_s), "",
+                              e.itl_s.value, w.tpot_slo_s, "s"});
+  }
+  if (in.target_tps > 0) {
+    // The speed the main command prints for the plan: each user's under a serving deployment
+    // (its step model, the same figure as throughput.per_user_tokens_per_s), else each sequence's
+    // decode.
+    const bool serving = r.serving && r.serving->estimate.fits;
+    const double d =
+        serving ? r.serving->estimate.per_user_tokens_per_s.value : r.speed->decode_tokens_per_s;
+    res.summary += serving ? user_speed_summary_words(d) : speed_summary_words(d);
+    if (d < in.target_tps)
+      res.failures.push_back({"speed",
+                              serving ? user_speed_failure_words(r, in.target_tps)
+                                      : speed_failure_words(r, in.target_tps),
+                              "", d, in.target_tps, "tokens/s"});
+  }
+}
+
+// Whether the planner cache computes this request's plan: it varies only the fields base_key()
+// holds, with the serving, training, capacity and machine settings at the main command's
+// defaults; a plan that sets any of those is planned by plan() itself.
+bool cacheable(const PlanRequest& q) {
+  return !q.serving && !q.train && q.target_tokens_per_s == 0 && q.platform_override.empty() &&
+         q.storage == PlanRequest().storage;
+}
+
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
+  const bool shared = cache && cacheable(in.rq->request);
   // The warnings and checklist are only in the report's JSON.
   const Report r =
-      make_report(*in.rq, cache ? cache->plan(in) : plan(in.rq->request), false, with_report);
+      make_report(*in.rq, shared ? cache->plan(in) : plan(in.rq->request), false, with_report);
   PlanResult res;
   res.file = in.file;
   res.pointer = in.pointer;
   res.name = in.name;
-  if (with_report && cache) {
+  if (with_report && shared) {
     const auto& t = cache->report(in, [&] { return render_json(r); });
     res.report_json = t.json;
     res.report_id = t.id;
   } else if (with_report) {
     res.report_json = render_json(r);
+    // Its own id: a plan written again shares the result, and its report by that id.
+    if (cache) res.report_id = cache->new_report_id();
   }
   const GpuPlan& p = *r.gpu;
   res.summary = check_summary_words(r);
@@ -424,58 +611,8 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
     f.detail = memory_failure_detail(r);
     res.failures.push_back(f);
   }
-  const std::string budget_ptr = in.file + ": " + in.pointer + "/budget/";
-  if (in.budget.is_object()) {
-    // Budgets read the figures the JSON and the BOM print (schema_version 2: the catalog
-    // machine's rated power and BOM cost; the class rules only where no platform takes the GPUs).
-    if (in.budget.contains("power_watts")) {
-      const double b = in.budget.at("power_watts").get<double>();
-      const PowerPlan* w = reported_power(r);
-      if (!w)
-        throw InputError(budget_ptr + "power_watts: " + p.gpu.name +
-                         " is a whole computer whose maker publishes no power figure to check");
-      res.summary += power_summary_words(w->peak_w);
-      if (power_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
-      if (w->peak_w > b)
-        res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
-    }
-    if (in.budget.contains("ram_gib")) {
-      const double b = in.budget.at("ram_gib").get<double>();
-      if (!r.host)
-        throw InputError(budget_ptr + "ram_gib: " + p.gpu.name +
-                         " is a whole computer: llmsize plans no separate system RAM");
-      const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
-      res.summary += ram_summary_words(need);
-      if (need > budget)
-        res.failures.push_back({"ram", ram_failure_words(need, b), "", static_cast<double>(need),
-                                static_cast<double>(budget), "bytes"});
-    }
-    if (in.budget.contains("price_usd")) {
-      const double b = in.budget.at("price_usd").get<double>();
-      const CostPlan* cost = reported_cost(r);
-      if ((!cost || !cost->priced) && r.machine_cost)
-        throw InputError(budget_ptr + "price_usd: " + r.system->platform->name +
-                         ", the machine planned for " + p.gpu.id +
-                         ", has no published price (cost.hardware_usd is null)");
-      if (!cost || !cost->priced)
-        throw InputError(budget_ptr + "price_usd: " + p.gpu.id +
-                         " has no catalog price; give one with \"gpu_price_usd\"");
-      // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
-      // is certain, within it is not, and the line says so.
-      res.summary += price_summary_words(*cost);
-      if (cost_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
-      if (cost->capex_usd > b)
-        res.failures.push_back(
-            {"price", price_failure_words(*cost, b), "", cost->capex_usd, b, "USD"});
-    }
-  }
-  if (in.target_tps > 0) {
-    const double d = r.speed->decode_tokens_per_s;
-    res.summary += speed_summary_words(d);
-    if (d < in.target_tps)
-      res.failures.push_back(
-          {"speed", speed_failure_words(r, in.target_tps), "", d, in.target_tps, "tokens/s"});
-  }
+  check_budgets(in, r, res);
+  check_speed(in, r, res);
   return res;
 }
 

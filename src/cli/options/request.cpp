@@ -110,8 +110,12 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   s.kv = serving_kv(o, p);
   s.users_max = o.users_max;
   Workload& w = s.workload;
-  if (o.isl) w.isl = o.isl;
-  if (o.osl) w.osl = o.osl;
+  // The ranges the flags' parsers check, checked again for Options filled in code (a plan file).
+  if (o.isl) w.isl = count_in_range("--isl", o.isl, 1, kMaxContextTokens);
+  if (o.osl) w.osl = count_in_range("--osl", o.osl, 1, kMaxContextTokens);
+  if (o.rate > 0) real("--rate", o.rate, 0.0001, 1e6);
+  if (o.ttft_ms > 0) real("--ttft-ms", o.ttft_ms, 0.1, 1e7);
+  if (o.tpot_ms > 0) real("--tpot-ms", o.tpot_ms, 0.01, 1e6);
   // A request's tokens are one sequence's context: the bound --ctx has holds for their sum.
   const uint64_t sum = uint64_t{w.isl} + w.osl;
   if (sum > kMaxContextTokens)
@@ -228,9 +232,8 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
   if (traits(c.kv.type_v).quantized && !c.flash_attn)
-    throw InputError(
-        "--kv-quant " + o.kv_quant +
-        " with --flash-attn off: llama.cpp requires flash attention for a quantized V cache");
+    throw InputError("--flash-attn: off with --kv-quant " + sanitize(o.kv_quant) +
+                     ": llama.cpp requires flash attention for a quantized V cache");
   c.headroom = o.headroom < 0 ? ep.headroom_default : real("--headroom", o.headroom, 0.0, 1.0);
   c.overhead_per_gpu_bytes = o.overhead_mib < 0
                                  ? ep.overhead_per_gpu_bytes
@@ -506,15 +509,19 @@ const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool 
   return find_quant_preset(model.spec.stored_quant);
 }
 
-void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out) {
-  out.gpus = priced_gpus(o.prices, cat);
+void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
+                     const std::vector<GpuSpec>* priced) {
+  // The catalog's GPUs priced once by the caller (check reads 10^5 plans), unless --price applies.
+  const bool own = !priced || !o.prices.empty();
+  if (own) out.gpus = priced_gpus(o.prices, cat);
+  const std::vector<GpuSpec>& gpus = own ? out.gpus : *priced;
   PlanRequest& q = out.request;
   q = PlanRequest();
   resolve_config(o, out);
   resolve_hardware(o, cat, q);
   resolve_training(o, q);
-  if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, out.gpus);
-  q.candidates = &out.gpus;
+  if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, gpus);
+  q.candidates = &gpus;
 
   out.model = resolve_model(o.model, cat);
   resolve_task(o, out.model.spec, q.config);

@@ -26,7 +26,10 @@ struct ResolvedRequest {
 
 // Validates every flag of `o` (before any work: a typo never yields half a result), resolves the
 // model and GPU in `catalog` and fills the request. REQUIRES: `out` is not moved afterwards.
-void resolve_request(const Options& o, const Catalog& catalog, ResolvedRequest& out);
+// `priced`: the catalog's GPUs with no --price applied, kept by the caller for many requests
+// (the request's candidates then point into it: keep it alive); null: copied into `out`.
+void resolve_request(const Options& o, const Catalog& catalog, ResolvedRequest& out,
+                     const std::vector<GpuSpec>* priced = nullptr);
 
 // The pieces, for commands that vary some of them (sweep, fit, check). `where` names the flag
 // ("--ctx") or the place in a file ("plans.json: /plans/0/context") in the InputError.

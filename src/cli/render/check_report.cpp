@@ -119,6 +119,38 @@ std::string speed_failure_words(const Report& r, double target_tokens_per_s) {
                      c.kv.n_seq == 1 ? "" : "s", c.kv.n_ctx);
 }
 
+std::string user_speed_summary_words(double per_user_tokens_per_s) {
+  return fmt::format(", {:.1f} tok/s per user", per_user_tokens_per_s);
+}
+
+std::string user_speed_failure_words(const Report& r, double target_tokens_per_s) {
+  const ServingPlan& s = *r.serving;
+  const Deployment& d = s.deployment;
+  std::string w = fmt::format(
+      "{:.1f} tok/s per user < target {} tok/s ({} users on {} × {}, TP {}{}{})",
+      s.estimate.per_user_tokens_per_s.value, num(target_tokens_per_s), s.workload.users, d.gpus(),
+      r.gpu->gpu.id, d.tp, d.pp > 1 ? fmt::format(" PP {}", d.pp) : "",
+      d.replicas > 1 ? fmt::format(", {} replicas", d.replicas) : "");
+  if (s.capacity && s.capacity->found && s.capacity->deployment.gpus() > d.gpus())
+    w += fmt::format("; the target needs {} GPUs", s.capacity->deployment.gpus());
+  return w;
+}
+
+std::string slo_summary_words(const char* what, double seconds) {
+  return fmt::format(", {} {:.0f} ms", what, seconds * 1000);
+}
+
+std::string slo_failure_words(const char* what, double seconds, double slo_seconds) {
+  return fmt::format("{} {:.0f} ms > SLO {} ms", what, seconds * 1000, num(slo_seconds * 1000));
+}
+
+std::string rate_failure_words(double rate, double sustainable) {
+  return fmt::format(
+      "overloaded: {} requests/s arrive, the replicas complete at most {:.3g} requests/s (the "
+      "queue grows without bound)",
+      num(rate), sustainable);
+}
+
 void PlanResult::append_line(std::string& out) const {
   auto to = std::back_inserter(out);
   if (pass()) {

@@ -18,12 +18,12 @@ namespace llmsize::cli {
 struct Report;
 
 struct PlanFailure {
-  std::string check;    // memory | power | ram | price | speed
+  std::string check;    // memory | power | ram | price | speed | ttft | tpot | rate
   std::string message;  // "needs 2 × h100-sxm, plan has 1: 97.4 GiB > 80 GiB"
   std::string detail;   // memory: "KV cache at ctx 32768 adds 10.0 GiB"; else empty
   double value = 0;     // what the plan needs or gets (bytes, W, USD, tok/s)
   double limit = 0;     // what it may use or must reach
-  std::string unit;     // bytes | W | USD | tokens/s
+  std::string unit;     // bytes | W | USD | tokens/s | s | requests/s
 };
 
 struct PlanResult {
@@ -59,6 +59,15 @@ std::string price_summary_words(const CostPlan& cost);
 std::string price_failure_words(const CostPlan& cost, double budget_usd);
 std::string speed_summary_words(double decode_tokens_per_s);  // ", 120.5 tok/s per sequence"
 std::string speed_failure_words(const Report& r, double target_tokens_per_s);
+// The same of a serving deployment: each user's speed (its step model), the layout, and the GPUs
+// the capacity search needs for the target when the plan has fewer.
+std::string user_speed_summary_words(double per_user_tokens_per_s);
+std::string user_speed_failure_words(const Report& r, double target_tokens_per_s);
+// A serving plan's SLOs (what: "TTFT" or "TPOT"): ", TTFT 412 ms"; "TTFT 912 ms > SLO 500 ms".
+std::string slo_summary_words(const char* what, double seconds);
+std::string slo_failure_words(const char* what, double seconds, double slo_seconds);
+// A request rate past what the replicas complete.
+std::string rate_failure_words(double rate, double sustainable);
 
 std::string render_check_table(const std::vector<PlanResult>& results);
 std::string render_check_json(const std::vector<PlanResult>& results);
