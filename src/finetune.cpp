@@ -1,5 +1,7 @@
 #include "llmsize/finetune.hpp"
 
+#include <algorithm>
+
 #include "llmsize/gpu.hpp"
 #include "llmsize/tensors.hpp"
 #include "llmsize/units.hpp"
@@ -53,14 +55,29 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
   return t;
 }
 
-uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
-                   uint64_t usable_each) {
+uint64_t fsdp_per_gpu_bytes(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
+                            uint32_t n) {
   const uint64_t shardable =
       checked_add(checked_add(t.weights_bytes, t.gradients_bytes), t.optimizer_bytes);
   const uint64_t per_gpu = checked_add(t.activations_bytes, overhead_per_gpu_bytes);
+  const uint64_t shard = n ? shardable / n + (shardable % n != 0) : shardable;
+  return fraction_of(checked_add(shard, per_gpu), 1 + headroom);
+}
+
+uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
+                   uint64_t usable_each) {
   for (uint32_t n = 1; n <= kMaxGpus; ++n)
-    if (fraction_of(checked_add(shardable / n, per_gpu), 1 + headroom) <= usable_each) return n;
+    if (fsdp_per_gpu_bytes(t, overhead_per_gpu_bytes, headroom, n) <= usable_each) return n;
   return 0;
+}
+
+uint32_t training_gpu_count(uint32_t n, uint32_t gpus_per_node) {
+  const uint32_t gpn = std::max<uint32_t>(1, gpus_per_node);
+  if (n == 0) return 0;
+  if (n > gpn) return (n + gpn - 1) / gpn * gpn;
+  uint32_t p = 1;
+  while (p < n) p *= 2;
+  return std::min(p, gpn);
 }
 
 }  // namespace llmsize

@@ -145,8 +145,21 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     }
     return n;
   };
+  // A training job: each GPU at the count its sharded state needs, bought as sold.
+  const EngineGpuCount training_count = [&](const GpuSpec& g) {
+    EngineCount n;
+    n.data_parallel = true;
+    const uint32_t fewest =
+        fsdp_gpus(*p.train, c.overhead_per_gpu_bytes, c.headroom, g.usable_bytes());
+    n.gpus = training_gpu_count(fewest, serving_gpus_per_node(req, g));
+    if (n.gpus)
+      n.per_gpu_bytes = fsdp_per_gpu_bytes(*p.train, c.overhead_per_gpu_bytes, c.headroom, n.gpus);
+    return n;
+  };
   p.options = rank_gpus(m, base, c, *req.candidates, req.platforms, &engine,
-                        serves(req, m) || target ? &count_of : nullptr);
+                        p.train                    ? &training_count
+                        : serves(req, m) || target ? &count_of
+                                                   : nullptr);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
@@ -162,6 +175,51 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       std::find_if(req.candidates->begin(), req.candidates->end(),
                    [&](const GpuSpec& g) { return g.id == p.options.front().plan.gpu.id; });
   return &*it;
+}
+
+// A fine-tuning job's GPUs (#20): sized by the training total (weights, gradients, optimizer
+// states, activations; FSDP / ZeRO-3 sharding, finetune.hpp), not by an inference of the model.
+// The count is the fewest that hold the sharded state, bought as sold (training_gpu_count: 19 on
+// 8-GPU machines is 24); --gpus N is checked as given. The split fields describe the count's
+// layout (one machine or several); the inference estimate is kept at that count for the parts
+// the host plan reads (weights on disk and in RAM).
+void plan_training_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
+                        const GpuSpec& gpu, Memo& memo, Plan& p) {
+  RunConfig& c = p.config;
+  const TrainMemory& t = *p.train;
+  const uint64_t overhead = c.overhead_per_gpu_bytes;
+  const uint32_t fewest = fsdp_gpus(t, overhead, c.headroom, gpu.usable_bytes());
+  const uint32_t needed = training_gpu_count(fewest, serving_gpus_per_node(req, gpu));
+  const uint32_t count = req.gpus_requested ? req.gpus_requested : needed ? needed : 1;
+  p.train_gpus = needed;
+  p.train_gpus_fewest = fewest;
+  c.n_gpus = count;
+  p.estimate = memo.estimate(m, c, w);
+  if (!p.gpu) p.gpu.emplace();
+  memo.gpus(m, p.estimate, c, gpu, count, *p.gpu);
+  GpuPlan& g = *p.gpu;
+  g.count = count;
+  g.count_requested = req.gpus_requested;
+  g.count_needed = needed;
+  if (count > 1) {
+    // Data-parallel ranks, not a model split: the link describe_split() chose carries FSDP's
+    // collectives (the network between machines, else the GPUs' own link, else PCIe).
+    g.split = GpuSplit::data_parallel;
+    g.link_reason = LinkReason::fsdp_collectives;
+  }
+  g.per_gpu_bytes = fsdp_per_gpu_bytes(t, overhead, c.headroom, count);
+  // No engine margin: the requested headroom is the only slack.
+  p.fit = fit_verdict(fsdp_per_gpu_bytes(t, overhead, 0, count), gpu.usable_bytes(), c.headroom, 0);
+  g.fits = p.fit->fit == Fit::fits;
+  if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
+  if (g.fits) return;
+  if (needed == 0)
+    note(p, NoteKind::gpu_cannot_hold);
+  else if (p.fit->fit == Fit::tight)
+    note(p, NoteKind::gpu_tight, g.count, needed, 0, 0, p.fit->headroom_fraction,
+         p.fit->requested_headroom);
+  else
+    note(p, NoteKind::gpu_not_enough, g.count, needed);
 }
 
 // The estimate on the final count and the GPU plan that holds it: fit, offload, sequences.
@@ -180,6 +238,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     if (!p.capacity->gpus) note(p, NoteKind::capacity_unreachable);
   }
   p.capacity_split = p.capacity && p.capacity->gpus && !req.gpus_requested;
+  if (gpu && p.train) return plan_training_gpus(req, m, w, *gpu, memo, p);
   if (!gpu) {
     p.estimate = memo.estimate(m, c, w);
     p.gpu.reset();
@@ -433,13 +492,6 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   p.machine_cost = plan_cost(co);
 }
 
-void plan_training(const PlanRequest& req, const ModelSpec& m, Plan& p) {
-  p.train = train_memory(m, p.estimate.weights.params, *req.train);
-  if (p.gpu)
-    p.train_gpus = fsdp_gpus(*p.train, p.config.overhead_per_gpu_bytes, p.config.headroom,
-                             p.gpu->gpu.usable_bytes());
-}
-
 void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                Memo& memo, Plan& p) {
   // Every field is assigned or reset below; the storage of a reused Plan is kept (a Planner's
@@ -471,7 +523,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.fit.reset();
   p.train.reset();
   p.train_config = req.train ? *req.train : TrainConfig();
-  p.train_gpus = 0;
+  p.train_gpus = p.train_gpus_fewest = 0;
   p.serving.reset();
 
   // First pass on one GPU (or the count given) to size the split.
@@ -479,6 +531,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   c.n_gpus = req.gpus_requested ? req.gpus_requested : 1;
   const Estimate& base = memo.estimate(m, c, w);
   p.classes = memo.classes(base, c);
+  if (req.train) p.train = train_memory(m, base.weights.params, *req.train);
   gpu = choose_gpu(req, m, w, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
@@ -486,7 +539,11 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     p.gpu->nodes = p.serving->nodes();
   if (p.gpu) {
     plan_server(req, memo, p);
-    plan_speed(req, m, p);
+    // A training job generates no tokens to serve: no inference speed, and no cost per token.
+    if (p.train)
+      p.speed.reset();
+    else
+      plan_speed(req, m, p);
     plan_power_and_cost(req, memo, p);
     if (req.platforms) plan_machine(req, m, memo, p);
   } else {
@@ -496,7 +553,6 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     p.power.reset();
     p.cost.reset();
   }
-  if (req.train) plan_training(req, m, p);
   if (p.offload)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);

@@ -53,6 +53,19 @@ TEST_CASE("FSDP shards weights, gradients and optimizer states, activations stay
   CHECK(fsdp_gpus(t, kGiB / 2, 0.2, 4 * kGiB) == 0);
 }
 
+TEST_CASE("a training job is bought in powers of two in a machine, whole machines past one",
+          "[plan]") {
+  struct Row {
+    uint32_t fewest, per_node, bought;
+  };
+  const Row rows[] = {{0, 8, 0},  {1, 8, 1},   {2, 8, 2},  {3, 8, 4},   {5, 8, 8},    {8, 8, 8},
+                      {9, 8, 16}, {19, 8, 24}, {3, 10, 4}, {9, 10, 10}, {11, 10, 20}, {2, 1, 2}};
+  for (const Row& r : rows) {
+    INFO(r.fewest << " on " << r.per_node << " per machine");
+    CHECK(training_gpu_count(r.fewest, r.per_node) == r.bought);
+  }
+}
+
 namespace {
 
 // The JSON of a plan of `m` at `quant`, through the one field table: every field, the --explain
@@ -181,7 +194,8 @@ TEST_CASE("check: cached plans equal plan() for every plan", "[plan][check]") {
         gpus[(i / 4) % 3] + "\", \"gpus\": " + std::to_string(1 + (i / 12) % 2) +
         ", \"context\": " + std::to_string(i % 5 == 0 ? 8192 : 4096 + 512 * (i % 3)) +
         (i % 7 == 0 ? ", \"gpu_price_usd\": 1234" : "") + (i % 6 == 1 ? ", \"batch\": 4" : "") +
-        (i % 8 == 3 ? ", \"users\": 16" : "") + (i % 9 == 2 && i % 10 != 4 ? ", \"kv_quant\": \"q8_0\"" : "") +
+        (i % 8 == 3 ? ", \"users\": 16" : "") +
+        (i % 9 == 2 && i % 10 != 4 ? ", \"kv_quant\": \"q8_0\"" : "") +
         (i % 10 == 4 ? ", \"engine\": \"vllm\", \"quant\": \"fp8\"" : "") +
         (i % 11 == 5 ? ", \"headroom\": 0.25" : "") +
         (i % 3 == 0 ? ", \"target_tokens_per_s\": 30, \"budget\": {\"power_watts\": 900}" : "") +

@@ -53,5 +53,14 @@ TrainMemory train_memory(const ModelSpec& m, uint64_t params, const TrainConfig&
 // 0 when none.
 uint32_t fsdp_gpus(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
                    uint64_t usable_each);
+// What each of n GPUs holds under that sharding, headroom included:
+//   (ceil(shardable / n) + activations + overhead) x (1 + headroom).
+uint64_t fsdp_per_gpu_bytes(const TrainMemory& t, uint64_t overhead_per_gpu_bytes, double headroom,
+                            uint32_t n);
+// The GPUs a training job of `n` is bought as: data-parallel ranks come in powers of two inside a
+// machine (1, 2, 4, 8: the sizes torchrun's and DeepSpeed's launchers are given, and HGX boards
+// are sold in 4 and 8), up to `gpus_per_node`; past one machine, whole machines
+// (19 GPUs on 8-GPU nodes: 24). 0 stays 0.
+uint32_t training_gpu_count(uint32_t n, uint32_t gpus_per_node);
 
 }  // namespace llmsize

@@ -20,11 +20,12 @@ constexpr double kChassisSlotWidths = 16;
 
 // How the GPUs share the model (worded by the CLI: src/cli/render/words.cpp).
 enum class GpuSplit : uint8_t {
-  single,                // one GPU
-  layer,                 // whole layers per GPU (llama.cpp --split-mode layer)
-  tensor_parallel,       // in one node over the GPUs' own link
-  tensor_then_pipeline,  // tensor parallel in each node, pipeline across nodes
-  pipeline_across_nodes  // layer (pipeline) split across nodes
+  single,                 // one GPU
+  layer,                  // whole layers per GPU (llama.cpp --split-mode layer)
+  tensor_parallel,        // in one node over the GPUs' own link
+  tensor_then_pipeline,   // tensor parallel in each node, pipeline across nodes
+  pipeline_across_nodes,  // layer (pipeline) split across nodes
+  data_parallel           // fine-tuning: each GPU a data-parallel rank, the state sharded (FSDP)
 };
 // The interconnect to buy.
 enum class GpuLink : uint8_t {
@@ -42,6 +43,7 @@ enum class LinkReason : uint8_t {
   no_gpu_link,          // no GPU-to-GPU link: a layer split passes only activations
   separate_units,       // unified-memory computers: each unit is its own machine, layers split
                         // across them over the network (llama.cpp RPC, MLX distributed, NCCL)
+  fsdp_collectives,     // FSDP gathers each layer's weights and reduce-scatters its gradients
 };
 
 struct GpuPlan {
@@ -116,6 +118,7 @@ struct EngineCount {
   uint32_t gpus = 0;
   uint64_t per_gpu_bytes = 0;
   uint32_t tp = 0, pp = 0, replicas = 0;  // a serving engine's degrees; 0: the layer split's
+  bool data_parallel = false;             // fine-tuning: FSDP ranks, not a model split
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 

@@ -213,7 +213,10 @@ struct Plan {
 
   std::optional<TrainMemory> train;
   TrainConfig train_config;
-  uint32_t train_gpus = 0;  // FSDP: GPUs of the plan's kind that hold the sharded state
+  // FSDP: GPUs of the plan's kind that hold the sharded state, as bought (training_gpu_count:
+  // powers of two in a machine, whole machines past one), and the fewest that hold it.
+  uint32_t train_gpus = 0;
+  uint32_t train_gpus_fewest = 0;
 
   std::vector<Note> notes;  // in the order a reader needs them
 

@@ -362,6 +362,43 @@ TEST_CASE("fine-tuning mode reports gradients, optimizer and activations", "[cli
   CHECK(j["finetune"]["gpus"].get<int>() >= 2);
 }
 
+// #20: a fine-tuning plan buys what the job needs. Llama-3.1-70B full fine-tuning, AdamW, seq
+// 4096, on H100 SXM (80 GiB = 85,899,345,920 B usable): the job holds BF16 weights and gradients
+// 141,107,412,992 B each + 846,644,477,952 B of FP32 master weights and Adam moments = shardable
+// 1,128,859,303,936 B; each GPU adds activations 10,712,252,416 + 536,870,912 runtime overhead
+// = 11,249,123,328 B. (ceil(shardable / n) + that) x 1.2: n = 18 -> 88,756,234,924 > usable;
+// n = 19 -> 84,795,325,085 <= usable: 19 hold it, bought as 3 DGX H100 of 8 = 24 GPUs, each
+// holding ceil((47,035,804,331 + 11,249,123,328) x 1.2) = 69,941,913,191 B.
+TEST_CASE("a fine-tuning plan sizes GPUs, machines and cost from the training total", "[cli]") {
+  const auto j = run_json("llama-3.1-70b --mode full --seq 4096 --gpu h100-sxm");
+  const uint64_t shardable = j["finetune"]["weights_bytes"].get<uint64_t>() +
+                             j["finetune"]["gradients_bytes"].get<uint64_t>() +
+                             j["finetune"]["optimizer_bytes"].get<uint64_t>();
+  CHECK(shardable == 1128859303936ull);
+  CHECK(j["finetune"]["activations_bytes"] == 10712252416ull);
+  CHECK(j["finetune"]["gpus_fewest"] == 19);
+  CHECK(j["finetune"]["gpus"] == 24);
+  CHECK(j["gpu"]["count"] == 24);
+  CHECK(j["gpu"]["per_gpu_bytes"] == 69941913191ull);
+  CHECK(j["gpu"]["fits"] == true);
+  CHECK(j["system"]["nodes"] == 3);
+  CHECK(j["system"]["platform_id"] == "nvidia-dgx-h100");
+  // The checkpoint read is BF16 (2 B per parameter), not a GGUF; no inference speed or cost per
+  // token for a job that serves none.
+  CHECK(j["settings"]["quant"] == "bf16");
+  CHECK(j["throughput"]["aggregate_tokens_per_s"].is_null());
+  // --gpus 8 is checked as given: it fails, and says 24 are needed.
+  const auto few = run_json("llama-3.1-70b --mode full --seq 4096 --gpu h100-sxm --gpus 8");
+  CHECK(few["gpu"]["fits"] == false);
+  CHECK(few["gpu"]["count_needed"] == 24);
+  // An 8B LoRA (BF16 base 15.1 GiB + adapters + 2.7 GiB of activations, 22.6 GiB with the
+  // headroom) is recommended a card that holds the job, not one that holds an inference of it.
+  const auto lora = run_json("llama-3.1-8b --mode lora");
+  CHECK(lora["gpu"]["per_gpu_bytes"].get<uint64_t>() > 22ull * (1ull << 30));
+  CHECK(lora["gpu"]["per_gpu_bytes"].get<uint64_t>() <=
+        lora["gpu"]["usable_bytes_each"].get<uint64_t>());
+}
+
 TEST_CASE("hybrid and stored-format configs: recurrent state and KV by kind in the JSON", "[cli]") {
   const std::string dir = kFixtures + "/configs_2026/";
   // Qwen3-Next: 36 delta-net layers x 2,195,456 B per sequence (tests/layers_test.cpp), 4

@@ -62,6 +62,9 @@ ServingEngine chosen_engine(const Options& o) {
 // or FP4 checkpoint is asked for with --quant), never a GGUF preset.
 std::string serving_quant_text(const Options& o) {
   if (o.quant_given || o.model.empty()) return o.quant;
+  // Fine-tuning reads the checkpoint as published (BF16; QLoRA quantizes it to NF4 as it loads):
+  // that is the file downloaded and held in RAM, not a GGUF.
+  if (o.mode != "inference") return "bf16";
   const ServingEngine e = chosen_engine(o);
   return serving_profile(e).checkpoint_weights ? "bf16" : o.quant;
 }

@@ -49,6 +49,12 @@ std::vector<std::string> reasons(const PlanResult& r) {
 std::string check_summary_words(const Report& r) {
   const GpuPlan& p = *r.gpu;
   const auto& c = r.config;
+  if (r.train)
+    return fmt::format("{} {} fine-tuning seq {} × {} on {} × {}: {} of {} GiB per GPU",
+                       r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id,
+                       train_mode_name(r.train_config.mode), r.train_config.seq,
+                       r.train_config.batch, p.count, p.gpu.id, gib1(p.per_gpu_bytes),
+                       gib_short(p.gpu.usable_bytes()));
   return fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
                      r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
                      c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes),
@@ -67,6 +73,9 @@ std::string memory_failure_words(const Report& r) {
 
 std::string memory_failure_detail(const Report& r) {
   const auto& c = r.config;
+  if (r.train)
+    return fmt::format("the job holds {} GiB (weights, gradients, optimizer states, activations)",
+                       gib1(r.train->total_bytes()));
   std::string d =
       fmt::format("KV cache at ctx {} adds {} GiB", c.kv.n_ctx, gib1(r.estimate.kv_cache_bytes));
   if (c.kv.n_seq > 1) d += fmt::format(" for {} sequences", c.kv.n_seq);

@@ -231,7 +231,9 @@ ojson finetune_json(const Row& r) {
           {"optimizer_bytes", t.optimizer_bytes},
           {"activations_bytes", t.activations_bytes},
           {"total_bytes", t.total_bytes()},
-          {"gpus", p.train_gpus ? ojson(p.train_gpus) : ojson()}};
+          {"gpus", p.train_gpus ? ojson(p.train_gpus) : ojson()},
+          {"gpus_fewest", p.train_gpus_fewest ? ojson(p.train_gpus_fewest) : ojson()},
+          {"sharding", "fsdp"}};
 }
 
 ojson options_json(const Row& r) {
@@ -795,7 +797,9 @@ const std::vector<Field> kFields = {
     // blocks and lists
     {"finetune", U_::none,
      "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "
-     "gradients_bytes, optimizer_bytes, activations_bytes, total_bytes, gpus (FSDP)",
+     "gradients_bytes, optimizer_bytes, activations_bytes, total_bytes, gpus (as bought: powers "
+     "of two in a machine, whole machines past one; gpu.count is this), gpus_fewest (the fewest "
+     "that hold the sharded state), sharding (fsdp: FSDP / ZeRO-3)",
      JSON(finetune_json(r))},
     {"gpu_options", U_::none,
      "without --gpu, the GPUs the engine runs on: priced first, one machine before several, "

@@ -55,6 +55,15 @@ std::string quant_line(const Report& r) {
 
 std::string settings_line(const Report& r) {
   const auto& c = r.config;
+  if (r.train)
+    return fmt::format(
+        "{} fine-tuning · checkpoint {} · {:.2f} bits/weight on disk · seq {} × batch "
+        "{} per GPU",
+        r.train_config.mode == TrainMode::full    ? "full"
+        : r.train_config.mode == TrainMode::qlora ? "QLoRA"
+                                                  : "LoRA",
+        quant_line(r), r.estimate.weights.bits_per_weight(), group(r.train_config.seq),
+        r.train_config.batch);
   if (r.model.spec.task != Task::generation)
     return fmt::format(
         "{} · {} · {:.2f} bits/weight · {} document{} × {} tokens · KV {} · n_ubatch {} · "
@@ -424,6 +433,68 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
 }
 
 // Model, settings, the memory table and the GPUs each class needs.
+// A fine-tuning plan's memory (#20): what the job holds (weights, gradients, optimizer states,
+// activations), how FSDP / ZeRO-3 shards it over the plan's GPUs, and what each GPU then holds;
+// the GPU count, machine and BOM are this job's. Rows for the table, Markdown and HTML alike.
+std::string training_title(const Report& r) {
+  const TrainConfig& c = r.train_config;
+  return fmt::format(
+      "Fine-tuning ({}, seq {}, batch {} per GPU, {}, checkpointing {}): {} trainable",
+      train_mode_name(c.mode), c.seq, c.batch,
+      c.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW", c.checkpointing ? "on" : "off",
+      billions(r.train->trainable_params));
+}
+
+// "19 of h100-sxm hold it, 24 as bought (...)".
+std::string training_gpus_words(const Report& r) {
+  if (!r.train_gpus) return "no count up to 1024 holds it";
+  return fmt::format(
+      "{} of {} hold it, {} as bought ({})", r.train_gpus_fewest, r.gpu->gpu.id, r.train_gpus,
+      r.train_gpus == r.train_gpus_fewest ? "a count sold"
+                                          : "powers of two in a machine, whole machines past one");
+}
+
+std::vector<MemoryRow> training_rows(const Report& r) {
+  const TrainMemory& t = *r.train;
+  const TrainConfig& c = r.train_config;
+  const uint32_t n = r.gpu ? r.gpu->count : 1;
+  const std::string shard = n > 1 ? fmt::format("; sharded over {} GPUs (FSDP / ZeRO-3)", n) : "";
+  const bool full = c.mode == TrainMode::full;
+  const bool adam8 = c.optimizer == Optimizer::adamw_8bit;
+  std::vector<MemoryRow> rows;
+  rows.push_back({"weights", t.weights_bytes,
+                  (full                         ? "BF16, 2 B per parameter"
+                   : c.mode == TrainMode::qlora ? "NF4 base (4.127 bits), frozen, + FP32 adapters"
+                                                : "BF16 base, frozen, + FP32 adapters") +
+                      shard});
+  rows.push_back({"gradients", t.gradients_bytes,
+                  (full ? "BF16, every parameter" : "the adapters' only, FP32") + shard});
+  rows.push_back(
+      {"optimizer", t.optimizer_bytes,
+       (full ? (adam8 ? "FP32 master weights + 8-bit Adam moments (6 B per parameter)"
+                      : "FP32 master weights + Adam moments (12 B per parameter)")
+             : (adam8 ? "the adapters' 8-bit Adam moments" : "the adapters' Adam moments, FP32")) +
+           shard});
+  rows.push_back(
+      {"activations", t.activations_bytes, t.activation_formula + (n > 1 ? "; on each GPU" : "")});
+  rows.push_back({"total", t.total_bytes(), "the job, before sharding and runtime overhead"});
+  if (r.gpu)
+    rows.push_back({"per GPU", r.gpu->per_gpu_bytes,
+                    fmt::format("(sharded state / {} + activations + {:.2f} GiB runtime overhead) "
+                                "× {:.0f}% headroom; {}",
+                                n, gib_of(r.config.overhead_per_gpu_bytes),
+                                100 * (1 + r.config.headroom), training_gpus_words(r))});
+  return rows;
+}
+
+std::string table_training_memory(const Report& r) {
+  std::string o = training_title(r) + "\n";
+  o += fmt::format("{:<18} {:>10}  {}\n", "memory", "GiB", "how");
+  for (const auto& row : training_rows(r))
+    o += fmt::format("{:<18} {:>10.2f}  {}\n", row.part, gib_of(row.bytes), row.how);
+  return o;
+}
+
 std::string table_head(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
@@ -432,6 +503,7 @@ std::string table_head(const Report& r) {
   if (!r.model.spec.layer_kinds.empty())
     o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
+  if (r.train) return o + table_training_memory(r);
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r)) {
     // A label longer than the column ("vision tower (mmproj)") takes from the number's padding.
@@ -586,24 +658,6 @@ std::string table_power_cost(const Report& r) {
 // Fine-tuning, the checklist and the warnings.
 std::string table_train_notes(const Report& r) {
   std::string o;
-  if (r.train) {
-    const auto& t = *r.train;
-    o += fmt::format("\nFine-tuning ({}, seq {}, batch {}, {}, checkpointing {})\n",
-                     r.train_config.mode == TrainMode::full    ? "full"
-                     : r.train_config.mode == TrainMode::qlora ? "QLoRA"
-                                                               : "LoRA",
-                     r.train_config.seq, r.train_config.batch,
-                     r.train_config.optimizer == Optimizer::adamw ? "AdamW" : "8-bit AdamW",
-                     r.train_config.checkpointing ? "on" : "off");
-    o += fmt::format("  trainable       {}\n", billions(t.trainable_params));
-    o += fmt::format(
-        "  weights         {:>8.2f} GiB\n  gradients       {:>8.2f} GiB\n  optimizer       "
-        "{:>8.2f} GiB\n"
-        "  activations     {:>8.2f} GiB\n  total           {:>8.2f} GiB",
-        gib_of(t.weights_bytes), gib_of(t.gradients_bytes), gib_of(t.optimizer_bytes),
-        gib_of(t.activations_bytes), gib_of(t.total_bytes()));
-    o += r.gpu ? fmt::format(" → {} × {} with FSDP sharding\n", r.train_gpus, r.gpu->gpu.id) : "\n";
-  }
   if (!r.checklist.empty()) {
     o += "\nChecklist\n";
     for (const auto& c : r.checklist) o += "  [ ] " + c + "\n";
@@ -721,6 +775,19 @@ std::string render_table(const Report& r) {
   return o;
 }
 
+// The GPU memory of an inference plan and the GPUs each memory class needs, as Markdown.
+void markdown_memory(const Report& r, std::string& o) {
+  const auto& e = r.estimate;
+  o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
+  for (const auto& row : memory_rows(r))
+    o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
+  o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
+  o += "| GPU class | GPUs needed |\n|---|---:|\n";
+  for (const auto& c : r.classes)
+    o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
+                     c.count ? std::to_string(c.count) : "does not fit");
+}
+
 std::string render_markdown(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
@@ -737,14 +804,13 @@ std::string render_markdown(const Report& r) {
       o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
     o += "\n";
   }
-  o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
-  for (const auto& row : memory_rows(r))
-    o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
-  o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
-  o += "| GPU class | GPUs needed |\n|---|---:|\n";
-  for (const auto& c : r.classes)
-    o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
-                     c.count ? std::to_string(c.count) : "does not fit");
+  if (r.train) {
+    o += "### " + training_title(r) + "\n\n| part | GiB | how |\n|---|---:|---|\n";
+    for (const auto& row : training_rows(r))
+      o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
+  } else {
+    markdown_memory(r, o);
+  }
   if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
   // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
   if (const PowerPlan* w = reported_power(r))

@@ -389,6 +389,10 @@ std::string split_words(const Plan& p) {
   return gpu_split_words(p.gpu->split);
 }
 
+const char* train_mode_name(TrainMode m) {
+  return m == TrainMode::full ? "full" : m == TrainMode::qlora ? "QLoRA" : "LoRA";
+}
+
 std::string gpu_split_words(GpuSplit s) {
   switch (s) {
     case GpuSplit::single:
@@ -401,6 +405,8 @@ std::string gpu_split_words(GpuSplit s) {
       return "tensor parallel in each node, pipeline across nodes";
     case GpuSplit::pipeline_across_nodes:
       return "layer (pipeline) split across nodes";
+    case GpuSplit::data_parallel:
+      return "data parallel, the weights, gradients and optimizer states sharded (FSDP / ZeRO-3)";
   }
   return "";
 }
@@ -505,6 +511,9 @@ std::string link_reason_words(LinkReason r) {
     case LinkReason::separate_units:
       return "unified-memory computers are separate machines: the layers split across units "
              "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
+    case LinkReason::fsdp_collectives:
+      return "FSDP all-gathers each layer's weights and reduce-scatters its gradients every step: "
+             "the GPUs' own link in a machine, a 400 Gb/s NIC per GPU between machines";
   }
   return "";
 }

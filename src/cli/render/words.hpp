@@ -125,6 +125,8 @@ std::string split_words(const Plan& p);
 // A GpuPlan's split, link (with its numbers) and the link's reason, as the JSON and tables say
 // them ("layer split", "PCIe 4.0 x16 (32 GB/s per direction per GPU)", ...).
 std::string gpu_split_words(GpuSplit s);
+// "full", "LoRA", "QLoRA".
+const char* train_mode_name(TrainMode m);
 // A cold-start step as the tables say it ("read weights", "copy to GPUs", ...).
 const char* step_words(StartStep s);
 // A GPU option's split: a serving engine's TP x PP x replicas, else the layer split's words.
