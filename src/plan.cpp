@@ -784,18 +784,27 @@ const char* to_string(FigureBasis b) {
       return "none";
     case FigureBasis::machine:
       return "machine";
+    case FigureBasis::generic:
+      return "generic";
     case FigureBasis::class_rules:
       return "class_rules";
   }
   return "?";
 }
+namespace {
+FigureBasis machine_basis(const Plan& p) {
+  return p.system && p.system->platform && p.system->platform->generic ? FigureBasis::generic
+                                                                       : FigureBasis::machine;
+}
+}  // namespace
+
 FigureBasis power_basis(const Plan& p) {
-  return p.machine_power ? FigureBasis::machine
+  return p.machine_power ? machine_basis(p)
          : p.power       ? FigureBasis::class_rules
                          : FigureBasis::none;
 }
 FigureBasis cost_basis(const Plan& p) {
-  return p.machine_cost ? FigureBasis::machine
+  return p.machine_cost ? machine_basis(p)
          : p.cost       ? FigureBasis::class_rules
                         : FigureBasis::none;
 }

@@ -208,7 +208,7 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
   // Baseboards, superchip machines and unified computers are built around the chips they list (an
   // empty list offers none); PCIe machines list what was seen in them, not a limit.
   const bool listed = std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end();
-  if (!listed && (mount != GpuMount::pcie || !p.gpu_ids.empty()))
+  if (!listed && !p.generic && (mount != GpuMount::pcie || !p.gpu_ids.empty()))
     b.push_back(PlatformReason::gpu_not_offered);
   if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) == p.gpu_counts.end())
     b.push_back(PlatformReason::count_not_offered);
@@ -253,6 +253,10 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
   // whose are not), price (unpriced last); the catalog's order last.
   auto better = [&](const PlatformChoice& a, const PlatformChoice& b) {
     if (b.index < 0) return true;
+    // A sourced machine before any generic row, whatever the count.
+    const bool ga = catalog[static_cast<size_t>(a.index)].generic;
+    const bool gb = catalog[static_cast<size_t>(b.index)].generic;
+    if (ga != gb) return gb;
     if (a.nodes != b.nodes) return a.nodes < b.nodes;
     if (a.gpus_total() != b.gpus_total()) return a.gpus_total() < b.gpus_total();
     const auto& pa = catalog[static_cast<size_t>(a.index)];

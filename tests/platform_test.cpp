@@ -218,8 +218,15 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
       CHECK(ch.gpus_total() >= n);
       CHECK(ch.nodes == (n + ch.gpus_per_node - 1) / ch.gpus_per_node);
       CHECK(ch.gpus_total() - n < ch.gpus_per_node);  // no idle machine
-      if (p.gpu_mount != GpuMount::pcie)
+      // A vendor's baseboard lists its modules; a generic one (no sourced machine takes the GPU)
+      // takes any of its mount, and only when no sourced row does.
+      if (p.gpu_mount != GpuMount::pcie && !p.generic)
         CHECK(std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end());
+      if (p.generic)
+        for (const auto& q : cat)
+          if (!q.generic)
+            for (uint32_t c : q.gpu_counts)
+              CHECK_FALSE(platform_blockers(q, g, c, max_system_wall_w(q, g, c)).empty());
       if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam)
         CHECK((ch.gpus_per_node == 4 || ch.gpus_per_node == 8));
       if (p.gpu_mount == GpuMount::integrated) CHECK(ch.gpus_per_node == 1);
@@ -329,8 +336,27 @@ TEST_CASE("Built-in platforms: the reference systems come out as they ship", "[p
     CHECK(p.id == c.platform);
     CHECK(p.cpu_sockets == c.sockets);
   }
-  // A GH200 is not a GB300: the DGX Station GB300 does not take it.
-  CHECK(choose_platform(cat, gpu("gh200"), 1).index < 0);
+  // A GH200 is not a GB300: the DGX Station GB300 does not take it; the generic superchip server
+  // stands in (#20: no plan falls back to the class rules).
+  const auto gh = choose_platform(cat, gpu("gh200"), 1);
+  REQUIRE(gh.index >= 0);
+  CHECK(cat[static_cast<size_t>(gh.index)].id == "generic-superchip-server");
+  // Every catalog GPU but the unified computers gets a platform at 1 to 16: none falls back to the
+  // class rules. The modules no vendor row lists go to the generic baseboards.
+  for (const auto& cg : test::catalog().gpus()) {
+    const GpuSpec& g = cg.spec;
+    if (g.unified_memory) continue;
+    for (uint32_t n = 1; n <= 16; ++n) {
+      CAPTURE(g.id, n);
+      CHECK(choose_platform(cat, g, n).index >= 0);
+    }
+  }
+  for (const char* id : {"h20", "v100-32gb"})
+    CHECK(cat[static_cast<size_t>(choose_platform(cat, gpu(id), 8).index)].id ==
+          "generic-sxm-baseboard-server");
+  for (const char* id : {"mi250x", "mi350x", "mi355x", "gaudi3"})
+    CHECK(cat[static_cast<size_t>(choose_platform(cat, gpu(id), 8).index)].id ==
+          "generic-oam-baseboard-server");
 }
 
 TEST_CASE("Built-in workstations: pro cards go four to a vendor's tower, 3-slot cards do not",

@@ -237,8 +237,10 @@ const CostInput& reported_cost_input(const Plan& p);  // the inputs of reported_
 // power model and BOM), or the class rules (a GPU class's host, PSU and price rules: an estimate,
 // not a machine that ships; used only where no catalog platform takes the GPUs), or neither.
 // Stable in JSON as power.basis / cost.basis.
-enum class FigureBasis { none, machine, class_rules };
-const char* to_string(FigureBasis b);  // "none", "machine", "class_rules"
+// machine: a sourced catalog machine's figures; generic: a generic platform row's (no vendor's
+// machine takes the GPUs, PlatformModel::generic); class_rules: no platform at all.
+enum class FigureBasis { none, machine, generic, class_rules };
+const char* to_string(FigureBasis b);  // "none", "machine", "generic", "class_rules"
 FigureBasis power_basis(const Plan& p);
 FigureBasis cost_basis(const Plan& p);
 // A platform catalog was consulted, none of its platforms takes the GPUs and the plan reports a

@@ -122,6 +122,11 @@ struct PlatformModel {
   uint32_t units_linked_max = 0;
   std::string unit_link;
   uint32_t unit_link_gbit_per_s = 0;
+  // A generic row (#20): no vendor's machine but the class a GPU no sourced machine takes falls
+  // back to; `basis` says where its numbers come from. Chosen only when no sourced row takes the
+  // GPUs; a generic baseboard takes any module of its mount.
+  bool generic = false;
+  std::string basis;
   double price_usd = 0;  // list or street price of the configuration; 0 = unpublished
   std::string price_source;
   std::string source;  // where the rest was read

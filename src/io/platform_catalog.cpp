@@ -375,6 +375,8 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
     p.unit_link = r.str(*u, up, "link", false);
     p.unit_link_gbit_per_s = r.count(*u, up, "link_gbit_per_s", false, 10000);
   }
+  p.generic = r.flag(e, path, "generic");
+  p.basis = r.str(e, path, "basis", p.generic);
   p.price_usd = r.num(e, path, "price_usd", false, 0, 1e8);
   if (p.price_usd > 0) {
     const std::string kind = r.str(e, path, "price_kind", false);
@@ -386,7 +388,7 @@ PlatformModel read_one(const json& e, const std::string& path, const Reader& r) 
   p.source = r.sources(e, path);
   // Shown in tables and the BOM: escaped like any untrusted text (a --catalog file's rows).
   for (std::string* t : {&p.name, &p.vendor, &p.form_factor, &p.cpu_model, &p.memory_type,
-                         &p.unit_link, &p.price_source, &p.source})
+                         &p.unit_link, &p.price_source, &p.source, &p.basis})
     *t = sanitize(*t, 1 << 16);
   return p;
 }
@@ -435,6 +437,18 @@ std::vector<PlatformModel> read_platforms(std::string_view text, const std::stri
       } catch (const InputError& err) {
         if (skipped) skipped->push_back(err.what());
       }
+    }
+  }
+  // "platforms_generic": the classes a GPU no sourced machine takes falls back to (#20), each
+  // flagged "generic": true with the "basis" of its numbers; chosen after every sourced row.
+  if (const json* gen = r.get(doc, "platforms_generic")) {
+    if (!gen->is_array()) r.fail("/platforms_generic", "expected an array of platforms");
+    for (size_t i = 0; i < gen->size(); ++i) {
+      const std::string path = "/platforms_generic/" + std::to_string(i);
+      PlatformModel p = read_one((*gen)[i], path, r);
+      if (!p.generic) r.fail(path + "/generic", "expected true (a row of platforms_generic)");
+      if (!seen.insert(p.id).second) r.fail(path + "/id", "duplicate id " + sanitize_quoted(p.id));
+      out.push_back(std::move(p));
     }
   }
   return out;

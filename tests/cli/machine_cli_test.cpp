@@ -410,18 +410,60 @@ TEST_CASE("4 x H100 SXM is a 4-GPU HGX server, not an 8-GPU DGX", "[cli][machine
   CHECK(a["power"]["psu_redundancy"].is_null());
 }
 
-TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said to be",
+TEST_CASE("a module no vendor's machine lists goes to a generic baseboard, said to be",
           "[cli][machine]") {
-  // No platform in data/platforms.json is sold with the H20: the host, power and cost are the
-  // class rules' and every output says so.
+  // No sourced platform in data/platforms.json is sold with the H20: the generic SXM baseboard
+  // server stands in (#20: one hardware model, no class rules), and every output says so.
   const std::string args = "llama-3.1-8b --gpu h20 --gpus 8";
+  const auto j = run_json(args);
+  CHECK(j["system"]["platform_id"] == "generic-sxm-baseboard-server");
+  CHECK(j["system"]["platform_generic"] == true);
+  CHECK(has(j["system"]["platform_basis"].get<std::string>(), "one AMD EPYC 9004 socket"));
+  CHECK(j["power"]["basis"] == "generic");
+  CHECK(j["cost"]["basis"] == "generic");
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out,
+            "  generic         no sourced catalog machine takes h20: the 4- or 8-module "
+            "HGX baseboard"));
+  CHECK(!has(t.out, "class rules"));
+  // A catalog machine's figures are the machine's.
+  const auto m = run_json("llama-3.1-70b --gpu h100-sxm --gpus 8");
+  CHECK(m["power"]["basis"] == "machine");
+  CHECK(m["system"]["platform_generic"] == false);
+  // check's budgets say which figures they held the plan to.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/p.json");
+    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "h20", "gpus": 8, )"
+      << R"("budget": {"power_watts": 100000}}]})";
+  }
+  const auto c = run("check " + dir + "/p.json");
+  CHECK(c.code == 0);
+  CHECK(has(c.out, "(a generic machine: no sourced catalog machine takes the GPUs)"));
+  sh("rm -rf '" + dir + "'");
+}
+
+TEST_CASE("no platform at all takes the GPUs: the class-rule figures are said to be",
+          "[cli][machine]") {
+  // A --catalog card five slots wide fits no platform row, sourced or generic: the host, power
+  // and cost are the class rules' and every output says so.
+  const std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/g.json");
+    f << R"({"gpus": [{"id": "wide-card", "name": "Wide Card", "vendor": "nvidia", )"
+      << R"("class": "workstation", "memory_gib": 48, "bandwidth_gb_per_s": 900, )"
+      << R"("board_power_w": 300, "fp16_tflops_dense": 100, "slot_width": 5, )"
+      << R"("form_factor": "pcie", "backends": ["cuda"]}]})";
+  }
+  const std::string args = "llama-3.1-8b --gpu wide-card --gpus 2 --catalog " + dir + "/g.json";
   const auto j = run_json(args);
   CHECK(j["system"]["platform_id"].is_null());
   CHECK(j["power"]["basis"] == "class_rules");
   CHECK(j["cost"]["basis"] == "class_rules");
   bool said = false;
   for (const auto& w : j["warnings"])
-    said = said || (has(w.get<std::string>(), "no platform in the catalog takes 8 × NVIDIA H20") &&
+    said = said || (has(w.get<std::string>(), "no platform in the catalog takes 2 × Wide Card") &&
                     has(w.get<std::string>(), "class-rule estimates"));
   CHECK(said);
   const auto t = run(args);
@@ -433,20 +475,6 @@ TEST_CASE("no catalog platform takes the GPUs: the class-rule figures are said t
   CHECK(has(t.out, "[ ] Circuit (class rules: no catalog machine): "));
   CHECK(has(run(args + " --explain").out,
             "power (class rules: an estimate, not a machine that ships)"));
-  // A catalog machine's figures are the machine's.
-  const auto m = run_json("llama-3.1-70b --gpu h100-sxm --gpus 8");
-  CHECK(m["power"]["basis"] == "machine");
-  CHECK(m["cost"]["basis"] == "machine");
-  // check's budgets say which figures they held the plan to.
-  const std::string dir = temp_dir();
-  {
-    std::ofstream f(dir + "/p.json");
-    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "h20", "gpus": 8, )"
-      << R"("budget": {"power_watts": 100000}}]})";
-  }
-  const auto c = run("check " + dir + "/p.json");
-  CHECK(c.code == 0);
-  CHECK(has(c.out, "(class rules: no catalog platform takes the GPUs)"));
   sh("rm -rf '" + dir + "'");
 }
 

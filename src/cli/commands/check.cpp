@@ -488,6 +488,7 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
       else
         res.summary += power_summary_words(w->peak_w);
       if (w && power_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
+      if (w && power_basis(r) == FigureBasis::generic) res.summary += generic_machine_words();
       if (w && w->peak_w > b)
         res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
     }
@@ -525,6 +526,7 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
       // is certain, within it is not, and the line says so.
       if (b >= 0) res.summary += price_summary_words(*cost);
       if (b >= 0 && cost_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
+      if (b >= 0 && cost_basis(r) == FigureBasis::generic) res.summary += generic_machine_words();
       if (b >= 0 && cost->capex_usd > b)
         res.failures.push_back(
             {"price", price_failure_words(*cost, b), "", cost->capex_usd, b, "USD"});

@@ -90,6 +90,10 @@ std::string class_rules_words() {
   return " (class rules: no catalog platform takes the GPUs)";
 }
 
+std::string generic_machine_words() {
+  return " (a generic machine: no sourced catalog machine takes the GPUs)";
+}
+
 std::string power_failure_words(double peak_w, double budget_w) {
   return fmt::format("peak power {:.0f} W > budget {} W", peak_w, num(budget_w));
 }

@@ -51,6 +51,8 @@ std::string power_summary_words(double peak_w);  // ", peak 708 W"
 // " (class rules: no catalog platform takes the GPUs)": after a power or price figure that is a
 // class-rule estimate (FigureBasis::class_rules), not a machine that ships.
 std::string class_rules_words();
+// The same of a generic platform row (FigureBasis::generic).
+std::string generic_machine_words();
 std::string power_failure_words(double peak_w, double budget_w);
 std::string ram_summary_words(uint64_t need_bytes);  // ", 64 GiB RAM"
 std::string ram_failure_words(uint64_t need_bytes, double budget_gib);

@@ -494,6 +494,11 @@ const std::vector<Field> kFields = {
      GET(PM(r) ? S(PM(r)->name) : N())},
     {"system.platform_id", U_::text, "its catalog id (--platform)",
      GET(PM(r) ? S(PM(r)->id) : N())},
+    {"system.platform_generic", U_::boolean,
+     "a generic platform row (no sourced catalog machine takes the GPUs), not a vendor's machine",
+     GET(PM(r) ? B(PM(r)->generic) : N())},
+    {"system.platform_basis", U_::text, "a generic row's basis: where its numbers come from",
+     GET(PM(r) && PM(r)->generic ? S(PM(r)->basis) : N())},
     {"system.nodes", U_::count, "machines of that platform",
      GET(SY(r) ? U(SY(r)->choice.nodes) : N())},
     {"system.cpu_sockets", U_::count, "CPU sockets per machine",
@@ -597,8 +602,9 @@ const std::vector<Field> kFields = {
      "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     {"power.basis", U_::text,
-     "machine (the catalog machine's power model) or class_rules (no catalog platform takes the "
-     "GPUs: an estimate from the GPU's class, not a machine that ships); null without power",
+     "machine (the catalog machine's power model), generic (a generic platform row's: no sourced "
+     "machine takes the GPUs; system.platform_basis says where its numbers come from) or "
+     "class_rules (no platform at all: an estimate from the GPU's class); null without power",
      GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
@@ -791,8 +797,8 @@ const std::vector<Field> kFields = {
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      RUN(D(P(r).cost_input.kwh_price_usd))},
     {"cost.basis", U_::text,
-     "machine (the catalog machine's BOM) or class_rules (no catalog platform takes the GPUs: GPUs "
-     "+ a class price of the host); null without cost",
+     "machine (the catalog machine's BOM), generic (a generic platform row's BOM) or class_rules "
+     "(no platform at all: GPUs + a class price of the host); null without cost",
      GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
     // blocks and lists
     {"finetune", U_::none,

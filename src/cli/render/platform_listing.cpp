@@ -78,6 +78,8 @@ ojson entry(const PlatformModel& p) {
       {"idle_power_w", num_or_null(p.idle_power_w)},
       {"price_usd", num_or_null(p.price_usd)},
       {"price_source", p.price_usd > 0 ? ojson(p.price_source) : ojson()},
+      {"generic", p.generic},
+      {"basis", p.generic ? ojson(p.basis) : ojson()},
       {"source", p.source}};
 }
 
@@ -133,7 +135,8 @@ std::string render_platforms(const std::vector<PlatformModel>& catalog, const st
   o += "\n  PSUs: count × rating, redundancy (carrying + spares) as the vendor states them; \"not "
        "published\": no source in the catalog gives them (never guessed).\n  max W: the vendor's "
        "published maximum at the wall; price: a list or street price where published. "
-       "--platform ID picks one.\n";
+       "--platform ID picks one.\n  generic-*: no vendor's machine but the class a GPU no "
+       "sourced row takes falls back to (--format json: basis).\n";
   return o;
 }
 

@@ -349,6 +349,9 @@ std::string render_system_table(const Report& r) {
                        : std::string(),
                    s.choice.nodes, s.choice.gpus_per_node, s.choice.gpus_per_node == 1 ? "" : "s");
   o += fmt::format("  why             {}\n", reasons_text(s.choice.reasons));
+  if (p.generic)
+    o += fmt::format("  generic         no sourced catalog machine takes {}: {}\n",
+                     r.gpu->gpu.id, p.basis);
   o += rejection_lines(s);
   const HostSizing& h = s.host;
   o += fmt::format("  CPU             {} socket{} × {}{}\n", h.cpu_sockets,
