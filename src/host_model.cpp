@@ -85,6 +85,7 @@ void size_ram(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSiz
     // The seed's rule: the file goes through the page cache while the engine holds its host-side
     // tensors; against what the class ships per GPU (host_model.hpp). The larger, stated both.
     r.rule_bytes = checked_add(checked_mul(2, n.weights_bytes), n.host_weights_bytes);
+    if (n.fine_tuning) r.rule_bytes = checked_mul(r.rule_bytes, 2);
     r.platform_bytes = checked_mul(uint64_t{shipped_ram_gib_per_gpu(p)} * kGiB, gpus);
     r.required_bytes = std::max(r.rule_bytes, r.platform_bytes);
     r.reason = r.rule_bytes > r.platform_bytes ? HostReason::ram_two_x_weights

@@ -433,6 +433,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   n.model_set_bytes = checked_mul(e.weights.bytes, std::max<uint32_t>(1, req.keep_models));
   n.dataset_bytes = req.dataset_bytes;
   n.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
+  n.fine_tuning = req.train.has_value();
   n.networked = req.storage == StorageClass::nfs || req.storage == StorageClass::s3 ||
                 req.storage == StorageClass::ebs_gp3 || req.storage == StorageClass::ebs_io2;
   PowerWorkload& w = sr.workload;
@@ -917,7 +918,8 @@ struct Planner::Impl final : Memo {
     add(n.gpus), add(n.nodes), add(n.weights_bytes);
     *host_weights_at = static_cast<size_t>(o - k.data());
     add(n.host_weights_bytes);
-    add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.networked);
+    add(n.model_set_bytes), add(n.dataset_bytes), add(n.checkpoint_bytes), add(n.fine_tuning);
+    add(n.networked);
     const PowerWorkload& w = r.workload;
     add(w.decode_batch), add(w.prefill_share), add(w.busy_share), add(w.power_limit);
     add(w.bytes_per_weight), add(w.routed_share);

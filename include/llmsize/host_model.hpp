@@ -22,6 +22,9 @@ struct HostNeeds {
   uint64_t model_set_bytes = 0;     // every model and variant kept on disk; 0 = the model alone
   uint64_t dataset_bytes = 0;
   uint64_t checkpoint_bytes = 0;
+  // A fine-tuning job: the RAM rule doubles (the trainer stages the checkpoint, optimizer and
+  // dataloader in host memory beside the page cache), as the class rules always had it.
+  bool fine_tuning = false;
   bool networked = false;  // served behind a network / reads a shared store
   // Slot widths the GPUs take along the board (PCIe machines; 0 = not known): what is left is
   // where a network card could go.

@@ -2,6 +2,8 @@
 // replicas, KV dtype, memory fraction, aggregate and per-user tokens/s, TTFT) and prints its
 // launch command with --emit.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -488,4 +490,160 @@ TEST_CASE("a launch command is printed only for a plan that fits, whatever the e
       run("llama-3.1-8b --gpu rtx-4090 --gpus 1 --users 64 --ctx 32768 --emit llama-server");
   REQUIRE(r.code == 0);
   CHECK(r.out.find(" -c 131072 -np 4 ") != std::string::npos);
+}
+
+namespace {
+
+// A CSV document's rows (quoted cells with doubled quotes, no newlines inside cells).
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells(1);
+    bool q = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (q && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        q = !q;
+      } else if (ch == ',' && !q) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// The JSON value at a dotted CSV column ("gpu.count"); null when a part is missing.
+json at_path(const json& doc, const std::string& column) {
+  const json* v = &doc;
+  size_t a = 0;
+  while (a <= column.size()) {
+    size_t b = column.find('.', a);
+    if (b == std::string::npos) b = column.size();
+    const std::string key = column.substr(a, b - a);
+    if (!v->is_object() || !v->contains(key)) return json();
+    v = &(*v)[key];
+    a = b + 1;
+  }
+  return *v;
+}
+
+// The number a table line "Machine   NAME (...) × N, K GPUs each" gives after the last `after`.
+uint64_t number_after(const std::string& line, const std::string& after) {
+  const size_t at = line.rfind(after);
+  return at == std::string::npos ? 0 : std::stoull(line.substr(at + after.size()));
+}
+
+}  // namespace
+
+// #20 "The same figures in every format": one plan rendered as JSON, CSV, the table, Markdown,
+// HTML and bom-csv, across engines, a recommendation, fine-tuning, an embedding model and a
+// generic machine; each figure a buyer acts on is compared between the formats that carry it.
+// Every contradiction found is a failure (the issue counted about 30 before).
+TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serving][answer]") {
+  size_t compared = 0;
+  for (const std::string& args : std::vector<std::string>{
+           "gpt-oss-120b --engine vllm --users 50 --target-tps 20",
+           "llama-3.3-70b --engine sglang --users 200 --target-tps 20 --gpu l40s",
+           "llama-3.1-70b --quant q4 --ctx 8192",
+           "llama-3.1-8b --gpu rtx-4090 --users 4",
+           "llama-3.1-70b --mode full --seq 4096 --gpu h100-sxm",
+           "llama-3.1-8b --mode qlora --gpu rtx-4090",
+           "llama-3.1-8b --gpu h20 --gpus 8",
+           "bge-m3 --docs 64 --gpu l4",
+           "qwen3-30b-a3b --engine llama.cpp --users 8 --gpu rtx-3090 --gpus 2",
+       }) {
+    INFO(args);
+    const auto j = run(args + " -f json");
+    REQUIRE(j.code == 0);
+    const json doc = json::parse(j.out);
+    // CSV: every column is the JSON's field (one field table).
+    const auto c = csv_rows(run(args + " -f csv").out);
+    REQUIRE(c.size() == 2);
+    REQUIRE(c[0].size() == c[1].size());
+    for (size_t i = 0; i < c[0].size(); ++i) {
+      const json v = at_path(doc, c[0][i]);
+      INFO(c[0][i] << " = '" << c[1][i] << "' vs " << v.dump());
+      if (v.is_null()) {
+        CHECK(c[1][i].empty());
+      } else if (v.is_number()) {
+        CHECK(std::stod(c[1][i]) == Approx(v.get<double>()).epsilon(1e-6));
+      } else if (v.is_boolean()) {
+        CHECK(c[1][i] == (v.get<bool>() ? "true" : "false"));
+      } else if (v.is_string()) {
+        CHECK((c[1][i] == v.get<std::string>() || c[1][i] == "'" + v.get<std::string>()));
+      }
+      ++compared;
+    }
+    const auto table = run(args);
+    REQUIRE(table.code == 0);
+    const auto md = run(args + " -f markdown").out;
+    const auto html = run(args + " -f html").out;
+    // The answer: every speed and cost line of the table, as Markdown and HTML print it.
+    for (const std::string label : {"aggregate", "per user", "first token", "decode", "documents",
+                                    "hardware", "energy", "per 1M tokens", "break-even"}) {
+      // The cost lines from the Cost block (the power block has an energy line of its own).
+      const bool cost_line = label == "hardware" || label == "energy" || label == "per 1M tokens" ||
+                             label == "break-even";
+      const size_t cost_at = table.out.find("\nCost\n");
+      if (cost_line && cost_at == std::string::npos) continue;
+      const std::string v = table_value(cost_line ? table.out.substr(cost_at) : table.out, label);
+      if (v.empty()) continue;
+      INFO(label << ": " << v);
+      CHECK(md.find("| " + label + " | " + v + " |") != std::string::npos);
+      CHECK(html.find("<th>" + label + "</th><td>" + v + "</td>") != std::string::npos);
+      ++compared;
+    }
+    // The machines and GPUs bought: the table's Machine line, the JSON and the BOM.
+    const json& sys = doc["system"];
+    if (sys["platform_id"].is_null()) continue;
+    std::string machine;
+    std::istringstream in(table.out);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("Machine   ", 0) == 0) machine = line;
+    REQUIRE(!machine.empty());
+    const uint64_t nodes = sys["nodes"];
+    CHECK(number_after(machine, ") × ") == nodes);
+    CHECK(doc["gpu"]["nodes"] == nodes);
+    if (!doc["throughput"]["nodes"].is_null()) CHECK(doc["throughput"]["nodes"] == nodes);
+    const uint64_t per_node = number_after(machine, ", ");
+    const auto bom = csv_rows(run(args + " -f bom-csv").out);
+    REQUIRE(bom.size() > 2);
+    double priced = 0;
+    for (size_t i = 1; i < bom.size(); ++i) {
+      const auto& l = bom[i];
+      INFO(l[0] << " " << l[1]);
+      const uint64_t qty = std::stoull(l[3]);
+      if (l[0] == "platform") CHECK(qty == nodes);
+      if (l[0] == "gpu") CHECK(qty == nodes * per_node);
+      if (l[0] == "memory")
+        CHECK(qty * std::stoull(l[2].substr(l[2].find("dimm_gib ") + 9)) * (1ull << 30) ==
+              nodes * sys["ram_bytes"].get<uint64_t>());
+      if (l[6].empty() && !l[4].empty()) priced += static_cast<double>(qty) * std::stod(l[4]);
+    }
+    CHECK(priced == Approx(sys["bom_total_usd"].get<double>()).margin(1));
+    if (!doc["cost"]["hardware_usd"].is_null())
+      CHECK(doc["cost"]["hardware_usd"].get<double>() ==
+            Approx(sys["bom_total_usd"].get<double>()).margin(1));
+    // Markdown's bill counts the same machines and RAM (a unified computer is its GPU line).
+    if (sys["platform"] != "unified")
+      CHECK(md.find(std::to_string(sys["ram_bytes"].get<uint64_t>() >> 30) +
+                    " GiB, as the machine takes it) | ") != std::string::npos);
+    if (sys["platform"] != "unified")
+      CHECK(md.find(" | needs " +
+                    std::to_string(std::llround(sys["ram_required_bytes"].get<double>() /
+                                                static_cast<double>(1ull << 30))) +
+                    " GiB: ") != std::string::npos);
+    if (sys["platform"] != "unified")
+      CHECK(md.find(" (" + sys["platform"].get<std::string>() + ") | " + std::to_string(nodes) +
+                    " |") != std::string::npos);
+    compared += 6;
+  }
+  CHECK(compared > 1500);
 }

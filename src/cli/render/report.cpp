@@ -228,6 +228,23 @@ BomLine gpu_line(const Report& r) {
           std::to_string(bought), why};
 }
 
+// Why the machine's RAM is what it is: the 2 x weights rule (doubled for fine-tuning) or what
+// the platform ships per GPU, whichever is larger, as the Machine section says.
+std::string machine_ram_rule_words(const Report& r, const RamSizing& mr) {
+  const std::string rule = fmt::format("2 x weights + host-resident weights{} = {:.0f} GiB",
+                                       r.train ? ", x 2 for fine-tuning" : "",
+                                       gib_of(mr.rule_bytes));
+  switch (mr.reason) {
+    case HostReason::ram_platform_class:
+      return fmt::format("what the machine ships, {:.0f} GiB, over the rule ({})",
+                         gib_of(mr.platform_bytes), rule);
+    case HostReason::ram_platform_max:
+      return fmt::format("the machine's maximum, under the rule ({})", rule);
+    default:
+      return rule;
+  }
+}
+
 std::vector<BomLine> bom_lines(const Report& r) {
   std::vector<BomLine> b;
   if (!r.gpu) return b;
@@ -293,8 +310,10 @@ std::vector<BomLine> bom_lines(const Report& r) {
                          : fmt::format("{} × {} GiB DDR5 ({:.0f} GiB)", h.ram.dimms, h.ram.dimm_gib,
                                        gib_of(h.ram.installed_bytes)),
                  std::to_string(machine ? mr.dimms : h.ram.dimms),
-                 fmt::format("needs {:.0f} GiB: {}; every channel populated",
-                             gib_of(h.ram.required_bytes), h.ram.rule)});
+                 machine ? fmt::format("needs {:.0f} GiB: {}; every channel populated",
+                                       gib_of(mr.required_bytes), machine_ram_rule_words(r, mr))
+                         : fmt::format("needs {:.0f} GiB: {}; every channel populated",
+                                       gib_of(h.ram.required_bytes), h.ram.rule)});
     if (machine) {
       const auto& ms = machine->host.storage;
       b.push_back({"Data storage",

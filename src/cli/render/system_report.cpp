@@ -367,10 +367,11 @@ std::string render_system_table(const Report& r) {
         gib_of(s.gpu_usable_bytes));
   else
     o += fmt::format(
-        "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights rule {:.0f} GiB; "
-        "the class ships {:.0f} GiB)\n",
+        "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights{} rule {:.0f} "
+        "GiB; the class ships {:.0f} GiB)\n",
         h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
-        gib_of(h.ram.rule_bytes), gib_of(h.ram.platform_bytes));
+        r.train ? ", × 2 for fine-tuning," : "", gib_of(h.ram.rule_bytes),
+        gib_of(h.ram.platform_bytes));
   o += fmt::format("  NICs            {}\n", nic_text(s));
   if (!unified)
     o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
