@@ -741,6 +741,34 @@ TEST_CASE("sweep --verify checks every fast row against the main command's compu
   }
 }
 
+// One request builder (#20): a sweep row without --quants or --ctx is the main command's plan
+// for the same flags: a checkpoint engine loads the weights as stored (gpt-oss's MXFP4 experts,
+// Llama's BF16) and a serving plan's context is isl + osl; its speed is the serving step model's.
+TEST_CASE("sweep rows take the main command's defaults under a serving engine",
+          "[planning][sweep]") {
+  const auto r =
+      run("sweep --models gpt-oss-120b,llama-3.1-8b --gpu h100-sxm --gpus 1,2 --engine "
+          "vllm --users 50 -f jsonl");
+  REQUIRE(r.code == 0);
+  const auto rows = lines(r.out);
+  REQUIRE(rows.size() == 4);
+  for (const auto& row : rows) {
+    const json s = json::parse(row);
+    const std::string args = s["model"]["id"].get<std::string>() + " --gpu h100-sxm --gpus " +
+                             std::to_string(s["gpu"]["count"].get<int>()) +
+                             " --engine vllm --users 50 -f json";
+    INFO(args);
+    const json m = json::parse(run(args).out);
+    CHECK(s["settings"]["quant"] == m["settings"]["quant"]);
+    CHECK(s["settings"]["context"] == m["settings"]["context"]);
+    CHECK(s["throughput"]["per_user_tokens_per_s"] == m["throughput"]["per_user_tokens_per_s"]);
+    CHECK(s["throughput"]["aggregate_tokens_per_s"] == m["throughput"]["aggregate_tokens_per_s"]);
+  }
+  CHECK(json::parse(rows[0])["settings"]["quant"] == "mxfp4-experts");
+  CHECK(json::parse(rows[2])["settings"]["quant"] == "bf16");
+  CHECK(json::parse(rows[0])["settings"]["context"] == 2000);
+}
+
 TEST_CASE("sweep --only-fits keeps the configurations that fit", "[planning][sweep]") {
   const auto all = parse_csv(run("sweep --models llama-3.1-70b --quants q4_k_m,q8_0 --ctx "
                                  "8192,131072 --gpu rtx-4090 --gpus 1,2,4,8")

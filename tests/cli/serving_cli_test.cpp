@@ -647,3 +647,24 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
   }
   CHECK(compared > 1500);
 }
+
+// --compare reads the one throughput (#20): under a serving engine each row's per-user speed,
+// aggregate and TTFT are the main command's for that system, not the single stream's decode.
+TEST_CASE("The compare table of a serving plan shows each system's per-user speed and aggregate",
+          "[cli][serving][answer]") {
+  const std::string base = "gpt-oss-120b --engine vllm --users 50";
+  const auto c = run(base + " --compare rtx-pro-6000,h200x2");
+  REQUIRE(c.code == 0);
+  CHECK(c.out.find("per user   aggregate    TTFT") != std::string::npos);
+  for (const std::string gpu : {"--gpu rtx-pro-6000", "--gpu h200 --gpus 2"}) {
+    const auto j = run(base + " " + gpu + " -f json");
+    REQUIRE(j.code == 0);
+    const json t = json::parse(j.out)["throughput"];
+    char cells[96];
+    std::snprintf(cells, sizeof cells, "%.1f tok/s  %.0f tok/s  %.2f s",
+                  t["per_user_tokens_per_s"].get<double>(),
+                  t["aggregate_tokens_per_s"].get<double>(), t["ttft_s"].get<double>());
+    INFO(gpu << ": " << cells << "\n" << c.out);
+    CHECK(c.out.find(cells) != std::string::npos);
+  }
+}

@@ -235,7 +235,12 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
     throw InputError("--models: needs at least one model (catalog id, size or config.json)");
   if (p.gpu_list.empty()) throw InputError("--gpu: needs at least one GPU (llmsize gpus)");
   s.model_names = list_items("--models", p.models, {});
-  s.quants = list_items("--quants", p.quants, {o.quant});
+  // Without --quants or --ctx each row takes the main command's defaults for its engine (one
+  // request builder, #20): a checkpoint engine's stored weights, a serving plan's isl + osl.
+  Options defaults = o;
+  defaults.model = p.models.front();
+  s.quants = list_items("--quants", p.quants, {serving_quant_text(defaults)});
+  const bool ctx_listed = !p.ctxs.empty();
   for (const auto& c : list_items("--ctx", p.ctxs, {"4096"}))
     s.ctxs.push_back(static_cast<uint32_t>(parse_int("--ctx", c, 1, kMaxContextTokens)));
   for (const auto& c : list_items("--gpus", p.counts, {"1"}))
@@ -263,12 +268,13 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
   Options first = o;
   first.model = s.model_names.front();
   first.quant = s.quants.front();
-  first.ctx = s.ctxs.front();
+  first.ctx = ctx_listed ? s.ctxs.front() : o.ctx;
   first.ctx_max = false;
   first.gpu = gpu_names.front();
   first.gpus = s.counts.front();
   first.explain = false;
   resolve_request(first, cat, s.rq);
+  if (!ctx_listed) s.ctxs = {s.rq.request.config.kv.n_ctx};
   s.planner = std::make_unique<Planner>(s.rq.request);
   for (const auto& name : gpu_names) s.planner->add_gpu(resolve_gpu("--gpu", name, cat, s.rq.gpus));
   s.gpus = gpu_names.size();
@@ -281,8 +287,14 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
     for (const auto& q : s.quants) {
       Group g;
       g.model = mi;
-      g.quant = &model_quant("--quant", m, q, !p.quants.empty() || o.quant_given, g.quant_requested,
-                             g.quant_ignored);
+      const bool given = !p.quants.empty() || o.quant_given;
+      g.quant = &model_quant("--quant", m, q, given, g.quant_requested, g.quant_ignored);
+      // A checkpoint stored quantized (gpt-oss's MXFP4 experts) loads as stored, as the main
+      // command's.
+      if (const QuantPreset* sq = stored_quant(m, s.rq.request.config.engine, given)) {
+        g.quant = sq;
+        g.quant_requested = sq->id;
+      }
       g.planner_model = s.planner->add_model(m.spec, g.quant, m.exact_weights);
       s.groups.push_back(std::move(g));
     }

@@ -57,6 +57,8 @@ ServingEngine chosen_engine(const Options& o) {
   return *serving_engine_from_name(o.emit);
 }
 
+}  // namespace
+
 // The serving engines' weights default to the checkpoint's own dtype (vLLM, SGLang and
 // TensorRT-LLM load the safetensors as published: BF16 for the catalog's base checkpoints; an FP8
 // or FP4 checkpoint is asked for with --quant), never a GGUF preset.
@@ -68,6 +70,8 @@ std::string serving_quant_text(const Options& o) {
   const ServingEngine e = chosen_engine(o);
   return serving_profile(e).checkpoint_weights ? "bf16" : o.quant;
 }
+
+namespace {
 
 // --kv-quant for a serving plan: fp8 (= fp8_e4m3), fp8_e4m3, fp8_e5m2 on the serving engines;
 // llama.cpp's own types on llama.cpp and Ollama; "f16" untyped = the engine's default.

@@ -65,6 +65,10 @@ const QuantPreset& model_quant(const std::string& where, const ResolvedModel& mo
 // experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless a quantization
 // is given. Null when that does not apply (a weights file, llama.cpp, no stored type).
 const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool quant_given);
+// The quantization --quant stands for when not typed: the main command's default for the engine
+// (a checkpoint engine loads the checkpoint as stored, bf16; fine-tuning reads the bf16
+// checkpoint; llama.cpp and Ollama a Q4_K_M GGUF), else --quant as typed.
+std::string serving_quant_text(const Options& o);
 // The built-in catalog with every --catalog FILE merged in, in order.
 Catalog load_catalog(const std::vector<std::string>& files);
 // The catalog's GPUs with every --price NAME=USD applied.

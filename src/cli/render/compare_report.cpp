@@ -50,9 +50,16 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
   struct Col {
     std::vector<std::string> cells;
   };
-  const std::vector<std::string> head = {"system",  "units", "memory", "fit",
-                                         "decode",  "TTFT",  "price",  "idle",
-                                         "typical", "max",   "kWh/yr", "energy/yr"};
+  // A serving plan's speed is its step model's (#20, one throughput): each user's tokens/s, the
+  // aggregate of all replicas and the TTFT at the workload's prompts; else the single stream's.
+  const bool serving = std::any_of(v.begin(), v.end(),
+                                   [](const Comparison& c) { return c.plan.serving.has_value(); });
+  std::vector<std::string> head = {"system", "units", "memory", "fit"};
+  for (const char* h : serving ? std::vector<const char*>{"per user", "aggregate", "TTFT"}
+                               : std::vector<const char*>{"decode", "TTFT"})
+    head.emplace_back(h);
+  for (const char* h : {"price", "idle", "typical", "max", "kWh/yr", "energy/yr"})
+    head.emplace_back(h);
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : v) {
     const Plan& p = c.plan;
@@ -69,8 +76,18 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     r.push_back(p.fit ? fmt::format("{} {:+.0f}%", to_string(p.fit->fit),
                                     percent_of(p.fit->headroom_fraction))
                       : "-");
-    r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
-    r.push_back(p.speed ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s) : "-");
+    const bool served = p.serving && p.serving->estimate.fits && p.speed;
+    if (serving) {
+      r.push_back(served
+                      ? fmt::format("{:.1f} tok/s", p.serving->estimate.per_user_tokens_per_s.value)
+                      : "-");
+      r.push_back(served ? fmt::format("{:.0f} tok/s", p.speed->aggregate_tokens_per_s) : "-");
+    } else {
+      r.push_back(p.speed ? fmt::format("{:.1f} tok/s", p.speed->decode_tokens_per_s) : "-");
+    }
+    r.push_back(p.speed && (!serving || served)
+                    ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s)
+                    : "-");
     const CostPlan* cost = reported_cost(p);
     r.push_back(cost && cost->priced ? hardware_price_words(*cost) : "no price");
     // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).
@@ -98,9 +115,16 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
   for (const auto& r : rows) o += line(r);
   o += "\n  memory: what the model may use on all units (unified: the share the OS or firmware "
        "gives the GPU);\n  fit: with the requested headroom, tight inside the engine's margin, "
-       "or no (its headroom);\n  decode per sequence; TTFT for a " +
-       group(first.speed_input.prompt_tokens) +
-       "-token prompt; price: the bill of materials (\"at least\": some lines unpriced);\n  idle, "
+       "or no (its headroom);\n  " +
+       (serving && first.serving
+            ? fmt::format("per user: each user's decode speed under the serving step model, "
+                          "aggregate: output tok/s of all replicas, TTFT: the mean time to first "
+                          "token, at {} users of {}-token prompts and {}-token answers",
+                          first.serving->workload.users, group(first.serving->workload.isl),
+                          group(first.serving->workload.osl))
+            : "decode per sequence; TTFT for a " + group(first.speed_input.prompt_tokens) +
+                  "-token prompt") +
+       ";\n  price: the bill of materials (\"at least\": some lines unpriced);\n  idle, "
        "typical "
        "(the duty cycle's mix) and max at the wall, all units; energy from the typical draw.\n";
   for (const auto& c : v)
