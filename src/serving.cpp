@@ -720,6 +720,10 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   const double completions = out_per_replica / w.osl;
   const double slot_wait = r.queued ? r.queued / completions : 0;
   const double ttft = c.service + c.wq + slot_wait;
+  r.cycle_s = c.cycle;
+  r.prefill_service_s = c.service;
+  r.queue_wait_s = c.wq;
+  r.slot_wait_s = slot_wait;
   r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
   r.ttft_p90_s = c.service + c.wq_p90 + slot_wait;
   // A step that carries a prompt chunk is the long one; it is the p90 when more than 10% of

@@ -186,6 +186,13 @@ struct ServingEstimate {
   Ranged itl_s;
   double itl_p90_s = 0;
   double requests_per_s = 0;
+  // One request's cycle in a slot (what --explain derives the aggregate and TTFT from): its
+  // prompt's chunks, the wait for the prefill budget, the wait for a free slot, then osl - 1
+  // inter-token latencies.
+  double cycle_s = 0;
+  double prefill_service_s = 0;
+  double queue_wait_s = 0;
+  double slot_wait_s = 0;
   double power_scale = 1;  // throughput factor of the power limit
   Limit limited_by = Limit::bandwidth;
   bool meets_ttft = true, meets_tpot = true;

@@ -668,3 +668,31 @@ TEST_CASE("The compare table of a serving plan shows each system's per-user spee
     CHECK(c.out.find(cells) != std::string::npos);
   }
 }
+
+// --explain derives the figures the table shows (#20): a serving plan's per-user speed,
+// aggregate and first token, from its step, with the same numbers as the JSON.
+TEST_CASE("explain derives a serving plan's per-user speed, aggregate and first token",
+          "[cli][serving][answer]") {
+  const std::string args = "gpt-oss-120b --engine vllm --users 50 --gpu h100-sxm";
+  const auto x = run(args + " --explain");
+  REQUIRE(x.code == 0);
+  const json t = json::parse(run(args + " -f json").out)["throughput"];
+  char per_user[64], aggregate[64], ttft[64], cycle[96];
+  std::snprintf(per_user, sizeof per_user, "  per user\n      = 1 / ITL");
+  std::snprintf(aggregate, sizeof aggregate, "      = %.0f output tok/s",
+                t["aggregate_tokens_per_s"].get<double>());
+  std::snprintf(ttft, sizeof ttft, "      = %.3f s\n", t["ttft_s"].get<double>());
+  // aggregate = running x replicas x osl / cycle: 50 x 1 x 1000 / (50,000 / aggregate) s.
+  std::snprintf(cycle, sizeof cycle, "= 50 × 1 × 1000 / %.2f s",
+                50.0 * 1000 / t["aggregate_tokens_per_s"].get<double>());
+  INFO(x.out);
+  CHECK(x.out.find(per_user) != std::string::npos);
+  std::snprintf(per_user, sizeof per_user, "      = %.1f tok/s\n",
+                t["per_user_tokens_per_s"].get<double>());
+  CHECK(x.out.find(per_user) != std::string::npos);
+  CHECK(x.out.find(aggregate) != std::string::npos);
+  CHECK(x.out.find(cycle) != std::string::npos);
+  CHECK(x.out.find(ttft) != std::string::npos);
+  // Not the single stream's decode, which the table of a serving plan does not print.
+  CHECK(x.out.find("tok/s per sequence") == std::string::npos);
+}

@@ -117,6 +117,53 @@ std::string gpu_count_explain(const Report& r) {
   return o;
 }
 
+// A serving plan's figures as the table prints them (#20): the step of one replica, each user's
+// speed (1 / ITL), the aggregate of all replicas over a request's cycle, the time to first token
+// and the sequences running, from the serving step model (serving.cpp estimate_serving).
+std::string serving_explain(const Report& r) {
+  const ServingPlan& sp = *r.serving;
+  const ServingEstimate& e = sp.estimate;
+  const Deployment& d = sp.deployment;
+  const Workload& w = sp.workload;
+  const StepTime& st = e.step;
+  std::string o = fmt::format(
+      "  serving step (one replica: TP {} × PP {}, {} decode + {} prompt tokens)\n"
+      "      = per stage: GEMMs (weights streamed {:.2f} ms, math {:.2f} ms) + attention {:.2f} ms "
+      "+ links {:.2f} ms + per-layer kernel tails = {:.2f} ms; GPU {:.2f} ms over {} stage(s); "
+      "host {:.2f} ms{}\n"
+      "      = {:.2f} ms per step, bound by {}; calibration {}\n",
+      d.tp, d.pp, st.decode_tokens, st.prefill_tokens, ms_of(st.memory_s), ms_of(st.compute_s),
+      ms_of(st.attention_s), ms_of(st.link_s), ms_of(st.stage_s), ms_of(st.gpu_s), d.pp,
+      ms_of(st.host_s), e.calibration && e.calibration->overlap_host ? " (overlapped)" : " (added)",
+      ms_of(st.step_s), limit_name(st.bound), e.calibration ? e.calibration->basis : "");
+  o += fmt::format(
+      "  concurrency\n      = min(users per replica {}, KV pool {:.2f} GiB / {:.3f} GiB per "
+      "sequence = {}, max_num_seqs {})\n      = {} running, {} queued per replica\n",
+      w.users ? std::to_string((w.users + d.replicas - 1) / d.replicas) : std::string("as many"),
+      gib_of(e.kv_pool_bytes_per_gpu), gib_of(e.kv_bytes_per_seq), e.max_concurrency,
+      d.limits.max_num_seqs, e.concurrency, e.queued);
+  o += fmt::format(
+      "  per user\n      = 1 / ITL; ITL = step × running / decode tokens per step{} = {:.2f} ms\n"
+      "      = {:.1f} tok/s\n",
+      e.power_scale < 1 ? fmt::format(" / power share {:.2f}", e.power_scale) : std::string(),
+      ms_of(e.itl_s.value), e.per_user_tokens_per_s.value);
+  o += fmt::format(
+      "  aggregate\n      = running × replicas × osl / request cycle = {} × {} × {} / {:.2f} s; "
+      "cycle = prompt {:.3f} s + prefill wait {:.3f} s + (osl − 1) × ITL\n"
+      "      = {:.0f} output tok/s{}\n",
+      e.concurrency, d.replicas, w.osl, e.cycle_s, e.prefill_service_s, e.queue_wait_s,
+      e.output_tokens_per_s.value,
+      e.overloaded ? fmt::format(" (overloaded: the {:.3g} requests/s the replicas sustain)",
+                                 e.sustainable_requests_per_s)
+                   : std::string());
+  if (!e.overloaded)
+    o += fmt::format(
+        "  first token\n      = prompt in chunks {:.3f} s + wait for the prefill budget {:.3f} s + "
+        "wait for a slot {:.3f} s\n      = {:.3f} s\n",
+        e.prefill_service_s, e.queue_wait_s, e.slot_wait_s, e.ttft_s.value);
+  return o;
+}
+
 }  // namespace
 
 std::string render_explain(const Report& r) {
@@ -140,6 +187,8 @@ std::string render_explain(const Report& r) {
         r.model.spec.task == Task::rerank ? "query-document pairs" : "documents",
         s.prefill_tokens_per_s, group(r.config.kv.n_ctx), s.documents_per_s, r.config.kv.n_seq,
         s.batch_s);
+  } else if (r.speed && r.gpu && r.serving && r.serving->estimate.fits) {
+    o += serving_explain(r);
   } else if (r.speed && r.gpu) {
     const auto& s = *r.speed;
     const auto& cal = *s.calibration;
