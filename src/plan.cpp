@@ -222,6 +222,32 @@ void plan_training_gpus(const PlanRequest& req, const ModelSpec& m, const Weight
     note(p, NoteKind::gpu_not_enough, g.count, needed);
 }
 
+// The GPU plan of a serving deployment reads its layout (#20, one answer): the machines it runs
+// on, its tensor-parallel degree, the link one replica's TP x PP uses (describe_split on its
+// span) and the split: independent replicas share no link.
+void describe_serving_layout(const ServingPlan& s, GpuPlan& g) {
+  const Deployment& d = s.deployment;
+  g.nodes = s.nodes();
+  g.tp_degree = d.tp;
+  GpuPlan one = g;
+  one.count = d.tp * d.pp;
+  one.nodes = machines_for(one.count, s.gpus_per_node, 0);
+  one.gpus_per_node = s.gpus_per_node;
+  describe_split(one);
+  g.split = d.replicas > 1 ? GpuSplit::replicas : one.split;
+  g.link = one.link;
+  g.link_reason = one.link_reason;
+  g.pcie_gen = one.pcie_gen;
+  g.pcie_lanes = one.pcie_lanes;
+  g.link_gb_per_s = one.link_gb_per_s;
+  // Tensor parallel over PCIe: describe_split names a card without a GPU link's split a layer
+  // split; the serving engine all-reduces over PCIe instead.
+  if (d.tp > 1 && one.split == GpuSplit::layer) {
+    if (d.replicas == 1) g.split = GpuSplit::tensor_parallel;
+    g.link_reason = LinkReason::tensor_over_pcie;
+  }
+}
+
 // The estimate on the final count and the GPU plan that holds it: fit, offload, sequences.
 void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                  const Estimate& base, Memo& memo, Plan& p) {
@@ -537,7 +563,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   plan_memory(req, m, w, gpu, base, memo, p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
   if (p.gpu && p.serving && p.serving->deployment.gpus() == p.gpu->count)
-    p.gpu->nodes = p.serving->nodes();
+    describe_serving_layout(*p.serving, *p.gpu);
   if (p.gpu) {
     plan_server(req, memo, p);
     // A training job generates no tokens to serve: no inference speed, and no cost per token.

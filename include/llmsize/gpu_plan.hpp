@@ -25,7 +25,8 @@ enum class GpuSplit : uint8_t {
   tensor_parallel,        // in one node over the GPUs' own link
   tensor_then_pipeline,   // tensor parallel in each node, pipeline across nodes
   pipeline_across_nodes,  // layer (pipeline) split across nodes
-  data_parallel           // fine-tuning: each GPU a data-parallel rank, the state sharded (FSDP)
+  data_parallel,          // fine-tuning: each GPU a data-parallel rank, the state sharded (FSDP)
+  replicas                // serving: independent replicas, each TP x PP, that share no link
 };
 // The interconnect to buy.
 enum class GpuLink : uint8_t {
@@ -44,6 +45,7 @@ enum class LinkReason : uint8_t {
   separate_units,       // unified-memory computers: each unit is its own machine, layers split
                         // across them over the network (llama.cpp RPC, MLX distributed, NCCL)
   fsdp_collectives,     // FSDP gathers each layer's weights and reduce-scatters its gradients
+  tensor_over_pcie,     // TP all-reduces every layer over PCIe: the card has no GPU link
 };
 
 struct GpuPlan {

@@ -367,6 +367,10 @@ TEST_CASE("One count of machines: gpu, system, deployment and --emit agree, repl
     const json doc = json::parse(j.out);
     CHECK(doc["gpu"]["nodes"] == c.nodes);
     CHECK(doc["system"]["nodes"] == c.nodes);
+    // The GPU plan reads the deployment: its TP degree, and replicas that share no link.
+    CHECK(doc["gpu"]["tp_degree"] == doc["throughput"]["tensor_parallel"]);
+    if (doc["throughput"]["replicas"] > 1)
+      CHECK(doc["gpu"]["split"].get<std::string>().find(" replicas") != std::string::npos);
     CHECK(doc["throughput"]["nodes"] == c.nodes);
     const uint64_t reps = doc["throughput"]["replicas"];
     const auto bom = run(c.args + " -f bom-csv");
@@ -580,6 +584,15 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
         CHECK((c[1][i] == v.get<std::string>() || c[1][i] == "'" + v.get<std::string>()));
       }
       ++compared;
+    }
+    // One layout: the GPU plan's tensor-parallel degree and split are the serving deployment's.
+    const json& t = doc["throughput"];
+    if (!t["tensor_parallel"].is_null()) {
+      CHECK(doc["gpu"]["tp_degree"] == t["tensor_parallel"]);
+      CHECK(doc["gpu"]["split"] ==
+            "TP " + t["tensor_parallel"].dump() + " × PP " + t["pipeline_parallel"].dump() + " × " +
+                t["replicas"].dump() + (t["replicas"] == 1 ? " replica" : " replicas"));
+      CHECK(doc["gpu"]["count"] == t["gpus"]);
     }
     const auto table = run(args);
     REQUIRE(table.code == 0);

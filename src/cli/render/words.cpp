@@ -382,6 +382,12 @@ std::vector<std::string> plan_checklist(const Plan& p) {
 
 std::string split_words(const Plan& p) {
   if (!p.gpu) return "";
+  // A serving deployment's own layout (the one its Serving section and --emit run).
+  if (p.serving && p.serving->deployment.gpus() == p.gpu->count) {
+    const Deployment& d = p.serving->deployment;
+    return fmt::format("TP {} × PP {} × {} replica{}", d.tp, d.pp, d.replicas,
+                       d.replicas == 1 ? "" : "s");
+  }
   if (p.capacity_split)
     return p.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}",
                                                   p.capacity->replicas, p.capacity->tp_degree)
@@ -405,6 +411,8 @@ std::string gpu_split_words(GpuSplit s) {
       return "tensor parallel in each node, pipeline across nodes";
     case GpuSplit::pipeline_across_nodes:
       return "layer (pipeline) split across nodes";
+    case GpuSplit::replicas:
+      return "independent replicas";
     case GpuSplit::data_parallel:
       return "data parallel, the weights, gradients and optimizer states sharded (FSDP / ZeRO-3)";
   }
@@ -511,6 +519,9 @@ std::string link_reason_words(LinkReason r) {
     case LinkReason::separate_units:
       return "unified-memory computers are separate machines: the layers split across units "
              "over the network (llama.cpp RPC, MLX distributed), one hop per token per unit";
+    case LinkReason::tensor_over_pcie:
+      return "tensor parallelism all-reduces every layer over PCIe (the card has no GPU-to-GPU "
+             "link)";
     case LinkReason::fsdp_collectives:
       return "FSDP all-gathers each layer's weights and reduce-scatters its gradients every step: "
              "the GPUs' own link in a machine, a 400 Gb/s NIC per GPU between machines";
