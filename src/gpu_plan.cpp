@@ -101,6 +101,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.plan = plan_gpus(m, e, c, g, n.gpus);
       o.plan.fits = true;  // the engine's own rule holds it at n
       if (n.per_gpu_bytes) o.plan.per_gpu_bytes = n.per_gpu_bytes;
+      o.tokens_per_s = n.tokens_per_s;
       if (n.data_parallel && n.gpus > 1) {
         o.plan.split = GpuSplit::data_parallel;
         o.plan.link_reason = LinkReason::fsdp_collectives;

@@ -99,6 +99,32 @@ const ServingProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
   return req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
 }
 
+// The usable speed (#21): each option's decode speed per user (a serving deployment's step
+// model, else llama.cpp's per sequence at the plan's batch and context); options below
+// req.min_tokens_per_s move after every option that reaches it (stable: the ranking stays
+// within each group), so a faster system is recommended over a cheaper one too slow to use. A
+// capacity target already sets the speed; training and encoders decode nothing.
+void rank_by_usable_speed(const PlanRequest& req, const ModelSpec& m, const Estimate& base,
+                          const RunConfig& c, std::vector<GpuOption>& options) {
+  if (req.min_tokens_per_s <= 0 || req.target_tokens_per_s > 0 || req.train ||
+      m.task != Task::generation)
+    return;
+  for (auto& o : options) {
+    if (!serves(req, m)) {
+      SpeedInput si;
+      si.n_gpus = o.plan.count;
+      si.tensor_parallel = req.split == Split::tensor;
+      si.n_seq = c.kv.n_seq;
+      si.n_ctx = c.kv.n_ctx;
+      si.prompt_tokens = req.prompt_tokens;
+      o.tokens_per_s = estimate_speed(m, base, o.plan.gpu, si).decode_tokens_per_s;
+    }
+    o.below_usable_speed = o.tokens_per_s < req.min_tokens_per_s;
+  }
+  std::stable_partition(options.begin(), options.end(),
+                        [](const GpuOption& o) { return !o.below_usable_speed; });
+}
+
 // The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
 // runs on; a serving engine counts each GPU by its own deployment search.
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
@@ -130,6 +156,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       n.tp = d.tp;
       n.pp = d.pp;
       n.replicas = d.replicas;
+      n.tokens_per_s = se.fits ? se.per_user_tokens_per_s.value : 0;
       const uint64_t kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
       // With the headroom, as the layer split's per_gpu_bytes.
       n.per_gpu_bytes = fraction_of(
@@ -160,6 +187,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
                         p.train                    ? &training_count
                         : serves(req, m) || target ? &count_of
                                                    : nullptr);
+  rank_by_usable_speed(req, m, base, c, p.options);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
@@ -435,7 +463,7 @@ void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {
   ci.n_gpus = g.count;
   ci.host_usd = host_cost_usd(*p.host);
   ci.kwh_per_year = p.power->energy_kwh_per_year;
-  ci.aggregate_tokens_per_s = p.speed->aggregate_tokens_per_s;
+  ci.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
   p.cost = plan_cost(ci);
   if (!p.cost->priced) note(p, NoteKind::no_price);
 }
@@ -519,6 +547,21 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   p.machine_cost = plan_cost(co);
 }
 
+// A plan whose users (or sequences) decode below the usable speed says so (#21); a capacity
+// target plans its own speed.
+void note_usable_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  if (req.min_tokens_per_s <= 0 || req.target_tokens_per_s > 0 || !p.speed ||
+      m.task != Task::generation)
+    return;
+  const double v = p.serving ? (p.serving->estimate.fits
+                                    ? p.serving->estimate.per_user_tokens_per_s.value
+                                    : 0)
+                             : p.speed->decode_tokens_per_s;
+  if (v > 0 && v < req.min_tokens_per_s)
+    note(p, NoteKind::below_usable_speed, p.gpu_recommended ? 1 : 0, 0, 0, 0, v,
+         req.min_tokens_per_s);
+}
+
 void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                Memo& memo, Plan& p) {
   // Every field is assigned or reset below; the storage of a reused Plan is kept (a Planner's
@@ -587,6 +630,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     note(p, NoteKind::uncalibrated_speed);
   if (p.speed && p.speed->tflops_assumed)
     note(p, NoteKind::assumed_tflops, 0, 0, 0, 0, p.speed->tflops);
+  note_usable_speed(req, m, p);
 }
 
 // Hashing of the plain inputs a Planner caches by: every field, bit for bit, a 64-bit word at a

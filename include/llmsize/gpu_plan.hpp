@@ -110,6 +110,10 @@ struct GpuOption {
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
+  // Each user's (or sequence's) decode speed on this option, and whether it is below the usable
+  // speed the request asks (PlanRequest::min_tokens_per_s): such options rank after the rest.
+  double tokens_per_s = 0;
+  bool below_usable_speed = false;
 };
 
 // How many of a GPU the plan deploys the model on (gpus 0: no count holds it), and what each
@@ -121,6 +125,7 @@ struct EngineCount {
   uint64_t per_gpu_bytes = 0;
   uint32_t tp = 0, pp = 0, replicas = 0;  // a serving engine's degrees; 0: the layer split's
   bool data_parallel = false;             // fine-tuning: FSDP ranks, not a model split
+  double tokens_per_s = 0;                // a serving deployment's per-user speed; 0: not known
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 

@@ -104,6 +104,9 @@ struct PlanRequest {
   Split split = Split::layer;
   uint32_t users = 0;                // people served at once; 0: not given
   double target_tokens_per_s = 0;    // > 0 plans capacity. REQUIRES: users > 0 then
+  // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
+  // made while a faster option exists, and a plan says it is below; 0: no floor.
+  double min_tokens_per_s = 10;
   uint32_t prompt_tokens = 1024;     // for time to first token
   uint32_t ram_channels = 0;         // 0: the platform's
   uint32_t ram_mts = 4800;           // DIMM speed, MT/s
@@ -147,6 +150,8 @@ enum class NoteKind : uint8_t {
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated
   assumed_tflops,      // the catalog has no dense 16-bit TFLOPS for the GPU: x the rate assumed
+  below_usable_speed,  // x tok/s per user (or sequence) < y, the usable speed (--min-tps);
+                       // n[0] 1 when the plan was recommended (no catalog option reaches y)
 };
 
 // True for the kinds worded after the estimate's warnings.

@@ -776,3 +776,38 @@ TEST_CASE("an unknown model_type is exit 2 and an MLA config whose heads do not 
   // 47 MLA layers x 4,096 cells x (kv_lora_rank 512 + qk_rope 64) x 2 B (f16), no V.
   CHECK(g["vram"]["kv_mla_bytes"] == 47ull * 4096 * 576 * 2);
 }
+
+// #21 a usable speed: without --gpu no system below --min-tps (10 tok/s by default) is
+// recommended while a faster one holds the model; each option carries its speed; a plan below
+// the floor says so; --min-tps 0 ranks by price alone.
+TEST_CASE("the recommendation decodes at a usable speed", "[cli]") {
+  const auto j = run_json("70b --quant q4 --ctx 8192");
+  REQUIRE(j["gpu_options"].size() > 1);
+  CHECK(j["gpu"]["recommended"] == true);
+  const json& first = j["gpu_options"][0];
+  CHECK(first["id"] == j["gpu"]["id"]);
+  CHECK(first["below_usable_speed"] == false);
+  CHECK(first["tokens_per_s"].get<double>() >= 10);
+  // The plan's own speed is the option's.
+  CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() ==
+        Approx(first["tokens_per_s"].get<double>()).epsilon(0.01));
+  // Options below the floor come after every option at or above it.
+  bool below = false;
+  for (const auto& o : j["gpu_options"]) {
+    if (below) CHECK(o["below_usable_speed"] == true);
+    below = below || o["below_usable_speed"].get<bool>();
+  }
+  // Without a floor the cheapest system that holds it comes first: a DGX Spark at $4,699, below
+  // 2 x RTX 5090 ($3,998 of GPUs + the desktop around them = $5,498), and below 10 tok/s.
+  const auto any = run_json("70b --quant q4 --ctx 8192 --min-tps 0");
+  CHECK(any["gpu"]["id"] == "dgx-spark");
+  CHECK(any["gpu_options"][0]["total_price_usd"].get<double>() <
+        first["total_price_usd"].get<double>());
+  // That system asked for by name says it is below the usable speed.
+  const auto spark = run_json("70b --quant q4 --ctx 8192 --gpu dgx-spark");
+  bool said = false;
+  for (const auto& w : spark["warnings"])
+    said = said ||
+           w.get<std::string>().find("below the usable speed of 10 tok/s") != std::string::npos;
+  CHECK(said);
+}

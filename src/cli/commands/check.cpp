@@ -553,7 +553,15 @@ void check_speed(const PlanInput& in, const Report& r, PlanResult& res) {
       res.failures.push_back({"tpot", slo_failure_words("TPOT", e.itl_s.value, w.tpot_slo_s), "",
                               e.itl_s.value, w.tpot_slo_s, "s"});
   }
-  if (in.target_tps > 0) {
+  if (in.target_tps > 0 && !r.speed) {
+    // A fine-tuning job (or GPUs that hold nothing) decodes no tokens: no speed to hold.
+    res.failures.push_back({"speed",
+                            "speed unknown: " + std::string(r.train ? "a fine-tuning plan decodes "
+                                                                      "no tokens"
+                                                                    : "the plan has no speed"),
+                            "", std::numeric_limits<double>::quiet_NaN(), in.target_tps,
+                            "tokens/s"});
+  } else if (in.target_tps > 0) {
     // The speed the main command prints for the plan: each user's under a serving deployment
     // (its step model, the same figure as throughput.per_user_tokens_per_s), else each sequence's
     // decode.

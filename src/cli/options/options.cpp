@@ -153,6 +153,13 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->check(number_from(0.1, 100000))
       ->type_name("T")
       ->group(hw);
+  app.add_option("--min-tps", o.min_tps,
+                 "usable speed: tok/s each user needs; a slower system is not recommended while "
+                 "a faster one holds the model, and a plan below it says so (0: no floor)")
+      ->check(number_from(0, 100000))
+      ->capture_default_str()
+      ->type_name("T")
+      ->group(hw);
   app.add_option("--prompt", o.prompt, "prompt length for time to first token, tokens")
       ->check(integer_from(1, 16u << 20))
       ->capture_default_str()

@@ -247,7 +247,9 @@ ojson options_json(const Row& r) {
                  {"machines", o.machines},
                  {"bought", o.bought},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
-                 {"split", option_split_words(o)}});
+                 {"split", option_split_words(o)},
+                 {"tokens_per_s", opt_json(o.tokens_per_s)},
+                 {"below_usable_speed", o.below_usable_speed}});
   return a;
 }
 
@@ -808,10 +810,11 @@ const std::vector<Field> kFields = {
      "that hold the sharded state), sharding (fsdp: FSDP / ZeRO-3)",
      JSON(finetune_json(r))},
     {"gpu_options", U_::none,
-     "without --gpu, the GPUs the engine runs on: priced first, one machine before several, "
-     "the cheapest system first (JSON only): id, count (the engine's own count), total_price_usd, "
-     "gpus_usd, "
-     "platform, machines, bought (GPUs priced: a count it is sold in), per_gpu_bytes, split",
+     "without --gpu, the GPUs the engine runs on: at the usable speed (--min-tps) first, then "
+     "priced first, one machine before several, the cheapest system first (JSON only): id, count "
+     "(the engine's own count), total_price_usd, gpus_usd, platform, machines, bought (GPUs "
+     "priced: a count it is sold in), per_gpu_bytes, split, tokens_per_s (per user under a "
+     "serving engine, else per sequence; null under a capacity target), below_usable_speed",
      JSON(options_json(r))},
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},

@@ -231,9 +231,9 @@ BomLine gpu_line(const Report& r) {
 // Why the machine's RAM is what it is: the 2 x weights rule (doubled for fine-tuning) or what
 // the platform ships per GPU, whichever is larger, as the Machine section says.
 std::string machine_ram_rule_words(const Report& r, const RamSizing& mr) {
-  const std::string rule = fmt::format("2 x weights + host-resident weights{} = {:.0f} GiB",
-                                       r.train ? ", x 2 for fine-tuning" : "",
-                                       gib_of(mr.rule_bytes));
+  const std::string rule =
+      fmt::format("2 x weights + host-resident weights{} = {:.0f} GiB",
+                  r.train ? ", x 2 for fine-tuning" : "", gib_of(mr.rule_bytes));
   switch (mr.reason) {
     case HostReason::ram_platform_class:
       return fmt::format("what the machine ships, {:.0f} GiB, over the rule ({})",
@@ -547,15 +547,24 @@ std::string table_head(const Report& r) {
   return o;
 }
 
+// An option's decode speed per user (a serving deployment) or per sequence, and whether it is
+// below the usable speed; empty when not known (a capacity target plans the speed itself).
+std::string option_speed_words(const Report& r, const GpuOption& opt) {
+  if (opt.tokens_per_s <= 0) return "";
+  return fmt::format(" · {:.1f} tok/s per {}{}", opt.tokens_per_s, r.serving ? "user" : "sequence",
+                     opt.below_usable_speed ? " (below the usable speed)" : "");
+}
+
 // The ranked GPU options when no --gpu was given.
 std::string table_options(const Report& r) {
   std::string o;
   if (!r.options.empty()) {
-    o += "\nGPU options (priced, one machine before several, cheapest system first: GPUs at "
-         "catalog prices + the platform per machine; --price NAME=USD)\n";
+    o += "\nGPU options (at the usable speed first, then priced, one machine before several, "
+         "cheapest system first: GPUs at catalog prices + the platform per machine; --price "
+         "NAME=USD)\n";
     for (const auto& opt : r.options)
       o += fmt::format(
-          "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}{}\n",
+          "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}{}{}\n",
           opt.plan.gpu.id, opt.plan.count,
           opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
           opt.plan.gpu.unified_memory ? std::string("nothing")
@@ -567,7 +576,8 @@ std::string table_options(const Report& r) {
               : std::string(),
           opt.units_not_linked ? " · more units than the maker links: unsupported"
           : opt.no_machine     ? " · no catalog machine takes them"
-                               : "");
+                               : "",
+          option_speed_words(r, opt));
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";

@@ -160,6 +160,13 @@ std::string note_words(const Note& n, const Plan& p) {
           "the catalog has no dense FP16/BF16 TFLOPS for {}: prefill and time to first token "
           "assume {:.0f} TFLOPS (conservative: the chip is likely faster)",
           name, n.x);
+    case NoteKind::below_usable_speed:
+      return fmt::format(
+          "{:.1f} tok/s {} is below the usable speed of {:.0f} tok/s (--min-tps){}: more GPUs, "
+          "a faster GPU{}, or --min-tps 0 to accept it",
+          n.x, p.serving ? "per user" : "per sequence", n.y,
+          n.n[0] ? "; no catalog system that holds the model reaches it" : "",
+          p.serving ? "" : ", or a batching engine (--engine vllm or sglang) for several users");
   }
   return "";
 }
