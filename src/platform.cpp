@@ -105,6 +105,8 @@ const char* to_string(PlatformReason r) {
       return "gpu_power";
     case PlatformReason::passive_cooling:
       return "passive_cooling";
+    case PlatformReason::consumer_in_server:
+      return "consumer_in_server";
     case PlatformReason::psu_capacity:
       return "psu_capacity";
     case PlatformReason::units_not_linked:
@@ -218,6 +220,8 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
     if (w * n > p.gpu_widths_total) b.push_back(PlatformReason::slot_widths);
     if (lanes_each(p, n) < kMinLanesPerGpu) b.push_back(PlatformReason::pcie_lanes);
     if (gpu_is_passive(g) && !p.server_airflow) b.push_back(PlatformReason::passive_cooling);
+    if (g.gpu_class == "consumer" && p.platform_class == PlatformClass::server)
+      b.push_back(PlatformReason::consumer_in_server);
   }
   if (p.gpu_watts_each_max > 0 && g.board_power_w > p.gpu_watts_each_max)
     b.push_back(PlatformReason::gpu_power);
@@ -279,6 +283,11 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
     for (uint32_t c : p.gpu_counts) {
       if (c == 0) continue;
       auto blockers = platform_blockers(p, g, c, max_power(p, g, c));
+      // A platform named with --platform takes a consumer card all the same: the buyer asked.
+      if (!override_id.empty())
+        blockers.erase(
+            std::remove(blockers.begin(), blockers.end(), PlatformReason::consumer_in_server),
+            blockers.end());
       if (!blockers.empty() && blockers.front() == PlatformReason::mount_mismatch) {
         nearest = blockers;
         break;

@@ -147,6 +147,9 @@ enum class PlatformReason {
   gpu_power,          // the card draws more than one position delivers
   passive_cooling,    // passive card, no server airflow
   psu_capacity,       // the maximum system power exceeds the PSUs without redundancy
+  // A consumer card in a rack server: its open-air cooler is not built for a server's airflow
+  // and the GeForce driver licence restricts datacenter deployment (#21); only by --platform.
+  consumer_in_server,
   // noting
   psu_unrated,         // no PSU rating or count in the catalog: capacity not checked
   reduced_lanes,       // runs below the card's own lane count (x8/x8 on a desktop)

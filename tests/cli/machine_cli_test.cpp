@@ -798,3 +798,22 @@ TEST_CASE("the GPU link counts the machines bought", "[cli][machine]") {
   CHECK(has(r.out, "GPU link   3 nodes of up to 10 GPUs: the layers split across them"));
   CHECK(has(r.out, "Links: 3 nodes of up to 10 GPUs"));
 }
+
+// #21: a consumer card goes into a desktop or workstation, never a rack server (its open-air
+// cooler and the GeForce driver licence are not for a datacenter), unless --platform names one.
+TEST_CASE("consumer cards go into no rack server unless --platform asks", "[cli][machine]") {
+  for (const std::string args : {"gpt-oss-120b --engine vllm --users 1000 --target-tps 30 --gpu "
+                                 "rtx-5090",
+                                 "llama-3.1-405b --gpu rtx-4090 --gpus 12"}) {
+    INFO(args);
+    const auto j = run_json(args);
+    CHECK(j["system"]["platform"] != "server");
+    CHECK(!j["system"]["platform_id"].is_null());
+  }
+  const auto asked =
+      run_json("llama-3.1-70b --gpu rtx-5090 --gpus 4 --platform asus-esc8000a-e13p");
+  CHECK(asked["system"]["platform_id"] == "asus-esc8000a-e13p");
+  const auto t = run("llama-3.1-70b --gpu rtx-5090 --gpus 8");
+  REQUIRE(t.code == 0);
+  CHECK(has(t.out, "a consumer card in a rack server"));
+}

@@ -356,8 +356,9 @@ TEST_CASE("One count of machines: gpu, system, deployment and --emit agree, repl
            // 8 replicas of TP 8 (64 L40S): one replica per 8-GPU server, 8 servers (it bought 7
            // ten-GPU servers, 70 cards, with replicas straddling two of them).
            {"llama-3.3-70b --engine sglang --users 200 --target-tps 20 --gpu l40s", 8},
-           // 5 replicas of TP 4 (20 RTX 5090): two replicas to an 8-GPU server, ceil(5 / 2) = 3.
-           {"gpt-oss-120b --engine vllm --users 1000 --target-tps 30 --gpu rtx-5090", 3},
+           // 5 replicas of TP 4 (20 RTX 5090): a consumer card goes in no rack server (#21), so
+           // one replica to a 4-GPU workstation, 5 workstations.
+           {"gpt-oss-120b --engine vllm --users 1000 --target-tps 30 --gpu rtx-5090", 5},
            // One replica of TP 2 x PP 4 on RTX 4090s: two to an AM5 desktop, 8 / 2 = 4.
            {"llama-3.3-70b --engine vllm --users 500 --target-tps 20 --gpu rtx-4090", 4},
        }) {

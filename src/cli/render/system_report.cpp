@@ -37,6 +37,9 @@ const char* reason_words(PlatformReason r) {
       return "a GPU position cannot deliver the GPU's power";
     case PlatformReason::passive_cooling:
       return "passive card without server airflow";
+    case PlatformReason::consumer_in_server:
+      return "a consumer card in a rack server (its cooler and its driver licence are not for a "
+             "datacenter; --platform to insist)";
     case PlatformReason::psu_capacity:
       return "PSUs too small without their spares";
     case PlatformReason::psu_unrated:
