@@ -509,6 +509,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   sr.rack_budget_kw = req.rack_budget_kw;
   sr.mains_v = req.power.mains_v;
   p.system = memo.system(sr);
+  if (req.least_class != PlatformClass::desktop && req.platform_override.empty())
+    note(p, NoteKind::class_policy, static_cast<uint64_t>(req.least_class),
+         req.least_class_by_policy ? 1 : 0, req.users);
   // Empty when no source gave the scheme (the JSON's null), never a made-up "none".
   p.psu_redundancy =
       p.system->psus.redundancy_known ? to_string(p.system->psus.redundancy) : std::string();

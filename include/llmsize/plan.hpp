@@ -119,6 +119,10 @@ struct PlanRequest {
   // system plan), --platform (catalog id, "" = choose) and --storage for the cold start.
   const std::vector<PlatformModel>* platforms = nullptr;
   std::string platform_override;
+  // The least machine class `platforms` holds (#21: --class, or a shared service's policy);
+  // desktop: every class. Said in the plan's notes when it is not desktop.
+  PlatformClass least_class = PlatformClass::desktop;
+  bool least_class_by_policy = false;
   StorageClass storage = StorageClass::local_nvme_gen4;
   double rack_budget_kw = 40;  // power and cooling a rack gets, kW
 
@@ -145,6 +149,9 @@ enum class NoteKind : uint8_t {
   no_price,                  // the GPU has no price: no hardware cost
   whole_computer,            // unified memory: no host, power or storage plan
   no_platform,               // no catalog platform takes n[0] GPUs (system->choice says why)
+  // machines of class n[0] (PlatformClass) and above only; n[1] 1: the shared-service policy
+  // for n[2] users (else --class)
+  class_policy,
   engine_not_on_gpu,         // the engine does not run on the GPU's software stacks (runs_on)
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth

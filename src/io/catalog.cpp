@@ -303,6 +303,7 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
       // Validated as data/platforms.json's rows are (platform_catalog.cpp).
       PlatformModel p = read_platform(parsed, path, where);
       const std::string id = p.id;
+      platforms_from_.clear();
       const auto [it, added] = platform_index_.emplace(id, platforms_.size());
       if (added)
         platforms_.push_back(std::move(p));
@@ -400,6 +401,19 @@ std::string Catalog::suggest_model(std::string_view name) const {
 std::string Catalog::suggest_gpu(std::string_view name) const {
   return suggest_ids(name, gpu_names(),
                      [this](const std::string& n) { return find_gpu(n)->spec.id; });
+}
+
+const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) const {
+  const auto rank = [](PlatformClass c) {
+    return c == PlatformClass::desktop ? 1 : c == PlatformClass::workstation ? 2 : 3;
+  };
+  auto it = platforms_from_.find(rank(least));
+  if (it != platforms_from_.end()) return it->second;
+  std::vector<PlatformModel> v;
+  for (const auto& p : platforms_)
+    if (p.platform_class == PlatformClass::unified || rank(p.platform_class) >= rank(least))
+      v.push_back(p);
+  return platforms_from_.emplace(rank(least), std::move(v)).first->second;
 }
 
 }  // namespace llmsize

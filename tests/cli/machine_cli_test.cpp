@@ -817,3 +817,30 @@ TEST_CASE("consumer cards go into no rack server unless --platform asks", "[cli]
   REQUIRE(t.code == 0);
   CHECK(has(t.out, "a consumer card in a rack server"));
 }
+
+// #21: a vLLM / SGLang / TensorRT-LLM service of more than 4 users (or a request rate) is planned
+// on a workstation or server (ECC memory, a BMC, redundant PSUs), and says so; --class sets the
+// least class; a card no machine of the policy's classes takes keeps every class.
+TEST_CASE("a shared service is planned on a workstation or server", "[cli][machine]") {
+  struct Row {
+    std::string flags, platform_class;
+  };
+  for (const Row& r : std::vector<Row>{{"--users 50", "workstation"},
+                                       {"--rate 3", "workstation"},
+                                       {"--users 2", "desktop"},
+                                       {"--users 50 --class desktop", "desktop"},
+                                       {"--users 50 --class server", "server"}}) {
+    INFO(r.flags);
+    const auto j = run_json("llama-3.1-8b --engine vllm --gpu rtx-pro-6000 " + r.flags);
+    CHECK(j["system"]["platform"] == r.platform_class);
+  }
+  const auto t = run("llama-3.1-8b --engine vllm --gpu rtx-pro-6000 --users 50");
+  CHECK(has(t.out, "a shared service of 50 users: planned on a workstation or server"));
+  // An RTX 4090 (3 slots wide, consumer) fits no workstation and no server: a desktop still.
+  CHECK(run_json("llama-3.1-8b --engine vllm --gpu rtx-4090 --users 50")["system"]["platform"] ==
+        "desktop");
+  const auto bad = run("llama-3.1-8b --engine vllm --gpu rtx-4090 --users 50 --class server");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(has(bad.err, "--class server: no catalog platform of that class takes rtx-4090"));
+}

@@ -45,6 +45,10 @@ class Catalog {
   const std::vector<CatalogGpu>& gpus() const { return gpus_; }
   // data/platforms.json's platforms, then those of the --catalog files (added or replacing by id).
   const std::vector<PlatformModel>& platforms() const { return platforms_; }
+  // The platforms of class `least` and above (workstation: workstations and servers), with the
+  // unified-memory computers (which take only their own GPU): a buyer's class policy (#21).
+  // Built once per class and kept until the catalog changes.
+  const std::vector<PlatformModel>& platforms_from(PlatformClass least) const;
 
   // By id or alias, case-insensitively; nullptr when absent.
   const CatalogModel* find_model(std::string_view name) const;
@@ -61,6 +65,7 @@ class Catalog {
   std::vector<CatalogModel> models_;
   std::vector<CatalogGpu> gpus_;
   std::vector<PlatformModel> platforms_;
+  mutable std::unordered_map<int, std::vector<PlatformModel>> platforms_from_;
   std::unordered_map<std::string, size_t> model_index_, gpu_index_, platform_index_;  // id -> pos
 };
 

@@ -153,6 +153,11 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->check(number_from(0.1, 100000))
       ->type_name("T")
       ->group(hw);
+  app.add_option("--class", o.machine_class,
+                 "the least machine class: desktop, workstation or server (default: workstation "
+                 "for a vllm/sglang/trt-llm service of more than 4 users, else any)")
+      ->type_name("CLASS")
+      ->group(hw);
   app.add_option("--min-tps", o.min_tps,
                  "usable speed: tok/s each user needs; a slower system is not recommended while "
                  "a faster one holds the model, and a plan below it says so (0: no floor)")

@@ -57,6 +57,7 @@ struct Options {
   // the machine (platform catalog)
   std::string platform;                     // --platform ID; empty: llmsize chooses
   std::string storage = "local-nvme-gen4";  // --storage: where the weights are read from
+  std::string machine_class;                // --class: the least machine class; empty: policy
   // fine-tuning
   std::string mode = "inference";
   uint32_t seq = 2048;

@@ -250,6 +250,8 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
 // The platform catalog (built-in and --catalog files), --platform and --storage.
 void resolve_machine(const Options& o, const Catalog& cat, PlanRequest& q) {
   q.platforms = &cat.platforms();
+  if (!o.machine_class.empty())
+    check_choice("--class", o.machine_class, {"desktop", "workstation", "server"});
   if (!o.platform.empty()) {
     const PlatformModel* p = find_platform(*q.platforms, o.platform);
     if (!p)
@@ -294,6 +296,44 @@ void resolve_hardware(const Options& o, const Catalog& cat, PlanRequest& q) {
   q.cost.cloud_price_per_mtok =
       o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
   resolve_machine(o, cat, q);
+}
+
+// Whether some platform of `platforms` takes `g` at one of the counts it ships (power aside).
+bool takes(const std::vector<PlatformModel>& platforms, const GpuSpec& g) {
+  for (const auto& p : platforms)
+    for (uint32_t c : p.gpu_counts)
+      if (platform_blockers(p, g, c, 0).empty()) return true;
+  return false;
+}
+
+// --class, or the policy a shared service gets (#21): a vLLM, SGLang or TensorRT-LLM service of
+// more than 4 users (or a request rate) runs on a workstation or server, which carry ECC memory,
+// a BMC and redundant PSUs that a desktop lacks. A platform named with --platform wins; a GPU
+// that no machine of the policy's classes takes (a 3-slot consumer card) keeps every class.
+void apply_class_policy(const Options& o, const Catalog& cat, PlanRequest& q) {
+  if (!o.platform.empty()) return;
+  if (!o.machine_class.empty()) {
+    q.least_class = o.machine_class == "server"        ? PlatformClass::server
+                    : o.machine_class == "workstation" ? PlatformClass::workstation
+                                                       : PlatformClass::desktop;
+  } else if (q.serving && is_serving_engine(q.serving->engine) &&
+             (q.users > 4 || q.serving->workload.rate_per_s > 0)) {
+    q.least_class = PlatformClass::workstation;
+    q.least_class_by_policy = true;
+  }
+  if (q.least_class == PlatformClass::desktop) return;
+  const auto& from = cat.platforms_from(q.least_class);
+  if (q.gpu && !q.gpu->unified_memory && !takes(from, *q.gpu)) {
+    if (!q.least_class_by_policy)
+      throw InputError(
+          "--class " + o.machine_class + ": no catalog platform of that class takes " + q.gpu->id +
+          (q.gpu->gpu_class == "consumer" ? " (a consumer card goes in no rack server)" : "") +
+          "; use a lower class or another GPU");
+    q.least_class = PlatformClass::desktop;
+    q.least_class_by_policy = false;
+    return;
+  }
+  q.platforms = &from;
 }
 
 void resolve_training(const Options& o, PlanRequest& q) {
@@ -530,6 +570,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   resolve_training(o, q);
   if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, gpus);
   q.candidates = &gpus;
+  apply_class_policy(o, cat, q);
 
   out.model = resolve_model(o.model, cat);
   resolve_task(o, out.model.spec, q.config);

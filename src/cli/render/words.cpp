@@ -160,6 +160,14 @@ std::string note_words(const Note& n, const Plan& p) {
           "the catalog has no dense FP16/BF16 TFLOPS for {}: prefill and time to first token "
           "assume {:.0f} TFLOPS (conservative: the chip is likely faster)",
           name, n.x);
+    case NoteKind::class_policy:
+      return n.n[1] ? fmt::format(
+                          "a shared service{}: planned on a workstation or server, which carry ECC "
+                          "memory, a BMC and redundant PSUs that a desktop lacks (--class desktop "
+                          "to allow one)",
+                          n.n[2] ? fmt::format(" of {} users", n.n[2]) : std::string())
+                    : fmt::format("machines of {} class or above (--class)",
+                                  to_string(static_cast<PlatformClass>(n.n[0])));
     case NoteKind::below_usable_speed:
       return fmt::format(
           "{:.1f} tok/s {} is below the usable speed of {:.0f} tok/s (--min-tps){}: more GPUs, "
