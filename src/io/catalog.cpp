@@ -416,4 +416,13 @@ const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) c
   return platforms_from_.emplace(rank(least), std::move(v)).first->second;
 }
 
+void Catalog::price_platform(std::string_view id, double usd, const std::string& source) {
+  for (auto& p : platforms_)
+    if (p.id == lower(id)) {
+      p.price_usd = usd;
+      p.price_source = source;
+    }
+  platforms_from_.clear();
+}
+
 }  // namespace llmsize

@@ -341,7 +341,8 @@ TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
        "llmsize: error: --mode: expected inference, lora, qlora or full, got 'lorra'"},
       {"llama-3.1-70b --price rtx-4090",
        "llmsize: error: --price: expected NAME=USD, got 'rtx-4090'"},
-      {"llama-3.1-70b --price nosuchgpu=100", "llmsize: error: --price: unknown GPU 'nosuchgpu'"},
+      {"llama-3.1-70b --price nosuchgpu=100",
+       "llmsize: error: --price: unknown GPU or platform 'nosuchgpu'"},
       {"llama-3.1-70b --years 0",
        "llmsize: error: --years: expected a number from 0.25 to 20, got '0'"},
       // No tokens generated, no cost per token (it printed "$0.000 per 1M tokens").

@@ -844,3 +844,22 @@ TEST_CASE("a shared service is planned on a workstation or server", "[cli][machi
   CHECK(bad.out.empty());
   CHECK(has(bad.err, "--class server: no catalog platform of that class takes rtx-4090"));
 }
+
+// #21: --price takes a platform id as well as a GPU's: the machine's BOM line and the plan's cost
+// read it (a DGX H100 has no published price in the catalog).
+TEST_CASE("A price given on the command line prices a machine as well as a GPU", "[cli][machine]") {
+  const std::string args = "llama-3.1-70b --gpu h100-sxm --gpus 8";
+  CHECK(run_json(args)["cost"]["hardware_usd"].is_null());
+  const auto j = run_json(args + " --price nvidia-dgx-h100=300000");
+  REQUIRE(j["system"]["platform_id"] == "nvidia-dgx-h100");
+  // The platform line plus the priced drives the DGX does not ship: at least $300,000.
+  CHECK(j["cost"]["hardware_usd"].get<double>() >= 300000);
+  CHECK(j["cost"]["hardware_usd"] == j["system"]["bom_total_usd"]);
+  const auto bom = run(args + " --price nvidia-dgx-h100=300000 -f bom-csv");
+  REQUIRE(bom.code == 0);
+  CHECK(has(bom.out, "platform,nvidia-dgx-h100,"));
+  CHECK(has(bom.out, ",1,300000.00,user: given with --price,"));
+  const auto bad = run(args + " --price dgx-h1000=5");
+  CHECK(bad.code == 2);
+  CHECK(has(bad.err, "--price: unknown GPU or platform 'dgx-h1000'"));
+}

@@ -124,7 +124,8 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->type_name("N")
       ->group(hw);
   app.add_option("--price", o.prices,
-                 "override a GPU's catalog price, e.g. rtx-4090=1800 (repeatable)")
+                 "override a GPU's or a machine's catalog price, e.g. rtx-4090=1800 or "
+                 "nvidia-dgx-h100=300000 (repeatable)")
       ->type_name("NAME=USD")
       ->group(hw);
   app.add_option("--split", o.split,

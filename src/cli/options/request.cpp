@@ -443,9 +443,20 @@ const QuantPreset& resolve_quant(const std::string& where, const std::string& te
   return *q;
 }
 
-Catalog load_catalog(const std::vector<std::string>& files) {
+Catalog load_catalog(const std::vector<std::string>& files,
+                     const std::vector<std::string>& prices) {
   Catalog c = Catalog::builtin();
   for (const auto& f : files) c.merge_file(f);
+  // --price PLATFORM=USD (#21): a machine's price, as the catalog's own; a GPU's is applied by
+  // priced_gpus(), and a name that is neither is refused there.
+  for (const auto& p : prices) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    const std::string name = p.substr(0, eq);
+    if (c.find_gpu(name) || !find_platform(c.platforms(), name)) continue;
+    c.price_platform(name, parse_real("--price " + name, p.substr(eq + 1), 1, 1e8),
+                     "user: given with --price");
+  }
   return c;
 }
 
@@ -459,8 +470,10 @@ std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const C
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
+    if (!g && find_platform(cat.platforms(), name)) continue;  // a machine: priced_platforms()
     if (!g)
-      throw InputError("--price: unknown GPU '" + sanitize(name) + "'" + cat.suggest_gpu(name));
+      throw InputError("--price: unknown GPU or platform '" + sanitize(name) + "'" +
+                       cat.suggest_gpu(name) + "; see llmsize gpus and llmsize platforms");
     for (auto& s : gpus)
       if (s.id == g->spec.id) {
         s.price_usd = usd;

@@ -70,7 +70,9 @@ const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool 
 // checkpoint; llama.cpp and Ollama a Q4_K_M GGUF), else --quant as typed.
 std::string serving_quant_text(const Options& o);
 // The built-in catalog with every --catalog FILE merged in, in order.
-Catalog load_catalog(const std::vector<std::string>& files);
+// With `prices` (--price NAME=USD), the platforms they name priced as given.
+Catalog load_catalog(const std::vector<std::string>& files,
+                     const std::vector<std::string>& prices = {});
 // The catalog's GPUs with every --price NAME=USD applied.
 std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat);
 
