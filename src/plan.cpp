@@ -550,16 +550,19 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   p.machine_cost = plan_cost(co);
 }
 
+// Users beyond which a slot engine's plan suggests a batching engine (#21 "more than a handful"):
+// llama-server's default of 4 slots, doubled.
+constexpr uint32_t kHandfulOfUsers = 8;
+
 // A plan whose users (or sequences) decode below the usable speed says so (#21); a capacity
 // target plans its own speed.
 void note_usable_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   if (req.min_tokens_per_s <= 0 || req.target_tokens_per_s > 0 || !p.speed ||
       m.task != Task::generation)
     return;
-  const double v = p.serving ? (p.serving->estimate.fits
-                                    ? p.serving->estimate.per_user_tokens_per_s.value
-                                    : 0)
-                             : p.speed->decode_tokens_per_s;
+  const double v =
+      p.serving ? (p.serving->estimate.fits ? p.serving->estimate.per_user_tokens_per_s.value : 0)
+                : p.speed->decode_tokens_per_s;
   if (v > 0 && v < req.min_tokens_per_s)
     note(p, NoteKind::below_usable_speed, p.gpu_recommended ? 1 : 0, 0, 0, 0, v,
          req.min_tokens_per_s);
@@ -634,6 +637,12 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   if (p.speed && p.speed->tflops_assumed)
     note(p, NoteKind::assumed_tflops, 0, 0, 0, 0, p.speed->tflops);
   note_usable_speed(req, m, p);
+  // More than a handful of users on llama.cpp or Ollama: a batching engine serves them better.
+  const bool slot_engine =
+      req.serving ? serving_profile(req.serving->engine).memory_rule == MemoryRule::fixed_slots
+                  : req.config.engine == Engine::llama_cpp || req.config.engine == Engine::ollama;
+  if (req.users > kHandfulOfUsers && m.task == Task::generation && !req.train && slot_engine)
+    note(p, NoteKind::batching_engine_suggested, req.users);
 }
 
 // Hashing of the plain inputs a Planner caches by: every field, bit for bit, a 64-bit word at a
@@ -878,9 +887,7 @@ FigureBasis power_basis(const Plan& p) {
                          : FigureBasis::none;
 }
 FigureBasis cost_basis(const Plan& p) {
-  return p.machine_cost ? machine_basis(p)
-         : p.cost       ? FigureBasis::class_rules
-                        : FigureBasis::none;
+  return p.machine_cost ? machine_basis(p) : p.cost ? FigureBasis::class_rules : FigureBasis::none;
 }
 bool class_rules_stand_in(const Plan& p) {
   return p.system && !p.system->platform && (p.host || p.power || p.cost);

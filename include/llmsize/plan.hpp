@@ -102,8 +102,8 @@ struct PlanRequest {
   uint32_t top = 5;                                  // ranked options kept, >= 1
   uint32_t gpus_requested = 0;                       // 0: as many as needed
   Split split = Split::layer;
-  uint32_t users = 0;                // people served at once; 0: not given
-  double target_tokens_per_s = 0;    // > 0 plans capacity. REQUIRES: users > 0 then
+  uint32_t users = 0;              // people served at once; 0: not given
+  double target_tokens_per_s = 0;  // > 0 plans capacity. REQUIRES: users > 0 then
   // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
   // made while a faster option exists, and a plan says it is below; 0: no floor.
   double min_tokens_per_s = 10;
@@ -152,7 +152,10 @@ enum class NoteKind : uint8_t {
   // machines of class n[0] (PlatformClass) and above only; n[1] 1: the shared-service policy
   // for n[2] users (else --class)
   class_policy,
-  engine_not_on_gpu,         // the engine does not run on the GPU's software stacks (runs_on)
+  // n[0] users on a slot engine (llama.cpp, Ollama): more than a handful; a batching engine
+  // (continuous batching, paged KV) serves them with fewer GPUs or faster (#21)
+  batching_engine_suggested,
+  engine_not_on_gpu,  // the engine does not run on the GPU's software stacks (runs_on)
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated

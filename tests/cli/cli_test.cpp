@@ -812,3 +812,19 @@ TEST_CASE("the recommendation decodes at a usable speed", "[cli]") {
            w.get<std::string>().find("below the usable speed of 10 tok/s") != std::string::npos;
   CHECK(said);
 }
+
+// #21: more than a handful of users (8) on llama.cpp or Ollama suggests a batching engine; a
+// batching engine's plan, or a few users, does not.
+TEST_CASE("many users on llama.cpp suggest a batching engine", "[cli]") {
+  const auto said = [](const json& j) {
+    for (const auto& w : j["warnings"])
+      if (w.get<std::string>().find("a batching engine (--engine vllm or sglang") !=
+          std::string::npos)
+        return true;
+    return false;
+  };
+  CHECK(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 50")));
+  CHECK(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 9 --engine ollama")));
+  CHECK_FALSE(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 8")));
+  CHECK_FALSE(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 50 --engine vllm")));
+}

@@ -168,6 +168,11 @@ std::string note_words(const Note& n, const Plan& p) {
                           n.n[2] ? fmt::format(" of {} users", n.n[2]) : std::string())
                     : fmt::format("machines of {} class or above (--class)",
                                   to_string(static_cast<PlatformClass>(n.n[0])));
+    case NoteKind::batching_engine_suggested:
+      return fmt::format(
+          "{} users on {}: a batching engine (--engine vllm or sglang: continuous batching over a "
+          "paged KV cache) serves that many with fewer GPUs or faster; compare the two plans",
+          n.n[0], p.config.engine == Engine::ollama ? "Ollama" : "llama.cpp");
     case NoteKind::below_usable_speed:
       return fmt::format(
           "{:.1f} tok/s {} is below the usable speed of {:.0f} tok/s (--min-tps){}: more GPUs, "
