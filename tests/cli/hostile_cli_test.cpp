@@ -22,6 +22,7 @@
 
 using json = nlohmann::json;
 using namespace llmsize::test;
+using llmsize::cli_test::parse_csv;
 using llmsize::cli_test::Result;
 
 namespace {
@@ -684,46 +685,6 @@ TEST_CASE("check --format json streams: memory per plan bounded, the document un
 }
 
 namespace {
-
-// The cells of a CSV text as a spreadsheet reads it (RFC 4180: a quoted cell may hold commas,
-// doubled quotes, CR and LF); rows end at an unquoted LF (a CR before it is dropped).
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string cell;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(cell);
-      cell.clear();
-    } else if (c == '\n') {
-      if (!cell.empty() && cell.back() == '\r') cell.pop_back();
-      row.push_back(cell);
-      cell.clear();
-      rows.push_back(row);
-      row.clear();
-    } else {
-      cell += c;
-    }
-  }
-  if (!cell.empty() || !row.empty()) {
-    row.push_back(cell);
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 bool is_number(const std::string& s) {
   if (s.empty()) return false;

@@ -26,6 +26,7 @@ namespace {
 const std::string kBin = LLMSIZE_BIN;
 const std::string kSource = LLMSIZE_SOURCE_DIR;
 
+using llmsize::cli_test::parse_csv;
 using llmsize::cli_test::Result;
 using llmsize::cli_test::run;
 using llmsize::cli_test::sh;
@@ -56,34 +57,6 @@ std::vector<std::string> lines(const std::string& s) {
   std::istringstream in(s);
   for (std::string l; std::getline(in, l);) v.push_back(l);
   return v;
-}
-
-// A minimal CSV reader (quoted cells with doubled quotes, no newlines inside cells).
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& line : lines(text)) {
-    std::vector<std::string> cells(1);
-    bool q = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char ch = line[i];
-      if (q) {
-        if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
-          cells.back() += '"', ++i;
-        else if (ch == '"')
-          q = false;
-        else
-          cells.back() += ch;
-      } else if (ch == '"') {
-        q = true;
-      } else if (ch == ',') {
-        cells.emplace_back();
-      } else {
-        cells.back() += ch;
-      }
-    }
-    rows.push_back(cells);
-  }
-  return rows;
 }
 
 std::map<std::string, std::string> csv_row(const std::vector<std::vector<std::string>>& rows,

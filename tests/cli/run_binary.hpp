@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace llmsize::cli_test {
 
@@ -43,6 +44,46 @@ inline Result sh(const std::string& cmdline, const std::string& cwd = "") {
 // Runs `llmsize ARGS` (LLMSIZE_BIN is the built binary's path, set by CMake).
 inline Result run(const std::string& args, const std::string& cwd = "") {
   return sh(std::string(LLMSIZE_BIN) + " " + args, cwd);
+}
+
+// The cells of a CSV text as a spreadsheet reads it (RFC 4180: a quoted cell may hold commas,
+// doubled quotes, CR and LF); rows end at an unquoted LF (a CR before it is dropped).
+inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string cell;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(cell);
+      cell.clear();
+    } else if (c == '\n') {
+      if (!cell.empty() && cell.back() == '\r') cell.pop_back();
+      row.push_back(cell);
+      cell.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      cell += c;
+    }
+  }
+  if (!cell.empty() || !row.empty()) {
+    row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 }  // namespace llmsize::cli_test

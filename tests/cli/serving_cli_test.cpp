@@ -13,6 +13,7 @@
 #include "run_binary.hpp"
 
 using json = nlohmann::json;
+using llmsize::cli_test::parse_csv;
 using llmsize::cli_test::run;
 
 namespace {
@@ -499,31 +500,6 @@ TEST_CASE("a launch command is printed only for a plan that fits, whatever the e
 
 namespace {
 
-// A CSV document's rows (quoted cells with doubled quotes, no newlines inside cells).
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells(1);
-    bool q = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char ch = line[i];
-      if (q && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        q = !q;
-      } else if (ch == ',' && !q) {
-        cells.emplace_back();
-      } else {
-        cells.back() += ch;
-      }
-    }
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 // The JSON value at a dotted CSV column ("gpu.count"); null when a part is missing.
 json at_path(const json& doc, const std::string& column) {
   const json* v = &doc;
@@ -569,7 +545,7 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
     REQUIRE(j.code == 0);
     const json doc = json::parse(j.out);
     // CSV: every column is the JSON's field (one field table).
-    const auto c = csv_rows(run(args + " -f csv").out);
+    const auto c = parse_csv(run(args + " -f csv").out);
     REQUIRE(c.size() == 2);
     REQUIRE(c[0].size() == c[1].size());
     for (size_t i = 0; i < c[0].size(); ++i) {
@@ -627,7 +603,7 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
     CHECK(doc["gpu"]["nodes"] == nodes);
     if (!doc["throughput"]["nodes"].is_null()) CHECK(doc["throughput"]["nodes"] == nodes);
     const uint64_t per_node = number_after(machine, ", ");
-    const auto bom = csv_rows(run(args + " -f bom-csv").out);
+    const auto bom = parse_csv(run(args + " -f bom-csv").out);
     REQUIRE(bom.size() > 2);
     double priced = 0;
     for (size_t i = 1; i < bom.size(); ++i) {
