@@ -148,20 +148,6 @@ bool psu_rated(const PlatformModel& p) {
   return p.gpu_mount == GpuMount::integrated || (p.psu.watts > 0 && p.psu.bays_published);
 }
 
-int class_rank(PlatformClass c) {
-  switch (c) {
-    case PlatformClass::unified:
-      return 0;
-    case PlatformClass::desktop:
-      return 1;
-    case PlatformClass::workstation:
-      return 2;
-    case PlatformClass::server:
-      return 3;
-  }
-  return 4;
-}
-
 // Rejections a reader weighs first: machines the GPU was turned down by on fit (widths, lanes,
 // power, airflow, counts) before those that are simply not sold with it, then the class nearest
 // the chosen one (for a desktop plan: the workstations before the servers); catalog order within.
@@ -192,6 +178,20 @@ void order_rejections(const std::vector<PlatformModel>& catalog, PlatformChoice&
 }
 
 }  // namespace
+
+int class_rank(PlatformClass c) {
+  switch (c) {
+    case PlatformClass::unified:
+      return 0;
+    case PlatformClass::desktop:
+      return 1;
+    case PlatformClass::workstation:
+      return 2;
+    case PlatformClass::server:
+      return 3;
+  }
+  return 4;
+}
 
 bool PlatformRejection::only_not_sold() const {
   return std::all_of(reasons.begin(), reasons.end(), [](PlatformReason r) {

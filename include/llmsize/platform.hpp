@@ -15,6 +15,8 @@ namespace llmsize {
 // system.platform in the JSON contract.
 enum class PlatformClass { desktop, workstation, server, unified };
 const char* to_string(PlatformClass c);
+// Smallest first: unified 0, desktop 1, workstation 2, server 3.
+int class_rank(PlatformClass c);
 
 // How the GPUs sit in the machine.
 enum class GpuMount {

@@ -404,16 +404,14 @@ std::string Catalog::suggest_gpu(std::string_view name) const {
 }
 
 const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) const {
-  const auto rank = [](PlatformClass c) {
-    return c == PlatformClass::desktop ? 1 : c == PlatformClass::workstation ? 2 : 3;
-  };
-  auto it = platforms_from_.find(rank(least));
+  auto it = platforms_from_.find(class_rank(least));
   if (it != platforms_from_.end()) return it->second;
   std::vector<PlatformModel> v;
   for (const auto& p : platforms_)
-    if (p.platform_class == PlatformClass::unified || rank(p.platform_class) >= rank(least))
+    if (p.platform_class == PlatformClass::unified ||
+        class_rank(p.platform_class) >= class_rank(least))
       v.push_back(p);
-  return platforms_from_.emplace(rank(least), std::move(v)).first->second;
+  return platforms_from_.emplace(class_rank(least), std::move(v)).first->second;
 }
 
 void Catalog::price_platform(std::string_view id, double usd, const std::string& source) {
