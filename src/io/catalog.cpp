@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "embedded_catalogs.hpp"
+#include "compiled_catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
@@ -248,15 +248,63 @@ size_t upsert(std::vector<T>& v, std::unordered_map<std::string, size_t>& index,
 
 }  // namespace
 
-Catalog Catalog::builtin() {
-  Catalog c;
-  c.merge_json(embedded::kModelsJson, "built-in data/models.json");
-  c.merge_json(embedded::kGpusJson, "built-in data/gpus.json");
-  for (auto& m : c.models_) m.origin = "built-in";
-  for (auto& g : c.gpus_) g.origin = "built-in";
-  c.platforms_ = builtin_platforms();
-  for (size_t i = 0; i < c.platforms_.size(); ++i) c.platform_index_.emplace(c.platforms_[i].id, i);
-  return c;
+namespace {
+
+// The entry of `name` in a sorted table, or -1.
+long lookup(const CatalogTable<CatalogName>& t, const std::string& name) {
+  const auto it =
+      std::lower_bound(t.begin(), t.end(), name,
+                       [](const CatalogName& e, const std::string& n) { return e.name < n; });
+  return it != t.end() && it->name == name ? static_cast<long>(it->index) : -1;
+}
+
+}  // namespace
+
+const CatalogModel& Catalog::model_at(size_t i) const {
+  if (models_unbuilt_ && !model_built_[i]) {
+    models_[i] = compiled_->build_model(i);
+    model_built_[i] = true;
+    if (--models_unbuilt_ == 0) model_built_.clear();
+  }
+  return models_[i];
+}
+
+const CatalogGpu& Catalog::gpu_at(size_t i) const {
+  if (gpus_unbuilt_ && !gpu_built_[i]) {
+    gpus_[i] = compiled_->build_gpu(i);
+    gpu_built_[i] = true;
+    if (--gpus_unbuilt_ == 0) gpu_built_.clear();
+  }
+  return gpus_[i];
+}
+
+const std::vector<CatalogModel>& Catalog::models() const {
+  for (size_t i = 0; models_unbuilt_ && i < models_.size(); ++i) model_at(i);
+  return models_;
+}
+
+const std::vector<CatalogGpu>& Catalog::gpus() const {
+  for (size_t i = 0; gpus_unbuilt_ && i < gpus_.size(); ++i) gpu_at(i);
+  return gpus_;
+}
+
+const std::vector<PlatformModel>& Catalog::platforms() const {
+  if (platforms_unbuilt_) {
+    for (size_t i = 0; i < platforms_.size(); ++i) platforms_[i] = compiled_->build_platform(i);
+    platforms_unbuilt_ = false;
+  }
+  return platforms_;
+}
+
+void Catalog::build_all() {
+  if (!compiled_) return;
+  models();
+  gpus();
+  platforms();
+  for (size_t i = 0; i < models_.size(); ++i) model_index_.emplace(models_[i].spec.id, i);
+  for (size_t i = 0; i < gpus_.size(); ++i) gpu_index_.emplace(gpus_[i].spec.id, i);
+  for (size_t i = 0; i < platforms_.size(); ++i) platform_index_.emplace(platforms_[i].id, i);
+  compiled_ = nullptr;
 }
 
 void Catalog::merge_file(const std::string& path) {
@@ -264,6 +312,7 @@ void Catalog::merge_file(const std::string& path) {
 }
 
 void Catalog::merge_json(std::string_view text, const std::string& where) {
+  build_all();
   Ctx c{where};
   // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
   // dropped, so memory holds one entry's tree at a time, not the file's.
@@ -336,6 +385,11 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
 
 const CatalogModel* Catalog::find_model(std::string_view name) const {
   const std::string n = lower(name);
+  if (compiled_) {
+    long i = lookup(compiled_->model_ids, n);
+    if (i < 0) i = lookup(compiled_->model_aliases, n);
+    return i < 0 ? nullptr : &model_at(static_cast<size_t>(i));
+  }
   if (const auto it = model_index_.find(n); it != model_index_.end()) return &models_[it->second];
   for (const auto& m : models_)
     if (std::find(m.aliases.begin(), m.aliases.end(), n) != m.aliases.end()) return &m;
@@ -344,6 +398,10 @@ const CatalogModel* Catalog::find_model(std::string_view name) const {
 
 const CatalogModel* Catalog::find_model_by_shorthand(std::string_view shorthand) const {
   const std::string n = lower(shorthand);
+  if (compiled_) {
+    const long i = lookup(compiled_->model_shorthands, n);
+    return i < 0 ? nullptr : &model_at(static_cast<size_t>(i));
+  }
   for (const auto& m : models_)
     if (std::find(m.shorthand.begin(), m.shorthand.end(), n) != m.shorthand.end()) return &m;
   return nullptr;
@@ -351,6 +409,11 @@ const CatalogModel* Catalog::find_model_by_shorthand(std::string_view shorthand)
 
 const CatalogGpu* Catalog::find_gpu(std::string_view name) const {
   const std::string n = lower(name);
+  if (compiled_) {
+    long i = lookup(compiled_->gpu_ids, n);
+    if (i < 0) i = lookup(compiled_->gpu_aliases, n);
+    return i < 0 ? nullptr : &gpu_at(static_cast<size_t>(i));
+  }
   if (const auto it = gpu_index_.find(n); it != gpu_index_.end()) return &gpus_[it->second];
   for (const auto& g : gpus_)
     if (std::find(g.aliases.begin(), g.aliases.end(), n) != g.aliases.end()) return &g;
@@ -358,6 +421,7 @@ const CatalogGpu* Catalog::find_gpu(std::string_view name) const {
 }
 
 std::vector<std::string> Catalog::model_names() const {
+  if (compiled_) return {compiled_->model_names.begin(), compiled_->model_names.end()};
   std::vector<std::string> v;
   for (const auto& m : models_) {
     v.push_back(m.spec.id);
@@ -367,6 +431,7 @@ std::vector<std::string> Catalog::model_names() const {
 }
 
 std::vector<std::string> Catalog::gpu_names() const {
+  if (compiled_) return {compiled_->gpu_names.begin(), compiled_->gpu_names.end()};
   std::vector<std::string> v;
   for (const auto& g : gpus_) {
     v.push_back(g.spec.id);
@@ -407,7 +472,7 @@ const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) c
   auto it = platforms_from_.find(class_rank(least));
   if (it != platforms_from_.end()) return it->second;
   std::vector<PlatformModel> v;
-  for (const auto& p : platforms_)
+  for (const auto& p : platforms())
     if (p.platform_class == PlatformClass::unified ||
         class_rank(p.platform_class) >= class_rank(least))
       v.push_back(p);
@@ -415,6 +480,7 @@ const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) c
 }
 
 void Catalog::price_platform(std::string_view id, double usd, const std::string& source) {
+  platforms();
   for (auto& p : platforms_)
     if (p.id == lower(id)) {
       p.price_usd = usd;

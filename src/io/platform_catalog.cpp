@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "embedded_catalogs.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
@@ -456,12 +455,6 @@ std::vector<PlatformModel> read_platforms(std::string_view text, const std::stri
 
 std::vector<PlatformModel> read_platforms_file(const std::string& path) {
   return read_platforms(io::read_text_input(path, io::kCatalogInput), sanitize(path, 256));
-}
-
-const std::vector<PlatformModel>& builtin_platforms() {
-  static const std::vector<PlatformModel> v =
-      read_platforms(embedded::kPlatformsJson, "built-in data/platforms.json");
-  return v;
 }
 
 const PlatformModel* find_platform(const std::vector<PlatformModel>& catalog, std::string_view id) {

@@ -1,5 +1,6 @@
-// The catalogs of models and GPUs: embedded JSON (data/*.json, compiled into the binary) plus
-// user files given with --catalog, whose entries add to or replace the built-in ones by id.
+// The catalogs of models, GPUs and platforms: data/*.json compiled into the binary at build time
+// (src/io/compile_catalogs.cpp) plus user files given with --catalog, whose entries add to or
+// replace the built-in ones by id.
 #pragma once
 
 #include <string>
@@ -29,9 +30,13 @@ struct CatalogGpu {
   std::string origin;
 };
 
+struct CompiledCatalog;
+
 class Catalog {
  public:
-  // The catalogs compiled into the binary. Throws InputError if they do not validate (a build bug).
+  // The catalogs compiled into the binary: nothing is parsed, and an entry is built the first
+  // time a lookup or a listing reads it (the build validated every one). Not for use from
+  // several threads at once until everything has been read once (models(), gpus(), platforms()).
   static Catalog builtin();
   // Adds or replaces entries from a JSON file with "models", "gpus" and/or "platforms" arrays in
   // the built-in format (at most io::kCatalogInput bytes, a regular file). Throws InputError naming
@@ -43,10 +48,10 @@ class Catalog {
   // Sets platform `id`'s price (--price PLATFORM=USD). REQUIRES: the id is in platforms().
   void price_platform(std::string_view id, double usd, const std::string& source);
 
-  const std::vector<CatalogModel>& models() const { return models_; }
-  const std::vector<CatalogGpu>& gpus() const { return gpus_; }
+  const std::vector<CatalogModel>& models() const;
+  const std::vector<CatalogGpu>& gpus() const;
   // data/platforms.json's platforms, then those of the --catalog files (added or replacing by id).
-  const std::vector<PlatformModel>& platforms() const { return platforms_; }
+  const std::vector<PlatformModel>& platforms() const;
   // The platforms of class `least` and above (workstation: workstations and servers), with the
   // unified-memory computers (which take only their own GPU): a buyer's class policy (#21).
   // Built once per class and kept until the catalog changes.
@@ -64,9 +69,22 @@ class Catalog {
   std::string suggest_gpu(std::string_view name) const;
 
  private:
-  std::vector<CatalogModel> models_;
-  std::vector<CatalogGpu> gpus_;
-  std::vector<PlatformModel> platforms_;
+  // Builds entry i of the compiled tables when it is not built yet.
+  const CatalogModel& model_at(size_t i) const;
+  const CatalogGpu& gpu_at(size_t i) const;
+  // Builds every entry and the id indexes, and leaves the compiled tables: before a merge.
+  void build_all();
+
+  // The build's tables while no file has been merged (builtin()); nullptr afterwards.
+  const CompiledCatalog* compiled_ = nullptr;
+  // With compiled_: one slot per entry, default-constructed until built (*_built_ says which;
+  // emptied once all are).
+  mutable std::vector<CatalogModel> models_;
+  mutable std::vector<CatalogGpu> gpus_;
+  mutable std::vector<PlatformModel> platforms_;
+  mutable std::vector<bool> model_built_, gpu_built_;
+  mutable size_t models_unbuilt_ = 0, gpus_unbuilt_ = 0;
+  mutable bool platforms_unbuilt_ = false;
   mutable std::unordered_map<int, std::vector<PlatformModel>> platforms_from_;
   std::unordered_map<std::string, size_t> model_index_, gpu_index_, platform_index_;  // id -> pos
 };

@@ -1,5 +1,5 @@
-// The platform catalog (data/platforms.json, embedded at build time; or a user file): machines as
-// vendors ship them, read into PlatformModel.
+// The platform catalog (data/platforms.json, compiled in at build time; or a user file): machines
+// as vendors ship them, read into PlatformModel.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,8 +23,8 @@ PlatformModel read_platform(const nlohmann::json& entry, const std::string& path
                             const std::string& where);
 // Reads a file.
 std::vector<PlatformModel> read_platforms_file(const std::string& path);
-// The catalog compiled into the binary (data/platforms.json). Throws InputError if it does not
-// validate (a build bug).
+// The catalog compiled into the binary (data/platforms.json, validated by the build), built on the
+// first call (src/io/builtin_catalog.cpp).
 const std::vector<PlatformModel>& builtin_platforms();
 
 // By id, case-insensitively; nullptr when absent.
