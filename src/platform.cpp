@@ -199,39 +199,92 @@ bool PlatformRejection::only_not_sold() const {
   });
 }
 
-std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuSpec& g, uint32_t n,
-                                              double max_system_w) {
-  std::vector<PlatformReason> b;
-  const GpuMount mount = gpu_mount(g);
-  if (mount != p.gpu_mount) {
-    b.push_back(PlatformReason::mount_mismatch);
-    return b;
-  }
+namespace {
+
+// What the blockers read of a GPU, worked out once per selection rather than per machine and
+// count (the selection tries every count of every machine: thousands of checks per plan).
+struct GpuFacts {
+  const GpuSpec& g;
+  GpuMount mount;
+  double width;
+  bool passive;
+  bool consumer;
+  explicit GpuFacts(const GpuSpec& gpu)
+      : g(gpu),
+        mount(gpu_mount(gpu)),
+        width(card_slot_width(gpu)),
+        passive(gpu_is_passive(gpu)),
+        consumer(gpu.gpu_class == "consumer") {}
+};
+
+// Blockers as bits (1 << PlatformReason), so a check allocates nothing; kBlockerOrder is the order
+// they are listed in.
+using Blockers = uint32_t;
+constexpr Blockers bit(PlatformReason r) {
+  return Blockers{1} << static_cast<int>(r);
+}
+constexpr PlatformReason kBlockerOrder[] = {
+    PlatformReason::mount_mismatch,    PlatformReason::gpu_not_offered,
+    PlatformReason::count_not_offered, PlatformReason::too_wide,
+    PlatformReason::slot_widths,       PlatformReason::pcie_lanes,
+    PlatformReason::passive_cooling,   PlatformReason::consumer_in_server,
+    PlatformReason::gpu_power,         PlatformReason::psu_capacity,
+};
+
+std::vector<PlatformReason> reasons_of(Blockers b) {
+  std::vector<PlatformReason> v;
+  for (const PlatformReason r : kBlockerOrder)
+    if (b & bit(r)) v.push_back(r);
+  return v;
+}
+
+// Every blocker but the PSU capacity, which needs the machine's power (psu_blocker).
+Blockers fit_blockers(const PlatformModel& p, const GpuFacts& f, uint32_t n) {
+  if (f.mount != p.gpu_mount) return bit(PlatformReason::mount_mismatch);
+  Blockers b = 0;
   // Baseboards, superchip machines and unified computers are built around the chips they list (an
   // empty list offers none); PCIe machines list what was seen in them, not a limit.
-  const bool listed = std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end();
-  if (!listed && !p.generic && (mount != GpuMount::pcie || !p.gpu_ids.empty()))
-    b.push_back(PlatformReason::gpu_not_offered);
+  if (!p.generic && (f.mount != GpuMount::pcie || !p.gpu_ids.empty()) &&
+      std::find(p.gpu_ids.begin(), p.gpu_ids.end(), f.g.id) == p.gpu_ids.end())
+    b |= bit(PlatformReason::gpu_not_offered);
   if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) == p.gpu_counts.end())
-    b.push_back(PlatformReason::count_not_offered);
-  if (mount == GpuMount::pcie) {
-    const double w = card_slot_width(g);
-    if (w > p.gpu_width_max) b.push_back(PlatformReason::too_wide);
-    if (w * n > p.gpu_widths_total) b.push_back(PlatformReason::slot_widths);
-    if (lanes_each(p, n) < kMinLanesPerGpu) b.push_back(PlatformReason::pcie_lanes);
-    if (gpu_is_passive(g) && !p.server_airflow) b.push_back(PlatformReason::passive_cooling);
-    if (g.gpu_class == "consumer" && p.platform_class == PlatformClass::server)
-      b.push_back(PlatformReason::consumer_in_server);
+    b |= bit(PlatformReason::count_not_offered);
+  if (f.mount == GpuMount::pcie) {
+    if (f.width > p.gpu_width_max) b |= bit(PlatformReason::too_wide);
+    if (f.width * n > p.gpu_widths_total) b |= bit(PlatformReason::slot_widths);
+    if (lanes_each(p, n) < kMinLanesPerGpu) b |= bit(PlatformReason::pcie_lanes);
+    if (f.passive && !p.server_airflow) b |= bit(PlatformReason::passive_cooling);
+    if (f.consumer && p.platform_class == PlatformClass::server)
+      b |= bit(PlatformReason::consumer_in_server);
   }
-  if (p.gpu_watts_each_max > 0 && g.board_power_w > p.gpu_watts_each_max)
-    b.push_back(PlatformReason::gpu_power);
-  if (max_system_w > 0 && mount != GpuMount::integrated && p.psu.watts > 0 &&
-      p.psu.bays_published) {
-    // PSUs are rated by their DC output; the spares do not count.
-    const double capacity = p.psu.watts * p.psu.redundancy.n;
-    if (max_system_w * p.psu.efficiency > capacity) b.push_back(PlatformReason::psu_capacity);
-  }
+  if (p.gpu_watts_each_max > 0 && f.g.board_power_w > p.gpu_watts_each_max)
+    b |= bit(PlatformReason::gpu_power);
   return b;
+}
+
+// Whether the PSU capacity is checked at all: it is where the catalog rates the supplies.
+bool psu_checked(const PlatformModel& p, const GpuFacts& f) {
+  return f.mount == p.gpu_mount && f.mount != GpuMount::integrated && p.psu.watts > 0 &&
+         p.psu.bays_published;
+}
+
+Blockers psu_blocker(const PlatformModel& p, double max_system_w) {
+  // PSUs are rated by their DC output; the spares do not count.
+  const double capacity = p.psu.watts * p.psu.redundancy.n;
+  return max_system_w > 0 && max_system_w * p.psu.efficiency > capacity
+             ? bit(PlatformReason::psu_capacity)
+             : 0;
+}
+
+}  // namespace
+
+std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuSpec& g, uint32_t n,
+                                              double max_system_w) {
+  const GpuFacts f(g);
+  Blockers b = fit_blockers(p, f, n);
+  if (!(b & bit(PlatformReason::mount_mismatch)) && psu_checked(p, f))
+    b |= psu_blocker(p, max_system_w);
+  return reasons_of(b);
 }
 
 uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, uint32_t unit) {
@@ -273,30 +326,39 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
     return ca < cb;
   };
   bool tie_on_price = false;
+  const GpuFacts facts(g);
+  const GpuMount mount = facts.mount;
+  // All blockers of c GPUs in p, as a rejection lists them.
+  const auto blockers_of = [&](const PlatformModel& p, uint32_t c) {
+    Blockers b = fit_blockers(p, facts, c);
+    if (psu_checked(p, facts)) b |= psu_blocker(p, max_power(p, g, c));
+    if (!override_id.empty()) b &= ~bit(PlatformReason::consumer_in_server);
+    return b;
+  };
   for (size_t i = 0; i < catalog.size(); ++i) {
     const PlatformModel& p = catalog[i];
     if (!override_id.empty() && p.id != override_id) continue;
+    // Another mount takes none of these GPUs at any count, and is not listed as turned down
+    // unless named (below): skipped before its power is worked out.
+    if (override_id.empty() && p.gpu_mount != mount) continue;
     bool any = false;
-    // The blockers of the count nearest to the request, for the rejection list.
-    std::vector<PlatformReason> nearest;
-    bool nearest_set = false;
+    // The count whose blockers the rejection lists: the largest count up to the request, else the
+    // first; its blockers are worked out in full only if the machine is turned down.
+    uint32_t nearest = 0;
+    bool mismatch = false;
     for (uint32_t c : p.gpu_counts) {
       if (c == 0) continue;
-      auto blockers = platform_blockers(p, g, c, max_power(p, g, c));
-      // A platform named with --platform takes a consumer card all the same: the buyer asked.
-      if (!override_id.empty())
-        blockers.erase(
-            std::remove(blockers.begin(), blockers.end(), PlatformReason::consumer_in_server),
-            blockers.end());
-      if (!blockers.empty() && blockers.front() == PlatformReason::mount_mismatch) {
-        nearest = blockers;
+      const Blockers fit = fit_blockers(p, facts, c);
+      if (fit & bit(PlatformReason::mount_mismatch)) {
+        mismatch = true;
         break;
       }
-      if (!nearest_set || c <= n) {
-        nearest = blockers;
-        nearest_set = true;
-      }
-      if (!blockers.empty()) continue;
+      if (nearest == 0 || c <= n) nearest = c;
+      // A platform named with --platform takes a consumer card all the same: the buyer asked.
+      const Blockers blocked =
+          override_id.empty() ? fit : fit & ~bit(PlatformReason::consumer_in_server);
+      // The PSU check (the machine's power) only for a count that fits otherwise.
+      if (blocked || (psu_checked(p, facts) && psu_blocker(p, max_power(p, g, c)))) continue;
       PlatformChoice cand;
       cand.index = static_cast<int>(i);
       cand.gpus_requested = n;
@@ -316,10 +378,13 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
         best = std::move(cand);
       }
     }
-    if (!any && (gpu_mount(g) == p.gpu_mount || !override_id.empty()))
-      best.rejected.push_back(
-          {p.id, nearest.empty() ? std::vector<PlatformReason>{PlatformReason::count_not_offered}
-                                 : nearest});
+    if (any || (mount != p.gpu_mount && override_id.empty())) continue;
+    const Blockers why = mismatch  ? bit(PlatformReason::mount_mismatch)
+                         : nearest ? blockers_of(p, nearest)
+                                   : 0;
+    best.rejected.push_back(
+        {p.id,
+         why ? reasons_of(why) : std::vector<PlatformReason>{PlatformReason::count_not_offered}});
   }
   order_rejections(catalog, best);
   if (best.index < 0) return best;

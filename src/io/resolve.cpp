@@ -3,7 +3,8 @@
 #include <sys/stat.h>
 
 #include <cmath>
-#include <regex>
+#include <optional>
+#include <string>
 
 #include "llmsize/generic_model.hpp"
 #include "llmsize/io/error.hpp"
@@ -42,6 +43,39 @@ ResolvedModel resolve_model_file(const std::string& path) {
   r.exact_weights = f.weights;
   r.file_quant = f.file_quant;
   for (const auto& n : f.notes) r.assumption += (r.assumption.empty() ? "" : "; ") + n;
+  return r;
+}
+
+// A size shorthand, lowercase: [E "x"] B "b", E 1-4 digits (experts), B 1-5 digits with an
+// optional "." and 1-3 more: "70b", "0.5b", "8x7b".
+struct SizeShorthand {
+  bool experts = false;  // "8x7b"
+  std::string billions;  // "7"
+};
+
+std::optional<SizeShorthand> parse_size_shorthand(const std::string& s) {
+  const auto digits = [&](size_t at) {
+    size_t n = 0;
+    while (at + n < s.size() && s[at + n] >= '0' && s[at + n] <= '9') ++n;
+    return n;
+  };
+  SizeShorthand r;
+  size_t at = 0;
+  size_t n = digits(at);
+  if (n >= 1 && n <= 4 && at + n < s.size() && s[at + n] == 'x') {
+    r.experts = true;
+    at += n + 1;
+    n = digits(at);
+  }
+  if (n < 1 || n > 5) return std::nullopt;
+  size_t end = at + n;
+  if (end < s.size() && s[end] == '.') {
+    const size_t frac = digits(end + 1);
+    if (frac < 1 || frac > 3) return std::nullopt;
+    end += 1 + frac;
+  }
+  if (end + 1 != s.size() || s[end] != 'b') return std::nullopt;
+  r.billions = s.substr(at, end - at);
   return r;
 }
 
@@ -85,11 +119,9 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
   if (looks_like_path) throw InputError(sanitize(text, 256) + ": no such file");
 
   // Size shorthands: 70b, 0.5b, 8x7b.
-  static const std::regex kSize(R"(^(\d{1,4}x)?(\d{1,5}(\.\d{1,3})?)b$)", std::regex::icase);
-  std::smatch sm;
   std::string lower = text;
   for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (std::regex_match(lower, sm, kSize)) {
+  if (const auto size = parse_size_shorthand(lower)) {
     if (const auto* cm = cat.find_model_by_shorthand(lower)) {
       r.spec = cm->spec;
       r.source = "shorthand";
@@ -97,14 +129,14 @@ ResolvedModel resolve_model(const std::string& text, const Catalog& cat, const s
           "\"" + text + "\" is the catalog's reference model of that size, " + cm->spec.id;
       return r;
     }
-    if (sm[1].matched)
+    if (size->experts)
       throw InputError(where + ": no catalog model of size " + text +
                        "; name an MoE model (llmsize models) or pass its config.json");
-    const double b = std::stod(sm[2].str());
+    const double b = std::stod(size->billions);
     if (b < 0.05 || b > 5000)
       throw InputError(where + ": size " + sanitize(text) + " is outside 0.05b to 5000b");
     r.spec = generic_dense_model(b * 1e9);
-    r.spec.name = "generic " + sm[2].str() + "B dense";
+    r.spec.name = "generic " + size->billions + "B dense";
     r.source = "generic";
     r.assumption = "no catalog model is the reference for \"" + text +
                    "\": a generic dense Llama-3-like architecture of that size (" +
