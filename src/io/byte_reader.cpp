@@ -26,14 +26,13 @@ void MemorySource::read(uint64_t off, void* dst, size_t n) const {
 Cursor::Cursor(const ByteSource& src, std::string where)
     : src_(src), where_(std::move(where)), size_(src.size()), window_(kFirstWindow) {}
 
-void Cursor::need(uint64_t n, const char* what) const {
-  if (n > remaining())
-    fail(std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " +
-             std::to_string(remaining()) + " remain",
-         pos_);
+void Cursor::truncated(uint64_t n, const char* what) const {
+  fail(std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " +
+           std::to_string(remaining()) + " remain",
+       pos_);
 }
 
-const uint8_t* Cursor::window(size_t n, const char* what) {
+const uint8_t* Cursor::refill(size_t n, const char* what) {
   need(n, what);
   if (pos_ < buf_off_ || pos_ + n > buf_off_ + size_ok_) {
     const auto len = static_cast<size_t>(std::min<uint64_t>(std::max(window_, n), remaining()));
@@ -65,13 +64,6 @@ uint32_t Cursor::u32(const char* what) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
-uint64_t Cursor::u64(const char* what) {
-  const uint8_t* p = window(8, what);
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-
 std::string Cursor::bytes(uint64_t n, const char* what) {
   need(n, what);
   std::string s(static_cast<size_t>(n), '\0');
@@ -88,9 +80,36 @@ std::string Cursor::bytes(uint64_t n, const char* what) {
   return s;
 }
 
-void Cursor::skip(uint64_t n, const char* what) {
-  need(n, what);
-  pos_ += n;
+uint64_t Cursor::skip_strings(uint64_t n, const char* what) {
+  uint64_t i = 0;
+  while (i < n) {
+    // Within the window, with the position in a register: a load and two compares a string.
+    const uint64_t end = buf_off_ + size_ok_;
+    const uint8_t* base = buf_.get();
+    uint64_t pos = pos_;
+    while (i < n && pos >= buf_off_ && pos + 8 <= end) {
+      const uint64_t len = le64(base + (pos - buf_off_));
+      if (len > size_ - pos - 8) {
+        pos_ = pos;
+        return i;
+      }
+      pos += 8 + len;
+      ++i;
+    }
+    pos_ = pos;
+    if (i == n) break;
+    // At the window's edge: this one through u64(), which refills it.
+    const uint64_t at = pos_;
+    if (remaining() < 8) return i;
+    const uint64_t len = u64(what);
+    if (len > remaining()) {
+      pos_ = at;
+      return i;
+    }
+    pos_ += len;
+    ++i;
+  }
+  return i;
 }
 
 bool valid_utf8(std::string_view s, size_t* bad) {

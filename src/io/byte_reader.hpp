@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,18 @@ class FileSource final : public ByteSource {
   InputFile file_;
 };
 
+// The little-endian u64 at p.
+inline uint64_t le64(const uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v;  // the file's byte order is the host's: one load
+  std::memcpy(&v, p, 8);
+#else
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+#endif
+  return v;
+}
+
 // Sequential little-endian reads through a window buffer. Every read checks the remaining bytes
 // first, so a length or count field is always tested against the file before it is used.
 class Cursor {
@@ -62,19 +75,39 @@ class Cursor {
 
   [[noreturn]] void fail(const std::string& what, uint64_t at) const { fail_at(where_, what, at); }
   // Fails with "truncated: <what> needs N bytes, M remain" unless n bytes remain.
-  void need(uint64_t n, const char* what) const;
+  void need(uint64_t n, const char* what) const {
+    if (n > remaining()) truncated(n, what);
+  }
 
   uint8_t u8(const char* what);
   uint16_t u16(const char* what);
   uint32_t u32(const char* what);
-  uint64_t u64(const char* what);
+  uint64_t u64(const char* what) { return le64(window(8, what)); }
   // n bytes as a string. REQUIRES: the caller bounded n (need() is checked here too).
   std::string bytes(uint64_t n, const char* what);
-  void skip(uint64_t n, const char* what);
+  void skip(uint64_t n, const char* what) {
+    need(n, what);
+    pos_ += n;
+  }
   void seek(uint64_t off) { pos_ = off; }
+  // Steps over up to n strings stored as a u64 length and its bytes (a GGUF vocabulary: 10^5 of
+  // them) and returns how many: fewer when the next one's length is truncated or runs past the
+  // end, the cursor then at that length, for the caller to read and report.
+  uint64_t skip_strings(uint64_t n, const char* what);
 
  private:
-  const uint8_t* window(size_t n, const char* what);
+  // The next n bytes, advancing past them: from the window when it holds them (inline: the
+  // metadata of a GGUF is a few hundred thousand short reads), else refilled.
+  const uint8_t* window(size_t n, const char* what) {
+    if (n <= remaining() && pos_ >= buf_off_ && pos_ + n <= buf_off_ + size_ok_) {
+      const uint8_t* p = buf_.get() + (pos_ - buf_off_);
+      pos_ += n;
+      return p;
+    }
+    return refill(n, what);
+  }
+  const uint8_t* refill(size_t n, const char* what);
+  [[noreturn]] void truncated(uint64_t n, const char* what) const;
 
   const ByteSource& src_;
   std::string where_;

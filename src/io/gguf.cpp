@@ -258,6 +258,18 @@ class Parser {
                   gguf_type_name(v.elem_type) + ", more than the " + std::to_string(kMaxVarItems) +
                   " any model uses",
               at);
+    if (v.elem_type == GgufType::STRING && !keep_items) {
+      // A vocabulary (tokenizer.ggml.tokens, merges: 10^5 strings) is only stepped over: each
+      // length is checked against the file as read_string() checks it, nothing is copied.
+      if (c_.skip_strings(v.n, "string value") < v.n) {
+        const uint64_t len_at = c_.pos();
+        const uint64_t len = c_.u64("string value");  // fails itself when truncated
+        c_.fail("string value length " + std::to_string(len) + " runs past the end of the file (" +
+                    std::to_string(c_.remaining()) + " bytes remain)",
+                len_at);
+      }
+      return;
+    }
     if (keep_items) v.items.reserve(static_cast<size_t>(v.n));
     for (uint64_t i = 0; i < v.n; ++i) {
       GgufValue item = read_value(v.elem_type, key, depth + 1, keep_items);
