@@ -9,9 +9,11 @@ set -euo pipefail
 # chromium: the only Debian package that renders HTML with CSS and inline SVG headless to a PNG;
 # tests/cli/machine_cli_test.cpp renders --format html with it (the procurement report is meant
 # to be opened in a browser, so a browser is what checks it; the test skips with a message when it
-# is absent, CI installs it here).
+# is absent, CI installs it here). valgrind: its callgrind counts the instructions of an answer
+# for the bench.instructions gate (bench/instructions_bench.cpp), which a timing on a shared
+# machine could not hold to a limit.
 pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin python3
-  chromium)
+  chromium valgrind)
 for group in "$@"; do
   case "$group" in
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
