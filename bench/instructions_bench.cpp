@@ -11,9 +11,9 @@
 //   llmsize_instructions_bench            instructions and CPU time (Release build)
 //   llmsize_instructions_bench --check    ctest: instructions only; exit 1 over a limit: the
 //                                         goals of #25 where they are met (main job 12 M, GGUF
-//                                         answer 15 M), today's figure + 5% where they are not
-//                                         yet (a sweep row 26,700 for a goal of 10,000; check
-//                                         per plan 65,500), so neither can grow unnoticed
+//                                         answer 15 M), today's figure + 10% where they are not
+//                                         yet (a sweep row 28,000 for a goal of 10,000; check
+//                                         per plan 68,600), so neither can grow unnoticed
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -158,7 +158,7 @@ struct Job {
   std::vector<std::string> small, large;  // large empty: one run; else the per-unit difference
   double units = 1;                       // rows or plans between small and large
   double goal = 0;                        // instructions (#25); 0: none
-  double limit = 0;  // what --check allows: the goal, or today's figure + 5% until it is met
+  double limit = 0;  // what --check allows: the goal, or today's figure + 10% until it is met
 };
 
 }  // namespace
@@ -191,13 +191,13 @@ int main(int argc, char** argv) {
        15e6,
        15e6},
       {"sweep, per CSV row (10,240 - 2,048 rows)", sweep_grid(4), sweep_grid(20), 8192, 10000,
-       26700},
+       28000},
       {"check, per plan (10,000 - 2,000 plans)",
        {"check", plans_small},
        {"check", plans_large},
        8000,
        0,
-       65500},
+       68600},
   };
   const bool counted = have_valgrind();
   if (!counted) {
