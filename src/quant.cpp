@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace llmsize {
 namespace {
@@ -61,6 +64,8 @@ const std::vector<QuantPreset> kPresets = {
     {"int4-g32", F::HF_INT4_G32_EXPERTS, T::INT4_G32, false,
      "routed experts INT4 group 32 (compressed-tensors); attention, shared experts, dense "
      "layers, embeddings and head BF16 (Kimi-K2.5)"},
+    {"int4-g128", F::HF_INT4_G128, T::INT4_G128, false,
+     "INT4 group 128 linear layers (compressed-tensors W4A16); embeddings, head, norms BF16"},
     {"mxfp4-experts", F::HF_MXFP4_EXPERTS, T::MXFP4, false,
      "routed experts MXFP4; attention, router, embeddings and head BF16 (gpt-oss checkpoint)"},
 };
@@ -388,11 +393,20 @@ const std::vector<QuantAlias>& quant_aliases() {
 }
 
 const QuantPreset* find_quant_preset(std::string_view name) {
-  std::string n = lower(name);
-  for (const auto& a : kAliases)
-    if (n == a.alias) n = a.id;
-  for (const auto& p : kPresets)
-    if (n == p.id) return &p;
+  // Names as views, measured once: a plan file asks this for every plan.
+  static const auto views = [] {
+    std::vector<std::pair<std::string_view, std::string_view>> aliases;
+    for (const auto& a : kAliases) aliases.emplace_back(a.alias, a.id);
+    std::vector<std::string_view> ids;
+    for (const auto& p : kPresets) ids.emplace_back(p.id);
+    return std::make_pair(std::move(aliases), std::move(ids));
+  }();
+  const std::string low = lower(name);
+  std::string_view n = low;
+  for (const auto& [alias, id] : views.first)
+    if (n == alias) n = id;
+  for (size_t i = 0; i < views.second.size(); ++i)
+    if (n == views.second[i]) return &kPresets[i];
   return nullptr;
 }
 

@@ -67,6 +67,9 @@ const std::vector<TensorTypeTraits> kTypes = {
     {TensorType::INT4_G32, "int4_g32", 32, 18, true,
      "compressed-tensors pack-quantized INT4, symmetric group 32: 16 B packed (8 per int32) + "
      "bf16 scale per 32 weights"},
+    {TensorType::INT4_G128, "int4_g128", 128, 66, true,
+     "compressed-tensors pack-quantized INT4, symmetric group 128 (W4A16): 64 B packed (8 per "
+     "int32) + bf16 scale per 128 weights"},
 };
 
 // Struct layouts from ggml-common.h, re-derived (2 = sizeof(ggml_half)).

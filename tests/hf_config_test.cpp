@@ -227,3 +227,54 @@ TEST_CASE("validate()'s problems name the key the config used, not llama.cpp's f
   CHECK_THROWS_MATCHES(model_from_hf_config(patched(base, patch), "config.json"), InputError,
                        Catch::Message(message));
 }
+
+TEST_CASE("quantization_config names the checkpoint's format, or what llmsize does not read",
+          "[hf_config]") {
+  // The formats as their tools write them: AutoGPTQ / TheBloke (bits, group_size), AutoAWQ
+  // (w_bit, q_group_size; transformers' AwqConfig: bits, group_size), AutoRound (packing_format),
+  // llm-compressor's compressed-tensors (config_groups.*.weights), bitsandbytes.
+  auto [qc, preset, unread] = GENERATE(table<std::string, std::string, std::string>({
+      {R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": true})", "gptq-4bit",
+       ""},
+      {R"({"quant_method": "gptq", "bits": 8, "group_size": 128})", "gptq-8bit", ""},
+      {R"({"quant_method": "gptq", "bits": 4})", "gptq-4bit", ""},  // GPTQConfig's default group
+      {R"({"quant_method": "gptq", "bits": 4, "group_size": 32})", "", "GPTQ 4-bit, group 32"},
+      {R"({"quant_method": "gptq", "bits": 3, "group_size": -1})", "",
+       "GPTQ 3-bit, group per channel"},
+      {R"({"quant_method": "awq", "w_bit": 4, "q_group_size": 128, "version": "gemm"})", "awq-4bit",
+       ""},
+      {R"({"quant_method": "awq", "bits": 4, "group_size": 128})", "awq-4bit", ""},
+      {R"({"quant_method": "awq", "bits": 4, "group_size": 64})", "", "AWQ 4-bit, group 64"},
+      {R"({"quant_method": "auto-round", "bits": 4, "group_size": 128,
+           "packing_format": "auto_round:auto_gptq"})",
+       "gptq-4bit", ""},
+      {R"({"quant_method": "intel/auto-round", "bits": 4, "group_size": 128,
+           "packing_format": "auto_round:auto_awq"})",
+       "awq-4bit", ""},
+      {R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups":
+           {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+           "symmetric": true, "group_size": 128, "strategy": "group"}}}})",
+       "int4-g128", ""},
+      {R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights":
+           {"num_bits": 4, "type": "int", "symmetric": false, "group_size": 128}}}})",
+       "", "compressed-tensors int 4-bit, group 128, asymmetric"},
+      {R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights":
+           {"num_bits": 8, "type": "int", "strategy": "channel"}}}})",
+       "int8", ""},
+      {R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights":
+           {"num_bits": 8, "type": "float", "strategy": "channel"}}}})",
+       "fp8", ""},
+      {R"({"quant_method": "fp8", "weight_block_size": [128, 128]})", "fp8", ""},
+      {R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4"})",
+       "", "bitsandbytes 4-bit (nf4)"},
+      {R"({"quant_method": "bitsandbytes", "load_in_8bit": true})", "", "bitsandbytes 8-bit"},
+      {R"({"quant_method": "hqq", "nbits": 4})", "", "quant_method hqq"},
+  }));
+  json j = json::parse(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
+      "intermediate_size": 512, "num_attention_heads": 4, "vocab_size": 1024})");
+  j["quantization_config"] = json::parse(qc);
+  INFO(qc);
+  const ModelSpec m = model_from_hf_config(j, "config.json");
+  CHECK(m.stored_quant == preset);
+  CHECK(m.stored_quant_unread == unread);
+}

@@ -242,6 +242,9 @@ struct ModelSpec {
   // The quant preset of the checkpoint as its config's quantization_config stores it ("fp8",
   // "int4-g32", "mxfp4-experts", "nvfp4"); empty for an unquantized or unknown checkpoint.
   std::string stored_quant;
+  // A quantization_config llmsize does not size ("GPTQ 4-bit, group 32", "bitsandbytes 4-bit
+  // (nf4)"): what it is, for the answer to say; empty when read or absent.
+  std::string stored_quant_unread;
 
   uint64_t params_official = 0;  // published parameter count, 0 = unknown
   std::string params_source;

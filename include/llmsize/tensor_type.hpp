@@ -54,7 +54,8 @@ enum class TensorType : uint32_t {
   GPTQ8_G128 = 1003,
   AWQ4_G128 = 1004,
   NVFP4 = 1005,
-  INT4_G32 = 1006,  // compressed-tensors pack-quantized INT4, group 32 (Kimi-K2.5 experts)
+  INT4_G32 = 1006,   // compressed-tensors pack-quantized INT4, group 32 (Kimi-K2.5 experts)
+  INT4_G128 = 1007,  // compressed-tensors pack-quantized INT4, group 128 (W4A16 checkpoints)
 };
 
 struct TensorTypeTraits {

@@ -334,10 +334,22 @@ const std::vector<std::string> kTypes = {
     "mistral3", "qwen3_vl_moe", "qwen3_vl_moe_text", "hunyuan", "bert", "xlm-roberta",
     "gemma4_unified", "gemma4_unified_text", "gemma3n", "gemma3n_text"};
 
-// quantization_config -> the checkpoint preset it stores (quant.cpp): native FP8 (block-128
-// scales), compressed-tensors INT4 group 32 on the routed experts, MXFP4 experts (gpt-oss),
-// NVFP4 (modelopt / compressed-tensors nvfp4-pack-quantized). Empty when unrecognised.
-std::string stored_quant_of(const json& root) {
+// quantization_config -> the checkpoint preset it stores (quant.cpp), or, for one llmsize does not
+// size, what it is (ModelSpec::stored_quant_unread), so that the answer says so instead of sizing
+// the checkpoint in BF16 without a word.
+// - fp8 (block-128 scales), mxfp4 (gpt-oss experts), modelopt / nvfp4;
+// - gptq (AutoGPTQ, GPTQModel, optimum; transformers GPTQConfig: bits, group_size, default 128),
+//   awq (AutoAWQ: bits or w_bit, group_size or q_group_size, default 128) and AutoRound (its
+//   packing_format names the GPTQ or AWQ layout it writes) at 4 or 8 bits, group 128: int32-packed
+//   weights with fp16 scales and zero points per group, the gptq4/gptq8/awq4 tensor types;
+// - compressed-tensors (config_groups.*.weights): INT4 group 32 (the Kimi-K2.5 experts), INT4
+//   symmetric group 128 (W4A16), 4-bit float (NVFP4), 8-bit float (FP8) or int (INT8).
+struct StoredQuant {
+  std::string preset;
+  std::string unread;
+};
+
+StoredQuant stored_quant_of(const json& root) {
   const json* q = nullptr;
   if (root.contains("quantization_config") && root["quantization_config"].is_object())
     q = &root["quantization_config"];
@@ -345,30 +357,63 @@ std::string stored_quant_of(const json& root) {
            root["text_config"].contains("quantization_config") &&
            root["text_config"]["quantization_config"].is_object())
     q = &root["text_config"]["quantization_config"];
-  if (!q) return "";
-  const auto str = [&](const char* k) {
-    return q->contains(k) && (*q)[k].is_string() ? (*q)[k].get<std::string>() : std::string();
+  if (!q) return {};
+  const auto str = [](const json& o, const char* k) {
+    std::string v = o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+    for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return v;
   };
-  const std::string method = str("quant_method"), format = str("format");
-  if (method == "fp8") return "fp8";
-  if (method == "mxfp4") return "mxfp4-experts";
-  if (method == "modelopt" || format.find("nvfp4") != std::string::npos) return "nvfp4";
+  // An integer field, or `absent` when missing, null or not an integer.
+  const auto num = [](const json& o, const char* k, int64_t absent) {
+    return o.contains(k) && o[k].is_number_integer() ? o[k].get<int64_t>() : absent;
+  };
+  const std::string method = str(*q, "quant_method"), format = str(*q, "format");
+  const auto unread = [](const std::string& what) { return StoredQuant{"", what}; };
+  if (method == "fp8") return {"fp8", ""};
+  if (method == "mxfp4") return {"mxfp4-experts", ""};
+  if (method == "modelopt" || format.find("nvfp4") != std::string::npos) return {"nvfp4", ""};
+  const int64_t bits = num(*q, "bits", num(*q, "w_bit", -1));
+  const int64_t group = num(*q, "group_size", num(*q, "q_group_size", 128));
+  const std::string shape =
+      std::to_string(bits) + "-bit, group " + (group < 0 ? "per channel" : std::to_string(group));
+  const bool auto_round =
+      method == "auto-round" || method == "auto_round" || method == "intel/auto-round";
+  if (method == "gptq" || method == "awq" || auto_round) {
+    const std::string packing = str(*q, "packing_format") + str(*q, "backend");
+    const bool awq = method == "awq" || (auto_round && packing.find("awq") != std::string::npos);
+    if (group == 128 && bits == 4) return {awq ? "awq-4bit" : "gptq-4bit", ""};
+    if (group == 128 && bits == 8 && !awq) return {"gptq-8bit", ""};
+    return unread((method == "gptq" ? "GPTQ " : awq ? "AWQ " : "AutoRound ") + shape);
+  }
   if (method == "compressed-tensors" || format == "pack-quantized") {
-    // config_groups.*.weights: num_bits 4, group_size 32, type int.
     if (q->contains("config_groups") && (*q)["config_groups"].is_object())
       for (const auto& g : (*q)["config_groups"].items()) {
         if (!g.value().is_object() || !g.value().contains("weights")) continue;
         const json& w = g.value()["weights"];
         if (!w.is_object()) continue;
-        const auto num = [&](const char* k) {
-          return w.contains(k) && w[k].is_number_integer() ? w[k].get<int64_t>() : -1;
-        };
-        if (num("num_bits") == 4 && num("group_size") == 32) return "int4-g32";
-        if (num("num_bits") == 4 && w.contains("type") && w["type"] == "float") return "nvfp4";
-        if (num("num_bits") == 8) return "fp8";
+        const int64_t b = num(w, "num_bits", -1), gs = num(w, "group_size", -1);
+        const bool is_float = str(w, "type") == "float";
+        const bool symmetric = !w.contains("symmetric") || w["symmetric"] != false;
+        if (b == 4 && gs == 32 && !is_float) return {"int4-g32", ""};
+        if (b == 4 && is_float) return {"nvfp4", ""};
+        if (b == 4 && gs == 128 && symmetric) return {"int4-g128", ""};
+        if (b == 8) return {is_float ? "fp8" : "int8", ""};
+        return unread("compressed-tensors " + std::string(is_float ? "float " : "int ") +
+                      std::to_string(b) + "-bit, group " +
+                      (gs < 0 ? "per channel" : std::to_string(gs)) +
+                      (symmetric ? "" : ", asymmetric"));
       }
+    return unread("compressed-tensors without config_groups weights");
   }
-  return "";
+  if (method == "bitsandbytes")
+    return unread(q->value("load_in_4bit", false) == true
+                      ? "bitsandbytes 4-bit (" +
+                            (str(*q, "bnb_4bit_quant_type").empty()
+                                 ? std::string("nf4")
+                                 : str(*q, "bnb_4bit_quant_type")) +
+                            ")"
+                      : "bitsandbytes 8-bit");
+  return unread(method.empty() ? "no quant_method" : "quant_method " + method);
 }
 
 // Reads a config's family-specific fields into the model, whose common fields (n_layer, n_embd,
@@ -1376,11 +1421,15 @@ ModelSpec text_model_from_hf_config(const json& cfg_in, const std::string& where
   const std::string family = family_of(r, mt);
   if (mt == "gpt_bigcode") {
     ModelSpec m = gpt_bigcode_model(r, where);
-    m.stored_quant = stored_quant_of(cfg_in);
+    const StoredQuant sq = stored_quant_of(cfg_in);
+    m.stored_quant = sq.preset;
+    m.stored_quant_unread = sanitize(sq.unread, 128);
     return m;
   }
   ModelSpec m;
-  m.stored_quant = stored_quant_of(cfg_in);
+  const StoredQuant sq = stored_quant_of(cfg_in);
+  m.stored_quant = sq.preset;
+  m.stored_quant_unread = sanitize(sq.unread, 128);
   m.n_layer = r.u32("num_hidden_layers");
   m.n_embd = r.u32("hidden_size");
   m.n_head = r.u32("num_attention_heads");

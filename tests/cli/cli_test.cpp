@@ -828,3 +828,35 @@ TEST_CASE("many users on llama.cpp suggest a batching engine", "[cli]") {
   CHECK_FALSE(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 8")));
   CHECK_FALSE(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 50 --engine vllm")));
 }
+
+TEST_CASE("A GPTQ checkpoint is sized in its own format, as vLLM loaded it", "[cli]") {
+  // tests/fixtures/mistral-7b-instruct-v0.2-gptq/config.json: TheBloke's 4-bit group-128 GPTQ of
+  // Mistral-7B-Instruct-v0.2, which vLLM 0.11 loaded on a DGX Spark in 3.8844 GiB ("Model loading
+  // took 3.8844 GiB"; source in the file). GPTQ 4-bit g128 stores 133 B per 256 weights of each
+  // linear layer (int32-packed weights, an fp16 scale and a 4-bit zero per group), embeddings and
+  // head FP16; desc_act's g_idx (an int32 per input column of each linear layer, 0.005 GiB) is not
+  // counted: within 1% of the log. Read as BF16 it was 13.49 GiB.
+  const std::string cfg = kFixtures + "/mistral-7b-instruct-v0.2-gptq/config.json";
+  const auto j = run_json(cfg + " --engine vllm --gpu h100-sxm");
+  CHECK(j["settings"]["quant"] == "gptq-4bit");
+  CHECK(j["model"]["assumed"].is_null());
+  const double gib = j["model"]["weights_bytes"].get<double>() / 1073741824.0;
+  CHECK(std::abs(gib / 3.8844 - 1) < 0.01);
+  // A quantization named on the command line wins, as vLLM's --quantization does.
+  CHECK(run_json(cfg + " --engine vllm --gpu h100-sxm -q fp8")["settings"]["quant"] == "fp8");
+
+  // A format llmsize does not size (bitsandbytes NF4) is named in the answer, not sized in BF16
+  // without a word.
+  char dir[] = "/tmp/llmsize_bnb_XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  json c = json::parse(std::ifstream(cfg));
+  c["quantization_config"] = json{
+      {"quant_method", "bitsandbytes"}, {"load_in_4bit", true}, {"bnb_4bit_quant_type", "nf4"}};
+  std::ofstream(std::string(dir) + "/config.json") << c.dump();
+  const auto b = run_json(std::string(dir) + "/config.json --engine vllm --gpu h100-sxm");
+  CHECK(b["model"]["assumed"] ==
+        "its quantization_config (bitsandbytes 4-bit (nf4)) is not a format llmsize sizes: the "
+        "weights are sized as bf16 (name the closest with --quant)");
+  std::remove((std::string(dir) + "/config.json").c_str());
+  ::rmdir(dir);
+}

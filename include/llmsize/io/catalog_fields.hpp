@@ -124,6 +124,7 @@ void fields(V& v, ModelSpec& m) {
   v("n_token_types", m.n_token_types);
   v("n_cls_out", m.n_cls_out);
   v("stored_quant", m.stored_quant);
+  v("stored_quant_unread", m.stored_quant_unread);
   v("params_official", m.params_official);
   v("params_source", m.params_source);
 }
@@ -247,8 +248,8 @@ static_assert(sizeof(LayerRun) == 8, "LayerRun changed: update its fields() abov
 static_assert(sizeof(LayerSegment) == 32, "LayerSegment changed: update its fields() above");
 static_assert(sizeof(SsmSpec) == 24, "SsmSpec changed: update its fields() above");
 static_assert(sizeof(VisionTower) == 52, "VisionTower changed: update its fields() above");
-static_assert(sizeof(ModelSpec) == 432, "ModelSpec changed: update its fields() above");
-static_assert(sizeof(CatalogModel) == 576, "CatalogModel changed: update its fields() above");
+static_assert(sizeof(ModelSpec) == 464, "ModelSpec changed: update its fields() above");
+static_assert(sizeof(CatalogModel) == 608, "CatalogModel changed: update its fields() above");
 static_assert(sizeof(GpuSpec) == 400, "GpuSpec changed: update its fields() above");
 static_assert(sizeof(CatalogGpu) == 488, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");

@@ -151,10 +151,11 @@ void check_fields(const std::string& file, const std::string& ptr, const json& j
                   const Field (&fields)[N]) {
   for (const auto& item : j.items()) {
     // Named copies, not a structured binding: clang 14 cannot capture bindings in a lambda.
-    const std::string key = item.key();
+    const std::string& key = item.key();
     const json& v = item.value();
+    const std::string_view k = key;
     const Field* f = std::find_if(std::begin(fields), std::end(fields),
-                                  [&](const Field& x) { return key == x.name; });
+                                  [&](const Field& x) { return k == x.name; });
     if (f == std::end(fields)) {
       std::vector<std::string> names;
       for (const auto& x : fields) names.push_back(x.name);

@@ -33,7 +33,8 @@ std::vector<std::string> quant_names() {
 }
 
 // A number flag's value, range checked ("--mains: expected a number from 100 to 240, got '90'").
-double real(const std::string& flag, double v, double lo, double hi) {
+double real(const char* flag, double v, double lo, double hi) {
+  if (v >= lo && v <= hi) return v;  // the message's text only for a value out of range
   return real_in_range(flag, v, fmt::format("{}", v), lo, hi);
 }
 
@@ -564,6 +565,13 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
 
 }  // namespace
 
+// Whether the checkpoint's own format would decide its weights (stored_quant) but is not one
+// llmsize reads.
+bool unread_stored_quant(const ResolvedModel& model, Engine engine, bool quant_given) {
+  return !model.exact_weights && !quant_given && !model.spec.stored_quant_unread.empty() &&
+         (engine == Engine::vllm || engine == Engine::transformers);
+}
+
 const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool quant_given) {
   if (model.exact_weights || quant_given || model.spec.stored_quant.empty()) return nullptr;
   if (engine != Engine::vllm && engine != Engine::transformers) return nullptr;
@@ -595,6 +603,13 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   if (const QuantPreset* sq = stored_quant(out.model, q.config.engine, o.quant_given)) {
     q.config.quant = sq;
     out.quant_requested = sq->id;
+  } else if (unread_stored_quant(out.model, q.config.engine, o.quant_given)) {
+    // A checkpoint in a format llmsize does not size is said to be one, not sized in BF16 unseen.
+    std::string& a = out.model.assumption;
+    a += (a.empty() ? "" : "; ") + std::string("its quantization_config (") +
+         out.model.spec.stored_quant_unread +
+         ") is not a format llmsize sizes: the weights are sized as " + q.config.quant->id +
+         " (name the closest with --quant)";
   }
   drop_mtp_layers(o, out);
   if (q.serving) {

@@ -61,10 +61,14 @@ const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, con
 const QuantPreset& model_quant(const std::string& where, const ResolvedModel& model,
                                const std::string& text, bool given, std::string& requested,
                                std::string& ignored);
-// A config.json whose quantization_config names how the checkpoint is stored (FP8, INT4 g32
-// experts, MXFP4 experts, NVFP4): vLLM and transformers load it as stored unless a quantization
-// is given. Null when that does not apply (a weights file, llama.cpp, no stored type).
+// A config.json whose quantization_config names how the checkpoint is stored (FP8, GPTQ, AWQ,
+// AutoRound, compressed-tensors INT4/INT8/FP8, MXFP4 experts, NVFP4): vLLM and transformers load
+// it as stored unless a quantization is given. Null when that does not apply (a weights file,
+// llama.cpp, no stored type).
 const QuantPreset* stored_quant(const ResolvedModel& model, Engine engine, bool quant_given);
+// Where stored_quant() would apply but the quantization_config is one llmsize does not size
+// (ModelSpec::stored_quant_unread): the answer then says so in its assumptions.
+bool unread_stored_quant(const ResolvedModel& model, Engine engine, bool quant_given);
 // The quantization --quant stands for when not typed: the main command's default for the engine
 // (a checkpoint engine loads the checkpoint as stored, bf16; fine-tuning reads the bf16
 // checkpoint; llama.cpp and Ollama a Q4_K_M GGUF), else --quant as typed.

@@ -359,7 +359,9 @@ const std::vector<Field> kFields = {
      RUN(M(r).id.empty() ? N() : S(M(r).id))},
     {"model.source", U_::text, "catalog, shorthand, generic, config.json, gguf or safetensors",
      RUN(S(r.model->source))},
-    {"model.assumed", U_::text, "what a shorthand or generic size was taken to mean; else null",
+    {"model.assumed", U_::text,
+     "what a shorthand or generic size was taken to mean, or a quantization_config llmsize does "
+     "not size; else null",
      RUN(r.model->assumption.empty() ? N() : S(r.model->assumption))},
     {"model.arch", U_::text, "architecture", RUN(S(arch_name(M(r).arch)))},
     {"model.params", U_::count, "parameters", RUN(U(E(r).weights.params))},
