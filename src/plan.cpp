@@ -741,6 +741,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
     d.pp = pp;
     d.replicas = 1;
     d.limits = engine_limits(d.engine, sg.memory_bytes, a100, tp, pp);
+    if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
     // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
     if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
       d.limits.max_num_seqs = wl.users;
@@ -782,6 +783,7 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
   Deployment base = s.deployment;
   base.max_model_len = sr.max_model_len;
   base.power_limit = req.power.power_limit;
+  base.memory_fraction_given = sr.memory_fraction;
   const Deployment d = serving_deployment(s.model, s.gpu, gpu, base, sr.workload, 0, gpn, 64);
   Workload one = sr.workload;
   one.users = 1;
@@ -805,6 +807,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   Deployment base = s.deployment;
   base.max_model_len = sr.max_model_len;
   base.power_limit = req.power.power_limit;
+  base.memory_fraction_given = sr.memory_fraction;
   if (req.users && req.target_tokens_per_s > 0) {
     CapacityTarget t;
     t.users = req.users;

@@ -104,6 +104,7 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       // The engine's own limits for this degree, except what the target overrides; slot engines
       // get one slot per user (-np / OLLAMA_NUM_PARALLEL): the KV pool bounds them.
       d.limits = engine_limits(d.engine, g.memory_bytes, a100, tp, pp);
+      if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
       if (prof.memory_rule == MemoryRule::fixed_slots) d.limits.max_num_seqs = 0;
       const EngineLimits& o = t.limits;
       if (o.max_num_seqs) d.limits.max_num_seqs = o.max_num_seqs;

@@ -120,7 +120,10 @@ struct Deployment {
   // --enable-dp-attention): each rank runs attention for its own sequences with the dense
   // weights whole, experts split over the ranks, one token exchange per MoE layer.
   bool attention_dp = false;
-  EngineLimits limits;         // engine_limits() unless the user set them
+  EngineLimits limits;  // engine_limits() unless the user set them
+  // The engine's memory share the user set (--gpu-memory-utilization); 0 = the engine's. Applied
+  // over engine_limits() wherever a deployment's limits are made.
+  double memory_fraction_given = 0;
   uint32_t max_model_len = 0;  // 0 = isl + osl
   double power_limit = 1.0;    // fraction of board power (--power-limit)
   uint32_t gpus() const { return tp * pp * replicas; }

@@ -686,3 +686,47 @@ TEST_CASE("explain derives a serving plan's per-user speed, aggregate and first 
   // Not the single stream's decode, which the table of a serving plan does not print.
   CHECK(x.out.find("tok/s per sequence") == std::string::npos);
 }
+
+TEST_CASE("The engine's memory share (--gpu-memory-utilization) sets the pool, the table and --emit",
+          "[cli][serving]") {
+  // vLLM's KV pool is F x the GPU's memory less what the profile run charges (weights, activation
+  // peak, non-torch memory), none of which depends on F: between F = 0.9 and F = 0.5 the pool
+  // of one H100 (80 GiB = 85,899,345,920 B) shrinks by 0.4 x 85,899,345,920 = 34,359,738,368 B.
+  const std::string base = "llama-3.1-8b --engine vllm --gpu h100-sxm";
+  const auto at = [&](const std::string& f) {
+    const auto r = run(base + " --gpu-memory-utilization " + f + " -f json");
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+  };
+  const json nine = at("0.9"), half = at("0.5");
+  CHECK(half["throughput"]["memory_fraction"] == 0.5);
+  const double shrink = nine["throughput"]["kv_pool_bytes_per_gpu"].get<double>() -
+                        half["throughput"]["kv_pool_bytes_per_gpu"].get<double>();
+  CHECK(std::abs(shrink - 34359738368.0) < 16);
+  // The default is vLLM's own 0.9: the same plan as F = 0.9.
+  const auto def = json::parse(run(base + " -f json").out);
+  CHECK(def["throughput"]["kv_pool_bytes_per_gpu"] == nine["throughput"]["kv_pool_bytes_per_gpu"]);
+  // The memory table sums to F of the GPU: its headroom is 1/F - 1 (1 at F = 0.5), so its total
+  // is twice the parts.
+  const json& v = half["vram"];
+  const double parts = v["weights_bytes"].get<double>() + v["kv_cache_bytes"].get<double>() +
+                       v["activations_bytes"].get<double>() + v["overhead_bytes"].get<double>() +
+                       v["recurrent_state_bytes"].get<double>();
+  CHECK(std::abs(v["total_bytes"].get<double>() / parts - 2) < 1e-6);
+  // The launch command carries it; SGLang takes the same flag as --mem-fraction-static.
+  CHECK(run(base + " --gpu-memory-utilization 0.5 --emit vllm")
+            .out.find("--gpu-memory-utilization 0.50") != std::string::npos);
+  const auto sg =
+      run("llama-3.1-8b --engine sglang --gpu h100-sxm --mem-fraction-static 0.8 "
+          "--emit sglang");
+  CHECK(sg.out.find("--mem-fraction-static 0.800") != std::string::npos);
+  // Refused where it means nothing or says twice what --headroom says.
+  const auto slots = run("llama-3.1-8b --gpu-memory-utilization 0.5");
+  CHECK(slots.code == 2);
+  CHECK(slots.out.empty());
+  CHECK(slots.err ==
+        "llmsize: error: --gpu-memory-utilization: llama.cpp sizes its KV cache by slots, not by "
+        "a share of the GPU; use --headroom\n");
+  CHECK(run(base + " --headroom 0.2 --gpu-memory-utilization 0.5").code == 2);
+  CHECK(run(base + " --gpu-memory-utilization 1.5").code == 2);
+}

@@ -103,6 +103,13 @@ const Field kPlanFields[] = {
     {"osl", Kind::integer, "--osl", [](Options& o, const json& v) { o.osl = u32(v); }, true},
     {"rate", Kind::number, "--rate", [](Options& o, const json& v) { o.rate = v.get<double>(); },
      true},
+    {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",
+     [](Options& o, const json& v) {
+       // The option reads 0 as "the engine's": the range is checked here.
+       const double x = v.get<double>();
+       o.memory_fraction =
+           real_in_range("--gpu-memory-utilization", x, fmt::format("{:.6g}", x), 0.05, 0.99);
+     }},
     {"ttft_ms", Kind::number, "--ttft-ms",
      [](Options& o, const json& v) { o.ttft_ms = v.get<double>(); }, true},
     {"tpot_ms", Kind::number, "--tpot-ms",

@@ -188,6 +188,13 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(number_from(0.0001, 1e6))
       ->type_name("R")
       ->group(serve);
+  app.add_option("--gpu-memory-utilization,--mem-fraction-static", o.memory_fraction,
+                 "the serving engine's share of each GPU's memory: vLLM's "
+                 "--gpu-memory-utilization, SGLang's --mem-fraction-static, TensorRT-LLM's free "
+                 "memory fraction (default: the engine's)")
+      ->check(number_from(0.05, 0.99))
+      ->type_name("F")
+      ->group(serve);
   app.add_option("--ttft-ms", o.ttft_ms, "time-to-first-token SLO, ms (mean)")
       ->check(number_from(0.1, 1e7))
       ->type_name("X")

@@ -76,9 +76,12 @@ struct Options {
   uint32_t isl = 0;           // --isl: tokens in per request (default 1000 when serving)
   uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
   double rate = 0;            // --rate: requests per second
-  double ttft_ms = 0;         // --ttft-ms: time-to-first-token SLO
-  double tpot_ms = 0;         // --tpot-ms: time-per-output-token SLO
-  std::string emit;           // --emit vllm|sglang|llama-server|trt-llm|ollama
+  // --gpu-memory-utilization / --mem-fraction-static: the serving engine's share of each GPU;
+  // 0 = the engine's own default.
+  double memory_fraction = 0;
+  double ttft_ms = 0;  // --ttft-ms: time-to-first-token SLO
+  double tpot_ms = 0;  // --tpot-ms: time-per-output-token SLO
+  std::string emit;    // --emit vllm|sglang|llama-server|trt-llm|ollama
   // --compare [LIST]: systems side by side (empty or "auto": the catalog's unified computers and
   // the recommended towers)
   std::string compare;

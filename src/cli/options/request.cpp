@@ -108,7 +108,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.isl || o.osl || o.rate > 0 || o.ttft_ms > 0 ||
-                     o.tpot_ms > 0 || o.users_max || !o.emit.empty();
+                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -124,6 +124,17 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   if (o.rate > 0) real("--rate", o.rate, 0.0001, 1e6);
   if (o.ttft_ms > 0) real("--ttft-ms", o.ttft_ms, 0.1, 1e7);
   if (o.tpot_ms > 0) real("--tpot-ms", o.tpot_ms, 0.01, 1e6);
+  if (o.memory_fraction > 0) {
+    // Slot engines size their KV by slots (-np x context), not by a share of the GPU.
+    if (p.memory_rule == MemoryRule::fixed_slots)
+      throw InputError(std::string("--gpu-memory-utilization: ") + p.name +
+                       " sizes its KV cache by slots, not by a share of the GPU; use --headroom");
+    if (o.headroom >= 0)
+      throw InputError(
+          "--headroom: give either --headroom or --gpu-memory-utilization, not both (the engine's "
+          "share F is a headroom of 1/F - 1)");
+    s.memory_fraction = real("--gpu-memory-utilization", o.memory_fraction, 0.05, 0.99);
+  }
   // A request's tokens are one sequence's context: the bound --ctx has holds for their sum.
   const uint64_t sum = uint64_t{w.isl} + w.osl;
   if (sum > kMaxContextTokens)
@@ -243,6 +254,8 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
     throw InputError("--flash-attn: off with --kv-quant " + sanitize(o.kv_quant) +
                      ": llama.cpp requires flash attention for a quantized V cache");
   c.headroom = o.headroom < 0 ? ep.headroom_default : real("--headroom", o.headroom, 0.0, 1.0);
+  // The engine's share F of each GPU: the memory table's sum is F of the GPU, as the plan's pool.
+  if (q.serving && q.serving->memory_fraction > 0) c.headroom = 1 / q.serving->memory_fraction - 1;
   c.overhead_per_gpu_bytes = o.overhead_mib < 0
                                  ? ep.overhead_per_gpu_bytes
                                  : bytes_of_mib(real("--overhead-mib", o.overhead_mib, 0, 65536));
