@@ -127,8 +127,7 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
                     {"why", to_string(r.reason)}}
              : Spec(),
        r.dimms * nodes, kRamUsdPerGib * r.dimm_gib,
-       words ? "kRamUsdPerGib (cost.hpp): DDR5 street price assumption, 2025" : "",
-       BomReason::ram_rule,
+       words ? "assumed DDR5 street price, 2025 (not a quote)" : "", BomReason::ram_rule,
        // A vendor system whose shipped population holds the need comes with it (a DGX's
        // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
        ram_shipped && (priced_whole || !p.psu.atx)});
@@ -138,7 +137,7 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
 void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool words,
                        std::vector<BomLine>& v) {
   const StorageSizing& s = in.host.storage;
-  const char* source = words ? "kNvmeUsdPerTb (cost.hpp): NVMe street price assumption, 2025" : "";
+  const char* source = words ? "assumed NVMe street price, 2025 (not a quote)" : "";
   v.push_back(
       {BomComponent::os_drive, words ? "nvme-" + tb(s.os_drive_bytes) + "tb" : std::string(),
        words

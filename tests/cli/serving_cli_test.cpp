@@ -613,7 +613,7 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
       if (l[0] == "platform") CHECK(qty == nodes);
       if (l[0] == "gpu") CHECK(qty == nodes * per_node);
       if (l[0] == "memory")
-        CHECK(qty * std::stoull(l[2].substr(l[2].find("dimm_gib ") + 9)) * (1ull << 30) ==
+        CHECK(qty * std::stoull(l[2]) * (1ull << 30) ==  // the spec starts "N GiB DIMMs"
               nodes * sys["ram_bytes"].get<uint64_t>());
       if (l[6].empty() && !l[4].empty()) priced += static_cast<double>(qty) * std::stod(l[4]);
     }

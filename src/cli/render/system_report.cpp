@@ -110,10 +110,152 @@ std::string rejection_lines(const SystemPlan& s) {
   return o;
 }
 
+// A form factor or mount as a buyer names it.
+std::string mount_words(const std::string& v) {
+  if (v == "sxm") return "SXM";
+  if (v == "oam") return "OAM";
+  if (v == "pcie") return "PCIe";
+  return v;
+}
+
+// Host decisions as the table words them (the JSON keeps the codes).
+constexpr std::pair<HostReason, const char*> kHostReasonWords[] = {
+    {HostReason::ram_two_x_weights, "sized by the 2 x weights rule"},
+    {HostReason::ram_platform_class, "sized by what the machine ships"},
+    {HostReason::ram_platform_max, "capped at the machine's maximum"},
+    {HostReason::nic_per_gpu, "GPU fabric, one per GPU"},
+    {HostReason::nic_stage_link, "pipeline stage link"},
+    {HostReason::nic_stage_and_frontend, "dual-port: stage link and storage/front end"},
+    {HostReason::nic_storage_frontend, "storage/front end"},
+    {HostReason::unit_link, "the units' own link"},
+};
+
+// What a NIC is for, as the table says it.
+const char* nic_role_words(HostReason r) {
+  for (const auto& [reason, words] : kHostReasonWords)
+    if (reason == r) return words;
+  return to_string(r);
+}
+
+// A host decision's code (bom[].spec.why) in words.
+std::string host_reason_words(const std::string& code) {
+  for (const auto& [reason, words] : kHostReasonWords)
+    if (code == to_string(reason)) return words;
+  return code;
+}
+
+// A BOM line's spec as a buyer reads it ("NVIDIA B300 ..., 268 GiB, 1400 W, SXM"); the JSON's
+// bom[].spec keeps the keys and codes.
 std::string spec_text(const BomLine& l) {
+  // "{}" stands for the value; a key not listed prints as "key value".
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"name", "{}"},
+      {"vendor", "{}"},
+      {"class", "{} class"},
+      {"rack_units", "{}U"},
+      {"memory_gib", "{} GiB"},
+      {"board_power_w", "{} W"},
+      {"cores", "{} cores"},
+      {"tdp_w", "{} W TDP"},
+      {"tdp_w_assumed", "{} W TDP (assumed)"},
+      {"dimm_gib", "{} GiB DIMMs"},
+      {"dimms_per_channel", "{} per channel"},
+      {"channels", "{} channels"},
+      {"total_gib", "{} GiB in all"},
+      {"rule_gib", "2 x weights = {} GiB"},
+      {"platform_gib", "shipped {} GiB"},
+      {"capacity_tb", "{} TB"},
+      {"required_tb", "{} TB needed"},
+      {"gbit_per_s", "{} Gb/s"},
+      {"x16_slots_free", "free x16 slots: {}"},
+      {"capacity_w", "{} W capacity"},
+      {"ports", "{} ports"},
+      {"racks", "racks: {}"},
+      {"volts", "{} V"},
+      {"phases", "{}-phase"},
+      {"breaker_a", "{} A breakers"},
+  };
   std::string s;
-  for (const auto& [k, v] : l.spec) s += (s.empty() ? "" : ", ") + k + " " + v;
+  for (const auto& [k, v] : l.spec) {
+    std::string w;
+    if (k == "form_factor" || k == "gpu_mount") {
+      w = mount_words(v) + (k == "gpu_mount" ? " mount" : "");
+    } else if (k == "sockets") {
+      w = v + (v == "1" ? " socket" : " sockets");
+    } else if (k == "why") {
+      w = host_reason_words(v);
+    } else if (k == "raid") {
+      w = v == "none" ? "no RAID" : "RAID " + v;
+    } else if (k == "watts" || k == "count" || k == "redundancy") {
+      const char* what = k == "watts" ? "W each" : k == "count" ? "PSUs" : "redundancy";
+      const bool whole = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+      w = v == "not published" ? std::string(k == "watts" ? "rating" : k) + " not published"
+          : v == "none"        ? "no redundancy"
+                               : (whole ? group_whole(std::stod(v)) : v) + " " + what;
+    } else if (k == "to") {
+      w = "to " + v;
+    } else if (k == "rack_units" && s.find(v + "U") != std::string::npos) {
+      continue;  // the form factor said it ("10U rackmount")
+    } else {
+      const auto it = std::find_if(std::begin(kWords), std::end(kWords),
+                                   [&](const auto& e) { return k == e.first; });
+      // Whole numbers grouped as the table prints them ("1,400 W").
+      const bool whole = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+      const std::string value = whole ? group_whole(std::stod(v)) : v;
+      w = it == std::end(kWords) ? k + " " + v : fmt::format(fmt::runtime(it->second), value);
+    }
+    s += (s.empty() ? "" : ", ") + w;
+  }
   return s;
+}
+
+// `text` broken after its ", " separators into lines of at most `width` characters (a longer item
+// keeps its line), each line after the first indented by `indent` spaces.
+std::string wrap_at_commas(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(", ", at);
+    end = end == std::string::npos ? text.size() : end + 2;
+    const std::string item = text.substr(at, end - at);
+    if (!line.empty() && line.size() + item.size() > width + (end == text.size() ? 0 : 1)) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += item;
+    at = end;
+  }
+  return out + line;
+}
+
+// Why a BOM line is there, in words (bom[].why keeps the code).
+const char* bom_reason_words(BomReason r) {
+  switch (r) {
+    case BomReason::chosen_platform:
+      return "the machine chosen";
+    case BomReason::model_memory:
+      return "hold the model";
+    case BomReason::shipped_with_platform:
+      return "ships with the machine";
+    case BomReason::ram_rule:
+      return "the RAM the host needs";
+    case BomReason::os_mirror:
+      return "mirrored OS drives";
+    case BomReason::model_storage:
+      return "model and data storage";
+    case BomReason::gpu_fabric:
+      return "GPU fabric across machines";
+    case BomReason::storage_frontend:
+      return "storage and front-end network";
+    case BomReason::rack_power:
+      return "rack power distribution";
+    case BomReason::unit_link:
+      return "links the units";
+    case BomReason::stage_link:
+      return "pipeline link between machines";
+  }
+  return to_string(r);
 }
 
 std::string html_escape(const std::string& s) {
@@ -146,24 +288,6 @@ std::string psu_words(const SystemPlan& s, const Plan& r) {
                        u.redundancy_known ? "without the spares" : "if none is a spare",
                        u.sufficient ? "" : " — NOT sufficient");
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
-}
-
-// What a NIC is for, as the table says it (the JSON and the BOM keep the codes).
-const char* nic_role_words(HostReason r) {
-  switch (r) {
-    case HostReason::nic_per_gpu:
-      return "GPU fabric, one per GPU";
-    case HostReason::nic_stage_link:
-      return "pipeline stage link";
-    case HostReason::nic_stage_and_frontend:
-      return "dual-port: stage link and storage/front end";
-    case HostReason::nic_storage_frontend:
-      return "storage/front end";
-    case HostReason::unit_link:
-      return "the units' own link";
-    default:
-      return to_string(r);
-  }
 }
 
 std::string nic_text(const SystemPlan& s) {
@@ -353,8 +477,8 @@ std::string render_system_table(const Report& r) {
                    s.choice.nodes, s.choice.gpus_per_node, s.choice.gpus_per_node == 1 ? "" : "s");
   o += fmt::format("  why             {}\n", reasons_text(s.choice.reasons));
   if (p.generic)
-    o += fmt::format("  generic         no sourced catalog machine takes {}: {}\n",
-                     r.gpu->gpu.id, p.basis);
+    o += fmt::format("  generic         no sourced catalog machine takes {}: {}\n", r.gpu->gpu.id,
+                     p.basis);
   o += rejection_lines(s);
   const HostSizing& h = s.host;
   o += fmt::format("  CPU             {} socket{} × {}{}\n", h.cpu_sockets,
@@ -383,18 +507,20 @@ std::string render_system_table(const Report& r) {
                      tb_of(h.storage.data_drive_bytes));
 
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
-  size_t w0 = 9, w1 = 4;
+  size_t w0 = 9;
   for (const auto& l : s.bom()) w0 = std::max(w0, l.part.size());
-  for (const auto& l : s.bom()) w1 = std::max(w1, std::min<size_t>(spec_text(l).size(), 60));
   o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", "component", "part", w0, "qty", "unit",
                    "spec");
+  // The spec wraps at its commas to keep the table within 120 columns.
+  const size_t indent = 2 + 10 + 2 + w0 + 2 + 4 + 2 + 10 + 2;
+  const size_t room = indent + 30 < 120 ? 120 - indent : 30;
   for (const auto& l : s.bom())
     o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
                      l.qty,
                      l.included             ? "included"
                      : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
                                             : "no price",
-                     spec_text(l));
+                     wrap_at_commas(spec_text(l), room, indent));
   o += fmt::format(
       "  total {}{}\n", usd_words(s.bom_total_usd),
       std::any_of(s.bom().begin(), s.bom().end(),
@@ -426,7 +552,7 @@ std::string render_bom_csv(const Report& r) {
                      !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
                                                          : std::string(),
                      csv_text_cell(l.price_source), l.included ? "platform" : "",
-                     csv_text_cell(to_string(l.reason)));
+                     csv_text_cell(bom_reason_words(l.reason)));
   return o;
 }
 
@@ -468,7 +594,7 @@ std::string render_html(const Report& r) {
           l.included             ? "included"
           : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
                                  : "no price",
-          html_escape(l.price_source), to_string(l.reason));
+          html_escape(l.price_source), bom_reason_words(l.reason));
     o += fmt::format(
         "<tr><th colspan=\"4\">total (priced lines)</th><th>{}</th><th "
         "colspan=\"2\"></th></tr>\n</table>\n",
