@@ -109,7 +109,7 @@ TEST_CASE("a PCIe card whose width is unpublished goes in a desktop, not on a ba
   const auto j = run_json("llama-3.1-8b -q q4_k_m --gpu rtx-5060-ti-16gb");
   CHECK(j["system"]["platform"] == "desktop");
   CHECK(j["system"]["pcie_lanes"] == 28);
-  const auto t = run("llama-3.1-8b -q q4_k_m --gpu rtx-5060-ti-16gb");
+  const auto t = run("llama-3.1-8b -q q4_k_m --gpu rtx-5060-ti-16gb --width 0");
   CHECK(t.out.find("28 PCIe lanes needed (x16 per GPU, x4 per NVMe), card width not published") !=
         std::string::npos);
   CHECK(t.out.find("HGX/OAM") == std::string::npos);
@@ -565,7 +565,7 @@ TEST_CASE("embedding and rerank models are sized for a batch of documents, not g
   CHECK(rr["settings"]["task"] == "rerank");
   CHECK(rr["model"]["params"] == 8190735360ull - (151936ull - 2) * 4096);
   // --explain gives the batch and the documents per second, no decode formula.
-  const auto ex = run("bge-m3 --docs 4 --doc-len 1024 --explain");
+  const auto ex = run("bge-m3 --docs 4 --doc-len 1024 --explain --width 0");
   REQUIRE(ex.code == 0);
   for (const char* s : {"  embedding batch\n      = 4 documents x 1024 tokens, one pass; n_ubatch "
                         "= min(max(n_ubatch "
@@ -586,13 +586,13 @@ TEST_CASE("the settings line shows the ubatch the estimate used (the one --expla
           "[cli][embedding]") {
   // One document of 128 tokens: n_ubatch = min(max(512, 128), 1 x 128) = 128 tokens, the whole
   // batch (the table said 512, the setting, while --explain derived 128).
-  const auto one = run("bge-m3 --docs 1 --doc-len 128 --explain");
+  const auto one = run("bge-m3 --docs 1 --doc-len 128 --explain --width 0");
   REQUIRE(one.code == 0);
   CHECK(one.out.find("1 document × 128 tokens · KV none (encoder) · n_ubatch 128 ·") !=
         std::string::npos);
   CHECK(one.out.find("min(max(n_ubatch 512, document length), tokens) = 128") != std::string::npos);
   // 4 documents of 1,024: min(max(512, 1,024), 4,096) = 1,024, a document per ubatch.
-  const auto four = run("bge-m3 --docs 4 --doc-len 1024");
+  const auto four = run("bge-m3 --docs 4 --doc-len 1024 --width 0");
   REQUIRE(four.code == 0);
   CHECK(four.out.find("4 documents × 1,024 tokens · KV none (encoder) · n_ubatch 1024 ·") !=
         std::string::npos);

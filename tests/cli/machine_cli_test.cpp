@@ -603,7 +603,7 @@ TEST_CASE("watts, kWh and BTU/h in the table and checklist have their thousands 
 TEST_CASE("a desktop plan names the towers that turned the cards down, and why", "[cli][machine]") {
   // Four 3-slot RTX 4090: two desktops. The first machines named as turned down are the
   // workstations (the next class up), with the card's width; the rest are counted.
-  const auto t = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192");
+  const auto t = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --ctx 8192 --width 0");
   REQUIRE(t.code == 0);
   CHECK(has(t.out, "Machine   AMD AM5 desktop"));
   // The GPU table's platform line counts the machines bought and what each holds (it said 1
@@ -663,14 +663,14 @@ TEST_CASE("links between machines are worded for the machines bought", "[cli][ma
   CHECK(has(s.out, "Links: 2 units of one GPU each, on a network"));
   CHECK(!has(s.out, "nodes of up to 1 GPUs"));
   // Four RTX 4090 in two desktops: PCIe within each, and a network between the two.
-  const auto d = run("llama-3.1-70b --gpu rtx-4090 --gpus 4");
+  const auto d = run("llama-3.1-70b --gpu rtx-4090 --gpus 4 --width 0");
   REQUIRE(d.code == 0);
   CHECK(has(d.out, "between the 2 machines a network carries the layer split"));
   // Each desktop runs its two x16 cards at x8: 16 GB/s per direction, said in the checklist.
   CHECK(has(d.out, "this machine gives each card x8 (16 GB/s per direction)"));
   // PCIe servers across nodes split by layers: a stage link per machine, as the BOM buys, not
   // the HGX fabric's 400 Gb/s per GPU, which stays the words for modules.
-  const auto l = run("llama-3.1-405b --gpu l40s --gpus 16");
+  const auto l = run("llama-3.1-405b --gpu l40s --gpus 16 --width 0");
   REQUIRE(l.code == 0);
   CHECK(has(l.out, "pass only activations: a 100-200 GbE link per machine at most"));
   CHECK(has(l.out, "nic-200g-1p"));
@@ -734,7 +734,7 @@ TEST_CASE("a unified computer's cold start has no copy to the GPU", "[cli][machi
 TEST_CASE("the GPU table counts the GPUs the machine is bought with", "[cli][machine]") {
   // One MI300X: OAM modules come on a board of 8 (Dell XE9680), so 8 are bought, as the BOM
   // line says; the GPU table said 1.
-  const auto t = run("gpt-oss-120b --gpu mi300x --gpus 1");
+  const auto t = run("gpt-oss-120b --gpu mi300x --gpus 1 --width 0");
   REQUIRE(t.code == 0);
   CHECK(has(t.out, "8 bought: the machine ships 8 (7 beyond the plan)"));
   const auto j = run_json("gpt-oss-120b --gpu mi300x --gpus 1");

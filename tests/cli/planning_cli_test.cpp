@@ -1159,8 +1159,8 @@ TEST_CASE("the explained load time is the cold start's own steps", "[cli]") {
 TEST_CASE("the explained host is the catalog machine's", "[cli]") {
   // A DGX H100 (the catalog's, from its MLPerf Inference v5.0 system file): two Xeon 8480C of 56
   // cores, 2 TiB; 2 TiB / 8 GPUs = 256 GiB per GPU beats 2 x 382 GiB of FP8 weights.
-  const auto r =
-      llmsize::cli_test::run("llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8 --explain");
+  const auto r = llmsize::cli_test::run(
+      "llama-3.1-405b --quant fp8 --gpu h100-sxm --gpus 8 --explain --width 0");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("= per machine, 2 sockets × Intel Xeon Platinum 8480C, 112 cores: what NVIDIA "
                    "DGX H100 ships (14.0 cores per GPU)") != std::string::npos);
@@ -1216,4 +1216,35 @@ TEST_CASE("check's lines are the same with and without the reports, repeated pla
   // Both outcomes are exercised.
   CHECK(failed > 0);
   CHECK(failed < 120);
+}
+
+TEST_CASE("The table keeps within 120 columns, or the width asked, without losing a word",
+          "[cli][table]") {
+  // #21: lines wrap at their separators, continuations indented to the text column; --width 0
+  // prints each line whole. The words are the same either way.
+  const auto words = [](const std::string& s) {
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) v.push_back(w);
+    return v;
+  };
+  for (const char* args :
+       {"llama-3.3-70b --users 50 --ctx 8192", "deepseek-r1 --engine vllm --users 200 --explain",
+        "llama-3.1-70b --gpu rtx-4090 --gpus 4", "qwen3-embedding-8b --engine vllm --docs 256"}) {
+    INFO(args);
+    for (const int width : {120, 80}) {
+      const auto r =
+          llmsize::cli_test::run(std::string(args) + " --width " + std::to_string(width));
+      REQUIRE(r.code == 0);
+      std::istringstream lines(r.out);
+      size_t longest = 0;
+      for (std::string line; std::getline(lines, line);) longest = std::max(longest, line.size());
+      CHECK(longest <= static_cast<size_t>(width));
+      const auto whole = llmsize::cli_test::run(std::string(args) + " --width 0");
+      CHECK(words(r.out) == words(whole.out));
+    }
+  }
+  const auto bad = llmsize::cli_test::run("70b --width 20");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
 }

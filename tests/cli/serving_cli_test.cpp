@@ -687,8 +687,9 @@ TEST_CASE("explain derives a serving plan's per-user speed, aggregate and first 
   CHECK(x.out.find("tok/s per sequence") == std::string::npos);
 }
 
-TEST_CASE("The engine's memory share (--gpu-memory-utilization) sets the pool, the table and --emit",
-          "[cli][serving]") {
+TEST_CASE(
+    "The engine's memory share (--gpu-memory-utilization) sets the pool, the table and --emit",
+    "[cli][serving]") {
   // vLLM's KV pool is F x the GPU's memory less what the profile run charges (weights, activation
   // peak, non-torch memory), none of which depends on F: between F = 0.9 and F = 0.5 the pool
   // of one H100 (80 GiB = 85,899,345,920 B) shrinks by 0.4 x 85,899,345,920 = 34,359,738,368 B.

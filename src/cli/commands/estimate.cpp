@@ -167,7 +167,10 @@ std::string run_estimate(const Options& o) {
   if (o.format == "markdown") return render_markdown(r);
   if (o.format == "bom-csv") return render_bom_csv(r);
   if (o.format == "html") return render_html(r);
-  return render_table(r);
+  if (o.width > 0 && o.width < 40)
+    throw InputError("--width: expected 0 (no wrapping) or 40 or more columns, got " +
+                     std::to_string(o.width));
+  return render_table(r, o.width);
 }
 
 }  // namespace llmsize::cli

@@ -347,6 +347,10 @@ void setup_app(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("FORMAT");
   app.add_flag("--explain", o.explain, "print every formula with its numbers");
+  app.add_option("--width", o.width,
+                 "wrap the table's lines at N columns, 40 or more (default 120; 0: no wrapping)")
+      ->check(integer_from(0, 100000))
+      ->type_name("N");
 
   auto* models = app.add_subcommand("models", "list the model catalog");
   auto* gpus = app.add_subcommand("gpus", "list the GPU catalog");

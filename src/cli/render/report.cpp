@@ -564,7 +564,7 @@ std::string table_options(const Report& r) {
          "NAME=USD)\n";
     for (const auto& opt : r.options)
       o += fmt::format(
-          "  {:<18} × {:<3} {:>10} = GPUs {:>8} + {:<11} {:.1f} GiB per GPU · {}{}{}{}\n",
+          "  {:<20} × {:<3} {:>10} = GPUs {:>8} + {:<12} {:.1f} GiB per GPU · {}{}{}{}\n",
           opt.plan.gpu.id, opt.plan.count,
           opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
           opt.plan.gpu.unified_memory ? std::string("nothing")
@@ -582,7 +582,7 @@ std::string table_options(const Report& r) {
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
     for (const auto& opt : r.fewest)
-      o += fmt::format("  {:<18} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
+      o += fmt::format("  {:<20} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
                        opt.plan.count,
                        opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
                        gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
@@ -797,11 +797,87 @@ std::optional<Block> cost_block(const Report& r) {
   return b;
 }
 
-std::string render_table(const Report& r) {
+// Where a line's continuation lines start: after a "[ ] " or "- " item mark; else at its last
+// column (text after a run of two or more spaces) that leaves at least 24 columns of room, so a
+// table's earlier columns stay whole ("  why             the ...", "  GPU   spec   2  why ...");
+// 2 where there is none.
+size_t hanging_indent(std::string_view line, size_t width) {
+  const size_t at = line.find_first_not_of(' ');
+  if (at == std::string_view::npos) return 2;
+  if (line.compare(at, 4, "[ ] ") == 0) return at + 4;
+  if (line.compare(at, 2, "- ") == 0) return at + 2;
+  size_t best = at + 2;
+  for (size_t gap = line.find("  ", at); gap != std::string_view::npos && gap < width;
+       gap = line.find("  ", gap)) {
+    const size_t column = line.find_first_not_of(' ', gap);
+    if (column == std::string_view::npos) break;
+    if (column + 24 <= width) best = column;
+    gap = column;
+  }
+  return best;
+}
+
+// `line` broken at spaces into lines of at most `width` columns (counted in bytes: the table's
+// multi-byte symbols make a line a little shorter than it counts), the continuations indented to
+// its text column (hanging_indent); a word longer than the room stays whole.
+std::string wrap_line(std::string_view line, size_t width) {
+  if (line.size() <= width) return std::string(line);
+  const size_t indent = hanging_indent(line, width);
+  // The indentation in columns: the bytes before the text column less UTF-8 continuation bytes
+  // ("×", "·" take two bytes and one column).
+  size_t pad = 0;
+  for (size_t i = 0; i < indent && i < line.size(); ++i)
+    pad += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+  std::string out, cur(line);
+  size_t text_at = indent;  // where the current line's text starts: no cut before it
+  // Separators a line reads best broken after, if one falls in the line's second half.
+  static const std::string_view kSeparators[] = {"; ", " \u00b7 ", ", "};
+  while (cur.size() > width) {
+    size_t cut = std::string::npos;
+    for (const std::string_view sep : kSeparators) {
+      const size_t at = cur.rfind(sep, width - sep.size() + 1);
+      if (at != std::string::npos && 2 * at > width && at > text_at) {
+        cut = at + sep.size() - 1;  // the separator's last space
+        break;
+      }
+    }
+    if (cut == std::string::npos) cut = cur.rfind(' ', width);
+    if (cut == std::string::npos || cut < text_at) {
+      cut = cur.find(' ', std::max(width, text_at));
+      if (cut == std::string::npos) break;
+    }
+    size_t keep = cut, next = cut;
+    while (keep > 0 && cur[keep - 1] == ' ') --keep;
+    while (next < cur.size() && cur[next] == ' ') ++next;
+    if (next >= cur.size() || keep <= text_at) break;  // only spaces follow, or nothing precedes
+    out.append(cur, 0, keep);
+    out += '\n';
+    cur = std::string(pad, ' ') + cur.substr(next);
+    text_at = pad;
+  }
+  return out + cur;
+}
+
+// Every line of `text` within `width` columns (wrap_line).
+std::string wrap_lines(const std::string& text, size_t width) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += wrap_line(std::string_view(text).substr(start, end - start), width);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string render_table(const Report& r, size_t width) {
   std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
                   table_power_cost(r) + table_train_notes(r);
   if (r.explain) o += render_explain(r);
-  return o;
+  // Within 120 columns by default, the width a terminal and a pasted e-mail keep (#21).
+  return width ? wrap_lines(o, width) : o;
 }
 
 // The GPU memory of an inference plan and the GPUs each memory class needs, as Markdown.

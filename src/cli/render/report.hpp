@@ -28,7 +28,8 @@ std::vector<Block> answer_blocks(const Report& r);
 // "\nTitle\n" and a line "  label           value" per row (the table's layout).
 std::string table_block(const Block& b);
 
-std::string render_table(const Report& r);
+// The table, its lines wrapped at `width` columns (0: not wrapped).
+std::string render_table(const Report& r, size_t width = 120);
 // The "How each figure is computed" section of the table (--explain); src/cli/render/explain.cpp.
 std::string render_explain(const Report& r);
 std::string render_markdown(const Report& r);
