@@ -731,3 +731,30 @@ TEST_CASE(
   CHECK(run(base + " --headroom 0.2 --gpu-memory-utilization 0.5").code == 2);
   CHECK(run(base + " --gpu-memory-utilization 1.5").code == 2);
 }
+
+TEST_CASE("The table opens with the answer, in the figures the sections and the JSON give",
+          "[cli][serving][answer]") {
+  // #21: the GPUs and machines bought, the users' speed, the price and power, and the fit, before
+  // the memory table; each figure is the JSON's (rounded as printed).
+  const std::string args = "llama-3.1-8b --engine vllm --users 20 --gpu l40s";
+  const auto t = run(args);
+  REQUIRE(t.code == 0);
+  const json j = json::parse(run(args + " -f json").out);
+  const size_t at = t.out.find("\nAnswer    ");
+  REQUIRE(at != std::string::npos);
+  CHECK(at < t.out.find("\nVRAM"));  // before the parts
+  const std::string answer = t.out.substr(at, t.out.find("\n\n", at) - at);
+  const auto& th = j["throughput"];
+  CHECK(answer.find(std::to_string(j["gpu"]["count"].get<int>()) + " × NVIDIA L40S in " +
+                    std::to_string(j["system"]["nodes"].get<int>()) + " × ") != std::string::npos);
+  char speed[128];
+  std::snprintf(speed, sizeof speed,
+                "20 users at %.1f tok/s each (%.0f tok/s in all), first token %.2f s",
+                th["per_user_tokens_per_s"].get<double>(),
+                th["aggregate_tokens_per_s"].get<double>(), th["ttft_s"].get<double>());
+  CHECK(answer.find(speed) != std::string::npos);
+  CHECK(answer.find("at the wall at most") != std::string::npos);
+  CHECK(answer.find("fits with") != std::string::npos);
+  // A fine-tuning plan's answer is its memory: no Answer block.
+  CHECK(run("llama-3.1-8b --mode lora --gpu h100-sxm").out.find("\nAnswer") == std::string::npos);
+}

@@ -514,6 +514,63 @@ std::string table_training_memory(const Report& r) {
   return o;
 }
 
+// The answer in a few lines, before the parts it is made of (#21): the GPUs and the machines
+// bought, the speed the users get, what it costs and draws, and the fit. Every figure is one the
+// sections below show; empty for a fine-tuning plan (its memory is the answer) or no GPU.
+std::string table_answer(const Report& r) {
+  if (r.train || !r.gpu || r.gpu->count_needed == 0) return "";
+  std::vector<std::string> lines;
+  const GpuPlan& g = *r.gpu;
+  const uint32_t used = r.serving ? r.serving->deployment.gpus() : g.count_needed;
+  std::string hw = fmt::format("{} × {}", used, g.gpu.name);
+  if (r.serving && r.serving->deployment.tp * r.serving->deployment.pp > 1)
+    hw += fmt::format(" (TP {} × PP {} × {} replica{})", r.serving->deployment.tp,
+                      r.serving->deployment.pp, r.serving->deployment.replicas,
+                      r.serving->deployment.replicas == 1 ? "" : "s");
+  if (r.system && r.system->platform) {
+    const SystemPlan& s = *r.system;
+    hw += fmt::format(" in {} × {}", s.choice.nodes, s.platform->name);
+    if (s.choice.gpus_total() > used)
+      hw += fmt::format(", {} GPUs bought with {}", s.choice.gpus_total(),
+                        s.choice.nodes == 1 ? "it" : "them");
+  }
+  lines.push_back(hw);
+  if (r.serving && r.model.spec.task == Task::generation) {
+    const ServingEstimate& e = r.serving->estimate;
+    const uint32_t users = r.serving->workload.users;
+    if (e.overloaded)
+      lines.push_back(fmt::format("overloaded: {:.2f} requests/s sustained, fewer than offered",
+                                  e.sustainable_requests_per_s));
+    else
+      lines.push_back(
+          fmt::format("{} user{} at {:.1f} tok/s each ({} tok/s in all), first token {:.2f} s{}",
+                      group(users), users == 1 ? "" : "s", e.per_user_tokens_per_s.value,
+                      group_whole(e.output_tokens_per_s.value), e.ttft_s.value,
+                      e.max_concurrency && e.max_concurrency < users
+                          ? fmt::format(" ({} at once: the KV pool holds no more, the others wait)",
+                                        group(e.max_concurrency))
+                          : std::string()));
+  } else if (r.speed && r.model.spec.task == Task::generation) {
+    lines.push_back(fmt::format("{:.1f} tok/s per sequence at context {}",
+                                r.speed->decode_tokens_per_s, group(r.speed_input.n_ctx)));
+  } else if (r.speed) {
+    lines.push_back(fmt::format("{:.1f} documents/s", r.speed->documents_per_s));
+  }
+  std::string money;
+  if (const CostPlan* c = reported_cost(r); c && c->priced && c->capex_usd > 0)
+    money = fmt::format("{}{} to buy", usd_words(c->capex_usd), c->complete ? "" : " or more");
+  else
+    money = "no catalog price (--price NAME=USD)";
+  if (const PowerPlan* pw = reported_power(r); pw && pw->wall_w > 0)
+    money += fmt::format(" · {} at the wall at most", watts_words(pw->wall_w));
+  lines.push_back(money);
+  if (r.fit) lines.push_back(fit_words(r));
+  std::string o;
+  for (size_t i = 0; i < lines.size(); ++i)
+    o += fmt::format("{:<10}{}\n", i == 0 ? "Answer" : "", lines[i]);
+  return o + "\n";
+}
+
 std::string table_head(const Report& r) {
   std::string o;
   const auto& e = r.estimate;
@@ -522,6 +579,7 @@ std::string table_head(const Report& r) {
   if (!r.model.spec.layer_kinds.empty())
     o += fmt::format("Layers    {}\n", layer_pattern(r.model.spec));
   o += fmt::format("Settings  {}\n\n", settings_line(r));
+  o += table_answer(r);
   if (r.train) return o + table_training_memory(r);
   o += fmt::format("{:<18} {:>10}  {}\n", "VRAM", "GiB", "how");
   for (const auto& row : memory_rows(r)) {
