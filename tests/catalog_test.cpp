@@ -207,8 +207,8 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
        "num_key_value_heads (5)"},
       {R"({"modles": []})", "user.json: expected a \"models\", \"gpus\" or \"platforms\" array"},
       {R"({"models": [], "extra": 1})",
-       "user.json: /extra: unknown field (expected models, gpus, platforms, schema_version or "
-       "note)"},
+       "user.json: /extra: unknown field (expected models, gpus, platforms, platforms_incomplete, "
+       "platforms_generic, schema_version or note)"},
       {R"({"platforms": {}})", "user.json: /platforms: expected an array"},
   }));
   CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));

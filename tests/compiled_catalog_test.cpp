@@ -200,3 +200,24 @@ TEST_CASE("A bad catalog row stops the build with the reader's message and write
   CHECK_FALSE(std::ifstream(d + "/out.cpp").good());
   std::system(("rm -rf " + d).c_str());
 }
+
+TEST_CASE(
+    "A copy of data/platforms.json merges as --catalog, its three lists as the build reads them",
+    "[catalog][compiled]") {
+  // platforms, platforms_incomplete (rows that lack what the selection needs left out) and
+  // platforms_generic: the same machines, field for field, as the compiled catalog's.
+  Catalog c = Catalog::builtin();
+  const auto before = c.platforms();
+  c.merge_json(source_file("data/platforms.json"), "platforms.json");
+  REQUIRE(c.platforms().size() == before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    INFO(before[i].id);
+    CHECK(dump(c.platforms()[i]) == dump(before[i]));
+  }
+  // A generic row must say so; an id twice names both places.
+  const std::string row = R"({"id": "my-box", "name": "Box", "vendor": "x", "class": "desktop",
+      "form_factor": "tower", "gpu_mount": "pcie", "gpu_counts": [1]})";
+  Catalog d = Catalog::builtin();
+  CHECK_THROWS_WITH(d.merge_json(R"({"platforms_generic": [)" + row + "]}", "g.json"),
+                    Catch::Contains("g.json: /platforms_generic/0"));
+}

@@ -311,46 +311,72 @@ void Catalog::merge_file(const std::string& path) {
   merge_json(io::read_text_input(path, io::kCatalogInput), sanitize(path, 256));
 }
 
+namespace {
+
+// The arrays a catalog file may hold: data/*.json's own, so that a copy of any of them merges.
+// "platforms_incomplete" rows (facts no source gave, named in "missing") and "platforms_generic"
+// rows (the class stand-ins, "generic": true) are read as data/platforms.json's are.
+constexpr const char* kCatalogLists[] = {"models", "gpus", "platforms", "platforms_incomplete",
+                                         "platforms_generic"};
+
+bool catalog_list(const std::string& key) {
+  return std::any_of(std::begin(kCatalogLists), std::end(kCatalogLists),
+                     [&](const char* l) { return key == l; });
+}
+
+}  // namespace
+
 void Catalog::merge_json(std::string_view text, const std::string& where) {
   build_all();
   Ctx c{where};
-  // Entries of "models" and "gpus" are read as the parser finishes each one and their JSON
-  // dropped, so memory holds one entry's tree at a time, not the file's.
-  std::string list;  // "models", "gpus" or "platforms": the array of the entry being read
+  // Entries of the lists are read as the parser finishes each one and their JSON dropped, so
+  // memory holds one entry's tree at a time, not the file's.
   // Duplicate ids within this file: what each position of models_/gpus_/platforms_ got from it
-  // (entry index + 1; 0 = not from this file), found through the id index, so no second map of ids.
-  std::vector<size_t> model_from(models_.size()), gpu_from(gpus_.size()),
+  // (the entry's JSON pointer), found through the id index, so no second map of ids.
+  std::vector<std::string> model_from(models_.size()), gpu_from(gpus_.size()),
       platform_from(platforms_.size());
-  auto check_new = [&](std::vector<size_t>& from, size_t pos, size_t entry, const std::string& path,
+  auto check_new = [&](std::vector<std::string>& from, size_t pos, const std::string& path,
                        const std::string& id) {
     if (pos >= from.size()) from.resize(pos + 1);
-    if (from[pos])
-      c.fail(path + "/id", "duplicate id " + sanitize_quoted(id) + " (also /" + list + "/" +
-                               std::to_string(from[pos] - 1) + ")");
-    from[pos] = entry + 1;
+    if (!from[pos].empty())
+      c.fail(path + "/id", "duplicate id " + sanitize_quoted(id) + " (also " + from[pos] + ")");
+    from[pos] = path;
   };
-  size_t n_models = 0, n_gpus = 0, n_platforms = 0;
+  std::unordered_map<std::string, size_t> entries;  // per list
+  size_t n_platforms = 0;                           // the three platform lists together
   const io::JsonKeep keep = [&](io::JsonValue& e) {
-    if (e.depth != 2 || !e.in_array ||
-        (e.top_key != "models" && e.top_key != "gpus" && e.top_key != "platforms"))
-      return true;
-    list = e.top_key;
+    if (e.depth != 2 || !e.in_array || !catalog_list(e.top_key)) return true;
+    const std::string& list = e.top_key;
     json& parsed = e.value;
-    const size_t entry = list == "models" ? n_models++ : list == "gpus" ? n_gpus++ : n_platforms++;
-    const size_t most = list == "platforms" ? kMaxCatalogPlatforms : kMaxCatalogEntries;
-    if (entry >= most) c.fail("/" + list, "more than " + std::to_string(most) + " entries");
+    const bool platform = list.rfind("platforms", 0) == 0;
+    const size_t entry = entries[list]++;
+    const size_t most = platform ? kMaxCatalogPlatforms : kMaxCatalogEntries;
+    if ((platform ? n_platforms++ : entry) >= most)
+      c.fail("/" + list, "more than " + std::to_string(most) + " entries");
     const std::string path = "/" + list + "/" + std::to_string(entry);
     if (list == "models") {
       CatalogModel m = read_model(parsed, path, c);
       const std::string id = m.spec.id;
-      check_new(model_from, upsert(models_, model_index_, std::move(m)), entry, path, id);
+      check_new(model_from, upsert(models_, model_index_, std::move(m)), path, id);
     } else if (list == "gpus") {
       CatalogGpu g = read_gpu(parsed, path, c);
       const std::string id = g.spec.id;
-      check_new(gpu_from, upsert(gpus_, gpu_index_, std::move(g)), entry, path, id);
+      check_new(gpu_from, upsert(gpus_, gpu_index_, std::move(g)), path, id);
     } else {
-      // Validated as data/platforms.json's rows are (platform_catalog.cpp).
-      PlatformModel p = read_platform(parsed, path, where);
+      // Validated as data/platforms.json's rows are (platform_catalog.cpp read_platforms): a row
+      // of platforms_incomplete that lacks what the selection needs is left out, as there.
+      PlatformModel p;
+      if (list == "platforms_incomplete") {
+        try {
+          p = read_platform(parsed, path, where);
+        } catch (const InputError&) {
+          return false;
+        }
+      } else {
+        p = read_platform(parsed, path, where);
+      }
+      if (list == "platforms_generic" && !p.generic)
+        c.fail(path + "/generic", "expected true (a row of platforms_generic)");
       const std::string id = p.id;
       platforms_from_.clear();
       const auto [it, added] = platform_index_.emplace(id, platforms_.size());
@@ -358,7 +384,7 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
         platforms_.push_back(std::move(p));
       else
         platforms_[it->second] = std::move(p);
-      check_new(platform_from, it->second, entry, path, id);
+      check_new(platform_from, it->second, path, id);
     }
     return false;  // read: drop its JSON
   };
@@ -372,14 +398,15 @@ void Catalog::merge_json(std::string_view text, const std::string& where) {
   }
   if (!doc.is_object())
     c.fail("", "expected a JSON object with \"models\", \"gpus\" and/or \"platforms\"");
-  if (!doc.contains("models") && !doc.contains("gpus") && !doc.contains("platforms"))
+  if (std::none_of(std::begin(kCatalogLists), std::end(kCatalogLists),
+                   [&](const char* l) { return doc.contains(l); }))
     c.fail("", "expected a \"models\", \"gpus\" or \"platforms\" array");
   for (const auto& item : doc.items())
-    if (item.key() != "models" && item.key() != "gpus" && item.key() != "platforms" &&
-        item.key() != "schema_version" && item.key() != "note")
+    if (!catalog_list(item.key()) && item.key() != "schema_version" && item.key() != "note")
       c.fail("/" + io::pointer_token(item.key()),
-             "unknown field (expected models, gpus, platforms, schema_version or note)");
-  for (const char* l : {"models", "gpus", "platforms"})
+             "unknown field (expected models, gpus, platforms, platforms_incomplete, "
+             "platforms_generic, schema_version or note)");
+  for (const char* l : kCatalogLists)
     if (doc.contains(l) && !doc[l].is_array()) c.fail(std::string("/") + l, "expected an array");
 }
 
