@@ -54,12 +54,22 @@ TEST_CASE("Size shorthands follow one grammar: [1-4 digits x] 1-5 digits [. 1-3 
     const char* source;  // resolve_model's source, or "" when it is refused
   };
   const Case cases[] = {
-      {"70B", "shorthand"},  {"8x7b", "shorthand"}, {"0.5b", "shorthand"},
-      {"12.125b", "generic"}, {"99999b", ""},         // 5 digits read, then outside 0.05-5000b
-      {"123456b", ""},        {"1.2345b", ""},        {"12345x7b", ""},
-      {"x7b", ""},            {"7x3b", ""},           // no catalog MoE of that size
-      {"b", ""},              {"70bb", ""},           {"70", ""},
-      {"7.b", ""},            {".5b", ""},            {"70b ", ""},
+      {"70B", "shorthand"},
+      {"8x7b", "shorthand"},
+      {"0.5b", "shorthand"},
+      {"12.125b", "generic"},
+      {"99999b", ""},  // 5 digits read, then outside 0.05-5000b
+      {"123456b", ""},
+      {"1.2345b", ""},
+      {"12345x7b", ""},
+      {"x7b", ""},
+      {"7x3b", ""},  // no catalog MoE of that size
+      {"b", ""},
+      {"70bb", ""},
+      {"70", ""},
+      {"7.b", ""},
+      {".5b", ""},
+      {"70b ", ""},
   };
   for (const auto& c : cases) {
     INFO(c.text);

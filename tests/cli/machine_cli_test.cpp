@@ -842,7 +842,7 @@ TEST_CASE("a shared service is planned on a workstation or server", "[cli][machi
   const auto bad = run("llama-3.1-8b --engine vllm --gpu rtx-4090 --users 50 --class server");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
-  CHECK(has(bad.err, "--class server: no catalog platform of that class takes rtx-4090"));
+  CHECK(has(bad.err, "--class: no catalog platform of class server takes rtx-4090"));
 }
 
 // #21: --price takes a platform id as well as a GPU's: the machine's BOM line and the plan's cost

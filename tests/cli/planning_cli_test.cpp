@@ -150,7 +150,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
       "headroom, gpu, gpus, gpu_price_usd, budget, "
       "target_tokens_per_s, isl, osl, rate, gpu_memory_utilization, ttft_ms, tpot_ms, platform, "
-      "storage, mode, "
+      "storage, class, min_tps, mode, "
       "seq, optimizer, lora_rank, checkpointing",
       kSource);
   // Nothing is printed for the good files either: the whole run is refused.
@@ -161,7 +161,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
       "headroom, gpu, gpus, gpu_price_usd, budget, "
       "target_tokens_per_s, isl, osl, rate, gpu_memory_utilization, ttft_ms, tpot_ms, platform, "
-      "storage, mode, "
+      "storage, class, min_tps, mode, "
       "seq, optimizer, lora_rank, checkpointing",
       kSource);
 }
@@ -1247,4 +1247,31 @@ TEST_CASE("The table keeps within 120 columns, or the width asked, without losin
   const auto bad = llmsize::cli_test::run("70b --width 20");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
+}
+
+TEST_CASE("Plan files take the machine class and the usable speed as the flags do",
+          "[planning][check]") {
+  // "class" is --class, "min_tps" --min-tps (#20: one request builder): a consumer card in a
+  // server-class plan is refused at the field's pointer, as the flag refuses it.
+  char dir[] = "/tmp/llmsize_class_XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  const std::string path = std::string(dir) + "/plans.json";
+  std::ofstream(path) << R"({"plans": [{"name": "a", "model": "llama-3.1-8b", "gpu": "rtx-4090",
+      "class": "server"}]})";
+  const auto bad = llmsize::cli_test::run("check " + path);
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("/plans/0/class: no catalog platform of class server takes rtx-4090") !=
+        std::string::npos);
+  std::ofstream(path) << R"({"plans": [{"name": "b", "model": "llama-3.1-8b", "gpu": "l40s",
+      "engine": "vllm", "users": 20, "class": "server", "min_tps": 5}]})";
+  const auto ok = llmsize::cli_test::run("check " + path + " -f json");
+  CHECK(ok.code == 0);
+  std::ofstream(path) << R"({"plans": [{"name": "c", "model": "llama-3.1-8b", "gpu": "l40s",
+      "min_tps": -1}]})";
+  const auto neg = llmsize::cli_test::run("check " + path);
+  CHECK(neg.code == 2);
+  CHECK(neg.err.find("/plans/0/min_tps") != std::string::npos);
+  std::remove(path.c_str());
+  ::rmdir(dir);
 }

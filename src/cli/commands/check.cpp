@@ -117,6 +117,12 @@ const Field kPlanFields[] = {
     {"platform", Kind::string, "--platform",
      [](Options& o, const json& v) { o.platform = str(v); }},
     {"storage", Kind::string, "--storage", [](Options& o, const json& v) { o.storage = str(v); }},
+    {"class", Kind::string, "--class", [](Options& o, const json& v) { o.machine_class = str(v); }},
+    {"min_tps", Kind::number, "--min-tps",
+     [](Options& o, const json& v) {
+       const double x = v.get<double>();
+       o.min_tps = real_in_range("--min-tps", x, fmt::format("{:.6g}", x), 0, 100000);
+     }},
     {"mode", Kind::string, "--mode", [](Options& o, const json& v) { o.mode = str(v); }},
     {"seq", Kind::integer, "--seq", [](Options& o, const json& v) { o.seq = u32(v); }},
     {"optimizer", Kind::string, "--optimizer",

@@ -67,7 +67,7 @@ struct Options {
   // output
   std::string format = "table";
   bool explain = false;
-  uint32_t width = 120;  // --width: the table's columns; 0 = lines not wrapped
+  uint32_t width = 120;              // --width: the table's columns; 0 = lines not wrapped
   std::string command = "estimate";  // estimate | models | gpus | quants
   PlanningOptions planning;          // check, fit, sweep, --plot, completions, man
   // serving at scale (#10); 0 / empty: not given

@@ -340,7 +340,7 @@ void apply_class_policy(const Options& o, const Catalog& cat, PlanRequest& q) {
   if (q.gpu && !q.gpu->unified_memory && !takes(from, *q.gpu)) {
     if (!q.least_class_by_policy)
       throw InputError(
-          "--class " + o.machine_class + ": no catalog platform of that class takes " + q.gpu->id +
+          "--class: no catalog platform of class " + o.machine_class + " takes " + q.gpu->id +
           (q.gpu->gpu_class == "consumer" ? " (a consumer card goes in no rack server)" : "") +
           "; use a lower class or another GPU");
     q.least_class = PlatformClass::desktop;

@@ -176,7 +176,10 @@ std::string spec_text(const BomLine& l) {
       {"breaker_a", "{} A breakers"},
   };
   std::string s;
-  for (const auto& [k, v] : l.spec) {
+  for (const auto& kv : l.spec) {
+    // Named, not a structured binding: clang 14 cannot capture bindings in a lambda.
+    const std::string& k = kv.first;
+    const std::string& v = kv.second;
     std::string w;
     if (k == "form_factor" || k == "gpu_mount") {
       w = mount_words(v) + (k == "gpu_mount" ? " mount" : "");
