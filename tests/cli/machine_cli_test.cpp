@@ -608,7 +608,9 @@ TEST_CASE("a desktop plan names the towers that turned the cards down, and why",
   CHECK(has(t.out, "Machine   AMD AM5 desktop"));
   // The GPU table's platform line counts the machines bought and what each holds (it said 1
   // platform needing 76 lanes: the four GPUs' lanes in one box that is never bought).
-  CHECK(has(t.out, "(desktop)            2  2 GPUs per machine at x8, 6 of its 6 GPU slot widths"));
+  CHECK(has(t.out,
+            "(desktop)                                2  2 GPUs per machine at x8, 6 of its "
+            "6 GPU slot widths"));
   CHECK(has(t.out,
             "  not lenovo-thinkstation-px         the card is too wide for its slots (a "
             "3-slot card)"));

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "llmsize/layers.hpp"
@@ -648,8 +649,37 @@ std::string table_options(const Report& r) {
   return o;
 }
 
-// The verdict on the GPUs and the bill of materials.
-std::string table_bill(const Report& r) {
+// Columns a text takes on a terminal: its UTF-8 code points.
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+// `text` as the lines of a table cell `width` columns wide, broken after ", " or at a space (a
+// word longer than the cell keeps its line).
+std::vector<std::string> column_lines(const std::string& text, size_t width) {
+  std::vector<std::string> out;
+  std::string_view rest = text;
+  while (display_width(rest) > width) {
+    size_t cut = std::string_view::npos;
+    // The last ", " or space whose text before it fits the cell.
+    for (size_t i = rest.size(); i-- > 0;)
+      if (rest[i] == ' ' && display_width(rest.substr(0, i)) <= width) {
+        cut = i;
+        break;
+      }
+    if (cut == std::string_view::npos || cut == 0) break;
+    out.emplace_back(rest.substr(0, cut));
+    rest.remove_prefix(cut + 1);
+  }
+  out.emplace_back(rest);
+  return out;
+}
+
+// The verdict on the GPUs and the bill of materials; its table's cells wrap within `width`
+// columns (0: one line a row).
+std::string table_bill(const Report& r, size_t width) {
   std::string o;
   if (r.gpu) {
     o += fmt::format("\nGPU       {}{}\n", gpu_verdict(*r.gpu, r.fit),
@@ -680,12 +710,25 @@ std::string table_bill(const Report& r) {
                                           l.component != "Platform";
                                  }),
                   lines.end());
+    // The spec column leaves the why 40 of the width; a longer spec wraps inside its column.
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
-    for (const auto& l : lines) w1 = std::max(w1, std::min<size_t>(l.spec.size(), 70));
+    const size_t fixed = (2 + w0 + 2) + (2 + 3 + 2);
+    const size_t most = width >= fixed + 40 + 20 ? width - fixed - 40 : width ? 20 : SIZE_MAX;
+    for (const auto& l : lines) w1 = std::max(w1, std::min(display_width(l.spec), most));
     o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", "component", w0, "spec", w1, "qty", "why");
-    for (const auto& l : lines)
-      o += fmt::format("  {:<{}}  {:<{}}  {:>3}  {}\n", l.component, w0, l.spec, w1, l.qty, l.why);
+    const size_t w3 = width > fixed + w1 + 20 ? width - fixed - w1 : width ? 20 : SIZE_MAX;
+    for (const auto& l : lines) {
+      const std::vector<std::string> spec = column_lines(l.spec, w1), why = column_lines(l.why, w3);
+      for (size_t i = 0; i < std::max(spec.size(), why.size()); ++i) {
+        const std::string a = i < spec.size() ? spec[i] : "";
+        std::string line = fmt::format("  {:<{}}  {}{}  {:>3}  {}", i ? "" : l.component, w0, a,
+                                       std::string(w1 - std::min(w1, display_width(a)), ' '),
+                                       i ? "" : l.qty, i < why.size() ? why[i] : "");
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        o += line + "\n";
+      }
+    }
     o += render_system_table(r);
   }
   return o;
@@ -931,7 +974,7 @@ std::string wrap_lines(const std::string& text, size_t width) {
 }
 
 std::string render_table(const Report& r, size_t width) {
-  std::string o = table_head(r) + table_options(r) + table_bill(r) + table_speed(r) +
+  std::string o = table_head(r) + table_options(r) + table_bill(r, width) + table_speed(r) +
                   table_power_cost(r) + table_train_notes(r);
   if (r.explain) o += render_explain(r);
   // Within 120 columns by default, the width a terminal and a pasted e-mail keep (#21).
