@@ -755,6 +755,13 @@ TEST_CASE("The table opens with the answer, in the figures the sections and the 
   CHECK(answer.find(speed) != std::string::npos);
   CHECK(answer.find("at the wall at most") != std::string::npos);
   CHECK(answer.find("fits with") != std::string::npos);
+  // Markdown and HTML open with the same lines.
+  const std::string md = run(args + " -f markdown").out, html = run(args + " -f html").out;
+  CHECK(md.find("**Answer**\n\n- " + std::to_string(j["gpu"]["count"].get<int>()) +
+                " × NVIDIA L40S in ") != std::string::npos);
+  CHECK(md.find("- " + std::string(speed)) != std::string::npos);
+  CHECK(html.find("<h2>Answer</h2>") != std::string::npos);
+  CHECK(html.find("<li>" + std::string(speed) + "</li>") != std::string::npos);
   // A fine-tuning plan's answer is its memory: no Answer block.
   CHECK(run("llama-3.1-8b --mode lora --gpu h100-sxm").out.find("\nAnswer") == std::string::npos);
 }

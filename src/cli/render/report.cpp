@@ -515,11 +515,10 @@ std::string table_training_memory(const Report& r) {
   return o;
 }
 
-// The answer in a few lines, before the parts it is made of (#21): the GPUs and the machines
-// bought, the speed the users get, what it costs and draws, and the fit. Every figure is one the
-// sections below show; empty for a fine-tuning plan (its memory is the answer) or no GPU.
-std::string table_answer(const Report& r) {
-  if (r.train || !r.gpu || r.gpu->count_needed == 0) return "";
+}  // namespace
+
+std::vector<std::string> answer_lines(const Report& r) {
+  if (r.train || !r.gpu || r.gpu->count_needed == 0) return {};
   std::vector<std::string> lines;
   const GpuPlan& g = *r.gpu;
   const uint32_t used = r.serving ? r.serving->deployment.gpus() : g.count_needed;
@@ -566,6 +565,15 @@ std::string table_answer(const Report& r) {
     money += fmt::format(" · {} at the wall at most", watts_words(pw->wall_w));
   lines.push_back(money);
   if (r.fit) lines.push_back(fit_words(r));
+  return lines;
+}
+
+namespace {
+
+// The answer in a few lines, before the parts it is made of (answer_lines).
+std::string table_answer(const Report& r) {
+  const std::vector<std::string> lines = answer_lines(r);
+  if (lines.empty()) return "";
   std::string o;
   for (size_t i = 0; i < lines.size(); ++i)
     o += fmt::format("{:<10}{}\n", i == 0 ? "Answer" : "", lines[i]);
@@ -1000,6 +1008,11 @@ std::string render_markdown(const Report& r) {
   o += fmt::format("## {}\n\n", model_line(r));
   if (!r.model.assumption.empty()) o += fmt::format("*Assumed:* {}\n\n", r.model.assumption);
   o += fmt::format("*Settings:* {}\n\n", settings_line(r));
+  if (const auto answer = answer_lines(r); !answer.empty()) {
+    o += "**Answer**\n\n";
+    for (const auto& a : answer) o += "- " + a + "\n";
+    o += "\n";
+  }
   const auto lines = bom_lines(r);
   if (!lines.empty()) {
     o += class_rules_stand_in(r)

@@ -23,6 +23,10 @@ std::vector<Block> speed_blocks(const Report& r);
 // The reported cost (the machine's BOM, else the class rules), per token over the aggregate
 // speed_blocks() prints; empty when the plan has no cost.
 std::optional<Block> cost_block(const Report& r);
+// The answer in a few lines, first in the table, Markdown and HTML (#21): the GPUs and machines
+// bought, the speed the users get, what it costs and draws, and the fit; every figure one the
+// sections show. Empty for a fine-tuning plan (its memory is the answer) or without a GPU.
+std::vector<std::string> answer_lines(const Report& r);
 // speed_blocks() then cost_block(): what Markdown and HTML print of the answer.
 std::vector<Block> answer_blocks(const Report& r);
 // "\nTitle\n" and a line "  label           value" per row (the table's layout).

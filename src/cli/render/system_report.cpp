@@ -574,6 +574,11 @@ std::string render_html(const Report& r) {
       "background:#e8eef6}\n.fits{color:#1a7f1a}.tight{color:#b36b00}.no{color:#c00}\n.src{font-"
       "size:11px;color:#555;word-break:break-word}\n</style>\n</head>\n<body>\n";
   o += "<h1>" + html_escape(title) + "</h1>\n";
+  if (const auto answer = answer_lines(r); !answer.empty()) {
+    o += "<h2>Answer</h2>\n<ul>\n";
+    for (const auto& a : answer) o += "<li>" + html_escape(a) + "</li>\n";
+    o += "</ul>\n";
+  }
   if (r.fit)
     o += fmt::format("<p class=\"{}\"><b>Fit:</b> {}</p>\n", to_string(r.fit->fit),
                      html_escape(fit_words(r)));
