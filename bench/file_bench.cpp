@@ -81,30 +81,12 @@ struct Case {
 
 // n_layer Llama blocks of n_embd 8192, n_ff 28672, 8 KV heads of 128, in Q8_0; 128,256 tokens.
 Case make_gguf(const TempDir& d, uint32_t n_layer, uint32_t n_vocab) {
-  GgufWriter w;
-  w.str("general.architecture", "llama")
-      .str("general.name", "bench-llama")
-      .u32("general.file_type", 7);
-  w.u32("llama.block_count", n_layer)
-      .u32("llama.context_length", 131072)
-      .u32("llama.embedding_length", 8192);
-  w.u32("llama.feed_forward_length", 28672)
-      .u32("llama.attention.head_count", 64)
-      .u32("llama.attention.head_count_kv", 8);
-  w.u32("llama.rope.dimension_count", 128).vocab(n_vocab);
-  w.tensor("token_embd.weight", kQ8_0, {8192, n_vocab}).tensor("output_norm.weight", kF32, {8192});
-  w.tensor("output.weight", kQ8_0, {8192, n_vocab});
-  for (uint32_t i = 0; i < n_layer; ++i) {
-    const std::string p = "blk." + std::to_string(i) + ".";
-    w.tensor(p + "attn_norm.weight", kF32, {8192}).tensor(p + "ffn_norm.weight", kF32, {8192});
-    w.tensor(p + "attn_q.weight", kQ8_0, {8192, 8192})
-        .tensor(p + "attn_k.weight", kQ8_0, {8192, 1024});
-    w.tensor(p + "attn_v.weight", kQ8_0, {8192, 1024})
-        .tensor(p + "attn_output.weight", kQ8_0, {8192, 8192});
-    w.tensor(p + "ffn_gate.weight", kQ8_0, {8192, 28672})
-        .tensor(p + "ffn_up.weight", kQ8_0, {8192, 28672});
-    w.tensor(p + "ffn_down.weight", kQ8_0, {28672, 8192});
-  }
+  LlamaShape s;
+  s.name = "bench-llama";
+  s.file_type = 7;
+  s.n_layer = n_layer, s.n_ctx = 131072, s.n_embd = 8192, s.n_ff = 28672, s.n_head = 64;
+  s.n_head_kv = 8, s.n_vocab = n_vocab;
+  const GgufWriter w = llama_gguf(s, [](const std::string&, int) { return kQ8_0; });
   Case c{"GGUF", d / "bench-llama-q8_0.gguf", w.data_bytes(), w.n_elements(),
          3 + 9 * size_t{n_layer}};
   w.write(c.path);

@@ -106,31 +106,15 @@ double cpu_time(const std::vector<std::string>& args, const TempDir& d, int runs
 // A GGUF of Llama-3.1-8B's shapes in llama.cpp's Q4_K_M mix (Q6_K for output, and for attn_v and
 // ffn_down of half the layers; the rest Q4_K), with its 128,256-token vocabulary.
 std::string write_8b_gguf(const TempDir& d) {
-  GgufWriter w;
-  w.str("general.architecture", "llama")
-      .str("general.name", "bench-llama-3.1-8b")
-      .u32("general.file_type", 15);
-  w.u32("llama.block_count", 32)
-      .u32("llama.context_length", 131072)
-      .u32("llama.embedding_length", 4096);
-  w.u32("llama.feed_forward_length", 14336)
-      .u32("llama.attention.head_count", 32)
-      .u32("llama.attention.head_count_kv", 8);
-  w.u32("llama.rope.dimension_count", 128).vocab(128256);
-  w.tensor("token_embd.weight", kQ4_K, {4096, 128256}).tensor("output_norm.weight", kF32, {4096});
-  w.tensor("output.weight", kQ6_K, {4096, 128256});
-  for (uint32_t i = 0; i < 32; ++i) {
-    const std::string p = "blk." + std::to_string(i) + ".";
-    const GgmlBlock more = i % 2 == 0 ? kQ6_K : kQ4_K;
-    w.tensor(p + "attn_norm.weight", kF32, {4096}).tensor(p + "ffn_norm.weight", kF32, {4096});
-    w.tensor(p + "attn_q.weight", kQ4_K, {4096, 4096})
-        .tensor(p + "attn_k.weight", kQ4_K, {4096, 1024});
-    w.tensor(p + "attn_v.weight", more, {4096, 1024})
-        .tensor(p + "attn_output.weight", kQ4_K, {4096, 4096});
-    w.tensor(p + "ffn_gate.weight", kQ4_K, {4096, 14336})
-        .tensor(p + "ffn_up.weight", kQ4_K, {4096, 14336});
-    w.tensor(p + "ffn_down.weight", more, {14336, 4096});
-  }
+  LlamaShape s;
+  s.name = "bench-llama-3.1-8b";
+  s.n_layer = 32, s.n_ctx = 131072, s.n_embd = 4096, s.n_ff = 14336, s.n_head = 32;
+  s.n_head_kv = 8, s.n_vocab = 128256;
+  const GgufWriter w = llama_gguf(s, [](const std::string& t, int layer) {
+    if (t == "output") return kQ6_K;
+    if (t == "attn_v" || t == "ffn_down") return layer % 2 == 0 ? kQ6_K : kQ4_K;
+    return kQ4_K;
+  });
   const std::string path = d / "bench-llama-3.1-8b-q4_k_m.gguf";
   w.write(path);
   return path;

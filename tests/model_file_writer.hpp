@@ -186,37 +186,61 @@ class GgufWriter {
   uint64_t data_bytes_ = 0;
 };
 
-// A llama-architecture GGUF of `n_layer` blocks with the metadata llama.cpp reads and the tensors
-// of a Llama block: n_embd 256, n_ff 512, 8 heads of 32, 2 KV heads, vocab 1024. Attention in
-// `body`, ffn_down in `down`, norms F32, token_embd Q4_K... as a test asks.
-inline GgufWriter tiny_llama(uint32_t n_layer, GgmlBlock body, GgmlBlock down, bool tied = false) {
+// The shape of a llama-architecture GGUF (llama_gguf): its metadata and tensor sizes.
+struct LlamaShape {
+  std::string name;
+  uint32_t file_type = 15;
+  uint32_t n_layer = 1, n_ctx = 8192, n_embd = 256, n_ff = 512, n_head = 8, n_head_kv = 2;
+  uint32_t n_vocab = 1024;
+  bool tied = false;  // no output.weight: the head is token_embd
+};
+
+// A llama-architecture GGUF with the metadata llama.cpp reads, a vocabulary of n_vocab tokens
+// and the tensors of a Llama block, norms F32; `type_of(name, layer)` picks each 2-D tensor's
+// type (layer -1 for token_embd and output).
+template <class TypeOf>
+GgufWriter llama_gguf(const LlamaShape& s, TypeOf type_of) {
+  const uint64_t e = s.n_embd, kv = uint64_t{s.n_head_kv} * (s.n_embd / s.n_head), ff = s.n_ff;
   GgufWriter w;
   w.str("general.architecture", "llama")
-      .str("general.name", "tiny-llama")
-      .u32("general.file_type", 15);
-  w.u32("llama.block_count", n_layer)
-      .u32("llama.context_length", 8192)
-      .u32("llama.embedding_length", 256);
-  w.u32("llama.feed_forward_length", 512)
-      .u32("llama.attention.head_count", 8)
-      .u32("llama.attention.head_count_kv", 2);
-  w.u32("llama.rope.dimension_count", 32).vocab(1024);
-  w.tensor("token_embd.weight", kQ4_K, {256, 1024});
-  w.tensor("output_norm.weight", kF32, {256});
-  if (!tied) w.tensor("output.weight", kQ6_K, {256, 1024});
-  for (uint32_t i = 0; i < n_layer; ++i) {
+      .str("general.name", s.name)
+      .u32("general.file_type", s.file_type);
+  w.u32("llama.block_count", s.n_layer)
+      .u32("llama.context_length", s.n_ctx)
+      .u32("llama.embedding_length", s.n_embd);
+  w.u32("llama.feed_forward_length", s.n_ff)
+      .u32("llama.attention.head_count", s.n_head)
+      .u32("llama.attention.head_count_kv", s.n_head_kv);
+  w.u32("llama.rope.dimension_count", s.n_embd / s.n_head).vocab(s.n_vocab);
+  w.tensor("token_embd.weight", type_of("token_embd", -1), {e, s.n_vocab});
+  w.tensor("output_norm.weight", kF32, {e});
+  if (!s.tied) w.tensor("output.weight", type_of("output", -1), {e, s.n_vocab});
+  for (uint32_t i = 0; i < s.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
-    w.tensor(p + "attn_norm.weight", kF32, {256});
-    w.tensor(p + "attn_q.weight", body, {256, 256});
-    w.tensor(p + "attn_k.weight", body, {256, 64});
-    w.tensor(p + "attn_v.weight", body, {256, 64});
-    w.tensor(p + "attn_output.weight", body, {256, 256});
-    w.tensor(p + "ffn_norm.weight", kF32, {256});
-    w.tensor(p + "ffn_gate.weight", body, {256, 512});
-    w.tensor(p + "ffn_up.weight", body, {256, 512});
-    w.tensor(p + "ffn_down.weight", down, {512, 256});
+    const int l = static_cast<int>(i);
+    w.tensor(p + "attn_norm.weight", kF32, {e});
+    w.tensor(p + "attn_q.weight", type_of("attn_q", l), {e, e});
+    w.tensor(p + "attn_k.weight", type_of("attn_k", l), {e, kv});
+    w.tensor(p + "attn_v.weight", type_of("attn_v", l), {e, kv});
+    w.tensor(p + "attn_output.weight", type_of("attn_output", l), {e, e});
+    w.tensor(p + "ffn_norm.weight", kF32, {e});
+    w.tensor(p + "ffn_gate.weight", type_of("ffn_gate", l), {e, ff});
+    w.tensor(p + "ffn_up.weight", type_of("ffn_up", l), {e, ff});
+    w.tensor(p + "ffn_down.weight", type_of("ffn_down", l), {ff, e});
   }
   return w;
+}
+
+// A llama-architecture GGUF of `n_layer` blocks: n_embd 256, n_ff 512, 8 heads of 32, 2 KV heads,
+// vocab 1024. Attention and gate/up in `body`, ffn_down in `down`, token_embd Q4_K, output Q6_K.
+inline GgufWriter tiny_llama(uint32_t n_layer, GgmlBlock body, GgmlBlock down, bool tied = false) {
+  LlamaShape s;
+  s.name = "tiny-llama";
+  s.n_layer = n_layer;
+  s.tied = tied;
+  return llama_gguf(s, [&](const std::string& t, int) {
+    return t == "token_embd" ? kQ4_K : t == "output" ? kQ6_K : t == "ffn_down" ? down : body;
+  });
 }
 
 // A safetensors file: tensors back to back in the order added.
