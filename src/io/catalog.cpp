@@ -260,22 +260,31 @@ long lookup(const CatalogTable<CatalogName>& t, const std::string& name) {
 
 }  // namespace
 
-const CatalogModel& Catalog::model_at(size_t i) const {
-  if (models_unbuilt_ && !model_built_[i]) {
-    models_[i] = compiled_->build_model(i);
-    model_built_[i] = true;
-    if (--models_unbuilt_ == 0) model_built_.clear();
+namespace {
+
+// Entry i of a lazily built list: built by `build` the first time it is read; `built` (one flag
+// an entry) is emptied once `unbuilt` reaches 0, so a built list costs one test a read.
+template <class T, class Build>
+const T& built_at(std::vector<T>& items, std::vector<bool>& built, size_t& unbuilt, size_t i,
+                  Build build) {
+  if (unbuilt && !built[i]) {
+    items[i] = build(i);
+    built[i] = true;
+    if (--unbuilt == 0) built.clear();
   }
-  return models_[i];
+  return items[i];
+}
+
+}  // namespace
+
+const CatalogModel& Catalog::model_at(size_t i) const {
+  return built_at(models_, model_built_, models_unbuilt_, i,
+                  [this](size_t k) { return compiled_->build_model(k); });
 }
 
 const CatalogGpu& Catalog::gpu_at(size_t i) const {
-  if (gpus_unbuilt_ && !gpu_built_[i]) {
-    gpus_[i] = compiled_->build_gpu(i);
-    gpu_built_[i] = true;
-    if (--gpus_unbuilt_ == 0) gpu_built_.clear();
-  }
-  return gpus_[i];
+  return built_at(gpus_, gpu_built_, gpus_unbuilt_, i,
+                  [this](size_t k) { return compiled_->build_gpu(k); });
 }
 
 const std::vector<CatalogModel>& Catalog::models() const {

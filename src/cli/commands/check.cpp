@@ -60,6 +60,13 @@ std::string str(const json& v) {
   return v.get<std::string>();
 }
 
+// A number field whose option has no "not given" value to leave to the request builder (a
+// negative headroom or a 0 share reads as the engine's): its range is checked here.
+double ranged(const char* flag, const json& v, double lo, double hi) {
+  const double x = v.get<double>();
+  return real_in_range(flag, x, fmt::format("{:.6g}", x), lo, hi);
+}
+
 // The plan format; docs/plan.schema.json describes the same fields (a test keeps them in step).
 const Field kTopFields[] = {{"$schema", Kind::string}, {"plans", Kind::object}};
 const Field kPlanFields[] = {
@@ -89,11 +96,7 @@ const Field kPlanFields[] = {
        o.engine_given = true;
      }},
     {"headroom", Kind::number, "--headroom",
-     [](Options& o, const json& v) {
-       // The option reads a negative headroom as "the engine's": the range is checked here.
-       const double x = v.get<double>();
-       o.headroom = real_in_range("--headroom", x, fmt::format("{:.6g}", x), 0, 1);
-     }},
+     [](Options& o, const json& v) { o.headroom = ranged("--headroom", v, 0, 1); }},
     {"gpu", Kind::string, "--gpu", [](Options& o, const json& v) { o.gpu = str(v); }},
     {"gpus", Kind::integer, "--gpus", [](Options& o, const json& v) { o.gpus = u32(v); }, true},
     {"gpu_price_usd", Kind::number},
@@ -105,10 +108,7 @@ const Field kPlanFields[] = {
      true},
     {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",
      [](Options& o, const json& v) {
-       // The option reads 0 as "the engine's": the range is checked here.
-       const double x = v.get<double>();
-       o.memory_fraction =
-           real_in_range("--gpu-memory-utilization", x, fmt::format("{:.6g}", x), 0.05, 0.99);
+       o.memory_fraction = ranged("--gpu-memory-utilization", v, 0.05, 0.99);
      }},
     {"ttft_ms", Kind::number, "--ttft-ms",
      [](Options& o, const json& v) { o.ttft_ms = v.get<double>(); }, true},
@@ -119,10 +119,7 @@ const Field kPlanFields[] = {
     {"storage", Kind::string, "--storage", [](Options& o, const json& v) { o.storage = str(v); }},
     {"class", Kind::string, "--class", [](Options& o, const json& v) { o.machine_class = str(v); }},
     {"min_tps", Kind::number, "--min-tps",
-     [](Options& o, const json& v) {
-       const double x = v.get<double>();
-       o.min_tps = real_in_range("--min-tps", x, fmt::format("{:.6g}", x), 0, 100000);
-     }},
+     [](Options& o, const json& v) { o.min_tps = ranged("--min-tps", v, 0, 100000); }},
     {"mode", Kind::string, "--mode", [](Options& o, const json& v) { o.mode = str(v); }},
     {"seq", Kind::integer, "--seq", [](Options& o, const json& v) { o.seq = u32(v); }},
     {"optimizer", Kind::string, "--optimizer",

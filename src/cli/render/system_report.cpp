@@ -144,6 +144,13 @@ std::string host_reason_words(const std::string& code) {
   return code;
 }
 
+// A spec value with its whole number grouped as the table prints numbers ("1,400"); other text
+// as it is.
+std::string grouped(const std::string& v) {
+  const bool whole = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+  return whole ? group_whole(std::stod(v)) : v;
+}
+
 // A BOM line's spec as a buyer reads it ("NVIDIA B300 ..., 268 GiB, 1400 W, SXM"); the JSON's
 // bom[].spec keeps the keys and codes.
 std::string spec_text(const BomLine& l) {
@@ -191,10 +198,9 @@ std::string spec_text(const BomLine& l) {
       w = v == "none" ? "no RAID" : "RAID " + v;
     } else if (k == "watts" || k == "count" || k == "redundancy") {
       const char* what = k == "watts" ? "W each" : k == "count" ? "PSUs" : "redundancy";
-      const bool whole = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
       w = v == "not published" ? std::string(k == "watts" ? "rating" : k) + " not published"
           : v == "none"        ? "no redundancy"
-                               : (whole ? group_whole(std::stod(v)) : v) + " " + what;
+                               : grouped(v) + " " + what;
     } else if (k == "to") {
       w = "to " + v;
     } else if (k == "rack_units" && s.find(v + "U") != std::string::npos) {
@@ -202,10 +208,7 @@ std::string spec_text(const BomLine& l) {
     } else {
       const auto it = std::find_if(std::begin(kWords), std::end(kWords),
                                    [&](const auto& e) { return k == e.first; });
-      // Whole numbers grouped as the table prints them ("1,400 W").
-      const bool whole = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
-      const std::string value = whole ? group_whole(std::stod(v)) : v;
-      w = it == std::end(kWords) ? k + " " + v : fmt::format(fmt::runtime(it->second), value);
+      w = it == std::end(kWords) ? k + " " + v : fmt::format(fmt::runtime(it->second), grouped(v));
     }
     s += (s.empty() ? "" : ", ") + w;
   }
