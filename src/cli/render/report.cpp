@@ -517,6 +517,35 @@ std::string table_training_memory(const Report& r) {
 
 }  // namespace
 
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+std::vector<std::string> column_lines(std::string_view text, size_t width, char after) {
+  std::vector<std::string> out;
+  std::string_view rest = text;
+  while (display_width(rest) > width) {
+    const auto breakable = [&](size_t i) {
+      return rest[i] == ' ' && i > 0 && (!after || rest[i - 1] == after);
+    };
+    size_t cut = std::string_view::npos;
+    for (size_t i = rest.size(); i-- > 0;)  // the last break whose text before it fits
+      if (breakable(i) && display_width(rest.substr(0, i)) <= width) {
+        cut = i;
+        break;
+      }
+    for (size_t i = 0; cut == std::string_view::npos && i < rest.size(); ++i)
+      if (breakable(i)) cut = i;  // none fits: the first, so a long item keeps its own line
+    if (cut == std::string_view::npos) break;
+    out.emplace_back(rest.substr(0, cut));
+    rest.remove_prefix(cut + 1);
+  }
+  out.emplace_back(rest);
+  return out;
+}
+
 std::vector<std::string> answer_lines(const Report& r) {
   if (r.train || !r.gpu || r.gpu->count_needed == 0) return {};
   std::vector<std::string> lines;
@@ -655,34 +684,6 @@ std::string table_options(const Report& r) {
                        gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
   }
   return o;
-}
-
-// Columns a text takes on a terminal: its UTF-8 code points.
-size_t display_width(std::string_view s) {
-  size_t n = 0;
-  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-  return n;
-}
-
-// `text` as the lines of a table cell `width` columns wide, broken after ", " or at a space (a
-// word longer than the cell keeps its line).
-std::vector<std::string> column_lines(const std::string& text, size_t width) {
-  std::vector<std::string> out;
-  std::string_view rest = text;
-  while (display_width(rest) > width) {
-    size_t cut = std::string_view::npos;
-    // The last ", " or space whose text before it fits the cell.
-    for (size_t i = rest.size(); i-- > 0;)
-      if (rest[i] == ' ' && display_width(rest.substr(0, i)) <= width) {
-        cut = i;
-        break;
-      }
-    if (cut == std::string_view::npos || cut == 0) break;
-    out.emplace_back(rest.substr(0, cut));
-    rest.remove_prefix(cut + 1);
-  }
-  out.emplace_back(rest);
-  return out;
 }
 
 // The verdict on the GPUs and the bill of materials; its table's cells wrap within `width`
@@ -934,9 +935,7 @@ std::string wrap_line(std::string_view line, size_t width) {
   const size_t indent = hanging_indent(line, width);
   // The indentation in columns: the bytes before the text column less UTF-8 continuation bytes
   // ("×", "·" take two bytes and one column).
-  size_t pad = 0;
-  for (size_t i = 0; i < indent && i < line.size(); ++i)
-    pad += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+  const size_t pad = display_width(line.substr(0, indent));
   std::string out, cur(line);
   size_t text_at = indent;  // where the current line's text starts: no cut before it
   // Separators a line reads best broken after, if one falls in the line's second half.

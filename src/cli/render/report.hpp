@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <string_view>
 #include <vector>
 
 #include "cli/render/report_data.hpp"
@@ -32,6 +33,11 @@ std::vector<Block> answer_blocks(const Report& r);
 // "\nTitle\n" and a line "  label           value" per row (the table's layout).
 std::string table_block(const Block& b);
 
+// Columns a text takes on a terminal: its UTF-8 code points.
+size_t display_width(std::string_view s);
+// `text` as lines of at most `width` columns, broken at spaces (only those after `after`, such as
+// ',', when given); a piece longer than the width keeps a line of its own.
+std::vector<std::string> column_lines(std::string_view text, size_t width, char after = 0);
 // The table, its lines wrapped at `width` columns (0: not wrapped).
 std::string render_table(const Report& r, size_t width = 120);
 // The "How each figure is computed" section of the table (--explain); src/cli/render/explain.cpp.

@@ -215,24 +215,13 @@ std::string spec_text(const BomLine& l) {
   return s;
 }
 
-// `text` broken after its ", " separators into lines of at most `width` characters (a longer item
+// `text` broken after its ", " separators into lines of at most `width` columns (a longer item
 // keeps its line), each line after the first indented by `indent` spaces.
 std::string wrap_at_commas(const std::string& text, size_t width, size_t indent) {
-  std::string out, line;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find(", ", at);
-    end = end == std::string::npos ? text.size() : end + 2;
-    const std::string item = text.substr(at, end - at);
-    if (!line.empty() && line.size() + item.size() > width + (end == text.size() ? 0 : 1)) {
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n" + std::string(indent, ' ');
-      line.clear();
-    }
-    line += item;
-    at = end;
-  }
-  return out + line;
+  const std::vector<std::string> lines = column_lines(text, width, ',');
+  std::string out = lines.front();
+  for (size_t i = 1; i < lines.size(); ++i) out += "\n" + std::string(indent, ' ') + lines[i];
+  return out;
 }
 
 // Why a BOM line is there, in words (bom[].why keeps the code).
