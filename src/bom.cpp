@@ -282,6 +282,20 @@ void add_network_power_lines(const BomInput& in, uint32_t nodes, bool words,
 
 }  // namespace
 
+double assumed_platform_usd(PlatformClass c) {
+  switch (c) {
+    case PlatformClass::desktop:
+      return 1500;
+    case PlatformClass::workstation:
+      return 6000;
+    case PlatformClass::server:
+      return 15000;
+    case PlatformClass::unified:
+      return 0;
+  }
+  return 0;
+}
+
 std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
   const bool words = detail == BomDetail::lines;
   std::vector<BomLine> v;
@@ -309,6 +323,21 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
       pl.price_source = "not in the catalog for " + std::to_string(unit_gib) +
                         " GB; its price is of the " + std::to_string(p.ram_shipped_gib) +
                         " GB configuration (" + p.price_source + ")";
+  }
+  // No published price (and no larger configuration's): the class's assumed price of what a
+  // platform line buys (board, CPUs, chassis, PSUs; desktop $1,500, workstation $6,000, server
+  // $15,000: rough 2025 street prices, docs/formulas.md), said to be one, so the options, the
+  // BOM and the cost read one figure rather than a floor without the machine. Only for machines
+  // the GPUs are bought apart for (PCIe cards): unified computers are sold whole, and a baseboard
+  // server's price carries its modules' baseboard (a DGX its GPUs), which no class price covers.
+  if (!(pl.unit_price_usd > 0) && !larger_config && p.gpu_mount == GpuMount::pcie) {
+    const double assumed = assumed_platform_usd(p.platform_class);
+    if (assumed > 0) {
+      pl.unit_price_usd = assumed;
+      if (words)
+        pl.price_source = "assumed " + std::string(to_string(p.platform_class)) +
+                          " price, 2025 (board, CPU, chassis and PSUs; not a quote)";
+    }
   }
   if (words) {
     pl.spec = {{"name", p.name},

@@ -1,25 +1,6 @@
 #include "llmsize/cost.hpp"
 
-#include "llmsize/host.hpp"
-#include "llmsize/units.hpp"
-
 namespace llmsize {
-
-double host_base_usd(int platform) {
-  // desktop (AM5 board + Ryzen 9 + case + PSU), workstation (TRX50/WRX90 + Threadripper PRO),
-  // server (4U 8-GPU chassis + EPYC + redundant PSUs).
-  static const double kBase[] = {1500, 6000, 15000};
-  return platform >= 0 && platform < 3 ? kBase[platform] : 0;
-}
-
-double host_cost_usd(const HostPlan& h) {
-  return host_base_usd(static_cast<int>(h.platform)) +
-         kRamUsdPerGib * static_cast<double>(h.ram.installed_bytes) / kGiB +
-         kNvmeUsdPerTb *
-             (static_cast<double>(h.storage.drive_bytes) * h.storage.data_drives +
-              static_cast<double>(h.storage.os_drive_bytes)) /
-             1e12;
-}
 
 CostPlan plan_cost(const CostInput& in) {
   CostPlan c;

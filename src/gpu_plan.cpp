@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "llmsize/cost.hpp"
-#include "llmsize/host.hpp"
-
 namespace llmsize {
 
 uint32_t max_gpus_per_node(const GpuSpec& g) {
@@ -88,8 +85,7 @@ void describe_split(GpuPlan& p) {
 }
 
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
-                                 const std::vector<GpuSpec>& gpus,
-                                 const std::vector<PlatformModel>* platforms,
+                                 const std::vector<GpuSpec>& gpus, const OptionPricer& price,
                                  const ServingProfile* engine, const EngineGpuCount* engine_count) {
   std::vector<GpuOption> out;
   for (const auto& g : gpus) {
@@ -113,34 +109,9 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.plan = plan_gpus(m, e, c, g, 0);
     }
     if (!o.plan.fits || o.plan.count > 64) continue;
-    const Platform pf = choose_platform(o.plan.count, g.slot_width, g.is_module(), false);
-    o.platform = g.unified_memory ? "unified" : platform_name(pf);
     o.machines = std::max<uint32_t>(1, o.plan.nodes);
     o.bought = o.plan.count;
-    const PlatformChoice ch = platforms && !g.unified_memory
-                                  ? choose_platform(*platforms, g, o.plan.count)
-                                  : PlatformChoice();
-    o.no_machine = platforms && !g.unified_memory && ch.index < 0;
-    if (ch.index >= 0) {
-      o.machines = ch.nodes;
-      o.bought = std::max(o.plan.count, ch.gpus_total());
-    } else if (g.is_module()) {
-      // No catalog machine: modules still come on a baseboard of 4 or 8.
-      o.bought = o.plan.count <= 4 ? 4 : (o.plan.count + 7) / 8 * 8;
-    }
-    // More units than every catalog computer built on this SoC is linked in by its maker.
-    if (platforms && g.unified_memory && o.plan.count > 1) {
-      bool linked = false, known = false;
-      for (const auto& p : *platforms)
-        if (std::find(p.gpu_ids.begin(), p.gpu_ids.end(), g.id) != p.gpu_ids.end()) {
-          if (p.units_linked_max == 0 || o.plan.count <= p.units_linked_max) linked = true;
-          known = true;
-        }
-      o.units_not_linked = known && !linked;
-    }
-    o.host_usd = g.unified_memory ? 0 : host_base_usd(static_cast<int>(pf)) * o.machines;
-    o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.bought : 0;
-    o.total_price_usd = o.gpus_usd > 0 ? o.gpus_usd + o.host_usd : 0;
+    price(o);
     out.push_back(o);
   }
   std::stable_sort(out.begin(), out.end(), [](const GpuOption& a, const GpuOption& b) {

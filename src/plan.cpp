@@ -18,8 +18,6 @@ class Memo {
   // plan_gpus() into `out`, whose storage is reused.
   virtual void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
                     uint32_t count, GpuPlan& out) = 0;
-  virtual const HostPlan& host(const HostInput& in) = 0;
-  virtual const PowerPlan& power(const PowerInput& in) = 0;
   virtual std::shared_ptr<const SystemPlan> system(const SystemRequest& in) = 0;
   // The GPUs of each memory class (kMemoryClassesGib) that hold `base`, the estimate of config c.
   virtual const std::vector<ClassFit>& classes(const Estimate& base, const RunConfig& c) = 0;
@@ -42,10 +40,6 @@ class NoMemo final : public Memo {
             uint32_t count, GpuPlan& out) override {
     out = plan_gpus(m, e, c, gpu, count);
   }
-  const HostPlan& host(const HostInput& in) override { return host_.emplace_back(plan_host(in)); }
-  const PowerPlan& power(const PowerInput& in) override {
-    return power_.emplace_back(plan_power(in));
-  }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {
     return std::make_shared<const SystemPlan>(plan_system(in));
   }
@@ -56,8 +50,6 @@ class NoMemo final : public Memo {
  private:
   std::deque<std::vector<ClassFit>> classes_;
   std::deque<Estimate> estimates_;
-  std::deque<HostPlan> host_;
-  std::deque<PowerPlan> power_;
 };
 
 void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0,
@@ -127,6 +119,12 @@ void rank_by_usable_speed(const PlanRequest& req, const ModelSpec& m, const Esti
 
 // The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
 // runs on; a serving engine counts each GPU by its own deployment search.
+// The machine request of `count` GPUs of `gpu` (unit: one serving replica's GPUs when they are
+// replicas; offload_ram_bytes: layers held in RAM; n_seq: the batch the power model decodes).
+SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const Estimate& e,
+                              const GpuSpec& gpu, uint32_t count, uint32_t unit,
+                              uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine);
+
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                           const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
@@ -183,7 +181,37 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       n.per_gpu_bytes = fsdp_per_gpu_bytes(*p.train, c.overhead_per_gpu_bytes, c.headroom, n.gpus);
     return n;
   };
-  p.options = rank_gpus(m, base, c, *req.candidates, req.platforms, &engine,
+  // Each option's machine and price as plan_machine() and plan_cost() would buy it (#20: the
+  // options list and the chosen plan read one hardware model).
+  const OptionPricer price = [&](GpuOption& o) {
+    const GpuSpec& g = o.plan.gpu;
+    const uint32_t bought_alone = o.plan.count;
+    o.gpus_usd = g.price_usd > 0 ? g.price_usd * bought_alone : 0;
+    o.no_machine = true;
+    if (!req.platforms) {
+      o.total_price_usd = o.gpus_usd;
+      o.price_complete = false;
+      return;
+    }
+    const uint32_t unit = o.replicas > 1 ? o.tp * o.pp : 0;
+    const MachinePrice s = price_machine(
+        machine_request(req, m, base, g, o.plan.count, unit, 0, c.kv.n_seq, c.engine));
+    const PlatformChoice& ch = s.choice;
+    o.units_not_linked = std::find(ch.reasons.begin(), ch.reasons.end(),
+                                   PlatformReason::units_not_linked) != ch.reasons.end();
+    if (!s.platform) return;
+    o.no_machine = false;
+    o.platform = to_string(s.platform->platform_class);
+    o.platform_id = s.platform->id;
+    o.machines = ch.nodes;
+    o.bought = std::max(o.plan.count, ch.gpus_total());
+    const BomCost& bc = s.cost;
+    o.gpus_usd = bc.gpus_usd;
+    o.host_usd = bc.rest_usd;
+    o.total_price_usd = bc.gpus_priced ? bc.total_usd() : 0;
+    o.price_complete = bc.complete;
+  };
+  p.options = rank_gpus(m, base, c, *req.candidates, price, &engine,
                         p.train                    ? &training_count
                         : serves(req, m) || target ? &count_of
                                                    : nullptr);
@@ -379,36 +407,29 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   p.max_concurrent_sequences = max_concurrent_sequences(e, c, g.gpu.usable_bytes(), g.count);
 }
 
-// The server around the GPUs, and the RAM bandwidth offloaded layers are read at.
-void plan_server(const PlanRequest& req, Memo& memo, Plan& p) {
+// The RAM bandwidth offloaded layers are read at: --ram-channels, else the planned machine's
+// channels (every socket's), else a desktop's two (no machine planned: the slowest a machine
+// offers); a unified-memory computer reads them from its own memory.
+constexpr uint32_t kChannelsWithoutMachine = 2;
+
+void plan_ram(const PlanRequest& req, Plan& p) {
   const GpuPlan& g = *p.gpu;
-  const Estimate& e = p.estimate;
-  HostInput hi;
-  hi.n_gpus = g.count;
-  hi.gpu_slot_width = g.gpu.slot_width;
-  hi.gpu_is_module = g.gpu.is_module();
-  hi.weights_bytes = e.weights.bytes;
-  hi.host_weights_bytes = checked_add(e.weights.host_bytes, p.offload ? p.offload->ram_bytes : 0);
-  hi.keep_models = req.keep_models;
-  hi.dataset_bytes = req.dataset_bytes;
-  hi.fine_tuning = req.train.has_value();
-  hi.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
-  hi.nics = g.nodes > 1 ? 1 : 0;
+  const PlatformModel* machine = p.system ? p.system->platform : nullptr;
   p.host_keep_models = req.keep_models;
-  if (!g.gpu.unified_memory)
-    p.host = memo.host(hi);
-  else
-    p.host.reset();
-  p.ram_channels = req.ram_channels ? req.ram_channels
-                   : p.host         ? platform_spec(p.host->platform).memory_channels
-                                    : 2;
+  p.ram_channels =
+      req.ram_channels ? req.ram_channels
+      : machine && machine->memory_channels_per_socket
+          ? machine->memory_channels_per_socket * std::max<uint32_t>(1, machine->cpu_sockets)
+          : kChannelsWithoutMachine;
   p.ram_mts = req.ram_mts;
   p.ram_bandwidth_gb_per_s = g.gpu.unified_memory
                                  ? g.gpu.bandwidth_gb_per_s
                                  : ram_bandwidth_gb_per_s(p.ram_channels, req.ram_mts);
 }
 
-void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+// The speed input of the plan's deployment (the machine's power reads its batch): the GPUs one
+// sequence runs on and the sequences decoded together.
+void plan_speed_input(const PlanRequest& req, Plan& p) {
   const GpuPlan& g = *p.gpu;
   SpeedInput& si = p.speed_input;
   si.prompt_tokens = req.prompt_tokens;
@@ -420,6 +441,11 @@ void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
     si.n_seq = p.capacity->users_per_replica;
   }
   si.n_ctx = p.config.kv.n_ctx;
+}
+
+void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  SpeedInput& si = p.speed_input;
   if (p.offload) {
     si.n_layer_cpu = p.offload->n_layer_cpu;
     si.ram_bandwidth_gb_per_s = p.ram_bandwidth_gb_per_s;
@@ -441,49 +467,20 @@ void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   }
 }
 
-void plan_power_and_cost(const PlanRequest& req, Memo& memo, Plan& p) {
-  const GpuPlan& g = *p.gpu;
-  p.power_input = req.power;
-  p.cost_input = req.cost;
-  if (!p.host) {
-    if (g.gpu.unified_memory) note(p, NoteKind::whole_computer);
-    p.power.reset();
-    p.cost.reset();
-    return;
-  }
-  PowerInput& pi = p.power_input;
-  pi.n_gpus = g.count;
-  pi.gpu_board_w = g.gpu.board_power_w;
-  pi.platform = p.host->platform;
-  pi.dimms = p.host->ram.dimms;
-  pi.nvme_drives = p.host->storage.data_drives + 1;
-  p.power = memo.power(pi);
-  CostInput& ci = p.cost_input;
-  ci.gpu_price_usd = g.gpu.price_usd;
-  ci.n_gpus = g.count;
-  ci.host_usd = host_cost_usd(*p.host);
-  ci.kwh_per_year = p.power->energy_kwh_per_year;
-  ci.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
-  p.cost = plan_cost(ci);
-  if (!p.cost->priced) note(p, NoteKind::no_price);
-}
-
 // The machine as vendors ship it around the GPU plan: platform_catalog's choice, host, power as
 // rated and as drawn, PSUs, circuits, racks, cold start and BOM lines (system_plan.hpp).
-void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& p) {
-  const GpuPlan& g = *p.gpu;
-  const Estimate& e = p.estimate;
+SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const Estimate& e,
+                              const GpuSpec& gpu, uint32_t count, uint32_t unit,
+                              uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine) {
   SystemRequest sr;
   sr.catalog = req.platforms;
-  sr.gpu = &g.gpu;
-  sr.n_gpus = g.count;
-  // A serving deployment's replicas: each stays inside one machine where it fits one.
-  if (p.serving && p.serving->deployment.gpus() == g.count && p.serving->deployment.replicas > 1)
-    sr.unit = p.serving->deployment.tp * p.serving->deployment.pp;
+  sr.gpu = &gpu;
+  sr.n_gpus = count;
+  sr.unit = unit;
   sr.platform_override = req.platform_override;
   HostNeeds& n = sr.needs;
   n.weights_bytes = e.weights.bytes;
-  n.host_weights_bytes = checked_add(e.weights.host_bytes, p.offload ? p.offload->ram_bytes : 0);
+  n.host_weights_bytes = checked_add(e.weights.host_bytes, offload_ram_bytes);
   n.model_set_bytes = checked_mul(e.weights.bytes, std::max<uint32_t>(1, req.keep_models));
   n.dataset_bytes = req.dataset_bytes;
   n.checkpoint_bytes = req.train ? checked_mul(e.weights.bytes, kCheckpointCopies) : 0;
@@ -492,7 +489,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
                 req.storage == StorageClass::ebs_gp3 || req.storage == StorageClass::ebs_io2;
   PowerWorkload& w = sr.workload;
   // Decode at the plan's batch (a capacity plan's replica serves its users), weights as read.
-  w.decode_batch = std::max<uint32_t>(1, p.speed_input.n_seq);
+  w.decode_batch = std::max<uint32_t>(1, n_seq);
   w.busy_share = req.power.duty_cycle;
   w.power_limit = req.power.power_limit;
   if (e.weights.params)
@@ -503,11 +500,23 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   sr.power_limit = req.power.power_limit;
   ColdStartInput& ci = sr.cold_start;
   ci.storage = req.storage;
-  ci.engine = p.config.engine;
-  ci.loader = default_loader(p.config.engine);
-  ci.rocm = g.gpu.vendor == "amd";
+  ci.engine = engine;
+  ci.loader = default_loader(engine);
+  ci.rocm = gpu.vendor == "amd";
   sr.rack_budget_kw = req.rack_budget_kw;
   sr.mains_v = req.power.mains_v;
+  return sr;
+}
+
+void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  // A serving deployment's replicas: each stays inside one machine where it fits one.
+  const bool replicas =
+      p.serving && p.serving->deployment.gpus() == g.count && p.serving->deployment.replicas > 1;
+  const SystemRequest sr =
+      machine_request(req, m, p.estimate, g.gpu, g.count,
+                      replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
+                      p.offload ? p.offload->ram_bytes : 0, p.speed_input.n_seq, p.config.engine);
   p.system = memo.system(sr);
   if (req.least_class != PlatformClass::desktop && req.platform_override.empty())
     note(p, NoteKind::class_policy, static_cast<uint64_t>(req.least_class),
@@ -522,32 +531,33 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // One count of machines (#20): what the BOM buys is what gpu.nodes, the link words and the
   // serving deployment count.
   p.gpu->nodes = p.system->choice.nodes;
-  // Energy and cost per token from the typical draw (busy at the duty cycle, idle the rest), not
-  // the maximum: circuits and cooling keep the maximum.
-  const double kwh = p.system->typical_wall_w_total * 8760 / 1000;
-  if (p.power) p.power->energy_kwh_per_year = kwh;
-  if (p.cost) {
-    p.cost_input.kwh_per_year = kwh;
-    p.cost = plan_cost(p.cost_input);
+  // The machine's own power (schema_version 2: the JSON's power fields): the rated model for
+  // peak, wall, circuits and heat, the typical draw (busy at the duty cycle, idle the rest) for
+  // energy. A unified-memory computer is a whole system here too; one whose maker publishes no
+  // power figure has none (not zero watts).
+  if (p.system->max_wall_w_total > 0) p.power = rated_power_plan(*p.system, req.power.mains_v);
+}
+
+// What the machine costs to own and per token: its BOM (GPUs and the rest), the energy of its
+// typical draw and the plan's aggregate (cost.hpp). No machine, no cost: a GPU no catalog
+// platform takes has no host to price.
+void plan_cost(const PlanRequest& req, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  if (p.system && p.system->platform) {
+    const BomCost& bc = p.system->bom_cost;
+    CostInput& co = p.cost_input;
+    co = req.cost;
+    co.kwh_per_year = p.power ? p.power->energy_kwh_per_year : 0;
+    co.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
+    const uint32_t bought = p.system->choice.gpus_total();
+    co.n_gpus = bought;
+    co.gpu_price_usd = bc.gpus_usd > 0 && bought ? bc.gpus_usd / bought : 0;
+    co.gpus_included = bc.gpus_usd == 0 && bc.gpus_priced;
+    co.host_usd = bc.rest_usd;
+    co.complete = bc.complete;
+    p.cost = llmsize::plan_cost(co);
   }
-  // The machine's own power and cost (schema_version 2: the JSON's power and cost fields): the
-  // rated model for peak, wall, circuits and heat, the typical draw for energy, the BOM for the
-  // hardware. A unified-memory computer is a whole system here too; one whose maker publishes
-  // no power figure has none (not zero watts).
-  if (p.system->max_wall_w_total > 0)
-    p.machine_power = rated_power_plan(*p.system, req.power.mains_v);
-  const BomCost& bc = p.system->bom_cost;
-  CostInput co = req.cost;
-  co.kwh_per_year = p.machine_power ? p.machine_power->energy_kwh_per_year : 0;
-  co.aggregate_tokens_per_s = p.speed ? p.speed->aggregate_tokens_per_s : 0;
-  const uint32_t bought = p.system->choice.gpus_total();
-  co.n_gpus = bought;
-  co.gpu_price_usd = bc.gpus_usd > 0 && bought ? bc.gpus_usd / bought : 0;
-  co.gpus_included = bc.gpus_usd == 0 && bc.gpus_priced;
-  co.host_usd = bc.rest_usd;
-  co.complete = bc.complete;
-  p.machine_cost_input = co;
-  p.machine_cost = plan_cost(co);
+  if (g.gpu.price_usd <= 0 && !(p.cost && p.cost->priced)) note(p, NoteKind::no_price);
 }
 
 // Users beyond which a slot engine's plan suggests a batching engine (#21 "more than a handful"):
@@ -591,9 +601,6 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.power_input = req.power;
   p.cost_input = req.cost;
   p.system.reset();
-  p.machine_power.reset();
-  p.machine_cost.reset();
-  p.machine_cost_input = CostInput();
   p.psu_redundancy.clear();
   p.storage = req.storage;
   p.fit.reset();
@@ -613,21 +620,19 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
   if (p.gpu && p.serving && p.serving->deployment.gpus() == p.gpu->count)
     describe_serving_layout(*p.serving, *p.gpu);
+  p.speed.reset();
+  p.power.reset();
+  p.cost.reset();
   if (p.gpu) {
-    plan_server(req, memo, p);
     // A training job generates no tokens to serve: no inference speed, and no cost per token.
-    if (p.train)
-      p.speed.reset();
-    else
-      plan_speed(req, m, p);
-    plan_power_and_cost(req, memo, p);
+    if (!p.train) plan_speed_input(req, p);
+    if (p.gpu->gpu.unified_memory) note(p, NoteKind::whole_computer);
+    // The machine first: its power reads the batch, the offload its RAM channels, the cost the
+    // aggregate the speed gives.
     if (req.platforms) plan_machine(req, m, memo, p);
-  } else {
-    p.gpu.reset();
-    p.host.reset();
-    p.speed.reset();
-    p.power.reset();
-    p.cost.reset();
+    plan_ram(req, p);
+    if (!p.train) plan_speed(req, m, p);
+    plan_cost(req, p);
   }
   if (p.offload)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
@@ -668,59 +673,6 @@ struct Key {
 struct KeyHash {
   size_t operator()(const Key& k) const {
     return static_cast<size_t>(Hasher().add(k.a).add(k.b).add(k.c).add(k.d).h);
-  }
-};
-
-struct HostKey {
-  HostInput in;
-  bool operator==(const HostKey& o) const {
-    const HostInput &a = in, &b = o.in;
-    return a.n_gpus == b.n_gpus && a.gpu_slot_width == b.gpu_slot_width &&
-           a.gpu_is_module == b.gpu_is_module && a.weights_bytes == b.weights_bytes &&
-           a.host_weights_bytes == b.host_weights_bytes && a.keep_models == b.keep_models &&
-           a.dataset_bytes == b.dataset_bytes && a.checkpoint_bytes == b.checkpoint_bytes &&
-           a.fine_tuning == b.fine_tuning && a.nics == b.nics;
-  }
-};
-struct HostKeyHash {
-  size_t operator()(const HostKey& k) const {
-    const HostInput& a = k.in;
-    return static_cast<size_t>(Hasher()
-                                   .add(a.n_gpus)
-                                   .add(a.gpu_slot_width)
-                                   .add(a.gpu_is_module)
-                                   .add(a.weights_bytes)
-                                   .add(a.host_weights_bytes)
-                                   .add(a.keep_models)
-                                   .add(a.dataset_bytes)
-                                   .add(a.checkpoint_bytes)
-                                   .add(a.fine_tuning)
-                                   .add(a.nics)
-                                   .h);
-  }
-};
-struct PowerKey {
-  PowerInput in;
-  bool operator==(const PowerKey& o) const {
-    const PowerInput &a = in, &b = o.in;
-    return a.n_gpus == b.n_gpus && a.gpu_board_w == b.gpu_board_w &&
-           a.power_limit == b.power_limit && a.platform == b.platform && a.dimms == b.dimms &&
-           a.nvme_drives == b.nvme_drives && a.mains_v == b.mains_v && a.duty_cycle == b.duty_cycle;
-  }
-};
-struct PowerKeyHash {
-  size_t operator()(const PowerKey& k) const {
-    const PowerInput& a = k.in;
-    return static_cast<size_t>(Hasher()
-                                   .add(a.n_gpus)
-                                   .add(a.gpu_board_w)
-                                   .add(a.power_limit)
-                                   .add(a.platform)
-                                   .add(a.dimms)
-                                   .add(a.nvme_drives)
-                                   .add(a.mains_v)
-                                   .add(a.duty_cycle)
-                                   .h);
   }
 };
 
@@ -852,18 +804,6 @@ uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_
   return static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30));
 }
 
-const PowerPlan* reported_power(const Plan& p) {
-  if (p.machine_power) return &*p.machine_power;
-  return p.power ? &*p.power : nullptr;
-}
-const CostPlan* reported_cost(const Plan& p) {
-  if (p.machine_cost) return &*p.machine_cost;
-  return p.cost ? &*p.cost : nullptr;
-}
-const CostInput& reported_cost_input(const Plan& p) {
-  return p.machine_cost ? p.machine_cost_input : p.cost_input;
-}
-
 const char* to_string(FigureBasis b) {
   switch (b) {
     case FigureBasis::none:
@@ -872,8 +812,6 @@ const char* to_string(FigureBasis b) {
       return "machine";
     case FigureBasis::generic:
       return "generic";
-    case FigureBasis::class_rules:
-      return "class_rules";
   }
   return "?";
 }
@@ -885,15 +823,10 @@ FigureBasis machine_basis(const Plan& p) {
 }  // namespace
 
 FigureBasis power_basis(const Plan& p) {
-  return p.machine_power ? machine_basis(p)
-         : p.power       ? FigureBasis::class_rules
-                         : FigureBasis::none;
+  return p.power ? machine_basis(p) : FigureBasis::none;
 }
 FigureBasis cost_basis(const Plan& p) {
-  return p.machine_cost ? machine_basis(p) : p.cost ? FigureBasis::class_rules : FigureBasis::none;
-}
-bool class_rules_stand_in(const Plan& p) {
-  return p.system && !p.system->platform && (p.host || p.power || p.cost);
+  return p.cost ? machine_basis(p) : FigureBasis::none;
 }
 
 Plan plan(const PlanRequest& req) {
@@ -924,8 +857,6 @@ struct Planner::Impl final : Memo {
   // Estimates by (n_ctx, n_gpus, n_seq) of the current model; host and power plans by every input
   // field.
   std::unordered_map<Key, Estimate, KeyHash> estimates;
-  std::unordered_map<HostKey, HostPlan, HostKeyHash> hosts;
-  std::unordered_map<PowerKey, PowerPlan, PowerKeyHash> powers;
   // The system key's bytes and their hash, computed once per row (the key is some 200 bytes).
   struct SystemKey {
     std::string bytes;
@@ -965,11 +896,6 @@ struct Planner::Impl final : Memo {
             uint32_t count, GpuPlan& p) override {
     plan_gpus_numbers(m, e, c, gpu, count, p);
     describe_split(p);  // kinds and numbers only: cheap enough to make per call
-  }
-  const HostPlan& host(const HostInput& in) override {
-    auto it = hosts.find(HostKey{in});
-    if (it != hosts.end()) return it->second;
-    return hosts.emplace(HostKey{in}, plan_host(in)).first->second;
   }
   // Every field plan_system() reads, bit for bit; the GPU by its catalog id (unique in a
   // Planner's catalog) with the figures a caller may override (price, memory, board power).
@@ -1066,18 +992,11 @@ struct Planner::Impl final : Memo {
     if (it != class_fits_.end()) return it->second;
     return class_fits_.emplace(ekey(c), class_fits(e, c)).first->second;
   }
-  const PowerPlan& power(const PowerInput& in) override {
-    auto it = powers.find(PowerKey{in});
-    if (it != powers.end()) return it->second;
-    return powers.emplace(PowerKey{in}, plan_power(in)).first->second;
-  }
 
   void select(size_t model) {
     if (model == cur_model) return;
     estimates.clear();
     class_fits_.clear();
-    hosts.clear();
-    powers.clear();
     systems.clear();
     siblings.clear();
     cur_model = model;
@@ -1153,8 +1072,6 @@ const GpuSpec& Planner::gpu(size_t i) const {
 void Planner::forget() {
   impl_->estimates.clear();
   impl_->class_fits_.clear();
-  impl_->hosts.clear();
-  impl_->powers.clear();
   impl_->cur_model = SIZE_MAX;
 }
 

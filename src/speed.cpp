@@ -112,4 +112,8 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   return s;
 }
 
+double ram_bandwidth_gb_per_s(uint32_t channels, uint32_t mt_per_s) {
+  return static_cast<double>(channels) * mt_per_s * 8 / 1000.0;
+}
+
 }  // namespace llmsize

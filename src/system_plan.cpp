@@ -91,6 +91,31 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   return s;
 }
 
+MachinePrice price_machine(const SystemRequest& r) {
+  MachinePrice m;
+  m.choice = choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.unit);
+  if (m.choice.index < 0) return m;
+  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(m.choice.index)];
+  m.platform = &p;
+  // As plan_system(): the lines' prices read the host, the PSUs (from the maximum draw) and the
+  // racks.
+  BomInput b;
+  b.platform = &p;
+  b.gpu = *r.gpu;
+  if (p.gpu_mount == GpuMount::integrated && p.gpu_memory_fraction > 0)
+    b.gpu.memory_fraction = p.gpu_memory_fraction;
+  b.gpus_per_node = m.choice.gpus_per_node;
+  b.nodes = m.choice.nodes;
+  b.host = system_host(r, m.choice);
+  MachineLoad load = b.host.load;
+  load.power_limit = r.power_limit;
+  const MaxPower max_power = max_system_power(p, b.gpu, load);
+  b.psus = plan_psus(p, max_power.wall_w);
+  b.racks = plan_racks(p, m.choice.nodes, max_power.wall_w, r.rack_budget_kw, r.mains_v);
+  m.cost = bom_cost(bill_of_materials(b, BomDetail::prices));
+  return m;
+}
+
 HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
   HostNeeds n = r.needs;
   n.gpus = choice.gpus_per_node;

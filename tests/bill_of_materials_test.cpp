@@ -106,9 +106,15 @@ TEST_CASE("A desktop BOM prices its own parts, a Mac is one line plus its GPU", 
   CHECK_FALSE(ram->included);
   CHECK(line(v, BomComponent::pdu) == nullptr);
   CHECK(line(v, BomComponent::nic) == nullptr);
-  // Total: 2 GPUs + 2 x 48 GiB x $4 + 1 TB OS at $80 + data drive(s) at $80/TB; the unpriced
-  // platform line leaves it a floor.
-  double expected = 2 * g->unit_price_usd + 2 * 48 * 4.0 + 80;
+  // The platform publishes no price: the desktop class's assumed $1,500, said to be assumed.
+  const BomLine* pl = line(v, BomComponent::platform);
+  REQUIRE(pl);
+  CHECK(pl->unit_price_usd == 1500);
+  CHECK(pl->price_source ==
+        "assumed desktop price, 2025 (board, CPU, chassis and PSUs; not a quote)");
+  // Total: the platform's $1,500 + 2 GPUs + 2 x 48 GiB x $4 + 1 TB OS at $80 + data drive(s) at
+  // $80/TB.
+  double expected = 1500 + 2 * g->unit_price_usd + 2 * 48 * 4.0 + 80;
   const BomLine* data = line(v, BomComponent::data_drive);
   REQUIRE(data);
   expected += data->qty * data->unit_price_usd;

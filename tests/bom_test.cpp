@@ -1,134 +1,15 @@
-// The bill of materials: host, storage, power, cost, GPU plans, capacity, offload, fine-tuning.
+// The bill of materials' core figures: cost, GPU plans, capacity, offload, fine-tuning (the
+// machine's host, storage and power: system_plan_test.cpp).
 #include <catch2/catch.hpp>
 
 #include "llmsize/capacity.hpp"
 #include "llmsize/cost.hpp"
 #include "llmsize/finetune.hpp"
 #include "llmsize/gpu_plan.hpp"
-#include "llmsize/host.hpp"
-#include "llmsize/power.hpp"
 #include "llmsize/units.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
-
-TEST_CASE("system RAM is 2 x weights, floor 64 GiB on servers, rounded to a full DIMM population",
-          "[host]") {
-  HostInput in;
-  in.n_gpus = 1;
-  in.weights_bytes = 4'912'898'048;  // Llama-3.1-8B Q4_K_M
-  auto h = plan_host(in);
-  // desktop: 2 x 4.58 GiB = 9.15 GiB -> 2 channels x 8 GiB = 16 GiB
-  CHECK(h.platform == Platform::desktop);
-  CHECK(h.ram.required_bytes == 2 * in.weights_bytes);
-  CHECK(h.ram.dimms == 2);
-  CHECK(h.ram.dimm_gib == 8);
-  // 4 GPUs: workstation (8 channels, RDIMMs from 16 GiB): 64 GiB floor -> 8 x 16 GiB = 128 GiB
-  in.n_gpus = 4;
-  h = plan_host(in);
-  CHECK(h.platform == Platform::workstation);
-  CHECK(h.ram.required_bytes == 64 * kGiB);
-  CHECK(h.ram.dimms == 8);
-  CHECK(h.ram.installed_bytes == 128 * kGiB);
-  // 405B at Q4_K_M (~ 227 GiB): 2 x = 454 GiB on an 8-GPU server: 12 x 48 GiB = 576 GiB
-  in.n_gpus = 8;
-  in.weights_bytes = 244'000'000'000;
-  h = plan_host(in);
-  CHECK(h.platform == Platform::server);
-  CHECK(h.ram.dimms == 12);
-  CHECK(h.ram.dimm_gib == 48);
-}
-
-TEST_CASE("PCIe lanes and slots decide the platform", "[host]") {
-  HostInput in;
-  in.weights_bytes = 1;
-  in.n_gpus = 2;  // two dual-slot cards: a desktop at x8/x8; lanes counted 2 x16 + 3 x4 = 44
-  in.gpu_slot_width = 2;
-  CHECK(plan_host(in).pcie_lanes_needed == 44);
-  CHECK(plan_host(in).platform == Platform::desktop);
-  in.gpu_slot_width = 3;  // two triple-slot cards do not fit a desktop board
-  CHECK(plan_host(in).platform == Platform::workstation);
-  in.n_gpus = 5;  // beyond 4 GPUs: a server chassis
-  CHECK(plan_host(in).platform == Platform::server);
-  in.n_gpus = 1;
-  in.gpu_is_module = true;  // SXM/OAM: an HGX-class server
-  CHECK(plan_host(in).platform == Platform::server);
-}
-
-TEST_CASE("storage: models kept + datasets, floor 2 TB, rounded to a drive size, RAID 1",
-          "[host]") {
-  HostInput in;
-  in.weights_bytes = 42'510'000'000;  // 70B Q4_K_M, 42.51 GB
-  in.keep_models = 3;
-  auto h = plan_host(in);
-  CHECK(h.storage.required_bytes == 2'000'000'000'000ull);  // 127.5 GB < floor
-  CHECK(h.storage.drive_bytes == 2'000'000'000'000ull);
-  CHECK(h.storage.data_drives == 2);
-  in.dataset_bytes = 5'000'000'000'000ull;  // 5 TB + 127.5 GB -> 7.68 TB enterprise size
-  h = plan_host(in);
-  CHECK(h.storage.drive_bytes == 7'680'000'000'000ull);
-}
-
-TEST_CASE("model load time is size over each drive class's sequential read", "[host]") {
-  // 50 GB: HDD 0.25 GB/s -> 200 s (minutes); NVMe Gen4 7 GB/s -> 7.1 s (seconds).
-  const auto t = load_times(50'000'000'000ull);
-  REQUIRE(t.size() == 5);
-  CHECK(t[0].seconds == Approx(200.0));
-  CHECK(t[1].seconds == Approx(50.0 / 0.55));
-  CHECK(t[3].seconds == Approx(50.0 / 7.0));
-  CHECK(t[4].seconds == Approx(50.0 / 14.0));
-}
-
-TEST_CASE("power: peak, PSU at 80% load, amps at the mains, outlet, heat", "[power]") {
-  PowerInput in;
-  in.n_gpus = 1;
-  in.gpu_board_w = 450;  // RTX 4090
-  in.platform = Platform::desktop;
-  in.dimms = 2;
-  in.nvme_drives = 3;
-  in.mains_v = 120;
-  auto p = plan_power(in);
-  // 450 + CPU 170 + RAM 2 x 5 + NVMe 3 x 8 + board/fans 60 = 714 W
-  CHECK(p.peak_w == Approx(714));
-  CHECK(p.psu_w == 1000);  // 714 / 0.8 = 892.5 -> 1000 W
-  CHECK(p.wall_w == Approx(714 / 0.92));
-  CHECK(p.amps == Approx(714 / 0.92 / 120));   // 6.47 A
-  CHECK(p.fits_outlet);                        // <= 12 A continuous on 120 V / 15 A
-  CHECK(p.psu_rating_w == Approx(714 / 0.8));  // 892.5 W before rounding to a sold size
-  CHECK_FALSE(p.needs_room_cooling);           // 776 W at the wall <= 1500 W
-  CHECK(p.heat_btu_per_h == Approx(714 / 0.92 * 3.412));
-  // Four 4090s at 80% on a workstation at 120 V: 4 x 360 + 350 + 40 + 24 + 100 = 1954 W
-  in.n_gpus = 4;
-  in.power_limit = 0.8;
-  in.platform = Platform::workstation;
-  in.dimms = 8;
-  p = plan_power(in);
-  CHECK(p.peak_w == Approx(1954));
-  CHECK(p.amps == Approx(1954 / 0.92 / 120));  // 17.7 A: more than one outlet
-  CHECK_FALSE(p.fits_outlet);
-  CHECK(p.needs_room_cooling);  // 1954 / 0.92 = 2124 W at the wall > 1500 W
-  // 17.7 A > 20 A x 0.8: dedicated 30 A 208/240 V circuits, 24 A continuous each: ceil(17.7 / 24) =
-  // 1 (worded in plan_test.cpp).
-  CHECK(p.circuit.kind == CircuitKind::dedicated_circuits);
-  CHECK(p.circuit.rating_a == 30);
-  CHECK(p.circuit.continuous_a == Approx(24));
-  CHECK(p.circuit.count == 1);
-  CHECK(p.energy_kwh_per_year == Approx(1954 / 0.92 * 0.5 * 8760 / 1000));
-}
-
-TEST_CASE("servers get N+1 redundant PSU modules", "[power]") {
-  PowerInput in;
-  in.n_gpus = 8;
-  in.gpu_board_w = 700;  // H100 SXM
-  in.platform = Platform::server;
-  in.dimms = 12;
-  in.nvme_drives = 3;
-  const auto p = plan_power(in);
-  // 5600 + 360 + 60 + 24 + 150 = 6194 W peak -> 7742.5 W of rating -> 3 x 3000 W + 1 spare
-  CHECK(p.peak_w == Approx(6194));
-  CHECK(p.psu_w == 3000);
-  CHECK(p.psus == 4);
-}
 
 TEST_CASE("cost per million tokens and break-even", "[cost]") {
   CostInput in;

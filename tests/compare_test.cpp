@@ -86,9 +86,9 @@ TEST_CASE("Compare plans unified computers beside GPU towers through plan()", "[
   CHECK(spark->plan.system->typical_wall_w_total == Approx(60));
   // The price is the platform's, the GPU inside it: the Founders Edition's $4,699 of 2026 (it
   // launched at $3,999 in October 2025; data/platforms.json price_source).
-  REQUIRE(spark->plan.machine_cost);
-  CHECK(spark->plan.machine_cost->priced);
-  CHECK(spark->plan.machine_cost->capex_usd == 4699);
+  REQUIRE(spark->plan.cost);
+  CHECK(spark->plan.cost->priced);
+  CHECK(spark->plan.cost->capex_usd == 4699);
 }
 
 TEST_CASE("Unified computers past one unit are separate machines on a network", "[compare]") {
@@ -112,8 +112,8 @@ TEST_CASE("Unified computers past one unit are separate machines on a network", 
   CHECK(std::find(amd.system->choice.reasons.begin(), amd.system->choice.reasons.end(),
                   PlatformReason::separate_units) != amd.system->choice.reasons.end());
   // Three units at $1,999 each.
-  REQUIRE(amd.machine_cost);
-  CHECK(amd.machine_cost->capex_usd == 3 * 1999);
+  REQUIRE(amd.cost);
+  CHECK(amd.cost->capex_usd == 3 * 1999);
   // DGX Spark (0.9 x 128 GiB usable): 405B Q4_K_M needs 3 units where NVIDIA links two: still
   // separate machines, and the plan says the setup is beyond the maker's.
   const Plan& spark = v[1].plan;

@@ -8,6 +8,7 @@
 #include "cli/commands/check.hpp"
 #include "cli/render/fields.hpp"
 #include "cli/render/words.hpp"
+#include "llmsize/host_model.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/plan.hpp"
@@ -171,9 +172,12 @@ TEST_CASE("byte sums of offload, host RAM and sequences are checked, not wrapped
   e.kv_cache_bytes = 10;  // weights + KV wraps to 4 without the check
   RunConfig c;
   CHECK_THROWS_AS(plan_offload(m, e, c, 24 * kGiB, 1), OverflowError);
-  HostInput in;
-  in.weights_bytes = (1ull << 63) + 1;  // 2 x weights wraps without the check
-  CHECK_THROWS_AS(plan_host(in), OverflowError);
+  // The machine's RAM rule: 2 x weights wraps without the check.
+  const PlatformModel& server = *find_platform(builtin_platforms(), "generic-sxm-baseboard-server");
+  HostNeeds n;
+  n.weights_bytes = (1ull << 63) + 1;
+  n.gpus = 8;
+  CHECK_THROWS_AS(size_host(server, n), OverflowError);
   e.kv_cache_bytes = kGiB;
   e.activations_bytes = 10;  // weights + activations wraps
   CHECK_THROWS_AS(max_concurrent_sequences(e, c, 24 * kGiB, 1), OverflowError);

@@ -72,6 +72,9 @@ struct BomInput {
 enum class BomDetail { lines, prices };
 
 std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail = BomDetail::lines);
+// The price a PCIe platform line of class c is assumed at when the catalog publishes none (board,
+// CPUs, chassis, PSUs; rough 2025 street prices, docs/formulas.md); 0 for unified computers.
+double assumed_platform_usd(PlatformClass c);
 // Sum of qty x unit price over the priced, not-included lines; unpriced lines leave it a floor.
 double bom_total_usd(const std::vector<BomLine>& lines);
 

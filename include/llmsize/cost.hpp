@@ -33,16 +33,9 @@ struct CostPlan {
   bool complete = true;  // CostInput::complete: false when capex is a floor
 };
 
-// Host cost by platform class (USD, excluding GPUs, RAM and drives): rough street prices of a
-// board + CPU + chassis + PSU, stated as assumptions in docs/formulas.md.
-double host_base_usd(int platform);
+// Street prices the BOM prices RAM and drives at where the machine's catalog row ships none.
 constexpr double kRamUsdPerGib = 4.0;   // DDR5 street price, 2025
 constexpr double kNvmeUsdPerTb = 80.0;  // client/enterprise NVMe average, 2025
-
-// The host around the GPUs: the platform's base price, its RAM and its drives (the data drives
-// and the OS drive), at the street prices above.
-struct HostPlan;
-double host_cost_usd(const HostPlan& h);
 
 CostPlan plan_cost(const CostInput& in);
 

@@ -89,20 +89,24 @@ void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c
 
 struct GpuOption {
   GpuPlan plan;
-  double gpus_usd = 0;  // count x catalog price (0 = no public price)
-  double host_usd = 0;  // the platform that count of cards needs (desktop/workstation/server),
-                        // once per machine
-  double total_price_usd = 0;  // gpus_usd + host_usd; 0 when the GPU has no price
-  const char* platform = "";   // desktop, workstation, server; "unified" for whole computers
-  // Machines the count spans: the catalog machine's (choose_platform) where one takes the GPUs,
-  // else plan.nodes; past one, the plan also needs a network fabric (NICs, a switch) that has
-  // no catalog price, and runs its pipeline over it.
+  // The machine the option buys, priced as the plan's BOM prices it (OptionPricer): the GPUs'
+  // lines (0 = no public price), every other priced line, and their sum (0 when the GPUs have no
+  // price); price_complete false when a line of the bill has no price (the total is a floor).
+  double gpus_usd = 0;
+  double host_usd = 0;
+  double total_price_usd = 0;
+  bool price_complete = true;
+  // The class of the machine (desktop, workstation, server, unified) and its catalog id; "" when
+  // no catalog platform takes the GPUs.
+  const char* platform = "";
+  std::string platform_id;
+  // Machines the count spans (the catalog machine's choice, else plan.nodes); past one, the plan
+  // also needs a network fabric (NICs, a switch) and runs its pipeline over it.
   uint32_t machines = 1;
   // GPUs bought, what gpus_usd prices: a count the machine ships (an SXM/OAM board of 4 or 8),
   // >= plan.count.
   uint32_t bought = 0;
-  // No catalog machine takes the GPUs at this count (a platform catalog was given): the system
-  // is class rules, not a machine that ships.
+  // No catalog machine takes the GPUs at this count: no machine, power or host price.
   bool no_machine = false;
   // A serving engine's deployment of plan.count (TP x PP x replicas); 0 when the layer split
   // (plan.split) describes it.
@@ -128,17 +132,19 @@ struct EngineCount {
   double tokens_per_s = 0;                // a serving deployment's per-user speed; 0: not known
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
+// Plans the machine of an option (plan, tp/pp/replicas set) as the plan would buy it and fills its
+// price, platform, machines, bought and no_machine (one hardware model: the options list prices
+// the same BOM the chosen plan prints).
+using OptionPricer = std::function<void(GpuOption&)>;
 
 // Catalog GPUs that hold the model and that `engine` runs on (runs_on(); every GPU when null),
-// in this order: setups their maker supports before those it does not (units_not_linked, known
-// from `platforms` when given); priced before unpriced; GPUs a catalog machine takes before
-// those only the class rules place (no_machine); systems in one machine before those spanning
-// several (their fabric is unpriced and their pipeline runs over the network); the cheapest
-// system first (the GPUs bought + a platform per machine for their count and slot width); ties
-// by fewer cards.
+// each priced by `price`, in this order: setups their maker supports before those it does not
+// (units_not_linked); priced before unpriced; GPUs a catalog machine takes before those none
+// takes (no_machine); systems in one machine before those spanning several (their fabric is
+// unpriced and their pipeline runs over the network); the cheapest system first (its BOM: the
+// GPUs bought and the machines around them); ties by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
-                                 const std::vector<GpuSpec>& gpus,
-                                 const std::vector<PlatformModel>* platforms = nullptr,
+                                 const std::vector<GpuSpec>& gpus, const OptionPricer& price,
                                  const ServingProfile* engine = nullptr,
                                  const EngineGpuCount* engine_count = nullptr);
 

@@ -24,7 +24,6 @@
 #include "llmsize/fit_verdict.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/gpu_plan.hpp"
-#include "llmsize/host.hpp"
 #include "llmsize/launch.hpp"
 #include "llmsize/platform.hpp"
 #include "llmsize/power.hpp"
@@ -205,12 +204,8 @@ struct Plan {
   uint32_t ram_channels = 0;
   uint32_t ram_mts = 0;
 
-  std::optional<HostPlan> host;
-  uint32_t host_keep_models = 1;
-  std::optional<PowerPlan> power;
-  PowerInput power_input;
-  std::optional<CostPlan> cost;
-  CostInput cost_input;
+  uint32_t host_keep_models = 1;  // models kept on the machine's drives
+  PowerInput power_input;         // as requested: power limit, mains, duty cycle
 
   // The machine to buy: platform with its reasons, host, maximum and typical power, PSUs,
   // circuits, racks, cold start and BOM lines (set when the request has a platform catalog and a
@@ -218,13 +213,13 @@ struct Plan {
   // Shared: a Planner hands the same machine to every row that asks for it (read-only).
   std::shared_ptr<const SystemPlan> system;
   std::string psu_redundancy;  // to_string(system->psus.redundancy): "4+2", "none"
-  // The machine's power and cost (set with a catalog machine; schema_version 2's power.* and
-  // cost.* fields): rated_power_plan() of the system, and the cost of its BOM with the energy of
-  // the typical draw. `power` and `cost` above keep the class rules, used only where no catalog
-  // machine is planned; read the plan's figures through reported_power() / reported_cost().
-  std::optional<PowerPlan> machine_power;
-  std::optional<CostPlan> machine_cost;
-  CostInput machine_cost_input;
+  // The machine's power and cost, the only ones a plan has (schema_version 2's power.* and cost.*,
+  // the BOM, check's budgets): rated_power_plan() of the system (none for a whole computer whose
+  // maker publishes no power figure), and the cost of its BOM with the energy of the typical draw
+  // and the plan's aggregate. Both null without a machine (no platform takes the GPUs).
+  std::optional<PowerPlan> power;
+  std::optional<CostPlan> cost;
+  CostInput cost_input;                                  // the inputs of `cost`
   StorageClass storage = StorageClass::local_nvme_gen4;  // the weights are read from
   // The three-level verdict of the GPU plan (fits, tight, no) with its headroom.
   std::optional<FitVerdict> fit;
@@ -244,27 +239,13 @@ struct Plan {
 // REQUIRES: req.config.quant non-null; req.gpu or req.candidates set.
 Plan plan(const PlanRequest& req);
 
-// The power and cost a plan reports (schema_version 2's power.* and cost.*, the BOM, check's
-// budgets): the machine's where a catalog machine is planned, else the class rules; null when
-// the plan has neither (a whole computer whose maker publishes no power figure).
-const PowerPlan* reported_power(const Plan& p);
-const CostPlan* reported_cost(const Plan& p);
-const CostInput& reported_cost_input(const Plan& p);  // the inputs of reported_cost()
-
-// Where reported_power() / reported_cost() come from: the catalog machine's model (its platform,
-// power model and BOM), or the class rules (a GPU class's host, PSU and price rules: an estimate,
-// not a machine that ships; used only where no catalog platform takes the GPUs), or neither.
-// Stable in JSON as power.basis / cost.basis.
-// machine: a sourced catalog machine's figures; generic: a generic platform row's (no vendor's
-// machine takes the GPUs, PlatformModel::generic); class_rules: no platform at all.
-enum class FigureBasis { none, machine, generic, class_rules };
-const char* to_string(FigureBasis b);  // "none", "machine", "generic", "class_rules"
+// Where the plan's power and cost come from: a sourced catalog machine's model (its platform,
+// power model and BOM), a generic platform row's (no vendor's machine takes the GPUs,
+// PlatformModel::generic), or neither (no machine). Stable in JSON as power.basis / cost.basis.
+enum class FigureBasis { none, machine, generic };
+const char* to_string(FigureBasis b);  // "none", "machine", "generic"
 FigureBasis power_basis(const Plan& p);
 FigureBasis cost_basis(const Plan& p);
-// A platform catalog was consulted, none of its platforms takes the GPUs and the plan reports a
-// class-rule host, power or cost in its place (NoteKind::no_platform says why each platform was
-// turned down). False for a whole computer with no platform: nothing stands in for it.
-bool class_rules_stand_in(const Plan& p);
 
 // The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
 // when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under

@@ -4,19 +4,13 @@
 #include <cstdint>
 #include <string>
 
-#include "llmsize/host.hpp"
-
 namespace llmsize {
 
+// What a request says of power: the GPUs' cap, the site's mains and how busy the machine is.
 struct PowerInput {
-  uint32_t n_gpus = 1;
-  double gpu_board_w = 0;
   double power_limit = 1.0;  // fraction of board power the GPUs are capped at (--power-limit)
-  Platform platform = Platform::desktop;
-  uint32_t dimms = 2;
-  uint32_t nvme_drives = 3;
-  double mains_v = 230;     // 120 or 230 (and 100-240 in between)
-  double duty_cycle = 0.5;  // share of the year at peak draw, for energy
+  double mains_v = 230;      // 120 or 230 (and 100-240 in between)
+  double duty_cycle = 0.5;   // share of the year busy, for energy
 };
 
 // The branch circuit the wall draw needs (worded by the CLI: src/cli/render/words.cpp).
@@ -44,12 +38,11 @@ struct CircuitPlan {
 
 struct PowerPlan {
   double gpu_w = 0, cpu_w = 0, ram_w = 0, drives_w = 0, board_fans_w = 0;
-  double peak_w = 0;        // DC load at full tilt
-  double psu_rating_w = 0;  // the rating peak needs: peak / kPsuMaxLoad
-  double psu_w = 0;         // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
-  uint32_t psus = 1;        // servers: N+1 redundant
-  double wall_w = 0;        // AC draw at peak: peak / PSU efficiency
-  double amps = 0;          // at mains_v
+  double peak_w = 0;  // DC load at full tilt
+  double psu_w = 0;   // PSU rating so peak <= 80% of it, rounded to a sold size (per PSU)
+  uint32_t psus = 1;  // servers: N+1 redundant
+  double wall_w = 0;  // AC draw at peak: peak / PSU efficiency
+  double amps = 0;    // at mains_v
   double mains_v = 0;
   double outlet_continuous_a = 0;  // what one ordinary outlet carries continuously
   bool fits_outlet = false;
@@ -75,8 +68,6 @@ constexpr double kPsuMaxLoad = 0.8;
 constexpr double kOfficeCoolingW = 1500;
 // 1 W = 3.412 BTU/h.
 constexpr double kBtuPerHourPerWatt = 3.412;
-
-PowerPlan plan_power(const PowerInput& in);
 
 // From p.wall_w at mains_v: amps, whether one ordinary outlet carries it (120 V 15 A or 230 V
 // 10 A at 80% continuous), the circuit advice and the heat in BTU/h.

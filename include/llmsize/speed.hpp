@@ -87,4 +87,7 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g, co
 // KV bytes one sequence reads per decode step at context n_ctx (only the filled cells).
 uint64_t kv_read_bytes_per_seq(const ModelSpec& m, const KvCache& kv, uint32_t n_ctx);
 
+// DDR bandwidth of `channels` at mt_per_s: channels x MT/s x 8 bytes, decimal GB/s.
+double ram_bandwidth_gb_per_s(uint32_t channels, uint32_t mt_per_s);
+
 }  // namespace llmsize

@@ -68,6 +68,16 @@ SystemPlan plan_system(const SystemRequest& r);
 // GPU and count.
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice);
 
+// What the machine of r costs, without its typical power, circuits and cold start: the platform
+// choice and the cost of the BOM plan_system(r) prices (equal to its bom_cost), for ranking
+// options by the machine each would buy.
+struct MachinePrice {
+  PlatformChoice choice;
+  const PlatformModel* platform = nullptr;  // null when no platform takes the GPUs
+  BomCost cost;
+};
+MachinePrice price_machine(const SystemRequest& r);
+
 // The host plan_system(r, choice) sizes: r's needs with the choice's GPUs and nodes per machine.
 // REQUIRES: choice.index names a platform of *r.catalog.
 HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice);

@@ -179,8 +179,9 @@ constexpr uint32_t kAssumedServerChannels = 8;
 // host sizing took 2 channels and put 512 GiB on two 256 GiB RDIMMs.
 constexpr uint32_t kAssumedWorkstationChannels = 4;
 
-// Where the CPU model has no TDP on file: the platform-class CPUs of host.cpp (desktop 170 W,
-// workstation 350 W, server 360 W), per socket.
+// Where the CPU model has no TDP on file: a class's typical CPU, per socket: desktop 170 W (AMD
+// Ryzen 9 9950X on AM5), workstation 350 W (Threadripper PRO 7000 WX), server 360 W (EPYC 9004's
+// configurable maximum); vendors' specifications.
 double class_tdp_w(PlatformClass c) {
   return c == PlatformClass::desktop ? 170 : c == PlatformClass::workstation ? 350 : 360;
 }

@@ -444,37 +444,47 @@ TEST_CASE("a module no vendor's machine lists goes to a generic baseboard, said 
   sh("rm -rf '" + dir + "'");
 }
 
-TEST_CASE("no platform at all takes the GPUs: the class-rule figures are said to be",
+TEST_CASE("no platform at all takes the GPUs: no host, power or cost is made up",
           "[cli][machine]") {
-  // A --catalog card five slots wide fits no platform row, sourced or generic: the host, power
-  // and cost are the class rules' and every output says so.
+  // A --catalog card five slots wide fits no platform row, sourced or generic: the plan has no
+  // machine, so no host, power or cost (null in JSON, said in words), and nothing stands in.
   const std::string dir = temp_dir();
   {
     std::ofstream f(dir + "/g.json");
     f << R"({"gpus": [{"id": "wide-card", "name": "Wide Card", "vendor": "nvidia", )"
       << R"("class": "workstation", "memory_gib": 48, "bandwidth_gb_per_s": 900, )"
-      << R"("board_power_w": 300, "fp16_tflops_dense": 100, "slot_width": 5, )"
+      << R"("board_power_w": 300, "fp16_tflops_dense": 100, "slot_width": 5, "price_usd": 4000, )"
       << R"("form_factor": "pcie", "backends": ["cuda"]}]})";
   }
   const std::string args = "llama-3.1-8b --gpu wide-card --gpus 2 --catalog " + dir + "/g.json";
   const auto j = run_json(args);
   CHECK(j["system"]["platform_id"].is_null());
-  CHECK(j["power"]["basis"] == "class_rules");
-  CHECK(j["cost"]["basis"] == "class_rules");
+  CHECK(j["system"]["platform"].is_null());
+  CHECK(j["system"]["ram_bytes"].is_null());
+  CHECK(j["power"]["basis"].is_null());
+  CHECK(j["power"]["peak_watts"].is_null());
+  CHECK(j["cost"]["basis"].is_null());
+  CHECK(j["cost"]["hardware_usd"].is_null());
   bool said = false;
   for (const auto& w : j["warnings"])
     said = said || (has(w.get<std::string>(), "no platform in the catalog takes 2 × Wide Card") &&
-                    has(w.get<std::string>(), "class-rule estimates"));
+                    has(w.get<std::string>(), "no host, power or cost is planned"));
   CHECK(said);
-  const auto t = run(args);
+  const auto t = run(args + " --width 0");
   REQUIRE(t.code == 0);
-  CHECK(has(t.out,
-            "Class-rule sizing (no catalog platform takes these GPUs: an estimate, not a "
-            "machine that ships)"));
-  CHECK(has(t.out, "Power and cooling (class rules: no catalog machine)"));
-  CHECK(has(t.out, "[ ] Circuit (class rules: no catalog machine): "));
-  CHECK(has(run(args + " --explain").out,
-            "power (class rules: an estimate, not a machine that ships)"));
+  CHECK(!has(t.out, "class rule"));
+  CHECK(!has(t.out, "Power and cooling"));
+  CHECK(has(t.out, "GPU        Wide Card"));
+  // check: a budget on what the plan does not have fails that plan as unknown, with the reason.
+  {
+    std::ofstream f(dir + "/plan.json");
+    f << R"({"plans": [{"model": "llama-3.1-8b", "gpu": "wide-card", "gpus": 2, )"
+      << R"("budget": {"power_watts": 5000, "price_usd": 100000}}]})";
+  }
+  const auto c = run("check " + dir + "/plan.json --catalog " + dir + "/g.json");
+  CHECK(c.code == 1);
+  CHECK(has(c.out, "power unknown: no catalog platform takes 2 × wide-card"));
+  CHECK(has(c.out, "price unknown: no catalog platform takes 2 × wide-card"));
   sh("rm -rf '" + dir + "'");
 }
 

@@ -624,7 +624,7 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
     // Markdown's bill counts the same machines and RAM (a unified computer is its GPU line).
     if (sys["platform"] != "unified")
       CHECK(md.find(std::to_string(sys["ram_bytes"].get<uint64_t>() >> 30) +
-                    " GiB, as the machine takes it) | ") != std::string::npos);
+                    " GiB per machine) | ") != std::string::npos);
     if (sys["platform"] != "unified")
       CHECK(md.find(" | needs " +
                     std::to_string(std::llround(sys["ram_required_bytes"].get<double>() /

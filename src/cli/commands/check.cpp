@@ -486,33 +486,41 @@ class PlanCache {
 void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
   const GpuPlan& p = *r.gpu;
   if (in.budget.is_object()) {
-    // Budgets read the figures the JSON and the BOM print (schema_version 2: the catalog
-    // machine's rated power and BOM cost; the class rules only where no platform takes the GPUs).
+    // Budgets read the figures the JSON and the BOM print: the machine's rated power and its BOM
+    // cost. Without a machine (no catalog platform takes the GPUs) each is unknown.
+    const bool machine = r.system && r.system->platform;
+    const std::string no_machine =
+        fmt::format("no catalog platform takes {} × {}", p.count, p.gpu.id);
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
-      const PowerPlan* w = reported_power(r);
+      const PowerPlan* w = r.power ? &*r.power : nullptr;
       if (!w)
-        res.failures.push_back({"power",
-                                "power unknown: " + p.gpu.name +
-                                    " is a whole computer whose maker publishes no power figure",
-                                "", std::numeric_limits<double>::quiet_NaN(), b, "W"});
+        res.failures.push_back(
+            {"power",
+             "power unknown: " +
+                 (machine
+                      ? p.gpu.name + " is a whole computer whose maker publishes no power figure"
+                      : no_machine),
+             "", std::numeric_limits<double>::quiet_NaN(), b, "W"});
       else
         res.summary += power_summary_words(w->peak_w);
-      if (w && power_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
       if (w && power_basis(r) == FigureBasis::generic) res.summary += generic_machine_words();
       if (w && w->peak_w > b)
         res.failures.push_back({"power", power_failure_words(w->peak_w, b), "", w->peak_w, b, "W"});
     }
     if (in.budget.contains("ram_gib")) {
       const double b = in.budget.at("ram_gib").get<double>();
-      if (!r.host) {
-        res.failures.push_back({"ram",
-                                "RAM unknown: " + p.gpu.name +
-                                    " is a whole computer: llmsize plans no separate system RAM",
-                                "", std::numeric_limits<double>::quiet_NaN(),
-                                static_cast<double>(bytes_of_gib(b)), "bytes"});
+      if (!machine || p.gpu.unified_memory) {
+        res.failures.push_back(
+            {"ram",
+             "RAM unknown: " +
+                 (p.gpu.unified_memory
+                      ? p.gpu.name + " is a whole computer: llmsize plans no separate system RAM"
+                      : no_machine),
+             "", std::numeric_limits<double>::quiet_NaN(), static_cast<double>(bytes_of_gib(b)),
+             "bytes"});
       } else {
-        const uint64_t need = r.host->ram.required_bytes, budget = bytes_of_gib(b);
+        const uint64_t need = r.system->host.ram.required_bytes, budget = bytes_of_gib(b);
         res.summary += ram_summary_words(need);
         if (need > budget)
           res.failures.push_back({"ram", ram_failure_words(need, b), "", static_cast<double>(need),
@@ -521,14 +529,14 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
     }
     if (in.budget.contains("price_usd")) {
       double b = in.budget.at("price_usd").get<double>();
-      const CostPlan* cost = reported_cost(r);
+      const CostPlan* cost = r.cost ? &*r.cost : nullptr;
       // No price to hold to the budget: that plan fails as unknown (value null), the others
       // are still checked.
       if (!cost || !cost->priced) {
-        const std::string why =
-            r.machine_cost ? r.system->platform->name + ", the machine planned for " + p.gpu.id +
-                                 ", has no published price (cost.hardware_usd is null)"
-                           : p.gpu.id + " has no catalog price; give one with \"gpu_price_usd\"";
+        const std::string why = machine ? r.system->platform->name + ", the machine planned for " +
+                                              p.gpu.id +
+                                              ", has no published price (cost.hardware_usd is null)"
+                                        : no_machine;
         res.failures.push_back({"price", "price unknown: " + why, "",
                                 std::numeric_limits<double>::quiet_NaN(), b, "USD"});
         b = -1;
@@ -536,7 +544,6 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
       // An unpriced BOM line makes the sum a floor (cost.hardware_complete false): over budget
       // is certain, within it is not, and the line says so.
       if (b >= 0) res.summary += price_summary_words(*cost);
-      if (b >= 0 && cost_basis(r) == FigureBasis::class_rules) res.summary += class_rules_words();
       if (b >= 0 && cost_basis(r) == FigureBasis::generic) res.summary += generic_machine_words();
       if (b >= 0 && cost->capex_usd > b)
         res.failures.push_back(

@@ -9,7 +9,6 @@
 #include "cli/render/plot.hpp"
 #include "cli/render/system_report.hpp"
 #include "cli/render/words.hpp"
-#include "llmsize/host.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/launch.hpp"
 #include "llmsize/max_context.hpp"
@@ -28,20 +27,20 @@ const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
 
 void check_ram_channels(const Options& o, const Plan& p) {
   if (!o.ram_channels || !p.gpu) return;
-  if (!p.host)
+  if (p.gpu->gpu.unified_memory)
     throw InputError(fmt::format(
         "--ram-channels {}: {} is a unified-memory computer, its memory is the GPU's ({:.0f} "
         "GB/s); it has no DIMM channels to set",
         o.ram_channels, p.gpu->gpu.id, p.gpu->gpu.bandwidth_gb_per_s));
+  // The machine's channels bound it; without a machine (or one whose channels no source gave)
+  // the number is taken as given.
   const PlatformModel* pm = p.system ? p.system->platform : nullptr;
-  const bool catalog = pm && pm->memory_channels_per_socket;
-  const uint32_t have = catalog ? pm->cpu_sockets * pm->memory_channels_per_socket
-                                : platform_spec(p.host->platform).memory_channels;
+  if (!pm || !pm->memory_channels_per_socket) return;
+  const uint32_t have = std::max<uint32_t>(1, pm->cpu_sockets) * pm->memory_channels_per_socket;
   if (o.ram_channels <= have) return;
   throw InputError(fmt::format(
       "--ram-channels {}: the {} planned for {} × {} has {} memory channel{}; give 1 to {}",
-      o.ram_channels, catalog ? pm->id : std::string(platform_name(p.host->platform)) + " platform",
-      p.gpu->count, p.gpu->gpu.id, have, have == 1 ? "" : "s", have));
+      o.ram_channels, pm->id, p.gpu->count, p.gpu->gpu.id, have, have == 1 ? "" : "s", have));
 }
 
 Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words) {

@@ -86,10 +86,6 @@ std::string power_summary_words(double peak_w) {
   return fmt::format(", peak {:.0f} W", peak_w);
 }
 
-std::string class_rules_words() {
-  return " (class rules: no catalog platform takes the GPUs)";
-}
-
 std::string generic_machine_words() {
   return " (a generic machine: no sourced catalog machine takes the GPUs)";
 }

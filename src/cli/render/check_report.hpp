@@ -48,10 +48,8 @@ std::string memory_failure_words(const Report& r);
 // "KV cache at ctx 32768 adds 10.0 GiB[ for 4 sequences]"
 std::string memory_failure_detail(const Report& r);
 std::string power_summary_words(double peak_w);  // ", peak 708 W"
-// " (class rules: no catalog platform takes the GPUs)": after a power or price figure that is a
-// class-rule estimate (FigureBasis::class_rules), not a machine that ships.
-std::string class_rules_words();
-// The same of a generic platform row (FigureBasis::generic).
+// " (a generic machine: ...)": after a power or price figure of a generic platform row
+// (FigureBasis::generic), not a vendor's machine.
 std::string generic_machine_words();
 std::string power_failure_words(double peak_w, double budget_w);
 std::string ram_summary_words(uint64_t need_bytes);  // ", 64 GiB RAM"

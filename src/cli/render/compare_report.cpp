@@ -88,15 +88,15 @@ std::string render_compare_table(const std::vector<Comparison>& v, const Report&
     r.push_back(p.speed && (!serving || served)
                     ? fmt::format("{:.2f} s", p.speed->time_to_first_token_s)
                     : "-");
-    const CostPlan* cost = reported_cost(p);
+    const CostPlan* cost = (p.cost ? &*p.cost : nullptr);
     r.push_back(cost && cost->priced ? hardware_price_words(*cost) : "no price");
     // 0 W: the catalog has no power figure for the machine (shown as unknown, not as zero).
     const bool rated = machine && p.system->max_wall_w_total > 0;
     r.push_back(rated ? watts_words(c.idle_wall_w_total) : "-");
     r.push_back(rated ? watts_words(p.system->typical_wall_w_total) : "-");
     r.push_back(rated ? watts_words(p.system->max_wall_w_total) : "-");
-    r.push_back(rated && p.machine_power && p.machine_power->energy_kwh_per_year > 0
-                    ? group_whole(p.machine_power->energy_kwh_per_year)
+    r.push_back(rated && p.power && p.power->energy_kwh_per_year > 0
+                    ? group_whole(p.power->energy_kwh_per_year)
                     : "-");
     r.push_back(rated && cost ? usd_words(cost->energy_usd_per_year) : "-");
     rows.push_back(std::move(r));

@@ -214,43 +214,16 @@ std::string render_explain(const Report& r) {
         "× n_head × head_dim)\n      = {:.0f} tok/s\n",
         s.flops_efficiency, tflops_words(s), s.prefill_tokens_per_s);
   }
-  if (r.machine_power) {
-    // Schema 2: the catalog machine's rated parts, as power.* and the BOM report them.
-    const auto& w = *r.machine_power;
+  if (r.power) {
+    // The machine's rated parts, as power.* and the BOM report them.
+    const auto& w = *r.power;
     o += fmt::format(
         "  power\n      = the machine's rated parts (machine.max_power_parts_dc_watts) = {:.0f} W "
         "peak DC; wall {:.0f} W (power.max_wall_watts); {:.1f} A at {:.0f} V; heat {:.0f} BTU/h\n",
         w.peak_w, w.wall_w, w.amps, r.power_input.mains_v, w.heat_btu_per_h);
-  } else if (r.power) {
-    const auto& w = *r.power;
-    o += fmt::format(
-        "  power{}\n      = GPUs {:.0f} W × {} × {:.0f}% + CPU {:.0f} + RAM {:.0f} W × {} + NVMe "
-        "{:.0f} W × "
-        "{} + board/fans {:.0f} = {:.0f} W peak;"
-        " PSU ≥ peak / {:.1f} = {:.0f} W; wall = peak / {:.2f} = {:.0f} W; {:.0f} W / {:.0f} V = "
-        "{:.1f} A; heat = W × {:.3f} = {:.0f} BTU/h\n",
-        class_rules_stand_in(r) ? " (class rules: an estimate, not a machine that ships)" : "",
-        r.power_input.gpu_board_w, r.power_input.n_gpus, percent_of(r.power_input.power_limit),
-        w.cpu_w, kDimmWatts, r.power_input.dimms, kNvmeWatts, r.power_input.nvme_drives,
-        w.board_fans_w, w.peak_w, kPsuMaxLoad, w.psu_rating_w, kPsuEfficiency, w.wall_w, w.wall_w,
-        r.power_input.mains_v, w.amps, kBtuPerHourPerWatt, w.heat_btu_per_h);
   }
   if (r.system && r.system->platform) {
     o += machine_host_explain(r);
-  } else if (r.host) {
-    o += fmt::format("  system RAM\n      = {} = {:.1f} GiB → {} × {} GiB\n", r.host->ram.rule,
-                     gib_of(r.host->ram.required_bytes), r.host->ram.dimms, r.host->ram.dimm_gib);
-    o += fmt::format(
-        "  storage\n      = max(weights {:.1f} GB × {} kept + datasets + checkpoints, 2 TB "
-        "floor) = {:.0f} GB → {} × {} (RAID 1) + {} OS drive\n",
-        gb_of(e.weights.bytes), r.host_keep_models, gb_of(r.host->storage.required_bytes),
-        r.host->storage.data_drives, tb_str(r.host->storage.drive_bytes),
-        tb_str(r.host->storage.os_drive_bytes));
-    o += fmt::format(
-        "  CPU and lanes\n      = cores max(8, 4 × {} GPUs) = {}; lanes 16 × GPUs + 4 × 3 NVMe{} "
-        "= {} → {} platform\n",
-        r.gpu ? r.gpu->count : 1, r.host->cpu_cores, r.gpu && r.gpu->nodes > 1 ? " + 16 × NIC" : "",
-        r.host->pcie_lanes_needed, platform_name(r.host->platform));
   }
   // The cold start's own steps (load_time.cpp): each with its rate or time and its source.
   if (r.system) {
@@ -266,9 +239,9 @@ std::string render_explain(const Report& r) {
     o += fmt::format("\n      = {:.1f} s to load, {:.1f} s to serving\n", cs.load_s, cs.total_s);
   }
   o += gpu_count_explain(r);
-  // As cost.*: the machine's BOM where a catalog machine is planned.
-  if (const CostPlan* c = reported_cost(r); c && c->priced) {
-    const CostInput& ci = reported_cost_input(r);
+  // As cost.*: the machine's BOM.
+  if (const CostPlan* c = r.cost ? &*r.cost : nullptr; c && c->priced) {
+    const CostInput& ci = r.cost_input;
     o += fmt::format(
         "  cost per 1M tokens\n      = (hardware {} / {:.0f} years + energy {} per year) / "
         "({:.1f} tok/s × {:.0f}% × 8760 h × 3600 s) × 1e6 = ${:.3f}\n",

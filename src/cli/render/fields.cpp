@@ -117,12 +117,10 @@ const GpuPlan* G(const Row& r) {
 const Offload* O(const Row& r) {
   return r.plan->offload ? &*r.plan->offload : nullptr;
 }
-const HostPlan* H(const Row& r) {
-  return r.plan->host ? &*r.plan->host : nullptr;
-}
-// Schema 2: the machine's rated power where a catalog machine is planned, else the class rules.
+// The machine's rated power (null without a machine, or a whole computer without a published
+// figure).
 const PowerPlan* W(const Row& r) {
-  return reported_power(*r.plan);
+  return r.plan->power ? &*r.plan->power : nullptr;
 }
 // A generating model (not an embedding or rerank run): decode figures apply.
 bool GEN(const Row& r) {
@@ -163,12 +161,12 @@ const PlatformModel* PM(const Row& r) {
 const FitVerdict* FV(const Row& r) {
   return r.plan->fit ? &*r.plan->fit : nullptr;
 }
-// Schema 2: the cost of the machine's BOM where a catalog machine is planned, else the class rules.
+// The cost of the machine's BOM (null without a machine).
 const CostPlan* CC(const Row& r) {
-  return reported_cost(*r.plan);
+  return r.plan->cost ? &*r.plan->cost : nullptr;
 }
 const CostInput& CI(const Row& r) {
-  return reported_cost_input(*r.plan);
+  return r.plan->cost_input;
 }
 
 Cell class_count(const Row& r, size_t i) {
@@ -176,12 +174,10 @@ Cell class_count(const Row& r, size_t i) {
   return i < c.size() && c[i].count ? U(c[i].count) : N();
 }
 // Load time (read + deserialize + copy to the GPUs) from local drive class i, the engine's loader;
-// without a catalog machine the drive's sequential read alone.
+// absent without a machine.
 Cell load_time(const Row& r, size_t i) {
   const SystemPlan* s = r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
-  if (s && i < s->cold_start_by_drive.size()) return D(r2(s->cold_start_by_drive[i].load_s));
-  const HostPlan* h = H(r);
-  return h && i < h->load_times.size() ? D(r2(h->load_times[i].seconds)) : A();
+  return s && i < s->cold_start_by_drive.size() ? D(r2(s->cold_start_by_drive[i].load_s)) : A();
 }
 
 const char* mode_name(TrainMode m) {
@@ -242,8 +238,11 @@ ojson options_json(const Row& r) {
     a.push_back({{"id", o.plan.gpu.id},
                  {"count", o.plan.count},
                  {"total_price_usd", opt_json(o.total_price_usd)},
+                 {"price_complete", o.price_complete},
                  {"gpus_usd", opt_json(o.gpus_usd)},
-                 {"platform", o.platform},
+                 {"machine_usd", opt_json(o.host_usd)},
+                 {"platform", o.no_machine ? ojson() : ojson(o.platform)},
+                 {"platform_id", o.no_machine ? ojson() : ojson(o.platform_id)},
                  {"machines", o.machines},
                  {"bought", o.bought},
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
@@ -489,11 +488,9 @@ const std::vector<Field> kFields = {
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
     // system
     {"system.platform", U_::text,
-     "desktop, workstation, server or unified: the class of the catalog platform chosen (where "
-     "none takes the GPUs, the class rules' class: power.basis class_rules)",
-     GET(PM(r)  ? S(to_string(PM(r)->platform_class))
-         : H(r) ? S(platform_name(H(r)->platform))
-                : N())},
+     "desktop, workstation, server or unified: the class of the catalog platform chosen (null "
+     "where none takes the GPUs)",
+     GET(PM(r) ? S(to_string(PM(r)->platform_class)) : N())},
     {"system.platform_name", U_::text, "the machine to buy (data/platforms.json)",
      GET(PM(r) ? S(PM(r)->name) : N())},
     {"system.platform_id", U_::text, "its catalog id (--platform)",
@@ -510,44 +507,26 @@ const std::vector<Field> kFields = {
     {"system.ram_bytes", U_::bytes,
      "RAM installed per machine: the catalog machine's population (the larger of 2 x weights and "
      "what its class ships per GPU)",
-     GET(SY(r)  ? U(SY(r)->host.ram.installed_bytes)
-         : H(r) ? U(H(r)->ram.installed_bytes)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.ram.installed_bytes) : N())},
     {"system.ram_required_bytes", U_::bytes,
      "RAM needed per machine: the larger of 2 x weights and what the class ships per GPU",
-     GET(SY(r)  ? U(SY(r)->host.ram.required_bytes)
-         : H(r) ? U(H(r)->ram.required_bytes)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.ram.required_bytes) : N())},
     {"system.ram_dimms", U_::count, "DIMMs per machine",
-     GET(SY(r)  ? U(SY(r)->host.ram.dimms)
-         : H(r) ? U(H(r)->ram.dimms)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.ram.dimms) : N())},
     {"system.ram_dimm_gib", U_::gib, "size of one DIMM",
-     GET(SY(r)  ? U(SY(r)->host.ram.dimm_gib)
-         : H(r) ? U(H(r)->ram.dimm_gib)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.ram.dimm_gib) : N())},
     {"system.storage_bytes", U_::bytes, "storage needed",
-     GET(SY(r)  ? U(SY(r)->host.storage.required_bytes)
-         : H(r) ? U(H(r)->storage.required_bytes)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.storage.required_bytes) : N())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
-     GET(SY(r)  ? U(SY(r)->host.storage.data_drive_bytes)
-         : H(r) ? U(H(r)->storage.drive_bytes)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.storage.data_drive_bytes) : N())},
     {"system.data_drives", U_::count, "data drives per machine",
-     GET(SY(r)  ? U(SY(r)->host.storage.data_drives)
-         : H(r) ? U(H(r)->storage.data_drives)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.storage.data_drives) : N())},
     {"system.os_drive_bytes", U_::bytes, "one OS drive (two in RAID 1 on servers)",
-     GET(SY(r)  ? U(SY(r)->host.storage.os_drive_bytes)
-         : H(r) ? U(H(r)->storage.os_drive_bytes)
-                : N())},
+     GET(SY(r) ? U(SY(r)->host.storage.os_drive_bytes) : N())},
     {"system.load_time_s", U_::seconds,
      "v2: weights read, deserialized and copied to the GPUs from --storage by the engine's loader "
      "(cold_start load_s; v1: the NVMe PCIe 4.0 drive's sequential read alone)",
-     GET(SY(r)  ? D(r2(SY(r)->cold_start.load_s))
-         : H(r) ? D(r2(H(r)->load_times[3].seconds))
-                : N())},
+     GET(SY(r) ? D(r2(SY(r)->cold_start.load_s)) : N())},
     {"system.load_time_s_hdd_7200_rpm", U_::seconds,
      "v2: the same load from a 7200 rpm disk (absent without host)", GET(load_time(r, 0))},
     {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", GET(load_time(r, 1))},
@@ -555,16 +534,18 @@ const std::vector<Field> kFields = {
     {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
     {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0", GET(load_time(r, 4))},
     {"system.cpu_cores", U_::count, "CPU cores per machine, all sockets",
-     GET(SY(r) && SY(r)->host.cpu_cores ? U(SY(r)->host.cpu_cores)
-         : H(r)                         ? U(H(r)->cpu_cores)
-                                        : N())},
+     GET(SY(r) && SY(r)->host.cpu_cores ? U(SY(r)->host.cpu_cores) : N())},
     {"system.cold_start_s", U_::seconds, "process start to serving, every step (--storage)",
      GET(SY(r) ? D(r2(SY(r)->cold_start.total_s)) : N())},
     {"system.bom_total_usd", U_::usd,
      "sum of the priced BOM lines (a floor when some are unpriced)",
      GET(SY(r) ? opt(std::round(SY(r)->bom_total_usd)) : N())},
-    {"system.pcie_lanes", U_::count, "PCIe lanes needed",
-     GET(H(r) ? U(H(r)->pcie_lanes_needed) : N())},
+    {"system.pcie_lanes", U_::count,
+     "PCIe lanes wired to the GPUs of one machine: the platform's lanes per GPU x GPUs per machine "
+     "(null for baseboard modules and whole computers)",
+     GET(SY(r) && SY(r)->choice.lanes_per_gpu
+             ? U(SY(r)->choice.lanes_per_gpu * SY(r)->choice.gpus_per_node)
+             : N())},
     {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
      GET(P(r).ram_bandwidth_gb_per_s > 0 ? D(r2(P(r).ram_bandwidth_gb_per_s)) : N())},
     // power
@@ -578,14 +559,10 @@ const std::vector<Field> kFields = {
      "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
      GET(SY(r) ? opt(std::round(SY(r)->typical_wall_w_total)) : N())},
     {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
-     GET(SY(r)  ? (SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())
-         : W(r) ? D(W(r)->psu_w)
-                : N())},
+     GET(SY(r) && SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())},
     {"power.psu_count", U_::count,
      "PSUs per machine, spares included (null when the platform's are not published)",
-     GET(SY(r)  ? (SY(r)->psus.count ? U(SY(r)->psus.count) : N())
-         : W(r) ? U(W(r)->psus)
-                : N())},
+     GET(SY(r) && SY(r)->psus.count ? U(SY(r)->psus.count) : N())},
     {"power.psu_redundancy", U_::text,
      "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
      GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
@@ -603,12 +580,12 @@ const std::vector<Field> kFields = {
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
      GET(W(r) ? D(std::round(W(r)->heat_btu_per_h)) : N())},
     {"power.energy_kwh_per_year", U_::kwh_per_year,
-     "typical draw busy at the duty cycle, idle the rest (peak x duty without a platform)",
+     "typical draw busy at the duty cycle, idle the rest",
      GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
     {"power.basis", U_::text,
      "machine (the catalog machine's power model), generic (a generic platform row's: no sourced "
-     "machine takes the GPUs; system.platform_basis says where its numbers come from) or "
-     "class_rules (no platform at all: an estimate from the GPU's class); null without power",
+     "machine takes the GPUs; system.platform_basis says where its numbers come from); null "
+     "without power (no platform takes the GPUs, or a whole computer without a published figure)",
      GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
@@ -801,8 +778,8 @@ const std::vector<Field> kFields = {
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
      RUN(D(P(r).cost_input.kwh_price_usd))},
     {"cost.basis", U_::text,
-     "machine (the catalog machine's BOM), generic (a generic platform row's BOM) or class_rules "
-     "(no platform at all: GPUs + a class price of the host); null without cost",
+     "machine (the catalog machine's BOM) or generic (a generic platform row's BOM); null without "
+     "a machine",
      GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
     // blocks and lists
     {"finetune", U_::none,
@@ -814,7 +791,10 @@ const std::vector<Field> kFields = {
     {"gpu_options", U_::none,
      "without --gpu, the GPUs the engine runs on: at the usable speed (--min-tps) first, then "
      "priced first, one machine before several, the cheapest system first (JSON only): id, count "
-     "(the engine's own count), total_price_usd, gpus_usd, platform, machines, bought (GPUs "
+     "(the engine's own count), total_price_usd (the bill of materials of the machines it buys, "
+     "as cost.hardware_usd would be), price_complete (false: a floor, a line has no public "
+     "price), gpus_usd, machine_usd (the rest of the bill), platform (class) and platform_id "
+     "(null: no catalog machine takes them), machines, bought (GPUs "
      "priced: a count it is sold in), per_gpu_bytes, split, tokens_per_s (per user under a "
      "serving engine, else per sequence; null under a capacity target), below_usable_speed",
      JSON(options_json(r))},
@@ -943,8 +923,8 @@ void set_plan(Row& row, const Plan& p) {
     row.link = row.link_memo.get(k, [&] { return gpu_link_words(g, shape.nodes, shape.per_node); });
   }
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
-  // Schema 2: the machine's rated power where a catalog machine is planned (as W()).
-  const PowerPlan* w = reported_power(p);
+  // The machine's rated power (as W()).
+  const PowerPlan* w = p.power ? &*p.power : nullptr;
   if (!w) {
     row.circuit = {};
   } else {

@@ -42,11 +42,6 @@ std::string duration(double s) {
   return fmt::format("{:.1f} h", hours_of(s));
 }
 
-std::string tb_str(uint64_t b) {
-  const double tb = tb_of(b);
-  return tb == std::floor(tb) ? fmt::format("{:.0f} TB", tb) : fmt::format("{:.2f} TB", tb);
-}
-
 std::string quant_line(const Report& r) {
   std::string q = r.quant->id;
   if (r.quant_requested != r.quant->id)
@@ -246,6 +241,9 @@ std::string machine_ram_rule_words(const Report& r, const RamSizing& mr) {
   }
 }
 
+// The GPUs and the machine around them in a line each (the table keeps the GPU lines and the
+// platform; Markdown all of them). Without a catalog machine only the GPUs and how many machines
+// the count spans.
 std::vector<BomLine> bom_lines(const Report& r) {
   std::vector<BomLine> b;
   if (!r.gpu) return b;
@@ -253,101 +251,56 @@ std::vector<BomLine> bom_lines(const Report& r) {
   b.push_back(gpu_line(r));
   if (p.count > 1)
     b.push_back({"GPU link", gpu_link_words(r), "-", link_reason_words(p.link_reason)});
-  // The catalog machine's count is on its Platform line; the class rule's only without one.
-  const bool catalog_machine = r.system && r.system->platform;
-  if (p.nodes > 1 && !catalog_machine)
-    b.push_back({"Nodes",
-                 fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
-                 std::to_string(p.nodes), "more GPUs than one chassis holds"});
-  if (r.host) {
-    const auto& h = *r.host;
-    const auto& ps = platform_spec(h.platform);
-    // The catalog machine, when one takes the GPUs, names the platform and its CPUs.
-    const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
-    // The machines as bought: across machines, what each holds (the lanes of every GPU in one
-    // box that is never bought said nothing).
-    const uint32_t nodes = machine ? machine->choice.nodes : 1;
-    std::string held;
-    if (machine && nodes > 1) {
-      const PlatformChoice& ch = machine->choice;
-      const PlatformModel& mp = *machine->platform;
-      held =
-          mp.gpu_mount == GpuMount::pcie
-              ? fmt::format("{} GPU{} per machine at x{}, {:g} of its {:g} GPU slot widths",
-                            ch.gpus_per_node, ch.gpus_per_node == 1 ? "" : "s", ch.lanes_per_gpu,
-                            ch.slot_widths_per_node, mp.gpu_widths_total)
-          : mp.gpu_mount == GpuMount::integrated
-              ? std::string("separate whole computers, one GPU each")
-              : fmt::format("{} {} per machine on its baseboard (sold in 4 or 8)", ch.gpus_per_node,
-                            mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules");
-    } else {
-      held = !p.gpu.is_module()
-                 ? fmt::format("{} PCIe lanes needed (x16 per GPU, x4 per NVMe), {}",
-                               h.pcie_lanes_needed,
-                               h.chassis_slot_widths > 0
-                                   ? fmt::format("{:g} slot widths of GPUs", h.chassis_slot_widths)
-                                   : std::string("card width not published"))
-                 : fmt::format(
-                       "{} on an HGX/OAM baseboard (sold in 4 or 8); {} PCIe lanes for drives and "
-                       "NICs",
-                       p.gpu.form_factor == "sxm" ? "SXM modules" : "modules", h.pcie_lanes_needed);
-    }
-    b.push_back({"Platform",
-                 machine ? fmt::format("{} ({})", machine->platform->name,
-                                       to_string(machine->platform->platform_class))
-                         : fmt::format("{} class: {}", platform_name(h.platform), ps.example),
-                 std::to_string(nodes), std::move(held)});
-    b.push_back(
-        {"CPU",
-         machine && machine->host.cpu_cores
-             ? fmt::format("{} × {}, {} cores (≥ {} needed)", machine->host.cpu_sockets,
-                           machine->platform->cpu_model, machine->host.cpu_cores, h.cpu_cores)
-             : fmt::format("≥ {} cores", h.cpu_cores),
-         "1", "4 cores per GPU for engine, tokenizer and scheduler, at least 8"});
-    const auto& mr = machine ? machine->host.ram : RamSizing();
-    b.push_back({"System RAM",
-                 machine ? fmt::format("{} × {} GiB DDR5 ({:.0f} GiB, as the machine takes it)",
-                                       mr.dimms, mr.dimm_gib, gib_of(mr.installed_bytes))
-                         : fmt::format("{} × {} GiB DDR5 ({:.0f} GiB)", h.ram.dimms, h.ram.dimm_gib,
-                                       gib_of(h.ram.installed_bytes)),
-                 std::to_string(machine ? mr.dimms : h.ram.dimms),
-                 machine ? fmt::format("needs {:.0f} GiB: {}; every channel populated",
-                                       gib_of(mr.required_bytes), machine_ram_rule_words(r, mr))
-                         : fmt::format("needs {:.0f} GiB: {}; every channel populated",
-                                       gib_of(h.ram.required_bytes), h.ram.rule)});
-    if (machine) {
-      const auto& ms = machine->host.storage;
-      b.push_back({"Data storage",
-                   fmt::format("{:.2f} TB NVMe{}", tb_of(ms.data_drive_bytes),
-                               ms.data_drives > 1 ? ", RAID 1" : ""),
-                   std::to_string(ms.data_drives),
-                   fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
-                               gb_of(ms.required_bytes))});
-      b.push_back({"OS drive",
-                   fmt::format("{:.2f} TB NVMe{}", tb_of(ms.os_drive_bytes),
-                               ms.os_drives > 1 ? ", RAID 1" : ""),
-                   std::to_string(ms.os_drives), "system on its own drive"});
-    } else {
-      b.push_back(
-          {"Data storage",
-           fmt::format("{} {}, RAID 1", tb_str(h.storage.drive_bytes), h.storage.drive_class),
-           std::to_string(h.storage.data_drives),
-           fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints, floor 2 TB",
-                       gb_of(h.storage.required_bytes))});
-      b.push_back({"OS drive", fmt::format("{} NVMe", tb_str(h.storage.os_drive_bytes)), "1",
-                   "system on its own drive"});
-    }
+  const SystemPlan* machine = r.system && r.system->platform ? &*r.system : nullptr;
+  if (!machine) {
+    if (p.nodes > 1)
+      b.push_back({"Nodes",
+                   fmt::format("{} servers of up to {} GPUs", p.nodes, max_gpus_per_node(p.gpu)),
+                   std::to_string(p.nodes), "more GPUs than one chassis holds"});
+    return b;
   }
-  // With a machine from the catalog its PSUs are in the machine's sections, not here.
-  if (r.power && !(r.system && r.system->platform)) {
-    const auto& w = *r.power;
-    b.push_back({"PSU",
-                 fmt::format("{} W{}", group_whole(w.psu_w),
-                             r.host && r.host->platform == Platform::server ? " server modules, N+1"
-                                                                            : " 80 PLUS Platinum"),
-                 std::to_string(w.psus),
-                 fmt::format("peak {} W ≤ 80% of the rating", group_whole(w.peak_w))});
-  }
+  // The machines as bought: what each holds.
+  const PlatformChoice& ch = machine->choice;
+  const PlatformModel& mp = *machine->platform;
+  const uint32_t nodes = ch.nodes;
+  const std::string held =
+      mp.gpu_mount == GpuMount::pcie
+          ? fmt::format("{} GPU{} per machine at x{}, {:g} of its {:g} GPU slot widths",
+                        ch.gpus_per_node, ch.gpus_per_node == 1 ? "" : "s", ch.lanes_per_gpu,
+                        ch.slot_widths_per_node, mp.gpu_widths_total)
+      : mp.gpu_mount == GpuMount::integrated
+          ? std::string(nodes > 1 ? "separate whole computers, one GPU each"
+                                  : "a whole computer: the GPU is its SoC")
+          : fmt::format("{} {} per machine on its baseboard (sold in 4 or 8)", ch.gpus_per_node,
+                        mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules");
+  b.push_back({"Platform", fmt::format("{} ({})", mp.name, to_string(mp.platform_class)),
+               std::to_string(nodes), held});
+  const HostSizing& h = machine->host;
+  if (mp.gpu_mount == GpuMount::integrated) return b;
+  b.push_back({"CPU",
+               h.cpu_cores
+                   ? fmt::format("{} × {}, {} cores", h.cpu_sockets, mp.cpu_model, h.cpu_cores)
+                   : fmt::format("{} × {}", h.cpu_sockets, mp.cpu_model),
+               std::to_string(h.cpu_sockets * nodes), "as the machine ships"});
+  const RamSizing& mr = h.ram;
+  b.push_back({"System RAM",
+               fmt::format("{} × {} GiB {} ({:.0f} GiB per machine)", mr.dimms, mr.dimm_gib,
+                           mp.memory_type.empty() ? std::string("DDR5") : mp.memory_type,
+                           gib_of(mr.installed_bytes)),
+               std::to_string(mr.dimms * nodes),
+               fmt::format("needs {:.0f} GiB: {}; every channel populated",
+                           gib_of(mr.required_bytes), machine_ram_rule_words(r, mr))});
+  const auto& ms = h.storage;
+  b.push_back({"Data storage",
+               fmt::format("{:.2f} TB NVMe{}", tb_of(ms.data_drive_bytes),
+                           ms.data_drives > 1 ? ", RAID 1" : ""),
+               std::to_string(ms.data_drives * nodes),
+               fmt::format("needs {:.0f} GB: models × kept + datasets + checkpoints",
+                           gb_of(ms.required_bytes))});
+  b.push_back({"OS drive",
+               fmt::format("{:.2f} TB NVMe{}", tb_of(ms.os_drive_bytes),
+                           ms.os_drives > 1 ? ", RAID 1" : ""),
+               std::to_string(ms.os_drives * nodes), "system on its own drive"});
   return b;
 }
 
@@ -586,11 +539,11 @@ std::vector<std::string> answer_lines(const Report& r) {
     lines.push_back(fmt::format("{:.1f} documents/s", r.speed->documents_per_s));
   }
   std::string money;
-  if (const CostPlan* c = reported_cost(r); c && c->priced && c->capex_usd > 0)
+  if (const CostPlan* c = r.cost ? &*r.cost : nullptr; c && c->priced && c->capex_usd > 0)
     money = fmt::format("{}{} to buy", usd_words(c->capex_usd), c->complete ? "" : " or more");
   else
     money = "no catalog price (--price NAME=USD)";
-  if (const PowerPlan* pw = reported_power(r); pw && pw->wall_w > 0)
+  if (const PowerPlan* pw = r.power ? &*r.power : nullptr; pw && pw->wall_w > 0)
     money += fmt::format(" · {} at the wall at most", watts_words(pw->wall_w));
   lines.push_back(money);
   if (r.fit) lines.push_back(fit_words(r));
@@ -651,21 +604,31 @@ std::string option_speed_words(const Report& r, const GpuOption& opt) {
                      opt.below_usable_speed ? " (below the usable speed)" : "");
 }
 
+// An option's price: its bill's total, "≥" before a floor, "no price" without a GPU price.
+std::string option_price_words(const GpuOption& o) {
+  if (o.total_price_usd <= 0) return "no price";
+  return (o.price_complete ? "" : "≥") + usd(o.total_price_usd);
+}
+
 // The ranked GPU options when no --gpu was given.
 std::string table_options(const Report& r) {
   std::string o;
   if (!r.options.empty()) {
     o += "\nGPU options (at the usable speed first, then priced, one machine before several, "
-         "cheapest system first: GPUs at catalog prices + the platform per machine; --price "
-         "NAME=USD)\n";
-    for (const auto& opt : r.options)
+         "cheapest system first: the bill of materials of the machines each buys; ≥ marks a floor, "
+         "a line without a public price; --price NAME=USD)\n";
+    for (const auto& opt : r.options) {
+      // The machines around the GPUs: their class and what the rest of their bill costs.
+      const std::string machine =
+          opt.no_machine ? std::string("no machine")
+          : opt.plan.gpu.unified_memory && opt.gpus_usd <= 0
+              ? fmt::format("{} whole computer{}", opt.machines, opt.machines > 1 ? "s" : "")
+              : fmt::format("{} {}{} {}", opt.machines, opt.platform, opt.machines > 1 ? "s" : "",
+                            opt.host_usd > 0 ? usd(opt.host_usd) : "unpriced");
       o += fmt::format(
-          "  {:<20} × {:<3} {:>10} = GPUs {:>8} + {:<12} {:.1f} GiB per GPU · {}{}{}{}\n",
-          opt.plan.gpu.id, opt.plan.count,
-          opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price", usd(opt.gpus_usd),
-          opt.plan.gpu.unified_memory ? std::string("nothing")
-          : opt.machines > 1          ? fmt::format("{} {}s", opt.machines, opt.platform)
-                                      : std::string(opt.platform),
+          "  {:<20} × {:<3} {:>10} = GPUs {:>8} + {:<22} {:.1f} GiB per GPU · {}{}{}{}\n",
+          opt.plan.gpu.id, opt.plan.count, option_price_words(opt),
+          opt.gpus_usd > 0 ? usd(opt.gpus_usd) : "included", machine,
           gib_of(opt.plan.per_gpu_bytes), option_split_words(opt),
           opt.bought > opt.plan.count
               ? fmt::format(" · {} bought (a count it is sold in)", opt.bought)
@@ -674,14 +637,14 @@ std::string table_options(const Report& r) {
           : opt.no_machine     ? " · no catalog machine takes them"
                                : "",
           option_speed_words(r, opt));
+    }
   }
   if (!r.fewest.empty()) {
     o += "\nFewest cards\n";
     for (const auto& opt : r.fewest)
       o += fmt::format("  {:<20} × {:<3} {:>10}  {:.1f} GiB per GPU · {}\n", opt.plan.gpu.id,
-                       opt.plan.count,
-                       opt.total_price_usd > 0 ? usd(opt.total_price_usd) : "no price",
-                       gib_of(opt.plan.per_gpu_bytes), option_split_words(opt));
+                       opt.plan.count, option_price_words(opt), gib_of(opt.plan.per_gpu_bytes),
+                       option_split_words(opt));
   }
   return o;
 }
@@ -704,21 +667,16 @@ std::string table_bill(const Report& r, size_t width) {
       o += fmt::format(
           "          the capacity plan uses {} ({} users at ≥ {:.0f} tok/s each: {})\n",
           r.capacity->gpus, r.capacity->users, r.capacity->target_tokens_per_s, split_words(r));
-    // With a catalog machine its own sections (Machine, Bill of materials, Power) replace the
-    // class rules: only the GPUs and their link stay here.
-    const bool machine = r.system && r.system->platform;
-    o += machine                   ? "\nGPUs\n"
-         : class_rules_stand_in(r) ? "\nClass-rule sizing (no catalog platform takes these GPUs: "
-                                     "an estimate, not a machine that ships)\n"
-                                   : "\nBill of materials\n";
+    // The GPUs, their link and the platform; the machine's own sections (Machine, Bill of
+    // materials, Power) follow.
+    o += "\nGPUs\n";
     auto lines = bom_lines(r);
-    if (machine)
-      lines.erase(std::remove_if(lines.begin(), lines.end(),
-                                 [](const BomLine& l) {
-                                   return l.component != "GPU" && l.component != "GPU link" &&
-                                          l.component != "Platform";
-                                 }),
-                  lines.end());
+    lines.erase(std::remove_if(lines.begin(), lines.end(),
+                               [](const BomLine& l) {
+                                 return l.component != "GPU" && l.component != "GPU link" &&
+                                        l.component != "Platform" && l.component != "Nodes";
+                               }),
+                lines.end());
     // The spec column leaves the why 40 of the width; a longer spec wraps inside its column.
     size_t w0 = 9, w1 = 4;
     for (const auto& l : lines) w0 = std::max(w0, l.component.size());
@@ -759,20 +717,6 @@ std::string table_speed(const Report& r) {
 // Power, load time and cost.
 std::string table_power_cost(const Report& r) {
   std::string o;
-  if (r.power && !(r.system && r.system->platform)) {
-    const auto& w = *r.power;
-    o += class_rules_stand_in(r) ? "\nPower and cooling (class rules: no catalog machine)\n"
-                                 : "\nPower and cooling\n";
-    o += fmt::format(
-        "  peak            {} W (GPUs {}, CPU {}, RAM {}, drives {}, board and fans {})\n",
-        group_whole(w.peak_w), group_whole(w.gpu_w), group_whole(w.cpu_w), group_whole(w.ram_w),
-        group_whole(w.drives_w), group_whole(w.board_fans_w));
-    o += fmt::format("  PSU             {} × {} W\n", w.psus, group_whole(w.psu_w));
-    o += fmt::format("  at the wall     {} W, {}\n", group_whole(w.wall_w), circuit_words(w));
-    o += fmt::format("  heat            {} BTU/h\n", group_whole(w.heat_btu_per_h));
-    o += fmt::format("  energy          {} kWh per year at {:.0f}% duty\n",
-                     group_whole(w.energy_kwh_per_year), percent_of(r.power_input.duty_cycle));
-  }
   if (r.system && r.system->platform) {
     // The cold start's load (read + deserialize + copy) from each local drive class.
     static const char* const kDriveNames[] = {"HDD 7200 rpm", "SATA SSD", "NVMe PCIe 3.0",
@@ -783,12 +727,6 @@ std::string table_power_cost(const Report& r) {
         gb_of(r.estimate.weights.bytes));
     for (size_t i = 0; i < s.cold_start_by_drive.size() && i < std::size(kDriveNames); ++i)
       o += fmt::format("  {:<16} {}\n", kDriveNames[i], duration(s.cold_start_by_drive[i].load_s));
-  } else if (r.host) {
-    o += fmt::format("\nModel load time ({:.1f} GB from disk, the drive's sequential read alone)\n",
-                     gb_of(r.estimate.weights.bytes));
-    for (const auto& l : r.host->load_times)
-      o += fmt::format("  {:<16} {:>5.2f} GB/s  {}\n", l.drive_class, l.read_gb_per_s,
-                       duration(l.seconds));
   }
   if (const auto b = cost_block(r)) o += table_block(*b);
   return o;
@@ -869,26 +807,20 @@ std::vector<Block> speed_blocks(const Report& r) {
 
 // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
 std::optional<Block> cost_block(const Report& r) {
-  const CostPlan* cp = reported_cost(r);
-  if (!cp) return std::nullopt;
-  const auto& c = *cp;
-  const CostInput& in = reported_cost_input(r);
+  if (!r.cost) return std::nullopt;
+  const auto& c = *r.cost;
+  const CostInput& in = r.cost_input;
   Block b;
   b.title = "Cost";
   if (!c.priced) {
-    b.rows.emplace_back("energy", fmt::format("{} per year; no {} price in the catalog (--price "
-                                              "NAME=USD)",
-                                              usd(c.energy_usd_per_year),
-                                              r.machine_cost ? "machine or GPU" : "GPU"));
+    b.rows.emplace_back("energy", fmt::format("{} per year; no machine or GPU price in the catalog "
+                                              "(--price NAME=USD)",
+                                              usd(c.energy_usd_per_year)));
     return b;
   }
-  b.rows.emplace_back(
-      "hardware", r.machine_cost
-                      ? fmt::format("{} (the bill of materials{})", usd(c.capex_usd),
-                                    c.complete ? "" : "; a floor: some lines have no public price")
-                      : fmt::format("{} (GPUs {} + {} {})", usd(c.capex_usd), usd(c.gpus_usd),
-                                    class_rules_stand_in(r) ? "a class-rule host" : "host",
-                                    usd(r.cost_input.host_usd)));
+  b.rows.emplace_back("hardware",
+                      fmt::format("{} (the bill of materials{})", usd(c.capex_usd),
+                                  c.complete ? "" : "; a floor: some lines have no public price"));
   b.rows.emplace_back("energy", fmt::format("{} per year at ${:.2f}/kWh",
                                             usd(c.energy_usd_per_year), in.kwh_price_usd));
   // Per token: hardware over its years plus energy, over the aggregate the Speed block prints.
@@ -1014,10 +946,7 @@ std::string render_markdown(const Report& r) {
   }
   const auto lines = bom_lines(r);
   if (!lines.empty()) {
-    o += class_rules_stand_in(r)
-             ? "### Class-rule sizing (no catalog platform takes these GPUs)\n\n"
-               "| component | spec | qty | why |\n|---|---|---:|---|\n"
-             : "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
+    o += "### Bill of materials\n\n| component | spec | qty | why |\n|---|---|---:|---|\n";
     for (const auto& l : lines)
       o += fmt::format("| {} | {} | {} | {} |\n", l.component, l.spec, l.qty, l.why);
     o += "\n";
@@ -1030,8 +959,8 @@ std::string render_markdown(const Report& r) {
     markdown_memory(r, o);
   }
   if (r.gpu) o += fmt::format("\n**GPU:** {}\n", gpu_verdict(*r.gpu, r.fit));
-  // As the JSON's power.* and cost.*: the catalog machine's where one is planned.
-  if (const PowerPlan* w = reported_power(r))
+  // As the JSON's power.*: the machine's.
+  if (const PowerPlan* w = r.power ? &*r.power : nullptr)
     o += fmt::format("\n**Power:** peak {} W, wall {} W, {}; heat {} BTU/h; {} kWh/year\n",
                      group_whole(w->peak_w), group_whole(w->wall_w), circuit_words(*w),
                      group_whole(w->heat_btu_per_h), group_whole(w->energy_kwh_per_year));

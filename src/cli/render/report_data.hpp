@@ -10,7 +10,6 @@
 #include "llmsize/estimate.hpp"
 #include "llmsize/finetune.hpp"
 #include "llmsize/gpu_plan.hpp"
-#include "llmsize/host.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/resolve.hpp"
 #include "llmsize/plan.hpp"

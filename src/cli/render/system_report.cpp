@@ -433,7 +433,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
                    group_whole(s.heat_btu_per_h_total));
-  if (const PowerPlan* pw = reported_power(r))
+  if (const PowerPlan* pw = r.power ? &*r.power : nullptr)
     o += fmt::format(
         "  energy          {} kWh per year from the typical draw, busy {:.0f}% of "
         "the time\n",

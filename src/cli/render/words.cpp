@@ -134,14 +134,11 @@ std::string note_words(const Note& n, const Plan& p) {
             why += std::string(i ? ", " : " (") + to_string(x.reasons[i]);
           if (!x.reasons.empty()) why += ")";
         }
-      // What stands in for the machine: the class rules' host, power and cost, said to be.
-      const bool stand_in =
-          power_basis(p) == FigureBasis::class_rules || cost_basis(p) == FigureBasis::class_rules;
-      return fmt::format("no platform in the catalog takes {} × {}{}{}", n.n[0], name, why,
-                         stand_in ? "; the host, power and cost shown are class-rule estimates "
-                                    "(power.basis and cost.basis class_rules), not a machine that "
-                                    "ships"
-                                  : "");
+      // Nothing stands in for the machine: no host, power or cost is shown.
+      return fmt::format(
+          "no platform in the catalog takes {} × {}{}; no host, power or cost is planned (a "
+          "--catalog platform row that takes them gives one)",
+          n.n[0], name, why);
     }
     case NoteKind::engine_not_on_gpu: {
       const ServingProfile& e = engine_of(p);
@@ -336,16 +333,6 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
         group_whole(sy->max_wall_w_total), group_whole(sy->heat_btu_per_h_total),
         group_whole(sy->typical_wall_w_total),
         sy->max_wall_w_total > 1500
-            ? " (more than an office's air conditioning: plan a server room or rack cooling)"
-            : ""));
-  } else if (r.power) {
-    // No catalog machine: the class rules' figures, said to be.
-    const char* basis = class_rules_stand_in(r) ? " (class rules: no catalog machine)" : "";
-    c.push_back(fmt::format("Circuit{}: {}", basis, circuit_words(*r.power)));
-    c.push_back(fmt::format(
-        "Cooling{}: remove {} W = {} BTU/h at full load{}", basis, group_whole(r.power->wall_w),
-        group_whole(r.power->heat_btu_per_h),
-        r.power->needs_room_cooling
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   }
