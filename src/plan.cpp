@@ -142,6 +142,9 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       if (target) {
         sp = plan_serving(req, m, w, g, 0, serving_gpus_per_node(req, g));
         if (!sp.capacity || !sp.capacity->found) return n;
+      } else if (serving_target(req, 0) > 0 &&
+                 (sp = plan_serving(req, m, w, g, 0, serving_gpus_per_node(req, g))).users_sized) {
+        // Sized for its users at once, as the plan of g would be.
       } else {
         const uint32_t fewest = fewest_serving_gpus(req, m, w, g);
         if (!fewest) return n;
@@ -694,6 +697,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
     d.replicas = 1;
     d.limits = engine_limits(d.engine, sg.memory_bytes, a100, tp, pp);
     if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
+    d.attention_dp = default_attention_dp(sm, sg, tp);
     // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
     if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
       d.limits.max_num_seqs = wl.users;
@@ -745,6 +749,19 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
 
 }  // namespace
 
+double serving_target(const PlanRequest& req, uint32_t count) {
+  if (!req.serving || !req.users) return 0;
+  if (req.target_tokens_per_s > 0) return req.target_tokens_per_s;
+  // --users N (people served at once) without a target or a count: all N at once, each at the
+  // usable speed (any speed with --min-tps 0); a rate or --users max is not a head count.
+  // A slot engine (llama.cpp, Ollama) already reserves a slot per user (-np N): its count holds
+  // them all, and a batching engine is what it is told to use for more (#21).
+  if (count || req.users < 2 || req.serving->users_max || req.serving->workload.rate_per_s > 0 ||
+      serving_profile(req.serving->engine).memory_rule == MemoryRule::fixed_slots)
+    return 0;
+  return req.min_tokens_per_s > 0 ? req.min_tokens_per_s : kAnyUsableSpeed;
+}
+
 ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weights* exact,
                          const GpuSpec& gpu, uint32_t count, uint32_t gpus_per_node) {
   const ServingRequest& sr = *req.serving;
@@ -760,13 +777,22 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   base.max_model_len = sr.max_model_len;
   base.power_limit = req.power.power_limit;
   base.memory_fraction_given = sr.memory_fraction;
-  if (req.users && req.target_tokens_per_s > 0) {
+  const double target = serving_target(req, count);
+  if (target > 0) {
     CapacityTarget t;
     t.users = req.users;
-    t.per_user_tokens_per_s = req.target_tokens_per_s;
+    t.per_user_tokens_per_s = target;
+    out.capacity_target_tokens_per_s = target;
     t.ttft_slo_s = wl.ttft_slo_s;
     t.tpot_slo_s = wl.tpot_slo_s;
     out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
+  }
+  // Sized for its users when no target was given: a search that finds nothing leaves the
+  // fewest GPUs that hold one sequence (the users then queue, as the estimate says).
+  out.users_sized = target > 0 && req.target_tokens_per_s <= 0;
+  if (out.users_sized && !out.capacity->found) {
+    out.capacity.reset();
+    out.users_sized = false;
   }
   if (out.capacity && out.capacity->found && !count) {
     out.deployment = out.capacity->deployment;

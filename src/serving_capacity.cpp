@@ -74,6 +74,12 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
 
 }  // namespace
 
+bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t tp) {
+  // MoE on GPUs without NVLink: attention data parallel, experts split (no per-layer all-reduce
+  // over PCIe); the same rule the calibration rows follow.
+  return m.n_expert && tp > 1 && g.link == LinkKind::pcie;
+}
+
 bool valid_tp(const ServingModel& m, uint32_t tp) {
   if (tp == 0 || m.n_head % tp) return false;
   const uint32_t kv = std::max<uint32_t>(1, m.n_head_kv);
@@ -110,9 +116,7 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       if (o.max_num_seqs) d.limits.max_num_seqs = o.max_num_seqs;
       if (o.max_num_batched_tokens) d.limits.max_num_batched_tokens = o.max_num_batched_tokens;
       if (o.memory_fraction > 0) d.limits.memory_fraction = o.memory_fraction;
-      // MoE on GPUs without NVLink: attention data parallel, experts split (no per-layer
-      // all-reduce over PCIe); the same rule the calibration rows follow.
-      if (m.n_expert && tp > 1 && g.link == LinkKind::pcie) d.attention_dp = true;
+      d.attention_dp = default_attention_dp(m, g, tp);
       const ReplicaFit f = replica_fit(m, g, d, w, t);
       if (!f.users) {
         if (!any_fit) first_reason = f.binding;

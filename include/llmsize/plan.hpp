@@ -83,7 +83,12 @@ struct ServingPlan {
   // paged engines) or its whole reservation (isl + osl or the context: slot engines, TRT-LLM).
   bool kv_charged_guarantee = false;
   uint32_t gpus_per_node = 8;
-  LaunchPlan launch;  // launch_plan() of the deployment
+  // --users N without a target or a GPU count: the deployment was sized (capacity, found) to run
+  // all N at once at the usable speed (serving_target()); false when nothing up to kMaxGpus does,
+  // and the fewest GPUs that hold one sequence are planned instead.
+  bool users_sized = false;
+  double capacity_target_tokens_per_s = 0;  // the per-user speed the capacity search held
+  LaunchPlan launch;                        // launch_plan() of the deployment
   // Machines the deployment runs on at gpus_per_node: a replica that fits one stays inside it
   // (machines_for; the capacity search counts them the same way).
   uint32_t nodes() const {
@@ -247,9 +252,18 @@ const char* to_string(FigureBasis b);  // "none", "machine", "generic"
 FigureBasis power_basis(const Plan& p);
 FigureBasis cost_basis(const Plan& p);
 
-// The serving block of a plan on `gpu` (count GPUs, gpus_per_node per node): the capacity search
-// when req.users and req.target_tokens_per_s are set, else the deployment of `count` GPUs under
-// the engine's default split. REQUIRES: req.serving set, req.config.quant non-null, count > 0.
+// The per-user speed a serving request's capacity search holds: --target-tps when given with
+// --users; else, for --users N (N > 1, no rate, no --users max) on a batching engine (a slot
+// engine reserves a slot per user already) without a GPU count (count 0), the usable speed
+// (PlanRequest::min_tokens_per_s, kAnyUsableSpeed when 0): all N run at once. 0: no capacity
+// search.
+constexpr double kAnyUsableSpeed = 0.01;  // tok/s: memory alone decides
+double serving_target(const PlanRequest& req, uint32_t count);
+
+// The serving block of a plan on `gpu` (count GPUs, 0: as many as it needs; gpus_per_node per
+// node): the capacity search at serving_target() when that is set, else the deployment of `count`
+// GPUs (0: the fewest that hold one sequence) under the engine's default split.
+// REQUIRES: req.serving set, req.config.quant non-null.
 ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weights* exact,
                          const GpuSpec& gpu, uint32_t count, uint32_t gpus_per_node);
 

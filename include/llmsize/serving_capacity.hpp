@@ -39,6 +39,10 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
                                       const Deployment& base, const Workload& w,
                                       const CapacityTarget& t);
 
+// Whether a deployment of tp runs attention data parallel by default (every layout the plan
+// makes, a capacity search's or a given count's): MoE on GPUs without NVLink.
+bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t tp);
+
 // Whether tp is a valid tensor-parallel degree for the model (vLLM/SGLang/TensorRT-LLM shard
 // query heads evenly; KV heads evenly or replicated).
 bool valid_tp(const ServingModel& m, uint32_t tp);

@@ -765,3 +765,43 @@ TEST_CASE("The table opens with the answer, in the figures the sections and the 
   // A fine-tuning plan's answer is its memory: no Answer block.
   CHECK(run("llama-3.1-8b --mode lora --gpu h100-sxm").out.find("\nAnswer") == std::string::npos);
 }
+
+TEST_CASE("users N on a batching engine: all N planned at once at the usable speed",
+          "[cli][serving]") {
+  // Llama-3.3-70B BF16 on H100 SXM, 50 users at 32k context (1,000 in, 1,000 out): the fewest GPUs
+  // that hold one sequence (2) run 19 at once and queue 31; --users means people served at once,
+  // so without --gpus the plan takes the capacity search at the usable speed (--min-tps, 10 by
+  // default): 4 GPUs run all 50, none queued, each above 10 tok/s.
+  const std::string a = "llama-3.3-70b --engine vllm --users 50 --ctx 32768 --gpu h100-sxm";
+  const json t = throughput(a);
+  CHECK(t["gpus"] == 4);
+  CHECK(t["concurrency"] == 50);
+  CHECK(t["queued"] == 0);
+  CHECK(t["per_user_tokens_per_s"].get<double>() >= 10);
+  CHECK(t["serving_capacity_found"] == true);
+  // The same hardware given (--gpus 2) is judged as given: 19 run, 31 wait.
+  const json two = throughput(a + " --gpus 2");
+  CHECK(two["gpus"] == 2);
+  CHECK(two["concurrency"] == 19);
+  CHECK(two["queued"] == 31);
+  CHECK(two["serving_capacity_found"].is_null());
+  // The table says how the count was sized.
+  CHECK(run(a + " --width 0").out.find("sized for all 50 users at once at ≥ 10 tok/s each") !=
+        std::string::npos);
+  // A slot engine reserves a slot per user itself: no capacity search without a target.
+  CHECK(throughput(
+            "llama-3.3-70b --gpu rtx-4090 --users 2 --isl 2000 --osl 300")["serving_capacity_found"]
+            .is_null());
+}
+
+TEST_CASE("one layout, one speed: a given count and a capacity search agree", "[cli][serving]") {
+  // gpt-oss-120b (MoE) on four Arc Pro B60 (PCIe, no GPU link) under SGLang: both the count given
+  // and the capacity search run attention data parallel (default_attention_dp), so the same TP 4
+  // deployment gives the same per-user speed.
+  const std::string a = "gpt-oss-120b --engine sglang --users 50 --gpu arc-pro-b60";
+  const json given = throughput(a + " --gpus 4");
+  const json searched = throughput(a + " --target-tps 10");
+  REQUIRE(searched["gpus"] == 4);
+  CHECK(given["per_user_tokens_per_s"] == searched["per_user_tokens_per_s"]);
+  CHECK(given["itl_s"] == searched["itl_s"]);
+}

@@ -390,7 +390,17 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                                            e.meets_tpot ? "" : "TPOT missed"));
   if (sp.capacity) {
     const ServingCapacity& c = *sp.capacity;
-    if (c.found)
+    if (c.found && sp.users_sized)
+      v.rows.emplace_back(
+          "capacity",
+          fmt::format("sized for all {} users at once at ≥ {:g} tok/s each (the usable speed; "
+                      "--target-tps sets another, --gpus N plans N): {} GPU{} on {} node{}, {} "
+                      "user{} per replica; binding limit {}; memory alone needs {}",
+                      sp.workload.users, sp.capacity_target_tokens_per_s, c.gpus,
+                      c.gpus == 1 ? "" : "s", c.nodes, c.nodes == 1 ? "" : "s", c.users_per_replica,
+                      c.users_per_replica == 1 ? "" : "s", limit_name(c.binding),
+                      c.memory_min_gpus));
+    else if (c.found)
       v.rows.emplace_back(
           "capacity",
           fmt::format("{} GPU{} on {} node{}: {} user{} per replica, headroom {} user{}; binding "
