@@ -762,8 +762,16 @@ TEST_CASE("The table opens with the answer, in the figures the sections and the 
   CHECK(md.find("- " + std::string(speed)) != std::string::npos);
   CHECK(html.find("<h2>Answer</h2>") != std::string::npos);
   CHECK(html.find("<li>" + std::string(speed) + "</li>") != std::string::npos);
-  // A fine-tuning plan's answer is its memory: no Answer block.
-  CHECK(run("llama-3.1-8b --mode lora --gpu h100-sxm").out.find("\nAnswer") == std::string::npos);
+  // A fine-tuning plan answers with the job (#20: sized as itself): the GPUs and machine it
+  // buys, what the job holds and each GPU's share, as the JSON's gpu.count, finetune.total_bytes
+  // and gpu.per_gpu_bytes give them. 8B LoRA: 19.66e9 B = 18 GiB; 24.23e9 B = 22.6 GiB per GPU.
+  const json lora = json::parse(run("llama-3.1-8b --mode lora --gpu h100-sxm -f json").out);
+  CHECK(lora["gpu"]["count"] == 1);
+  CHECK(lora["finetune"]["total_bytes"] == 19655041024);
+  CHECK(lora["gpu"]["per_gpu_bytes"] == 24230294324);
+  const auto lt = run("llama-3.1-8b --mode lora --gpu h100-sxm --width 0").out;
+  CHECK(lt.find("\nAnswer    1 × NVIDIA H100 SXM5 80GB in ") != std::string::npos);
+  CHECK(lt.find("LoRA fine-tuning: the job holds 18 GiB; 22.6 GiB per GPU\n") != std::string::npos);
 }
 
 TEST_CASE("users N on a batching engine: all N planned at once at the usable speed",

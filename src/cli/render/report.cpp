@@ -510,10 +510,13 @@ std::vector<std::string> column_lines(std::string_view text, size_t width, char 
 }
 
 std::vector<std::string> answer_lines(const Report& r) {
-  if (r.train || !r.gpu || r.gpu->count_needed == 0) return {};
+  if (!r.gpu || r.gpu->count_needed == 0) return {};
   std::vector<std::string> lines;
   const GpuPlan& g = *r.gpu;
-  const uint32_t used = r.serving ? r.serving->deployment.gpus() : g.count_needed;
+  // A fine-tuning job runs on the GPUs it is planned on (the count as bought, or --gpus N).
+  const uint32_t used = r.train     ? g.count
+                        : r.serving ? r.serving->deployment.gpus()
+                                    : g.count_needed;
   std::string hw = fmt::format("{} × {}", used, g.gpu.name);
   if (r.serving && r.serving->deployment.tp * r.serving->deployment.pp > 1)
     hw += fmt::format(" (TP {} × PP {} × {} replica{})", r.serving->deployment.tp,
@@ -527,7 +530,13 @@ std::vector<std::string> answer_lines(const Report& r) {
                         s.choice.nodes == 1 ? "it" : "them");
   }
   lines.push_back(hw);
-  if (r.serving && r.model.spec.task == Task::generation) {
+  if (r.train) {
+    lines.push_back(fmt::format(
+        "{} fine-tuning: the job holds {} GiB; {:.1f} GiB per GPU{}",
+        train_mode_name(r.train_config.mode), group_whole(gib_of(r.train->total_bytes())),
+        gib_of(g.per_gpu_bytes),
+        g.count > 1 ? fmt::format(", sharded over {} (FSDP / ZeRO-3)", g.count) : std::string()));
+  } else if (r.serving && r.model.spec.task == Task::generation) {
     const ServingEstimate& e = r.serving->estimate;
     const uint32_t users = r.serving->workload.users;
     if (e.overloaded)
