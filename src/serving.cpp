@@ -590,6 +590,35 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
       checked_add(checked_add(weights_gpu, outside), (r.kv_bytes_per_seq + shards - 1) / shards);
 }
 
+}  // namespace
+
+uint32_t serving_max_model_len(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                               uint32_t limit) {
+  auto holds = [&](uint32_t tokens) {
+    Deployment x = d;
+    x.max_model_len = tokens;
+    Workload w;
+    w.users = 1;
+    w.isl = tokens;
+    w.osl = 0;
+    ServingEstimate r;
+    serving_memory(m, g, x, w, r);
+    return r.max_concurrency_guarantee >= 1;
+  };
+  if (limit == 0 || !holds(1)) return 0;
+  uint32_t lo = 1, hi = limit;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+namespace {
+
 // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
 // running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
 // which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:

@@ -230,6 +230,12 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
                            uint32_t replicas, uint32_t gpus_per_node,
                            const Weights* exact_weights = nullptr);
 
+// The largest max_model_len in [1, limit] whose one sequence's KV (the guarantee the engine
+// checks at start: vLLM refuses a max_model_len whose KV exceeds the pool) fits d's KV pool; 0
+// when not even one token does. Binary search on the same memory rule estimate_serving() uses.
+uint32_t serving_max_model_len(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                               uint32_t limit);
+
 // Throughput factor at a power cap (fraction of board power), piecewise linear through measured
 // points (tests/data/serving_throughput.json power rows): 2 x RTX PRO 6000 GLM-4.5-Air FP8 at
 // 250/300/360/600 W of 600 W -> 0.840/0.954/0.991/1; below the lowest point, proportional.

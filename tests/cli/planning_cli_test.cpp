@@ -612,6 +612,35 @@ TEST_CASE("fit lists what fits best quality first with each model's exact larges
   CHECK(main_json("llama-3.1-8b -q f16 --gpu rtx-4090 --ctx max")["settings"]["context"] == max);
 }
 
+TEST_CASE("fit under a serving engine tries its formats and its own largest max_model_len",
+          "[planning][fit]") {
+  // vLLM serves BF16, FP8, GPTQ and AWQ checkpoints, not GGUF mixes; a model fits when one
+  // sequence of the context asked fits its KV pool, and the largest context is the largest
+  // max_model_len whose one sequence the pool holds (vLLM refuses to start past it): the main
+  // command's throughput.max_concurrency_guarantee is 1 there and 0 one token later.
+  const auto r = run("fit --gpu h100-sxm --engine vllm --format json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["engine"] == "vllm");
+  const std::set<std::string> formats = {"bf16", "fp8", "gptq-8bit", "awq-4bit"};
+  REQUIRE(j["fits"].size() > 5);
+  for (const auto& f : j["fits"]) CHECK(formats.count(f["quant"].get<std::string>()) == 1);
+  const auto it = std::find_if(j["fits"].begin(), j["fits"].end(),
+                               [](const json& f) { return f["model"] == "llama-3.1-70b"; });
+  REQUIRE(it != j["fits"].end());
+  CHECK((*it)["quant"] == "fp8");
+  const uint64_t max = (*it)["max_context"];
+  CHECK(max >= 4096);
+  const std::string a = "llama-3.1-70b --engine vllm --quant fp8 --gpu h100-sxm --gpus 1 --ctx ";
+  CHECK(main_json(a + std::to_string(max))["throughput"]["max_concurrency_guarantee"] == 1);
+  CHECK(main_json(a + std::to_string(max + 1))["throughput"]["max_concurrency_guarantee"] == 0);
+  // The same alias names the same ladder; llama.cpp keeps the GGUF one.
+  CHECK(json::parse(run("fit --gpu h100-sxm --engine trtllm --format json").out)["engine"] ==
+        "trt-llm");
+  CHECK(run("fit --gpu h100-sxm").out.find("under llama.cpp") != std::string::npos);
+}
+
 TEST_CASE("fit --all lists every preset that fits and the table says how it orders",
           "[planning][fit]") {
   const json all =
@@ -623,7 +652,8 @@ TEST_CASE("fit --all lists every preset that fits and the table says how it orde
   const auto table = run("fit --gpu rtx-4090 --ctx 8192");
   CHECK(table.code == 0);
   CHECK(table.out.rfind(
-            "Fits 1 × rtx-4090 (24.0 GiB usable each) at context 8,192 — best quality first\n",
+            "Fits 1 × rtx-4090 (24.0 GiB usable each) at context 8,192 under llama.cpp — best "
+            "quality first\n",
             0) == 0);
   CHECK(table.out.find("Order: presets of 4+ bits per weight first") != std::string::npos);
   expect_error("fit --gpu rtx-4090 --ctx 0",

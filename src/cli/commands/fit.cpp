@@ -13,6 +13,8 @@
 #include "llmsize/max_context.hpp"
 #include "llmsize/plan.hpp"
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving.hpp"
+#include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -29,18 +31,26 @@ bool lossy(const QuantPreset& q) {
 
 }  // namespace
 
-const std::vector<std::string>& fit_default_quants() {
-  static const std::vector<std::string> k = {"f16",    "q8_0",   "q6_k", "q5_k_m",
-                                             "q4_k_m", "q3_k_m", "q2_k"};
-  return k;
+const std::vector<std::string>& fit_default_quants(const std::string& engine) {
+  static const std::vector<std::string> gguf = {"f16",    "q8_0",   "q6_k", "q5_k_m",
+                                                "q4_k_m", "q3_k_m", "q2_k"};
+  static const std::vector<std::string> batching = {"bf16", "fp8", "gptq-8bit", "awq-4bit"};
+  static const std::vector<std::string> trt = {"bf16", "fp8", "int8", "awq-4bit"};
+  if (engine == "vllm" || engine == "sglang") return batching;
+  if (engine == "trt-llm") return trt;
+  return gguf;
 }
 
 FitResult compute_fit(const Options& o, const Catalog& cat) {
   if (o.gpu.empty()) throw InputError("--gpu: fit needs the GPU to fit on (llmsize gpus)");
   FitResult res;
   res.lossy_below_bpw = kLossyBelowBpw;
+  // The engine by its canonical name (an alias such as trtllm names the same ladder); an unknown
+  // name is refused by resolve_request below.
+  const auto engine = serving_engine_from_name(o.engine);
+  res.engine = engine ? serving_profile(*engine).name : o.engine;
   const std::vector<std::string> quants =
-      o.planning.fit_quants.empty() ? fit_default_quants() : o.planning.fit_quants;
+      o.planning.fit_quants.empty() ? fit_default_quants(res.engine) : o.planning.fit_quants;
   if (o.ctx_max)
     throw InputError(
         "--ctx: fit lists the largest context of each model itself; give the one "
@@ -76,6 +86,16 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       res.count = p.count;
       res.usable_bytes_each = p.gpu.usable_bytes();
       if (!p.fits) continue;
+      // A serving engine: the largest max_model_len whose one sequence its KV pool holds (the
+      // engine refuses to start past it), at least the context asked.
+      uint32_t serving_ctx = 0;
+      if (r.serving) {
+        const ServingPlan& sp = *r.serving;
+        const ServingSetup s = serving_setup(m, preset, p.gpu, sp.deployment.engine,
+                                             sp.deployment.kv, 1, 1, 1, sp.gpus_per_node);
+        serving_ctx = serving_max_model_len(s.model, s.gpu, sp.deployment, context_search_limit(m));
+        if (serving_ctx < res.context) continue;
+      }
       FitEntry f;
       f.model_id = m.id;
       f.model_name = m.name;
@@ -84,10 +104,15 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
       f.bits_per_weight = r.estimate.weights.bits_per_weight();
       f.lossy = lossy(preset);
       f.per_gpu_bytes = p.per_gpu_bytes;
-      const MaxContext mc = max_context(m, r.config, r.estimate.weights, p.count,
-                                        p.gpu.usable_bytes(), context_search_limit(m));
-      f.max_context = mc.n_ctx;
-      f.max_context_is_trained = !mc.limited_by_memory;
+      if (r.serving) {
+        f.max_context = serving_ctx;
+        f.max_context_is_trained = serving_ctx >= context_search_limit(m);
+      } else {
+        const MaxContext mc = max_context(m, r.config, r.estimate.weights, p.count,
+                                          p.gpu.usable_bytes(), context_search_limit(m));
+        f.max_context = mc.n_ctx;
+        f.max_context_is_trained = !mc.limited_by_memory;
+      }
       fitting.push_back(f);
     }
     if (fitting.empty()) {

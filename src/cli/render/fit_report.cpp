@@ -34,6 +34,7 @@ std::string render_fit(const FitResult& r, const std::string& format) {
                    {"count", r.count},
                    {"usable_bytes_each", r.usable_bytes_each}}},
                  {"context", r.context},
+                 {"engine", r.engine},
                  {"fits", arr},
                  {"left_out_short_context", r.short_context},
                  {"left_out_no_fit", r.no_fit}};
@@ -51,9 +52,10 @@ std::string render_fit(const FitResult& r, const std::string& format) {
     }
     return out;
   }
-  std::string out =
-      fmt::format("Fits {} × {} ({:.1f} GiB usable each) at context {} — best quality first\n\n",
-                  r.count, r.gpu_id, gib_of(r.usable_bytes_each), group_digits(r.context));
+  std::string out = fmt::format(
+      "Fits {} × {} ({:.1f} GiB usable each) at context {} under {} — best quality "
+      "first\n\n",
+      r.count, r.gpu_id, gib_of(r.usable_bytes_each), group_digits(r.context), r.engine);
   if (r.fits.empty()) {
     out += "  nothing in the catalog fits\n";
   } else {

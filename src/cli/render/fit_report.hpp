@@ -25,6 +25,7 @@ struct FitResult {
   uint32_t count = 1;
   uint64_t usable_bytes_each = 0;
   uint32_t context = 0;
+  std::string engine;                      // whose memory rule and formats: llama.cpp, vllm, ...
   double lossy_below_bpw = 0;              // the order's quality threshold (bits per weight)
   std::vector<FitEntry> fits;              // best quality first; one per model unless --all
   std::vector<std::string> short_context;  // models whose trained context is below `context`
