@@ -27,27 +27,49 @@ SystemPlan plan_system(const SystemRequest& r) {
       r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.unit));
 }
 
+namespace {
+
+// What the BOM prices of the machine chosen, for plan_system() and price_machine() alike: the GPU
+// as the platform holds it, the host, the PSUs (sized from the maximum draw, into *max_power) and
+// the racks.
+BomInput machine_bom_input(const SystemRequest& r, const PlatformChoice& choice,
+                           const PlatformModel& p, MaxPower* max_power) {
+  BomInput b;
+  b.platform = &p;
+  b.gpu = *r.gpu;
+  if (p.gpu_mount == GpuMount::integrated && p.gpu_memory_fraction > 0)
+    b.gpu.memory_fraction = p.gpu_memory_fraction;
+  b.gpus_per_node = choice.gpus_per_node;
+  b.nodes = choice.nodes;
+  b.host = system_host(r, choice);
+  MachineLoad load = b.host.load;
+  load.power_limit = r.power_limit;
+  *max_power = max_system_power(p, b.gpu, load);
+  b.psus = plan_psus(p, max_power->wall_w);
+  b.racks = plan_racks(p, choice.nodes, max_power->wall_w, r.rack_budget_kw, r.mains_v);
+  return b;
+}
+
+}  // namespace
+
 SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   SystemPlan s;
-  const auto& cat = *r.catalog;
-  GpuSpec g = *r.gpu;
   s.choice = choice;
   if (s.choice.index < 0) return s;
-  const PlatformModel& p = cat[static_cast<size_t>(s.choice.index)];
+  const PlatformModel& p = (*r.catalog)[static_cast<size_t>(s.choice.index)];
   s.platform = &p;
-  if (p.gpu_mount == GpuMount::integrated && p.gpu_memory_fraction > 0)
-    g.memory_fraction = p.gpu_memory_fraction;
+  const BomInput b = machine_bom_input(r, s.choice, p, &s.max_power);
+  const GpuSpec& g = b.gpu;
   s.gpu_usable_bytes = g.usable_bytes();
-
-  s.host = system_host(r, s.choice);
+  s.host = b.host;
+  s.psus = b.psus;
+  s.racks = b.racks;
   const HostNeeds& n = r.needs;
   MachineLoad load = s.host.load;
   load.power_limit = r.power_limit;
-  s.max_power = max_system_power(p, g, load);
   const uint32_t nodes = s.choice.nodes;
   s.max_wall_w_total = s.max_power.wall_w * nodes;
   s.heat_btu_per_h_total = s.max_wall_w_total * 3.412;  // 1 W = 3.412 BTU/h
-  s.psus = plan_psus(p, s.max_power.wall_w);
   // Rack servers feed from PDUs; the rest plug their own cords (the carrying PSUs) into wall
   // circuits.
   s.circuits =
@@ -55,7 +77,6 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
           ? plan_circuits(s.max_wall_w_total, p.platform_class, p.psu.redundancy.r > 0)
           : plan_circuits(s.max_power.wall_w, nodes, s.psus.count ? s.psus.redundancy.n : 0,
                           p.platform_class, p.psu.redundancy.r > 0);
-  s.racks = plan_racks(p, nodes, s.max_power.wall_w, r.rack_budget_kw, r.mains_v);
   PowerWorkload w = r.workload;
   w.power_limit = std::min(w.power_limit, r.power_limit);
   s.typical = typical_power(p, g, load, w);
@@ -82,9 +103,8 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
     s.cold_start_by_drive.push_back(cold_start(di));
   }
 
-  s.gpu = std::move(g);
+  s.gpu = g;
   // The sums from the lines' quantities and prices; their text waits for bom().
-  BomInput b = bom_input(s);
   const std::vector<BomLine> prices = bill_of_materials(b, BomDetail::prices);
   s.bom_total_usd = bom_total_usd(prices);
   s.bom_cost = llmsize::bom_cost(prices);
@@ -97,22 +117,9 @@ MachinePrice price_machine(const SystemRequest& r) {
   if (m.choice.index < 0) return m;
   const PlatformModel& p = (*r.catalog)[static_cast<size_t>(m.choice.index)];
   m.platform = &p;
-  // As plan_system(): the lines' prices read the host, the PSUs (from the maximum draw) and the
-  // racks.
-  BomInput b;
-  b.platform = &p;
-  b.gpu = *r.gpu;
-  if (p.gpu_mount == GpuMount::integrated && p.gpu_memory_fraction > 0)
-    b.gpu.memory_fraction = p.gpu_memory_fraction;
-  b.gpus_per_node = m.choice.gpus_per_node;
-  b.nodes = m.choice.nodes;
-  b.host = system_host(r, m.choice);
-  MachineLoad load = b.host.load;
-  load.power_limit = r.power_limit;
-  const MaxPower max_power = max_system_power(p, b.gpu, load);
-  b.psus = plan_psus(p, max_power.wall_w);
-  b.racks = plan_racks(p, m.choice.nodes, max_power.wall_w, r.rack_budget_kw, r.mains_v);
-  m.cost = bom_cost(bill_of_materials(b, BomDetail::prices));
+  MaxPower max_power;
+  m.cost =
+      bom_cost(bill_of_materials(machine_bom_input(r, m.choice, p, &max_power), BomDetail::prices));
   return m;
 }
 
