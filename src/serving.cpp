@@ -605,16 +605,7 @@ uint32_t serving_max_model_len(const ServingModel& m, const ServingGpu& g, const
     serving_memory(m, g, x, w, r);
     return r.max_concurrency_guarantee >= 1;
   };
-  if (limit == 0 || !holds(1)) return 0;
-  uint32_t lo = 1, hi = limit;
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (holds(mid))
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
+  return limit == 0 || !holds(1) ? 0 : largest_holding(1, limit, holds);
 }
 
 namespace {

@@ -47,14 +47,7 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
                                                                       : first.step.bound;
     return f;
   }
-  uint32_t lo = 1, hi = cap;
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (meets(at(mid), t))
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
+  const uint32_t lo = largest_holding(1, cap, [&](uint32_t n) { return meets(at(n), t); });
   f.users = lo;
   if (lo == cap) {
     f.binding = full.concurrency < full.max_concurrency ? Limit::batch : Limit::memory;

@@ -230,6 +230,21 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
                            uint32_t replicas, uint32_t gpus_per_node,
                            const Weights* exact_weights = nullptr);
 
+// The largest n in [lo, hi] with holds(n), where holds is true up to some n and false past it
+// (concurrency against a target, tokens against a pool): bisection, O(log(hi - lo)) calls.
+// REQUIRES: lo <= hi, holds(lo).
+template <typename Holds>
+uint32_t largest_holding(uint32_t lo, uint32_t hi, Holds holds) {
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 // The largest max_model_len in [1, limit] whose one sequence's KV (the guarantee the engine
 // checks at start: vLLM refuses a max_model_len whose KV exceeds the pool) fits d's KV pool; 0
 // when not even one token does. Binary search on the same memory rule estimate_serving() uses.
