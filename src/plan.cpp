@@ -117,14 +117,14 @@ void rank_by_usable_speed(const PlanRequest& req, const ModelSpec& m, const Esti
                         [](const GpuOption& o) { return !o.below_usable_speed; });
 }
 
-// The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
-// runs on; a serving engine counts each GPU by its own deployment search.
 // The machine request of `count` GPUs of `gpu` (unit: one serving replica's GPUs when they are
 // replicas; offload_ram_bytes: layers held in RAM; n_seq: the batch the power model decodes).
 SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const Estimate& e,
                               const GpuSpec& gpu, uint32_t count, uint32_t unit,
                               uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine);
 
+// The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
+// runs on; a serving engine counts each GPU by its own deployment search.
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                           const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
@@ -138,17 +138,17 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       // The deployment plan_serving makes of g, at the count it searches (a capacity target's
       // replicas, else the fewest that hold one sequence); each GPU holds its shard, activations,
       // runtime and the KV of the sequences it runs, plus the headroom.
+      // A capacity search (a target, or --users N sized at the usable speed) that finds nothing
+      // without a target leaves no capacity: then, as there, the fewest that hold one sequence.
       ServingPlan sp;
-      if (target) {
-        sp = plan_serving(req, m, w, g, 0, serving_gpus_per_node(req, g));
-        if (!sp.capacity || !sp.capacity->found) return n;
-      } else if (serving_target(req, 0) > 0 &&
-                 (sp = plan_serving(req, m, w, g, 0, serving_gpus_per_node(req, g))).users_sized) {
-        // Sized for its users at once, as the plan of g would be.
-      } else {
+      const uint32_t gpn = serving_gpus_per_node(req, g);
+      if (serving_target(req, 0) > 0) sp = plan_serving(req, m, w, g, 0, gpn);
+      const bool searched = sp.capacity && sp.capacity->found;
+      if (target && !searched) return n;
+      if (!searched) {
         const uint32_t fewest = fewest_serving_gpus(req, m, w, g);
         if (!fewest) return n;
-        sp = plan_serving(req, m, w, g, fewest, serving_gpus_per_node(req, g));
+        sp = plan_serving(req, m, w, g, fewest, gpn);
       }
       const Deployment& d = sp.deployment;
       const ServingEstimate& se = sp.estimate;
@@ -188,8 +188,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
   // options list and the chosen plan read one hardware model).
   const OptionPricer price = [&](GpuOption& o) {
     const GpuSpec& g = o.plan.gpu;
-    const uint32_t bought_alone = o.plan.count;
-    o.gpus_usd = g.price_usd > 0 ? g.price_usd * bought_alone : 0;
+    o.gpus_usd = g.price_usd > 0 ? g.price_usd * o.plan.count : 0;
     o.no_machine = true;
     if (!req.platforms) {
       o.total_price_usd = o.gpus_usd;
@@ -880,8 +879,7 @@ struct Planner::Impl final : Memo {
   // The call being served: the keys of what it computes.
   size_t cur_model = SIZE_MAX;
   size_t cur_gpu = 0;
-  // Estimates by (n_ctx, n_gpus, n_seq) of the current model; host and power plans by every input
-  // field.
+  // Estimates by (n_ctx, n_gpus, n_seq) of the current model.
   std::unordered_map<Key, Estimate, KeyHash> estimates;
   // The system key's bytes and their hash, computed once per row (the key is some 200 bytes).
   struct SystemKey {

@@ -489,8 +489,10 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
     // Budgets read the figures the JSON and the BOM print: the machine's rated power and its BOM
     // cost. Without a machine (no catalog platform takes the GPUs) each is unknown.
     const bool machine = r.system && r.system->platform;
-    const std::string no_machine =
-        fmt::format("no catalog platform takes {} × {}", p.count, p.gpu.id);
+    // Worded only for a plan that has no machine (a budget line per plan: check reads 10^5).
+    const auto no_machine = [&] {
+      return fmt::format("no catalog platform takes {} × {}", p.count, p.gpu.id);
+    };
     if (in.budget.contains("power_watts")) {
       const double b = in.budget.at("power_watts").get<double>();
       const PowerPlan* w = r.power ? &*r.power : nullptr;
@@ -500,7 +502,7 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
              "power unknown: " +
                  (machine
                       ? p.gpu.name + " is a whole computer whose maker publishes no power figure"
-                      : no_machine),
+                      : no_machine()),
              "", std::numeric_limits<double>::quiet_NaN(), b, "W"});
       else
         res.summary += power_summary_words(w->peak_w);
@@ -516,7 +518,7 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
              "RAM unknown: " +
                  (p.gpu.unified_memory
                       ? p.gpu.name + " is a whole computer: llmsize plans no separate system RAM"
-                      : no_machine),
+                      : no_machine()),
              "", std::numeric_limits<double>::quiet_NaN(), static_cast<double>(bytes_of_gib(b)),
              "bytes"});
       } else {
@@ -536,7 +538,7 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
         const std::string why = machine ? r.system->platform->name + ", the machine planned for " +
                                               p.gpu.id +
                                               ", has no published price (cost.hardware_usd is null)"
-                                        : no_machine;
+                                        : no_machine();
         res.failures.push_back({"price", "price unknown: " + why, "",
                                 std::numeric_limits<double>::quiet_NaN(), b, "USD"});
         b = -1;
