@@ -515,14 +515,4 @@ const std::vector<PlatformModel>& Catalog::platforms_from(PlatformClass least) c
   return platforms_from_.emplace(class_rank(least), std::move(v)).first->second;
 }
 
-void Catalog::price_platform(std::string_view id, double usd, const std::string& source) {
-  platforms();
-  for (auto& p : platforms_)
-    if (p.id == lower(id)) {
-      p.price_usd = usd;
-      p.price_source = source;
-    }
-  platforms_from_.clear();
-}
-
 }  // namespace llmsize

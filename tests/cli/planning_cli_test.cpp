@@ -148,7 +148,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); "
       "the fields are name, description, "
       "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
-      "headroom, gpu, gpus, gpu_price_usd, budget, "
+      "headroom, gpu, gpus, gpu_price_usd, prices, budget, "
       "target_tokens_per_s, isl, osl, rate, gpu_memory_utilization, ttft_ms, tpot_ms, platform, "
       "storage, class, min_tps, mode, "
       "seq, optimizer, lora_rank, checkpointing";
@@ -275,6 +275,35 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   CHECK(noprice_json["plans"][0]["failures"][0]["check"] == "price");
   CHECK(noprice_json["plans"][0]["failures"][0]["value"].is_null());
   CHECK(noprice_json["plans"][0]["failures"][0]["limit"] == 30000);
+  // The plan's own "prices" (as --price NAME=USD) give the machine a price: the verdict is the
+  // main command's with the same --price, and a plan after it still reads the catalog's (none).
+  write(dir + "/priced.json",
+        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"prices\": "
+        "{\"dell-poweredge-xe8640\": 180000}, \"budget\": {\"price_usd\": 300000}}, "
+        "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": {\"price_usd\": "
+        "300000}}]}");
+  const json priced = json::parse(run("check " + dir + "/priced.json -f json").out);
+  const json main_priced = json::parse(
+      run("llama-3.1-8b --gpu h100-sxm --price dell-poweredge-xe8640=180000 -f json").out);
+  CHECK(priced["plans"][0]["pass"] == true);
+  CHECK(priced["plans"][0]["report"]["cost"]["hardware_usd"] ==
+        main_priced["cost"]["hardware_usd"]);
+  CHECK(main_priced["cost"]["hardware_usd"].get<double>() >= 180000);
+  CHECK(priced["plans"][1]["pass"] == false);
+  CHECK(priced["plans"][1]["report"]["cost"]["hardware_usd"].is_null());
+  expect_error("check " + plan_file(dir, "badprice.json",
+                                    "\"prices\": {\"dell-poweredge-xe8640\": \"a lot\"}"),
+               dir +
+                   "/badprice.json: /plans/0/prices: expected {\"GPU or platform id\": "
+                   "US dollars}, got \"dell-poweredge-xe8640\": \"a lot\"");
+  expect_error("check " + plan_file(dir, "lowprice.json", "\"prices\": {\"rtx-4090\": 0.5}"),
+               dir +
+                   "/lowprice.json: /plans/0/prices: expected US dollars from 1 to 1e+08 for "
+                   "\"rtx-4090\", got 0.5");
+  expect_error("check " + plan_file(dir, "typo.json", "\"prices\": {\"dell-poweredge-xe864\": 5}"),
+               dir +
+                   "/typo.json: /plans/0/prices: unknown GPU or platform 'dell-poweredge-xe864' "
+                   "(did you mean dell-poweredge-xe8640, dell-poweredge-xe8545, dell-poweredge-xe9680?); see llmsize gpus and llmsize platforms");
   write(dir + "/price.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-pcie\", \"gpu_price_usd\": "
         "25000, "

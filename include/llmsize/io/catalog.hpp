@@ -45,8 +45,6 @@ class Catalog {
   void merge_file(const std::string& path);
   // Same, from text already read; `where` names it in errors.
   void merge_json(std::string_view text, const std::string& where);
-  // Sets platform `id`'s price (--price PLATFORM=USD). REQUIRES: the id is in platforms().
-  void price_platform(std::string_view id, double usd, const std::string& source);
 
   const std::vector<CatalogModel>& models() const;
   const std::vector<CatalogGpu>& gpus() const;

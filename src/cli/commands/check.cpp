@@ -100,6 +100,21 @@ const Field kPlanFields[] = {
     {"gpu", Kind::string, "--gpu", [](Options& o, const json& v) { o.gpu = str(v); }},
     {"gpus", Kind::integer, "--gpus", [](Options& o, const json& v) { o.gpus = u32(v); }, true},
     {"gpu_price_usd", Kind::number},
+    {"prices", Kind::object, "--price",
+     [](Options& o, const json& v) {
+       // {"NAME": USD}: --price NAME=USD for each, a GPU's or a machine's.
+       for (const auto& item : v.items()) {
+         if (!item.value().is_number() || item.key().find('=') != std::string::npos)
+           throw InputError("--price: expected {\"GPU or platform id\": US dollars}, got \"" +
+                            sanitize(item.key(), 64) + "\": " + describe_json(item.value()));
+         const double usd = item.value().get<double>();
+         if (!(usd >= 1 && usd <= 1e8))
+           throw InputError(
+               fmt::format("--price: expected US dollars from 1 to 1e+08 for \"{}\", got {}",
+                           sanitize(item.key(), 64), item.value().dump()));
+         o.prices.push_back(item.key() + "=" + fmt::format("{:.17g}", usd));
+       }
+     }},
     {"budget", Kind::object},
     {"target_tokens_per_s", Kind::number, "--target-tps"},
     {"isl", Kind::integer, "--isl", [](Options& o, const json& v) { o.isl = u32(v); }, true},
@@ -599,14 +614,16 @@ void check_speed(const PlanInput& in, const Report& r, PlanResult& res) {
 
 // Whether the planner cache computes this request's plan: it varies only the fields base_key()
 // holds, with the serving, training, capacity and machine settings at the main command's
-// defaults; a plan that sets any of those is planned by plan() itself.
-bool cacheable(const PlanRequest& q) {
-  return !q.serving && !q.train && q.target_tokens_per_s == 0 && q.platform_override.empty() &&
-         q.storage == PlanRequest().storage;
+// defaults and the catalog's machine prices; a plan that sets any of those is planned by plan()
+// itself.
+bool cacheable(const ResolvedRequest& rq) {
+  const PlanRequest& q = rq.request;
+  return !rq.platforms && !q.serving && !q.train && q.target_tokens_per_s == 0 &&
+         q.platform_override.empty() && q.storage == PlanRequest().storage;
 }
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
-  const bool shared = cache && cacheable(in.rq->request);
+  const bool shared = cache && cacheable(*in.rq);
   // The warnings and checklist are only in the report's JSON.
   const Report r =
       make_report(*in.rq, shared ? cache->plan(in) : plan(in.rq->request), false, with_report);

@@ -51,6 +51,7 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words) 
   r.quant_requested = rq.quant_requested;
   r.quant_ignored = rq.quant_ignored;
   r.explain = explain;
+  r.platforms = rq.platforms;
   if (!words) return r;
   PlanWords w;
   w.model = &r.model;
@@ -129,7 +130,7 @@ std::string run_estimate(const Options& o) {
                        sanitize(o.format) + "'; or bom-csv (one row per BOM line) or html (a " +
                        "procurement report)" + did_you_mean(o.format, all));
   }
-  const Catalog cat = load_catalog(o.catalogs, o.prices);
+  const Catalog cat = load_catalog(o.catalogs);
   if (o.compare_given) return run_compare(o, cat);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);

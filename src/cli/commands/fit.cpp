@@ -139,7 +139,7 @@ std::string run_fit(const Options& o) {
   static const std::vector<std::string> kFormats = {"table", "json", "csv"};
   if (std::find(kFormats.begin(), kFormats.end(), o.format) == kFormats.end())
     throw InputError("--format: expected table, json or csv, got '" + o.format + "'");
-  const Catalog cat = load_catalog(o.catalogs, o.prices);
+  const Catalog cat = load_catalog(o.catalogs);
   const FitResult r = compute_fit(o, cat);
   return render_fit(r, o.format);
 }

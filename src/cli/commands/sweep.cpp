@@ -406,7 +406,7 @@ uint64_t Sweep::run(const std::function<void(std::string_view)>& sink, size_t ch
 }
 
 void run_sweep(const Options& o) {
-  const Catalog cat = load_catalog(o.catalogs, o.prices);
+  const Catalog cat = load_catalog(o.catalogs);
   Sweep sweep(o, cat);
   // An unwritable --plot path is an error before the first row, not after the last.
   if (!o.planning.plot.empty()) write_text_file("--plot", o.planning.plot, "");

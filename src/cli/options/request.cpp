@@ -457,20 +457,9 @@ const QuantPreset& resolve_quant(const std::string& where, const std::string& te
   return *q;
 }
 
-Catalog load_catalog(const std::vector<std::string>& files,
-                     const std::vector<std::string>& prices) {
+Catalog load_catalog(const std::vector<std::string>& files) {
   Catalog c = Catalog::builtin();
   for (const auto& f : files) c.merge_file(f);
-  // --price PLATFORM=USD (#21): a machine's price, as the catalog's own; a GPU's is applied by
-  // priced_gpus(), and a name that is neither is refused there.
-  for (const auto& p : prices) {
-    const auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    const std::string name = p.substr(0, eq);
-    if (c.find_gpu(name) || !find_platform(c.platforms(), name)) continue;
-    c.price_platform(name, parse_real("--price " + name, p.substr(eq + 1), 1, 1e8),
-                     "user: given with --price");
-  }
   return c;
 }
 
@@ -484,10 +473,14 @@ std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const C
     const std::string name = p.substr(0, eq);
     const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
     const auto* g = cat.find_gpu(name);
-    if (!g && find_platform(cat.platforms(), name)) continue;  // a machine: priced_platforms()
-    if (!g)
+    if (!g && find_platform(cat.platforms(), name)) continue;  // a machine: price_platforms()
+    if (!g) {
+      std::vector<std::string> ids;
+      for (const auto& c : cat.gpus()) ids.push_back(c.spec.id);
+      for (const auto& m : cat.platforms()) ids.push_back(m.id);
       throw InputError("--price: unknown GPU or platform '" + sanitize(name) + "'" +
-                       cat.suggest_gpu(name) + "; see llmsize gpus and llmsize platforms");
+                       did_you_mean(name, ids) + "; see llmsize gpus and llmsize platforms");
+    }
     for (auto& s : gpus)
       if (s.id == g->spec.id) {
         s.price_usd = usd;
@@ -576,6 +569,31 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
   q.model.n_layer_nextn = 0;
 }
 
+// The request's machine prices (NAME=USD naming a platform) on its own copy of the platforms it
+// plans with, so requests of one catalog (check's plans) each keep their own.
+void price_platforms(const std::vector<std::string>& prices, const Catalog& cat,
+                     ResolvedRequest& out) {
+  PlanRequest& q = out.request;
+  std::shared_ptr<std::vector<PlatformModel>> own;
+  for (const auto& p : prices) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || !q.platforms) continue;
+    const std::string name = p.substr(0, eq);
+    if (cat.find_gpu(name) || !find_platform(*q.platforms, name)) continue;
+    if (!own) {
+      own = std::make_shared<std::vector<PlatformModel>>(*q.platforms);
+      q.platforms = own.get();
+      out.platforms = own;
+    }
+    const double usd = parse_real("--price " + name, p.substr(eq + 1), 1, 1e8);
+    for (auto& m : *own)
+      if (m.id == lower(name)) {
+        m.price_usd = usd;
+        m.price_source = "user: given with --price";
+      }
+  }
+}
+
 }  // namespace
 
 // Whether the checkpoint's own format would decide its weights (stored_quant) but is not one
@@ -601,6 +619,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   q = PlanRequest();
   resolve_config(o, out);
   resolve_hardware(o, cat, q);
+  price_platforms(o.prices, cat, out);
   resolve_training(o, q);
   if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, gpus);
   q.candidates = &gpus;

@@ -21,6 +21,10 @@ struct ResolvedRequest {
   // The catalog's GPUs with --price applied: the candidates when no --gpu is given. The request
   // points into it: keep this object alive (and unmoved) while the request is used.
   std::vector<GpuSpec> gpus;
+  // The request's platforms with its machine prices (--price PLATFORM=USD, a plan file's
+  // "prices") applied, when it prices a machine; null: the request points into the catalog's.
+  // Shared: a plan's machine points into it, and a Report keeps it alive (make_report).
+  std::shared_ptr<const std::vector<PlatformModel>> platforms;
   PlanRequest request;
 };
 
@@ -73,10 +77,9 @@ bool unread_stored_quant(const ResolvedModel& model, Engine engine, bool quant_g
 // (a checkpoint engine loads the checkpoint as stored, bf16; fine-tuning reads the bf16
 // checkpoint; llama.cpp and Ollama a Q4_K_M GGUF), else --quant as typed.
 std::string serving_quant_text(const Options& o);
-// The built-in catalog with every --catalog FILE merged in, in order.
-// With `prices` (--price NAME=USD), the platforms they name priced as given.
-Catalog load_catalog(const std::vector<std::string>& files,
-                     const std::vector<std::string>& prices = {});
+// The built-in catalog with every --catalog FILE merged in, in order. Prices given with --price
+// are the request's (resolve_request), not the catalog's.
+Catalog load_catalog(const std::vector<std::string>& files);
 // The catalog's GPUs with every --price NAME=USD applied.
 std::vector<GpuSpec> priced_gpus(const std::vector<std::string>& prices, const Catalog& cat);
 

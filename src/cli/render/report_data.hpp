@@ -27,6 +27,9 @@ struct Report : Plan {
   std::vector<std::string> checklist;  // worded (words.hpp)
   std::vector<std::string> warnings;
   bool explain = false;
+  // The request's own priced platforms (ResolvedRequest::platforms), which the plan's machine
+  // points into, kept as long as the report.
+  std::shared_ptr<const std::vector<PlatformModel>> platforms;
 };
 
 }  // namespace llmsize::cli
