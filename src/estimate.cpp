@@ -110,6 +110,7 @@ ModelParams model_params(const ModelSpec& m) {
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;
+  e.n_seq = c.kv.n_seq;
   const EngineProfile& ep = engine_profile(c.engine);
   e.weights = exact_weights ? *exact_weights
                             : compute_weights(m, *c.quant, ep.embeddings_on_host,

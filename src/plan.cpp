@@ -123,6 +123,29 @@ SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const 
                               const GpuSpec& gpu, uint32_t count, uint32_t unit,
                               uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine);
 
+// What one GPU of a serving deployment holds under its engine's rule for the sequences each
+// replica runs at once (at least one): its weight shard, what the engine keeps outside the KV
+// pool, and its share of those sequences' KV (the tokens each holds on average); the engine's
+// margin for it, and the headroom the plan asks (the requested one, no laxer than the engine's
+// share: vLLM's 0.9 is 1 / 0.9 - 1). The fit verdict, each GPU's figure and the options' read it.
+struct ServingNeed {
+  uint64_t need_bytes = 0;
+  double margin = 0, requested = 0;
+};
+ServingNeed serving_need(const ServingPlan& s, double headroom) {
+  const ServingEstimate& se = s.estimate;
+  const Deployment& d = s.deployment;
+  const uint32_t shards = d.tp * d.pp;
+  const uint64_t kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
+  const uint64_t running = std::max<uint32_t>(1, se.concurrency);
+  ServingNeed n;
+  n.need_bytes = checked_add(se.need_bytes_per_gpu, checked_mul(kv_each, running - 1));
+  n.margin = margin_fraction(engine_margin(d.engine, d.limits), n.need_bytes,
+                             checked_mul(kv_each, running), 0);
+  n.requested = std::max(headroom, n.margin);
+  return n;
+}
+
 // The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
 // runs on; a serving engine counts each GPU by its own deployment search.
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
@@ -152,18 +175,14 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       }
       const Deployment& d = sp.deployment;
       const ServingEstimate& se = sp.estimate;
-      const uint32_t shards = d.tp * d.pp;
       n.gpus = d.gpus();
       n.tp = d.tp;
       n.pp = d.pp;
       n.replicas = d.replicas;
       n.tokens_per_s = se.fits ? se.per_user_tokens_per_s.value : 0;
-      const uint64_t kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
-      // With the headroom, as the layer split's per_gpu_bytes.
-      n.per_gpu_bytes = fraction_of(
-          checked_add(se.need_bytes_per_gpu,
-                      checked_mul(kv_each, se.concurrency > 1 ? uint64_t{se.concurrency} - 1 : 0)),
-          1 + c.headroom);
+      // With the headroom, as the plan's per_gpu_bytes (plan_memory).
+      const ServingNeed sn = serving_need(sp, c.headroom);
+      n.per_gpu_bytes = fraction_of(sn.need_bytes, 1 + sn.requested);
     } else {
       // The weights do not change with the count: computed once, in `base`.
       const CapacityPlan cp =
@@ -306,6 +325,26 @@ void describe_serving_layout(const ServingPlan& s, GpuPlan& g) {
   }
 }
 
+// One memory figure for a serving deployment (#20): its replicas each hold the weights, so the
+// memory table is one replica's (its TP x PP GPUs, each with its compute buffer and runtime, and
+// the sequences it runs at once), with the engine's headroom rule as the fit verdict's; the KV
+// memory and the sequences that fit are the engine's KV pool's (all replicas), not a layer split
+// of every GPU.
+void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, Memo& memo,
+                         Plan& p) {
+  const ServingPlan& s = *p.serving;
+  const Deployment& d = s.deployment;
+  RunConfig& c = p.config;
+  c.headroom = headroom;
+  RunConfig replica = c;
+  replica.n_gpus = d.tp * d.pp;
+  replica.kv.n_seq = std::max<uint32_t>(1, s.estimate.concurrency);
+  p.estimate = memo.estimate(m, replica, w);
+  p.kv_available_bytes = checked_mul(s.estimate.kv_pool_bytes_per_gpu, d.gpus());
+  p.max_concurrent_sequences = static_cast<uint32_t>(std::min<uint64_t>(
+      static_cast<uint64_t>(s.estimate.max_concurrency_guarantee) * d.replicas, 1u << 30));
+}
+
 // The estimate on the final count and the GPU plan that holds it: fit, offload, sequences.
 void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                  const Estimate& base, Memo& memo, Plan& p) {
@@ -368,12 +407,10 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   uint64_t need = 0, kv_each = 0;
   double requested = c.headroom, margin = 0;
   if (engine_rule) {
-    const ServingEstimate& se = p.serving->estimate;
-    const uint32_t shards = p.serving->deployment.tp * p.serving->deployment.pp;
-    need = se.need_bytes_per_gpu;
-    kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
-    margin = margin_fraction(em, need, kv_each, 0);
-    requested = std::max(c.headroom, margin);
+    const ServingNeed sn = serving_need(*p.serving, c.headroom);
+    need = sn.need_bytes;
+    margin = sn.margin;
+    requested = sn.requested;
   } else {
     need = p.capacity_split ? fraction_of(p.capacity->per_gpu_bytes, 1.0 / (1 + c.headroom))
                             : per_gpu_bytes(e, bare, g.count ? g.count : 1);
@@ -407,6 +444,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
   }
   p.kv_available_bytes = available_kv_bytes(e, c, g.gpu.usable_bytes(), g.count);
   p.max_concurrent_sequences = max_concurrent_sequences(e, c, g.gpu.usable_bytes(), g.count);
+  if (engine_rule) plan_replica_memory(m, w, requested, memo, p);
 }
 
 // The RAM bandwidth offloaded layers are read at: --ram-channels, else the planned machine's
@@ -443,6 +481,16 @@ void plan_speed_input(const PlanRequest& req, Plan& p) {
     si.n_seq = p.capacity->users_per_replica;
   }
   si.n_ctx = p.config.kv.n_ctx;
+  // A serving deployment's aggregate, per-user speed and first token are its step model's
+  // (plan_speed); the speed model gives the single stream on one replica: one sequence alone on
+  // its TP x PP GPUs, a prompt of isl tokens.
+  if (p.serving && p.serving->deployment.gpus() == g.count) {
+    const Deployment& d = p.serving->deployment;
+    si.n_gpus = d.tp * d.pp;
+    si.tensor_parallel = d.tp > 1;
+    si.n_seq = 1;
+    si.prompt_tokens = p.serving->workload.isl;
+  }
 }
 
 void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
@@ -518,7 +566,11 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   const SystemRequest sr =
       machine_request(req, m, p.estimate, g.gpu, g.count,
                       replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
-                      p.offload ? p.offload->ram_bytes : 0, p.speed_input.n_seq, p.config.engine);
+                      p.offload ? p.offload->ram_bytes : 0,
+                      replicas || (p.serving && p.serving->deployment.gpus() == g.count)
+                          ? p.serving->estimate.concurrency
+                          : p.speed_input.n_seq,
+                      p.config.engine);
   p.system = memo.system(sr);
   if (req.least_class != PlatformClass::desktop && req.platform_override.empty())
     note(p, NoteKind::class_policy, static_cast<uint64_t>(req.least_class),
@@ -879,7 +931,7 @@ struct Planner::Impl final : Memo {
   // The call being served: the keys of what it computes.
   size_t cur_model = SIZE_MAX;
   size_t cur_gpu = 0;
-  // Estimates by (n_ctx, n_gpus, n_seq) of the current model.
+  // Estimates by (n_ctx, n_gpus, n_seq, headroom) of the current model.
   std::unordered_map<Key, Estimate, KeyHash> estimates;
   // The system key's bytes and their hash, computed once per row (the key is some 200 bytes).
   struct SystemKey {
@@ -909,7 +961,13 @@ struct Planner::Impl final : Memo {
   std::unordered_map<Key, std::vector<ClassFit>, KeyHash> class_fits_;  // by ekey, as estimates
   SystemKey key;                                                        // system_key's buffer
 
-  static Key ekey(const RunConfig& c) { return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, 0}; }
+  // The headroom too: a serving replica's estimate carries its engine's rule
+  // (plan_replica_memory), which differs from the base config's.
+  static Key ekey(const RunConfig& c) {
+    uint64_t headroom = 0;
+    std::memcpy(&headroom, &c.headroom, sizeof headroom);
+    return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, headroom};
+  }
 
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
     auto it = estimates.find(ekey(c));

@@ -142,6 +142,7 @@ struct Estimate {
   uint64_t compute_one_gpu_bytes = 0;
   uint64_t compute_any_split_bytes = 0;
   uint32_t n_gpus = 1;
+  uint32_t n_seq = 1;          // the sequences whose KV cache and state it counts
   uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
   uint64_t recurrent_state_bytes = 0;  // rs.total_bytes(): per sequence, independent of n_ctx

@@ -638,6 +638,50 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
   CHECK(compared > 1500);
 }
 
+// One memory figure per serving plan (#20): the memory table is one replica's (its TP x PP GPUs
+// and the sequences it runs at once), the engine is the serving engine everywhere, the KV memory
+// and the sequences that fit are the engine's pool's, the per-GPU figure is the one the options
+// rank by, and the single stream decodes on one replica at least as fast as a user of many.
+TEST_CASE("A serving plan has one memory figure: one replica's table, the engine's pool and rule",
+          "[cli][serving][answer]") {
+  for (const std::string& args : std::vector<std::string>{
+           "llama-3.3-70b --engine sglang --users 200 --target-tps 20 --gpu l40s",
+           "gpt-oss-120b --engine vllm --users 50 --target-tps 20",
+           "llama-3.1-8b --engine trt-llm --gpu h100-sxm --users 64",
+           "qwen3-30b-a3b --engine llama.cpp --users 8 --gpu rtx-3090 --gpus 2 --isl 1000",
+       }) {
+    INFO(args);
+    const auto j = run(args + " -f json");
+    REQUIRE(j.code == 0);
+    const json doc = json::parse(j.out);
+    const json& t = doc["throughput"];
+    const json& v = doc["vram"];
+    REQUIRE(!t["replicas"].is_null());
+    CHECK(doc["settings"]["engine"] == t["engine"]);
+    CHECK(v["gpus"].get<uint64_t>() ==
+          t["tensor_parallel"].get<uint64_t>() * t["pipeline_parallel"].get<uint64_t>());
+    CHECK(v["replicas"] == t["replicas"]);
+    CHECK(v["gpus"].get<uint64_t>() * v["replicas"].get<uint64_t>() == doc["gpu"]["count"]);
+    CHECK(v["kv_available_bytes"].get<uint64_t>() ==
+          t["kv_pool_bytes_per_gpu"].get<uint64_t>() * t["gpus"].get<uint64_t>());
+    CHECK(t["max_concurrent_sequences"].get<uint64_t>() ==
+          t["max_concurrency_guarantee"].get<uint64_t>() * t["replicas"].get<uint64_t>());
+    // The headroom the table adds is the rule the fit holds the plan to.
+    CHECK(doc["settings"]["headroom"].get<double>() >=
+          doc["gpu"]["engine_margin_fraction"].get<double>() - 1e-4);
+    CHECK(t["decode_tokens_per_s"].get<double>() >= t["per_user_tokens_per_s"].get<double>());
+    CHECK(t["prompt_tokens"] == t["isl"]);
+    for (const auto& o : doc["gpu_options"])
+      if (o["id"] == doc["gpu"]["id"] && o["count"] == doc["gpu"]["count"])
+        CHECK(o["per_gpu_bytes"] == doc["gpu"]["per_gpu_bytes"]);
+    // The table says whose memory it is.
+    const auto table = run(args);
+    REQUIRE(table.code == 0);
+    if (t["replicas"] > 1)
+      CHECK(table.out.find("one replica: " + v["gpus"].dump() + " GPU") != std::string::npos);
+  }
+}
+
 // --compare reads the one throughput (#20): under a serving engine each row's per-user speed,
 // aggregate and TTFT are the main command's for that system, not the single stream's decode.
 TEST_CASE("The compare table of a serving plan shows each system's per-user speed and aggregate",

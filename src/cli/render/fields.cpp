@@ -169,6 +169,13 @@ const CostInput& CI(const Row& r) {
   return r.plan->cost_input;
 }
 
+// The replicas the memory estimate is one of: a serving deployment's (plan_replica_memory), else 1.
+uint32_t replicas_of(const Row& r) {
+  const ServingPlan* s = SV(r);
+  return s && r.plan->gpu && s->deployment.gpus() == r.plan->gpu->count ? s->deployment.replicas
+                                                                        : 1;
+}
+
 Cell class_count(const Row& r, size_t i) {
   const auto& c = P(r).classes;
   return i < c.size() && c[i].count ? U(c[i].count) : N();
@@ -387,17 +394,22 @@ const std::vector<Field> kFields = {
      RUN(S(task_name(M(r).task)))},
     {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", RUN(U(C(r).kv.n_ubatch))},
     {"settings.flash_attn", U_::boolean, "flash attention", RUN(B(C(r).flash_attn))},
-    {"settings.headroom", U_::fraction, "added on top of the sum", RUN(D(C(r).headroom))},
+    {"settings.headroom", U_::fraction,
+     "added on top of the sum (a serving plan: its engine's rule, when that asks more)",
+     GET(D(C(r).headroom))},
     {"settings.overhead_bytes_per_gpu", U_::bytes, "runtime overhead per GPU",
      RUN(U(C(r).overhead_per_gpu_bytes))},
-    {"settings.engine", U_::text, "whose memory rules apply",
-     RUN(S(engine_profile(C(r).engine).name))},
+    {"settings.engine", U_::text, "whose memory rules apply (a serving plan: its engine)",
+     RUN(S(SV(r) ? serving_profile(SV(r)->deployment.engine).name
+                 : engine_profile(C(r).engine).name))},
     // vram
     {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
      GET(U(E(r).weights_bytes))},
     {"vram.weights_host_bytes", U_::bytes, "weights the engine keeps in host RAM",
      RUN(U(E(r).weights.host_bytes))},
-    {"vram.kv_cache_bytes", U_::bytes, "KV cache of every sequence", GET(U(E(r).kv_cache_bytes))},
+    {"vram.kv_cache_bytes", U_::bytes,
+     "KV cache of every sequence (a serving deployment: of one replica's running sequences)",
+     GET(U(E(r).kv_cache_bytes))},
     {"vram.kv_full_bytes", U_::bytes, "KV cache of the full-attention layers",
      GET(U(E(r).kv.bytes_of(AttnKind::full)))},
     {"vram.kv_swa_bytes", U_::bytes, "KV cache of the sliding-window layers",
@@ -436,10 +448,16 @@ const std::vector<Field> kFields = {
      GET(U(E(r).compute_split.devices.empty()
                ? E(r).compute.bytes()
                : E(r).compute_split.devices[E(r).compute_split.output_device()].buffer.bytes()))},
-    {"vram.kv_available_bytes", U_::bytes, "KV memory left on the GPUs (vLLM's KV pool)",
+    {"vram.kv_available_bytes", U_::bytes,
+     "KV memory left on the GPUs (a serving deployment: its engine's KV pool on every GPU)",
      GET(G(r) ? U(P(r).kv_available_bytes) : N())},
-    {"vram.gpus", U_::count, "GPUs the estimate counts buffers and overhead on",
+    {"vram.gpus", U_::count,
+     "GPUs the estimate counts buffers and overhead on (a serving deployment: one replica's)",
      GET(U(E(r).n_gpus))},
+    {"vram.replicas", U_::count,
+     "copies of what vram.* counts: a serving deployment's replicas, each holding the weights "
+     "and its own sequences (1 otherwise)",
+     GET(U(replicas_of(r)))},
     {"vram.rule_of_thumb_bytes", U_::bytes, "1.2 × weights, for comparison",
      RUN(U(E(r).naive_rule_bytes))},
     // gpu

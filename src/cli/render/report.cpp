@@ -92,6 +92,16 @@ struct MemoryRow {
   std::string how;
 };
 
+std::string memory_scope_words(const Report& r) {
+  const Estimate& e = r.estimate;
+  const std::string gpus = fmt::format("{} GPU{}", e.n_gpus, e.n_gpus == 1 ? "" : "s");
+  const ServingPlan* s = r.serving ? &*r.serving : nullptr;
+  if (!s || !r.gpu || s->deployment.gpus() != r.gpu->count || s->deployment.replicas == 1)
+    return gpus;
+  return fmt::format("one replica: {}, × {} replicas = {} GPUs", gpus, s->deployment.replicas,
+                     s->deployment.gpus());
+}
+
 std::vector<MemoryRow> memory_rows(const Report& r) {
   const auto& e = r.estimate;
   const auto& m = r.model.spec;
@@ -113,7 +123,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
                                e.kv.n_layer_full, e.kv.bytes_per_cell_layer());
   if (e.kv.n_layer_swa)
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
-  if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+  if (e.n_seq > 1) kv += fmt::format(", × {} sequences", e.n_seq);
   if (m.is_mla()) kv += " (MLA latent)";
   if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
     // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
@@ -130,7 +140,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
       kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
                         mib_of(p.bytes));
     }
-    if (c.kv.n_seq > 1) kv += fmt::format(", × {} sequences", c.kv.n_seq);
+    if (e.n_seq > 1) kv += fmt::format(", × {} sequences", e.n_seq);
   }
   if (m.is_encoder())
     kv = fmt::format("none: an encoder ({}) attends over its ubatch and keeps no cache",
@@ -598,10 +608,10 @@ std::string table_head(const Report& r) {
     o += fmt::format("{:<18} {:>{}.2f}  {}\n", row.part, gib_of(row.bytes), 10 - over, row.how);
   }
   o += fmt::format(
-      "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} GPU{} (GiB = "
+      "{:<18} {:>10.2f}  range {:.2f}–{:.2f} from each part's measured error · {} (GiB = "
       "2^30 bytes)\n",
       "total", gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes),
-      e.n_gpus, e.n_gpus == 1 ? "" : "s");
+      memory_scope_words(r));
   o += fmt::format(
       "\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
       gib_of(e.weights.bytes), gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
@@ -945,7 +955,8 @@ void markdown_memory(const Report& r, std::string& o) {
   o += "### GPU memory\n\n| part | GiB | how |\n|---|---:|---|\n";
   for (const auto& row : memory_rows(r))
     o += fmt::format("| {} | {:.2f} | {} |\n", row.part, gib_of(row.bytes), row.how);
-  o += fmt::format("| **total** | **{:.2f}** | {} GPU(s) |\n\n", gib_of(e.total_bytes()), e.n_gpus);
+  o += fmt::format("| **total** | **{:.2f}** | {} |\n\n", gib_of(e.total_bytes()),
+                   memory_scope_words(r));
   o += "| GPU class | GPUs needed |\n|---|---:|\n";
   for (const auto& c : r.classes)
     o += fmt::format("| {} GiB | {} |\n", c.memory_gib,
