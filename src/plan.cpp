@@ -906,6 +906,14 @@ FigureBasis cost_basis(const Plan& p) {
   return p.cost ? machine_basis(p) : FigureBasis::none;
 }
 
+bool replicas_within_machines(const Plan& p) {
+  if (!p.serving || !p.gpu || !p.system || !p.system->platform) return false;
+  const Deployment& d = p.serving->deployment;
+  const PlatformChoice& ch = p.system->choice;
+  return d.gpus() == p.gpu->count && d.replicas > 1 && ch.nodes > 1 &&
+         d.tp * d.pp <= ch.gpus_per_node;
+}
+
 Plan plan(const PlanRequest& req) {
   NoMemo memo;
   Plan p;

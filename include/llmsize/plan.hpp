@@ -252,6 +252,11 @@ const char* to_string(FigureBasis b);  // "none", "machine", "generic"
 FigureBasis power_basis(const Plan& p);
 FigureBasis cost_basis(const Plan& p);
 
+// Whether the plan's machines each hold whole serving replicas that share no traffic (more than
+// one machine, a replica's TP x PP GPUs inside one): no network carries the model between them,
+// only requests reach each one.
+bool replicas_within_machines(const Plan& p);
+
 // The per-user speed a serving request's capacity search holds: --target-tps when given with
 // --users; else, for --users N (N > 1, no rate, no --users max) on a batching engine (a slot
 // engine reserves a slot per user already) without a GPU count (count 0), the usable speed

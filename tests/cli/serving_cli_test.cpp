@@ -382,6 +382,11 @@ TEST_CASE("One count of machines: gpu, system, deployment and --emit agree, repl
       CHECK(bom.out.find("stage_link") == std::string::npos);
       CHECK(bom.out.find("gpu_fabric") == std::string::npos);
       CHECK(bom.out.find("\nswitch,") == std::string::npos);
+      // And the words say so: no network carries a layer split between them.
+      const auto table = run(c.args);
+      CHECK(table.out.find("a network carries the layer split") == std::string::npos);
+      CHECK(table.out.find("one machine, no fabric") == std::string::npos);
+      CHECK(table.out.find("only requests travel between them") != std::string::npos);
       // --emit starts each replica on the machine the plan counts: nodes 0 .. nodes - 1.
       const std::string engine = doc["throughput"]["engine"];
       const auto e = run(c.args + " --emit " + engine);

@@ -285,7 +285,8 @@ std::string psu_words(const SystemPlan& s, const Plan& r) {
   return "  PSUs            " + psu_short(s, r) + ": capacity not checked\n";
 }
 
-std::string nic_text(const SystemPlan& s) {
+std::string nic_text(const Report& r) {
+  const SystemPlan& s = *r.system;
   const PlatformModel& p = *s.platform;
   std::string t;
   for (const auto& n : s.host.nics)
@@ -299,15 +300,23 @@ std::string nic_text(const SystemPlan& s) {
                   : std::string(
                         "; the x16 slots left beside the GPUs are not published: check "
                         "the chassis' slot layout");
+  // Replicas each inside one machine exchange nothing but requests.
+  const bool apart = replicas_within_machines(r);
   if (t.empty() && s.host.has(HostReason::nic_onboard))
-    return s.choice.nodes > 1
+    return s.choice.nodes > 1 && !apart
                ? "the board's onboard Ethernet: the GPUs leave no slot for a network card (a "
                  "layer split passes only activations between the machines)"
                : "the board's onboard Ethernet: the GPUs leave no slot for a network card";
   if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
     t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
                     p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);
-  return t.empty() ? "onboard Ethernet only (one machine, no fabric)" : t;
+  if (!t.empty()) return t;
+  if (apart)
+    return fmt::format(
+        "onboard Ethernet only (each of the {} machines holds whole replicas: no fabric)",
+        s.choice.nodes);
+  return s.choice.nodes > 1 ? "onboard Ethernet only"
+                            : "onboard Ethernet only (one machine, no fabric)";
 }
 
 // Power as a horizontal bar chart: each DC part of the maximum, the maximum at the wall, the
@@ -494,7 +503,7 @@ std::string render_system_table(const Report& r) {
         h.ram.dimms, h.ram.dimm_gib, gib_of(h.ram.installed_bytes), h.ram.dimms_per_channel,
         r.train ? ", × 2 for fine-tuning," : "", gib_of(h.ram.rule_bytes),
         gib_of(h.ram.platform_bytes));
-  o += fmt::format("  NICs            {}\n", nic_text(s));
+  o += fmt::format("  NICs            {}\n", nic_text(r));
   if (!unified)
     o += fmt::format("  OS drive        {}{} × {:.2f} TB; Data storage {} × {:.2f} TB\n",
                      h.storage.os_drives > 1 ? "mirror " : "", h.storage.os_drives,
@@ -583,7 +592,7 @@ std::string render_html(const Report& r) {
         html_escape(p.name), to_string(p.platform_class), html_escape(p.form_factor),
         s->choice.nodes, s->choice.gpus_per_node, html_escape(reasons_text(s->choice.reasons)),
         s->host.cpu_sockets, html_escape(p.cpu_model), s->host.cpu_cores, s->host.ram.dimms,
-        s->host.ram.dimm_gib, html_escape(nic_text(*s)));
+        s->host.ram.dimm_gib, html_escape(nic_text(r)));
     o += "<h2>Bill of materials</h2>\n<table>\n<tr><th>component</th><th>part</th><th>spec</th>"
          "<th>qty</th><th>unit price</th><th>price source</th><th>why</th></tr>\n";
     for (const auto& l : s->bom())

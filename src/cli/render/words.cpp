@@ -347,7 +347,11 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                           p.link_gb_per_s * sy->choice.lanes_per_gpu / p.pcie_lanes);
   // The catalog may split GPUs the class rule keeps in one box (two desktops of two): the
   // machines need a network of their own.
-  if (sy && sy->choice.nodes > 1 && p.link != GpuLink::network)
+  if (replicas_within_machines(r))
+    between += fmt::format(
+        "; each replica stays inside one of the {} machines: only requests travel between them",
+        sy->choice.nodes);
+  else if (sy && sy->choice.nodes > 1 && p.link != GpuLink::network)
     between += fmt::format(
         "; between the {} machines a network carries the layer split (only activations)",
         sy->choice.nodes);
