@@ -277,18 +277,32 @@ struct StepShape {
   // Pipeline engines (vLLM, SGLang, TensorRT-LLM) keep pp micro-batches of decode / pp sequences
   // in flight; layer-split engines (llama.cpp) run the whole batch through the GPUs in turn.
   bool layer_split = false;
-  double mb = 1;           // micro-batches per step
-  double dm = 0, pm = 0;   // decode and prompt tokens per micro-batch
-  double tokens = 0;       // dm + pm
-  double stage = 1;        // share of the layers per stage
-  bool adp = false;        // attention data parallel
-  double imbalance = 1;    // the busiest expert-parallel rank over the mean
-  double weights = 0;      // weight bytes each GPU streams per micro-batch
-  double kv = 0;           // KV bytes each GPU reads and writes per micro-batch
-  double bw = 0;           // the GPU's memory bandwidth, bytes/s, family-scaled
-  double flops_scale = 1;  // the GPU family's compute factor
-  bool matvec = false;     // decode rows through matrix-vector kernels
+  double mb = 1;              // micro-batches per step
+  double dm = 0, pm = 0;      // decode and prompt tokens per micro-batch
+  double tokens = 0;          // dm + pm
+  double stage = 1;           // share of the layers per stage
+  bool adp = false;           // attention data parallel
+  double imbalance = 1;       // the busiest expert-parallel rank over the mean
+  double weights = 0;         // weight bytes each GPU streams per micro-batch
+  double expert_weights = 0;  // of which routed experts'
+  double expert_rows = 0;     // decode rows each active expert multiplies, on average
+  double kv = 0;              // KV bytes each GPU reads and writes per micro-batch
+  double bw = 0;              // the GPU's memory bandwidth, bytes/s, family-scaled
+  double flops_scale = 1;     // the GPU family's compute factor
+  bool matvec = false;        // decode rows through matrix-vector kernels
 };
+
+// Seconds to stream the step's weights: once through GEMMs; through matrix-vector kernels again
+// for matvec_reread of each extra row a matrix multiplies: every decode row for the dense
+// matrices, the rows routed to it for an expert (mul_mat_id: an expert sees only its tokens).
+double weight_stream_s(const ServingCalibration& cal, const StepShape& h) {
+  auto reread = [&](double rows) {
+    return h.matvec ? 1 + cal.matvec_reread * (std::max(1.0, rows) - 1) : 1;
+  };
+  const double dense = h.weights - h.expert_weights;
+  return (dense * reread(h.dm) + h.expert_weights * reread(h.expert_rows)) /
+         (cal.bw_efficiency * h.bw);
+}
 
 // The kernels of a step, as engines run them: the linear layers as GEMMs over all d + p tokens
 // (weights streamed once, compute at the weights' precision), decode attention reading each
@@ -321,6 +335,11 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
   // max / mean expert load of a rank, fitted on the attention-DP rows).
   h.imbalance = h.adp ? cal.ep_imbalance : 1.0;
   h.weights = (dense_gpu + experts / tp * h.imbalance) * h.stage;
+  h.expert_weights = experts / tp * h.imbalance * h.stage;
+  h.expert_rows = m.n_expert
+                      ? std::max(1.0, h.dm) * m.n_expert_used /
+                            distinct_experts(m.n_expert, m.n_expert_used, std::max(1.0, h.dm))
+                      : 0;
   const double kv_split = h.adp ? tp : std::min<double>(tp, std::max<uint32_t>(1, m.n_head_kv));
   const double ctx_swa = m.n_swa ? std::min<double>(ctx, m.n_swa) : ctx;
   const double kv_seq = static_cast<double>(m.kv_bytes_per_token) * ctx +
@@ -334,11 +353,10 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
   h.bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
   h.flops_scale = fam.flops_scale;
   // Matrix-vector kernels (llama.cpp mul_mv for batches up to 8 rows) stream the weights again
-  // for part of every extra row.
+  // for part of every extra row; serving_step() keeps them only where they beat the GEMMs.
   // Prompt tokens go through the GEMM path in their own ubatches.
   h.matvec = cal.matvec_reread > 0 && h.dm <= 8;
-  const double reread = h.matvec ? 1 + cal.matvec_reread * (std::max(1.0, h.dm) - 1) : 1;
-  s.memory_s = h.weights * reread / (cal.bw_efficiency * h.bw);
+  s.memory_s = weight_stream_s(cal, h);
   return h;
 }
 
@@ -431,8 +449,23 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   StepTime s;
   s.decode_tokens = decode;
   s.prefill_tokens = prefill;
-  const StepShape h = step_shape(m, g, d, decode, ctx, prefill, s);
-  const double gemm_s = step_compute(m, g, d, ctx, isl, h, s);
+  StepShape h = step_shape(m, g, d, decode, ctx, prefill, s);
+  double gemm_s = step_compute(m, g, d, ctx, isl, h, s);
+  if (h.matvec) {
+    // llama.cpp takes matrix-vector kernels for small batches because they are the faster
+    // there; where the GEMM roofline is faster (a wide MoE batch, a slow re-read), the step is
+    // the GEMMs'. Either way the step grows with the batch.
+    StepTime t = s;
+    StepShape gh = h;
+    gh.matvec = false;
+    t.memory_s = weight_stream_s(cal, gh);
+    const double gemm_t = step_compute(m, g, d, ctx, isl, gh, t);
+    if (gemm_t < gemm_s) {
+      s = t;
+      h = gh;
+      gemm_s = gemm_t;
+    }
+  }
   s.link_s = step_link(m, g, d, h);
   s.stage_s = gemm_s + s.attention_s + s.link_s;
   // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
