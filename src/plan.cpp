@@ -771,27 +771,55 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   // No fewer GPUs than the weights need at the engine's whole memory share.
   const uint64_t budget = std::max<uint64_t>(1, sg.memory_bytes);
   const uint64_t first = std::max<uint64_t>(1, sm.weight_bytes / budget);
-  for (uint64_t n = first; n <= max_count; ++n) {
-    const Deployment d = split(static_cast<uint32_t>(n));
-    if (d.tp * d.pp != n) continue;
-    if (estimate_serving(sm, sg, d, one).fits) return d;
-  }
+  // A slot engine reserves a slot per user (-np N): the fewest GPUs whose pool holds all N, when
+  // any up to max_count does; else (and for the other engines) the fewest that hold one.
+  const bool slots = serving_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
+  const uint32_t want = slots ? std::max<uint32_t>(1, wl.users) : 1;
+  auto fewest = [&](uint32_t sequences) -> std::optional<Deployment> {
+    for (uint64_t n = first; n <= max_count; ++n) {
+      const Deployment d = split(static_cast<uint32_t>(n));
+      if (d.tp * d.pp != n) continue;
+      const ServingEstimate e = estimate_serving(sm, sg, d, one);
+      if (e.fits && e.max_concurrency >= sequences) return d;
+    }
+    return std::nullopt;
+  };
+  if (auto d = fewest(want)) return *d;
+  if (want > 1)
+    if (auto d = fewest(1)) return *d;
   return split(1);
 }
 
+// The deployment every layout of the request starts from: the engine's limits for the GPU, the
+// request's max_model_len, power limit and memory share. A slot engine (llama.cpp, Ollama) planned
+// by llmsize (`sized`: no GPU count given) fills what the plan's headroom rule leaves (1 / (1 +
+// headroom) of each GPU), so the GPUs and slots it picks are ones the fit verdict holds; on a
+// count given it fills what the engine itself would (the verdict then says how tight).
+Deployment serving_base(const PlanRequest& req, const ServingSetup& s, bool sized) {
+  const ServingRequest& sr = *req.serving;
+  Deployment base = s.deployment;
+  base.max_model_len = sr.max_model_len;
+  base.power_limit = req.power.power_limit;
+  base.memory_fraction_given = sr.memory_fraction;
+  if (sized && !(sr.memory_fraction > 0) &&
+      serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots)
+    base.memory_fraction_given = 1 / (1 + req.config.headroom);
+  return base;
+}
+
 // The fewest GPUs of `gpu`, up to 64 (what the options list), the serving engine deploys the
-// model on under its default split and memory rule, for one sequence; 0 when none holds it.
+// model on under its default split and memory rule, for one sequence (a slot engine: for a slot
+// per user where 64 hold them); 0 when none holds one.
 uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                              const GpuSpec& gpu) {
   const ServingRequest& sr = *req.serving;
   const uint32_t gpn = serving_gpus_per_node(req, gpu);
   const ServingSetup s =
       serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, w);
-  Deployment base = s.deployment;
-  base.max_model_len = sr.max_model_len;
-  base.power_limit = req.power.power_limit;
-  base.memory_fraction_given = sr.memory_fraction;
-  const Deployment d = serving_deployment(s.model, s.gpu, gpu, base, sr.workload, 0, gpn, 64);
+  const Deployment base = serving_base(req, s, true);
+  Workload wl = sr.workload;
+  wl.users = req.users;  // a slot engine's slots, one per user
+  const Deployment d = serving_deployment(s.model, s.gpu, gpu, base, wl, 0, gpn, 64);
   Workload one = sr.workload;
   one.users = 1;
   one.rate_per_s = 0;
@@ -824,10 +852,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.workload = sr.workload;
   Workload& wl = out.workload;
   wl.users = req.users ? req.users : (sr.users_max || wl.rate_per_s > 0) ? 0 : 1;
-  Deployment base = s.deployment;
-  base.max_model_len = sr.max_model_len;
-  base.power_limit = req.power.power_limit;
-  base.memory_fraction_given = sr.memory_fraction;
+  const Deployment base = serving_base(req, s, req.gpus_requested == 0);
   const double target = serving_target(req, count);
   if (target > 0) {
     CapacityTarget t;

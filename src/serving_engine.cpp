@@ -312,7 +312,10 @@ uint64_t kv_pool_bytes(const ServingProfile& p, const EngineLimits& l, uint64_t 
       return static_cast<uint64_t>(static_cast<double>(free) * l.memory_fraction);
     }
     case MemoryRule::fixed_slots:
-      return minus(gpu_memory_bytes,
+      // The slots fill what is left of the share the plan allows (its headroom rule; all of it
+      // when no share is set).
+      return minus(l.memory_fraction > 0 ? fraction_of(gpu_memory_bytes, l.memory_fraction)
+                                         : gpu_memory_bytes,
                    checked_add(checked_add(weights_bytes, activations_bytes), runtime_bytes));
   }
   return 0;

@@ -93,22 +93,25 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
   const auto r = run("check examples/plan-pass.json", kSource);
   INFO(r.err);
   CHECK(r.code == 0);
-  // chat-8b: 4 sequences of 8192 f16 KV cells x 32 layers x 2 x 8 x 128 x 2 B = 4 GiB of KV beside
-  // 4.3 GiB of weights. Schema 2's machine model (the AM5 desktop's BOM and its
-  // machine.max_power_parts_dc_watts): peak 708 W = 450 W GPU + 170 W CPU + 10 W memory + 16 W
-  // drives + 12 W fans + 50 W board; RAM needed 32 GiB (what the desktop ships per GPU, over
-  // 2 x weights); at least $3,387 = $1,500 (the desktop's assumed price) + $1,599 GPU + 2 x $64
-  // DDR5 16 GiB + 2 x $80 1 TB NVMe (OS + data), a floor as the CPU and PSU lines have no price.
-  // rag-70b: h100-pcie in the 8x PCIe server, $15,000 (the server's assumed price) + $25,000 GPU
+  // chat-8b: 4 users on llama.cpp are llama-server's 4 slots (#20): 4 slots of 8192 f16 KV cells x
+  // 32 layers x 2 x 8 x 128 x 2 B = 4 GiB of KV beside 4.30 GiB of weights and 1.03 GiB of
+  // compute buffer and runtime, x 1.2 (the 20% rule) = 11.2 GiB; each user at the step model's
+  // 66.9 tok/s (the main command's Answer for the same flags). Schema 2's machine model (the AM5
+  // desktop's BOM and its machine.max_power_parts_dc_watts): peak 708 W = 450 W GPU + 170 W CPU +
+  // 10 W memory + 16 W drives + 12 W fans + 50 W board; RAM needed 32 GiB (what the desktop ships
+  // per GPU, over 2 x weights); at least $3,387 = $1,500 (the desktop's assumed price) + $1,599 GPU
+  // + 2 x $64 DDR5 16 GiB + 2 x $80 1 TB NVMe (OS + data), a floor as the CPU and PSU lines have no
+  // price. rag-70b: h100-pcie in the 8x PCIe server, $15,000 (the server's assumed price) + $25,000
+  // GPU
   // + 2 x $64 + ... = $40,614 of priced lines.
   const auto got = lines(r.out);
   REQUIRE(got.size() == 3);
   CHECK(std::vector<std::string>(got.begin(), got.begin() + 2) ==
         std::vector<std::string>{
             "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
-            "ctx 8192 × 4 on 1 × rtx-4090: 10.9 of 24 "
+            "ctx 8192 × 4 on 1 × rtx-4090: 11.2 of 24 "
             "GiB per GPU, peak 708 W, 32 GiB RAM, at least $3,387 (a BOM line is "
-            "unpriced), 80.1 tok/s per sequence",
+            "unpriced), 66.9 tok/s per user",
             "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
             "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
             "80 GiB per GPU, at least $40,614 (a BOM line is unpriced)"});
@@ -303,7 +306,8 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   expect_error("check " + plan_file(dir, "typo.json", "\"prices\": {\"dell-poweredge-xe864\": 5}"),
                dir +
                    "/typo.json: /plans/0/prices: unknown GPU or platform 'dell-poweredge-xe864' "
-                   "(did you mean dell-poweredge-xe8640, dell-poweredge-xe8545, dell-poweredge-xe9680?); see llmsize gpus and llmsize platforms");
+                   "(did you mean dell-poweredge-xe8640, dell-poweredge-xe8545, "
+                   "dell-poweredge-xe9680?); see llmsize gpus and llmsize platforms");
   write(dir + "/price.json",
         "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-pcie\", \"gpu_price_usd\": "
         "25000, "

@@ -107,8 +107,9 @@ void resolve_serving(const Options& o, PlanRequest& q) {
       throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
                        "; emit that engine's command, or drop --engine");
   }
-  const bool asked = is_serving_engine(e) || o.isl || o.osl || o.rate > 0 || o.ttft_ms > 0 ||
-                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
+  const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
+                     o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max || !o.emit.empty() ||
+                     o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -245,8 +246,17 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
     c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
   c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
                        : resolve_engine("--engine", o.engine);
-  if (q.serving && !o.ctx_given && !o.ctx_max)
+  if (q.serving && !o.ctx_given && !o.ctx_max) {
     c.kv.n_ctx = std::max(q.serving->max_model_len, q.serving->workload.request_tokens());
+    // A slot engine's slot is the context it is launched with (llama-server -c / -np): the
+    // request's tokens when --isl / --osl give them, else the main command's default context
+    // (as without --users) unless the default request needs more.
+    if (serving_profile(q.serving->engine).memory_rule == MemoryRule::fixed_slots && !o.isl &&
+        !o.osl) {
+      c.kv.n_ctx = std::max(c.kv.n_ctx, o.ctx);
+      q.serving->max_model_len = c.kv.n_ctx;
+    }
+  }
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";

@@ -643,18 +643,35 @@ const std::vector<Field> kFields = {
      GET(G(r) ? U(P(r).max_concurrent_sequences) : N())},
     {"throughput.calibration", U_::text, "speed calibration family",
      PER_GPU(SP(r) ? S(SP(r)->calibration->family) : N())},
+    // One capacity plan (#20): a layer split's replicas (plan_capacity) or a serving engine's
+    // search (throughput.serving_capacity_* adds its own figures).
     {"throughput.users", U_::count, "--users of a capacity plan",
-     CAPACITY(CP(r) ? U(CP(r)->users) : N())},
-    {"throughput.target_tokens_per_s", U_::tokens_per_s, "--target-tps",
-     CAPACITY(CP(r) ? D(CP(r)->target_tokens_per_s) : N())},
+     CAPACITY(CP(r)   ? U(CP(r)->users)
+              : SC(r) ? U(SV(r)->workload.users)
+                      : N())},
+    {"throughput.target_tokens_per_s", U_::tokens_per_s,
+     "--target-tps (a serving plan sized for --users alone: the usable speed)",
+     CAPACITY(CP(r)   ? D(CP(r)->target_tokens_per_s)
+              : SC(r) ? D(SV(r)->capacity_target_tokens_per_s)
+                      : N())},
     {"throughput.capacity_gpus", U_::count, "GPUs the capacity plan needs",
-     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->gpus) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->gpus)
+              : SC(r) && SC(r)->found ? U(SC(r)->gpus)
+                                      : N())},
     {"throughput.capacity_tp_degree", U_::count, "GPUs per replica",
-     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->tp_degree) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->tp_degree)
+              : SC(r) && SC(r)->found ? U(SC(r)->deployment.tp * SC(r)->deployment.pp)
+                                      : N())},
     {"throughput.capacity_replicas", U_::count, "replicas",
-     CAPACITY(CP(r) && CP(r)->gpus ? U(CP(r)->replicas) : N())},
-    {"throughput.capacity_limited_by", U_::text, "memory, speed, or why unreachable",
-     CAPACITY(CP(r) ? S(r.capacity_limited_by) : N())},
+     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->replicas)
+              : SC(r) && SC(r)->found ? U(SC(r)->deployment.replicas)
+                                      : N())},
+    {"throughput.capacity_limited_by", U_::text,
+     "memory, speed, or why unreachable (a serving search: what stops one more user, or "
+     "unreachable)",
+     CAPACITY(CP(r)   ? S(r.capacity_limited_by)
+              : SC(r) ? S(SC(r)->found ? limit_name(SC(r)->binding) : "unreachable")
+                      : N())},
     // throughput of a serving plan (#10: --engine vllm|sglang|trt-llm, or --isl/--osl/--rate/...)
     {"throughput.engine", U_::text, "serving engine whose step model and calibration apply",
      SERVING(SV(r) ? S(serving_profile(SV(r)->deployment.engine).name) : N())},
@@ -731,7 +748,9 @@ const std::vector<Field> kFields = {
     {"throughput.max_model_len", U_::tokens, "tokens per sequence the engine is launched with",
      SERVING(SV(r) ? U(SV(r)->launch.max_model_len) : N())},
     {"throughput.memory_fraction", U_::fraction,
-     "gpu_memory_utilization / mem_fraction_static / free_gpu_memory_fraction (0: slots)",
+     "gpu_memory_utilization / mem_fraction_static / free_gpu_memory_fraction; a slot engine: "
+     "the share its slots fill, 1 / (1 + headroom) when llmsize sizes it (0: all the engine "
+     "would, on a count given)",
      SERVING(SV(r) ? D(r3(SV(r)->deployment.limits.memory_fraction)) : N())},
     {"throughput.max_num_seqs", U_::count, "running requests the engine admits per replica",
      SERVING(SV(r) ? U(SV(r)->deployment.limits.max_num_seqs) : N())},
@@ -1042,7 +1061,9 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
       case Scope::serving:
       case Scope::capacity:
         // Kept only while the block is absent: the nulls of every such row.
-        if (s.scope == Scope::serving ? p.serving.has_value() : p.capacity.has_value()) {
+        if (s.scope == Scope::serving
+                ? p.serving.has_value()
+                : p.capacity.has_value() || (p.serving && p.serving->capacity)) {
           write_cells(r, w, cols, s.first, s.last);
           continue;
         }

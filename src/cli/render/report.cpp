@@ -318,6 +318,46 @@ std::vector<BomLine> bom_lines(const Report& r) {
 
 namespace {
 
+// The engine's memory rows: a slot engine (llama-server -np, OLLAMA_NUM_PARALLEL) runs the slots it
+// is launched with, each of max_model_len tokens; a paged engine admits up to max_num_seqs from
+// its pool.
+void serving_memory_rows(const ServingPlan& sp, Block& b) {
+  const ServingEstimate& e = sp.estimate;
+  const Deployment& d = sp.deployment;
+  const ServingProfile& prof = serving_profile(d.engine);
+  if (prof.memory_rule == MemoryRule::fixed_slots)
+    b.rows.emplace_back(
+        "engine",
+        fmt::format("KV {}, {} slots of {} tokens per replica (the launch "
+                    "command's), batch {} tokens",
+                    kv_dtype_name(d.kv), sp.launch.max_num_seqs, group(sp.launch.max_model_len),
+                    group(d.limits.max_num_batched_tokens)));
+  else
+    b.rows.emplace_back(
+        "engine",
+        fmt::format("KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}",
+                    kv_dtype_name(d.kv),
+                    d.limits.memory_fraction > 0
+                        ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
+                        : std::string("fixed slots"),
+                    d.limits.max_num_seqs, d.limits.max_num_batched_tokens,
+                    group(sp.launch.max_model_len)));
+  if (prof.memory_rule == MemoryRule::fixed_slots)
+    b.rows.emplace_back(
+        "KV per sequence",
+        fmt::format("{:.2f} GiB a slot (max_model_len, reserved at start); pool "
+                    "{:.2f} GiB per GPU",
+                    gib_of(e.kv_bytes_per_seq_guarantee), gib_of(e.kv_pool_bytes_per_gpu)));
+  else
+    b.rows.emplace_back(
+        "KV per sequence",
+        fmt::format("{:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); {} "
+                    "charged; pool {:.2f} GiB per GPU",
+                    gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
+                    sp.kv_charged_guarantee ? "guarantee" : "planning",
+                    gib_of(e.kv_pool_bytes_per_gpu)));
+}
+
 // #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
 std::vector<Block> serving_blocks(const ServingPlan& sp) {
   const ServingEstimate& e = sp.estimate;
@@ -335,22 +375,7 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
                             : std::string("as many users as fit (offline)")));
-  b.rows.emplace_back(
-      "engine",
-      fmt::format("KV {}, {}, max_num_seqs {}, max_num_batched_tokens {}, max_model_len {}",
-                  kv_dtype_name(d.kv),
-                  d.limits.memory_fraction > 0
-                      ? fmt::format("memory fraction {:.2f}", d.limits.memory_fraction)
-                      : std::string("fixed slots"),
-                  d.limits.max_num_seqs, d.limits.max_num_batched_tokens,
-                  group(sp.launch.max_model_len)));
-  b.rows.emplace_back(
-      "KV per sequence",
-      fmt::format("{:.2f} GiB planning (isl + osl/2), {:.2f} GiB guarantee (max_model_len); {} "
-                  "charged; pool {:.2f} GiB per GPU",
-                  gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
-                  sp.kv_charged_guarantee ? "guarantee" : "planning",
-                  gib_of(e.kv_pool_bytes_per_gpu)));
+  serving_memory_rows(sp, b);
   if (!e.fits) {
     b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");
     return {b};
@@ -553,14 +578,13 @@ std::vector<std::string> answer_lines(const Report& r) {
       lines.push_back(fmt::format("overloaded: {:.2f} requests/s sustained, fewer than offered",
                                   e.sustainable_requests_per_s));
     else
-      lines.push_back(
-          fmt::format("{} user{} at {:.1f} tok/s each ({} tok/s in all), first token {:.2f} s{}",
-                      group(users), users == 1 ? "" : "s", e.per_user_tokens_per_s.value,
-                      group_whole(e.output_tokens_per_s.value), e.ttft_s.value,
-                      e.max_concurrency && e.max_concurrency < users
-                          ? fmt::format(" ({} at once: the KV pool holds no more, the others wait)",
-                                        group(e.max_concurrency))
-                          : std::string()));
+      lines.push_back(fmt::format(
+          "{} user{} at {:.1f} tok/s each ({} tok/s in all), first token {:.2f} s{}", group(users),
+          users == 1 ? "" : "s", e.per_user_tokens_per_s.value,
+          group_whole(e.output_tokens_per_s.value), e.ttft_s.value,
+          e.queued ? fmt::format(" ({} at once: the KV pool holds no more, the others wait)",
+                                 group(uint64_t{e.concurrency} * r.serving->deployment.replicas))
+                   : std::string()));
   } else if (r.speed && r.model.spec.task == Task::generation) {
     lines.push_back(fmt::format("{:.1f} tok/s per sequence at context {}",
                                 r.speed->decode_tokens_per_s, group(r.speed_input.n_ctx)));
