@@ -551,6 +551,12 @@ TEST_CASE("One plan in every format: no figure contradicts another", "[cli][serv
            "llama-3.1-8b --gpu h20 --gpus 8",
            "bge-m3 --docs 64 --gpu l4",
            "qwen3-30b-a3b --engine llama.cpp --users 8 --gpu rtx-3090 --gpus 2",
+           "llama-3.3-70b --users 50 --ctx 8192",
+           "llama-3.1-8b --engine ollama --users 6 --gpu rtx-4090",
+           "llama-3.1-8b --engine trt-llm --gpu h100-sxm --users 64",
+           "gpt-oss-120b --engine vllm --gpu h100-sxm --gpus 2 --rate 3",
+           "llama-3.1-70b --quant q4 --ctx 8192 --gpu m3-ultra",
+           "llama-3.1-8b --mode lora --gpu rtx-4090",
        }) {
     INFO(args);
     const auto j = run(args + " -f json");
