@@ -41,6 +41,10 @@ std::vector<std::string> closest_names(std::string_view name,
     size_t d = edit_distance(n, lc);
     if (!n.empty() && lc.find(n) != std::string::npos)
       d = std::min(d, lc.size() - n.size() > 0 ? size_t{1} : size_t{0});
+    // The name with a unit or word of its own after it (budget_usd for budget); a letter or two
+    // more (q4_k_x) is a typo of a longer name, not this one.
+    if (lc.size() >= 4 && n.size() >= lc.size() + 3 && n.compare(0, lc.size(), lc) == 0)
+      d = std::min(d, size_t{1});
     // A shared size token ("72b", "4090") is a strong hint: qwen-72b -> qwen2.5-72b.
     const size_t tok = n.find_last_of("-_ ");
     const std::string last = tok == std::string::npos ? n : n.substr(tok + 1);

@@ -471,6 +471,11 @@ TEST_CASE("check: plan errors name the file and the field", "[planning][check]")
                dir +
                    "/d.json: /plans/0/budget/watts: unknown field (did you mean power_watts?); the "
                    "fields are power_watts, ram_gib, price_usd");
+  // A field with a unit suffix of its own: "budget" is its prefix, four edits away.
+  expect_error("check " + plan_file(dir, "s.json", "\"budget\": {\"price_usd_total\": 1}"),
+               dir +
+                   "/s.json: /plans/0/budget/price_usd_total: unknown field (did you mean "
+                   "price_usd?); the fields are power_watts, ram_gib, price_usd");
   write(dir + "/e.json", "{\"plans\": [{\"model\": \"llama-3.1-8b\"}]}");
   expect_error("check " + dir + "/e.json", dir + "/e.json: /plans/0: missing field \"gpu\"");
   write(dir + "/f.json", "{\"plans\": [\n  {\"model\": \"llama-3.1-8b\",, }\n]}");
