@@ -416,6 +416,16 @@ ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t lo
   c.attention_bytes = checked_mul(2 * tokens, qkv + m.n_embd);
   c.output_bytes = checked_mul(4 * logit_rows, m.n_vocab);
   c.summed = true;
+  c.torch = true;
+  return c;
+}
+
+ComputeBuffer vllm_profile_peak(const ModelSpec& m, uint64_t tokens, uint64_t rows) {
+  ComputeBuffer c = torch_activations(m, tokens, 0);
+  c.summed = false;
+  c.output_bytes = checked_add(
+      checked_mul(checked_mul(std::min(rows, tokens), m.n_vocab), kVllmSamplerBytesPerLogit),
+      checked_mul(2 * tokens, m.n_embd));
   return c;
 }
 

@@ -172,9 +172,13 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
       }
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
-                        // sampled (a pooling model samples nothing)
+                        // sampled (a pooling model samples nothing). vLLM's own profile run at
+                        // the GPU's batch limits when the plan gives them (RunConfig::profile_*);
+                        // else (SGLang's and TensorRT-LLM's borrowed rule) the summed activations
       e.compute =
-          torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
+          c.profile_tokens
+              ? vllm_profile_peak(cm, c.profile_tokens, encode_only ? 0 : c.profile_seqs)
+              : torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
       break;
     case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
       e.compute = torch_activations(cm, tokens_total, encode_only ? 0 : c.kv.n_seq);
@@ -189,7 +193,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
   e.naive_rule_bytes = fraction_of(e.weights.bytes, 1.2);
   {
-    const double act_err = e.compute.summed ? kTorchActivationError : kComputeError;
+    const double act_err = e.compute.torch ? kTorchActivationError : kComputeError;
     const auto bound = [&](double sign) {
       const double sum = static_cast<double>(e.weights_bytes) * (1 + sign * kWeightsError) +
                          static_cast<double>(e.kv_cache_bytes) +

@@ -138,10 +138,15 @@ ServingNeed serving_need(const ServingPlan& s, double headroom) {
   const uint32_t shards = d.tp * d.pp;
   const uint64_t kv_each = (se.kv_bytes_per_seq + shards - 1) / shards;
   const uint64_t running = std::max<uint32_t>(1, se.concurrency);
+  // The KV the running sequences hold; an engine that refuses to start without room for one
+  // max_model_len request needs that much at least (vLLM's check_enough_kv_cache_memory).
+  uint64_t kv_need = checked_mul(kv_each, running);
+  if (serving_profile(d.engine).needs_one_full_request)
+    kv_need = std::max(kv_need, (se.kv_bytes_per_seq_guarantee + shards - 1) / shards);
   ServingNeed n;
-  n.need_bytes = checked_add(se.need_bytes_per_gpu, checked_mul(kv_each, running - 1));
-  n.margin = margin_fraction(engine_margin(d.engine, d.limits), n.need_bytes,
-                             checked_mul(kv_each, running), 0);
+  n.need_bytes =
+      checked_add(se.need_bytes_per_gpu - std::min(se.need_bytes_per_gpu, kv_each), kv_need);
+  n.margin = margin_fraction(engine_margin(d.engine, d.limits), n.need_bytes, kv_need, 0);
   n.requested = std::max(headroom, n.margin);
   return n;
 }
@@ -336,6 +341,11 @@ void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, 
   const Deployment& d = s.deployment;
   RunConfig& c = p.config;
   c.headroom = headroom;
+  // vLLM's profile run at the GPU's batch limits, as the KV pool was sized.
+  if (serving_profile(d.engine).profile_run) {
+    c.profile_tokens = d.limits.max_num_batched_tokens;
+    c.profile_seqs = d.limits.max_num_seqs;
+  }
   RunConfig replica = c;
   replica.n_gpus = d.tp * d.pp;
   replica.kv.n_seq = std::max<uint32_t>(1, s.estimate.concurrency);
@@ -999,7 +1009,8 @@ struct Planner::Impl final : Memo {
   static Key ekey(const RunConfig& c) {
     uint64_t headroom = 0;
     std::memcpy(&headroom, &c.headroom, sizeof headroom);
-    return {c.kv.n_ctx, c.n_gpus, c.kv.n_seq, headroom};
+    return {c.kv.n_ctx | uint64_t{c.profile_tokens} << 32,
+            c.n_gpus | uint64_t{c.profile_seqs} << 32, c.kv.n_seq, headroom};
   }
 
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {

@@ -219,6 +219,20 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
   return s;
 }
 
+ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
+                           const ComputeBuffer& activations, uint32_t profile_tokens, KvDtype kv) {
+  if (!activations.torch || activations.summed || !profile_tokens)
+    return serving_model(m, q, w, activations.bytes(), kv);
+  ServingModel s =
+      serving_model(m, q, w, std::max(activations.ffn_bytes, activations.attention_bytes), kv);
+  s.profile_tokens = profile_tokens;
+  s.hidden_bytes_per_token = 2 * uint64_t{m.n_embd};
+  s.sampler_bytes_per_row = checked_mul(uint64_t{m.n_vocab}, kVllmSamplerBytesPerLogit);
+  // An encoder samples nothing (the profile's output is its hidden states alone).
+  if (m.task != Task::generation) s.sampler_bytes_per_row = 0;
+  return s;
+}
+
 ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
   ServingGpu s;
   s.id = g.id;
@@ -495,9 +509,13 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   c.engine = prof.memory_engine;
   c.quant = &q;
   c.kv.n_ctx = 4096;
+  if (prof.profile_run) {
+    c.profile_tokens = engine_profile(c.engine).max_num_batched_tokens;
+    c.profile_seqs = engine_profile(c.engine).max_num_seqs;
+  }
   const Estimate e = estimate(m, c, exact);
   ServingSetup s;
-  s.model = serving_model(m, q, e.weights, e.compute.bytes(), kv);
+  s.model = serving_model(m, q, e.weights, e.compute, c.profile_tokens, kv);
   s.gpu = serving_gpu(gpu, gpus_per_node);
   s.deployment.engine = engine;
   s.deployment.tp = tp;
@@ -582,7 +600,21 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   const ServingProfile& prof = serving_profile(d.engine);
   const uint32_t shards = d.tp * d.pp;
   const uint64_t weights_gpu = m.weight_bytes / shards + (m.weight_bytes % shards ? 1 : 0);
-  const uint64_t act_gpu = m.activation_bytes / d.tp;
+  uint64_t act_gpu = m.activation_bytes / d.tp;
+  if (m.profile_tokens) {
+    // vLLM's profile run at this deployment's limits: the forward's peak scales with the token
+    // budget and splits over the TP ranks; every rank samples the whole vocabulary
+    // (logits all-gathered) for min(max_num_seqs, tokens) rows.
+    const uint64_t tokens =
+        d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : m.profile_tokens;
+    const uint64_t rows =
+        std::min<uint64_t>(d.limits.max_num_seqs ? d.limits.max_num_seqs : 1, tokens);
+    const uint64_t forward =
+        static_cast<uint64_t>(static_cast<double>(m.activation_bytes) *
+                              static_cast<double>(tokens) / m.profile_tokens / d.tp);
+    act_gpu = std::max(forward, checked_add(checked_mul(rows, m.sampler_bytes_per_row),
+                                            checked_mul(tokens, m.hidden_bytes_per_token)));
+  }
   r.kv_pool_bytes_per_gpu =
       kv_pool_bytes(prof, d.limits, g.memory_bytes, weights_gpu, act_gpu, d.limits.reserved_bytes);
 
@@ -616,7 +648,8 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
           ? static_cast<uint32_t>(
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
-  r.fits = r.max_concurrency >= 1;
+  r.fits =
+      r.max_concurrency >= 1 && (!prof.needs_one_full_request || r.max_concurrency_guarantee >= 1);
   const uint64_t outside =
       d.engine == ServingEngine::sglang ? 0 : checked_add(act_gpu, d.limits.reserved_bytes);
   r.need_bytes_per_gpu =

@@ -21,6 +21,8 @@ const ServingProfile kProfiles[] = {
      true,
      false,
      false,
+     false,
+     false,
      256,
      {K::f16, K::bf16, K::q8_0, K::q4_0},
      "llama.cpp tools/server: -np slots of -c/-np cells (GGML_PAD 256), -sm layer by default, "
@@ -38,6 +40,8 @@ const ServingProfile kProfiles[] = {
      true,
      false,
      false,
+     false,
+     false,
      256,
      {K::f16, K::q8_0, K::q4_0},
      "Ollama runs llama.cpp: OLLAMA_NUM_PARALLEL slots of num_ctx, layers spread over GPUs, "
@@ -50,6 +54,8 @@ const ServingProfile kProfiles[] = {
      MemoryRule::share_of_total,
      KvReservation::on_demand,
      SplitMode::tensor,
+     true,
+     true,
      true,
      true,
      true,
@@ -75,6 +81,8 @@ const ServingProfile kProfiles[] = {
      true,
      true,
      true,
+     false,
+     false,
      1,
      {K::bf16, K::f16, K::fp8_e4m3, K::fp8_e5m2},
      "SGLang: weights + KV pool = total x mem_fraction_static (python/sglang/srt/server_args.py "
@@ -93,6 +101,8 @@ const ServingProfile kProfiles[] = {
      true,
      false,
      true,
+     false,
+     false,
      32,
      {K::bf16, K::f16, K::fp8_e4m3},
      "TensorRT-LLM: KV pool = free_gpu_memory_fraction (0.9) of the memory free after weights "
@@ -108,6 +118,8 @@ const ServingProfile kProfiles[] = {
      KvReservation::full_context,
      SplitMode::layer,
      true,
+     false,
+     false,
      false,
      false,
      false,
@@ -236,7 +248,12 @@ EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100
       l.memory_fraction = 0.9;  // gpu_memory_utilization (vllm/config/cache.py)
       // CUDA graphs captured up to 512 sequences (compilation config max_cudagraph_capture_size).
       l.cuda_graph_max_bs = 512;
-      l.reserved_bytes = 1 * kGiB;  // non-torch memory + CUDA graphs (engine.cpp's profile)
+      // Non-torch memory (CUDA context, cuBLAS workspaces; NCCL buffers past one GPU): vLLM
+      // subtracts it with the profile's peak, and keeps its CUDA graphs outside the budget (in
+      // the 1 - gpu_memory_utilization left over). llm-d's H100 logs: 0.13 and 0.14 GiB at TP 1,
+      // 0.54 GiB at TP 2, and available = total x utilization - weights - peak - non-torch to
+      // the printed 0.01 GiB (gpt-oss-20b 50.28, Mistral-Small-3.2 28.20, Qwen3-32B 34.49).
+      l.reserved_bytes = static_cast<uint64_t>((tp * pp > 1 ? 0.54 : 0.14) * kGiB);
       break;
     case ServingEngine::sglang: {
       // server_args.py _handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs by

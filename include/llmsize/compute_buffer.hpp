@@ -36,7 +36,8 @@ struct ComputeBuffer {
   uint64_t mask_bytes = 0;         // KQ masks, live through every layer (per-layer model only)
   uint64_t output_hole_bytes = 0;  // of output_bytes: the free block left under the logits
                                    // (per-layer model only)
-  bool summed = false;             // PyTorch engines: the parts add up instead of sharing one arena
+  bool summed = false;             // the parts add up instead of sharing one arena (transformers)
+  bool torch = false;              // PyTorch's caching allocator (its error, not ggml's)
   // A device of a pipelined layer split (compute_buffers_by_device): the n_copies copies of the
   // graph inputs it reads, kept below the parts and never freed.
   uint64_t inputs_bytes = 0;
@@ -213,5 +214,24 @@ ComputeBuffer compute_buffer_any_split(const ModelSpec& m, const KvCache& kv,
 //   output    = 4 B x logit_rows x n_vocab
 // the buffer is their sum (PyTorch's caching allocator does not overlap them the way ggml does).
 ComputeBuffer torch_activations(const ModelSpec& m, uint64_t tokens, uint64_t logit_rows);
+
+// The bytes vLLM's profile run holds per sampled row and vocabulary entry (the native top-k /
+// top-p sampler, vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p, which the profile's
+// dummy sampler run drives with top-k and top-p set): the BF16 logits 2 + their FP32 copy 4 +
+// the sorted FP32 values 4 and int64 indices 8 + the sort's own copies of keys and indices 12 +
+// the radix sort's double buffer, about 8 = 38. The two H100 logs that print the profile's
+// peak agree: gpt-oss-20b 7.38 GiB over 1,024 rows x 201,088 entries (38.5 B) and Qwen3-32B at
+// TP 2 5.64 GiB over 1,024 x 151,936 (38.9 B; llm-d's vLLM memory analysis). FlashInfer's
+// sampler, where installed and able to compile, holds about the logits alone: this is the
+// native path every install has.
+constexpr uint64_t kVllmSamplerBytesPerLogit = 38;
+
+// vLLM's profile run (vllm/v1/worker/gpu_model_runner.py profile_run): a forward pass of
+// `tokens` (max_num_batched_tokens), then the sampler over min(`rows`, tokens) rows
+// (max_num_seqs) of the last hidden states. The peak is the larger of the forward's
+// (torch_activations' ffn and attention, freed layer by layer) and the sampler's
+// (rows x n_vocab x kVllmSamplerBytesPerLogit + the kept hidden states, 2 B x tokens x n_embd),
+// not their sum: the forward's temporaries are free when the sampler runs.
+ComputeBuffer vllm_profile_peak(const ModelSpec& m, uint64_t tokens, uint64_t rows);
 
 }  // namespace llmsize

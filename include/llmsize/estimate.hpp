@@ -60,6 +60,10 @@ struct RunConfig {
   uint64_t overhead_per_gpu_bytes = kDefaultOverheadPerGpuBytes;
   uint32_t n_gpus = 1;                // each GPU holds its own compute buffer and runtime overhead
   Engine engine = Engine::llama_cpp;  // whose allocation rules apply (engine.hpp)
+  // vLLM's profile run on the planned GPU (its max_num_batched_tokens and max_num_seqs defaults,
+  // serving_engine.hpp engine_limits); 0: the engine profile's.
+  uint32_t profile_tokens = 0;
+  uint32_t profile_seqs = 0;
 };
 
 struct TypeUsage {

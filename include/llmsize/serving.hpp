@@ -47,6 +47,12 @@ struct ServingModel {
   uint32_t n_swa = 0;
   uint64_t state_bytes_per_seq = 0;  // recurrent state (0 for attention-only models)
   uint64_t activation_bytes = 0;     // engine's activation peak on one GPU at tp = 1
+  // vLLM's profile run (vllm_profile_peak), rescaled to the deployment's own batch limits:
+  // activation_bytes is then the forward's peak at profile_tokens tokens (divided by tp), and
+  // the sampler's rows and kept hidden states are charged in full on every GPU.
+  uint32_t profile_tokens = 0;  // 0: activation_bytes is the whole peak
+  uint64_t sampler_bytes_per_row = 0;
+  uint64_t hidden_bytes_per_token = 0;
   uint32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
   ComputeDtype compute = ComputeDtype::bf16;
 };
@@ -54,6 +60,10 @@ struct ServingModel {
 // From the estimator's inputs: weights of `q` (or exact ones), KV of `kv`.
 ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
                            uint64_t activation_bytes, KvDtype kv);
+// The same from an estimate's activations: a vLLM profile peak keeps its forward and sampler
+// parts apart (ServingModel::profile_tokens).
+ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
+                           const ComputeBuffer& activations, uint32_t profile_tokens, KvDtype kv);
 
 // The GPU's numbers (fill with serving_gpu()).
 struct ServingGpu {

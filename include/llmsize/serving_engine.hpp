@@ -62,7 +62,12 @@ struct ServingProfile {
   bool continuous_batching;  // requests join and leave the running batch every step
   bool chunked_prefill;      // prompts split into max_num_batched_tokens chunks mixed with decode
   bool cuda_graphs;          // decode steps replayed as graphs (no per-kernel launch cost)
-  uint32_t kv_block_tokens;  // paged KV granularity (vLLM 16, SGLang page_size 1, TRT-LLM 32)
+  bool profile_run;  // activations sized by a profile run at the GPU's batch limits (vLLM's)
+  // Refuses to start when the KV pool cannot hold one max_model_len request (vLLM:
+  // vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory raises "To serve at least one
+  // request with the models's max seq len ..."); the others start and cap the request.
+  bool needs_one_full_request;
+  uint32_t kv_block_tokens;        // paged KV granularity (vLLM 16, SGLang page_size 1, TRT-LLM 32)
   std::vector<KvDtype> kv_dtypes;  // accepted KV types, default first
   const char* source;
   // The GPU software stacks it runs on, in the catalog's names (GpuSpec::backends: cuda, rocm,

@@ -787,7 +787,7 @@ TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as t
     f << R"({"plans": [{"name": "k", "model": "kimi-k2.5", "engine": "vllm", )"
       << R"("gpu": "rtx-pro-6000", "gpus": 7}, )"
       << R"({"name": "q", "model": "kimi-k2.5", "engine": "vllm", "quant": "fp8", )"
-      << R"("gpu": "h200", "gpus": 8}]})";
+      << R"("gpu": "b200", "gpus": 8}]})";
   }
   const auto c = run("check " + dir + "/k.json");
   INFO(c.out << c.err);

@@ -255,17 +255,18 @@ TEST_CASE("sweep carries the serving plan per row, equal to the main command's (
 
 TEST_CASE("a serving deployment's verdict holds it to the requested headroom above the engine's",
           "[cli][serving]") {
-  // Llama-3.1-70B BF16 on 2 x H100 under vLLM: each GPU places 67.83 GiB (its weight shard,
-  // activations, runtime, one sequence's KV). vLLM's own 0.9 share holds it (80 x 0.9 = 72);
-  // a 30% rule does not (67.83 x 1.3 = 88.18 > 80): tight, 80 / 67.83 - 1 = 17.9% headroom.
+  // Llama-3.1-70B BF16 on 2 x H100 under vLLM: each GPU places 71.33 GiB (its weight shard,
+  // the profile run's peak: the sampler's 1,024 rows x 128,256 x 38 B, runtime, one sequence's
+  // KV). vLLM's own 0.9 share holds it (80 x 0.9 = 72); a 30% rule does not (71.33 x 1.3 =
+  // 92.73 > 80): tight, 80 / 71.33 - 1 = 12.2% headroom.
   const auto r = llmsize::cli_test::run(
       "llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 --headroom 0.3 -f json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["gpu"]["fit"] == "tight");
   CHECK(j["gpu"]["fits"] == false);
-  CHECK(j["gpu"]["headroom_fraction"].get<double>() == Approx(0.1794).margin(1e-4));
-  CHECK(j["gpu"]["per_gpu_bytes"].get<double>() / (1ull << 30) == Approx(88.18).margin(0.01));
+  CHECK(j["gpu"]["headroom_fraction"].get<double>() == Approx(0.1216).margin(1e-4));
+  CHECK(j["gpu"]["per_gpu_bytes"].get<double>() / (1ull << 30) == Approx(92.73).margin(0.01));
   CHECK(j["throughput"]["fits"] == true);  // vLLM starts: its share holds it
   // At vLLM's own rule it fits.
   const auto d =
@@ -426,8 +427,8 @@ TEST_CASE("An embedding model under a serving engine is sized as an encoder, not
 
 TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTFT of hours",
           "[cli][serving]") {
-  // Llama 3.1 8B BF16 under vLLM on one RTX 4090, 1000 in / 1000 out: the KV pool runs 25
-  // sequences at ~34 ms a token, about 0.74 requests/s. 100 requests/s reported a mean TTFT of
+  // Llama 3.1 8B BF16 under vLLM on one RTX 4090, 1000 in / 1000 out: the KV pool runs 29
+  // sequences at ~36 ms a token, about 0.80 requests/s. 100 requests/s reported a mean TTFT of
   // 7,854 s (2.2 hours) and 4,416 requests queued.
   const std::string h = "llama-3.1-8b --gpu rtx-4090 --engine vllm";
   const json over = throughput(h + " --rate 100");
@@ -437,7 +438,7 @@ TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTF
   CHECK(over["ttft_p90_s"].is_null());
   CHECK(over["queued"].is_null());
   const double x = over["sustainable_requests_per_s"];
-  CHECK(x == Approx(0.74).margin(0.05));
+  CHECK(x == Approx(0.80).margin(0.05));
   // What comes out is that rate: requests/s x 1000 tokens each.
   CHECK(over["requests_per_s"].get<double>() == Approx(x).margin(0.001));
   CHECK(over["output_tokens_per_s"].get<double>() == Approx(x * 1000).epsilon(0.01));
@@ -451,7 +452,7 @@ TEST_CASE("a --rate past what the GPUs sustain is an overload verdict, not a TTF
   // The table says so in words.
   const auto r = run(h + " --rate 100");
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("  overloaded      the offered rate exceeds what 1 GPU sustains: 0.7") !=
+  CHECK(r.out.find("  overloaded      the offered rate exceeds what 1 GPU sustains: 0.8") !=
         std::string::npos);
   CHECK(r.out.find("  first token     ") == std::string::npos);
 }
@@ -891,10 +892,9 @@ TEST_CASE("The table opens with the answer, in the figures the sections and the 
 
 TEST_CASE("users N on a batching engine: all N planned at once at the usable speed",
           "[cli][serving]") {
-  // Llama-3.3-70B BF16 on H100 SXM, 50 users at 32k context (1,000 in, 1,000 out): the fewest GPUs
-  // that hold one sequence (2) run 19 at once and queue 31; --users means people served at once,
-  // so without --gpus the plan takes the capacity search at the usable speed (--min-tps, 10 by
-  // default): 4 GPUs run all 50, none queued, each above 10 tok/s.
+  // Llama-3.3-70B BF16 on H100 SXM, 50 users at 32k context (1,000 in, 1,000 out): --users means
+  // people served at once, so without --gpus the plan takes the capacity search at the usable
+  // speed (--min-tps, 10 by default): 4 GPUs run all 50, none queued, each above 10 tok/s.
   const std::string a = "llama-3.3-70b --engine vllm --users 50 --ctx 32768 --gpu h100-sxm";
   const json t = throughput(a);
   CHECK(t["gpus"] == 4);
@@ -902,11 +902,14 @@ TEST_CASE("users N on a batching engine: all N planned at once at the usable spe
   CHECK(t["queued"] == 0);
   CHECK(t["per_user_tokens_per_s"].get<double>() >= 10);
   CHECK(t["serving_capacity_found"] == true);
-  // The same hardware given (--gpus 2) is judged as given: 19 run, 31 wait.
+  // Two GPUs given are judged as given: each holds 65.7 GiB of weights and the profile run's
+  // 4.65 GiB peak, and the 0.9 share leaves about 1 GiB a GPU, short of one 32,768-token
+  // request (10 GiB): vLLM would refuse to start (check_enough_kv_cache_memory).
   const json two = throughput(a + " --gpus 2");
   CHECK(two["gpus"] == 2);
-  CHECK(two["concurrency"] == 19);
-  CHECK(two["queued"] == 31);
+  CHECK(two["fits"] == false);
+  CHECK(two["max_concurrency_guarantee"] == 0);
+  CHECK(two["concurrency"] == 0);
   CHECK(two["serving_capacity_found"].is_null());
   // The table says how the count was sized.
   CHECK(run(a + " --width 0").out.find("sized for all 50 users at once at ≥ 10 tok/s each") !=

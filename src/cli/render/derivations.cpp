@@ -166,7 +166,23 @@ void derive_compute(const Estimate& e, const ModelSpec& m, const RunConfig& c,
     }
     const bool pipelined = cb.inputs_bytes != 0;
     const std::string mk = pipelined ? "" : "masks + ";
-    if (cb.summed)
+    if (cb.torch && !cb.summed) {
+      const uint32_t tokens = c.profile_tokens;
+      const uint32_t rows = std::min(c.profile_seqs, tokens);
+      d.push_back(
+          {"compute buffer per GPU",
+           std::string(ep.name) +
+               " profile run (BF16, flash attention), the larger of: the "
+               "sampler " +
+               std::to_string(kVllmSamplerBytesPerLogit) + " B x " + std::to_string(rows) +
+               " rows (max_num_seqs) x n_vocab + the hidden states 2 x "
+               "tokens x n_embd = " +
+               mib_str(cb.output_bytes) +
+               ", attention 2 x tokens x (q + k + v + n_embd) = " + mib_str(cb.attention_bytes) +
+               ", ffn 2 x tokens x (2 n_ff + 4 n_embd) = " + mib_str(cb.ffn_bytes) + "; tokens = " +
+               std::to_string(tokens) + " (max_num_batched_tokens); peak: " + cb.peak(),
+           bytes_str(cb.bytes())});
+    } else if (cb.summed)
       d.push_back(
           {"compute buffer per GPU",
            std::string(ep.name) + " activations (BF16, flash attention): logits 4 x " +

@@ -97,7 +97,11 @@ std::string gpu_count_explain(const Report& r) {
         "one sequence's KV = {:.2f} GiB {} → {} GPU{} = TP {} × PP {} × {} replica{}\n",
         r.gpu->count_requested ? "the requested" : "the fewest",
         r.gpu->count_requested ? "" : " that fits", r.serving->gpus_per_node, r.model.spec.n_head,
-        d.engine == ServingEngine::sglang ? "" : "activations / TP + runtime + ",
+        d.engine == ServingEngine::sglang ? ""
+        : prof.profile_run
+            ? "the profile run's peak (the forward's activations / TP or the sampler's "
+              "max_num_seqs rows of logits, the larger) + non-torch memory + "
+            : "activations / TP + runtime + ",
         gib_of(se.need_bytes_per_gpu), rule, d.gpus(), d.gpus() == 1 ? "" : "s", d.tp, d.pp,
         d.replicas, d.replicas == 1 ? "" : "s");
   } else if (r.gpu) {
