@@ -110,6 +110,10 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
     cpu.spec.emplace_back(p.cpu_tdp_assumed ? "tdp_w_assumed" : "tdp_w", num(p.cpu_tdp_w));
   v.push_back(std::move(cpu));
   const RamSizing& r = in.host.ram;
+  // Server memory (registered DDR5) has its own, 2025-26 price; desktop and DDR4 DIMMs the assumed
+  // one.
+  const bool rdimm_ddr5 =
+      p.platform_class != PlatformClass::desktop && p.memory_type.find("DDR4") == std::string::npos;
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
   v.push_back(
@@ -126,8 +130,11 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
                     {"platform_gib", std::to_string(r.platform_bytes / kGiB)},
                     {"why", to_string(r.reason)}}
              : Spec(),
-       r.dimms * nodes, kRamUsdPerGib * r.dimm_gib,
-       words ? "assumed DDR5 street price, 2025 (not a quote)" : "", BomReason::ram_rule,
+       r.dimms * nodes, (rdimm_ddr5 ? kDdr5RdimmUsdPerGib : kRamUsdPerGib) * r.dimm_gib,
+       !words       ? ""
+       : rdimm_ddr5 ? "reported DDR5 RDIMM contract price, Q4 2025 ($450 per 64 GB; Counterpoint)"
+                    : "assumed DDR street price, 2025 (not a quote)",
+       BomReason::ram_rule,
        // A vendor system whose shipped population holds the need comes with it (a DGX's
        // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.
        ram_shipped && (priced_whole || !p.psu.atx)});
@@ -137,13 +144,19 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
 void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool words,
                        std::vector<BomLine>& v) {
   const StorageSizing& s = in.host.storage;
-  const char* source = words ? "assumed NVMe street price, 2025 (not a quote)" : "";
+  // A server's drives are enterprise NVMe (their 2026 price), other machines' client drives.
+  const bool enterprise = in.platform->platform_class == PlatformClass::server;
+  const double usd_per_tb = enterprise ? kEnterpriseNvmeUsdPerTb : kNvmeUsdPerTb;
+  const char* source = !words ? ""
+                       : enterprise
+                           ? "reported enterprise TLC NVMe price, Q1 2026 ($9,000-11,000 for 30 TB)"
+                           : "assumed NVMe street price, 2025 (not a quote)";
   v.push_back(
       {BomComponent::os_drive, words ? "nvme-" + tb(s.os_drive_bytes) + "tb" : std::string(),
        words
            ? Spec{{"capacity_tb", tb(s.os_drive_bytes)}, {"raid", s.os_drives >= 2 ? "1" : "none"}}
            : Spec(),
-       s.os_drives * nodes, kNvmeUsdPerTb * static_cast<double>(s.os_drive_bytes) / 1e12, source,
+       s.os_drives * nodes, usd_per_tb * static_cast<double>(s.os_drive_bytes) / 1e12, source,
        BomReason::os_mirror,
        priced_whole || (in.platform->nvme_shipped >= s.os_drives && !in.platform->psu.atx)});
   if (s.data_drives)
@@ -155,8 +168,8 @@ void add_storage_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bo
                                                     : "none"},
                       {"required_tb", tb(s.required_bytes)}}
                : Spec(),
-         s.data_drives * nodes, kNvmeUsdPerTb * static_cast<double>(s.data_drive_bytes) / 1e12,
-         source, BomReason::model_storage,
+         s.data_drives * nodes, usd_per_tb * static_cast<double>(s.data_drive_bytes) / 1e12, source,
+         BomReason::model_storage,
          in.platform->nvme_shipped >= s.os_drives + s.data_drives && !in.platform->psu.atx});
 }
 
@@ -324,19 +337,27 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
                         " GB; its price is of the " + std::to_string(p.ram_shipped_gib) +
                         " GB configuration (" + p.price_source + ")";
   }
+  // A baseboard server without a published price of its own (a Dell or Supermicro HGX or UBB
+  // machine) is bought as its modules at their catalog price, which the press reports per GPU of
+  // such systems (H100 SXM "$25,000-$30,000"), and the host around them; a priced one (a DGX)
+  // carries its modules in its price.
+  const bool module_mount = p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam;
+  const bool modules_apart = module_mount && !(p.price_usd > 0) && in.gpu.price_usd > 0;
   // No published price (and no larger configuration's): the class's assumed price of what a
   // platform line buys (board, CPUs, chassis, PSUs; desktop $1,500, workstation $6,000, server
   // $15,000: rough 2025 street prices, docs/formulas.md), said to be one, so the options, the
   // BOM and the cost read one figure rather than a floor without the machine. Only for machines
-  // the GPUs are bought apart for (PCIe cards): unified computers are sold whole, and a baseboard
-  // server's price carries its modules' baseboard (a DGX its GPUs), which no class price covers.
-  if (!(pl.unit_price_usd > 0) && !larger_config && p.gpu_mount == GpuMount::pcie) {
+  // the GPUs are bought apart for (PCIe cards, modules priced apart): unified computers are sold
+  // whole.
+  if (!(pl.unit_price_usd > 0) && !larger_config &&
+      (p.gpu_mount == GpuMount::pcie || modules_apart)) {
     const double assumed = assumed_platform_usd(p.platform_class);
     if (assumed > 0) {
       pl.unit_price_usd = assumed;
       if (words)
         pl.price_source = "assumed " + std::string(to_string(p.platform_class)) +
-                          " price, 2025 (board, CPU, chassis and PSUs; not a quote)";
+                          " price, 2025 (board, CPU, chassis and PSUs; not a quote)" +
+                          (modules_apart ? "; the modules at their own price" : "");
     }
   }
   if (words) {
@@ -360,9 +381,9 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
             in.gpus_per_node * nodes, in.gpu.price_usd,
             words && in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",
             BomReason::model_memory,
-            // Modules come on the system's baseboard and a unified computer is one SoC: never
-            // bought apart from the platform.
-            priced_whole || p.gpu_mount != GpuMount::pcie};
+            // A unified computer is one SoC, and modules come on the system's baseboard: bought
+            // apart only where the machine has no price of its own (modules_apart).
+            priced_whole || (p.gpu_mount != GpuMount::pcie && !modules_apart)};
   v.push_back(std::move(g));
 
   if (p.platform_class != PlatformClass::unified) {

@@ -34,8 +34,15 @@ struct CostPlan {
 };
 
 // Street prices the BOM prices RAM and drives at where the machine's catalog row ships none.
-constexpr double kRamUsdPerGib = 4.0;   // DDR5 street price, 2025
-constexpr double kNvmeUsdPerTb = 80.0;  // client/enterprise NVMe average, 2025
+constexpr double kRamUsdPerGib = 4.0;   // DDR5 / DDR4 desktop street price, 2025 (assumed)
+constexpr double kNvmeUsdPerTb = 80.0;  // client NVMe average, 2025 (assumed)
+// Server DDR5 RDIMM, Q4 2025: a 64 GB RDIMM rose from $255 (Q3 2025) to $450 (Counterpoint
+// Research, as reported at https://www.esim.report/news/memory-price-surge-tipped-to-continue);
+// $450 / 64 GiB.
+constexpr double kDdr5RdimmUsdPerGib = 450.0 / 64;
+// Enterprise TLC NVMe, Q1 2026: a 30 TB drive at $9,000-11,000, up from about $3,062 in Q2 2025
+// (https://www.oscoo.com/kr/news/enterprise-ssd-buying-guide-2026); $10,000 / 30.72 TB.
+constexpr double kEnterpriseNvmeUsdPerTb = 10000.0 / 30.72;
 
 CostPlan plan_cost(const CostInput& in);
 

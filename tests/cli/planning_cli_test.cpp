@@ -114,7 +114,7 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
             "unpriced), 66.9 tok/s per user",
             "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
             "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
-            "80 GiB per GPU, at least $40,614 (a BOM line is unpriced)"});
+            "80 GiB per GPU, at least $42,500 (a BOM line is unpriced)"});
   // serve-gpt-oss: a vLLM serving plan, its context isl + osl = 2,500 tokens, its TTFT and each
   // user's speed the main command's for the same flags.
   const json m = json::parse(run("gpt-oss-120b --engine vllm --users 50 --isl 2000 --osl 500 "
@@ -258,20 +258,20 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
                        "/all.json#/plans/0): needs 4 × rtx-4090, plan has 1: 82.9 GiB > 24 GiB; KV "
                        "cache at ctx 131072 adds "
                        "64.0 GiB for 4 sequences; peak power 708 W > budget 600 W\n");
-  // A price budget needs a price: one h100-sxm is planned on the smallest HGX board that ships,
-  // the 4-GPU Dell PowerEdge XE8640 (a DGX H100 before the catalog had a 4-GPU board), which has
-  // no published price (its BOM lines are unpriced or included in the platform). That plan fails
-  // as unknown (value null); the plan after it is still checked.
+  // A price budget needs a price: one mi325x is planned on the QuantaGrid D74A-7U, its 8-module
+  // baseboard server, and neither the module nor that machine has a published price. That plan
+  // fails as unknown (value null); the plan after it is still checked.
   write(dir + "/noprice.json",
-        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": "
+        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"mi325x\", \"budget\": "
         "{\"price_usd\": 30000}}, {\"model\": \"llama-3.1-8b\", \"gpu\": \"rtx-4090\"}]}");
   const auto noprice = run("check " + dir + "/noprice.json");
   CHECK(noprice.code == 1);
   CHECK(noprice.err.empty());
   CHECK(noprice.out.rfind("FAIL llama-3.1-8b (" + dir +
-                              "/noprice.json#/plans/0): price unknown: Dell PowerEdge XE8640 (HGX "
-                              "H100 4-GPU), the machine planned for h100-sxm, has no published "
-                              "price (cost.hardware_usd is null)\nPASS llama-3.1-8b (",
+                              "/noprice.json#/plans/0): price unknown: neither mi325x nor "
+                              "QuantaGrid D74A-7U (8x AMD Instinct MI325X OAM), the machine "
+                              "planned for it, has a published price (cost.hardware_usd is "
+                              "null)\nPASS llama-3.1-8b (",
                           0) == 0);
   const json noprice_json = json::parse(run("check " + dir + "/noprice.json -f json").out);
   CHECK(noprice_json["failed"] == 1);
@@ -281,13 +281,13 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   // The plan's own "prices" (as --price NAME=USD) give the machine a price: the verdict is the
   // main command's with the same --price, and a plan after it still reads the catalog's (none).
   write(dir + "/priced.json",
-        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"prices\": "
-        "{\"dell-poweredge-xe8640\": 180000}, \"budget\": {\"price_usd\": 300000}}, "
-        "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100-sxm\", \"budget\": {\"price_usd\": "
+        "{\"plans\": [{\"model\": \"llama-3.1-8b\", \"gpu\": \"mi325x\", \"prices\": "
+        "{\"quanta-quantagrid-d74a-7u\": 180000}, \"budget\": {\"price_usd\": 300000}}, "
+        "{\"model\": \"llama-3.1-8b\", \"gpu\": \"mi325x\", \"budget\": {\"price_usd\": "
         "300000}}]}");
   const json priced = json::parse(run("check " + dir + "/priced.json -f json").out);
   const json main_priced = json::parse(
-      run("llama-3.1-8b --gpu h100-sxm --price dell-poweredge-xe8640=180000 -f json").out);
+      run("llama-3.1-8b --gpu mi325x --price quanta-quantagrid-d74a-7u=180000 -f json").out);
   CHECK(priced["plans"][0]["pass"] == true);
   CHECK(priced["plans"][0]["report"]["cost"]["hardware_usd"] ==
         main_priced["cost"]["hardware_usd"]);
@@ -1165,11 +1165,11 @@ TEST_CASE("without --gpu, the engine's GPUs: what it runs on, in one machine fir
     if (o["id"] == "gaudi3") {
       CHECK(o["count"] == 2);
       CHECK(o["bought"] == 4);
-      // On their baseboard, priced with the machine: the generic OAM server has no price, so
-      // neither do the modules it carries (the BOM's own rule; no list price x 4 beside it).
+      // On their baseboard: the generic OAM server has no price of its own, so the modules are
+      // bought at theirs (4 x $15,625 list) and the host at the server class's assumed price.
       CHECK(o["platform_id"] == "generic-oam-baseboard-server");
-      CHECK(o["gpus_usd"].is_null());
-      CHECK(o["total_price_usd"].is_null());
+      CHECK(o["gpus_usd"] == 62500);
+      CHECK(o["total_price_usd"].get<double>() > 62500 + 15000);
     }
     if (o["id"] == "mi300x") CHECK(o["bought"] == 8);
   }

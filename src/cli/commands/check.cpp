@@ -550,10 +550,20 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
       // No price to hold to the budget: that plan fails as unknown (value null), the others
       // are still checked.
       if (!cost || !cost->priced) {
-        const std::string why = machine ? r.system->platform->name + ", the machine planned for " +
-                                              p.gpu.id +
-                                              ", has no published price (cost.hardware_usd is null)"
-                                        : no_machine();
+        // What has no price: the GPU bought apart (a PCIe machine takes its class's assumed
+        // price), the machine that carries its modules, or both.
+        const PlatformModel* pm = machine ? r.system->platform : nullptr;
+        const bool machine_priced = pm && (pm->price_usd > 0 || pm->gpu_mount == GpuMount::pcie);
+        const bool gpu_priced = p.gpu.price_usd > 0;
+        const std::string null_words = " (cost.hardware_usd is null)";
+        const std::string why =
+            !pm ? no_machine()
+            : machine_priced && !gpu_priced
+                ? "the GPU " + p.gpu.id + " has no published price" + null_words
+            : !gpu_priced ? "neither " + p.gpu.id + " nor " + pm->name +
+                                ", the machine planned for it, has a published price" + null_words
+                          : pm->name + ", the machine planned for " + p.gpu.id +
+                                ", has no published price" + null_words;
         res.failures.push_back({"price", "price unknown: " + why, "",
                                 std::numeric_limits<double>::quiet_NaN(), b, "USD"});
         b = -1;

@@ -749,7 +749,7 @@ std::string table_bill(const Report& r, size_t width) {
         o += line + "\n";
       }
     }
-    o += render_system_table(r);
+    o += render_system_table(r, width);
   }
   return o;
 }

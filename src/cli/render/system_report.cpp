@@ -459,7 +459,7 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
 
 }  // namespace
 
-std::string render_system_table(const Report& r) {
+std::string render_system_table(const Report& r, size_t width) {
   std::string o;
   if (r.fit)
     o += fmt::format("\nFit       {} — {:.2f} GiB per GPU without headroom, {:.2f} GiB usable\n",
@@ -513,18 +513,22 @@ std::string render_system_table(const Report& r) {
   o += "\nBill of materials, lines you can buy (--format bom-csv)\n";
   size_t w0 = 9;
   for (const auto& l : s.bom()) w0 = std::max(w0, l.part.size());
-  o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", "component", "part", w0, "qty", "unit",
-                   "spec");
-  // The spec wraps at its commas to keep the table within 120 columns.
-  const size_t indent = 2 + 10 + 2 + w0 + 2 + 4 + 2 + 10 + 2;
-  const size_t room = indent + 30 < 120 ? 120 - indent : 30;
+  // The spec wraps at its commas to keep the table within the width (120 columns unless asked);
+  // where its column would be narrower than 30, it goes under the line, from the part's column.
+  const size_t cols = width ? width : 120;
+  const size_t beside = 2 + 10 + 2 + w0 + 2 + 4 + 2 + 10 + 2;
+  const bool under = beside + 30 > cols;
+  const size_t indent = under ? 2 + 10 + 2 : beside;
+  const size_t room = cols > indent + 30 ? cols - indent : 30;
+  o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}{}spec\n", "component", "part", w0, "qty",
+                   "unit", under ? "\n" + std::string(indent, ' ') : "  ");
   for (const auto& l : s.bom())
-    o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}  {}\n", to_string(l.component), l.part, w0,
-                     l.qty,
-                     l.included             ? "included"
-                     : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
-                                            : "no price",
-                     wrap_at_commas(spec_text(l), room, indent));
+    o += fmt::format(
+        "  {:<10}  {:<{}}  {:>4}  {:>10}{}{}\n", to_string(l.component), l.part, w0, l.qty,
+        l.included             ? "included"
+        : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
+                               : "no price",
+        under ? "\n" + std::string(indent, ' ') : "  ", wrap_at_commas(spec_text(l), room, indent));
   o += fmt::format(
       "  total {}{}\n", usd_words(s.bom_total_usd),
       std::any_of(s.bom().begin(), s.bom().end(),

@@ -14,7 +14,8 @@ namespace llmsize::cli {
 std::string fit_words(const Plan& p);
 
 // The table's sections for the machine ("" when the plan has no system plan).
-std::string render_system_table(const Report& r);
+// `width`: the table's columns (0: no limit, the 120 a terminal keeps).
+std::string render_system_table(const Report& r, size_t width = 120);
 
 // One row per BOM line: component, part, spec, qty, unit_price_usd, price_source, included_in,
 // why. A header only when the plan has no machine.
