@@ -110,6 +110,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     }
     if (!o.plan.fits || o.plan.count > 64) continue;
     o.machines = std::max<uint32_t>(1, o.plan.nodes);
+    o.needs_fabric = o.machines > 1;
     o.bought = o.plan.count;
     price(o);
     out.push_back(o);
@@ -119,8 +120,8 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;
     if (a.no_machine != b.no_machine) return b.no_machine;
-    const bool one_a = a.machines == 1, one_b = b.machines == 1;
-    if (one_a != one_b) return one_a;
+    // A fabric costs what the catalog does not price: a deployment without one first.
+    if (a.needs_fabric != b.needs_fabric) return b.needs_fabric;
     if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;
     return a.plan.count < b.plan.count;
   });

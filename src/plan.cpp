@@ -230,6 +230,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     o.platform = to_string(s.platform->platform_class);
     o.platform_id = s.platform->id;
     o.machines = ch.nodes;
+    o.needs_fabric = ch.nodes > 1 && !(o.replicas > 1 && o.tp * o.pp <= ch.gpus_per_node);
     o.bought = std::max(o.plan.count, ch.gpus_total());
     const BomCost& bc = s.cost;
     o.gpus_usd = bc.gpus_usd;

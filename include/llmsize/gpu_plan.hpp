@@ -103,6 +103,9 @@ struct GpuOption {
   // Machines the count spans (the catalog machine's choice, else plan.nodes); past one, the plan
   // also needs a network fabric (NICs, a switch) and runs its pipeline over it.
   uint32_t machines = 1;
+  // A model split across machines (a layer split or a replica larger than one machine) runs over
+  // a network fabric; replicas that each fit one machine share nothing but requests.
+  bool needs_fabric = false;
   // GPUs bought, what gpus_usd prices: a count the machine ships (an SXM/OAM board of 4 or 8),
   // >= plan.count.
   uint32_t bought = 0;

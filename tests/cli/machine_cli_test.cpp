@@ -875,3 +875,36 @@ TEST_CASE("A price given on the command line prices a machine as well as a GPU",
   CHECK(bad.code == 2);
   CHECK(has(bad.err, "--price: unknown GPU or platform 'dgx-h1000'"));
 }
+
+// #21: the recommendation is never dearer than a deployment the same tool plans on a datacenter
+// GPU a buyer would price against, at the usable speed; those alternatives are priced (their
+// modules at their reported price where the machine has none), and a deployment of several
+// machines whose replicas each fit one machine needs no fabric, so it ranks by its price.
+TEST_CASE("The recommendation is no dearer than the priced datacenter alternatives",
+          "[cli][machine]") {
+  for (const std::string w : {"llama-3.3-70b --quant fp8 --engine vllm --users 300 --target-tps 20",
+                              "deepseek-v3.1 --engine sglang --users 500 --target-tps 25 "
+                              "--ttft-ms 2000",
+                              "qwen3-235b-a22b --engine sglang --users 100 --target-tps 20"}) {
+    INFO(w);
+    const json rec = run_json(w);
+    REQUIRE(rec["cost"]["hardware_usd"].is_number());
+    const double price = rec["cost"]["hardware_usd"];
+    CHECK(rec["throughput"]["per_user_tokens_per_s"].get<double>() >= 10);
+    for (const char* g : {"h100-sxm", "h200", "b200", "mi300x"}) {
+      INFO(g);
+      const json alt = run_json(w + " --gpu " + g);
+      REQUIRE(alt["cost"]["hardware_usd"].is_number());
+      if (alt["throughput"]["per_user_tokens_per_s"].get<double>() >= 10)
+        CHECK(price <= alt["cost"]["hardware_usd"].get<double>());
+    }
+  }
+  // DeepSeek-V3.1 for 500 users: two MI300X servers (each a TP 8 replica) at $271,300 before one
+  // DGX B200 at $515,000; the two machines share nothing but requests.
+  const json ds =
+      run_json("deepseek-v3.1 --engine sglang --users 500 --target-tps 25 --ttft-ms 2000");
+  CHECK(ds["gpu"]["id"] == "mi300x");
+  CHECK(ds["system"]["nodes"] == 2);
+  CHECK(ds["throughput"]["tensor_parallel"] == 8);
+  CHECK(ds["throughput"]["replicas"] == 2);
+}

@@ -827,7 +827,7 @@ const std::vector<Field> kFields = {
      JSON(finetune_json(r))},
     {"gpu_options", U_::none,
      "without --gpu, the GPUs the engine runs on: at the usable speed (--min-tps) first, then "
-     "priced first, one machine before several, the cheapest system first (JSON only): id, count "
+     "priced first, no network fabric before one, the cheapest system first (JSON only): id, count "
      "(the engine's own count), total_price_usd (the bill of materials of the machines it buys, "
      "as cost.hardware_usd would be), price_complete (false: a floor, a line has no public "
      "price), gpus_usd, machine_usd (the rest of the bill), platform (class) and platform_id "

@@ -667,7 +667,7 @@ std::string option_price_words(const GpuOption& o) {
 std::string table_options(const Report& r) {
   std::string o;
   if (!r.options.empty()) {
-    o += "\nGPU options (at the usable speed first, then priced, one machine before several, "
+    o += "\nGPU options (at the usable speed first, then priced, no network fabric before one, "
          "cheapest system first: the bill of materials of the machines each buys; ≥ marks a floor, "
          "a line without a public price; --price NAME=USD)\n";
     for (const auto& opt : r.options) {
