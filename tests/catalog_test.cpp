@@ -19,6 +19,8 @@ TEST_CASE("every built-in model loads, validates and estimates", "[catalog]") {
     INFO(cm.spec.id);
     CHECK(validate(cm.spec).empty());
     CHECK_FALSE(cm.source.empty());
+    // Its trained context, where --ctx max stops (#23: six Qwen3.5 rows had none).
+    CHECK(cm.spec.n_ctx_train > 0);
     RunConfig c;
     c.quant = find_quant_preset("q4_k_m");
     const auto e = estimate(cm.spec, c);
