@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <unordered_map>
 
 #include "llmsize/units.hpp"
@@ -115,6 +116,29 @@ void rank_by_usable_speed(const PlanRequest& req, const ModelSpec& m, const Esti
   }
   std::stable_partition(options.begin(), options.end(),
                         [](const GpuOption& o) { return !o.below_usable_speed; });
+}
+
+// The options at the usable speed (and, apart, those below it) in the order of the objective; the
+// price order (rank_gpus') breaks ties, and under it stays as it is.
+void rank_by_objective(Objective objective, std::vector<GpuOption>& options) {
+  if (objective == Objective::price) return;
+  auto key = [objective](const GpuOption& o) {
+    switch (objective) {
+      case Objective::gpus:
+        return static_cast<double>(o.plan.count);
+      case Objective::power:  // a machine without a power figure last
+        return o.max_wall_w > 0 ? o.max_wall_w : std::numeric_limits<double>::infinity();
+      case Objective::tco:  // unpriced last
+        return o.tco_usd > 0 ? o.tco_usd : std::numeric_limits<double>::infinity();
+      case Objective::price:
+        break;
+    }
+    return 0.0;
+  };
+  std::stable_sort(options.begin(), options.end(), [&](const GpuOption& a, const GpuOption& b) {
+    if (a.below_usable_speed != b.below_usable_speed) return b.below_usable_speed;
+    return key(a) < key(b);
+  });
 }
 
 // The machine request of `count` GPUs of `gpu` (unit: one serving replica's GPUs when they are
@@ -237,12 +261,17 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     o.host_usd = bc.rest_usd;
     o.total_price_usd = bc.gpus_priced ? bc.total_usd() : 0;
     o.price_complete = bc.complete;
+    o.max_wall_w = s.max_wall_w;
+    if (o.total_price_usd > 0)
+      o.tco_usd = o.total_price_usd + o.max_wall_w / 1000 * req.power.duty_cycle * 8760 *
+                                          req.cost.years * req.cost.kwh_price_usd;
   };
   p.options = rank_gpus(m, base, c, *req.candidates, price, &engine,
                         p.train                    ? &training_count
                         : serves(req, m) || target ? &count_of
                                                    : nullptr);
   rank_by_usable_speed(req, m, base, c, p.options);
+  rank_by_objective(req.objective, p.options);
   p.fewest = p.options;
   std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
     return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
@@ -651,6 +680,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.notes.clear();
   p.classes.clear();
   p.options.clear();
+  p.objective = req.objective;
   p.fewest.clear();
   p.gpu_recommended = false;
   p.capacity.reset();
@@ -915,6 +945,20 @@ uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_
   const uint64_t kv_seq_h = fraction_of(kv_seq, 1 + c.headroom);
   if (usable <= fixed || kv_seq_h == 0) return 0;
   return static_cast<uint32_t>(std::min<uint64_t>((usable - fixed) / kv_seq_h, 1u << 30));
+}
+
+const char* to_string(Objective o) {
+  switch (o) {
+    case Objective::price:
+      return "price";
+    case Objective::gpus:
+      return "gpus";
+    case Objective::power:
+      return "power";
+    case Objective::tco:
+      return "tco";
+  }
+  return "?";
 }
 
 const char* to_string(FigureBasis b) {

@@ -120,6 +120,7 @@ MachinePrice price_machine(const SystemRequest& r) {
   MaxPower max_power;
   m.cost =
       bom_cost(bill_of_materials(machine_bom_input(r, m.choice, p, &max_power), BomDetail::prices));
+  m.max_wall_w = max_power.wall_w * m.choice.nodes;
   return m;
 }
 

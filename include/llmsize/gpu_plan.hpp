@@ -103,6 +103,10 @@ struct GpuOption {
   // Machines the count spans (the catalog machine's choice, else plan.nodes); past one, the plan
   // also needs a network fabric (NICs, a switch) and runs its pipeline over it.
   uint32_t machines = 1;
+  // The machines' maximum draw at the wall, all of them (0: no machine), and the price plus the
+  // energy of the amortisation years at that draw and the duty cycle (0: unpriced).
+  double max_wall_w = 0;
+  double tco_usd = 0;
   // A model split across machines (a layer split or a replica larger than one machine) runs over
   // a network fabric; replicas that each fit one machine share nothing but requests.
   bool needs_fabric = false;

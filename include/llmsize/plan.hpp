@@ -37,6 +37,12 @@ namespace llmsize {
 // tensor parallelism.
 enum class Split { layer, tensor };
 
+// What the recommendation minimises among the options at the usable speed (#21): the system's
+// price (default), its GPU count, its maximum power at the wall, or the price plus the energy of
+// the amortisation years at that maximum and the duty cycle (an upper bound of the energy).
+enum class Objective { price, gpus, power, tco };
+const char* to_string(Objective o);
+
 // The largest context a request may ask for, tokens (16 Mi).
 constexpr uint32_t kMaxContextTokens = 16u << 20;
 
@@ -114,6 +120,7 @@ struct PlanRequest {
   // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
   // made while a faster option exists, and a plan says it is below; 0: no floor.
   double min_tokens_per_s = 10;
+  Objective objective = Objective::price;
   uint32_t prompt_tokens = 1024;     // for time to first token
   uint32_t ram_channels = 0;         // 0: the platform's
   uint32_t ram_mts = 4800;           // DIMM speed, MT/s
@@ -195,7 +202,8 @@ struct Plan {
   std::optional<GpuPlan> gpu;
   bool gpu_recommended = false;
   std::vector<GpuOption> options;  // ranked alternatives when no GPU was given, cheapest first
-  std::vector<GpuOption> fewest;   // the same ranked by fewest cards
+  Objective objective = Objective::price;  // the order of `options` (PlanRequest::objective)
+  std::vector<GpuOption> fewest;           // the same ranked by fewest cards
   std::optional<CapacityPlan> capacity;
   // The capacity plan chose the count (no --gpus): tensor parallel x replicas.
   bool capacity_split = false;

@@ -75,6 +75,7 @@ struct MachinePrice {
   PlatformChoice choice;
   const PlatformModel* platform = nullptr;  // null when no platform takes the GPUs
   BomCost cost;
+  double max_wall_w = 0;  // every machine's maximum at the wall
 };
 MachinePrice price_machine(const SystemRequest& r);
 

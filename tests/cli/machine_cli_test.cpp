@@ -908,3 +908,33 @@ TEST_CASE("The recommendation is no dearer than the priced datacenter alternativ
   CHECK(ds["throughput"]["tensor_parallel"] == 8);
   CHECK(ds["throughput"]["replicas"] == 2);
 }
+
+// #21: --optimize states what the recommendation minimises among the systems at the usable speed.
+TEST_CASE(
+    "The objective (--optimize) ranks options by price, GPU count, power or price with energy",
+    "[cli][machine]") {
+  const std::string w = "deepseek-v3.1 --engine sglang --users 500 --target-tps 25";
+  for (const char* goal : {"price", "gpus", "power", "tco"}) {
+    INFO(goal);
+    const json j = run_json(w + " --optimize " + goal);
+    const json& opts = j["gpu_options"];
+    REQUIRE(opts.size() >= 3);
+    CHECK(j["gpu"]["id"] == opts[0]["id"]);  // the recommendation is the first option
+    const std::string key = std::string(goal) == "price"   ? "total_price_usd"
+                            : std::string(goal) == "gpus"  ? "count"
+                            : std::string(goal) == "power" ? "max_wall_w"
+                                                           : "tco_usd";
+    for (const auto& o : opts)
+      if (!o["below_usable_speed"].get<bool>() && o[key].is_number())
+        CHECK(opts[0][key].get<double>() <= o[key].get<double>());
+    // tco = the system's price + its maximum draw over --years (3) at --duty-cycle (0.5) and
+    // --kwh-price ($0.15): kW x 0.5 x 8,760 h x 3 x 0.15.
+    const double tco = opts[0]["total_price_usd"].get<double>() +
+                       opts[0]["max_wall_w"].get<double>() / 1000 * 0.5 * 8760 * 3 * 0.15;
+    CHECK(opts[0]["tco_usd"].get<double>() == Approx(tco).epsilon(1e-9));
+  }
+  const auto bad = run("deepseek-v3.1 --optimize fastest");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(has(bad.err, "--optimize: expected price, gpus, power or tco, got 'fastest'"));
+}

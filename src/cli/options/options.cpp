@@ -166,6 +166,13 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->capture_default_str()
       ->type_name("T")
       ->group(hw);
+  app.add_option("--optimize", o.optimize,
+                 "what the recommendation minimises among the systems at the usable speed: price "
+                 "(the bill of materials), gpus (fewest cards), power (maximum at the wall) or tco "
+                 "(price + energy over --years at that maximum and --duty-cycle)")
+      ->capture_default_str()
+      ->type_name("GOAL")
+      ->group(hw);
   app.add_option("--prompt", o.prompt, "prompt length for time to first token, tokens")
       ->check(integer_from(1, 16u << 20))
       ->capture_default_str()

@@ -38,9 +38,10 @@ struct Options {
   std::string split = "layer";
   uint32_t top = 5;
   // speed and capacity
-  uint32_t users = 0;     // 0: not given
-  double target_tps = 0;  // 0: no capacity target
-  double min_tps = 10;    // --min-tps: the usable speed per user; 0: no floor
+  uint32_t users = 0;              // 0: not given
+  double target_tps = 0;           // 0: no capacity target
+  double min_tps = 10;             // --min-tps: the usable speed per user; 0: no floor
+  std::string optimize = "price";  // --optimize: what the recommendation minimises
   uint32_t prompt = 1024;
   // host, power, cost
   uint32_t ram_channels = 0;  // 0: the platform's

@@ -298,6 +298,9 @@ void resolve_hardware(const Options& o, const Catalog& cat, PlanRequest& q) {
   q.gpus_requested = o.gpus ? count_in_range("--gpus", o.gpus, 1, kMaxGpus) : 0;
   q.target_tokens_per_s = o.target_tps > 0 ? real("--target-tps", o.target_tps, 0.1, 100000) : 0;
   q.min_tokens_per_s = real("--min-tps", o.min_tps, 0, 100000);
+  check_choice("--optimize", o.optimize, {"price", "gpus", "power", "tco"});
+  for (const Objective g : {Objective::price, Objective::gpus, Objective::power, Objective::tco})
+    if (o.optimize == to_string(g)) q.objective = g;
   if (q.target_tokens_per_s > 0 && q.users == 0)
     throw InputError("--target-tps: needs --users N (how many people share the GPUs)");
   check_choice("--split", o.split, {"layer", "tensor"});

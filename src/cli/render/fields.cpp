@@ -255,7 +255,9 @@ ojson options_json(const Row& r) {
                  {"per_gpu_bytes", o.plan.per_gpu_bytes},
                  {"split", option_split_words(o)},
                  {"tokens_per_s", opt_json(o.tokens_per_s)},
-                 {"below_usable_speed", o.below_usable_speed}});
+                 {"below_usable_speed", o.below_usable_speed},
+                 {"max_wall_w", opt_json(o.max_wall_w)},
+                 {"tco_usd", opt_json(o.tco_usd)}});
   return a;
 }
 
@@ -827,13 +829,16 @@ const std::vector<Field> kFields = {
      JSON(finetune_json(r))},
     {"gpu_options", U_::none,
      "without --gpu, the GPUs the engine runs on: at the usable speed (--min-tps) first, then "
-     "priced first, no network fabric before one, the cheapest system first (JSON only): id, count "
+     "priced first, no network fabric before one, the cheapest system first (--optimize gpus, "
+     "power or tco: the fewest GPUs, the least max_wall_w or tco_usd first) (JSON only): id, count "
      "(the engine's own count), total_price_usd (the bill of materials of the machines it buys, "
      "as cost.hardware_usd would be), price_complete (false: a floor, a line has no public "
      "price), gpus_usd, machine_usd (the rest of the bill), platform (class) and platform_id "
      "(null: no catalog machine takes them), machines, bought (GPUs "
      "priced: a count it is sold in), per_gpu_bytes, split, tokens_per_s (per user under a "
-     "serving engine, else per sequence; null under a capacity target), below_usable_speed",
+     "serving engine, else per sequence; null under a capacity target), below_usable_speed, "
+     "max_wall_w (every machine's maximum at the wall; null: no machine), tco_usd "
+     "(total_price_usd + the energy of --years at max_wall_w and --duty-cycle; null: unpriced)",
      JSON(options_json(r))},
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},

@@ -663,13 +663,28 @@ std::string option_price_words(const GpuOption& o) {
   return (o.price_complete ? "" : "≥") + usd(o.total_price_usd);
 }
 
+// What an option's rank under --optimize power or tco reads, beside its price.
+std::string option_objective_words(Objective objective, const GpuOption& opt) {
+  if (objective == Objective::power && opt.max_wall_w > 0)
+    return fmt::format(" · {:.1f} kW at most", opt.max_wall_w / 1000);
+  if (objective == Objective::tco && opt.tco_usd > 0)
+    return fmt::format(" · {} with energy", usd(opt.tco_usd));
+  return "";
+}
+
 // The ranked GPU options when no --gpu was given.
 std::string table_options(const Report& r) {
   std::string o;
   if (!r.options.empty()) {
-    o += "\nGPU options (at the usable speed first, then priced, no network fabric before one, "
-         "cheapest system first: the bill of materials of the machines each buys; ≥ marks a floor, "
-         "a line without a public price; --price NAME=USD)\n";
+    static constexpr const char* kOrder[] = {
+        "cheapest system first", "fewest GPUs first (--optimize gpus)",
+        "least power at the wall first (--optimize power)",
+        "least price + energy over the years first (--optimize tco)"};
+    o += fmt::format(
+        "\nGPU options (at the usable speed first, then priced, no network fabric before one, {}: "
+        "the bill of materials of the machines each buys; ≥ marks a floor, a line without a "
+        "public price; --price NAME=USD)\n",
+        kOrder[static_cast<int>(r.objective)]);
     for (const auto& opt : r.options) {
       // The machines around the GPUs: their class and what the rest of their bill costs.
       const std::string machine =
@@ -689,7 +704,7 @@ std::string table_options(const Report& r) {
           opt.units_not_linked ? " · more units than the maker links: unsupported"
           : opt.no_machine     ? " · no catalog machine takes them"
                                : "",
-          option_speed_words(r, opt));
+          option_speed_words(r, opt) + option_objective_words(r.objective, opt));
     }
   }
   if (!r.fewest.empty()) {
