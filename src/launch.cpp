@@ -30,6 +30,25 @@ std::string u(uint64_t v) {
   return std::to_string(v);
 }
 
+}  // namespace
+
+const char* device_selection_variable(const std::vector<std::string>& backends) {
+  static const struct {
+    const char* backend;
+    const char* variable;
+  } kVariables[] = {{"cuda", "CUDA_VISIBLE_DEVICES"},
+                    {"rocm", "HIP_VISIBLE_DEVICES"},
+                    {"habana", "HABANA_VISIBLE_MODULES"},
+                    {"sycl", "ZE_AFFINITY_MASK"},
+                    {"metal", ""}};
+  if (backends.empty()) return "CUDA_VISIBLE_DEVICES";
+  for (const auto& v : kVariables)
+    if (backends.front() == v.backend) return v.variable;
+  return "CUDA_VISIBLE_DEVICES";
+}
+
+namespace {
+
 // "0,1,2,3": the GPUs of replica r when each takes `span` GPUs and a node has `per_node`.
 std::string devices(uint32_t r, uint32_t span, uint32_t per_node) {
   const uint32_t per = span <= per_node ? per_node / span : 1;
@@ -52,7 +71,8 @@ void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
     if (p.replicas > 1) {
       o << "# replica " << r + 1 << " of " << p.replicas << ", node "
         << node_of(r, span, p.gpus_per_node) << "\n";
-      o << "CUDA_VISIBLE_DEVICES=" << devices(r, span, p.gpus_per_node) << " ";
+      if (!p.devices_variable.empty())
+        o << p.devices_variable << "=" << devices(r, span, p.gpus_per_node) << " ";
     }
     line(p.port + (p.replicas > 1 && span < p.gpus_per_node ? r % (p.gpus_per_node / span) : 0));
     o << (p.replicas > 1 ? " &\n" : "\n");

@@ -98,6 +98,14 @@ TEST_CASE("Replicas get their own GPUs and ports, past one node vLLM uses Ray", 
   CHECK(has(s, "CUDA_VISIBLE_DEVICES=6,7 vllm serve"));
   CHECK(has(s, "--port 8003 &"));
   check_documented(s);
+  // Each vendor's runtime selects devices by its own variable (#21): ROCm's HIP, Gaudi's modules.
+  CHECK(std::string(device_selection_variable({"rocm", "vulkan"})) == "HIP_VISIBLE_DEVICES");
+  CHECK(std::string(device_selection_variable({"habana"})) == "HABANA_VISIBLE_MODULES");
+  CHECK(std::string(device_selection_variable({"sycl", "vulkan"})) == "ZE_AFFINITY_MASK");
+  CHECK(std::string(device_selection_variable({"cuda", "vulkan"})) == "CUDA_VISIBLE_DEVICES");
+  p.devices_variable = device_selection_variable({"rocm"});
+  CHECK(has(launch_script(p), "HIP_VISIBLE_DEVICES=2,3 vllm serve"));
+  CHECK_FALSE(has(launch_script(p), "CUDA_VISIBLE_DEVICES"));
   const auto r =
       launch_script(plan(ServingEngine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2));
   CHECK(has(r, "ray start --head --port=6379"));

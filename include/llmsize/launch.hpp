@@ -31,6 +31,8 @@ struct LaunchPlan {
   // llama.cpp / Ollama: layers per GPU for --tensor-split (empty = one GPU or even split).
   std::vector<uint32_t> layers_per_gpu;
   bool flash_attn = true;
+  // The variable that gives each replica its own devices (device_selection_variable).
+  std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   uint32_t nodes() const {
     const uint32_t span = tp * pp;
     return span > gpus_per_node ? (span + gpus_per_node - 1) / gpus_per_node : 1;
@@ -44,6 +46,13 @@ struct Deployment;
 struct Workload;
 LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
                        uint32_t gpus_per_node, const std::string& model);
+
+// The environment variable that selects a process's devices on a GPU of these software stacks
+// (GpuSpec::backends, the first one the GPU's own): CUDA_VISIBLE_DEVICES (NVIDIA CUDA),
+// HIP_VISIBLE_DEVICES (AMD ROCm, ROCm docs "GPU isolation techniques"),
+// HABANA_VISIBLE_MODULES (Intel Gaudi, Gaudi docs "Multiple Tenants on HPU"), ZE_AFFINITY_MASK
+// (Intel GPUs through Level Zero / SYCL); "" where none applies (Apple's one GPU).
+const char* device_selection_variable(const std::vector<std::string>& backends);
 
 // The commands, one per line, with the replicas' GPU assignment and, past one node, what to run
 // on each node. REQUIRES: p.tp, p.pp, p.replicas > 0, p.model non-empty.
