@@ -931,3 +931,26 @@ TEST_CASE("one layout, one speed: a given count and a capacity search agree", "[
   CHECK(given["per_user_tokens_per_s"] == searched["per_user_tokens_per_s"]);
   CHECK(given["itl_s"] == searched["itl_s"]);
 }
+
+// #21: no launch command for an engine the GPU does not run (it would not start): exit 2 with
+// the engine's platforms and their source; the GPU's own runtime selects a replica's devices.
+TEST_CASE("The launch command is refused for an engine the GPU does not run", "[cli][serving]") {
+  for (const std::string args :
+       {"llama-3.1-8b --gpu gaudi3 --engine sglang --emit sglang",
+        "llama-3.1-8b --gpu gaudi3 --engine llama.cpp --emit llama-server"}) {
+    INFO(args);
+    const auto r = run(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("does not run on Intel Gaudi 3 (HL-325L OAM) (habana): it runs on ") !=
+          std::string::npos);
+    CHECK(r.err.find("pick an engine that runs on it (--engine) or another --gpu") !=
+          std::string::npos);
+  }
+  const auto ok =
+      run("llama-3.1-8b --gpu gaudi3 --engine vllm --users 400 --target-tps 20 "
+          "--emit vllm");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("HABANA_VISIBLE_MODULES=0 vllm serve") != std::string::npos);
+  CHECK(ok.out.find("CUDA_VISIBLE_DEVICES") == std::string::npos);
+}

@@ -142,6 +142,11 @@ std::string run_estimate(const Options& o) {
                        "second), not a serving deployment to launch");
     if (!r.serving)
       throw InputError("--emit " + o.emit + ": no catalog GPU holds the model: nothing to launch");
+    // A command for an engine the GPU does not run would not start (#21).
+    for (const Note& n : r.notes)
+      if (n.kind == NoteKind::engine_not_on_gpu)
+        throw InputError("--emit " + o.emit + ": " + note_words(n, r) +
+                         "; pick an engine that runs on it (--engine) or another --gpu");
     if (!r.serving->estimate.fits)
       throw InputError(fmt::format(
           "--emit {}: the weights and one sequence do not fit the engine's KV pool on {} GPU{}; "
