@@ -816,8 +816,8 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   // any up to max_count does; else (and for the other engines) the fewest that hold one.
   const bool slots = serving_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
   const uint32_t want = slots ? std::max<uint32_t>(1, wl.users) : 1;
-  auto fewest = [&](uint32_t sequences) -> std::optional<Deployment> {
-    for (uint64_t n = first; n <= max_count; ++n) {
+  auto fewest = [&](uint32_t sequences, uint32_t most) -> std::optional<Deployment> {
+    for (uint64_t n = first; n <= most; ++n) {
       const Deployment d = split(static_cast<uint32_t>(n));
       if (d.tp * d.pp != n) continue;
       const ServingEstimate e = estimate_serving(sm, sg, d, one);
@@ -825,9 +825,23 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
     }
     return std::nullopt;
   };
-  if (auto d = fewest(want)) return *d;
+  // llama-server and Ollama run in one machine (a layer split across machines needs llama.cpp's
+  // RPC backend, which their commands do not set up): past one machine's GPUs, the users' slots
+  // go to replicas that each fit one machine, the fewest replicas first.
+  if (slots && want > 1 && gpn < max_count) {
+    if (auto d = fewest(want, gpn)) return *d;
+    for (uint32_t r = 2; r <= want && r <= max_count; ++r) {
+      const uint32_t share = (want + r - 1) / r;
+      if (auto d = fewest(share, std::min(gpn, max_count / r))) {
+        d->replicas = r;
+        d->limits.max_num_seqs = share;
+        return *d;
+      }
+    }
+  }
+  if (auto d = fewest(want, max_count)) return *d;
   if (want > 1)
-    if (auto d = fewest(1)) return *d;
+    if (auto d = fewest(1, max_count)) return *d;
   return split(1);
 }
 

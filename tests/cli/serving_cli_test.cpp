@@ -746,6 +746,23 @@ TEST_CASE("Users on llama.cpp are llama-server's slots, sized to hold them all",
     CHECK(e.out.find(" -c 409600 -np 50 ") != std::string::npos);  // 50 slots x 8,192 tokens
   }
   {
+    // A llama-server process stays in one machine (a layer split across machines needs llama.cpp's
+    // RPC backend): 50 slots of 8,192 tokens on RTX 5090s (32 GB) need more than the 4 a
+    // workstation holds, so two replicas of 25 slots run on 4 cards each, one per machine:
+    // 39.6 GiB of Q4_K_M weights + 25 x 8,192 x 320 KiB = 62.5 GiB of KV a replica.
+    const std::string a = "llama-3.3-70b --users 50 --ctx 8192 --gpu rtx-5090";
+    const json t = json::parse(run(a + " -f json").out)["throughput"];
+    CHECK(t["replicas"] == 2);
+    CHECK(t["pipeline_parallel"] == 4);
+    CHECK(t["concurrency"] == 25);
+    CHECK(t["nodes"] == 2);
+    const auto e = run(a + " --emit llama-server");
+    REQUIRE(e.code == 0);
+    CHECK(e.out.find("# replica 2 of 2, node 1\nCUDA_VISIBLE_DEVICES=0,1,2,3 llama-server") !=
+          std::string::npos);
+    CHECK(e.out.find(" -ts 20,20,20,20 -c 204800 -np 25 ") != std::string::npos);
+  }
+  {
     // Without --ctx, --isl or --osl the slot is the main command's 4,096-token context.
     const json doc = json::parse(run("llama-3.1-8b --users 4 --gpu rtx-4090 -f json").out);
     CHECK(doc["throughput"]["engine"] == "llama.cpp");
