@@ -639,6 +639,10 @@ std::string table_head(const Report& r) {
   o += fmt::format(
       "\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
       gib_of(e.weights.bytes), gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
+  // The layer split's counts by memory class: llama.cpp's way of holding the model, noise beside a
+  // tensor-parallel engine's own deployment (#21); JSON keeps them (gpu.count_24gib, ...).
+  if (r.serving && serving_profile(r.serving->deployment.engine).default_split == SplitMode::tensor)
+    return o;
   o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead "
        "and headroom)\n";
   for (const auto& c : r.classes)
