@@ -224,6 +224,44 @@ std::string wrap_at_commas(const std::string& text, size_t width, size_t indent)
   return out;
 }
 
+// A BOM line's component in words, for the table and the HTML (bom[].component and bom-csv keep
+// the code).
+const char* bom_component_words(BomComponent c) {
+  switch (c) {
+    case BomComponent::platform:
+      return "machine";
+    case BomComponent::gpu:
+      return "GPU";
+    case BomComponent::cpu:
+      return "CPU";
+    case BomComponent::memory:
+      return "memory";
+    case BomComponent::os_drive:
+      return "OS drive";
+    case BomComponent::data_drive:
+      return "data drive";
+    case BomComponent::nic:
+      return "NIC";
+    case BomComponent::network_switch:
+      return "switch";
+    case BomComponent::psu:
+      return "PSU";
+    case BomComponent::pdu:
+      return "PDU";
+  }
+  return "?";
+}
+
+const char* bom_reason_words(BomReason r);
+
+// Why this line is there, in words: a desktop's one OS drive is not a mirror.
+const char* bom_line_why(const BomLine& l) {
+  if (l.reason == BomReason::os_mirror)
+    for (const auto& [k, v] : l.spec)
+      if (k == "raid" && v == "none") return "the OS drive";
+  return bom_reason_words(l.reason);
+}
+
 // Why a BOM line is there, in words (bom[].why keeps the code).
 const char* bom_reason_words(BomReason r) {
   switch (r) {
@@ -523,12 +561,13 @@ std::string render_system_table(const Report& r, size_t width) {
   o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}{}spec\n", "component", "part", w0, "qty",
                    "unit", under ? "\n" + std::string(indent, ' ') : "  ");
   for (const auto& l : s.bom())
-    o += fmt::format(
-        "  {:<10}  {:<{}}  {:>4}  {:>10}{}{}\n", to_string(l.component), l.part, w0, l.qty,
-        l.included             ? "included"
-        : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
-                               : "no price",
-        under ? "\n" + std::string(indent, ' ') : "  ", wrap_at_commas(spec_text(l), room, indent));
+    o += fmt::format("  {:<10}  {:<{}}  {:>4}  {:>10}{}{}\n", bom_component_words(l.component),
+                     l.part, w0, l.qty,
+                     l.included             ? "included"
+                     : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
+                                            : "no price",
+                     under ? "\n" + std::string(indent, ' ') : "  ",
+                     wrap_at_commas(spec_text(l), room, indent));
   o += fmt::format(
       "  total {}{}\n", usd_words(s.bom_total_usd),
       std::any_of(s.bom().begin(), s.bom().end(),
@@ -560,7 +599,7 @@ std::string render_bom_csv(const Report& r) {
                      !l.included && l.unit_price_usd > 0 ? fmt::format("{:.2f}", l.unit_price_usd)
                                                          : std::string(),
                      csv_text_cell(l.price_source), l.included ? "platform" : "",
-                     csv_text_cell(bom_reason_words(l.reason)));
+                     csv_text_cell(bom_line_why(l)));
   return o;
 }
 
@@ -603,11 +642,11 @@ std::string render_html(const Report& r) {
       o += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"src\">{}</td>"
           "<td>{}</td></tr>\n",
-          to_string(l.component), html_escape(l.part), html_escape(spec_text(l)), l.qty,
+          bom_component_words(l.component), html_escape(l.part), html_escape(spec_text(l)), l.qty,
           l.included             ? "included"
           : l.unit_price_usd > 0 ? usd_words(l.unit_price_usd)
                                  : "no price",
-          html_escape(l.price_source), bom_reason_words(l.reason));
+          html_escape(l.price_source), bom_line_why(l));
     o += fmt::format(
         "<tr><th colspan=\"4\">total (priced lines)</th><th>{}</th><th "
         "colspan=\"2\"></th></tr>\n</table>\n",
