@@ -928,6 +928,11 @@ TEST_CASE("users N on a batching engine: all N planned at once at the usable spe
   CHECK(two["max_concurrency_guarantee"] == 0);
   CHECK(two["concurrency"] == 0);
   CHECK(two["serving_capacity_found"].is_null());
+  // The answer says so instead of a speed of 0.
+  const auto t2 = run(a + " --gpus 2 --width 0");
+  CHECK(t2.out.find("vllm does not start here: its KV pool (") != std::string::npos);
+  CHECK(t2.out.find("holds no 32,768-token request") != std::string::npos);
+  CHECK(t2.out.find("at 0.0 tok/s") == std::string::npos);
   // The table says how the count was sized.
   CHECK(run(a + " --width 0").out.find("sized for all 50 users at once at ≥ 10 tok/s each") !=
         std::string::npos);

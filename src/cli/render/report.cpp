@@ -574,7 +574,16 @@ std::vector<std::string> answer_lines(const Report& r) {
   } else if (r.serving && r.model.spec.task == Task::generation) {
     const ServingEstimate& e = r.serving->estimate;
     const uint32_t users = r.serving->workload.users;
-    if (e.overloaded)
+    const Deployment& d = r.serving->deployment;
+    if (!e.fits)
+      // No speed to give: the engine would not start on these GPUs (vLLM refuses a pool without
+      // room for one max_model_len request; the others a pool without room for one sequence).
+      lines.push_back(fmt::format(
+          "{} does not start here: its KV pool ({:.2f} GiB a GPU after the weights and "
+          "activations) holds no {}-token request; more GPUs or a shorter context",
+          serving_profile(d.engine).name, gib_of(e.kv_pool_bytes_per_gpu),
+          group(d.max_model_len ? d.max_model_len : r.serving->workload.request_tokens())));
+    else if (e.overloaded)
       lines.push_back(fmt::format("overloaded: {:.2f} requests/s sustained, fewer than offered",
                                   e.sustainable_requests_per_s));
     else
