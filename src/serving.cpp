@@ -648,6 +648,15 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
           ? static_cast<uint32_t>(
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
+  {
+    const double rep =
+        std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
+    const double per_token =
+        static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * rep;
+    r.kv_cache_tokens = per_token > 0 ? static_cast<uint64_t>(pool / per_token) / block * block : 0;
+    r.max_concurrency_at_max_model_len =
+        r.kv_bytes_per_seq_guarantee ? pool / static_cast<double>(r.kv_bytes_per_seq_guarantee) : 0;
+  }
   r.fits =
       r.max_concurrency >= 1 && (!prof.needs_one_full_request || r.max_concurrency_guarantee >= 1);
   const uint64_t outside =

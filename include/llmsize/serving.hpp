@@ -188,6 +188,11 @@ struct ServingEstimate {
   uint64_t kv_bytes_per_seq_guarantee = 0;  // max_model_len tokens
   uint32_t max_concurrency = 0;             // per replica, planning (what the scheduler admits)
   uint32_t max_concurrency_guarantee = 0;
+  // As vLLM's start-up log words them ("GPU KV cache size: N tokens", "Maximum concurrency for L
+  // tokens per request: C x"): the tokens one replica's pool holds (whole blocks, every attention
+  // layer's KV per token), and the pool over one max_model_len request.
+  uint64_t kv_cache_tokens = 0;
+  double max_concurrency_at_max_model_len = 0;
   uint32_t concurrency = 0;  // running per replica
   uint32_t queued = 0;       // waiting per replica (users beyond max_concurrency)
   double mean_context = 0;   // tokens a decoding sequence attends to, on average

@@ -976,3 +976,36 @@ TEST_CASE("The launch command is refused for an engine the GPU does not run", "[
   CHECK(ok.out.find("HABANA_VISIBLE_MODULES=0 vllm serve") != std::string::npos);
   CHECK(ok.out.find("CUDA_VISIBLE_DEVICES") == std::string::npos);
 }
+
+// #23: vLLM's KV cache in its own words, held to two published start-up logs (within 5%; the
+// pool is total x utilization - weights - the profile run's peak - non-torch memory):
+// - Qwen2-7B-Instruct, 2 x A100 40GB, TP 2, utilization 0.5, max_model_len 16,384 (vLLM
+//   0.10.1.1): "GPU KV cache size: 412,944 tokens", "Maximum concurrency for 16,384 tokens per
+//   request: 25.20x" (github.com/dennislee22/vLLM-benchmarking @b474d1e0,
+//   log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log); the catalog's Qwen2.5-7B has its shapes.
+// - Mistral-Small-3.2-24B, 1 x H100, utilization 0.95, max_model_len 16,000: 184,832 tokens,
+//   11.55x (llm-d/llm-d-benchmark @4f4d4494 config_explorer/empirical-vllm-memory-results.md).
+TEST_CASE("vLLM's KV cache tokens and concurrency as its start-up log prints them",
+          "[cli][serving]") {
+  struct Row {
+    const char* args;
+    double tokens, concurrency;
+  };
+  for (const Row& row :
+       {Row{"qwen2.5-7b --engine vllm --gpu a100-40gb-sxm --gpus 2 --gpu-memory-utilization 0.5 "
+            "--ctx 16384",
+            412944, 25.20},
+        Row{"mistral-small-3.2-24b --engine vllm --gpu h100-sxm --gpus 1 "
+            "--gpu-memory-utilization 0.95 --ctx 16000",
+            184832, 11.55}}) {
+    INFO(row.args);
+    const json t = throughput(row.args);
+    CHECK(t["kv_cache_tokens"].get<double>() == Approx(row.tokens).epsilon(0.05));
+    CHECK(t["max_concurrency_at_max_model_len"].get<double>() ==
+          Approx(row.concurrency).epsilon(0.05));
+    // The table says it in the log's words.
+    const auto r = run(std::string(row.args) + " --width 0");
+    CHECK(r.out.find("maximum concurrency for ") != std::string::npos);
+    CHECK(r.out.find(" tokens per request: ") != std::string::npos);
+  }
+}

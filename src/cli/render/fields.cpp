@@ -737,6 +737,13 @@ const std::vector<Field> kFields = {
      SERVING(SE(r) ? B(SE(r)->fits) : N())},
     {"throughput.kv_dtype", U_::text, "KV cache element type",
      SERVING(SV(r) ? S(kv_dtype_name(SV(r)->deployment.kv)) : N())},
+    {"throughput.kv_cache_tokens", U_::count,
+     "tokens one replica's KV pool holds (vLLM's 'GPU KV cache size: N tokens')",
+     SERVING(SE(r) ? U(SE(r)->kv_cache_tokens) : N())},
+    {"throughput.max_concurrency_at_max_model_len", U_::count,
+     "the pool over one max_model_len request (vLLM's 'Maximum concurrency for L tokens per "
+     "request: C x')",
+     SERVING(SE(r) ? D(r3(SE(r)->max_concurrency_at_max_model_len)) : N())},
     {"throughput.kv_pool_bytes_per_gpu", U_::bytes, "KV pool of one GPU under the engine's rule",
      SERVING(SE(r) ? U(SE(r)->kv_pool_bytes_per_gpu) : N())},
     {"throughput.kv_bytes_per_seq_planning", U_::bytes,

@@ -356,6 +356,13 @@ void serving_memory_rows(const ServingPlan& sp, Block& b) {
                     gib_of(e.kv_bytes_per_seq), gib_of(e.kv_bytes_per_seq_guarantee),
                     sp.kv_charged_guarantee ? "guarantee" : "planning",
                     gib_of(e.kv_pool_bytes_per_gpu)));
+  if (prof.profile_run)  // the two lines its start-up log prints
+    b.rows.emplace_back(
+        "KV cache",
+        fmt::format("{} tokens; maximum concurrency for {} tokens per request: {:.2f}x ({}'s "
+                    "start-up log lines)",
+                    group(e.kv_cache_tokens), group(sp.launch.max_model_len),
+                    e.max_concurrency_at_max_model_len, prof.name));
 }
 
 // #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
