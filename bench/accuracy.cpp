@@ -398,6 +398,31 @@ int main(int argc, char** argv) {
   cats.push_back(vpool);
   cats.push_back(ograph);
 
+  // 5b. vLLM V1 (2025-26): the serving plan's KV pool per GPU (its profile run at the GPU's batch
+  // defaults, non-torch memory) against "Available KV cache memory".
+  Category v1pool{"vLLM KV cache pool, serving plan (vLLM V1 log)", {}, {}};
+  for (const auto& r : engines["vllm_v1"]) {
+    const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
+    const auto& g = cat.find_gpu(r["gpu"].get<std::string>())->spec;
+    // The checkpoint as published: its stored quantization (gpt-oss MXFP4), else BF16.
+    const QuantPreset& q = *find_quant_preset(m.stored_quant.empty() ? "bf16" : m.stored_quant);
+    ServingSetup s = serving_setup(m, q, g, ServingEngine::vllm, KvDtype::bf16,
+                                   r["tp"].get<uint32_t>(), r["pp"].get<uint32_t>(), 1, 8);
+    s.deployment.limits.memory_fraction = r["gpu_memory_utilization"].get<double>();
+    s.deployment.max_model_len = r["max_model_len"].get<uint32_t>();
+    const ServingEstimate e = estimate_serving(s.model, s.gpu, s.deployment, Workload());
+    const std::string id = r["id"].get<std::string>();
+    const double logged = r["available_kv_gib"].get<double>();
+    v1pool.rows.push_back({id, static_cast<double>(e.kv_pool_bytes_per_gpu) / kGiB, logged});
+    v1pool.peers["0.9 x memory - weights"].push_back(
+        {id,
+         (static_cast<double>(g.memory_bytes) * s.deployment.limits.memory_fraction -
+          static_cast<double>(s.model.weight_bytes) / (s.deployment.tp * s.deployment.pp)) /
+             kGiB,
+         logged});
+  }
+  cats.push_back(v1pool);
+
   // 6. Serving throughput, one category per engine: the step model (serving.hpp) against
   // published serving benchmarks (tests/data/serving_throughput.json). Peer: the memory
   // roofline alone (B sequences / ((weights + B x KV at the mean context) / bandwidth)), the
