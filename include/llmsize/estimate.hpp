@@ -21,8 +21,9 @@ namespace llmsize {
 // Something the estimate's reader should know, worded by the CLI (src/cli/render/words.cpp).
 // The numbers each kind carries in EstimateWarning::n:
 enum class EstimateWarningKind : uint8_t {
-  beyond_naive_rule,  // n[0] the 1.2 x weights rule's bytes, n[1] this estimate's total bytes,
-                      // n[2] the rule's shortfall, bytes (n[1] - n[0])
+  // The estimate beyond 1.2 x the rule of thumb: n[0] the 1.2 x weights rule's bytes, n[1] this
+  // estimate's total bytes, n[2] the rule's shortfall, bytes (n[1] - n[0]).
+  beyond_naive_rule,
   deepseek4_kv_approximate,  // none: DeepSeek-V4's compressed KV caches are approximated
   beyond_trained_context,    // n[0] n_ctx, n[1] the model's n_ctx_train
   mtp_not_in_gguf,           // n[0] MTP layers the GGUF conversion drops, n[1] their parameters

@@ -938,3 +938,41 @@ TEST_CASE(
   CHECK(bad.out.empty());
   CHECK(has(bad.err, "--optimize: expected price, gpus, power or tco, got 'fastest'"));
 }
+
+// #21: the answer without noise: a small box lists the ordinary outlet of its mains only, a rack
+// the circuits of its mains (230 V single-phase and 400 V 3-phase by default, 120/208 V with
+// --mains 120); the rule-of-thumb warning only where the rule falls well short.
+TEST_CASE("Circuits for the plan's mains, and the rule of thumb only where it falls short",
+          "[cli][machine]") {
+  auto circuits = [](const std::string& out) {
+    std::vector<std::string> v;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("  circuit ", 0) == 0) v.push_back(line);
+    return v;
+  };
+  // 2 x R9700 in an AM5 desktop, 936 W at most: one 230 V 10 A outlet carries it.
+  const auto small = run("70b --quant q4 --ctx 8192 --width 0");
+  REQUIRE(small.code == 0);
+  CHECK(circuits(small.out) ==
+        std::vector<std::string>{
+            "  circuit         1 × 230 V 10 A (1,840 W continuous each), an ordinary outlet"});
+  CHECK(circuits(run("70b --quant q4 --ctx 8192 --width 0 --mains 120").out) ==
+        std::vector<std::string>{
+            "  circuit         1 × 120 V 15 A (1,440 W continuous each), an ordinary outlet"});
+  // Four DGX H100: 230 V and 400 V 3-phase circuits, no 120 V or 208 V ones.
+  const auto rack = circuits(
+      run("deepseek-r1 --engine vllm --users 200 --target-tps 20 --gpu h100-sxm --width 0").out);
+  REQUIRE(rack.size() >= 2);
+  for (const auto& c : rack) {
+    INFO(c);
+    CHECK(
+        (c.find(" 230 V ") != std::string::npos || c.find(" 400 V 3-phase ") != std::string::npos));
+  }
+  // 51.8 GiB against 1.2 x 39.6 = 47.5 GiB: within a fifth, no warning; an 8B at 131k context
+  // needs 25.3 GiB where the rule says 5.5: warned.
+  CHECK(small.out.find("the rule of thumb 1.2 x weights") == std::string::npos);
+  CHECK(run("llama-3.1-8b --ctx 131072")
+            .out.find("the rule of thumb 1.2 x weights (5.49 GiB) would be 19.77 GiB short") !=
+        std::string::npos);
+}

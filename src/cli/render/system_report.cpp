@@ -474,8 +474,8 @@ std::string power_section(const Report& r, const SystemPlan& s, const PlatformMo
     o += fmt::format("  all machines    maximum {}, typical {}\n", watts_words(s.max_wall_w_total),
                      watts_words(s.typical_wall_w_total));
   o += psu_words(s, r);
-  for (const auto& c : s.circuits)
-    if (c.circuits) o += fmt::format("  circuit         {}\n", circuit_text(c));
+  for (const CircuitOption* c : circuits_shown(r))
+    o += fmt::format("  circuit         {}\n", circuit_text(*c));
   if (p.psu.redundancy.r > 0)
     o += "  feeds           A and B: each feed sized for the whole load\n";
   o += fmt::format("  heat            {} BTU/h at the maximum\n",
@@ -669,8 +669,8 @@ std::string render_html(const Report& r) {
                      watts_words(s->max_power.wall_w), watts_words(s->typical.typical_wall_w),
                      html_escape(psu_short(*s, r)), group_whole(s->heat_btu_per_h_total));
     o += "<table>\n<tr><th>circuit</th></tr>\n";
-    for (const auto& c : s->circuits)
-      if (c.circuits) o += "<tr><td>" + html_escape(circuit_text(c)) + "</td></tr>\n";
+    for (const CircuitOption* c : circuits_shown(r))
+      o += "<tr><td>" + html_escape(circuit_text(*c)) + "</td></tr>\n";
     o += "</table>\n";
     o += fmt::format(
         "<h2>Cold start from {}</h2>\n<table>\n<tr><th>step</th><th>seconds</th>"

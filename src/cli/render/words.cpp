@@ -314,16 +314,33 @@ std::string ctx_max_warning(const MaxContext& mc, const std::string& gpus, uint6
       group_digits(mc.n_ctx), gpus, gib_of(mc.per_gpu_bytes), gib_of(usable_bytes));
 }
 
+std::vector<const CircuitOption*> circuits_shown(const Plan& p) {
+  std::vector<const CircuitOption*> v;
+  if (!p.system) return v;
+  const bool north_america = p.power_input.mains_v < 180;
+  for (const auto& c : p.system->circuits) {
+    if (!c.circuits) continue;
+    const bool american = c.volts < 180 || (c.volts > 200 && c.volts < 220) || c.volts == 240;
+    if (american != north_america) continue;
+    if (c.outlet && c.circuits == 1) return {&c};
+    v.push_back(&c);
+  }
+  // Nothing at these mains (a voltage the catalog does not model): every option.
+  if (v.empty())
+    for (const auto& c : p.system->circuits)
+      if (c.circuits) v.push_back(&c);
+  return v;
+}
+
 void plan_checklist(const Plan& r, std::vector<std::string>& c) {
   c.clear();
   const SystemPlan* sy = r.system && r.system->platform ? &*r.system : nullptr;
   if (sy) {
     std::string circuits;
-    for (const auto& x : sy->circuits)
-      if (x.circuits)
-        circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
-                                x.circuits, x.volts, x.phases == 3 ? " 3-phase" : "", x.breaker_a,
-                                x.outlet ? " (an ordinary outlet)" : "");
+    for (const CircuitOption* x : circuits_shown(r))
+      circuits += fmt::format("{}{} × {:.0f} V{} {:.0f} A{}", circuits.empty() ? "" : "; ",
+                              x->circuits, x->volts, x->phases == 3 ? " 3-phase" : "", x->breaker_a,
+                              x->outlet ? " (an ordinary outlet)" : "");
     c.push_back(fmt::format("Circuit: {} W maximum at the wall{}: {}",
                             group_whole(sy->max_wall_w_total),
                             sy->platform->psu.redundancy.r > 0 ? ", A and B feeds" : "",

@@ -115,6 +115,12 @@ std::string note_words(const Note& n, const Plan& p);
 std::string hardware_price_words(const CostPlan& c);
 
 // The checklist lines (power, links, growth, software, maintenance).
+// The circuits worth reading for the plan's mains (--mains): its own voltages (120 V outlets and
+// 208/240 V circuits in North America, 230 V and 400 V 3-phase elsewhere), and only the ordinary
+// outlet when one carries the machine (#21: five options for a 240 W box were noise). JSON keeps
+// every option.
+std::vector<const CircuitOption*> circuits_shown(const Plan& p);
+
 std::vector<std::string> plan_checklist(const Plan& p);
 void plan_checklist(const Plan& p, std::vector<std::string>& out);
 
