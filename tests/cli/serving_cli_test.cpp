@@ -253,22 +253,29 @@ TEST_CASE("sweep carries the serving plan per row, equal to the main command's (
   CHECK(rows == 2 * 2 * 2 * 2);
 }
 
-TEST_CASE("a serving deployment's verdict holds it to the requested headroom above the engine's",
+TEST_CASE("a serving deployment's headroom is the engine's memory share, and its verdict holds it",
           "[cli][serving]") {
   // Llama-3.1-70B BF16 on 2 x H100 under vLLM: each GPU places 71.33 GiB (its weight shard,
   // the profile run's peak: the sampler's 1,024 rows x 128,256 x 38 B, runtime, one sequence's
-  // KV). vLLM's own 0.9 share holds it (80 x 0.9 = 72); a 30% rule does not (71.33 x 1.3 =
-  // 92.73 > 80): tight, 80 / 71.33 - 1 = 12.2% headroom.
+  // KV). vLLM's own 0.9 share holds it (80 x 0.9 = 72); a 30% headroom is vLLM at utilization
+  // 1 / 1.3 = 0.769 (61.5 GiB), which does not (71.33 x 1.3 = 92.73 > 80): no fit, 80 / 71.33 -
+  // 1 = 12.2% headroom, and vLLM would not start; a 10% headroom (0.909) holds it.
   const auto r = llmsize::cli_test::run(
       "llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 --headroom 0.3 -f json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["gpu"]["fit"] == "tight");
+  CHECK(j["gpu"]["fit"] == "no");
   CHECK(j["gpu"]["fits"] == false);
   CHECK(j["gpu"]["headroom_fraction"].get<double>() == Approx(0.1216).margin(1e-4));
   CHECK(j["gpu"]["per_gpu_bytes"].get<double>() / (1ull << 30) == Approx(92.73).margin(0.01));
-  CHECK(j["throughput"]["fits"] == true);  // vLLM starts: its share holds it
-  // At vLLM's own rule it fits.
+  CHECK(j["throughput"]["fits"] == false);  // at utilization 0.769 vLLM does not start
+  CHECK(j["throughput"]["memory_fraction"] == 0.769);
+  const json ten = nlohmann::json::parse(
+      llmsize::cli_test::run("llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 --headroom 0.1 "
+                             "-f json")
+          .out);
+  CHECK(ten["gpu"]["fit"] == "fits");
+  CHECK(ten["throughput"]["fits"] == true);
   const auto d =
       llmsize::cli_test::run("llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2 -f json");
   REQUIRE(d.code == 0);
@@ -1008,4 +1015,21 @@ TEST_CASE("vLLM's KV cache tokens and concurrency as its start-up log prints the
     CHECK(r.out.find("maximum concurrency for ") != std::string::npos);
     CHECK(r.out.find(" tokens per request: ") != std::string::npos);
   }
+}
+
+// #23: --headroom h on an engine that takes a share of each GPU is that share, 1 / (1 + h): the
+// pool, the concurrency and the launch command read it as they read --gpu-memory-utilization.
+TEST_CASE("A headroom on vLLM or SGLang is the engine's memory share", "[cli][serving]") {
+  const std::string a = "llama-3.1-8b --engine vllm --gpu h100-sxm";
+  const json h = throughput(a + " --headroom 1");
+  const json u = throughput(a + " --gpu-memory-utilization 0.5");
+  CHECK(h["memory_fraction"] == 0.5);
+  CHECK(h["kv_pool_bytes_per_gpu"] == u["kv_pool_bytes_per_gpu"]);
+  CHECK(h["max_concurrency"] == u["max_concurrency"]);
+  CHECK(h["max_concurrency"].get<int>() < throughput(a)["max_concurrency"].get<int>());
+  CHECK(run(a + " --headroom 1 --emit vllm").out.find("--gpu-memory-utilization 0.50 ") !=
+        std::string::npos);
+  // SGLang's mem_fraction_static: 1 / 1.25 = 0.8.
+  CHECK(run("llama-3.1-8b --engine sglang --gpu h100-sxm --headroom 0.25 --emit sglang")
+            .out.find("--mem-fraction-static 0.800 ") != std::string::npos);
 }

@@ -94,7 +94,8 @@ void setup_memory(CLI::App& app, Options& o) {
       ->group(mem);
   app.add_option(
          "--headroom", o.headroom,
-         "fraction added on top of the sum, 0 to 1 (default 0.2; vllm 0.111 = 90% utilization)")
+         "fraction added on top of the sum, 0 to 1 (default 0.2); on vllm, sglang and trt-llm "
+         "their memory share 1 / (1 + F) (vllm's default 0.111 = 90% utilization)")
       ->check(number_from(0.0, 1.0))
       ->type_name("F")
       ->group(mem);

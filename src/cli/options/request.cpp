@@ -135,6 +135,11 @@ void resolve_serving(const Options& o, PlanRequest& q) {
           "--headroom: give either --headroom or --gpu-memory-utilization, not both (the engine's "
           "share F is a headroom of 1/F - 1)");
     s.memory_fraction = real("--gpu-memory-utilization", o.memory_fraction, 0.05, 0.99);
+  } else if (o.headroom >= 0 && p.memory_rule != MemoryRule::fixed_slots) {
+    // --headroom h on an engine that takes a share of each GPU is that share, 1 / (1 + h) (#23:
+    // the serving plan read the engine's 0.9 whatever was asked): what the plan, the capacity
+    // search and --emit use.
+    s.memory_fraction = std::min(1.0, 1 / (1 + real("--headroom", o.headroom, 0.0, 1.0)));
   }
   // A request's tokens are one sequence's context: the bound --ctx has holds for their sum.
   const uint64_t sum = uint64_t{w.isl} + w.osl;
