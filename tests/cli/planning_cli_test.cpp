@@ -767,7 +767,7 @@ TEST_CASE("sweep JSON Lines rows equal the main command's JSON without its array
 TEST_CASE("sweep --verify checks every fast row against the main command's computation",
           "[planning][sweep]") {
   for (const std::string extra :
-       {"", "-f jsonl --engine vllm", "--batch 4 --kv-quant q4_0 --ram-channels 4 --mains 120",
+       {"", "-f jsonl --engine vllm", "--batch 4 --kv-quant q4_0 --ram-channels 2 --mains 120",
         "--users 16 --fa off --headroom 0.1 --cloud-price 1"}) {
     const auto r =
         run("sweep --models llama-3.1-8b,deepseek-v3,mixtral-8x7b --quants q4_k_m,iq2_xs,fp8 --ctx "
@@ -1344,4 +1344,26 @@ TEST_CASE("Plan files take the machine class and the usable speed as the flags d
   CHECK(neg.err.find("/plans/0/min_tps") != std::string::npos);
   std::remove(path.c_str());
   ::rmdir(dir);
+}
+
+// #24: flags outside what a command does are refused, not ignored: sweep checks --ram-channels
+// against each GPU's machine before its first row; fit plans no machine, launch or comparison.
+TEST_CASE("sweep and fit refuse the flags they cannot honour", "[planning][fit][sweep]") {
+  const auto s =
+      run("sweep --models llama-3.1-70b --gpu rtx-4090 --gpus 1 --ram-channels 24 "
+          "--ctx 4096");
+  CHECK(s.code == 2);
+  CHECK(s.out.empty());
+  CHECK(s.err ==
+        "llmsize: error: --ram-channels 24: the am5-desktop planned for 1 × rtx-4090 has 2 memory "
+        "channels; give 1 to 2\n");
+  CHECK(run("sweep --models llama-3.1-70b --gpu rtx-4090 --gpus 1 --ram-channels 2 --ctx 4096")
+            .code == 0);
+  for (const std::string f : {"--emit vllm", "--compare rtx-4090", "--ram-channels 24"}) {
+    INFO(f);
+    const auto r = run("fit --gpu rtx-4090 " + f);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("llmsize: error: " + f.substr(0, f.find(' ')) + ": fit ", 0) == 0);
+  }
 }

@@ -55,6 +55,20 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
     throw InputError(
         "--ctx: fit lists the largest context of each model itself; give the one "
         "each must hold at least, tokens");
+  // Flags of a whole plan, which fit does not make (it sizes the GPUs' memory only): refused
+  // rather than ignored (#24).
+  if (!o.emit.empty())
+    throw InputError(
+        "--emit: fit lists models, it plans no deployment to launch; run llmsize "
+        "MODEL --gpu GPU --emit ENGINE");
+  if (o.compare_given)
+    throw InputError(
+        "--compare: fit lists the models one GPU holds; compare systems with "
+        "llmsize MODEL --compare LIST");
+  if (o.ram_channels)
+    throw InputError(
+        "--ram-channels: fit sizes the GPUs' memory only, no machine and no RAM "
+        "bandwidth; give it to llmsize MODEL --gpu GPU");
   res.context = count_in_range("--ctx", o.ctx, 1, kMaxContextTokens);
   if (cat.models().empty()) return res;
   // Every flag and the GPU through the first model's request; the models come from the catalog.

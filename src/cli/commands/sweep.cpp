@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "cli/commands/estimate.hpp"
 #include "cli/options/request.hpp"
 #include "cli/render/fields.hpp"
 #include "cli/render/plot.hpp"
@@ -301,6 +302,16 @@ Sweep::Sweep(const Options& o, const Catalog& cat) : impl_(std::make_unique<Impl
   }
   s.plot.n_gpus = s.counts.front();
   s.checklist_col = s.writer().index("checklist");
+  // --ram-channels past what a row's machine has is refused as the main command refuses it
+  // (#24), before the first row: each GPU at each count, on the first model and context (the
+  // machine a count of a GPU is planned on). A unified-memory computer in the list has no DIMM
+  // channels: the flag is not its (its rows read the GPU's own memory).
+  if (o.ram_channels)
+    for (size_t gi = 0; gi < s.gpus; ++gi)
+      for (size_t ni = 0; ni < s.counts.size(); ++ni) {
+        const Plan& row = s.fast_plan(0, 0, gi, ni);
+        if (!(row.gpu && row.gpu->gpu.unified_memory)) check_ram_channels(o, row);
+      }
 }
 
 Sweep::~Sweep() = default;
