@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -460,7 +461,12 @@ class HeaderParser {
       value(2);
       fail("__metadata__ must be an object of strings", at);
     }
+    // The format disallows duplicate keys here too: each whole key's hash is kept (8 bytes an
+    // entry, not the keys themselves, which may reach the header's 100 MB).
+    std::set<size_t> seen;
     members(kMaxMetadataText, [&](const std::string& key, uint64_t, uint64_t key_at) {
+      if (key.size() < kMaxMetadataText && !seen.insert(std::hash<std::string>{}(key)).second)
+        fail("__metadata__: duplicate key " + sanitize_quoted(key), key_at);
       if (const int c = peek(); c != '"') {
         std::string text;
         const Kind k = c == '{' ? Kind::object : c == '[' ? Kind::array : value(kMaxDepth, &text);

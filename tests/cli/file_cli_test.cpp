@@ -601,6 +601,14 @@ TEST_CASE("hostile safetensors headers exit 2 naming the file, the fault and the
     // The second "a", header byte 53.
     expect_error(p, p + ": duplicate tensor name \"a\" (at byte 61)");
   }
+  SECTION("a duplicate __metadata__ key") {
+    SafetensorsWriter::write_raw(
+        p,
+        R"({"__metadata__":{"format":"pt","format":"x"},"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})",
+        4);
+    // The second "format", header byte 31 (after the 8-byte length).
+    expect_error(p, p + ": __metadata__: duplicate key \"format\" (at byte 39)");
+  }
 }
 
 // Issue 9: `llmsize inspect FILE` shows the per-layer pattern compactly, and a GGUF of an
