@@ -794,6 +794,16 @@ TEST_CASE("check sizes a vLLM plan's weights as the checkpoint stores them, as t
   // A serving plan's context is its requests' isl + osl (1000 + 1000), as the main command's.
   CHECK(has(c.out, "PASS k (" + dir + "/k.json#/plans/0): kimi-k2.5 int4-g32 ctx 2000"));
   CHECK(has(c.out, "kimi-k2.5 fp8 ctx 2000"));  // a named quantization is kept
+  // Kimi-K2.5 FP8 on 8 H200 under vLLM (not this file's plan): the engine's rule fails at the
+  // count given, worded as that, not 'needs 8, plan has 8'.
+  {
+    std::ofstream f(dir + "/h.json");
+    f << R"({"plans": [{"model": "kimi-k2.5", "engine": "vllm", "quant": "fp8", )"
+      << R"("gpu": "h200", "gpus": 8}]})";
+  }
+  const auto h = run("check " + dir + "/h.json");
+  CHECK(h.code == 1);
+  CHECK(has(h.out, "): does not fit on 8 × h200: 140.6 GiB per GPU > 140.4 GiB"));
   const auto m = run_json("kimi-k2.5 --engine vllm --gpu rtx-pro-6000 --gpus 7");
   CHECK(m["settings"]["quant"] == "int4-g32");
   CHECK(m["settings"]["context"] == 2000);

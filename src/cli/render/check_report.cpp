@@ -64,11 +64,16 @@ std::string check_summary_words(const Report& r) {
 std::string memory_failure_words(const Report& r) {
   const GpuPlan& p = *r.gpu;
   const std::string usable = gib_short(p.gpu.usable_bytes());
-  return p.count_needed == 0
-             ? fmt::format("{} cannot hold it at any count up to {}: {} GiB per GPU > {} GiB",
-                           p.gpu.id, kMaxGpus, gib1(p.per_gpu_bytes), usable)
-             : fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
-                           p.count, gib1(p.per_gpu_bytes), usable);
+  if (p.count_needed == 0)
+    return fmt::format("{} cannot hold it at any count up to {}: {} GiB per GPU > {} GiB", p.gpu.id,
+                       kMaxGpus, gib1(p.per_gpu_bytes), usable);
+  // A count that is not short but does not hold it either (a serving engine's rule at the count
+  // given): no 'needs N, plan has N'.
+  if (p.count_needed <= p.count)
+    return fmt::format("does not fit on {} × {}: {} GiB per GPU > {} GiB", p.count, p.gpu.id,
+                       gib1(p.per_gpu_bytes), usable);
+  return fmt::format("needs {} × {}, plan has {}: {} GiB > {} GiB", p.count_needed, p.gpu.id,
+                     p.count, gib1(p.per_gpu_bytes), usable);
 }
 
 std::string memory_failure_detail(const Report& r) {
