@@ -83,8 +83,11 @@ std::string tb(uint64_t bytes) {
 
 // The DIMM generation the platform takes: DDR4 where the catalog says so (EPYC 7003, Xeon 3rd Gen
 // hosts), else DDR5, the generation of every other machine in it.
+bool takes_ddr4(const PlatformModel& p) {
+  return p.memory_type.find("DDR4") != std::string::npos;
+}
 std::string ddr_generation(const PlatformModel& p) {
-  return p.memory_type.find("DDR4") != std::string::npos ? "ddr4" : "ddr5";
+  return takes_ddr4(p) ? "ddr4" : "ddr5";
 }
 
 }  // namespace
@@ -112,8 +115,7 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
   const RamSizing& r = in.host.ram;
   // Server memory (registered DDR5) has its own, 2025-26 price; desktop and DDR4 DIMMs the assumed
   // one.
-  const bool rdimm_ddr5 =
-      p.platform_class != PlatformClass::desktop && p.memory_type.find("DDR4") == std::string::npos;
+  const bool rdimm_ddr5 = p.platform_class != PlatformClass::desktop && !takes_ddr4(p);
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
   v.push_back(

@@ -550,10 +550,14 @@ void check_budgets(const PlanInput& in, const Report& r, PlanResult& res) {
       // No price to hold to the budget: that plan fails as unknown (value null), the others
       // are still checked.
       if (!cost || !cost->priced) {
-        // What has no price: the GPU bought apart (a PCIe machine takes its class's assumed
-        // price), the machine that carries its modules, or both.
+        // What has no price: the GPU, the machine (its BOM line, which carries the class's
+        // assumed price where the BOM gives one), or both.
         const PlatformModel* pm = machine ? r.system->platform : nullptr;
-        const bool machine_priced = pm && (pm->price_usd > 0 || pm->gpu_mount == GpuMount::pcie);
+        bool machine_priced = false;
+        if (pm)
+          for (const BomLine& l : r.system->bom())
+            if (l.component == BomComponent::platform && l.unit_price_usd > 0)
+              machine_priced = true;
         const bool gpu_priced = p.gpu.price_usd > 0;
         const std::string null_words = " (cost.hardware_usd is null)";
         const std::string why =
