@@ -626,11 +626,11 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   if (prof.reservation == KvReservation::full_request) held = w.request_tokens();
   if (prof.reservation == KvReservation::full_context) held = max_len;
   const uint32_t block = std::max<uint32_t>(1, prof.kv_block_tokens);
+  // KV heads replicate when TP exceeds them.
+  const double rep = std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
   auto seq_bytes = [&](uint64_t tokens) {
     const uint64_t t = pad_to(tokens, block);
     const uint64_t swa = m.n_swa ? pad_to(std::min<uint64_t>(t, m.n_swa), block) : t;
-    const double rep =
-        std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
     return static_cast<uint64_t>((static_cast<double>(checked_mul(m.kv_bytes_per_token, t)) +
                                   static_cast<double>(checked_mul(m.kv_bytes_per_token_swa, swa)) +
                                   static_cast<double>(m.state_bytes_per_seq)) *
@@ -649,8 +649,6 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
   {
-    const double rep =
-        std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
     const double per_token =
         static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * rep;
     r.kv_cache_tokens = per_token > 0 ? static_cast<uint64_t>(pool / per_token) / block * block : 0;
