@@ -1,11 +1,13 @@
 #include "llmsize/cost.hpp"
 
+#include "llmsize/units.hpp"
+
 namespace llmsize {
 
 CostPlan plan_cost(const CostInput& in) {
   CostPlan c;
   c.energy_usd_per_year = in.kwh_per_year * in.kwh_price_usd;
-  c.tokens_per_year = in.aggregate_tokens_per_s * in.utilization * 3600 * 8760;
+  c.tokens_per_year = in.aggregate_tokens_per_s * in.utilization * 3600 * kHoursPerYear;
   c.priced = in.gpu_price_usd > 0 || (in.gpus_included && in.host_usd > 0);
   c.complete = in.complete;
   if (!c.priced) return c;

@@ -263,7 +263,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     o.price_complete = bc.complete;
     o.max_wall_w = s.max_wall_w;
     if (o.total_price_usd > 0)
-      o.tco_usd = o.total_price_usd + o.max_wall_w / 1000 * req.power.duty_cycle * 8760 *
+      o.tco_usd = o.total_price_usd + o.max_wall_w / 1000 * req.power.duty_cycle * kHoursPerYear *
                                           req.cost.years * req.cost.kwh_price_usd;
   };
   p.options = rank_gpus(m, base, c, *req.candidates, price, &engine,

@@ -8,7 +8,7 @@ void mains_draw(PowerPlan& p, double mains_v, uint32_t feeds) {
   p.amps = p.wall_w / mains_v;
   // Ordinary outlets: North America 120 V / 15 A -> 12 A continuous; 230 V Europe 16 A Schuko ->
   // 12.8 A continuous, 10 A (IEC C13, UK fused plugs 13 A) -> 8 A.
-  const bool na = mains_v < 180;
+  const bool na = north_american_mains(mains_v);
   p.outlet_continuous_a = (na ? 15.0 : 10.0) * kContinuousDerate;
   p.fits_outlet = p.amps <= p.outlet_continuous_a;
   p.mains_v = mains_v;

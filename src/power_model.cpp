@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsize/power.hpp"
+#include "llmsize/units.hpp"
+
 namespace llmsize {
 namespace {
 
@@ -174,6 +177,7 @@ std::vector<CircuitOption> plan_circuits(double total_max_w, PlatformClass c,
     o.phases = b[i].phases;
     o.breaker_a = b[i].a;
     o.outlet = b[i].outlet;
+    o.north_america = north_american_mains(b[i].v) || b[i].v == 208;
     o.continuous_w = 0.8 * b[i].a * b[i].v * (b[i].phases == 3 ? std::sqrt(3.0) : 1.0);
     o.circuits = static_cast<uint32_t>(std::ceil(total_max_w / o.continuous_w));
     if (o.circuits == 0) o.circuits = 1;
@@ -282,7 +286,6 @@ TypicalPower typical_power(const PlatformModel& p, const GpuSpec& g, const Machi
 EnergyCost energy_cost(double typical_wall_w, double busy_share, double tokens_per_s,
                        double kwh_price_usd, double pue) {
   EnergyCost e;
-  constexpr double kHoursPerYear = 8760;
   e.kwh_per_year = typical_wall_w * pue * kHoursPerYear / 1000;
   e.usd_per_year = e.kwh_per_year * kwh_price_usd;
   e.tokens_per_year = tokens_per_s * std::clamp(busy_share, 0.0, 1.0) * kHoursPerYear * 3600;

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "llmsize/units.hpp"
+
 namespace llmsize {
 namespace {
 
@@ -173,7 +175,7 @@ PowerPlan rated_power_plan(const SystemPlan& s, double mains_v) {
   w.wall_w = s.max_wall_w_total;
   mains_draw(w, mains_v, s.platform && s.platform->psu.redundancy.r > 0 ? 2 : 1);
   w.heat_btu_per_h = s.heat_btu_per_h_total;
-  w.energy_kwh_per_year = s.typical_wall_w_total * 8760 / 1000;
+  w.energy_kwh_per_year = s.typical_wall_w_total * kHoursPerYear / 1000;
   return w;
 }
 

@@ -13,6 +13,12 @@ struct PowerInput {
   double duty_cycle = 0.5;   // share of the year busy, for energy
 };
 
+// North American mains (120 V outlets, 208/240 V circuits) below 180 V; 230 V and 400 V 3-phase
+// elsewhere.
+inline bool north_american_mains(double mains_v) {
+  return mains_v < 180;
+}
+
 // The branch circuit the wall draw needs (worded by the CLI: src/cli/render/words.cpp).
 enum class CircuitKind : uint8_t {
   outlet,              // one ordinary outlet: 15 A at 120 V, 10 A at 230 V

@@ -73,9 +73,10 @@ struct CircuitOption {
   double volts = 0;  // line-to-line for 3-phase
   uint32_t phases = 1;
   double breaker_a = 0;
-  double continuous_w = 0;  // what one circuit carries continuously (80% of the breaker)
-  uint32_t circuits = 0;    // for the whole plan's maximum, with the PSUs' redundancy
-  bool outlet = false;      // an ordinary wall outlet (NEMA 5-15 / Schuko / C13)
+  double continuous_w = 0;     // what one circuit carries continuously (80% of the breaker)
+  uint32_t circuits = 0;       // for the whole plan's maximum, with the PSUs' redundancy
+  bool outlet = false;         // an ordinary wall outlet (NEMA 5-15 / Schuko / C13)
+  bool north_america = false;  // a 120 V or 208 V circuit (north_american_mains)
 };
 // 120 V 15 A and 20 A, 208 V 30 A, 230 V 16 A and 32 A single phase, 400 V 3-phase 32 A (and
 // 208 V 3-phase 30 A for racks). total_max_w is all nodes; a redundant machine (r > 0) gets two

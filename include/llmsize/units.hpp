@@ -13,6 +13,8 @@ constexpr uint64_t kKiB = 1ull << 10;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kGB = 1'000'000'000ull;
+// Hours in the (365-day) year energy and tokens per year are counted over.
+constexpr double kHoursPerYear = 8760;
 
 // Thrown when a byte count would not fit in 64 bits (a hostile or absurd input).
 class OverflowError : public std::overflow_error {

@@ -317,11 +317,9 @@ std::string ctx_max_warning(const MaxContext& mc, const std::string& gpus, uint6
 std::vector<const CircuitOption*> circuits_shown(const Plan& p) {
   std::vector<const CircuitOption*> v;
   if (!p.system) return v;
-  const bool north_america = p.power_input.mains_v < 180;
+  const bool north_america = north_american_mains(p.power_input.mains_v);
   for (const auto& c : p.system->circuits) {
-    if (!c.circuits) continue;
-    const bool american = c.volts < 180 || (c.volts > 200 && c.volts < 220) || c.volts == 240;
-    if (american != north_america) continue;
+    if (!c.circuits || c.north_america != north_america) continue;
     if (c.outlet && c.circuits == 1) return {&c};
     v.push_back(&c);
   }
