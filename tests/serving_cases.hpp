@@ -48,6 +48,9 @@ inline std::optional<ServingCase> serving_case(const Catalog& cat, const nlohman
   c.workload.decode_only = row.value("decode_only", false);
   c.workload.users = row["users"].is_null() ? 0 : row["users"].get<uint32_t>();
   if (c.workload.users) c.setup.deployment.limits.max_num_seqs = c.workload.users;
+  // These sources give no count of requests per client (NIM's page: AIPerf at a fixed
+  // concurrency): read as the steady state, no first wave.
+  c.workload.requests_per_user = 0;
   c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;
   c.measured_tokens_per_s = row["output_tokens_per_s"].get<double>();
   return c;
@@ -84,6 +87,8 @@ inline std::optional<PublishedServing> published_serving(const Catalog& cat,
   if (row.contains("users") && !row["users"].is_null())
     c.workload.users = row["users"].get<uint32_t>();
   c.workload.rate_per_s = row.value("rate_per_s", 0.0);
+  // InferenceMAX sends 10 x the concurrency prompts (10 per client); a burst one per client.
+  c.workload.requests_per_user = p.scenario == "burst" ? 1 : 10;
   c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;
   const auto& m = row["measured"];
   c.measured_tokens_per_s = m["output_tps_aggregate"].get<double>();
