@@ -757,7 +757,9 @@ double first_wave_s(const ServingModel& m, const ServingGpu& g, const Deployment
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
   if (!prof.chunked_prefill) budget = std::max<double>(budget, w.isl);
   const double steps_per_prompt = std::ceil(w.isl / budget);
-  const double k = steps_per_prompt > 1 ? 1.0 : std::max(1.0, std::floor(budget / w.isl));
+  const double k = steps_per_prompt > 1
+                       ? 1.0
+                       : std::clamp(std::floor(budget / w.isl), 1.0, static_cast<double>(b));
   const double groups = std::ceil(b / k);
   const auto prefill = static_cast<uint32_t>(std::min(budget, k * w.isl));
   const StepTime step =

@@ -267,6 +267,48 @@ TEST_CASE("A request rate becomes concurrency by Little's law, past capacity it 
   CHECK(rb.output_tokens_per_s.low == Approx(rb.output_tokens_per_s.value * (1 - 0.25)));
 }
 
+TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared over its requests",
+          "[serving]") {
+  const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
+                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               KvDtype::fp8_e4m3, 1, 1, 1, 8);
+  REQUIRE(s.deployment.limits.max_num_batched_tokens == 8192);  // vLLM on a GPU of 70 GiB or more
+  Workload w;
+  w.isl = 1000;
+  w.osl = 200;
+  w.users = 64;
+  w.requests_per_user = 0;
+  const auto steady = estimate_serving(s.model, s.gpu, s.deployment, w);
+  CHECK(steady.first_wave_s == 0);
+  // TTFT = the engine's request overhead (vLLM 20 ms) + the prompt + the wait for the budget.
+  CHECK(steady.request_overhead_s == 0.020);
+  CHECK(steady.ttft_s.value == Approx(0.020 + steady.prefill_service_s + steady.queue_wait_s));
+  // The wave: 64 prompts of 1,000 tokens, floor(8192 / 1000) = 8 to a step of 8,000 prompt
+  // tokens beside 64 / 2 = 32 decoding, so 8 steps; the i-th eight get their first token after i
+  // steps, (8 + 1) / 2 = 4.5 steps on average. Over 10 requests per user the mean TTFT carries
+  // a tenth of its wait beyond the steady one.
+  const double step =
+      serving_step(s.model, s.gpu, s.deployment, 32, steady.mean_context, 8000, 1000).step_s;
+  w.requests_per_user = 10;
+  const auto run = estimate_serving(s.model, s.gpu, s.deployment, w);
+  const double wave = 4.5 * step;
+  CHECK(run.first_wave_s ==
+        Approx((wave - steady.prefill_service_s - steady.queue_wait_s) / 10).epsilon(1e-9));
+  CHECK(run.ttft_s.value == Approx(steady.ttft_s.value + run.first_wave_s).epsilon(1e-9));
+  // One request per user (a burst): the whole wave's wait.
+  w.requests_per_user = 1;
+  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).first_wave_s ==
+        Approx(wave - steady.prefill_service_s - steady.queue_wait_s).epsilon(1e-9));
+  // One user: a wave of one prompt is the steady prefill, nothing added.
+  w.users = 1;
+  w.requests_per_user = 10;
+  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).first_wave_s == Approx(0).margin(1e-4));
+  // A rate's requests arrive at random: no wave.
+  w.users = 0;
+  w.rate_per_s = 2;
+  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).first_wave_s == 0);
+}
+
 TEST_CASE("Planning charges KV for the tokens held, the guarantee for the whole context",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),

@@ -197,6 +197,20 @@ TEST_CASE("Serving flags: FP8 KV, --users max, --rate, --power-limit", "[cli][se
   const json pl = throughput(h + " --users 8 --power-limit 50%");
   CHECK(pl["power_scale"] == Approx(0.954));
   CHECK(pl["output_tokens_per_s"].get<double>() < base["output_tokens_per_s"].get<double>());
+  // --requests-per-user: the first wave's share of TTFT is the difference from the steady
+  // state (0), and shrinks as each user sends more requests (1/N of the same extra wait).
+  const std::string loop = h + " --users 32";
+  const json w0 = throughput(loop + " --requests-per-user 0");
+  const json w10 = throughput(loop);
+  const json w20 = throughput(loop + " --requests-per-user 20");
+  CHECK(w0["ttft_first_wave_s"] == 0.0);
+  CHECK(w10["requests_per_user"] == 10);
+  CHECK(w10["ttft_first_wave_s"].get<double>() > 0);
+  CHECK(w10["ttft_s"].get<double>() ==
+        Approx(w0["ttft_s"].get<double>() + w10["ttft_first_wave_s"].get<double>()).margin(0.002));
+  CHECK(w20["ttft_first_wave_s"].get<double>() ==
+        Approx(w10["ttft_first_wave_s"].get<double>() / 2).margin(0.001));
+  CHECK(r["requests_per_user"].is_null());
   // No serving flag, llama.cpp: the serving fields are null and the old ones unchanged.
   const json plain = throughput("llama-3.1-8b --gpu rtx-4090");
   CHECK(plain["engine"].is_null());
@@ -216,6 +230,10 @@ TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on s
            {"llama-3.1-8b --kv-quant fp8 --isl 100", "llama.cpp has no FP8 KV cache"},
            {"llama-3.1-8b --engine vllm --kv-quant q4_0", "vllm stores its KV cache as"},
            {"llama-3.1-8b --engine vllm --rate 1 --users 4", "--rate: give either"},
+           {"llama-3.1-8b --engine vllm --rate 1 --requests-per-user 3",
+            "--requests-per-user: a --rate's requests arrive at random"},
+           {"llama-3.1-8b --engine vllm --users 4 --requests-per-user -1",
+            "--requests-per-user: expected an integer from 0 to 1000000, got '-1'"},
            {"llama-3.1-8b --engine vllm --emit sglang", "--emit sglang: the plan is for"},
            {"llama-3.1-8b --emit vlm", "--emit: expected vllm, sglang, llama-server"},
            {"llama-3.1-8b --engine vllm --isl 5000 --osl 500 --ctx 4096",
@@ -817,7 +835,7 @@ TEST_CASE("explain derives a serving plan's per-user speed, aggregate and first 
   std::snprintf(per_user, sizeof per_user, "  per user\n      = 1 / ITL");
   std::snprintf(aggregate, sizeof aggregate, "      = %.0f output tok/s",
                 t["aggregate_tokens_per_s"].get<double>());
-  std::snprintf(ttft, sizeof ttft, "      = %.3f s\n", t["ttft_s"].get<double>());
+  std::snprintf(ttft, sizeof ttft, "      = %.3f s (first wave", t["ttft_s"].get<double>());
   // aggregate = running x replicas x osl / cycle: 50 x 1 x 1000 / (50,000 / aggregate) s.
   std::snprintf(cycle, sizeof cycle, "= 50 × 1 × 1000 / %.2f s",
                 50.0 * 1000 / t["aggregate_tokens_per_s"].get<double>());

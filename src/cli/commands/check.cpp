@@ -121,6 +121,8 @@ const Field kPlanFields[] = {
     {"osl", Kind::integer, "--osl", [](Options& o, const json& v) { o.osl = u32(v); }, true},
     {"rate", Kind::number, "--rate", [](Options& o, const json& v) { o.rate = v.get<double>(); },
      true},
+    {"requests_per_user", Kind::integer, "--requests-per-user",
+     [](Options& o, const json& v) { o.requests_per_user = static_cast<int64_t>(u32(v)); }},
     {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",
      [](Options& o, const json& v) {
        o.memory_fraction = ranged("--gpu-memory-utilization", v, 0.05, 0.99);

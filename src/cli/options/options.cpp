@@ -196,6 +196,13 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(number_from(0.0001, 1e6))
       ->type_name("R")
       ->group(serve);
+  app.add_option("--requests-per-user", o.requests_per_user,
+                 "requests each of --users sends one after another, all users starting at once "
+                 "as fixed-concurrency benchmarks do: their first wave's wait counts once in N "
+                 "(default 10, InferenceMAX's; 0: the steady state alone)")
+      ->check(integer_from(0, 1000000))
+      ->type_name("N")
+      ->group(serve);
   app.add_option("--gpu-memory-utilization,--mem-fraction-static", o.memory_fraction,
                  "the serving engine's share of each GPU's memory: vLLM's "
                  "--gpu-memory-utilization, SGLang's --mem-fraction-static, TensorRT-LLM's free "

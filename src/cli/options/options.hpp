@@ -78,6 +78,9 @@ struct Options {
   uint32_t isl = 0;           // --isl: tokens in per request (default 1000 when serving)
   uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
   double rate = 0;            // --rate: requests per second
+  // --requests-per-user: each user's requests in a closed loop (first wave shared over them);
+  // -1 = not given (Workload's default).
+  int64_t requests_per_user = -1;
   // --gpu-memory-utilization / --mem-fraction-static: the serving engine's share of each GPU;
   // 0 = the engine's own default.
   double memory_fraction = 0;

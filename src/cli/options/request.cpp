@@ -108,8 +108,8 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
-                     o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max || !o.emit.empty() ||
-                     o.memory_fraction > 0;
+                     o.requests_per_user >= 0 || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
+                     !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -123,6 +123,14 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   if (o.isl) w.isl = count_in_range("--isl", o.isl, 1, kMaxContextTokens);
   if (o.osl) w.osl = count_in_range("--osl", o.osl, 1, kMaxContextTokens);
   if (o.rate > 0) real("--rate", o.rate, 0.0001, 1e6);
+  if (o.requests_per_user >= 0) {
+    if (o.rate > 0)
+      throw InputError(
+          "--requests-per-user: a --rate's requests arrive at random, not in a closed loop of "
+          "users; drop one of them");
+    w.requests_per_user = count_in_range("--requests-per-user",
+                                         static_cast<uint64_t>(o.requests_per_user), 0, 1000000);
+  }
   if (o.ttft_ms > 0) real("--ttft-ms", o.ttft_ms, 0.1, 1e7);
   if (o.tpot_ms > 0) real("--tpot-ms", o.tpot_ms, 0.01, 1e6);
   if (o.memory_fraction > 0) {

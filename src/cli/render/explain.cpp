@@ -162,9 +162,12 @@ std::string serving_explain(const Report& r) {
                    : std::string());
   if (!e.overloaded)
     o += fmt::format(
-        "  first token\n      = prompt in chunks {:.3f} s + wait for the prefill budget {:.3f} s + "
-        "wait for a slot {:.3f} s\n      = {:.3f} s\n",
-        e.prefill_service_s, e.queue_wait_s, e.slot_wait_s, e.ttft_s.value);
+        "  first token\n      = request overhead {:.3f} s + prompt in chunks {:.3f} s + wait for "
+        "the prefill budget {:.3f} s + first wave {:.3f} s + wait for a slot {:.3f} s\n"
+        "      = {:.3f} s (first wave: every user's first request at once, its extra wait over "
+        "{} requests per user)\n",
+        e.request_overhead_s, e.prefill_service_s, e.queue_wait_s, e.first_wave_s, e.slot_wait_s,
+        e.ttft_s.value, w.requests_per_user);
   return o;
 }
 

@@ -703,6 +703,18 @@ const std::vector<Field> kFields = {
      SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.high)) : N())},
     {"throughput.ttft_p90_s", U_::seconds, "90th percentile TTFT (queue model)",
      SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_p90_s)) : N())},
+    {"throughput.ttft_first_wave_s", U_::seconds,
+     "the first wave's share of ttft_s: every user's first request at once, its wait beyond the "
+     "steady one over requests_per_user",
+     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->first_wave_s)) : N())},
+    {"throughput.request_overhead_s", U_::seconds,
+     "the engine's time per request outside the GPU steps (front end, tokenization, first "
+     "token's return), in ttft_s",
+     SERVING(SE(r) ? D(r3(SE(r)->request_overhead_s)) : N())},
+    {"throughput.requests_per_user", U_::count,
+     "each user's requests in the closed loop (--requests-per-user; null under --rate)",
+     SERVING(SV(r) && SV(r)->workload.rate_per_s <= 0 ? U(SV(r)->workload.requests_per_user)
+                                                      : N())},
     {"throughput.overloaded", U_::boolean,
      "--rate exceeds what the deployment completes: the queue grows without bound",
      SERVING(SE(r) && SE(r)->fits ? B(SE(r)->overloaded) : N())},
