@@ -66,7 +66,8 @@ def repl_fields(m):
 
 def repl_bench(m):
     rows = accuracy_rows()
-    if not m.group(1):
+    brief = m.group(1) or ""
+    if not brief:
         table = rows
     else:
         # category | method | n | median | p90 | max | worst row: the llmsize rows, without the
@@ -79,7 +80,7 @@ def repl_bench(m):
             if len(c) >= 6 and c[1] == "**llmsize**":
                 table.append(f"| {c[0]} | {c[2]} | {c[3]} | {c[4]} | {c[5]} |")
     body = "\n".join(table)
-    return f"<!-- bench: accuracy{m.group(1)} -->\n{body}\n<!-- end -->"
+    return f"<!-- bench: accuracy{brief} -->\n{body}\n<!-- end -->"
 
 def regenerate(text):
     new = re.sub(r"<!-- run: (.*?) -->\n.*?<!-- end -->", repl_run, text, flags=re.S)
