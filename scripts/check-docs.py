@@ -10,12 +10,20 @@
   (#section) names a heading of the target file (GitHub's rule: lower case, punctuation dropped,
   spaces to hyphens, -1, -2, ... for repeats).
 
-Usage: python3 scripts/check-docs.py   (from anywhere; exits 1 listing every broken path or link)
+- With BUILD_DIR: every `llmsize ...` line of the README's sh code blocks (the one command per
+  task) runs with BUILD_DIR/llmsize and exits 0, from a scratch directory whose plans/ holds
+  examples/plan-pass.json (for the `llmsize check plans/*.json` line).
+
+Usage: python3 scripts/check-docs.py [BUILD_DIR]   (exits 1 listing every broken path, link or
+command)
 """
 import glob
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
@@ -82,6 +90,31 @@ def check_file(rel, tops, problems):
                                 f"{os.path.relpath(dest, ROOT)}")
 
 
+def readme_commands():
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    for block in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M):
+        for line in block.splitlines():
+            if line.startswith("llmsize "):
+                yield line
+
+
+def check_commands(build, problems):
+    n = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        os.mkdir(os.path.join(scratch, "plans"))
+        shutil.copy(os.path.join(ROOT, "examples", "plan-pass.json"), os.path.join(scratch, "plans"))
+        env = dict(os.environ, PATH=os.path.abspath(build) + os.pathsep + os.environ.get("PATH", ""))
+        for cmd in readme_commands():
+            n += 1
+            r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=scratch, env=env,
+                               capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:
+                problems.append(f"README.md: `{cmd}` exits {r.returncode}: {r.stderr.strip()}")
+    if n < 6:
+        problems.append(f"README.md: {n} llmsize commands in sh blocks, expected one per task (6)")
+    return n
+
+
 def main():
     tops = top_level()
     files = ["README.md"] + sorted(os.path.relpath(p, ROOT)
@@ -89,12 +122,14 @@ def main():
     problems = []
     for rel in files:
         check_file(rel, tops, problems)
+    ran = check_commands(sys.argv[1], problems) if len(sys.argv) > 1 else 0
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} broken path(s) or link(s) in README.md and docs/*.md")
+        print(f"{len(problems)} problem(s) in README.md and docs/*.md")
         return 1
-    print(f"{len(files)} files: every backticked repository path and relative link resolves")
+    print(f"{len(files)} files: every backticked repository path and relative link resolves"
+          + (f"; the README's {ran} llmsize commands run" if ran else ""))
     return 0
 
 
