@@ -101,6 +101,7 @@ double unit_bytes(const std::string& unit) {
 
 int main(int argc, char** argv) {
   bool check = false;
+  std::string rows_of;  // --rows PREFIX: every row of the categories named so, predicted / measured
   std::string data = LLMSIZE_TEST_DATA, thresholds_path = LLMSIZE_THRESHOLDS;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -108,8 +109,10 @@ int main(int argc, char** argv) {
       check = true;
     else if (a == "--data" && i + 1 < argc)
       data = argv[++i];
+    else if (a == "--rows" && i + 1 < argc)
+      rows_of = argv[++i];
     else {
-      std::fprintf(stderr, "usage: llmsize_accuracy [--check] [--data DIR]\n");
+      std::fprintf(stderr, "usage: llmsize_accuracy [--check] [--data DIR] [--rows PREFIX]\n");
       return 2;
     }
   }
@@ -494,6 +497,36 @@ int main(int argc, char** argv) {
   }
   cats.push_back(vl);
 
+  // 7. Serving results of 2025-26 (tests/data/serving_2026.json): InferenceMAX sweeps, MLPerf
+  // Offline / Server / Interactive, GPUStack bursts, AMD's table, each at its published layout
+  // and load. Aggregate output tokens/s, one user's tokens/s and the mean time to first token.
+  const json s26 = load(data + "/serving_2026.json");
+  Category s26_out{"serving 2026: aggregate output tokens/s", {}, {}},
+      s26_user{"serving 2026: per-user tokens/s", {}, {}},
+      s26_ttft{"serving 2026: mean TTFT", {}, {}};
+  for (const auto& r : s26["rows"]) {
+    const auto c = test::published_serving(cat, r);
+    if (!c) {
+      excluded.push_back(
+          r["id"].get<std::string>() + ": " +
+          r.value("not_expressible", std::string("model or GPU not in the catalog")));
+      continue;
+    }
+    const auto p = c->c.predict();
+    const std::string id = c->c.id + " " + r["model"].get<std::string>() + " " +
+                           r["engine"].get<std::string>() + " " + r["gpu"].get<std::string>() +
+                           " " + c->scenario;
+    const double out = p.overloaded ? p.sustainable_requests_per_s * c->c.workload.osl
+                                    : p.output_tokens_per_s.value;
+    s26_out.rows.push_back({id, out, c->c.measured_tokens_per_s});
+    if (c->per_user_tps > 0)
+      s26_user.rows.push_back({id, p.per_user_tokens_per_s.value, c->per_user_tps});
+    if (c->ttft_ms > 0) s26_ttft.rows.push_back({id, p.ttft_s.value * 1e3, c->ttft_ms});
+  }
+  cats.push_back(s26_out);
+  cats.push_back(s26_user);
+  cats.push_back(s26_ttft);
+
   // Print.
   std::printf("llmsize accuracy against %s\n\n",
               "tests/data (public measurements, sources in each row)");
@@ -511,6 +544,13 @@ int main(int argc, char** argv) {
       std::printf("| %s | %s | %zu | %.2f%% | %.2f%% | %.2f%% | %s |\n", c.name.c_str(),
                   rule.c_str(), p.n, p.median * 100, p.p90 * 100, p.max * 100, p.worst.c_str());
     }
+  }
+  for (const auto& c : cats) {
+    if (rows_of.empty() || c.name.compare(0, rows_of.size(), rows_of) != 0) continue;
+    std::printf("\n%s: predicted / measured\n", c.name.c_str());
+    for (const auto& r : c.rows)
+      std::printf("  %6.3f  %-70s %12.4g %12.4g\n", r.predicted / r.measured, r.label.c_str(),
+                  r.predicted, r.measured);
   }
   std::printf("\nExcluded rows (%zu):\n", excluded.size());
   for (const auto& e : excluded) std::printf("- %s\n", e.c_str());

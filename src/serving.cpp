@@ -50,27 +50,32 @@ double pcie_lane_gb_per_s(uint32_t gen) {
 const ServingCalibration kCalibrations[] = {
     // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, t_layer, overlap, allreduce latency, e_link,
     // e_pp,
-    // ep_imbalance, matvec_reread, errors (median, worst)
+    // ep_imbalance, matvec_reread, errors (median, worst), request overhead (s): vLLM's from the
+    // InferenceMAX gpt-oss-120b rows at concurrency 4 (H100 TP2, H200 and B200 TP8: measured mean
+    // TTFT less the modelled prefill and first wave, 22-35 ms), SGLang's front end taken as vLLM's
+    // (the same tokenizer / detokenizer processes around the scheduler; no low-load row),
+    // TensorRT-LLM's from the NIM rows at concurrency 1 (4-8 ms).
     {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 64, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.2, 0.25, 0.5,
+     0.2, 0.25, 0.5, 0,
      "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
      "single-stream calibration of speed.cpp"},
     {ServingEngine::ollama, 0.70, 0.55, 0.45, 64, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.2, 0.3, 0.6, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
-    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, false, 12e-6, 0.7, 0.95, 1.6,
-     0, 0.25, 0.6,
-     "TensorRT-LLM's kernel factors; vLLM's scheduler runs between steps (no overlap unless "
-     "--async-scheduling); no fixed-length vLLM rows shipped"},
+     0.2, 0.3, 0.6, 0, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
+    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
+     0, 0.25, 0.6, 20e-3,
+     "TensorRT-LLM's kernel factors; vLLM's scheduler overlaps the GPU's step (async scheduling, "
+     "on by default since vllm-project/vllm PR 27614, late 2025); InferenceMAX and MLPerf rows of "
+     "2025-26 in bench/accuracy"},
     {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
-     0, 0.25, 0.6,
+     0, 0.25, 0.6, 20e-3,
      "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
      "shipped"},
     {ServingEngine::trt_llm, 0.80, 0.60, 0.55, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
-     1.6, 0, 0.13, 1.15,
+     1.6, 0, 0.13, 1.15, 5e-3,
      "TensorRT-LLM perf-overview (trtllm-bench, offline): Llama-3.1-8B/3.3-70B/3.1-405B, "
      "Qwen3-30B-A3B/235B-A22B on H100/H200/B200/RTX PRO 6000"},
     {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6,
-     0.8, 1.6, 0, 0.4, 1.0,
+     0.8, 1.6, 0, 0.4, 1.0, 0,
      "transformers generate(): no serving rows shipped; eager kernels, static batches"},
 };
 
@@ -740,6 +745,26 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
   return c;
 }
 
+// The mean wait of a wave of b requests arriving together at an idle replica (a closed loop's
+// first requests: fixed-concurrency benchmarks start every client at once), to their first token:
+// the scheduler prefills them in arrival order, k prompts to a step of the token budget (a prompt
+// longer than the budget takes ceil(isl / budget) steps), the prompts already done decoding beside
+// them (b / 2 on average); the i-th group's first tokens come after i such steps.
+double first_wave_s(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                    const Workload& w, double mean_context, double power_scale, uint32_t b) {
+  const ServingProfile& prof = serving_profile(d.engine);
+  if (w.decode_only || b == 0) return 0;
+  double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
+  if (!prof.chunked_prefill) budget = std::max<double>(budget, w.isl);
+  const double steps_per_prompt = std::ceil(w.isl / budget);
+  const double k = steps_per_prompt > 1 ? 1.0 : std::max(1.0, std::floor(budget / w.isl));
+  const double groups = std::ceil(b / k);
+  const auto prefill = static_cast<uint32_t>(std::min(budget, k * w.isl));
+  const StepTime step =
+      serving_step(m, g, d, prof.continuous_batching ? b / 2 : 0, mean_context, prefill, w.isl);
+  return steps_per_prompt * step.step_s / power_scale * (groups + 1) / 2;
+}
+
 // A replica at request rate lambda (Little's law): the users the fixed point N = lambda x
 // cycle(min(N, cap)) settles on (past cap they wait for a slot), and whether it falls behind:
 // it completes fewer than lambda requests/s, or the prefill budget is busy 99% of the time.
@@ -812,13 +837,20 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   r.requests_per_s = r.output_tokens_per_s.value / w.osl;
   const double completions = out_per_replica / w.osl;
   const double slot_wait = r.queued ? r.queued / completions : 0;
-  const double ttft = c.service + c.wq + slot_wait;
+  // A closed loop's first requests arrive as one wave: its wait beyond the steady one, shared
+  // over each user's requests.
+  if (lambda_rate <= 0 && w.requests_per_user > 0) {
+    const double wave = first_wave_s(m, g, d, w, r.mean_context, r.power_scale, r.concurrency);
+    r.first_wave_s = std::max(0.0, wave - c.service - c.wq) / w.requests_per_user;
+  }
+  r.request_overhead_s = cal.request_overhead_s;
+  const double ttft = r.request_overhead_s + c.service + c.wq + r.first_wave_s + slot_wait;
   r.cycle_s = c.cycle;
   r.prefill_service_s = c.service;
   r.queue_wait_s = c.wq;
   r.slot_wait_s = slot_wait;
   r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
-  r.ttft_p90_s = c.service + c.wq_p90 + slot_wait;
+  r.ttft_p90_s = r.request_overhead_s + c.service + c.wq_p90 + r.first_wave_s + slot_wait;
   // A step that carries a prompt chunk is the long one; it is the p90 when more than 10% of
   // steps carry one.
   const double chunk_share = std::min(1.0, s.prefill / c.chunk);

@@ -48,9 +48,53 @@ inline std::optional<ServingCase> serving_case(const Catalog& cat, const nlohman
   c.workload.decode_only = row.value("decode_only", false);
   c.workload.users = row["users"].is_null() ? 0 : row["users"].get<uint32_t>();
   if (c.workload.users) c.setup.deployment.limits.max_num_seqs = c.workload.users;
+  // These sources give no count of requests per client (NIM's page: AIPerf at a fixed
+  // concurrency): read as the steady state, no first wave.
+  c.workload.requests_per_user = 0;
   c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;
   c.measured_tokens_per_s = row["output_tokens_per_s"].get<double>();
   return c;
+}
+
+// A published 2025-26 serving result (tests/data/serving_2026.json): its layout (tp x pp x
+// replicas), its scenario's load (a closed loop of users, a burst of users requests, a rate, or
+// offline: as many as fit) and its engine's defaults otherwise. nullopt when the row is one
+// llmsize cannot express yet (not_expressible) or names a model, GPU or preset the catalog lacks.
+struct PublishedServing {
+  ServingCase c;
+  std::string scenario;
+  double per_user_tps = 0, ttft_ms = 0;  // 0: not published
+};
+inline std::optional<PublishedServing> published_serving(const Catalog& cat,
+                                                         const nlohmann::json& row) {
+  if (row.contains("not_expressible")) return std::nullopt;
+  const auto* gm = cat.find_gpu(row["gpu"].get<std::string>());
+  const auto* mm = cat.find_model(row["model"].get<std::string>());
+  const QuantPreset* q = find_quant_preset(row["quant"].get<std::string>());
+  const auto engine = serving_engine_from_name(row["engine"].get<std::string>());
+  const auto kv = kv_dtype_from_name(row["kv"].get<std::string>());
+  if (!gm || !mm || !q || !engine || !kv) return std::nullopt;
+  PublishedServing p;
+  ServingCase& c = p.c;
+  c.id = row["id"].get<std::string>();
+  const uint32_t tp = row["tp"].get<uint32_t>(), pp = row["pp"].get<uint32_t>();
+  c.setup = serving_setup(mm->spec, *q, gm->spec, *engine, *kv, tp, pp,
+                          row["replicas"].get<uint32_t>(), 8);
+  c.setup.deployment.attention_dp = row.value("attention_dp", false);
+  c.workload.isl = row["isl"].get<uint32_t>();
+  c.workload.osl = row["osl"].get<uint32_t>();
+  p.scenario = row["scenario"].get<std::string>();
+  if (row.contains("users") && !row["users"].is_null())
+    c.workload.users = row["users"].get<uint32_t>();
+  c.workload.rate_per_s = row.value("rate_per_s", 0.0);
+  // InferenceMAX sends 10 x the concurrency prompts (10 per client); a burst one per client.
+  c.workload.requests_per_user = p.scenario == "burst" ? 1 : 10;
+  c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;
+  const auto& m = row["measured"];
+  c.measured_tokens_per_s = m["output_tps_aggregate"].get<double>();
+  p.per_user_tps = m.value("per_user_tps", 0.0);
+  p.ttft_ms = m.value("ttft_mean_ms", 0.0);
+  return p;
 }
 
 }  // namespace llmsize::test

@@ -198,7 +198,8 @@ TEST_CASE("llama.cpp batched decode on Apple M2 Ultra against llama-batched-benc
 
 TEST_CASE("vLLM on A100 40GB: one user's decode speed and the gain of eight", "[serving]") {
   // Llama-3.1-8B BF16, 1024 in / 128 out (vLLM 0.23.0 sweep): ~75 tokens/s per user at
-  // concurrency 1 and 6.6x the output throughput at 8, both rounded in the source. Tolerance 15%.
+  // concurrency 1 and 6.6x the output throughput at 8, both rounded in the source. Tolerance 20%:
+  // the rounding, and inside vLLM's stated median error (0.25, serving_calibration).
   const auto doc = test::data_file("serving_throughput.json");
   const auto& rows = doc["vllm_rows"];
   const auto one = test::serving_case(test::catalog(), rows[0]);
@@ -208,8 +209,8 @@ TEST_CASE("vLLM on A100 40GB: one user's decode speed and the gain of eight", "[
   const auto r1 = one->predict(), r8 = eight->predict();
   INFO("per user " << r1.per_user_tokens_per_s.value << ", gain "
                    << r8.output_tokens_per_s.value / r1.output_tokens_per_s.value);
-  CHECK(r1.per_user_tokens_per_s.value == Approx(75).epsilon(0.15));
-  CHECK(r8.output_tokens_per_s.value / r1.output_tokens_per_s.value == Approx(6.6).epsilon(0.15));
+  CHECK(r1.per_user_tokens_per_s.value == Approx(75).epsilon(0.2));
+  CHECK(r8.output_tokens_per_s.value / r1.output_tokens_per_s.value == Approx(6.6).epsilon(0.2));
 }
 
 TEST_CASE("Fixed-concurrency server benchmark: Llama-3.3-70B FP8 TP2 on H100, 5000 in / 500 out",

@@ -108,6 +108,10 @@ struct ServingCalibration {
   double matvec_reread;        // weights re-streamed per extra row by matrix-vector kernels
   double error_median;         // |predicted/measured - 1| on the calibration rows
   double error_worst;
+  // Client-seen time of a request outside the GPU steps: the HTTP front end, tokenization, the
+  // hand-off to the scheduler and the first token's way back (detokenized, streamed). 0 where no
+  // low-load TTFT was published.
+  double request_overhead_s;
   const char* basis;
 };
 const ServingCalibration& serving_calibration(ServingEngine e);
@@ -143,7 +147,11 @@ struct Workload {
   uint32_t isl = 1000, osl = 1000;  // tokens in and out per request
   uint32_t users = 0;               // concurrent requests; 0 = as many as fit (offline)
   double rate_per_s = 0;            // requests per second instead of users (Little's law)
-  double ttft_slo_s = 0;            // 0 = none
+  // A closed loop of `users` (fixed concurrency) starts every user at once, as fixed-concurrency
+  // benchmarks do; each sends this many requests, one after another (InferenceMAX: 10 x the
+  // concurrency in all). The first requests arrive as one wave; 0: the steady state alone.
+  uint32_t requests_per_user = 10;
+  double ttft_slo_s = 0;  // 0 = none
   double tpot_slo_s = 0;
   // Generation speed alone (llama-batched-bench S_TG, llama-bench tg): prompts are not mixed
   // into the decode steps.
@@ -211,6 +219,10 @@ struct ServingEstimate {
   double prefill_service_s = 0;
   double queue_wait_s = 0;
   double slot_wait_s = 0;
+  // The first wave's share of the mean TTFT: (the wave's mean wait - the steady one) /
+  // requests_per_user; and the engine's request overhead (ServingCalibration).
+  double first_wave_s = 0;
+  double request_overhead_s = 0;
   double power_scale = 1;  // throughput factor of the power limit
   Limit limited_by = Limit::bandwidth;
   bool meets_ttft = true, meets_tpot = true;
