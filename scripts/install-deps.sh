@@ -5,7 +5,8 @@
 #                                       -DLLMSIZE_FUZZ=ON (optional: the normal build never needs them)
 set -euo pipefail
 # librsvg2-bin: rsvg-convert renders the --plot SVGs in tests/cli/planning_cli_test.cpp; python3
-# and jq: the readme_current test regenerates the README's outputs (scripts/update-readme.py).
+# and jq: the docs.readme_current test regenerates the outputs in README.md and docs/*.md
+# (scripts/update-readme.py).
 # chromium: the only Debian package that renders HTML with CSS and inline SVG headless to a PNG;
 # tests/cli/machine_cli_test.cpp renders --format html with it (the procurement report is meant
 # to be opened in a browser, so a browser is what checks it; the test skips with a message when it

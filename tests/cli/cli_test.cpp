@@ -47,8 +47,7 @@ TEST_CASE("the main job prints a readable table", "[cli]") {
 
 TEST_CASE("JSON carries the contract's fields and adds up", "[cli]") {
   const auto j = run_json("llama-3.1-70b --quant q4 --ctx 8192");
-  // 2 since the power, cost and load-time fields come from the machine model (README "Schema
-  // version 2").
+  // 2 since the power, cost and load-time fields come from the machine model (docs/schema.md).
   CHECK(j["schema_version"] == 2);
   CHECK(j["model"]["name"] == "Llama-3.1-70B");
   CHECK(j["model"]["source"] == "catalog");

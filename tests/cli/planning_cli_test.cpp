@@ -161,11 +161,11 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
   expect_error("check examples/plan-pass.json examples/plan-broken.json", message, kSource);
 }
 
-TEST_CASE("check: the README's CI step works verbatim on the sample plans",
-          "[planning][check][readme]") {
-  // The `run:` line of the README's GitHub Actions step that calls llmsize check.
+TEST_CASE("check: the CI step of docs/guide.md works verbatim on the sample plans",
+          "[planning][check][docs]") {
+  // The `run:` line of the guide's GitHub Actions step that calls llmsize check.
   std::string step;
-  for (const auto& l : lines(read(kSource + "/README.md"))) {
+  for (const auto& l : lines(read(kSource + "/docs/guide.md"))) {
     const auto at = l.find("run: llmsize check ");
     if (at != std::string::npos) step = l.substr(at + 5);
   }
@@ -206,11 +206,11 @@ TEST_CASE("check: the README's CI step works verbatim on the sample plans",
   }
 }
 
-TEST_CASE("check: the README's sample runs print what the README shows",
-          "[planning][check][readme]") {
-  // Every "$ llmsize check examples/..." line of the README, run from the source directory; the
+TEST_CASE("check: the sample runs of docs/guide.md print what the guide shows",
+          "[planning][check][docs]") {
+  // Every "$ llmsize check examples/..." line of the guide, run from the source directory; the
   // lines after it up to the next "$ " are its output (stdout and stderr).
-  const auto doc = lines(read(kSource + "/README.md"));
+  const auto doc = lines(read(kSource + "/docs/guide.md"));
   int seen = 0;
   for (size_t i = 0; i < doc.size(); ++i) {
     if (doc[i].rfind("$ llmsize check examples/", 0) != 0) continue;
@@ -981,7 +981,7 @@ TEST_CASE("the man page documents every command and option and cmake --install i
 
 namespace {
 
-// The paths of `llmsize fields` (the one field table, as the README lists it).
+// The paths of `llmsize fields` (the one field table, as docs/fields.md lists it).
 std::set<std::string> field_paths() {
   const auto f = run("fields");
   REQUIRE(f.code == 0);
