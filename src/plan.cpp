@@ -713,6 +713,13 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   gpu = choose_gpu(req, m, w, base, c, gpu, p);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
+  if (p.serving && p.gpu) {
+    const ComputeDtype want = compute_dtype(*c.quant);
+    const TensorRate rate = tensor_rate(serving_gpu(p.gpu->gpu, 1), want);
+    if (rate.missing)
+      note(p, NoteKind::rate_missing, static_cast<uint64_t>(want), static_cast<uint64_t>(rate.used),
+           rate.assumed ? 1 : 0, 0, rate.tflops);
+  }
   if (p.gpu && p.serving && p.serving->deployment.gpus() == p.gpu->count)
     describe_serving_layout(*p.serving, *p.gpu);
   p.speed.reset();
@@ -781,13 +788,13 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
                               const Deployment& base, const Workload& wl, uint32_t count,
                               uint32_t gpn, uint32_t max_count = kMaxGpus) {
   const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
-  const bool a100 = gpu.id.find("a100") != std::string::npos;
+  const bool small_batch = vllm_small_batch_defaults(gpu);
   auto with = [&](uint32_t tp, uint32_t pp) {
     Deployment d = base;
     d.tp = tp;
     d.pp = pp;
     d.replicas = 1;
-    d.limits = engine_limits(d.engine, sg.memory_bytes, a100, tp, pp);
+    d.limits = engine_limits(d.engine, sg.memory_bytes, small_batch, tp, pp);
     if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
     d.attention_dp = default_attention_dp(sm, sg, tp);
     // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).

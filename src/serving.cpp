@@ -11,34 +11,6 @@
 namespace llmsize {
 namespace {
 
-// Dense (no 2:4 sparsity) low-precision tensor throughput, TFLOPS, from the vendors' datasheets
-// (which print sparse figures: halved here).
-struct LowPrecision {
-  const char* id;
-  double fp8, fp4, int8;
-  const char* source;
-};
-const LowPrecision kLowPrecision[] = {
-    {"h100-sxm", 1979, 0, 1979, "NVIDIA H100 datasheet: FP8 3,958 TFLOPS with sparsity (SXM)"},
-    {"h100-nvl", 1671, 0, 1671, "NVIDIA H100 datasheet: FP8 3,341 TFLOPS with sparsity (NVL)"},
-    {"h100-pcie", 1513, 0, 1513, "NVIDIA H100 datasheet: FP8 3,026 TFLOPS with sparsity (PCIe)"},
-    {"h200", 1979, 0, 1979, "NVIDIA H200 datasheet: FP8 3,958 TFLOPS with sparsity"},
-    {"gh200", 1979, 0, 1979, "NVIDIA GH200 datasheet: FP8 3,958 TFLOPS with sparsity"},
-    {"b200", 4500, 9000, 4500,
-     "NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 / 144 PFLOPS FP4 for 8 GPUs with sparsity"},
-    {"l40s", 733, 0, 733, "NVIDIA L40S datasheet: FP8 1,466 TFLOPS with sparsity"},
-    {"l4", 242.5, 0, 242.5, "NVIDIA L4 datasheet: FP8 485 TFLOPS with sparsity"},
-    {"rtx-6000-ada", 728.5, 0, 728.5, "NVIDIA RTX 6000 Ada datasheet: FP8 1,457 TFLOPS sparse"},
-    {"rtx-pro-6000", 1000, 2000, 1000,
-     "NVIDIA RTX PRO 6000 Blackwell datasheet: 4 PFLOPS FP4 with sparsity; FP8 half of FP4"},
-    {"mi300x", 2614.9, 0, 2614.9, "AMD Instinct MI300X datasheet: FP8 2,614.9 TFLOPS dense"},
-    {"mi325x", 2614.9, 0, 2614.9, "AMD Instinct MI325X datasheet: FP8 2,614.9 TFLOPS dense"},
-    {"a100-80gb-sxm", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
-    {"a100-80gb-pcie", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
-    {"a100-40gb-sxm", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
-    {"a100-40gb-pcie", 0, 0, 624, "NVIDIA A100 datasheet: INT8 1,248 TOPS with sparsity"},
-};
-
 // PCIe payload bandwidth per lane and direction, GB/s: 8 GT/s 128b/130b = 0.985 (gen 3),
 // doubling each generation (PCI-SIG).
 double pcie_lane_gb_per_s(uint32_t gen) {
@@ -86,22 +58,15 @@ const FamilyFactor kFamilies[] = {
     {"blackwell", 0.8, 0.7,
      "B200 rows: Llama-3.3-70B / 3.1-405B / Qwen3 FP4, median ratio 1.5 at Hopper factors"},
     {"blackwell-workstation", 1.0, 1.0, "RTX PRO 6000 rows"},
+    {"cdna3", 0.5, 0.7,
+     "MI300X / MI325X rows of 2025-26 (bench/accuracy serving 2026: SGLang DeepSeek-R1, vLLM "
+     "Llama-2/3.1-70B and Mixtral; InferenceMAX, MLPerf v5.1): 1.3-2.8x too fast at Hopper "
+     "factors, the ROCm kernels reaching less of the datasheet"},
     {"other", 1.0, 1.0, "no serving rows: Hopper factors"},
 };
 
 double peak_tflops(const ServingGpu& g, ComputeDtype c) {
-  double base = g.bf16_tflops > 0 ? g.bf16_tflops : 10;
-  switch (c) {
-    case ComputeDtype::fp8:
-      return g.fp8_tflops > 0 ? g.fp8_tflops : base;
-    case ComputeDtype::fp4:
-      return g.fp4_tflops > 0 ? g.fp4_tflops : (g.fp8_tflops > 0 ? g.fp8_tflops : base);
-    case ComputeDtype::int8:
-      return g.int8_tops > 0 ? g.int8_tops : base;
-    case ComputeDtype::bf16:
-      return base;
-  }
-  return base;
+  return tensor_rate(g, c).tflops;
 }
 
 // Expected distinct experts that m tokens activate in one layer when each picks k of n uniformly.
@@ -117,6 +82,64 @@ double allreduce_s(double bytes, uint32_t n, double link_gb_per_s, double latenc
 }
 
 }  // namespace
+
+const char* compute_dtype_name(ComputeDtype c) {
+  switch (c) {
+    case ComputeDtype::bf16:
+      return "BF16";
+    case ComputeDtype::fp8:
+      return "FP8";
+    case ComputeDtype::fp4:
+      return "FP4";
+    case ComputeDtype::int8:
+      return "INT8";
+  }
+  return "BF16";
+}
+
+namespace {
+// Whether a GPU of architecture `a` has tensor cores for `c` (the makers' architecture papers:
+// FP8 from Ada, Hopper, CDNA 3 and RDNA 4; FP4 from Blackwell and CDNA 4); an unrecorded
+// architecture may have them.
+bool has_dtype(const std::string& a, ComputeDtype c) {
+  if (a.empty() || c == ComputeDtype::bf16 || c == ComputeDtype::int8) return true;
+  const bool blackwell = a == "blackwell" || a == "blackwell-ultra" || a == "rtx-blackwell";
+  if (c == ComputeDtype::fp4) return blackwell || a == "cdna4";
+  return blackwell || a == "hopper" || a == "ada" || a == "cdna3" || a == "cdna4" || a == "rdna4";
+}
+}  // namespace
+
+TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c) {
+  TensorRate r;
+  auto own = [&](ComputeDtype d) {
+    switch (d) {
+      case ComputeDtype::fp8:
+        return g.fp8_tflops;
+      case ComputeDtype::fp4:
+        return g.fp4_tflops;
+      case ComputeDtype::int8:
+        return g.int8_tops;
+      case ComputeDtype::bf16:
+        return g.bf16_tflops;
+    }
+    return 0.0;
+  };
+  for (ComputeDtype d = c;;) {
+    if (own(d) > 0) {
+      r.tflops = own(d);
+      r.used = d;
+      break;
+    }
+    if (has_dtype(g.architecture, d)) r.missing = true;
+    if (d == ComputeDtype::bf16) {
+      r.tflops = kAssumedTflops;
+      r.assumed = true;
+      break;
+    }
+    d = d == ComputeDtype::fp4 ? ComputeDtype::fp8 : ComputeDtype::bf16;
+  }
+  return r;
+}
 
 ComputeDtype compute_dtype(const QuantPreset& q) {
   switch (q.ftype) {
@@ -248,13 +271,11 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
   s.bf16_tflops = g.bf16_tflops_dense > 0 ? g.bf16_tflops_dense : g.fp16_tflops_dense;
   s.board_power_w = g.board_power_w;
   s.gpus_per_node = std::max<uint32_t>(1, gpus_per_node);
-  for (const auto& lp : kLowPrecision)
-    if (g.id == lp.id) {
-      s.fp8_tflops = lp.fp8;
-      s.fp4_tflops = lp.fp4;
-      s.int8_tops = lp.int8;
-      s.tflops_source = lp.source;
-    }
+  s.fp8_tflops = g.fp8_tflops_dense;
+  s.fp4_tflops = g.fp4_tflops_dense;
+  s.int8_tops = g.int8_tops_dense;
+  s.architecture = g.architecture;
+  s.small_batch_defaults = vllm_small_batch_defaults(g);
   const uint32_t lanes = g.pcie_lanes ? g.pcie_lanes : 16;
   s.pcie_gb_per_s = pcie_lane_gb_per_s(g.pcie_gen ? g.pcie_gen : 4) * lanes;
   // The catalog's interconnect figure is the total of both directions (H100 NVLink 900 GB/s).
@@ -276,12 +297,12 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
 }
 
 const FamilyFactor& family_factor(const ServingGpu& g) {
-  if (g.id == "h100-sxm" || g.id == "h100-pcie" || g.id == "h100-nvl" || g.id == "h200" ||
-      g.id == "gh200")
-    return kFamilies[0];
-  if (g.id == "b200" || g.id == "gb200" || g.id == "b300") return kFamilies[1];
-  if (g.id == "rtx-pro-6000" || g.id == "rtx-5090") return kFamilies[2];
-  return kFamilies[3];
+  const std::string& a = g.architecture;
+  if (a == "hopper") return kFamilies[0];
+  if (a == "blackwell" || a == "blackwell-ultra") return kFamilies[1];
+  if (a == "rtx-blackwell") return kFamilies[2];
+  if (a == "cdna3") return kFamilies[3];
+  return kFamilies[4];
 }
 
 const ServingCalibration& serving_calibration(ServingEngine e) {
@@ -528,7 +549,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   s.deployment.replicas = replicas;
   s.deployment.kv = kv;
   s.deployment.limits =
-      engine_limits(engine, s.gpu.memory_bytes, gpu.id.find("a100") != std::string::npos, tp, pp);
+      engine_limits(engine, s.gpu.memory_bytes, s.gpu.small_batch_defaults, tp, pp);
   return s;
 }
 

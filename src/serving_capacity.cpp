@@ -84,7 +84,6 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
                                       const CapacityTarget& t) {
   ServingCapacity best;
   const uint32_t per_node = std::max<uint32_t>(1, g.gpus_per_node);
-  const bool a100 = g.id.find("a100") != std::string::npos;
   Limit first_reason = Limit::memory;
   bool any_fit = false;
   const ServingProfile& prof = serving_profile(base.engine);
@@ -102,7 +101,7 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       d.replicas = 1;
       // The engine's own limits for this degree, except what the target overrides; slot engines
       // get one slot per user (-np / OLLAMA_NUM_PARALLEL): the KV pool bounds them.
-      d.limits = engine_limits(d.engine, g.memory_bytes, a100, tp, pp);
+      d.limits = engine_limits(d.engine, g.memory_bytes, g.small_batch_defaults, tp, pp);
       if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
       if (prof.memory_rule == MemoryRule::fixed_slots) d.limits.max_num_seqs = 0;
       const EngineLimits& o = t.limits;

@@ -229,8 +229,8 @@ bool supports_kv_dtype(const ServingProfile& p, KvDtype t) {
   return std::find(p.kv_dtypes.begin(), p.kv_dtypes.end(), t) != p.kv_dtypes.end();
 }
 
-EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100, uint32_t tp,
-                           uint32_t pp) {
+EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool small_batch,
+                           uint32_t tp, uint32_t pp) {
   EngineLimits l;
   const double mem_mib = static_cast<double>(gpu_memory_bytes) / static_cast<double>(kMiB);
   switch (e) {
@@ -238,7 +238,7 @@ EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100
       // vllm/engine/arg_utils.py EngineArgs.get_batch_defaults (V1, OpenAI API server): GPUs of
       // >= 70 GiB except A100 get max_num_batched_tokens 8192 and max_num_seqs 1024; others
       // 2048 and 256 (PR #17885 keeps A100 on the small budget).
-      if (gpu_memory_bytes >= 70 * kGiB && !a100) {
+      if (gpu_memory_bytes >= 70 * kGiB && !small_batch) {
         l.max_num_batched_tokens = 8192;
         l.max_num_seqs = 1024;
       } else {

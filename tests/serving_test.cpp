@@ -414,3 +414,47 @@ TEST_CASE("Past the rate the replicas sustain, overload is the verdict, with no 
   w.ttft_slo_s = 0;
   CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).meets_ttft);
 }
+
+TEST_CASE("Tensor rates come from the catalog, each with its fallback and whether one is missing",
+          "[serving]") {
+  struct Case {
+    const char* gpu;
+    ComputeDtype want;
+    double tflops;  // the datasheet's dense figure, or the fallback's
+    ComputeDtype used;
+    bool missing;
+  };
+  for (const Case& c : std::vector<Case>{
+           // H100 SXM: FP8 3,958 TFLOPS with sparsity, 1,979 dense; no FP4 tensor cores (Hopper),
+           // so NVFP4 weights compute at the FP8 rate and nothing is missing.
+           {"h100-sxm", ComputeDtype::fp8, 1979, ComputeDtype::fp8, false},
+           {"h100-sxm", ComputeDtype::fp4, 1979, ComputeDtype::fp8, false},
+           // B200: NVFP4 72 PFLOPS dense for 8 GPUs = 9,000 each.
+           {"b200", ComputeDtype::fp4, 9000, ComputeDtype::fp4, false},
+           // B300 (Blackwell Ultra): 108 PFLOPS dense FP4 for 8 = 13,500.
+           {"b300", ComputeDtype::fp4, 13500, ComputeDtype::fp4, false},
+           // RTX PRO 6000 Server Edition: "FP8 Tensor Core 2 PFLOPS" read as sparse: 1,000.
+           {"rtx-pro-6000-server", ComputeDtype::fp8, 1000, ComputeDtype::fp8, false},
+           // MI355X: MXFP4 10.0663 PF (no sparse figure).
+           {"mi355x", ComputeDtype::fp4, 10066.3, ComputeDtype::fp4, false},
+           // A100: no FP8 tensor cores (Ampere): BF16 312 dense, nothing missing.
+           {"a100-80gb-sxm", ComputeDtype::fp8, 312, ComputeDtype::bf16, false},
+           // RTX 4090: Ada has FP8 tensor cores, the catalog has no figure: its BF16 165.2 (Ada
+           // whitepaper, FP32 accumulate, dense), and the FP8 rate is missing.
+           {"rtx-4090", ComputeDtype::fp8, 165.2, ComputeDtype::bf16, true},
+       }) {
+    INFO(c.gpu << " " << compute_dtype_name(c.want));
+    const TensorRate r = tensor_rate(serving_gpu(test::catalog().find_gpu(c.gpu)->spec, 8), c.want);
+    CHECK(r.tflops == Approx(c.tflops));
+    CHECK(r.used == c.used);
+    CHECK(r.missing == c.missing);
+    CHECK(!r.assumed);
+  }
+  // No rate at all: the assumed 10 TFLOPS, said to be assumed.
+  ServingGpu none;
+  none.architecture = "hopper";
+  const TensorRate r = tensor_rate(none, ComputeDtype::fp8);
+  CHECK(r.tflops == kAssumedTflops);
+  CHECK(r.assumed);
+  CHECK(r.missing);
+}

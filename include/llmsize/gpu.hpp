@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llmsize/units.hpp"
@@ -27,6 +28,14 @@ struct GpuSpec {
   double board_power_w = 0;
   double fp16_tflops_dense = 0;  // 0 = unknown
   double bf16_tflops_dense = 0;
+  // Dense (no 2:4 sparsity) low-precision tensor rates, datasheet figures; 0 = unknown or none.
+  double fp8_tflops_dense = 0;
+  double fp4_tflops_dense = 0;  // NVFP4 / MXFP4
+  double int8_tops_dense = 0;
+  // The GPU's architecture as its maker names it (known_architecture: volta ... cdna4); empty =
+  // not recorded. The serving model's
+  // family factors and the engines' per-architecture defaults read it.
+  std::string architecture;
   std::string interconnect;  // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
   double interconnect_gb_per_s = 0;
   uint32_t pcie_gen = 0;
@@ -54,5 +63,14 @@ struct GpuSpec {
   // Memory a model may use on `count` of them (checked).
   uint64_t usable_bytes(uint32_t count) const { return checked_mul(usable_bytes(), count); }
 };
+
+// The architectures a catalog GPU may name (GpuSpec::architecture).
+inline bool known_architecture(std::string_view a) {
+  for (const char* k :
+       {"volta", "turing", "ampere", "ada", "hopper", "blackwell", "blackwell-ultra",
+        "rtx-blackwell", "rdna2", "rdna3", "rdna4", "cdna2", "cdna3", "cdna4"})
+    if (a == k) return true;
+  return false;
+}
 
 }  // namespace llmsize

@@ -174,6 +174,9 @@ enum class NoteKind : uint8_t {
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated
   assumed_tflops,      // the catalog has no dense 16-bit TFLOPS for the GPU: x the rate assumed
+  // The serving step model needs the GPU's dense rate for the weights' type n[0] (ComputeDtype)
+  // and the catalog lacks it: it computes at type n[1]'s rate, x TFLOPS (n[2] 1: assumed).
+  rate_missing,
   below_usable_speed,  // x tok/s per user (or sequence) < y, the usable speed (--min-tps);
                        // n[0] 1 when the plan was recommended (no catalog option reaches y)
 };

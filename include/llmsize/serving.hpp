@@ -24,6 +24,7 @@
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/serving_engine.hpp"
+#include "llmsize/speed.hpp"
 
 namespace llmsize {
 
@@ -31,6 +32,7 @@ namespace llmsize {
 // it has them; weight-only formats (GGUF, GPTQ, AWQ) dequantize and multiply in 16 bits.
 enum class ComputeDtype { bf16, fp8, fp4, int8 };
 ComputeDtype compute_dtype(const QuantPreset& q);
+const char* compute_dtype_name(ComputeDtype c);  // "BF16", "FP8", "FP4", "INT8"
 
 enum class LinkKind { none, nvlink, xgmi, pcie, network };
 const char* link_kind_name(LinkKind k);
@@ -83,12 +85,25 @@ struct ServingGpu {
   double network_gb_per_s = 50;    // between nodes, per GPU (one 400 Gb/s NIC per GPU)
   uint32_t gpus_per_node = 8;
   double board_power_w = 0;
-  const char* tflops_source = "";  // where the FP8/FP4 figures come from
+  std::string architecture;           // GpuSpec::architecture: picks the family factor
+  bool small_batch_defaults = false;  // vllm_small_batch_defaults (vLLM's A100 exception)
 };
 
-// REQUIRES: g.bandwidth_gb_per_s > 0. FP8/FP4 dense TFLOPS from the vendors' datasheets for the
-// GPUs that have them (table in serving.cpp); others compute in 16 bits.
+// REQUIRES: g.bandwidth_gb_per_s > 0. The catalog's dense BF16/FP8/FP4/INT8 rates; a dtype without
+// one computes at the next wider rate the GPU has (serving_rate_fallback says which).
 ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node);
+
+// The dense tensor rate a step computes `c` at: the GPU's own, else the next wider one it has
+// (FP4 -> FP8 -> BF16, INT8 -> BF16), else kAssumedTflops (speed.hpp: the single stream's).
+// `missing`: the catalog lacks a rate the GPU's architecture has (or an unrecorded architecture may
+// have), so the figure is a fallback the plan says it used.
+struct TensorRate {
+  double tflops = 0;
+  ComputeDtype used = ComputeDtype::bf16;
+  bool missing = false;  // `c`'s own rate unknown where the chip may have one
+  bool assumed = false;  // not even a BF16 rate: kAssumedTflops
+};
+TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c);
 
 // Fitted per engine; the error is the calibration's relative error on aggregate throughput.
 struct ServingCalibration {

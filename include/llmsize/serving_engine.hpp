@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "llmsize/engine.hpp"
+#include "llmsize/gpu.hpp"
 #include "llmsize/tensor_type.hpp"
 
 namespace llmsize {
@@ -99,9 +100,17 @@ struct EngineLimits {
   uint64_t reserved_bytes = 0;          // SGLang's reserved_mem; vLLM's non-torch estimate
 };
 
-// REQUIRES: gpu_memory_bytes > 0, tp > 0, pp > 0. `a100` selects vLLM's A100 exception.
-EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool a100, uint32_t tp,
-                           uint32_t pp);
+// REQUIRES: gpu_memory_bytes > 0, tp > 0, pp > 0. `small_batch` selects vLLM's A100 exception
+// (vllm_small_batch_defaults).
+EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool small_batch,
+                           uint32_t tp, uint32_t pp);
+
+// vLLM keeps a GPU of 70 GiB or more on the small batch defaults when its device name says A100
+// (EngineArgs.get_batch_defaults, PR #17885): of the catalog's GPUs, the Ampere datacenter parts
+// (GpuSpec::architecture, not the id).
+inline bool vllm_small_batch_defaults(const GpuSpec& g) {
+  return g.architecture == "ampere" && g.gpu_class == "datacenter";
+}
 
 // KV pool per GPU under the engine's rule: weights, activations and runtime are per GPU. 0 when
 // nothing is left.

@@ -196,6 +196,16 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.board_power_w = c.num(e, path, "board_power_w", false, 0, 1e5);
   s.fp16_tflops_dense = c.rate(e, path, "fp16_tflops_dense", 1e6);
   s.bf16_tflops_dense = c.rate(e, path, "bf16_tflops_dense", 1e6);
+  s.fp8_tflops_dense = c.rate(e, path, "fp8_tflops_dense", 1e6);
+  s.fp4_tflops_dense = c.rate(e, path, "fp4_tflops_dense", 1e6);
+  s.int8_tops_dense = c.rate(e, path, "int8_tops_dense", 1e6);
+  s.architecture = c.str(e, path, "architecture", false);
+  if (!s.architecture.empty() && !known_architecture(s.architecture))
+    c.fail(
+        path + "/architecture",
+        "expected volta, turing, ampere, ada, hopper, blackwell, blackwell-ultra, rtx-blackwell, "
+        "rdna2, rdna3, rdna4, cdna2, cdna3 or cdna4, got " +
+            sanitize_quoted(s.architecture));
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
     s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
     s.interconnect_gb_per_s =

@@ -909,14 +909,21 @@ TEST_CASE("The recommendation is no dearer than the priced datacenter alternativ
         CHECK(price <= alt["cost"]["hardware_usd"].get<double>());
     }
   }
-  // DeepSeek-V3.1 for 500 users: two MI300X servers (each a TP 8 replica) at $271,300 before one
-  // DGX B200 at $515,000; the two machines share nothing but requests.
-  const json ds =
-      run_json("deepseek-v3.1 --engine sglang --users 500 --target-tps 25 --ttft-ms 2000");
-  CHECK(ds["gpu"]["id"] == "mi300x");
-  CHECK(ds["system"]["nodes"] == 2);
+  // DeepSeek-V3.1 for 500 users: one OAM server of 8 MI350X (TP 8, $200,000 of modules at $25,000
+  // + the server) before one DGX B200 at $515,000; on H200 two HGX servers, each a TP 8
+  // replica: the two machines share nothing but requests, and no fabric is bought.
+  const std::string ds_args =
+      "deepseek-v3.1 --engine sglang --users 500 --target-tps 25 --ttft-ms 2000";
+  const json ds = run_json(ds_args);
+  CHECK(ds["gpu"]["id"] == "mi350x");
+  CHECK(ds["gpu"]["count"] == 8);
+  CHECK(ds["system"]["nodes"] == 1);
   CHECK(ds["throughput"]["tensor_parallel"] == 8);
-  CHECK(ds["throughput"]["replicas"] == 2);
+  const json h = run_json(ds_args + " --gpu h200");
+  CHECK(h["system"]["nodes"] == 2);
+  CHECK(h["throughput"]["tensor_parallel"] == 8);
+  CHECK(h["throughput"]["replicas"] == 2);
+  CHECK(h["cost"]["hardware_usd"].get<double>() > ds["cost"]["hardware_usd"].get<double>());
 }
 
 // #21: --optimize states what the recommendation minimises among the systems at the usable speed.

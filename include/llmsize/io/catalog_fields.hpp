@@ -152,6 +152,10 @@ void fields(V& v, GpuSpec& g) {
   v("board_power_w", g.board_power_w);
   v("fp16_tflops_dense", g.fp16_tflops_dense);
   v("bf16_tflops_dense", g.bf16_tflops_dense);
+  v("fp8_tflops_dense", g.fp8_tflops_dense);
+  v("fp4_tflops_dense", g.fp4_tflops_dense);
+  v("int8_tops_dense", g.int8_tops_dense);
+  v("architecture", g.architecture);
   v("interconnect", g.interconnect);
   v("interconnect_gb_per_s", g.interconnect_gb_per_s);
   v("pcie_gen", g.pcie_gen);
@@ -250,8 +254,8 @@ static_assert(sizeof(SsmSpec) == 24, "SsmSpec changed: update its fields() above
 static_assert(sizeof(VisionTower) == 52, "VisionTower changed: update its fields() above");
 static_assert(sizeof(ModelSpec) == 464, "ModelSpec changed: update its fields() above");
 static_assert(sizeof(CatalogModel) == 608, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 400, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 488, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 456, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 544, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

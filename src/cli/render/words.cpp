@@ -157,6 +157,21 @@ std::string note_words(const Note& n, const Plan& p) {
           "the catalog has no dense FP16/BF16 TFLOPS for {}: prefill and time to first token "
           "assume {:.0f} TFLOPS (conservative: the chip is likely faster)",
           name, n.x);
+    case NoteKind::rate_missing: {
+      const auto want = static_cast<ComputeDtype>(n.n[0]);
+      const auto used = static_cast<ComputeDtype>(n.n[1]);
+      return n.n[2] ? fmt::format(
+                          "the catalog has no dense tensor rate for {}: the serving plan assumes "
+                          "{:.0f} TFLOPS, so prefill, time to first token and large batches may be "
+                          "far slower than the chip runs them",
+                          name, n.x)
+                    : fmt::format(
+                          "the catalog has no dense {} rate for {}: the serving plan computes the "
+                          "{} weights at its {} rate ({:.0f} TFLOPS), so prefill, time to first "
+                          "token and large batches may be understated",
+                          compute_dtype_name(want), name, compute_dtype_name(want),
+                          compute_dtype_name(used), n.x);
+    }
     case NoteKind::class_policy:
       return n.n[1] ? fmt::format(
                           "a shared service{}: planned on a workstation or server, which carry ECC "
@@ -223,7 +238,8 @@ bool gpu_worded(NoteKind k) {
   return k == NoteKind::unified_memory || k == NoteKind::gpu_cannot_hold ||
          k == NoteKind::gpu_not_enough || k == NoteKind::gpu_tight || k == NoteKind::no_price ||
          k == NoteKind::whole_computer || k == NoteKind::uncalibrated_speed ||
-         k == NoteKind::engine_not_on_gpu || k == NoteKind::assumed_tflops;
+         k == NoteKind::engine_not_on_gpu || k == NoteKind::assumed_tflops ||
+         k == NoteKind::rate_missing;
 }
 
 // The lines of the model and quantization alone: before the notes, and the quantization's.
