@@ -93,6 +93,8 @@ const char* compute_dtype_name(ComputeDtype c) {
       return "FP4";
     case ComputeDtype::int8:
       return "INT8";
+    case ComputeDtype::mxfp4:
+      return "MXFP4";
   }
   return "BF16";
 }
@@ -104,7 +106,7 @@ namespace {
 bool has_dtype(const std::string& a, ComputeDtype c) {
   if (a.empty() || c == ComputeDtype::bf16 || c == ComputeDtype::int8) return true;
   const bool blackwell = a == "blackwell" || a == "blackwell-ultra" || a == "rtx-blackwell";
-  if (c == ComputeDtype::fp4) return blackwell || a == "cdna4";
+  if (c == ComputeDtype::fp4 || c == ComputeDtype::mxfp4) return blackwell || a == "cdna4";
   return blackwell || a == "hopper" || a == "ada" || a == "cdna3" || a == "cdna4" || a == "rdna4";
 }
 }  // namespace
@@ -116,6 +118,7 @@ TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c) {
       case ComputeDtype::fp8:
         return g.fp8_tflops;
       case ComputeDtype::fp4:
+      case ComputeDtype::mxfp4:
         return g.fp4_tflops;
       case ComputeDtype::int8:
         return g.int8_tops;
@@ -136,7 +139,7 @@ TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c) {
       r.assumed = true;
       break;
     }
-    d = d == ComputeDtype::fp4 ? ComputeDtype::fp8 : ComputeDtype::bf16;
+    d = d == ComputeDtype::fp4 ? ComputeDtype::fp8 : ComputeDtype::bf16;  // MXFP4 -> BF16
   }
   return r;
 }
@@ -149,6 +152,9 @@ ComputeDtype compute_dtype(const QuantPreset& q) {
       return ComputeDtype::fp4;
     case Ftype::HF_INT8:
       return ComputeDtype::int8;
+    case Ftype::HF_MXFP4_EXPERTS:
+    case Ftype::MXFP4_MOE:
+      return ComputeDtype::mxfp4;
     default:
       return ComputeDtype::bf16;
   }

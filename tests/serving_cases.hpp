@@ -89,7 +89,12 @@ inline std::optional<PublishedServing> published_serving(const Catalog& cat,
   c.workload.rate_per_s = row.value("rate_per_s", 0.0);
   // InferenceMAX sends 10 x the concurrency prompts (10 per client); a burst one per client.
   c.workload.requests_per_user = p.scenario == "burst" ? 1 : 10;
-  c.setup.deployment.max_model_len = c.workload.isl + c.workload.osl;
+  c.setup.deployment.max_model_len = row.value("max_model_len", c.workload.isl + c.workload.osl);
+  // The launch settings the row publishes.
+  if (row.contains("memory_fraction"))
+    c.setup.deployment.limits.memory_fraction = row["memory_fraction"].get<double>();
+  if (row.contains("max_num_seqs"))
+    c.setup.deployment.limits.max_num_seqs = row["max_num_seqs"].get<uint32_t>();
   const auto& m = row["measured"];
   c.measured_tokens_per_s = m["output_tps_aggregate"].get<double>();
   p.per_user_tps = m.value("per_user_tps", 0.0);

@@ -30,7 +30,10 @@ namespace llmsize {
 
 // The precision the matmuls run at: W8A8 FP8 and NVFP4 use the GPU's FP8/FP4 tensor cores where
 // it has them; weight-only formats (GGUF, GPTQ, AWQ) dequantize and multiply in 16 bits.
-enum class ComputeDtype { bf16, fp8, fp4, int8 };
+// The type the weights' matrix products run in. mxfp4: MXFP4 weights (gpt-oss's experts), on FP4
+// tensor cores where the chip has them (Blackwell, CDNA 4), else dequantized to BF16 in the kernel
+// (Marlin / Triton on Hopper): never at an FP8 rate.
+enum class ComputeDtype { bf16, fp8, fp4, int8, mxfp4 };
 ComputeDtype compute_dtype(const QuantPreset& q);
 const char* compute_dtype_name(ComputeDtype c);  // "BF16", "FP8", "FP4", "INT8"
 
