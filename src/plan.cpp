@@ -784,24 +784,82 @@ struct KeyHash {
 // sequence; else one GPU, which does not) under the engine's default split: tensor parallel within
 // a node (the largest valid degree dividing the count), pipeline stages across nodes; llama.cpp /
 // Ollama split layers (pp) only.
-Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const GpuSpec& gpu,
-                              const Deployment& base, const Workload& wl, uint32_t count,
-                              uint32_t gpn, uint32_t max_count = kMaxGpus) {
+// One replica of tp x pp GPUs under the engine's own limits for that degree.
+Deployment deployment_at(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
+                         const Workload& wl, uint32_t tp, uint32_t pp) {
+  Deployment d = base;
+  d.tp = tp;
+  d.pp = pp;
+  d.replicas = 1;
+  d.limits = engine_limits(d.engine, sg.memory_bytes, sg.small_batch_defaults, tp, pp);
+  if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
+  d.attention_dp = default_attention_dp(sm, sg, tp);
+  // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
+  if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+    d.limits.max_num_seqs = wl.users;
+  return d;
+}
+
+// Whether serving estimate `a` serves the workload better than `b`: it fits; it meets the SLOs;
+// under a rate it keeps up (then the shorter request latency; both overloaded, the higher rate
+// sustained); otherwise the more output tokens/s (with users given, the faster each user).
+bool better_layout(const ServingEstimate& a, const ServingEstimate& b, const Workload& wl) {
+  if (a.fits != b.fits) return a.fits;
+  const bool sa = a.meets_ttft && a.meets_tpot, sb = b.meets_ttft && b.meets_tpot;
+  if (sa != sb) return sa;
+  if (wl.rate_per_s > 0) {
+    if (a.overloaded != b.overloaded) return !a.overloaded;
+    if (a.overloaded) return a.sustainable_requests_per_s > b.sustainable_requests_per_s;
+    const double la = a.ttft_s.value + (wl.osl - 1.0) * a.itl_s.value;
+    const double lb = b.ttft_s.value + (wl.osl - 1.0) * b.itl_s.value;
+    return la < lb;
+  }
+  return a.output_tokens_per_s.value > b.output_tokens_per_s.value;
+}
+
+// The layouts a tensor-parallel engine may run `count` GPUs as (#22): a valid tensor-parallel
+// degree within a node, pipeline stages, replicas for the rest; each estimated under the
+// workload, the best kept and the runner-up named. Enumerated widest TP first, so a tie keeps
+// the engine's default split.
+struct LayoutSearch {
+  Deployment best, runner_up;
+  ServingEstimate best_estimate, runner_up_estimate;
+  uint32_t layouts = 0;
+};
+LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
+                            const Workload& wl, uint32_t count, uint32_t gpn, uint32_t tp_pinned,
+                            uint32_t pp_pinned) {
+  LayoutSearch s;
+  for (uint32_t tp = tp_pinned ? tp_pinned : std::min(count, gpn); tp >= 1; --tp) {
+    if (tp_pinned && tp != tp_pinned) break;
+    if (count % tp || (!tp_pinned && !valid_tp(sm, tp))) continue;
+    for (uint32_t pp = 1; pp <= count / tp && pp <= std::max<uint32_t>(1, sm.n_layer); ++pp) {
+      if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
+      Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
+      d.replicas = count / (tp * pp);
+      const ServingEstimate e = estimate_serving(sm, sg, d, wl);
+      ++s.layouts;
+      if (s.layouts == 1 || better_layout(e, s.best_estimate, wl)) {
+        if (s.layouts > 1) {
+          s.runner_up = s.best;
+          s.runner_up_estimate = s.best_estimate;
+        }
+        s.best = d;
+        s.best_estimate = e;
+      } else if (s.layouts == 2 || better_layout(e, s.runner_up_estimate, wl)) {
+        s.runner_up = d;
+        s.runner_up_estimate = e;
+      }
+    }
+  }
+  return s;
+}
+
+Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
+                              const Workload& wl, uint32_t count, uint32_t gpn,
+                              uint32_t max_count = kMaxGpus) {
   const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
-  const bool small_batch = vllm_small_batch_defaults(gpu);
-  auto with = [&](uint32_t tp, uint32_t pp) {
-    Deployment d = base;
-    d.tp = tp;
-    d.pp = pp;
-    d.replicas = 1;
-    d.limits = engine_limits(d.engine, sg.memory_bytes, small_batch, tp, pp);
-    if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
-    d.attention_dp = default_attention_dp(sm, sg, tp);
-    // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
-    if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
-      d.limits.max_num_seqs = wl.users;
-    return d;
-  };
+  auto with = [&](uint32_t tp, uint32_t pp) { return deployment_at(sm, sg, base, wl, tp, pp); };
   auto split = [&](uint32_t n) {
     uint32_t tp = 1;
     if (tensor)
@@ -881,7 +939,7 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
   const Deployment base = serving_base(req, s, true);
   Workload wl = sr.workload;
   wl.users = req.users;  // a slot engine's slots, one per user
-  const Deployment d = serving_deployment(s.model, s.gpu, gpu, base, wl, 0, gpn, 64);
+  const Deployment d = serving_deployment(s.model, s.gpu, base, wl, 0, gpn, 64);
   Workload one = sr.workload;
   one.users = 1;
   one.rate_per_s = 0;
@@ -935,8 +993,18 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   if (out.capacity && out.capacity->found && !count) {
     out.deployment = out.capacity->deployment;
     out.estimate = out.capacity->estimate;
+  } else if (count && serving_profile(sr.engine).default_split == SplitMode::tensor) {
+    // The GPUs are given: the layout that serves the workload best on them, and the next.
+    const LayoutSearch ls = search_layouts(s.model, s.gpu, base, wl, count, gpn, sr.tp, sr.pp);
+    out.deployment = ls.best;
+    out.estimate = ls.best_estimate;
+    out.layouts_searched = ls.layouts;
+    if (ls.layouts > 1) {
+      out.runner_up = ls.runner_up;
+      out.runner_up_estimate = ls.runner_up_estimate;
+    }
   } else {
-    out.deployment = serving_deployment(s.model, s.gpu, gpu, base, wl, count, gpn);
+    out.deployment = serving_deployment(s.model, s.gpu, base, wl, count, gpn);
     out.estimate = estimate_serving(s.model, s.gpu, out.deployment, wl);
   }
   out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;

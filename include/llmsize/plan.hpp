@@ -77,6 +77,8 @@ struct ServingRequest {
   // --gpu-memory-utilization / --mem-fraction-static: the engine's share of each GPU for
   // weights, activations and KV pool; 0 = its own default (EngineLimits::memory_fraction).
   double memory_fraction = 0;
+  // --tp / --pp: the layout pinned on the GPUs given (0: searched); replicas fill the rest.
+  uint32_t tp = 0, pp = 0;
 };
 
 // What plan() made of a ServingRequest.
@@ -95,6 +97,11 @@ struct ServingPlan {
   bool users_sized = false;
   double capacity_target_tokens_per_s = 0;  // the per-user speed the capacity search held
   LaunchPlan launch;                        // launch_plan() of the deployment
+  // A tensor-parallel engine on a given GPU count (#22): the layouts (TP x PP x replicas) it
+  // estimated, and the second best with its estimate (none when only one layout exists).
+  uint32_t layouts_searched = 0;
+  std::optional<Deployment> runner_up;
+  ServingEstimate runner_up_estimate;
   // Machines the deployment runs on at gpus_per_node: a replica that fits one stays inside it
   // (machines_for; the capacity search counts them the same way).
   uint32_t nodes() const {

@@ -1022,13 +1022,12 @@ TEST_CASE("vLLM's KV cache tokens and concurrency as its start-up log prints the
     const char* args;
     double tokens, concurrency;
   };
-  for (const Row& row :
-       {Row{"qwen2.5-7b --engine vllm --gpu a100-40gb-sxm --gpus 2 --gpu-memory-utilization 0.5 "
-            "--ctx 16384",
-            412944, 25.20},
-        Row{"mistral-small-3.2-24b --engine vllm --gpu h100-sxm --gpus 1 "
-            "--gpu-memory-utilization 0.95 --ctx 16000",
-            184832, 11.55}}) {
+  for (const Row& row : {Row{"qwen2.5-7b --engine vllm --gpu a100-40gb-sxm --gpus 2 --tp 2 "
+                             "--gpu-memory-utilization 0.5 --ctx 16384",
+                             412944, 25.20},
+                         Row{"mistral-small-3.2-24b --engine vllm --gpu h100-sxm --gpus 1 "
+                             "--gpu-memory-utilization 0.95 --ctx 16000",
+                             184832, 11.55}}) {
     INFO(row.args);
     const json t = throughput(row.args);
     CHECK(t["kv_cache_tokens"].get<double>() == Approx(row.tokens).epsilon(0.05));
@@ -1056,4 +1055,57 @@ TEST_CASE("A headroom on vLLM or SGLang is the engine's memory share", "[cli][se
   // SGLang's mem_fraction_static: 1 / 1.25 = 0.8.
   CHECK(run("llama-3.1-8b --engine sglang --gpu h100-sxm --headroom 0.25 --emit sglang")
             .out.find("--mem-fraction-static 0.800 ") != std::string::npos);
+}
+
+// #22: on the GPUs given, a tensor-parallel engine runs the layout (TP x PP x replicas) that
+// serves the workload best, names the runner-up, and --emit launches it; --tp / --pp pin it.
+TEST_CASE("On the GPUs given, the serving layout is searched, the runner-up named, --tp pins it",
+          "[cli][serving]") {
+  // TensorRT-LLM's perf-overview runs Llama-3.3-70B FP8 on H200 at TP 1: 2,909 output tok/s per
+  // GPU at 1,000 in / 1,000 out, offline; on 8 GPUs 8 x 2,909 = 23,272. The search takes TP 1 x 8
+  // replicas (FP8 KV: the ModelOpt checkpoint's), within 20% of it.
+  const std::string a =
+      "llama-3.3-70b --quant fp8 --engine trt-llm --gpu h200 --gpus 8 --users max --isl 1000 "
+      "--osl 1000";
+  const json t = throughput(a);
+  CHECK(t["tensor_parallel"] == 1);
+  CHECK(t["pipeline_parallel"] == 1);
+  CHECK(t["replicas"] == 8);
+  CHECK(t["kv_dtype"] == "fp8_e4m3");
+  CHECK(t["output_tokens_per_s"].get<double>() == Approx(23272).epsilon(0.2));
+  // 8 GPUs: TP 8, 4 and 2 with PP 1, 2, 4, 8 as they divide, and TP 1 with PP 1, 2, 4, 8: 10.
+  CHECK(t["layouts_searched"] == 10);
+  REQUIRE(t["runner_up_layout"].is_string());
+  CHECK(t["runner_up_output_tokens_per_s"].get<double>() <= t["output_tokens_per_s"].get<double>());
+  const auto table = run(a + " --width 0");
+  CHECK(table.out.find("the best of 10 layouts of 8 GPUs for this workload") != std::string::npos);
+  // --emit launches the chosen layout: eight TP 1 servers.
+  const auto e = run(a + " --emit trt-llm");
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find("# replica 8 of 8") != std::string::npos);
+  CHECK(e.out.find("--tp_size 1 ") != std::string::npos);
+  // --tp 8 pins one replica of all 8 GPUs (PP 1 is then the only layout).
+  const json p = throughput(a + " --tp 8");
+  CHECK(p["tensor_parallel"] == 8);
+  CHECK(p["replicas"] == 1);
+  CHECK(p["layouts_searched"] == 1);
+  CHECK(p["runner_up_layout"].is_null());
+  CHECK(p["output_tokens_per_s"].get<double>() < t["output_tokens_per_s"].get<double>());
+  // Refused: a layout that does not divide the GPUs, heads a degree does not split, no --gpus,
+  // a layer-split engine.
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"llama-3.3-70b --engine vllm --gpu h200 --gpus 8 --tp 3",
+            "--tp 3: a replica of 3 GPUs does not divide --gpus 8"},
+           {"llama-3.1-8b --engine vllm --gpu h200 --gpus 6 --tp 3",
+            "--tp 3: llama-3.1-8b has 32 attention heads and 8 KV heads, which 3 GPUs do not "
+            "split evenly"},
+           {"llama-3.3-70b --engine vllm --gpu h200 --tp 2", "--tp: needs --gpus N"},
+           {"llama-3.3-70b --gpu h200 --gpus 2 --pp 2", "--pp: llama.cpp splits layers"},
+       }) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  }
 }

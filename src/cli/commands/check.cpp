@@ -121,6 +121,8 @@ const Field kPlanFields[] = {
     {"osl", Kind::integer, "--osl", [](Options& o, const json& v) { o.osl = u32(v); }, true},
     {"rate", Kind::number, "--rate", [](Options& o, const json& v) { o.rate = v.get<double>(); },
      true},
+    {"tp", Kind::integer, "--tp", [](Options& o, const json& v) { o.tp = u32(v); }, true},
+    {"pp", Kind::integer, "--pp", [](Options& o, const json& v) { o.pp = u32(v); }, true},
     {"requests_per_user", Kind::integer, "--requests-per-user",
      [](Options& o, const json& v) { o.requests_per_user = static_cast<int64_t>(u32(v)); }},
     {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",

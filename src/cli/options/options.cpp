@@ -196,6 +196,17 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(number_from(0.0001, 1e6))
       ->type_name("R")
       ->group(serve);
+  app.add_option("--tp", o.tp,
+                 "tensor-parallel degree of each replica on the --gpus given (default: the layout "
+                 "that serves the workload best is searched)")
+      ->check(integer_from(1, 1024))
+      ->type_name("N")
+      ->group(serve);
+  app.add_option("--pp", o.pp,
+                 "pipeline stages of each replica on the --gpus given (default: searched)")
+      ->check(integer_from(1, 1024))
+      ->type_name("N")
+      ->group(serve);
   app.add_option("--requests-per-user", o.requests_per_user,
                  "requests each of --users sends one after another, all users starting at once "
                  "as fixed-concurrency benchmarks do: their first wave's wait counts once in N "

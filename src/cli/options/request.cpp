@@ -108,8 +108,8 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
-                     o.requests_per_user >= 0 || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
-                     !o.emit.empty() || o.memory_fraction > 0;
+                     o.requests_per_user >= 0 || o.tp || o.pp || o.ttft_ms > 0 || o.tpot_ms > 0 ||
+                     o.users_max || !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -123,6 +123,30 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   if (o.isl) w.isl = count_in_range("--isl", o.isl, 1, kMaxContextTokens);
   if (o.osl) w.osl = count_in_range("--osl", o.osl, 1, kMaxContextTokens);
   if (o.rate > 0) real("--rate", o.rate, 0.0001, 1e6);
+  for (const auto& [flag, v] : {std::pair{"--tp", o.tp}, std::pair{"--pp", o.pp}}) {
+    if (!v) continue;
+    if (p.default_split != SplitMode::tensor)
+      throw InputError(std::string(flag) + ": " + p.name +
+                       " splits layers over its GPUs; --tp and --pp are vllm, sglang and trt-llm "
+                       "layouts");
+    if (!o.gpus)
+      throw InputError(std::string(flag) +
+                       ": needs --gpus N (the layout of the GPUs given; without it the capacity "
+                       "search picks the GPUs and their layout)");
+    count_in_range(flag, v, 1, 1024);
+  }
+  if (o.gpus && (o.tp || o.pp)) {
+    const uint32_t span = std::max<uint32_t>(1, o.tp) * std::max<uint32_t>(1, o.pp);
+    if (o.gpus % span) {
+      const std::string given = (o.tp ? fmt::format("--tp {}", o.tp) : std::string()) +
+                                (o.tp && o.pp ? " " : "") +
+                                (o.pp ? fmt::format("--pp {}", o.pp) : std::string());
+      throw InputError(fmt::format("{}: a replica of {} GPU{} does not divide --gpus {}", given,
+                                   span, span == 1 ? "" : "s", o.gpus));
+    }
+  }
+  s.tp = o.tp;
+  s.pp = o.pp;
   if (o.requests_per_user >= 0) {
     if (o.rate > 0)
       throw InputError(
@@ -671,6 +695,24 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   }
   drop_mtp_layers(o, out);
   if (q.serving) {
+    // TensorRT-LLM's KV cache follows the checkpoint ("auto"): NVIDIA's ModelOpt FP8 and NVFP4
+    // checkpoints quantize it to FP8 (hf_quant_config kv_cache_quant_algo FP8), as its
+    // perf-overview runs them; --kv-quant bf16 keeps 16 bits.
+    const std::string qid = q.config.quant->id;
+    if (q.serving->engine == ServingEngine::trt_llm && lower(o.kv_quant) == "f16" &&
+        (qid == "fp8" || qid == "nvfp4")) {
+      q.serving->kv = KvDtype::fp8_e4m3;
+      q.config.kv.type_k = q.config.kv.type_v = kv_tensor_type(KvDtype::fp8_e4m3);
+    }
+    if (const uint32_t tp = q.serving->tp) {
+      // vLLM, SGLang and TensorRT-LLM split the attention heads evenly, the KV heads evenly or
+      // each replicated whole.
+      const uint32_t heads = q.model.n_head, kv = std::max<uint32_t>(1, q.model.n_head_kv);
+      if (heads % tp || (kv % tp && tp % kv))
+        throw InputError(fmt::format(
+            "--tp {}: {} has {} attention heads and {} KV heads, which {} GPUs do not split evenly",
+            tp, sanitize(q.model.id.empty() ? q.model.name : q.model.id), heads, kv, tp));
+    }
     check_request_tokens(o, q.model, q.serving->workload);
     resolve_serving_target(o, cat, out);
   }

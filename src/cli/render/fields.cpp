@@ -811,6 +811,16 @@ const std::vector<Field> kFields = {
     {"throughput.serving_capacity_memory_min_gpus", U_::count,
      "the fewest GPUs that hold the weights and one sequence",
      SERVING(SC(r) ? U(SC(r)->memory_min_gpus) : N())},
+    {"throughput.layouts_searched", U_::count,
+     "layouts (TP x PP x replicas) of the GPUs given that the serving plan estimated, the best "
+     "taken (null: the GPUs were not given, or the engine splits layers)",
+     SERVING(SV(r) && SV(r)->layouts_searched ? U(SV(r)->layouts_searched) : N())},
+    {"throughput.runner_up_layout", U_::text, "the second best of those layouts",
+     SERVING(SV(r) && SV(r)->runner_up ? S(r.runner_up) : N())},
+    {"throughput.runner_up_output_tokens_per_s", U_::tokens_per_s,
+     "its output tokens/s under the same workload",
+     SERVING(SV(r) && SV(r)->runner_up ? D(r2(SV(r)->runner_up_estimate.output_tokens_per_s.value))
+                                       : N())},
     // cost
     {"cost.hardware_usd", U_::usd,
      "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",
@@ -967,6 +977,7 @@ const char* unit_name(Unit u) {
 void set_plan(Row& row, const Plan& p) {
   row.plan = &p;
   row.split = split_words(p);
+  row.runner_up = p.serving && p.serving->runner_up ? layout_words(*p.serving->runner_up) : "";
   if (!p.gpu) {
     row.link = {};
   } else {

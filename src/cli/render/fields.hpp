@@ -27,6 +27,7 @@ struct Row {
   std::string_view quant_requested;    // as typed
   const Plan* plan = nullptr;
   std::string split;                // split_words(plan)
+  std::string runner_up;            // layout_words of the serving plan's runner-up; empty: none
   std::string_view link;            // gpu_link_words(*plan->gpu); empty without a GPU
   std::string capacity_limited_by;  // capacity_limit_words(*plan->capacity); empty without one
   std::string_view circuit;         // circuit_words(*plan->power); empty without a power plan

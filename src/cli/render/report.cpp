@@ -382,6 +382,14 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                   w.rate_per_s > 0 ? fmt::format("{:g} requests/s", w.rate_per_s)
                   : w.users ? fmt::format("{} concurrent user{}", w.users, w.users == 1 ? "" : "s")
                             : std::string("as many users as fit (offline)")));
+  if (sp.runner_up)
+    b.rows.emplace_back(
+        "layout",
+        fmt::format("{}: the best of {} layouts of {} GPUs for this workload ({} output tok/s); "
+                    "runner-up {} ({} output tok/s)",
+                    layout_words(d), sp.layouts_searched, d.gpus(),
+                    group(std::llround(e.output_tokens_per_s.value)), layout_words(*sp.runner_up),
+                    group(std::llround(sp.runner_up_estimate.output_tokens_per_s.value))));
   serving_memory_rows(sp, b);
   if (!e.fits) {
     b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");

@@ -422,14 +422,16 @@ std::vector<std::string> plan_checklist(const Plan& p) {
   return v;
 }
 
+std::string layout_words(const Deployment& d) {
+  return fmt::format("TP {} × PP {} × {} replica{}", d.tp, d.pp, d.replicas,
+                     d.replicas == 1 ? "" : "s");
+}
+
 std::string split_words(const Plan& p) {
   if (!p.gpu) return "";
   // A serving deployment's own layout (the one its Serving section and --emit run).
-  if (p.serving && p.serving->deployment.gpus() == p.gpu->count) {
-    const Deployment& d = p.serving->deployment;
-    return fmt::format("TP {} × PP {} × {} replica{}", d.tp, d.pp, d.replicas,
-                       d.replicas == 1 ? "" : "s");
-  }
+  if (p.serving && p.serving->deployment.gpus() == p.gpu->count)
+    return layout_words(p.serving->deployment);
   if (p.capacity_split)
     return p.capacity->replicas > 1 ? fmt::format("{} replicas × tensor parallel {}",
                                                   p.capacity->replicas, p.capacity->tp_degree)

@@ -126,6 +126,8 @@ void plan_checklist(const Plan& p, std::vector<std::string>& out);
 
 // The GPU split: "layer split", "tensor parallel", or the capacity plan's "2 replicas × tensor
 // parallel 4".
+// "TP 2 × PP 1 × 4 replicas": a serving deployment's layout.
+std::string layout_words(const Deployment& d);
 std::string split_words(const Plan& p);
 
 // A GpuPlan's split, link (with its numbers) and the link's reason, as the JSON and tables say
