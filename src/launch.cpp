@@ -92,10 +92,14 @@ std::string vllm(const LaunchPlan& p) {
       << ":6379\n# then on the head node:\n";
   }
   per_replica(p, o, [&](uint32_t port) {
-    o << "vllm serve " << shell_quote(p.model) << " --tensor-parallel-size " << p.tp;
+    // Attention data parallel with the experts split: one attention rank per GPU
+    // (docs.vllm.ai expert parallel deployment: -tp 1 --data-parallel-size N
+    // --enable-expert-parallel).
+    o << "vllm serve " << shell_quote(p.model) << " --tensor-parallel-size "
+      << (p.attention_dp ? 1 : p.tp);
+    if (p.attention_dp) o << " --data-parallel-size " << p.tp << " --enable-expert-parallel";
     if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
     if (multi) o << " --distributed-executor-backend ray";
-    if (p.attention_dp) o << " --enable-expert-parallel";
     if (p.max_model_len) o << " --max-model-len " << p.max_model_len;
     if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
     if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
@@ -117,7 +121,7 @@ std::string sglang(const LaunchPlan& p) {
     o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model) << " --tp-size "
       << p.tp;
     if (p.pp > 1) o << " --pp-size " << p.pp;
-    if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention";
+    if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention --ep-size " << p.tp;
     if (nodes > 1)
       o << " --nnodes " << nodes << " --node-rank " << rank << " --dist-init-addr "
         << p.head_address << ":5000";

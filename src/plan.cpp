@@ -828,7 +828,7 @@ struct LayoutSearch {
 };
 LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                             const Workload& wl, uint32_t count, uint32_t gpn, uint32_t tp_pinned,
-                            uint32_t pp_pinned) {
+                            uint32_t pp_pinned, bool expert_parallel) {
   LayoutSearch s;
   for (uint32_t tp = tp_pinned ? tp_pinned : std::min(count, gpn); tp >= 1; --tp) {
     if (tp_pinned && tp != tp_pinned) break;
@@ -837,6 +837,7 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
       if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
       Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
       d.replicas = count / (tp * pp);
+      if (expert_parallel) d.attention_dp = true;
       const ServingEstimate e = estimate_serving(sm, sg, d, wl);
       ++s.layouts;
       if (s.layouts == 1 || better_layout(e, s.best_estimate, wl)) {
@@ -995,7 +996,8 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.estimate = out.capacity->estimate;
   } else if (count && serving_profile(sr.engine).default_split == SplitMode::tensor) {
     // The GPUs are given: the layout that serves the workload best on them, and the next.
-    const LayoutSearch ls = search_layouts(s.model, s.gpu, base, wl, count, gpn, sr.tp, sr.pp);
+    const LayoutSearch ls =
+        search_layouts(s.model, s.gpu, base, wl, count, gpn, sr.tp, sr.pp, sr.expert_parallel);
     out.deployment = ls.best;
     out.estimate = ls.best_estimate;
     out.layouts_searched = ls.layouts;
@@ -1016,8 +1018,9 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
       out.estimate.max_concurrency < out.launch.max_num_seqs)
     out.launch.max_num_seqs = out.estimate.max_concurrency;
   // FP8 weights from a 16-bit checkpoint: vLLM and SGLang quantize it when loading
-  // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint.
-  if (std::strcmp(req.config.quant->id, "fp8") == 0 &&
+  // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint. A
+  // checkpoint stored in FP8 (DeepSeek-V3/R1) is read as it is: no flag.
+  if (std::strcmp(req.config.quant->id, "fp8") == 0 && m.stored_quant != "fp8" &&
       (sr.engine == ServingEngine::vllm || sr.engine == ServingEngine::sglang))
     out.launch.quantization = "fp8";
   return out;

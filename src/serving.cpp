@@ -658,8 +658,12 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   if (prof.reservation == KvReservation::full_request) held = w.request_tokens();
   if (prof.reservation == KvReservation::full_context) held = max_len;
   const uint32_t block = std::max<uint32_t>(1, prof.kv_block_tokens);
-  // KV heads replicate when TP exceeds them.
-  const double rep = std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
+  // KV heads replicate when TP exceeds them; under attention data parallel each GPU keeps its own
+  // sequences' KV whole (an MLA latent cache is not copied to every rank).
+  const double rep =
+      d.attention_dp && m.n_expert && d.tp > 1
+          ? 1.0
+          : std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
   auto seq_bytes = [&](uint64_t tokens) {
     const uint64_t t = pad_to(tokens, block);
     const uint64_t swa = m.n_swa ? pad_to(std::min<uint64_t>(t, m.n_swa), block) : t;

@@ -79,6 +79,8 @@ struct ServingRequest {
   double memory_fraction = 0;
   // --tp / --pp: the layout pinned on the GPUs given (0: searched); replicas fill the rest.
   uint32_t tp = 0, pp = 0;
+  // --ep: the MoE's experts split over each replica's tp GPUs, attention data parallel.
+  bool expert_parallel = false;
 };
 
 // What plan() made of a ServingRequest.

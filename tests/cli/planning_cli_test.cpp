@@ -152,7 +152,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "the fields are name, description, "
       "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
       "headroom, gpu, gpus, gpu_price_usd, prices, budget, "
-      "target_tokens_per_s, isl, osl, rate, tp, pp, requests_per_user, gpu_memory_utilization, "
+      "target_tokens_per_s, isl, osl, rate, tp, pp, ep, requests_per_user, gpu_memory_utilization, "
       "ttft_ms, "
       "tpot_ms, platform, "
       "storage, class, min_tps, mode, "

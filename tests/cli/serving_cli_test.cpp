@@ -1109,3 +1109,45 @@ TEST_CASE("On the GPUs given, the serving layout is searched, the runner-up name
     CHECK(r.err.find(message) != std::string::npos);
   }
 }
+
+// #22: --ep N splits a MoE's experts over each replica's N GPUs with attention data parallel:
+// each GPU keeps its own sequences' KV whole instead of a copy of every MLA latent per rank.
+TEST_CASE("Expert parallel (--ep) runs a MoE with attention data parallel", "[cli][serving]") {
+  const std::string a = "deepseek-r1 --engine sglang --gpu h200 --gpus 8 --users 256";
+  const json tp = json::parse(run(a + " -f json").out);
+  const json ep = json::parse(run(a + " --ep 8 -f json").out);
+  CHECK(ep["throughput"]["tensor_parallel"] == 8);
+  CHECK(ep["throughput"]["replicas"] == 1);
+  CHECK(ep["gpu"]["split"] == "TP 8 × PP 1 × 1 replica (EP 8, attention data parallel)");
+  // DeepSeek-R1's MLA cache: 61 layers x (512 + 64) x 2 B = 70,272 B per token; a sequence holds
+  // isl + osl / 2 = 1,500 tokens: 105,408,000 B under attention DP, 8 x that replicated on the
+  // 8 tensor-parallel ranks (one latent "head").
+  CHECK(ep["throughput"]["kv_bytes_per_seq_planning"] == uint64_t{70272} * 1500);
+  CHECK(tp["throughput"]["kv_bytes_per_seq_planning"] == uint64_t{70272} * 1500 * 8);
+  const auto e = run(a + " --ep 8 --emit sglang");
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find(" --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 ") !=
+        std::string::npos);
+  // The FP8 checkpoint is read as it is stored: no --quantization flag.
+  CHECK(e.out.find("--quantization") == std::string::npos);
+  const auto v =
+      run("deepseek-r1 --engine vllm --gpu h200 --gpus 8 --users 256 --ep 8 --emit vllm");
+  REQUIRE(v.code == 0);
+  CHECK(v.out.find(" --tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel ") !=
+        std::string::npos);
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"llama-3.1-8b --engine vllm --gpu h200 --gpus 8 --ep 8",
+            "--ep: llama-3.1-8b has no experts to split"},
+           {"deepseek-r1 --engine vllm --gpu h200 --gpus 8 --ep 8 --tp 4",
+            "--ep 8: expert parallelism spans each replica's tensor-parallel group"},
+           {"deepseek-r1 --engine vllm --gpu h200 --ep 8", "--ep: needs --gpus N"},
+           {"deepseek-r1 --engine vllm --gpu h200 --gpus 12 --ep 8",
+            "--ep 8: a replica of 8 GPUs does not divide --gpus 12"},
+       }) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}

@@ -207,6 +207,14 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(integer_from(1, 1024))
       ->type_name("N")
       ->group(serve);
+  app.add_option("--ep", o.ep,
+                 "a MoE model's experts split over N GPUs of each replica, each GPU running "
+                 "attention for its own sequences (expert parallel + attention data parallel: "
+                 "SGLang --enable-dp-attention, vLLM --data-parallel-size with "
+                 "--enable-expert-parallel, TensorRT-LLM enable_attention_dp)")
+      ->check(integer_from(2, 1024))
+      ->type_name("N")
+      ->group(serve);
   app.add_option("--requests-per-user", o.requests_per_user,
                  "requests each of --users sends one after another, all users starting at once "
                  "as fixed-concurrency benchmarks do: their first wave's wait counts once in N "

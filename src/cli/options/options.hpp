@@ -79,6 +79,7 @@ struct Options {
   uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
   double rate = 0;            // --rate: requests per second
   uint32_t tp = 0, pp = 0;    // --tp / --pp: the serving layout pinned (0: searched)
+  uint32_t ep = 0;            // --ep: expert parallel with attention data parallel over N GPUs
   // --requests-per-user: each user's requests in a closed loop (first wave shared over them);
   // -1 = not given (Workload's default).
   int64_t requests_per_user = -1;

@@ -108,8 +108,8 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
-                     o.requests_per_user >= 0 || o.tp || o.pp || o.ttft_ms > 0 || o.tpot_ms > 0 ||
-                     o.users_max || !o.emit.empty() || o.memory_fraction > 0;
+                     o.requests_per_user >= 0 || o.tp || o.pp || o.ep || o.ttft_ms > 0 ||
+                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -123,7 +123,13 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   if (o.isl) w.isl = count_in_range("--isl", o.isl, 1, kMaxContextTokens);
   if (o.osl) w.osl = count_in_range("--osl", o.osl, 1, kMaxContextTokens);
   if (o.rate > 0) real("--rate", o.rate, 0.0001, 1e6);
-  for (const auto& [flag, v] : {std::pair{"--tp", o.tp}, std::pair{"--pp", o.pp}}) {
+  if (o.ep && o.tp && o.tp != o.ep)
+    throw InputError(fmt::format(
+        "--ep {}: expert parallelism spans each replica's tensor-parallel group, so --tp {} "
+        "would be --tp {}; drop --tp",
+        o.ep, o.tp, o.ep));
+  for (const auto& [flag, v] :
+       {std::pair{"--tp", o.tp}, std::pair{"--pp", o.pp}, std::pair{"--ep", o.ep}}) {
     if (!v) continue;
     if (p.default_split != SplitMode::tensor)
       throw InputError(std::string(flag) + ": " + p.name +
@@ -135,18 +141,20 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "search picks the GPUs and their layout)");
     count_in_range(flag, v, 1, 1024);
   }
-  if (o.gpus && (o.tp || o.pp)) {
-    const uint32_t span = std::max<uint32_t>(1, o.tp) * std::max<uint32_t>(1, o.pp);
+  const uint32_t tp = o.ep ? o.ep : o.tp;
+  if (o.gpus && (tp || o.pp)) {
+    const uint32_t span = std::max<uint32_t>(1, tp) * std::max<uint32_t>(1, o.pp);
     if (o.gpus % span) {
-      const std::string given = (o.tp ? fmt::format("--tp {}", o.tp) : std::string()) +
-                                (o.tp && o.pp ? " " : "") +
-                                (o.pp ? fmt::format("--pp {}", o.pp) : std::string());
+      const std::string given =
+          (tp ? fmt::format("--{} {}", o.ep ? "ep" : "tp", tp) : std::string()) +
+          (tp && o.pp ? " " : "") + (o.pp ? fmt::format("--pp {}", o.pp) : std::string());
       throw InputError(fmt::format("{}: a replica of {} GPU{} does not divide --gpus {}", given,
                                    span, span == 1 ? "" : "s", o.gpus));
     }
   }
-  s.tp = o.tp;
+  s.tp = tp;
   s.pp = o.pp;
+  s.expert_parallel = o.ep > 0;
   if (o.requests_per_user >= 0) {
     if (o.rate > 0)
       throw InputError(
@@ -704,7 +712,10 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
       q.serving->kv = KvDtype::fp8_e4m3;
       q.config.kv.type_k = q.config.kv.type_v = kv_tensor_type(KvDtype::fp8_e4m3);
     }
-    if (const uint32_t tp = q.serving->tp) {
+    if (q.serving->expert_parallel && !q.model.is_moe())
+      throw InputError("--ep: " + sanitize(q.model.id.empty() ? q.model.name : q.model.id) +
+                       " has no experts to split (not a mixture-of-experts model)");
+    if (const uint32_t tp = q.serving->expert_parallel ? 0 : q.serving->tp) {
       // vLLM, SGLang and TensorRT-LLM split the attention heads evenly, the KV heads evenly or
       // each replicated whole.
       const uint32_t heads = q.model.n_head, kv = std::max<uint32_t>(1, q.model.n_head_kv);
