@@ -25,10 +25,11 @@ const std::map<std::string, std::set<std::string>>& documented() {
         "--kv-cache-dtype", "--quantization", "--dtype", "--block-size", "--host", "--port"}},
       // Ray CLI (docs.ray.io ray start), as vLLM's multi-node guide runs it.
       {"ray", {"--head", "--port", "--address"}},
-      // SGLang docs/advanced_features/server_arguments.md (python/sglang/srt/server_args.py).
+      // SGLang docs/advanced_features/server_arguments.md (python/sglang/srt/server_args.py);
+      // --ep-size: docs.sglang.io cookbook server_arguments ("ep: --ep-size, Expert Parallelism").
       {"sglang.launch_server",
-       {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--nnodes",
-        "--node-rank", "--dist-init-addr", "--context-length", "--mem-fraction-static",
+       {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--ep-size",
+        "--nnodes", "--node-rank", "--dist-init-addr", "--context-length", "--mem-fraction-static",
         "--max-running-requests", "--chunked-prefill-size", "--kv-cache-dtype", "--quantization",
         "--cuda-graph-max-bs", "--host", "--port"}},
       // TensorRT-LLM docs/source/commands/trtllm-serve (trtllm-serve --help).
