@@ -3,6 +3,7 @@
 // thumb other calculators use on the same rows. `--check` compares the errors with
 // bench/accuracy_thresholds.json and exits 1 when one grew: accuracy can only improve.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -501,6 +502,7 @@ int main(int argc, char** argv) {
   // Offline / Server / Interactive, GPUStack bursts, AMD's table, each at its published layout
   // and load. Aggregate output tokens/s, one user's tokens/s and the mean time to first token.
   const json s26 = load(data + "/serving_2026.json");
+  std::map<std::string, std::array<std::vector<Row>, 3>> s26_groups;  // aggregate, per user, TTFT
   Category s26_out{"serving 2026: aggregate output tokens/s", {}, {}},
       s26_user{"serving 2026: per-user tokens/s", {}, {}},
       s26_ttft{"serving 2026: mean TTFT", {}, {}};
@@ -518,10 +520,19 @@ int main(int argc, char** argv) {
                            " " + c->scenario;
     const double out = p.overloaded ? p.sustainable_requests_per_s * c->c.workload.osl
                                     : p.output_tokens_per_s.value;
-    s26_out.rows.push_back({id, out, c->c.measured_tokens_per_s});
-    if (c->per_user_tps > 0)
-      s26_user.rows.push_back({id, p.per_user_tokens_per_s.value, c->per_user_tps});
-    if (c->ttft_ms > 0) s26_ttft.rows.push_back({id, p.ttft_s.value * 1e3, c->ttft_ms});
+    // The groups the error is reported by (#22): engine, vendor and model family.
+    const std::string model = r["model"].get<std::string>();
+    const std::string groups[] = {
+        "engine " + r["engine"].get<std::string>(),
+        "vendor " + cat.find_gpu(r["gpu"].get<std::string>())->spec.vendor,
+        "family " + model.substr(0, model.find('-', model.find('-') + 1))};
+    auto add = [&](Category& whole, size_t metric, const Row& row) {
+      whole.rows.push_back(row);
+      for (const auto& g : groups) s26_groups[g][metric].push_back(row);
+    };
+    add(s26_out, 0, {id, out, c->c.measured_tokens_per_s});
+    if (c->per_user_tps > 0) add(s26_user, 1, {id, p.per_user_tokens_per_s.value, c->per_user_tps});
+    if (c->ttft_ms > 0) add(s26_ttft, 2, {id, p.ttft_s.value * 1e3, c->ttft_ms});
   }
   cats.push_back(s26_out);
   cats.push_back(s26_user);
@@ -551,6 +562,22 @@ int main(int argc, char** argv) {
     for (const auto& r : c.rows)
       std::printf("  %6.3f  %-70s %12.4g %12.4g\n", r.predicted / r.measured, r.label.c_str(),
                   r.predicted, r.measured);
+  }
+  // The 2026 serving rows by group: plain lines (the tables above are the report's).
+  std::printf(
+      "\nServing 2026 by engine, vendor and model family: median error (rows) of the "
+      "aggregate, per-user tokens/s and mean TTFT\n");
+  for (const auto& [group, metrics] : s26_groups) {
+    std::printf("  %-24s", group.c_str());
+    for (const auto& rows : metrics) {
+      if (rows.empty()) {
+        std::printf("  %14s", "-");
+        continue;
+      }
+      const Stats g = stats(rows);
+      std::printf("  %7.1f%% (%3zu)", g.median * 100, g.n);
+    }
+    std::printf("\n");
   }
   std::printf("\nExcluded rows (%zu):\n", excluded.size());
   for (const auto& e : excluded) std::printf("- %s\n", e.c_str());
