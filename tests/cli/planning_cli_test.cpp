@@ -1,5 +1,6 @@
 // End-to-end tests of the planning and CI commands (check, fit, --ctx max, sweep, --plot,
 // completions, man): they run the real llmsize binary and check its output and exit codes.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include "run_binary.hpp"
 
@@ -944,6 +945,19 @@ TEST_CASE("completions are generated from the command line for bash zsh and fish
             "echo \"${COMPREPLY[*]}\"\n");
   const auto c = sh("bash '" + dir + "/t.bash'");
   CHECK(c.out == "rtx-4090\n");
+  // --engine offers every engine, --emit every launch command, --format every output.
+  auto offers = [&](const std::string& words, const std::string& want) {
+    write(dir + "/o.bash", "source '" + dir + "/c.bash'\nCOMP_WORDS=(llmsize " + words +
+                               " ''); COMP_CWORD=" +
+                               std::to_string(1 + std::count(words.begin(), words.end(), ' ') + 1) +
+                               "; _llmsize\necho \"${COMPREPLY[*]}\"\n");
+    const auto r = sh("bash '" + dir + "/o.bash'");
+    INFO(words << ": " << r.out);
+    CHECK(r.out == want + "\n");
+  };
+  offers("--engine", "llama.cpp ollama vllm sglang trt-llm transformers");
+  offers("--emit", "vllm sglang llama-server trt-llm ollama");
+  offers("--format", "table json csv markdown bom-csv html");
   const auto z = run("completions zsh");
   CHECK(z.out.rfind("#compdef llmsize\n", 0) == 0);
   CHECK(z.out.find("'--only-fits[only the configurations whose GPUs hold the model]'") !=

@@ -19,9 +19,8 @@
 namespace llmsize::cli {
 namespace {
 
-const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
-// The machine's outputs: the BOM as CSV lines and the procurement report.
-const std::vector<std::string> kMachineFormats = {"bom-csv", "html"};
+const std::vector<std::string>& kFormats = main_formats();
+const std::vector<std::string>& kMachineFormats = machine_formats();
 
 }  // namespace
 

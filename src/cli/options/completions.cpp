@@ -5,10 +5,12 @@
 
 #include <algorithm>
 
+#include "cli/options/options.hpp"
 #include "llmsize/engine.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/serving_engine.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -60,7 +62,9 @@ void add_choices(Opt& o, const std::string& cmd) {
   else if (n == "--quant" || n == "--quants")
     o.choices = quant_ids();
   else if (n == "--engine")
-    for (const char* e : engine_names()) o.choices.push_back(e);
+    for (const char* e : serving_engine_names()) o.choices.push_back(e);
+  else if (n == "--emit")
+    o.choices = emit_engines();
   else if (n == "--kv-quant")
     o.choices = {"f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
   else if (n == "--flash-attn" || n == "--checkpointing")
@@ -76,9 +80,10 @@ void add_choices(Opt& o, const std::string& cmd) {
   else if (n == "--catalog" || n == "--plot" || n == "--junit")
     o.files = true;
   else if (n == "--format") {
-    if (cmd.empty())
-      o.choices = {"table", "json", "csv", "markdown"};
-    else if (cmd == "sweep")
+    if (cmd.empty()) {
+      o.choices = main_formats();
+      o.choices.insert(o.choices.end(), machine_formats().begin(), machine_formats().end());
+    } else if (cmd == "sweep")
       o.choices = {"csv", "jsonl"};
     else if (cmd == "check" || cmd == "inspect")
       o.choices = {"table", "json"};

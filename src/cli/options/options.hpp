@@ -95,6 +95,22 @@ struct Options {
   bool compare_given = false;
 };
 
+// The values the main command's --format and --emit accept: the lists the parser checks against,
+// the help and the shell completions read.
+inline const std::vector<std::string>& main_formats() {
+  static const std::vector<std::string> k = {"table", "json", "csv", "markdown"};
+  return k;
+}
+// The machine's outputs: the BOM as CSV lines and the procurement report.
+inline const std::vector<std::string>& machine_formats() {
+  static const std::vector<std::string> k = {"bom-csv", "html"};
+  return k;
+}
+inline const std::vector<std::string>& emit_engines() {
+  static const std::vector<std::string> k = {"vllm", "sglang", "llama-server", "trt-llm", "ollama"};
+  return k;
+}
+
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
 void setup_app(CLI::App& app, Options& o);
 

@@ -54,7 +54,7 @@ bool is_serving_engine(ServingEngine e) {
 // The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
 ServingEngine chosen_engine(const Options& o) {
   if (o.engine_given || o.emit.empty()) return serving_engine_of("--engine", o.engine);
-  check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+  check_choice("--emit", o.emit, emit_engines());
   return *serving_engine_from_name(o.emit);
 }
 
@@ -102,7 +102,7 @@ KvDtype serving_kv(const Options& o, const ServingProfile& p) {
 void resolve_serving(const Options& o, PlanRequest& q) {
   const ServingEngine e = chosen_engine(o);
   if (!o.emit.empty()) {
-    check_choice("--emit", o.emit, {"vllm", "sglang", "llama-server", "trt-llm", "ollama"});
+    check_choice("--emit", o.emit, emit_engines());
     if (*serving_engine_from_name(o.emit) != e)
       throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
                        "; emit that engine's command, or drop --engine");
