@@ -726,7 +726,7 @@ namespace {
 // request rate.
 struct Cycle {
   SteadyState s;
-  double itl = 0, service = 0, wq = 0, wq_p90 = 0, cycle = 0, chunk = 0, chunk_step = 0;
+  double itl = 0, service = 0, wq = 0, rho = 0, cycle = 0, chunk = 0, chunk_step = 0;
 };
 
 // The cycle of one of b slots at the replica's request rate lambda_fixed (0: a closed loop of b
@@ -771,7 +771,7 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
     rho = (lo + hi) / 2;
   }
   c.wq = wait(rho);
-  c.wq_p90 = rho > 0.1 ? c.wq / rho * std::log(rho / 0.1) : 0;
+  c.rho = rho;
   c.cycle = c.service + c.wq + decode_time;
   return c;
 }
@@ -781,10 +781,15 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
 // the scheduler prefills them in arrival order, k prompts to a step of the token budget (a prompt
 // longer than the budget takes ceil(isl / budget) steps), the prompts already done decoding beside
 // them (b / 2 on average); the i-th group's first tokens come after i such steps.
-double first_wave_s(const ServingModel& m, const ServingGpu& g, const Deployment& d,
-                    const Workload& w, double mean_context, double power_scale, uint32_t b) {
+struct Wave {
+  double unit_s = 0;  // the steps one group of prompts takes
+  double groups = 0;  // the i-th group's first tokens after i units
+  double mean_s() const { return unit_s * (groups + 1) / 2; }
+};
+Wave first_wave(const ServingModel& m, const ServingGpu& g, const Deployment& d, const Workload& w,
+                double mean_context, double power_scale, uint32_t b) {
   const ServingProfile& prof = serving_profile(d.engine);
-  if (w.decode_only || b == 0) return 0;
+  if (w.decode_only || b == 0) return {};
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
   if (!prof.chunked_prefill) budget = std::max<double>(budget, w.isl);
   const double steps_per_prompt = std::ceil(w.isl / budget);
@@ -795,7 +800,33 @@ double first_wave_s(const ServingModel& m, const ServingGpu& g, const Deployment
   const auto prefill = static_cast<uint32_t>(std::min(budget, k * w.isl));
   const StepTime step =
       serving_step(m, g, d, prof.continuous_batching ? b / 2 : 0, mean_context, prefill, w.isl);
-  return steps_per_prompt * step.step_s / power_scale * (groups + 1) / 2;
+  return {steps_per_prompt * step.step_s / power_scale, groups};
+}
+
+// The q-quantile of TTFT over a closed loop's requests: a share 1 / R of them (R requests per
+// user; none under a rate) in the first wave, spread evenly over its groups, the rest steady:
+// base + the M/D/1 wait, P(wait > x) = rho e^(-x / theta) with theta = Wq / rho (exponential
+// tail). Bisected on the mixture's survival function.
+double ttft_quantile(double q, double base, double wq, double rho, const Wave& wave,
+                     double overhead_slot, uint32_t requests_per_user) {
+  const double share = requests_per_user && wave.groups > 0 ? 1.0 / requests_per_user : 0.0;
+  const double theta = rho > 0 && wq > 0 ? wq / rho : 0;
+  auto survival = [&](double t) {
+    const double x = t - base;
+    const double steady = x < 0 ? 1.0 : theta > 0 ? rho * std::exp(-x / theta) : 0.0;
+    double waved = 0;
+    if (share > 0) {
+      const double done = std::floor((t - overhead_slot) / wave.unit_s);
+      waved = std::clamp((wave.groups - done) / wave.groups, 0.0, 1.0);
+    }
+    return (1 - share) * steady + share * waved;
+  };
+  double lo = 0, hi = base + 60 * theta + overhead_slot + wave.unit_s * (wave.groups + 1);
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (survival(mid) > 1 - q ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 // A replica at request rate lambda (Little's law): the users the fixed point N = lambda x
@@ -872,9 +903,10 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   const double slot_wait = r.queued ? r.queued / completions : 0;
   // A closed loop's first requests arrive as one wave: its wait beyond the steady one, shared
   // over each user's requests.
+  Wave wave;
   if (lambda_rate <= 0 && w.requests_per_user > 0) {
-    const double wave = first_wave_s(m, g, d, w, r.mean_context, r.power_scale, r.concurrency);
-    r.first_wave_s = std::max(0.0, wave - c.service - c.wq) / w.requests_per_user;
+    wave = first_wave(m, g, d, w, r.mean_context, r.power_scale, r.concurrency);
+    r.first_wave_s = std::max(0.0, wave.mean_s() - c.service - c.wq) / w.requests_per_user;
   }
   r.request_overhead_s = cal.request_overhead_s;
   const double ttft = r.request_overhead_s + c.service + c.wq + r.first_wave_s + slot_wait;
@@ -883,7 +915,13 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   r.queue_wait_s = c.wq;
   r.slot_wait_s = slot_wait;
   r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
-  r.ttft_p90_s = r.request_overhead_s + c.service + c.wq_p90 + r.first_wave_s + slot_wait;
+  // Percentiles of the same mixture (the wave's requests spread over its groups).
+  const double base = r.request_overhead_s + c.service + slot_wait;
+  const uint32_t per_user = lambda_rate > 0 ? 0 : w.requests_per_user;
+  r.ttft_p90_s =
+      ttft_quantile(0.90, base, c.wq, c.rho, wave, r.request_overhead_s + slot_wait, per_user);
+  r.ttft_p99_s =
+      ttft_quantile(0.99, base, c.wq, c.rho, wave, r.request_overhead_s + slot_wait, per_user);
   // A step that carries a prompt chunk is the long one; it is the p90 when more than 10% of
   // steps carry one.
   const double chunk_share = std::min(1.0, s.prefill / c.chunk);
@@ -911,7 +949,7 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
     r.requests_per_s = r.sustainable_requests_per_s;
     r.ttft_s = {};
-    r.ttft_p90_s = 0;
+    r.ttft_p90_s = r.ttft_p99_s = 0;
   }
   r.meets_ttft = w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_s.value <= w.ttft_slo_s);
   r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;

@@ -297,8 +297,18 @@ TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared
   CHECK(run.ttft_s.value == Approx(steady.ttft_s.value + run.first_wave_s).epsilon(1e-9));
   // One request per user (a burst): the whole wave's wait.
   w.requests_per_user = 1;
-  CHECK(estimate_serving(s.model, s.gpu, s.deployment, w).first_wave_s ==
+  const auto burst = estimate_serving(s.model, s.gpu, s.deployment, w);
+  CHECK(burst.first_wave_s ==
         Approx(wave - steady.prefill_service_s - steady.queue_wait_s).epsilon(1e-9));
+  // Its percentiles: every request is in the wave, an eighth to each step; the top 10% and the
+  // top 1% both fall in the 8th step's group: p90 = p99 = 20 ms + 8 steps.
+  CHECK(burst.ttft_p90_s == Approx(0.020 + 8 * step).epsilon(1e-6));
+  CHECK(burst.ttft_p99_s == Approx(0.020 + 8 * step).epsilon(1e-6));
+  // Ten per user: the wave is 10% of the requests, the top 1% its last eighth and more: the
+  // p99 in the wave's 8th group, the p90 at the wave's first group or the steady tail.
+  CHECK(run.ttft_p99_s == Approx(0.020 + 8 * step).epsilon(1e-6));
+  CHECK(run.ttft_p90_s <= 0.020 + step + 1e-9);
+  CHECK(run.ttft_p90_s >= steady.ttft_p90_s);
   // One user: a wave of one prompt is the steady prefill, nothing added.
   w.users = 1;
   w.requests_per_user = 10;

@@ -226,7 +226,7 @@ struct ServingEstimate {
   Ranged output_tokens_per_s;    // all replicas
   Ranged per_user_tokens_per_s;  // 1 / inter-token latency
   Ranged ttft_s;  // zero when overloaded: the queue grows without bound, there is no mean
-  double ttft_p90_s = 0;
+  double ttft_p90_s = 0, ttft_p99_s = 0;  // percentiles over the requests (first wave included)
   Ranged itl_s;
   double itl_p90_s = 0;
   double requests_per_s = 0;

@@ -701,8 +701,12 @@ const std::vector<Field> kFields = {
      SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.low)) : N())},
     {"throughput.ttft_s_high", U_::seconds, "high end",
      SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.high)) : N())},
-    {"throughput.ttft_p90_s", U_::seconds, "90th percentile TTFT (queue model)",
+    {"throughput.ttft_p90_s", U_::seconds,
+     "90th percentile TTFT over the requests (the queue's tail; a closed loop's first wave "
+     "among them)",
      SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_p90_s)) : N())},
+    {"throughput.ttft_p99_s", U_::seconds, "99th percentile TTFT, the same way",
+     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_p99_s)) : N())},
     {"throughput.ttft_first_wave_s", U_::seconds,
      "the first wave's share of ttft_s: every user's first request at once, its wait beyond the "
      "steady one over requests_per_user",
