@@ -982,6 +982,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.capacity_target_tokens_per_s = target;
     t.ttft_slo_s = wl.ttft_slo_s;
     t.tpot_slo_s = wl.tpot_slo_s;
+    t.slo_percentile = wl.slo_percentile;
     out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
   }
   // Sized for its users when no target was given: a search that finds nothing leaves the

@@ -926,6 +926,7 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   // steps carry one.
   const double chunk_share = std::min(1.0, s.prefill / c.chunk);
   r.itl_p90_s = chunk_share > 0.1 ? std::max(itl, c.chunk_step) : itl;
+  r.itl_p99_s = chunk_share > 0.01 ? std::max(itl, c.chunk_step) : itl;
 
   r.limited_by = r.step.bound;
   if (r.concurrency == r.max_concurrency && (w.users == 0 || users > cap))
@@ -951,8 +952,9 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     r.ttft_s = {};
     r.ttft_p90_s = r.ttft_p99_s = 0;
   }
-  r.meets_ttft = w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_s.value <= w.ttft_slo_s);
-  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_s.value <= w.tpot_slo_s;
+  r.meets_ttft =
+      w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_at(w.slo_percentile) <= w.ttft_slo_s);
+  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_at(w.slo_percentile) <= w.tpot_slo_s;
   return r;
 }
 

@@ -14,14 +14,14 @@ bool meets(const ServingEstimate& e, const CapacityTarget& t) {
   if (!e.fits || e.queued) return false;
   if (t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s)
     return false;
-  if (t.ttft_slo_s > 0 && e.ttft_s.value > t.ttft_slo_s) return false;
-  if (t.tpot_slo_s > 0 && e.itl_s.value > t.tpot_slo_s) return false;
+  if (t.ttft_slo_s > 0 && e.ttft_at(t.slo_percentile) > t.ttft_slo_s) return false;
+  if (t.tpot_slo_s > 0 && e.itl_at(t.slo_percentile) > t.tpot_slo_s) return false;
   return true;
 }
 
 // A TPOT target missed while the per-user speed target (if any) is met: the binding limit is tpot.
 bool only_tpot_missed(const ServingEstimate& e, const CapacityTarget& t) {
-  return t.tpot_slo_s > 0 && e.itl_s.value > t.tpot_slo_s &&
+  return t.tpot_slo_s > 0 && e.itl_at(t.slo_percentile) > t.tpot_slo_s &&
          !(t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s);
 }
 
@@ -42,9 +42,9 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
   };
   const ServingEstimate first = at(1);
   if (!meets(first, t)) {
-    f.binding = t.ttft_slo_s > 0 && first.ttft_s.value > t.ttft_slo_s ? Limit::ttft
-                : only_tpot_missed(first, t)                          ? Limit::tpot
-                                                                      : first.step.bound;
+    f.binding = t.ttft_slo_s > 0 && first.ttft_at(t.slo_percentile) > t.ttft_slo_s ? Limit::ttft
+                : only_tpot_missed(first, t)                                       ? Limit::tpot
+                                             : first.step.bound;
     return f;
   }
   const uint32_t lo = largest_holding(1, cap, [&](uint32_t n) { return meets(at(n), t); });
@@ -53,7 +53,7 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
     f.binding = full.concurrency < full.max_concurrency ? Limit::batch : Limit::memory;
   } else {
     const ServingEstimate next = at(lo + 1);
-    if (t.ttft_slo_s > 0 && next.ttft_s.value > t.ttft_slo_s &&
+    if (t.ttft_slo_s > 0 && next.ttft_at(t.slo_percentile) > t.ttft_slo_s &&
         !(t.per_user_tokens_per_s > 0 &&
           next.per_user_tokens_per_s.value < t.per_user_tokens_per_s))
       f.binding = Limit::ttft;

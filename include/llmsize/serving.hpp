@@ -171,6 +171,8 @@ struct Workload {
   uint32_t requests_per_user = 10;
   double ttft_slo_s = 0;  // 0 = none
   double tpot_slo_s = 0;
+  // What the SLOs bound: the mean (0) or the 90th / 99th percentile (MLPerf's limits are p99).
+  uint32_t slo_percentile = 0;
   // Generation speed alone (llama-batched-bench S_TG, llama-bench tg): prompts are not mixed
   // into the decode steps.
   bool decode_only = false;
@@ -228,7 +230,14 @@ struct ServingEstimate {
   Ranged ttft_s;  // zero when overloaded: the queue grows without bound, there is no mean
   double ttft_p90_s = 0, ttft_p99_s = 0;  // percentiles over the requests (first wave included)
   Ranged itl_s;
-  double itl_p90_s = 0;
+  double itl_p90_s = 0, itl_p99_s = 0;
+  // TTFT and ITL at a Workload::slo_percentile (0: the mean).
+  double ttft_at(uint32_t percentile) const {
+    return percentile >= 99 ? ttft_p99_s : percentile >= 90 ? ttft_p90_s : ttft_s.value;
+  }
+  double itl_at(uint32_t percentile) const {
+    return percentile >= 99 ? itl_p99_s : percentile >= 90 ? itl_p90_s : itl_s.value;
+  }
   double requests_per_s = 0;
   // One request's cycle in a slot (what --explain derives the aggregate and TTFT from): its
   // prompt's chunks, the wait for the prefill budget, the wait for a free slot, then osl - 1

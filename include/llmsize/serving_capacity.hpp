@@ -15,6 +15,7 @@ struct CapacityTarget {
   double per_user_tokens_per_s = 0;  // each user's decode speed, at least (0 = none)
   double ttft_slo_s = 0;             // mean time to first token, at most (0 = none)
   double tpot_slo_s = 0;             // mean time per output token (ITL), at most (0 = none)
+  uint32_t slo_percentile = 0;       // what both bound: the mean (0), p90 or p99
   uint32_t max_gpus = kMaxGpus;
   EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
 };

@@ -1151,3 +1151,36 @@ TEST_CASE("Expert parallel (--ep) runs a MoE with attention data parallel", "[cl
     CHECK(r.err.find(message) != std::string::npos);
   }
 }
+
+// #22: --slo-percentile 99 holds --ttft-ms to the 99th percentile (MLPerf's limits are p99): a
+// closed loop's first wave sits in that tail, so the same SLO that the mean meets can fail, and a
+// capacity search buys the GPUs that meet it.
+TEST_CASE("SLOs bound a percentile with --slo-percentile, the capacity search included",
+          "[cli][serving]") {
+  const std::string a = "gpt-oss-120b --engine vllm --gpu h200 --users 64 --ttft-ms 500";
+  const json mean = throughput(a + " --gpus 1");
+  const json p99 = throughput(a + " --gpus 1 --slo-percentile 99");
+  CHECK(mean["ttft_s"].get<double>() <= 0.5);
+  CHECK(mean["meets_ttft"] == true);
+  REQUIRE(p99["ttft_p99_s"].get<double>() > 0.5);
+  CHECK(p99["meets_ttft"] == false);
+  CHECK(p99["ttft_p99_s"].get<double>() >= p99["ttft_p90_s"].get<double>());
+  // Sized for the p99: more GPUs than for the mean, every replica's p99 under 500 ms.
+  const json sm = json::parse(run(a + " --target-tps 20 -f json").out);
+  const json s99 = json::parse(run(a + " --target-tps 20 --slo-percentile 99 -f json").out);
+  CHECK(s99["gpu"]["count"].get<int>() > sm["gpu"]["count"].get<int>());
+  CHECK(s99["throughput"]["ttft_p99_s"].get<double>() <= 0.5);
+  CHECK(s99["throughput"]["meets_ttft"] == true);
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"gpt-oss-120b --engine vllm --gpu h200 --users 64 --slo-percentile 99",
+            "--slo-percentile 99: bounds --ttft-ms or --tpot-ms; give one of them"},
+           {a + " --slo-percentile 95",
+            "--slo-percentile: expected mean, 90 or 99, got '95' (did you mean 90, 99?)"},
+       }) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}

@@ -124,6 +124,8 @@ const Field kPlanFields[] = {
     {"tp", Kind::integer, "--tp", [](Options& o, const json& v) { o.tp = u32(v); }, true},
     {"pp", Kind::integer, "--pp", [](Options& o, const json& v) { o.pp = u32(v); }, true},
     {"ep", Kind::integer, "--ep", [](Options& o, const json& v) { o.ep = u32(v); }, true},
+    {"slo_percentile", Kind::string, "--slo-percentile",
+     [](Options& o, const json& v) { o.slo_percentile = str(v); }},
     {"requests_per_user", Kind::integer, "--requests-per-user",
      [](Options& o, const json& v) { o.requests_per_user = static_cast<int64_t>(u32(v)); }},
     {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",

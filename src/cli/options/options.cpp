@@ -215,6 +215,11 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(integer_from(2, 1024))
       ->type_name("N")
       ->group(serve);
+  app.add_option("--slo-percentile", o.slo_percentile,
+                 "what --ttft-ms and --tpot-ms bound: mean (default), 90 or 99 (MLPerf's limits "
+                 "are the 99th percentile)")
+      ->type_name("P")
+      ->group(serve);
   app.add_option("--requests-per-user", o.requests_per_user,
                  "requests each of --users sends one after another, all users starting at once "
                  "as fixed-concurrency benchmarks do: their first wave's wait counts once in N "

@@ -72,14 +72,15 @@ struct Options {
   std::string command = "estimate";  // estimate | models | gpus | quants
   PlanningOptions planning;          // check, fit, sweep, --plot, completions, man
   // serving at scale (#10); 0 / empty: not given
-  bool ctx_given = false;     // -c/--ctx typed: the serving guarantee's tokens per sequence
-  bool engine_given = false;  // -e/--engine typed
-  bool users_max = false;     // --users max
-  uint32_t isl = 0;           // --isl: tokens in per request (default 1000 when serving)
-  uint32_t osl = 0;           // --osl: tokens out per request (default 1000 when serving)
-  double rate = 0;            // --rate: requests per second
-  uint32_t tp = 0, pp = 0;    // --tp / --pp: the serving layout pinned (0: searched)
-  uint32_t ep = 0;            // --ep: expert parallel with attention data parallel over N GPUs
+  bool ctx_given = false;      // -c/--ctx typed: the serving guarantee's tokens per sequence
+  bool engine_given = false;   // -e/--engine typed
+  bool users_max = false;      // --users max
+  uint32_t isl = 0;            // --isl: tokens in per request (default 1000 when serving)
+  uint32_t osl = 0;            // --osl: tokens out per request (default 1000 when serving)
+  double rate = 0;             // --rate: requests per second
+  uint32_t tp = 0, pp = 0;     // --tp / --pp: the serving layout pinned (0: searched)
+  uint32_t ep = 0;             // --ep: expert parallel with attention data parallel over N GPUs
+  std::string slo_percentile;  // --slo-percentile: mean, 90 or 99 (empty: mean)
   // --requests-per-user: each user's requests in a closed loop (first wave shared over them);
   // -1 = not given (Workload's default).
   int64_t requests_per_user = -1;

@@ -108,8 +108,9 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
-                     o.requests_per_user >= 0 || o.tp || o.pp || o.ep || o.ttft_ms > 0 ||
-                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
+                     o.requests_per_user >= 0 || o.tp || o.pp || o.ep ||
+                     !o.slo_percentile.empty() || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
+                     !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -190,6 +191,13 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   w.rate_per_s = o.rate;
   w.ttft_slo_s = seconds_of_ms(o.ttft_ms);
   w.tpot_slo_s = seconds_of_ms(o.tpot_ms);
+  if (!o.slo_percentile.empty()) {
+    check_choice("--slo-percentile", o.slo_percentile, {"mean", "90", "99"});
+    if (o.ttft_ms <= 0 && o.tpot_ms <= 0)
+      throw InputError("--slo-percentile " + o.slo_percentile +
+                       ": bounds --ttft-ms or --tpot-ms; give one of them");
+    w.slo_percentile = o.slo_percentile == "mean" ? 0 : o.slo_percentile == "90" ? 90 : 99;
+  }
   if (o.ctx_given && !o.ctx_max) {
     if (o.ctx < w.request_tokens())
       throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +

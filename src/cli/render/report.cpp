@@ -388,8 +388,10 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
         fmt::format("{}: the best of {} layouts of {} GPUs for this workload ({} output tok/s); "
                     "runner-up {} ({} output tok/s)",
                     layout_words(d), sp.layouts_searched, d.gpus(),
-                    group(std::llround(e.output_tokens_per_s.value)), layout_words(*sp.runner_up),
-                    group(std::llround(sp.runner_up_estimate.output_tokens_per_s.value))));
+                    group(static_cast<uint64_t>(std::llround(e.output_tokens_per_s.value))),
+                    layout_words(*sp.runner_up),
+                    group(static_cast<uint64_t>(
+                        std::llround(sp.runner_up_estimate.output_tokens_per_s.value)))));
   serving_memory_rows(sp, b);
   if (!e.fits) {
     b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");
