@@ -780,21 +780,11 @@ struct KeyHash {
 
 // --- serving at scale (#10) ------------------------------------------------------------------
 
-// The deployment of `count` GPUs (0: the fewest, up to max_count, that hold the weights and one
-// sequence; else one GPU, which does not) under the engine's default split: tensor parallel within
-// a node (the largest valid degree dividing the count), pipeline stages across nodes; llama.cpp /
-// Ollama split layers (pp) only.
-// One replica of tp x pp GPUs under the engine's own limits for that degree.
+// One replica of tp x pp GPUs (replica_deployment); slot engines get a slot per user
+// (llama-server -np, OLLAMA_NUM_PARALLEL).
 Deployment deployment_at(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                          const Workload& wl, uint32_t tp, uint32_t pp) {
-  Deployment d = base;
-  d.tp = tp;
-  d.pp = pp;
-  d.replicas = 1;
-  d.limits = engine_limits(d.engine, sg.memory_bytes, sg.small_batch_defaults, tp, pp);
-  if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
-  d.attention_dp = default_attention_dp(sm, sg, tp);
-  // Slot engines get a slot per user (llama-server -np, OLLAMA_NUM_PARALLEL).
+  Deployment d = replica_deployment(sm, sg, base, tp, pp);
   if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
     d.limits.max_num_seqs = wl.users;
   return d;
@@ -856,6 +846,10 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
   return s;
 }
 
+// The deployment of `count` GPUs (0: the fewest, up to max_count, that hold the weights and one
+// sequence; else one GPU, which does not) under the engine's default split: tensor parallel within
+// a node (the largest valid degree dividing the count), pipeline stages across nodes; llama.cpp /
+// Ollama split layers (pp) only.
 Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                               const Workload& wl, uint32_t count, uint32_t gpn,
                               uint32_t max_count = kMaxGpus) {

@@ -67,6 +67,18 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
 
 }  // namespace
 
+Deployment replica_deployment(const ServingModel& m, const ServingGpu& g, const Deployment& base,
+                              uint32_t tp, uint32_t pp) {
+  Deployment d = base;
+  d.tp = tp;
+  d.pp = pp;
+  d.replicas = 1;
+  d.limits = engine_limits(d.engine, g.memory_bytes, g.small_batch_defaults, tp, pp);
+  if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
+  d.attention_dp = default_attention_dp(m, g, tp);
+  return d;
+}
+
 bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t tp) {
   // MoE on GPUs without NVLink: attention data parallel, experts split (no per-layer all-reduce
   // over PCIe); the same rule the calibration rows follow.
@@ -95,20 +107,14 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       if (!layer_split && pp > 1 && tp < per_node && valid_tp(m, tp * 2))
         continue;  // fill a node with tp first
       if (pp > m.n_layer) continue;
-      Deployment d = base;
-      d.tp = tp;
-      d.pp = pp;
-      d.replicas = 1;
       // The engine's own limits for this degree, except what the target overrides; slot engines
       // get one slot per user (-np / OLLAMA_NUM_PARALLEL): the KV pool bounds them.
-      d.limits = engine_limits(d.engine, g.memory_bytes, g.small_batch_defaults, tp, pp);
-      if (d.memory_fraction_given > 0) d.limits.memory_fraction = d.memory_fraction_given;
+      Deployment d = replica_deployment(m, g, base, tp, pp);
       if (prof.memory_rule == MemoryRule::fixed_slots) d.limits.max_num_seqs = 0;
       const EngineLimits& o = t.limits;
       if (o.max_num_seqs) d.limits.max_num_seqs = o.max_num_seqs;
       if (o.max_num_batched_tokens) d.limits.max_num_batched_tokens = o.max_num_batched_tokens;
       if (o.memory_fraction > 0) d.limits.memory_fraction = o.memory_fraction;
-      d.attention_dp = default_attention_dp(m, g, tp);
       const ReplicaFit f = replica_fit(m, g, d, w, t);
       if (!f.users) {
         if (!any_fit) first_reason = f.binding;

@@ -40,6 +40,11 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
                                       const Deployment& base, const Workload& w,
                                       const CapacityTarget& t);
 
+// One replica of tp x pp GPUs from `base`: the engine's own limits for that degree (the memory
+// share the user gave kept), attention data parallel by default_attention_dp.
+Deployment replica_deployment(const ServingModel& m, const ServingGpu& g, const Deployment& base,
+                              uint32_t tp, uint32_t pp);
+
 // Whether a deployment of tp runs attention data parallel by default (every layout the plan
 // makes, a capacity search's or a given count's): MoE on GPUs without NVLink.
 bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t tp);
