@@ -1118,7 +1118,7 @@ TEST_CASE("Expert parallel (--ep) runs a MoE with attention data parallel", "[cl
   const json ep = json::parse(run(a + " --ep 8 -f json").out);
   CHECK(ep["throughput"]["tensor_parallel"] == 8);
   CHECK(ep["throughput"]["replicas"] == 1);
-  CHECK(ep["gpu"]["split"] == "TP 8 × PP 1 × 1 replica (EP 8, attention data parallel)");
+  CHECK(ep["gpu"]["split"] == "TP 8 × PP 1 × 1 replica, EP 8 with attention data parallel");
   // DeepSeek-R1's MLA cache: 61 layers x (512 + 64) x 2 B = 70,272 B per token; a sequence holds
   // isl + osl / 2 = 1,500 tokens: 105,408,000 B under attention DP, 8 x that replicated on the
   // 8 tensor-parallel ranks (one latent "head").

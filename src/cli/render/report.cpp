@@ -372,10 +372,9 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
   const ServingProfile& prof = serving_profile(d.engine);
   const Workload& w = sp.workload;
   Block b;
-  b.title =
-      fmt::format("Serving ({}: {} GPU{} = TP {} × PP {} × {} replica{}{})", prof.name, d.gpus(),
-                  d.gpus() == 1 ? "" : "s", d.tp, d.pp, d.replicas, d.replicas == 1 ? "" : "s",
-                  sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
+  b.title = fmt::format("Serving ({}: {} GPU{} = {}{})", prof.name, d.gpus(),
+                        d.gpus() == 1 ? "" : "s", layout_words(d),
+                        sp.launch.nodes() > 1 ? fmt::format(", {} nodes", sp.launch.nodes()) : "");
   b.rows.emplace_back(
       "workload",
       fmt::format("{} tokens in, {} out per request; {}", group(w.isl), group(w.osl),
@@ -572,9 +571,7 @@ std::vector<std::string> answer_lines(const Report& r) {
                                     : g.count_needed;
   std::string hw = fmt::format("{} × {}", used, g.gpu.name);
   if (r.serving && r.serving->deployment.tp * r.serving->deployment.pp > 1)
-    hw += fmt::format(" (TP {} × PP {} × {} replica{})", r.serving->deployment.tp,
-                      r.serving->deployment.pp, r.serving->deployment.replicas,
-                      r.serving->deployment.replicas == 1 ? "" : "s");
+    hw += " (" + layout_words(r.serving->deployment) + ")";
   if (r.system && r.system->platform) {
     const SystemPlan& s = *r.system;
     hw += fmt::format(" in {} × {}", s.choice.nodes, s.platform->name);

@@ -425,7 +425,7 @@ std::vector<std::string> plan_checklist(const Plan& p) {
 std::string layout_words(const Deployment& d) {
   return fmt::format(
       "TP {} × PP {} × {} replica{}{}", d.tp, d.pp, d.replicas, d.replicas == 1 ? "" : "s",
-      d.attention_dp && d.tp > 1 ? fmt::format(" (EP {}, attention data parallel)", d.tp)
+      d.attention_dp && d.tp > 1 ? fmt::format(", EP {} with attention data parallel", d.tp)
                                  : std::string());
 }
 
