@@ -85,10 +85,14 @@ bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t t
   return m.n_expert && tp > 1 && g.link == LinkKind::pcie;
 }
 
-bool valid_tp(const ServingModel& m, uint32_t tp) {
-  if (tp == 0 || m.n_head % tp) return false;
-  const uint32_t kv = std::max<uint32_t>(1, m.n_head_kv);
+bool valid_tp_heads(uint32_t n_head, uint32_t n_head_kv, uint32_t tp) {
+  if (tp == 0 || n_head % tp) return false;
+  const uint32_t kv = std::max<uint32_t>(1, n_head_kv);
   return kv % tp == 0 || tp % kv == 0;
+}
+
+bool valid_tp(const ServingModel& m, uint32_t tp) {
+  return valid_tp_heads(m.n_head, m.n_head_kv, tp);
 }
 
 ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g,

@@ -52,5 +52,7 @@ bool default_attention_dp(const ServingModel& m, const ServingGpu& g, uint32_t t
 // Whether tp is a valid tensor-parallel degree for the model (vLLM/SGLang/TensorRT-LLM shard
 // query heads evenly; KV heads evenly or replicated).
 bool valid_tp(const ServingModel& m, uint32_t tp);
+// The same rule on the head counts (a ModelSpec's, before a ServingModel is made).
+bool valid_tp_heads(uint32_t n_head, uint32_t n_head_kv, uint32_t tp);
 
 }  // namespace llmsize

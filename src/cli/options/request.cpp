@@ -14,6 +14,7 @@
 #include "llmsize/load_time.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving_capacity.hpp"
 #include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 
@@ -725,12 +726,12 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
                        " has no experts to split (not a mixture-of-experts model)");
     if (const uint32_t tp = q.serving->expert_parallel ? 0 : q.serving->tp) {
       // vLLM, SGLang and TensorRT-LLM split the attention heads evenly, the KV heads evenly or
-      // each replicated whole.
-      const uint32_t heads = q.model.n_head, kv = std::max<uint32_t>(1, q.model.n_head_kv);
-      if (heads % tp || (kv % tp && tp % kv))
+      // each replicated whole (valid_tp_heads, the layout search's own rule).
+      if (!valid_tp_heads(q.model.n_head, q.model.n_head_kv, tp))
         throw InputError(fmt::format(
             "--tp {}: {} has {} attention heads and {} KV heads, which {} GPUs do not split evenly",
-            tp, sanitize(q.model.id.empty() ? q.model.name : q.model.id), heads, kv, tp));
+            tp, sanitize(q.model.id.empty() ? q.model.name : q.model.id), q.model.n_head,
+            std::max<uint32_t>(1, q.model.n_head_kv), tp));
     }
     check_request_tokens(o, q.model, q.serving->workload);
     resolve_serving_target(o, cat, out);
