@@ -29,6 +29,15 @@ json throughput(const std::string& args) {
   return json::parse(r.out)["throughput"];
 }
 
+// `args` is refused: exit 2, nothing on stdout, `message` on stderr.
+void check_refused(const std::string& args, const std::string& message) {
+  const auto r = run(args);
+  INFO(args << "\n" << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(message) != std::string::npos);
+}
+
 // What every capacity plan must satisfy, whatever the engine and GPU.
 void check_capacity(const json& t, const std::string& engine) {
   CHECK(t["engine"] == engine);
@@ -244,13 +253,8 @@ TEST_CASE("Serving flags refuse what the engines do not do, exit 2, nothing on s
            // Llama 3.1 405B in BF16 (810 GB) on one 24 GiB card.
            {"llama-3.1-405b --engine vllm --gpu rtx-4090 --gpus 1 --emit vllm",
             "--emit vllm: the weights and one sequence do not fit the engine's KV pool on 1 GPU;"},
-       }) {
-    const auto r = run(c.args);
-    INFO(c.args << "\n" << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.find(c.message) != std::string::npos);
-  }
+       })
+    check_refused(c.args, c.message);
 }
 
 TEST_CASE("sweep carries the serving plan per row, equal to the main command's (--verify)",
@@ -1101,13 +1105,8 @@ TEST_CASE("On the GPUs given, the serving layout is searched, the runner-up name
             "split evenly"},
            {"llama-3.3-70b --engine vllm --gpu h200 --tp 2", "--tp: needs --gpus N"},
            {"llama-3.3-70b --gpu h200 --gpus 2 --pp 2", "--pp: llama.cpp splits layers"},
-       }) {
-    const auto r = run(args);
-    INFO(args << "\n" << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.find(message) != std::string::npos);
-  }
+       })
+    check_refused(args, message);
 }
 
 // #22: --ep N splits a MoE's experts over each replica's N GPUs with attention data parallel:
@@ -1143,13 +1142,8 @@ TEST_CASE("Expert parallel (--ep) runs a MoE with attention data parallel", "[cl
            {"deepseek-r1 --engine vllm --gpu h200 --ep 8", "--ep: needs --gpus N"},
            {"deepseek-r1 --engine vllm --gpu h200 --gpus 12 --ep 8",
             "--ep 8: a replica of 8 GPUs does not divide --gpus 12"},
-       }) {
-    const auto r = run(args);
-    INFO(args << "\n" << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.find(message) != std::string::npos);
-  }
+       })
+    check_refused(args, message);
 }
 
 // #22: --slo-percentile 99 holds --ttft-ms to the 99th percentile (MLPerf's limits are p99): a
@@ -1176,11 +1170,6 @@ TEST_CASE("SLOs bound a percentile with --slo-percentile, the capacity search in
             "--slo-percentile 99: bounds --ttft-ms or --tpot-ms; give one of them"},
            {a + " --slo-percentile 95",
             "--slo-percentile: expected mean, 90 or 99, got '95' (did you mean 90, 99?)"},
-       }) {
-    const auto r = run(args);
-    INFO(args << "\n" << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.find(message) != std::string::npos);
-  }
+       })
+    check_refused(args, message);
 }
