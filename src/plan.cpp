@@ -379,6 +379,10 @@ void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, 
   RunConfig replica = c;
   replica.n_gpus = d.tp * d.pp;
   replica.kv.n_seq = std::max<uint32_t>(1, s.estimate.concurrency);
+  // Each running sequence holds the KV its engine reserves (isl + osl / 2 on average under a paged
+  // scheduler), as the plan charged it, not a whole context: the table and the fit read one KV.
+  replica.kv.n_ctx = std::max<uint32_t>(
+      1, kv_tokens_held(serving_profile(d.engine).reservation, s.workload, d.max_model_len));
   p.estimate = memo.estimate(m, replica, w);
   p.kv_available_bytes = checked_mul(s.estimate.kv_pool_bytes_per_gpu, d.gpus());
   p.max_concurrent_sequences = static_cast<uint32_t>(std::min<uint64_t>(

@@ -654,9 +654,7 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   // isl + osl, slot engines a whole max_model_len slot. Blocks round up; KV heads replicate when
   // tp exceeds them.
   const uint32_t max_len = d.max_model_len ? d.max_model_len : w.request_tokens();
-  uint64_t held = w.isl + w.osl / 2;
-  if (prof.reservation == KvReservation::full_request) held = w.request_tokens();
-  if (prof.reservation == KvReservation::full_context) held = max_len;
+  const uint64_t held = kv_tokens_held(prof.reservation, w, d.max_model_len);
   const uint32_t block = std::max<uint32_t>(1, prof.kv_block_tokens);
   // KV heads replicate when TP exceeds them; under attention data parallel each GPU keeps its own
   // sequences' KV whole (an MLA latent cache is not copied to every rank).
@@ -700,6 +698,18 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
 }
 
 }  // namespace
+
+uint32_t kv_tokens_held(KvReservation r, const Workload& w, uint32_t max_model_len) {
+  switch (r) {
+    case KvReservation::on_demand:
+      return w.isl + w.osl / 2;
+    case KvReservation::full_request:
+      return w.request_tokens();
+    case KvReservation::full_context:
+      break;
+  }
+  return max_model_len ? max_model_len : w.request_tokens();
+}
 
 uint32_t serving_max_model_len(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                                uint32_t limit) {

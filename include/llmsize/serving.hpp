@@ -305,6 +305,11 @@ uint32_t largest_holding(uint32_t lo, uint32_t hi, Holds holds) {
 uint32_t serving_max_model_len(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                                uint32_t limit);
 
+// The tokens of KV a running sequence holds under the engine's reservation: on demand (vLLM,
+// SGLang) isl + osl / 2 on average, a whole request up front (TensorRT-LLM) isl + osl, a slot
+// (llama.cpp, Ollama, transformers) the whole max_model_len (0: isl + osl).
+uint32_t kv_tokens_held(KvReservation r, const Workload& w, uint32_t max_model_len);
+
 // Throughput factor at a power cap (fraction of board power), piecewise linear through measured
 // points (tests/data/serving_throughput.json power rows): 2 x RTX PRO 6000 GLM-4.5-Air FP8 at
 // 250/300/360/600 W of 600 W -> 0.840/0.954/0.991/1; below the lowest point, proportional.
