@@ -90,6 +90,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
   std::vector<GpuOption> out;
   for (const auto& g : gpus) {
     if (engine && !runs_on(*engine, g.backends)) continue;
+    if (!g.market.empty()) continue;
     GpuOption o;
     if (engine_count) {
       const EngineCount n = (*engine_count)(g);

@@ -32,6 +32,36 @@ std::string u(uint64_t v) {
 
 }  // namespace
 
+const EngineFlags& guide_flags(const ModelServingGuide& guide, ServingEngine engine) {
+  static const EngineFlags kNone;
+  switch (engine) {
+    case ServingEngine::vllm:
+    case ServingEngine::transformers:
+      return guide.vllm;
+    case ServingEngine::sglang:
+      return guide.sglang;
+    case ServingEngine::trt_llm:
+    case ServingEngine::llama_cpp:
+    case ServingEngine::ollama:
+      break;
+  }
+  return kNone;
+}
+
+std::string guide_flag_problem(std::string_view flag, ServingEngine engine) {
+  // vLLM EngineArgs (vllm/engine/arg_utils.py): the tokenizer, config and weight formats Mistral's
+  // and DeepSeek's guides set. SGLang's guides set nothing beyond their parsers.
+  static constexpr std::string_view kVllm[] = {"--tokenizer-mode", "--config-format",
+                                               "--load-format"};
+  if (engine == ServingEngine::vllm)
+    for (const auto f : kVllm)
+      if (flag == f) return "";
+  return std::string("is not a flag llmsize passes to ") +
+         (engine == ServingEngine::vllm ? "vllm serve (--tokenizer-mode, --config-format, "
+                                          "--load-format)"
+                                        : "this engine");
+}
+
 const char* device_selection_variable(const std::vector<std::string>& backends) {
   static const struct {
     const char* backend;
@@ -63,6 +93,27 @@ uint32_t node_of(uint32_t r, uint32_t span, uint32_t per_node) {
   return r / (per_node / span);
 }
 
+// The model's deployment guide (EngineFlags): its own code, tool-call and reasoning parsers (vLLM:
+// docs.vllm.ai "Tool Calling" --enable-auto-tool-choice --tool-call-parser, "Reasoning Outputs"
+// --reasoning-parser; SGLang server_arguments.md --tool-call-parser / --reasoning-parser), and
+// further flags the catalog reader checked against guide_flag_problem().
+void guide(const EngineFlags& f, std::ostringstream& o, bool vllm_flags) {
+  if (f.trust_remote_code) o << " --trust-remote-code";
+  if (!f.tool_call_parser.empty())
+    o << (vllm_flags ? " --enable-auto-tool-choice" : "") << " --tool-call-parser "
+      << f.tool_call_parser;
+  if (!f.reasoning_parser.empty()) o << " --reasoning-parser " << f.reasoning_parser;
+  for (const auto& a : f.args) o << " " << a;
+}
+
+// A chat template the guide takes from the engine's source tree: named, as a pip-installed engine
+// does not ship its examples/ directory.
+void template_comment(const EngineFlags& f, const char* engine, std::ostringstream& o) {
+  if (f.tool_chat_template.empty() || f.tool_call_parser.empty()) return;
+  o << "# tool calls as the model's guide runs them: add --chat-template with " << engine << "'s "
+    << f.tool_chat_template << " (in its source tree, not in the installed package)\n";
+}
+
 // Replicas that fit in a node share it, each on its own GPUs and port.
 template <class F>
 void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
@@ -83,6 +134,7 @@ void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
 // (docs: "multi-node serving": ray start --head / --address, --distributed-executor-backend ray).
 std::string vllm(const LaunchPlan& p) {
   std::ostringstream o;
+  template_comment(p.flags, "vLLM", o);
   const bool multi = p.nodes() > 1;
   if (multi) {
     o << "# " << p.nodes() << " nodes of " << p.gpus_per_node
@@ -107,6 +159,7 @@ std::string vllm(const LaunchPlan& p) {
     if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
     if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
     if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+    guide(p.flags, o, true);
     o << " --host " << p.host << " --port " << port;
   });
   return o.str();
@@ -116,6 +169,7 @@ std::string vllm(const LaunchPlan& p) {
 // --nnodes / --node-rank / --dist-init-addr on every node.
 std::string sglang(const LaunchPlan& p) {
   std::ostringstream o;
+  template_comment(p.flags, "SGLang", o);
   const uint32_t nodes = p.nodes();
   auto cmd = [&](uint32_t port, uint32_t rank) {
     o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model) << " --tp-size "
@@ -132,6 +186,7 @@ std::string sglang(const LaunchPlan& p) {
     if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
     if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
     if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+    guide(p.flags, o, false);
     o << " --host " << p.host << " --port " << port;
   };
   if (nodes > 1) {

@@ -1011,6 +1011,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
   out.launch.devices_variable = device_selection_variable(gpu.backends);
+  out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
   if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&

@@ -442,3 +442,89 @@ TEST_CASE("a PCIe card of unpublished width is a card, not a module", "[catalog]
   CHECK(c.find_gpu("m")->spec.is_module());
   CHECK_FALSE(c.find_gpu("p")->spec.is_module());
 }
+
+namespace {
+
+// A --catalog model with a "serving" object (`serving` is its JSON text).
+std::string served_model(const std::string& serving) {
+  return R"({"models": [{"id": "tiny", "name": "Tiny", "source": "test",
+    "config": {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
+    "intermediate_size": 512, "num_attention_heads": 4, "vocab_size": 1000},
+    "serving": )" +
+         serving + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("a model's deployment guide is read for --emit, with its source", "[catalog]") {
+  // Built in: DeepSeek-R1's vLLM recipe (vllm-project/recipes models/deepseek-ai/DeepSeek-R1.yaml
+  // base_args --trust-remote-code, tool calling --tool-call-parser deepseek_v3, reasoning
+  // --reasoning-parser deepseek_r1); Mistral's card passes its own formats.
+  const Catalog c = Catalog::builtin();
+  const auto& r1 = c.find_model("deepseek-r1")->serving;
+  REQUIRE(r1.has_value());
+  CHECK(r1->reasoning);
+  CHECK(r1->vllm.trust_remote_code);
+  CHECK(r1->vllm.tool_call_parser == "deepseek_v3");
+  CHECK(r1->vllm.reasoning_parser == "deepseek_r1");
+  CHECK(r1->sglang.reasoning_parser == "deepseek-r1");
+  CHECK(r1->source.find("vllm-project/recipes") != std::string::npos);
+  const auto& ms = c.find_model("mistral-small-3.2-24b")->serving;
+  REQUIRE(ms.has_value());
+  CHECK(ms->vllm.args == std::vector<std::string>{"--tokenizer-mode", "mistral", "--config-format",
+                                                  "mistral", "--load-format", "mistral"});
+  // Most models have no guide: nothing is passed beyond the plan's own flags.
+  CHECK_FALSE(c.find_model("llama-2-7b")->serving.has_value());
+  // Every guide names its source and its values are plain words (a pasted command).
+  for (const auto& m : c.models()) {
+    if (!m.serving) continue;
+    INFO(m.spec.id);
+    CHECK_FALSE(m.serving->source.empty());
+  }
+}
+
+TEST_CASE("a --catalog deployment guide that would put anything else in a command is refused",
+          "[catalog]") {
+  Catalog c = Catalog::builtin();
+  auto [serving, message] = GENERATE(table<std::string, std::string>({
+      {R"({"vllm": {"tool_call_parser": "hermes; rm -rf ~"}, "source": "s"})",
+       "user.json: /models/0/serving/vllm/tool_call_parser: expected a parser name (lowercase "
+       "letters, digits, _ - .), got \"hermes; rm -rf ~\""},
+      {R"({"vllm": {"args": ["--enforce-eager", "x"]}, "source": "s"})",
+       "user.json: /models/0/serving/vllm/args/0: \"--enforce-eager\" is not a flag llmsize passes "
+       "to vllm serve (--tokenizer-mode, --config-format, --load-format)"},
+      {R"({"vllm": {"args": ["--tokenizer-mode"]}, "source": "s"})",
+       "user.json: /models/0/serving/vllm/args/1: expected the value of --tokenizer-mode (a "
+       "plain word)"},
+      {R"({"sglang": {"tool_chat_template": "/etc/passwd"}, "source": "s"})",
+       "user.json: /models/0/serving/sglang/tool_chat_template: expected a relative path in the "
+       "engine's source tree, got \"/etc/passwd\""},
+      {R"({"vllm": {"trust_remote_code": "yes"}, "source": "s"})",
+       "user.json: /models/0/serving/vllm/trust_remote_code: expected true or false, got \"yes\""},
+      {R"({"reasoning": true})",
+       "user.json: /models/0/serving/source: missing (expected a string)"},
+      {R"({"trtllm": {}, "source": "s"})",
+       "user.json: /models/0/serving/trtllm: unknown field; expected reasoning, vllm, sglang or "
+       "source"},
+  }));
+  CHECK_THROWS_MATCHES(c.merge_json(served_model(serving), "user.json"), InputError,
+                       Catch::Message(message));
+}
+
+TEST_CASE("a part made for one market is marked so, and only a known market is accepted",
+          "[catalog]") {
+  // H20 and L20: NVIDIA's parts for China under the US export rules (Tom's Hardware, "New Nvidia
+  // AI GPUs designed to get around US export bans come to China: H20, L20 and L2").
+  const Catalog c = Catalog::builtin();
+  CHECK(c.find_gpu("h20")->spec.market == "china");
+  CHECK(c.find_gpu("l20")->spec.market == "china");
+  CHECK(c.find_gpu("h100-sxm")->spec.market.empty());
+  Catalog u = Catalog::builtin();
+  CHECK_THROWS_MATCHES(
+      u.merge_json(R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "memory_gib": 8,
+                   "bandwidth_gb_per_s": 100, "board_power_w": 100, "market": "mars"}]})",
+                   "user.json"),
+      InputError,
+      Catch::Message("user.json: /gpus/0/market: expected china (a part made for one market) or "
+                     "no field (sold worldwide), got \"mars\""));
+}

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -34,6 +35,10 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
 
 // Every field as "path=value" lines, walking catalog_fields.hpp's list; doubles to 17 digits.
 struct Dump {
@@ -52,6 +57,9 @@ struct Dump {
       out += path + "=" + buf + "\n";
     } else if constexpr (std::is_arithmetic_v<T>) {
       out += path + "=" + std::to_string(v) + "\n";
+    } else if constexpr (is_optional<T>::value) {
+      out += path + ".has=" + std::to_string(v.has_value()) + "\n";
+      if (v) value(path, *v);
     } else if constexpr (is_vector<T>::value) {
       out += path + ".size=" + std::to_string(v.size()) + "\n";
       for (size_t i = 0; i < v.size(); ++i) value(path + "[" + std::to_string(i) + "]", v[i]);

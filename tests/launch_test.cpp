@@ -22,16 +22,37 @@ const std::map<std::string, std::set<std::string>>& documented() {
        {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
         "--distributed-executor-backend", "--enable-expert-parallel", "--max-model-len",
         "--gpu-memory-utilization", "--max-num-seqs", "--max-num-batched-tokens",
-        "--kv-cache-dtype", "--quantization", "--dtype", "--block-size", "--host", "--port"}},
+        "--kv-cache-dtype", "--quantization", "--dtype", "--block-size", "--host", "--port",
+        // docs.vllm.ai "Tool Calling" and "Reasoning Outputs"; EngineArgs --trust-remote-code,
+        // --tokenizer-mode, --config-format, --load-format.
+        "--trust-remote-code", "--enable-auto-tool-choice", "--tool-call-parser",
+        "--reasoning-parser", "--tokenizer-mode", "--config-format", "--load-format"}},
       // Ray CLI (docs.ray.io ray start), as vLLM's multi-node guide runs it.
       {"ray", {"--head", "--port", "--address"}},
       // SGLang docs/advanced_features/server_arguments.md (python/sglang/srt/server_args.py);
       // --ep-size: docs.sglang.io cookbook server_arguments ("ep: --ep-size, Expert Parallelism").
       {"sglang.launch_server",
-       {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--ep-size",
-        "--nnodes", "--node-rank", "--dist-init-addr", "--context-length", "--mem-fraction-static",
-        "--max-running-requests", "--chunked-prefill-size", "--kv-cache-dtype", "--quantization",
-        "--cuda-graph-max-bs", "--host", "--port"}},
+       {"--model-path",
+        "--tp-size",
+        "--pp-size",
+        "--dp-size",
+        "--enable-dp-attention",
+        "--ep-size",
+        "--nnodes",
+        "--node-rank",
+        "--dist-init-addr",
+        "--context-length",
+        "--mem-fraction-static",
+        "--max-running-requests",
+        "--chunked-prefill-size",
+        "--kv-cache-dtype",
+        "--quantization",
+        "--cuda-graph-max-bs",
+        "--host",
+        "--port",
+        "--trust-remote-code",
+        "--tool-call-parser",
+        "--reasoning-parser"}},
       // TensorRT-LLM docs/source/commands/trtllm-serve (trtllm-serve --help).
       {"trtllm-serve",
        {"--backend", "--tp_size", "--pp_size", "--ep_size", "--max_batch_size", "--max_num_tokens",
@@ -270,4 +291,45 @@ TEST_CASE("Ollama's FROM is written so its parser reads back the same path", "[l
   }));
   auto p = plan(ServingEngine::ollama, in);
   CHECK(has(launch_script(p), "cat > Modelfile <<'EOF'\n" + line));
+}
+
+TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and reasoning parsers",
+          "[launch]") {
+  // DeepSeek-R1 as vLLM's recipe serves it (vllm-project/recipes DeepSeek-R1.yaml): its code,
+  // --enable-auto-tool-choice --tool-call-parser deepseek_v3, --reasoning-parser deepseek_r1;
+  // the chat template the recipe takes from vLLM's examples/ is named in a comment.
+  auto p = plan(ServingEngine::vllm, "deepseek-ai/DeepSeek-R1", 8);
+  p.flags.trust_remote_code = true;
+  p.flags.tool_call_parser = "deepseek_v3";
+  p.flags.reasoning_parser = "deepseek_r1";
+  p.flags.tool_chat_template = "examples/tool_chat_template_deepseekr1.jinja";
+  const auto s = launch_script(p);
+  CHECK(s ==
+        "# tool calls as the model's guide runs them: add --chat-template with vLLM's "
+        "examples/tool_chat_template_deepseekr1.jinja (in its source tree, not in the installed "
+        "package)\n"
+        "vllm serve 'deepseek-ai/DeepSeek-R1' --tensor-parallel-size 8 --trust-remote-code "
+        "--enable-auto-tool-choice --tool-call-parser deepseek_v3 --reasoning-parser deepseek_r1 "
+        "--host 0.0.0.0 --port 8000\n");
+  check_documented(s);
+  // SGLang names the same parsers its own way, without --enable-auto-tool-choice.
+  auto g = plan(ServingEngine::sglang, "Qwen/Qwen3-32B", 2);
+  g.flags.tool_call_parser = "qwen25";
+  g.flags.reasoning_parser = "qwen3";
+  const auto t = launch_script(g);
+  CHECK(has(t, " --tool-call-parser qwen25 --reasoning-parser qwen3 --host"));
+  CHECK_FALSE(has(t, "--enable-auto-tool-choice"));
+  check_documented(t);
+  // Mistral's formats (its model card's vllm serve line).
+  auto m = plan(ServingEngine::vllm, "mistralai/Mistral-Small-3.2-24B-Instruct-2506", 2);
+  m.flags.args = {"--tokenizer-mode", "mistral",       "--config-format",
+                  "mistral",          "--load-format", "mistral"};
+  check_documented(launch_script(m));
+  // Only vLLM and SGLang guides exist; the others pass nothing.
+  ModelServingGuide guide;
+  guide.vllm.tool_call_parser = "hermes";
+  CHECK(guide_flags(guide, ServingEngine::transformers).tool_call_parser == "hermes");
+  CHECK(guide_flags(guide, ServingEngine::trt_llm).tool_call_parser.empty());
+  CHECK(guide_flag_problem("--load-format", ServingEngine::vllm).empty());
+  CHECK_FALSE(guide_flag_problem("--load-format", ServingEngine::sglang).empty());
 }

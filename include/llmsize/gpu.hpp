@@ -47,6 +47,9 @@ struct GpuSpec {
   double price_usd = 0;  // 0 = unknown
   std::string price_date;
   std::string price_kind;
+  // The one market the part is made for ("china": NVIDIA's export-control parts, H20 and L20);
+  // empty = sold worldwide. The recommender does not offer a restricted part; --gpu plans one.
+  std::string market;
 
   // Sold as SXM/OAM modules on a baseboard or as a superchip, not as a card in a slot. A PCIe
   // card whose width is unpublished (slot_width 0) is still a card; an entry without a form

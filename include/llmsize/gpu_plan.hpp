@@ -144,8 +144,9 @@ using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 // the same BOM the chosen plan prints).
 using OptionPricer = std::function<void(GpuOption&)>;
 
-// Catalog GPUs that hold the model and that `engine` runs on (runs_on(); every GPU when null),
-// each priced by `price`, in this order: setups their maker supports before those it does not
+// Catalog GPUs that hold the model, that `engine` runs on (runs_on(); every GPU when null) and
+// that are sold worldwide (no GpuSpec::market: H20 and L20 are made for China alone), each priced
+// by `price`, in this order: setups their maker supports before those it does not
 // (units_not_linked); priced before unpriced; GPUs a catalog machine takes before those none
 // takes (no_machine); systems in one machine before those spanning several (their fabric is
 // unpriced and their pipeline runs over the network); the cheapest system first (its BOM: the

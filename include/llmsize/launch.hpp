@@ -13,6 +13,33 @@
 
 namespace llmsize {
 
+// What a model's own deployment guide passes one engine (#21), from the model catalog's
+// "serving" object with its source: vLLM recipes, SGLang's cookbook, the model card.
+struct EngineFlags {
+  bool trust_remote_code = false;  // --trust-remote-code: the checkpoint's own Python code
+  std::string tool_call_parser;    // vLLM adds --enable-auto-tool-choice with it
+  std::string reasoning_parser;
+  // The guide's chat template for tool calls, a file of the engine's source tree
+  // ("examples/tool_chat_template_deepseekr1.jinja"): named in a comment, as an installed
+  // engine does not carry it.
+  std::string tool_chat_template;
+  std::vector<std::string> args;  // further flags with their values (--tokenizer-mode mistral)
+};
+
+struct ModelServingGuide {
+  bool reasoning = false;  // thinks before it answers: long outputs, so the model's own context
+  EngineFlags vllm, sglang;
+  std::string source;
+};
+
+// The flags of `guide` for `engine` (vLLM's for transformers, whose launch is vLLM's); none for
+// an engine the guides do not cover.
+const EngineFlags& guide_flags(const ModelServingGuide& guide, ServingEngine engine);
+
+// Why `flag` cannot be a further flag of a guide for `engine`, or "" when it can: the launch
+// commands print only flags their engine documents (tests/launch_test.cpp).
+std::string guide_flag_problem(std::string_view flag, ServingEngine engine);
+
 struct LaunchPlan {
   ServingEngine engine = ServingEngine::vllm;
   std::string model;  // Hugging Face repo id or local path (a .gguf file for llama.cpp/Ollama)
@@ -33,6 +60,7 @@ struct LaunchPlan {
   bool flash_attn = true;
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
+  EngineFlags flags;  // the model's deployment guide for this engine
   uint32_t nodes() const {
     const uint32_t span = tp * pp;
     return span > gpus_per_node ? (span + gpus_per_node - 1) / gpus_per_node : 1;

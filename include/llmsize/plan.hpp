@@ -74,6 +74,7 @@ struct ServingRequest {
   bool users_max = false;      // --users max: the largest batch that fits (offline throughput)
   uint32_t max_model_len = 0;  // the guarantee's tokens per sequence; 0: isl + osl
   std::string launch_model;    // the model the launch command names (a repo id or a path)
+  ModelServingGuide guide;     // the catalog model's deployment guide (--emit's flags)
   // --gpu-memory-utilization / --mem-fraction-static: the engine's share of each GPU for
   // weights, activations and KV pool; 0 = its own default (EngineLimits::memory_fraction).
   double memory_fraction = 0;

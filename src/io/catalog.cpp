@@ -127,6 +127,86 @@ struct Ctx {
   }
 };
 
+// A parser or format name as the engines spell them: lowercase letters, digits, '_', '-', '.'.
+bool engine_word(const std::string& s) {
+  if (s.empty() || s.size() > 64 || s.front() == '-') return false;
+  for (const char ch : s)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+          ch == '.'))
+      return false;
+  return true;
+}
+
+// "serving"/"vllm" or "serving"/"sglang": what the model's deployment guide passes that engine.
+// Every value reaches a pasted launch command: parsers and formats are plain words, a further
+// flag one the engine documents (guide_flag_problem), the chat template a relative path.
+EngineFlags read_engine_flags(const json& o, const std::string& path, ServingEngine engine,
+                              const Ctx& c) {
+  if (!o.is_object()) c.fail(path, "expected an object");
+  static constexpr std::string_view kKeys[] = {"trust_remote_code", "tool_call_parser",
+                                               "reasoning_parser", "tool_chat_template", "args"};
+  for (const auto& [key, value] : o.items())
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
+      c.fail(path + "/" + sanitize(key, 64),
+             "unknown field; expected trust_remote_code, tool_call_parser, reasoning_parser, "
+             "tool_chat_template or args");
+  EngineFlags f;
+  if (const json* t = Ctx::field(o, "trust_remote_code")) {
+    if (!t->is_boolean())
+      c.fail(path + "/trust_remote_code", "expected true or false, got " + describe_json(*t));
+    f.trust_remote_code = t->get<bool>();
+  }
+  auto word = [&](const char* key) {
+    std::string w = c.str(o, path, key, false);
+    if (!w.empty() && !engine_word(w))
+      c.fail(path + "/" + key, "expected a parser name (lowercase letters, digits, _ - .), got " +
+                                   sanitize_quoted(w));
+    return w;
+  };
+  f.tool_call_parser = word("tool_call_parser");
+  f.reasoning_parser = word("reasoning_parser");
+  f.tool_chat_template = c.str(o, path, "tool_chat_template", false);
+  const std::string& tpl = f.tool_chat_template;
+  const bool relative = tpl.empty() || (tpl.front() != '/' && tpl.find("..") == std::string::npos &&
+                                        std::all_of(tpl.begin(), tpl.end(), [](char ch) {
+                                          return ch == '/' || engine_word(std::string(1, ch));
+                                        }));
+  if (!relative)
+    c.fail(path + "/tool_chat_template",
+           "expected a relative path in the engine's source tree, got " + sanitize_quoted(tpl));
+  f.args = c.strs(o, path, "args");
+  for (size_t i = 0; i < f.args.size(); i += 2) {
+    const std::string at = path + "/args/" + std::to_string(i);
+    if (const std::string why = guide_flag_problem(f.args[i], engine); !why.empty())
+      c.fail(at, sanitize_quoted(f.args[i]) + " " + why);
+    if (i + 1 >= f.args.size() || !engine_word(f.args[i + 1]))
+      c.fail(path + "/args/" + std::to_string(i + 1),
+             "expected the value of " + f.args[i] + " (a plain word)");
+  }
+  return f;
+}
+
+ModelServingGuide read_serving(const json& o, const std::string& path, const Ctx& c) {
+  if (!o.is_object()) c.fail(path, "expected an object");
+  static constexpr std::string_view kKeys[] = {"reasoning", "vllm", "sglang", "source"};
+  for (const auto& [key, value] : o.items())
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
+      c.fail(path + "/" + sanitize(key, 64),
+             "unknown field; expected reasoning, vllm, sglang or source");
+  ModelServingGuide g;
+  if (const json* r = Ctx::field(o, "reasoning")) {
+    if (!r->is_boolean())
+      c.fail(path + "/reasoning", "expected true or false, got " + describe_json(*r));
+    g.reasoning = r->get<bool>();
+  }
+  if (const json* v = Ctx::field(o, "vllm"))
+    g.vllm = read_engine_flags(*v, path + "/vllm", ServingEngine::vllm, c);
+  if (const json* v = Ctx::field(o, "sglang"))
+    g.sglang = read_engine_flags(*v, path + "/sglang", ServingEngine::sglang, c);
+  g.source = c.str(o, path, "source", true);
+  return g;
+}
+
 CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   if (!e.is_object()) c.fail(path, "expected an object");
   CatalogModel cm;
@@ -163,6 +243,7 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   }
   cm.source = c.str(e, path, "source", true);
   cm.origin = c.where;
+  if (const json* g = Ctx::field(e, "serving")) cm.serving = read_serving(*g, path + "/serving", c);
   return cm;
 }
 
@@ -206,6 +287,11 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
         "expected volta, turing, ampere, ada, hopper, blackwell, blackwell-ultra, rtx-blackwell, "
         "rdna2, rdna3, rdna4, cdna2, cdna3 or cdna4, got " +
             sanitize_quoted(s.architecture));
+  s.market = c.str(e, path, "market", false);
+  if (!s.market.empty() && s.market != "china")
+    c.fail(path + "/market",
+           "expected china (a part made for one market) or no field (sold worldwide), got " +
+               sanitize_quoted(s.market));
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
     s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
     s.interconnect_gb_per_s =

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -61,6 +62,10 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
 
 template <class T>
 std::string scalar_literal(const std::string& path, const T& v) {
@@ -94,6 +99,13 @@ struct Statements {
                     ");");
     } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
       out.push_back(path + " = " + scalar_literal(path, value) + ";");
+    } else if constexpr (is_optional<T>::value) {
+      if (value) {
+        out.push_back(path + ".emplace();");
+        Statements inner{path + "->", {}};
+        catalog_fields::fields(inner, *value);
+        for (auto& s : inner.out) out.push_back(std::move(s));
+      }
     } else if constexpr (is_vector<T>::value) {
       using E = typename T::value_type;
       if constexpr (std::is_class_v<E> && !std::is_same_v<E, std::string>) {

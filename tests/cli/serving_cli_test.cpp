@@ -1173,3 +1173,50 @@ TEST_CASE("SLOs bound a percentile with --slo-percentile, the capacity search in
        })
     check_refused(args, message);
 }
+
+TEST_CASE("A reasoning model is emitted as its guide serves it, at its own context",
+          "[cli][serving]") {
+  // DeepSeek-R1 thinks before it answers: vLLM launched without --max-model-len takes the model's
+  // max_position_embeddings, 163,840, and the plan must hold one such request (vLLM's
+  // check_enough_kv_cache_memory) - not isl + osl = 2,000, which would cut its thinking off.
+  const std::string r1 = "deepseek-r1 --engine vllm --gpu h200 --users 100";
+  const json t = throughput(r1);
+  CHECK(t["max_model_len"] == 163840);
+  // MLA latent KV: 61 layers x (512 + 64) x 2 bytes = 70,272 B per token; 163,840 tokens (a
+  // whole number of 16-token blocks): 11,513,364,480 B, held whole by each tensor-parallel rank
+  // (one latent "head" is not split), so x TP over the replica.
+  CHECK(t["kv_bytes_per_seq_guarantee"] ==
+        uint64_t{70272} * 163840 * t["tensor_parallel"].get<uint64_t>());
+  CHECK(t["max_concurrency_at_max_model_len"].get<double>() >= 1);
+  const auto e = run(r1 + " --emit vllm");
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find("--max-model-len 163840") != std::string::npos);
+  CHECK(e.out.find(" --trust-remote-code --enable-auto-tool-choice --tool-call-parser "
+                   "deepseek_v3 --reasoning-parser deepseek_r1 ") != std::string::npos);
+  CHECK(e.out.find("# tool calls as the model's guide runs them") == 0);
+  // --ctx bounds it, as --max-model-len would.
+  CHECK(throughput(r1 + " --ctx 32768")["max_model_len"] == 32768);
+  // SGLang's names for the same parsers; a model without a guide gets neither.
+  const auto s = run("deepseek-r1 --engine sglang --gpu h200 --users 100 --emit sglang");
+  REQUIRE(s.code == 0);
+  CHECK(s.out.find(" --tool-call-parser deepseekv3 --reasoning-parser deepseek-r1 ") !=
+        std::string::npos);
+  const auto l = run("llama-2-7b --engine vllm --gpu l40s --users 10 --emit vllm");
+  REQUIRE(l.code == 0);
+  CHECK(l.out.find("parser") == std::string::npos);
+  CHECK(l.out.find("--max-model-len 2000") != std::string::npos);  // not a reasoning model
+}
+
+TEST_CASE("A part made for one market is not recommended, but plans when named", "[cli][serving]") {
+  // H20 is NVIDIA's part for China: a buyer elsewhere cannot order it.
+  const auto r = run("kimi-k2.5 --engine vllm --users 100 -f json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["gpu"]["id"] != "h20");
+  for (const auto& o : j["gpu_options"]) CHECK(o["id"] != "h20");
+  const auto named = run("kimi-k2.5 --engine vllm --users 100 --gpu h20 -f json");
+  REQUIRE(named.code == 0);
+  CHECK(json::parse(named.out)["gpu"]["id"] == "h20");
+}

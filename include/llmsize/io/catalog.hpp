@@ -3,12 +3,14 @@
 // replace the built-in ones by id.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "llmsize/gpu.hpp"
+#include "llmsize/launch.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/platform.hpp"
 
@@ -21,6 +23,9 @@ struct CatalogModel {
   std::string hf_repo;
   std::string source;
   std::string origin;  // "built-in" or the catalog file it came from
+  // What its deployment guides pass vLLM and SGLang; absent for most (an empty slot costs
+  // nothing to make, as the compiled catalog makes one per model at start).
+  std::optional<ModelServingGuide> serving;
 };
 
 struct CatalogGpu {

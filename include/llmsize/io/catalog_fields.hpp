@@ -130,6 +130,23 @@ void fields(V& v, ModelSpec& m) {
 }
 
 template <class V>
+void fields(V& v, EngineFlags& f) {
+  v("trust_remote_code", f.trust_remote_code);
+  v("tool_call_parser", f.tool_call_parser);
+  v("reasoning_parser", f.reasoning_parser);
+  v("tool_chat_template", f.tool_chat_template);
+  v("args", f.args);
+}
+
+template <class V>
+void fields(V& v, ModelServingGuide& g) {
+  v("reasoning", g.reasoning);
+  v("vllm", g.vllm);
+  v("sglang", g.sglang);
+  v("source", g.source);
+}
+
+template <class V>
 void fields(V& v, CatalogModel& m) {
   v("spec", m.spec);
   v("aliases", m.aliases);
@@ -137,6 +154,7 @@ void fields(V& v, CatalogModel& m) {
   v("hf_repo", m.hf_repo);
   v("source", m.source);
   v("origin", m.origin);
+  v("serving", m.serving);
 }
 
 template <class V>
@@ -167,6 +185,7 @@ void fields(V& v, GpuSpec& g) {
   v("price_usd", g.price_usd);
   v("price_date", g.price_date);
   v("price_kind", g.price_kind);
+  v("market", g.market);
 }
 
 template <class V>
@@ -253,9 +272,12 @@ static_assert(sizeof(LayerSegment) == 32, "LayerSegment changed: update its fiel
 static_assert(sizeof(SsmSpec) == 24, "SsmSpec changed: update its fields() above");
 static_assert(sizeof(VisionTower) == 52, "VisionTower changed: update its fields() above");
 static_assert(sizeof(ModelSpec) == 464, "ModelSpec changed: update its fields() above");
-static_assert(sizeof(CatalogModel) == 608, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 456, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 544, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(EngineFlags) == 128, "EngineFlags changed: update its fields() above");
+static_assert(sizeof(ModelServingGuide) == 296,
+              "ModelServingGuide changed: update its fields() above");
+static_assert(sizeof(CatalogModel) == 912, "CatalogModel changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 488, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 576, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

@@ -275,6 +275,17 @@ void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedReques
   const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
                            s.engine == ServingEngine::ollama;
   s.launch_model = launch_target(o, cat, out, gguf_engine);
+  const ResolvedModel& rm = out.model;
+  if (rm.source == "catalog" || rm.source == "shorthand")
+    if (const CatalogModel* cm = cat.find_model(rm.spec.id); cm && cm->serving)
+      s.guide = *cm->serving;
+  // A reasoning model thinks at length before it answers: a paged engine is launched at the
+  // model's own trained context, as vLLM and SGLang launch it without --max-model-len /
+  // --context-length, unless --ctx bounds it (#21); isl + osl would cut its thinking off.
+  if (s.guide.reasoning && !o.ctx_given && !o.ctx_max &&
+      serving_profile(s.engine).memory_rule != MemoryRule::fixed_slots &&
+      rm.spec.n_ctx_train > std::max(s.max_model_len, s.workload.request_tokens()))
+    s.max_model_len = rm.spec.n_ctx_train;
   const auto& g = out.request.gpu;
   if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
     throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
