@@ -121,6 +121,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;
     if (a.no_machine != b.no_machine) return b.no_machine;
+    if (a.generic_machine != b.generic_machine) return b.generic_machine;
     // A fabric costs what the catalog does not price: a deployment without one first.
     if (a.needs_fabric != b.needs_fabric) return b.needs_fabric;
     if (pa && a.total_price_usd != b.total_price_usd) return a.total_price_usd < b.total_price_usd;

@@ -118,8 +118,9 @@ void rank_by_usable_speed(const PlanRequest& req, const ModelSpec& m, const Esti
                         [](const GpuOption& o) { return !o.below_usable_speed; });
 }
 
-// The options at the usable speed (and, apart, those below it) in the order of the objective; the
-// price order (rank_gpus') breaks ties, and under it stays as it is.
+// The options at the usable speed (and, apart, those below it) in the order of the objective,
+// those a sourced machine carries before a generic class row's; the price order (rank_gpus')
+// breaks ties, and under it stays as it is.
 void rank_by_objective(Objective objective, std::vector<GpuOption>& options) {
   if (objective == Objective::price) return;
   auto key = [objective](const GpuOption& o) {
@@ -137,6 +138,7 @@ void rank_by_objective(Objective objective, std::vector<GpuOption>& options) {
   };
   std::stable_sort(options.begin(), options.end(), [&](const GpuOption& a, const GpuOption& b) {
     if (a.below_usable_speed != b.below_usable_speed) return b.below_usable_speed;
+    if (a.generic_machine != b.generic_machine) return b.generic_machine;
     return key(a) < key(b);
   });
 }
@@ -253,6 +255,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
     o.no_machine = false;
     o.platform = to_string(s.platform->platform_class);
     o.platform_id = s.platform->id;
+    o.generic_machine = s.platform->generic;
     o.machines = ch.nodes;
     o.needs_fabric = ch.nodes > 1 && !(o.replicas > 1 && o.tp * o.pp <= ch.gpus_per_node);
     o.bought = std::max(o.plan.count, ch.gpus_total());
@@ -676,6 +679,9 @@ void note_usable_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
          req.min_tokens_per_s);
 }
 
+void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w, Memo& memo,
+                    Plan& p);
+
 void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                Memo& memo, Plan& p) {
   // Every field is assigned or reset below; the storage of a reused Plan is kept (a Planner's
@@ -754,6 +760,50 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
                   : req.config.engine == Engine::llama_cpp || req.config.engine == Engine::ollama;
   if (req.users > kHandfulOfUsers && m.task == Task::generation && !req.train && slot_engine)
     note(p, NoteKind::batching_engine_suggested, req.users);
+  plan_on_bought(req, m, w, memo, p);
+}
+
+// The GPUs a machine is sold with serve (#21): a serving deployment on fewer GPUs than the
+// machine bought for it ships (5 H200 of a DGX H200's 8, as TP 1 x PP 5) is planned again on all
+// of them, its layout searched as on --gpus N, since the buyer pays for them; a capacity search's
+// deployment is kept (its spare GPUs are growth). Kept when it still fits; the
+// options and the fewest-cards list stay the first pass's, with the chosen GPU's line brought to
+// the deployment it now runs. Not for slot engines (llama.cpp and Ollama split layers: more GPUs
+// add memory, not speed) nor a count or layout the request gives.
+void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w, Memo& memo,
+                    Plan& p) {
+  if (!p.serving || !p.gpu || !p.system || !p.fit || p.fit->fit != Fit::fits ||
+      req.gpus_requested || req.train || p.gpu->gpu.unified_memory)
+    return;
+  // A capacity search's deployment is what its users need, and its figures (users a replica
+  // carries, the headroom) describe that deployment: its GPUs beyond it stay spare capacity.
+  if (p.serving->capacity && p.serving->capacity->found) return;
+  const Deployment& d = p.serving->deployment;
+  if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots) return;
+  const uint32_t bought = p.system->choice.gpus_total();
+  if (bought <= d.gpus() || d.gpus() != p.gpu->count || bought > kMaxGpus) return;
+  PlanRequest again = req;
+  again.gpus_requested = bought;
+  again.gpu = p.gpu->gpu;
+  Plan q;
+  plan_into(again, m, w, &*again.gpu, memo, q);
+  if (!q.serving || !q.gpu || !q.fit || q.fit->fit != Fit::fits || q.gpu->count != bought) return;
+  q.serving->gpus_needed_before_machine = d.gpus();
+  q.gpu->count_requested = 0;
+  q.options = std::move(p.options);
+  q.fewest = std::move(p.fewest);
+  q.gpu_recommended = p.gpu_recommended;
+  for (GpuOption& o : q.options)
+    if (o.plan.gpu.id == q.gpu->gpu.id) {
+      const Deployment& nd = q.serving->deployment;
+      o.plan.count = nd.gpus();
+      o.plan.per_gpu_bytes = q.gpu->per_gpu_bytes;
+      o.tp = nd.tp;
+      o.pp = nd.pp;
+      o.replicas = nd.replicas;
+      o.tokens_per_s = q.serving->estimate.per_user_tokens_per_s.value;
+    }
+  p = std::move(q);
 }
 
 // Hashing of the plain inputs a Planner caches by: every field, bit for bit, a 64-bit word at a

@@ -115,6 +115,10 @@ struct GpuOption {
   uint32_t bought = 0;
   // No catalog machine takes the GPUs at this count: no machine, power or host price.
   bool no_machine = false;
+  // Only a generic class row takes them (platforms_generic: "an OAM baseboard server"), a
+  // machine no vendor sells by that name, priced by the class's assumption: after every option
+  // a sourced machine carries.
+  bool generic_machine = false;
   // A serving engine's deployment of plan.count (TP x PP x replicas); 0 when the layer split
   // (plan.split) describes it.
   uint32_t tp = 0, pp = 0, replicas = 0;
@@ -148,7 +152,7 @@ using OptionPricer = std::function<void(GpuOption&)>;
 // that are sold worldwide (no GpuSpec::market: H20 and L20 are made for China alone), each priced
 // by `price`, in this order: setups their maker supports before those it does not
 // (units_not_linked); priced before unpriced; GPUs a catalog machine takes before those none
-// takes (no_machine); systems in one machine before those spanning several (their fabric is
+// takes (no_machine), and a sourced machine before a generic class row (generic_machine); systems in one machine before those spanning several (their fabric is
 // unpriced and their pipeline runs over the network); the cheapest system first (its BOM: the
 // GPUs bought and the machines around them); ties by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,

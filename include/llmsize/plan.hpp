@@ -105,6 +105,9 @@ struct ServingPlan {
   uint32_t layouts_searched = 0;
   std::optional<Deployment> runner_up;
   ServingEstimate runner_up_estimate;
+  // The fewest GPUs that serve it (0: the plan is on those): the machine is sold with more (a
+  // DGX's 8 for 5 needed), so the deployment was searched again on all of them (#21).
+  uint32_t gpus_needed_before_machine = 0;
   // Machines the deployment runs on at gpus_per_node: a replica that fits one stays inside it
   // (machines_for; the capacity search counts them the same way).
   uint32_t nodes() const {

@@ -909,13 +909,15 @@ TEST_CASE("The recommendation is no dearer than the priced datacenter alternativ
         CHECK(price <= alt["cost"]["hardware_usd"].get<double>());
     }
   }
-  // DeepSeek-V3.1 for 500 users: one OAM server of 8 MI350X (TP 8, $200,000 of modules at $25,000
-  // + the server) before one DGX B200 at $515,000; on H200 two HGX servers, each a TP 8
-  // replica: the two machines share nothing but requests, and no fabric is bought.
+  // DeepSeek-V3.1 for 500 users: one DGX B300 of 8 (TP 8: $392,000 of modules at $49,000 + the
+  // host) before one DGX B200 at $515,000; 8 MI350X would cost less, but only a generic OAM row
+  // takes them (no vendor machine in the catalog), and a machine no one sells by that name is not
+  // recommended before one that is. On H200 two HGX servers, each a TP 8 replica: the two
+  // machines share nothing but requests, and no fabric is bought.
   const std::string ds_args =
       "deepseek-v3.1 --engine sglang --users 500 --target-tps 25 --ttft-ms 2000";
   const json ds = run_json(ds_args);
-  CHECK(ds["gpu"]["id"] == "mi350x");
+  CHECK(ds["gpu"]["id"] == "b300");
   CHECK(ds["gpu"]["count"] == 8);
   CHECK(ds["system"]["nodes"] == 1);
   CHECK(ds["throughput"]["tensor_parallel"] == 8);
@@ -941,8 +943,10 @@ TEST_CASE(
                             : std::string(goal) == "gpus"  ? "count"
                             : std::string(goal) == "power" ? "max_wall_w"
                                                            : "tco_usd";
+    // Among the options a vendor's machine carries (a generic class row's come after them).
     for (const auto& o : opts)
-      if (!o["below_usable_speed"].get<bool>() && o[key].is_number())
+      if (!o["below_usable_speed"].get<bool>() && o[key].is_number() &&
+          o["platform_id"].get<std::string>().rfind("generic-", 0) != 0)
         CHECK(opts[0][key].get<double>() <= o[key].get<double>());
     // tco = the system's price + its maximum draw over --years (3) at --duty-cycle (0.5) and
     // --kwh-price ($0.15): kW x 0.5 x 8,760 h x 3 x 0.15.

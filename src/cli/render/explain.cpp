@@ -95,8 +95,13 @@ std::string gpu_count_explain(const Report& r) {
         "  GPU count\n      = {} n = TP × PP{}: TP the largest degree ≤ {} GPUs per node that "
         "divides n and the {} heads, PP = n / TP; each GPU places weights / n + {}its share of "
         "one sequence's KV = {:.2f} GiB {} → {} GPU{} = TP {} × PP {} × {} replica{}\n",
-        r.gpu->count_requested ? "the requested" : "the fewest",
-        r.gpu->count_requested ? "" : " that fits", r.serving->gpus_per_node, r.model.spec.n_head,
+        r.gpu->count_requested ? std::string("the requested")
+        : r.serving->gpus_needed_before_machine
+            ? fmt::format("the machines' (they ship more than the fewest that fit, {})",
+                          r.serving->gpus_needed_before_machine)
+            : std::string("the fewest"),
+        r.gpu->count_requested || r.serving->gpus_needed_before_machine ? "" : " that fits",
+        r.serving->gpus_per_node, r.model.spec.n_head,
         d.engine == ServingEngine::sglang ? ""
         : prof.profile_run
             ? "the profile run's peak (the forward's activations / TP or the sampler's "

@@ -755,9 +755,14 @@ std::string table_bill(const Report& r, size_t width) {
     // #10: the serving plan's count can exceed what memory alone needs (replicas, speed).
     if (r.serving && r.serving->deployment.gpus() != r.gpu->count_needed)
       o += fmt::format(
-          "          the serving plan uses {} (TP {} × PP {} × {} replica{}): see Serving\n",
-          r.serving->deployment.gpus(), r.serving->deployment.tp, r.serving->deployment.pp,
-          r.serving->deployment.replicas, r.serving->deployment.replicas == 1 ? "" : "s");
+          "          the serving plan uses {}{}{} (TP {} × PP {} × {} replica{}): see Serving\n",
+          r.serving->gpus_needed_before_machine ? "all " : "", r.serving->deployment.gpus(),
+          r.serving->gpus_needed_before_machine
+              ? fmt::format(" the machine ships, {} would serve it",
+                            r.serving->gpus_needed_before_machine)
+              : "",
+          r.serving->deployment.tp, r.serving->deployment.pp, r.serving->deployment.replicas,
+          r.serving->deployment.replicas == 1 ? "" : "s");
     // The capacity target's count (replicas, speed) beyond what memory alone needs.
     if (r.capacity_split && r.capacity->gpus != r.gpu->count_needed)
       o += fmt::format(
