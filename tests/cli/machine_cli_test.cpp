@@ -892,16 +892,18 @@ TEST_CASE("A price given on the command line prices a machine as well as a GPU",
 // machines whose replicas each fit one machine needs no fabric, so it ranks by its price.
 TEST_CASE("The recommendation is no dearer than the priced datacenter alternatives",
           "[cli][machine]") {
-  for (const std::string w : {"llama-3.3-70b --quant fp8 --engine vllm --users 300 --target-tps 20",
-                              "deepseek-v3.1 --engine sglang --users 500 --target-tps 25 "
-                              "--ttft-ms 2000",
-                              "qwen3-235b-a22b --engine sglang --users 100 --target-tps 20"}) {
+  for (const std::string w :
+       {"llama-3.3-70b --quant fp8 --engine vllm --users 300 --target-tps 20",
+        "deepseek-v3.1 --engine sglang --users 500 --target-tps 25 "
+        "--ttft-ms 2000",
+        "qwen3-235b-a22b --engine sglang --users 100 --target-tps 20",
+        "gpt-oss-120b --engine vllm --users 100", "qwen3-32b --engine vllm --users 200"}) {
     INFO(w);
     const json rec = run_json(w);
     REQUIRE(rec["cost"]["hardware_usd"].is_number());
     const double price = rec["cost"]["hardware_usd"];
     CHECK(rec["throughput"]["per_user_tokens_per_s"].get<double>() >= 10);
-    for (const char* g : {"h100-sxm", "h200", "b200", "mi300x"}) {
+    for (const char* g : {"h100-sxm", "h200", "b200", "mi300x", "rtx-pro-6000-server"}) {
       INFO(g);
       const json alt = run_json(w + " --gpu " + g);
       REQUIRE(alt["cost"]["hardware_usd"].is_number());
