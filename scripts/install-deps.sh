@@ -12,9 +12,10 @@ set -euo pipefail
 # to be opened in a browser, so a browser is what checks it; the test skips with a message when it
 # is absent, CI installs it here). valgrind: its callgrind counts the instructions of an answer
 # for the bench.instructions gate (bench/instructions_bench.cpp), which a timing on a shared
-# machine could not hold to a limit.
+# machine could not hold to a limit. python3-yaml: the cli.k8s_manifests test parses the
+# --emit k8s manifests as a cluster would (scripts/check-k8s.py).
 pkgs=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev catch2 jq librsvg2-bin python3
-  chromium valgrind)
+  python3-yaml chromium valgrind)
 for group in "$@"; do
   case "$group" in
     fuzz) pkgs+=(clang libclang-rt-14-dev) ;;

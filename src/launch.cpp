@@ -1,6 +1,8 @@
 #include "llmsize/launch.hpp"
 
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "llmsize/sanitize.hpp"
@@ -130,8 +132,30 @@ void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
   }
 }
 
-// vllm serve (docs.vllm.ai serve CLI, vllm/engine/arg_utils.py EngineArgs); Ray past one node
-// (docs: "multi-node serving": ray start --head / --address, --distributed-executor-backend ray).
+// vllm serve's engine flags for the plan (docs.vllm.ai serve CLI, vllm/engine/arg_utils.py
+// EngineArgs), after the model and before the distributed and network flags.
+void vllm_flags(const LaunchPlan& p, std::ostringstream& o) {
+  // Attention data parallel with the experts split: one attention rank per GPU
+  // (docs.vllm.ai expert parallel deployment: -tp 1 --data-parallel-size N
+  // --enable-expert-parallel).
+  o << " --tensor-parallel-size " << (p.attention_dp ? 1 : p.tp);
+  if (p.attention_dp) o << " --data-parallel-size " << p.tp << " --enable-expert-parallel";
+  if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
+}
+
+void vllm_limits(const LaunchPlan& p, std::ostringstream& o) {
+  if (p.max_model_len) o << " --max-model-len " << p.max_model_len;
+  if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
+  if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
+  if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
+  if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
+  if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
+  if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+  guide(p.flags, o, true);
+}
+
+// vllm serve; Ray past one node (docs: "multi-node serving": ray start --head / --address,
+// --distributed-executor-backend ray).
 std::string vllm(const LaunchPlan& p) {
   std::ostringstream o;
   template_comment(p.flags, "vLLM", o);
@@ -144,49 +168,45 @@ std::string vllm(const LaunchPlan& p) {
       << ":6379\n# then on the head node:\n";
   }
   per_replica(p, o, [&](uint32_t port) {
-    // Attention data parallel with the experts split: one attention rank per GPU
-    // (docs.vllm.ai expert parallel deployment: -tp 1 --data-parallel-size N
-    // --enable-expert-parallel).
-    o << "vllm serve " << shell_quote(p.model) << " --tensor-parallel-size "
-      << (p.attention_dp ? 1 : p.tp);
-    if (p.attention_dp) o << " --data-parallel-size " << p.tp << " --enable-expert-parallel";
-    if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
+    o << "vllm serve " << shell_quote(p.model);
+    vllm_flags(p, o);
     if (multi) o << " --distributed-executor-backend ray";
-    if (p.max_model_len) o << " --max-model-len " << p.max_model_len;
-    if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
-    if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
-    if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
-    if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
-    if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-    if (!p.quantization.empty()) o << " --quantization " << p.quantization;
-    guide(p.flags, o, true);
+    vllm_limits(p, o);
     o << " --host " << p.host << " --port " << port;
   });
   return o.str();
 }
 
-// python -m sglang.launch_server (docs/advanced_features/server_arguments.md); past one node
-// --nnodes / --node-rank / --dist-init-addr on every node.
+// python -m sglang.launch_server's flags for the plan (docs/advanced_features/server_arguments.md)
+// after the model; `distributed` goes between the parallel degrees and the limits.
+void sglang_flags(const LaunchPlan& p, const std::string& distributed, std::ostringstream& o) {
+  o << " --tp-size " << p.tp;
+  if (p.pp > 1) o << " --pp-size " << p.pp;
+  if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention --ep-size " << p.tp;
+  o << distributed;
+  if (p.max_model_len) o << " --context-length " << p.max_model_len;
+  if (p.memory_fraction > 0) o << " --mem-fraction-static " << num(p.memory_fraction, "%.3f");
+  if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
+  if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
+  if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
+  if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
+  if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+  guide(p.flags, o, false);
+}
+
+// python -m sglang.launch_server; past one node --nnodes / --node-rank / --dist-init-addr on
+// every node.
 std::string sglang(const LaunchPlan& p) {
   std::ostringstream o;
   template_comment(p.flags, "SGLang", o);
   const uint32_t nodes = p.nodes();
   auto cmd = [&](uint32_t port, uint32_t rank) {
-    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model) << " --tp-size "
-      << p.tp;
-    if (p.pp > 1) o << " --pp-size " << p.pp;
-    if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention --ep-size " << p.tp;
-    if (nodes > 1)
-      o << " --nnodes " << nodes << " --node-rank " << rank << " --dist-init-addr "
-        << p.head_address << ":5000";
-    if (p.max_model_len) o << " --context-length " << p.max_model_len;
-    if (p.memory_fraction > 0) o << " --mem-fraction-static " << num(p.memory_fraction, "%.3f");
-    if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
-    if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
-    if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
-    if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-    if (!p.quantization.empty()) o << " --quantization " << p.quantization;
-    guide(p.flags, o, false);
+    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model);
+    sglang_flags(p,
+                 nodes > 1 ? " --nnodes " + u(nodes) + " --node-rank " + u(rank) +
+                                 " --dist-init-addr " + p.head_address + ":5000"
+                           : std::string(),
+                 o);
     o << " --host " << p.host << " --port " << port;
   };
   if (nodes > 1) {
@@ -329,6 +349,172 @@ bool ollama_drops(uint32_t cp) {
 }
 
 }  // namespace
+
+namespace {
+
+// What a pod of the engine runs in and asks the device plugin for, by the variable that selects
+// the GPU's devices: NVIDIA's device plugin resource nvidia.com/gpu, AMD's amd.com/gpu
+// (ROCm/k8s-device-plugin); images as the engines' deployment docs name them (docs.vllm.ai
+// "Using Docker": vllm/vllm-openai; ROCm docs "vLLM inference": rocm/vllm; SGLang docs
+// "Install": lmsysorg/sglang).
+struct PodKind {
+  const char* resource;
+  const char* image;
+};
+std::optional<PodKind> pod_kind(const LaunchPlan& p) {
+  const bool sglang = p.engine == ServingEngine::sglang;
+  if (p.devices_variable == "CUDA_VISIBLE_DEVICES")
+    return PodKind{"nvidia.com/gpu", sglang ? "lmsysorg/sglang:latest" : "vllm/vllm-openai:latest"};
+  if (p.devices_variable == "HIP_VISIBLE_DEVICES" && !sglang)
+    return PodKind{"amd.com/gpu", "rocm/vllm:latest"};
+  return std::nullopt;
+}
+
+// A DNS-1123 name for the manifest's objects: "llmsize-" and the model's last path component,
+// lowercased, every other character a '-', at most 40 characters.
+std::string object_name(const std::string& model) {
+  const size_t end = model.find_last_not_of('/');
+  const size_t slash = end == std::string::npos ? std::string::npos : model.rfind('/', end);
+  std::string base = model.substr(slash == std::string::npos ? 0 : slash + 1);
+  std::string n = "llmsize-";
+  for (const char ch : base) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok || n.back() != '-') n += ok ? c : '-';
+    if (n.size() >= 40) break;
+  }
+  while (n.back() == '-') n.pop_back();
+  return n;
+}
+
+// A command for a container's args, in which Kubernetes expands $(VAR) before the shell sees it
+// (Kubernetes API, Container.args): a '$' of the model's name doubled so it stays itself.
+std::string k8s_escaped(const std::string& s) {
+  std::string r;
+  for (const char c : s) r += c == '$' ? std::string("$$") : std::string(1, c);
+  return r;
+}
+
+// One container of the engine, running `command` through sh -c, with the GPUs of one pod; the
+// pods that serve HTTP have the engines' /health as their readiness probe.
+void k8s_container(std::ostringstream& o, const std::string& indent, const std::string& name,
+                   const PodKind& kind, const std::string& command, uint32_t gpus, bool serves,
+                   uint32_t port) {
+  o << indent << "- name: " << name << "\n"
+    << indent << "  image: " << kind.image << "\n"
+    << indent << "  command: [\"sh\", \"-c\"]\n"
+    << indent << "  args:\n"
+    << indent << "    - |\n"
+    << indent << "      " << command << "\n";
+  if (serves)
+    o << indent << "  ports:\n"
+      << indent << "    - containerPort: " << port << "\n"
+      << indent << "  readinessProbe:\n"
+      << indent << "    httpGet: {path: /health, port: " << port << "}\n"
+      << indent << "    periodSeconds: 10\n";
+  o << indent << "  resources:\n"
+    << indent << "    limits:\n"
+    << indent << "      " << kind.resource << ": \"" << gpus << "\"\n"
+    << indent << "  volumeMounts:\n"
+    << indent << "    - {name: dshm, mountPath: /dev/shm}\n";
+}
+
+// The engine's command in a pod of the manifest: node rank `rank` ("" on one machine; a $(VAR)
+// Kubernetes expands), and vLLM's workers headless.
+std::string k8s_command(const LaunchPlan& p, const std::string& rank, bool headless) {
+  std::ostringstream o;
+  const std::string model = k8s_escaped(shell_quote(p.model));
+  const bool multi = !rank.empty();
+  if (p.engine == ServingEngine::sglang) {
+    o << "python3 -m sglang.launch_server --model-path " << model;
+    sglang_flags(p,
+                 multi ? " --dist-init-addr $(LWS_LEADER_ADDRESS):5000 --nnodes $(LWS_GROUP_SIZE) "
+                         "--node-rank " +
+                             rank
+                       : std::string(),
+                 o);
+  } else {
+    o << "vllm serve " << model;
+    vllm_flags(p, o);
+    if (multi)
+      o << " --distributed-executor-backend mp --nnodes $(LWS_GROUP_SIZE) --node-rank " << rank
+        << " --master-addr $(LWS_LEADER_ADDRESS)" << (headless ? " --headless" : "");
+    vllm_limits(p, o);
+  }
+  o << " --host 0.0.0.0 --port " << p.port;
+  return o.str();
+}
+
+void k8s_dshm(std::ostringstream& o, const std::string& indent) {
+  o << indent << "volumes:\n"
+    << indent << "  - name: dshm\n"
+    << indent << "    emptyDir: {medium: Memory}\n";
+}
+
+}  // namespace
+
+std::string kubernetes_problem(const LaunchPlan& p) {
+  if (p.engine != ServingEngine::vllm && p.engine != ServingEngine::sglang &&
+      p.engine != ServingEngine::transformers)
+    return "llmsize writes Kubernetes manifests for vLLM and SGLang (--engine vllm or sglang)";
+  if (!pod_kind(p))
+    return p.devices_variable == "HIP_VISIBLE_DEVICES"
+               ? "no SGLang image for ROCm is known to llmsize; use --engine vllm (rocm/vllm)"
+               : "no engine image and device plugin resource for this GPU's software stack are "
+                 "known to llmsize (NVIDIA CUDA and AMD ROCm are)";
+  if (p.attention_dp && p.nodes() > 1)
+    return "attention data parallel across machines gives each rank its own address, which "
+           "this manifest does not wire; plan it on one machine (--gpus) or without --ep";
+  return "";
+}
+
+std::string kubernetes_manifest(const LaunchPlan& plan) {
+  LaunchPlan p = plan;
+  if (p.engine == ServingEngine::transformers) p.engine = ServingEngine::vllm;
+  const PodKind kind = *pod_kind(p);
+  const std::string name = object_name(p.model);
+  const char* engine = p.engine == ServingEngine::sglang ? "sglang" : "vllm";
+  const uint32_t nodes = p.nodes();
+  std::ostringstream o;
+  o << "# llmsize plan: " << p.replicas << " replica" << (p.replicas == 1 ? "" : "s") << " of TP "
+    << p.tp << " x PP " << p.pp << " under " << engine << "; gated models need an HF_TOKEN env\n"
+    << "# (a Secret) and a local checkpoint path a volume mounted at that path\n";
+  template_comment(p.flags, p.engine == ServingEngine::sglang ? "SGLang" : "vLLM", o);
+  if (nodes > 1) {
+    const uint32_t per_pod = p.gpus_per_node;
+    o << "# one LeaderWorkerSet group per replica, one pod per machine (" << nodes << " x "
+      << per_pod << " GPUs); needs LeaderWorkerSet installed (github.com/kubernetes-sigs/lws)\n"
+      << "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: "
+      << name << "\nspec:\n  replicas: " << p.replicas
+      << "\n  leaderWorkerTemplate:\n    size: " << nodes
+      << "\n    restartPolicy: RecreateGroupOnPodRestart\n    leaderTemplate:\n"
+      << "      metadata:\n        labels:\n          role: leader\n      spec:\n"
+      << "        containers:\n";
+    k8s_container(o, "          ", std::string(engine) + "-leader", kind,
+                  k8s_command(p, "0", false), per_pod, true, p.port);
+    k8s_dshm(o, "        ");
+    o << "    workerTemplate:\n      spec:\n        containers:\n";
+    k8s_container(o, "          ", std::string(engine) + "-worker", kind,
+                  k8s_command(p, "$(LWS_WORKER_INDEX)", true), per_pod, false, p.port);
+    k8s_dshm(o, "        ");
+    o << "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: " << name
+      << "\nspec:\n  selector:\n    leaderworkerset.sigs.k8s.io/name: " << name
+      << "\n    role: leader\n";
+  } else {
+    o << "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " << name
+      << "\nspec:\n  replicas: " << p.replicas << "\n  selector:\n    matchLabels:\n"
+      << "      app: " << name
+      << "\n  template:\n    metadata:\n      labels:\n        app: " << name
+      << "\n    spec:\n      containers:\n";
+    k8s_container(o, "        ", engine, kind, k8s_command(p, "", false), p.tp * p.pp, true,
+                  p.port);
+    k8s_dshm(o, "      ");
+    o << "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: " << name
+      << "\nspec:\n  selector:\n    app: " << name << "\n";
+  }
+  o << "  ports:\n    - port: " << p.port << "\n      targetPort: " << p.port << "\n";
+  return o.str();
+}
 
 std::string shell_quote(std::string_view s) {
   std::string r = "'";

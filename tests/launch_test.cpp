@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,10 @@ const std::map<std::string, std::set<std::string>>& documented() {
         // docs.vllm.ai "Tool Calling" and "Reasoning Outputs"; EngineArgs --trust-remote-code,
         // --tokenizer-mode, --config-format, --load-format.
         "--trust-remote-code", "--enable-auto-tool-choice", "--tool-call-parser",
-        "--reasoning-parser", "--tokenizer-mode", "--config-format", "--load-format"}},
+        "--reasoning-parser", "--tokenizer-mode", "--config-format", "--load-format",
+        // Multi-node without Ray (docs.vllm.ai deployment/frameworks/lws: --nnodes, --node-rank,
+        // --master-addr; workers --headless).
+        "--nnodes", "--node-rank", "--master-addr", "--headless"}},
       // Ray CLI (docs.ray.io ray start), as vLLM's multi-node guide runs it.
       {"ray", {"--head", "--port", "--address"}},
       // SGLang docs/advanced_features/server_arguments.md (python/sglang/srt/server_args.py);
@@ -332,4 +336,43 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
   CHECK(guide_flags(guide, ServingEngine::trt_llm).tool_call_parser.empty());
   CHECK(guide_flag_problem("--load-format", ServingEngine::vllm).empty());
   CHECK_FALSE(guide_flag_problem("--load-format", ServingEngine::sglang).empty());
+}
+
+TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[launch]") {
+  // 405B on 2 machines of 8 H100: one LeaderWorkerSet group of 2 pods, 8 GPUs each, vLLM's own
+  // multi-node launch (the leader rank 0, workers headless at their LWS index).
+  auto p = plan(ServingEngine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2);
+  p.gpus_per_node = 8;
+  REQUIRE(kubernetes_problem(p).empty());
+  const std::string m = kubernetes_manifest(p);
+  CHECK(has(m, "kind: LeaderWorkerSet\n"));
+  CHECK(has(m, "    size: 2\n"));
+  CHECK(has(m, "nvidia.com/gpu: \"8\""));
+  CHECK(has(m,
+            "--nnodes $(LWS_GROUP_SIZE) --node-rank 0 --master-addr $(LWS_LEADER_ADDRESS) "
+            "--host 0.0.0.0"));
+  CHECK(has(m, "--node-rank $(LWS_WORKER_INDEX) --master-addr $(LWS_LEADER_ADDRESS) --headless"));
+  CHECK(has(m, "leaderworkerset.sigs.k8s.io/name: llmsize-llama-3-1-405b-instruct\n"));
+  // Each engine line's flags are ones vLLM documents.
+  std::istringstream lines(m);
+  for (std::string line; std::getline(lines, line);)
+    if (has(line, "vllm serve")) check_documented(line);
+  // Replicas inside one machine: a Deployment of pods of TP x PP GPUs.
+  auto d = plan(ServingEngine::sglang, "Qwen/Qwen3-32B", 2);
+  d.replicas = 4;
+  const std::string dm = kubernetes_manifest(d);
+  CHECK(has(dm, "kind: Deployment\n"));
+  CHECK(has(dm, "  replicas: 4\n"));
+  CHECK(has(dm, "nvidia.com/gpu: \"2\""));
+  CHECK(has(dm, "image: lmsysorg/sglang:latest"));
+  // A '$' of the model's name is doubled: Kubernetes expands $(VAR) in args before the shell.
+  CHECK(has(kubernetes_manifest(plan(ServingEngine::vllm, "/m/$(HOME)", 1)), "'/m/$$(HOME)'"));
+  // AMD GPUs: the device plugin's amd.com/gpu and ROCm's vLLM image; no known SGLang one.
+  auto a = plan(ServingEngine::vllm, "meta-llama/Llama-3.3-70B-Instruct", 2);
+  a.devices_variable = "HIP_VISIBLE_DEVICES";
+  CHECK(has(kubernetes_manifest(a), "amd.com/gpu: \"2\""));
+  CHECK(has(kubernetes_manifest(a), "image: rocm/vllm:latest"));
+  a.engine = ServingEngine::sglang;
+  CHECK(has(kubernetes_problem(a), "no SGLang image for ROCm"));
+  CHECK(has(kubernetes_problem(plan(ServingEngine::trt_llm, "x", 1)), "vLLM and SGLang"));
 }

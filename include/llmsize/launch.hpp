@@ -86,6 +86,19 @@ const char* device_selection_variable(const std::vector<std::string>& backends);
 // on each node. REQUIRES: p.tp, p.pp, p.replicas > 0, p.model non-empty.
 std::string launch_script(const LaunchPlan& p);
 
+// A Kubernetes manifest that runs the plan on a cluster (#21), for vLLM and SGLang (transformers:
+// vLLM's): replicas that fit one machine as a Deployment of pods of TP x PP GPUs each; a replica
+// spanning machines as a LeaderWorkerSet (kubernetes-sigs/lws) of one group per replica and one
+// pod per machine, launched by the engine's own multi-node runtime (vLLM --nnodes / --node-rank /
+// --master-addr, workers --headless; SGLang --dist-init-addr / --nnodes / --node-rank); a Service
+// in front of the pods that serve HTTP. REQUIRES: kubernetes_problem(p) is empty.
+std::string kubernetes_manifest(const LaunchPlan& p);
+
+// Why the plan has no manifest, or "": an engine without a Kubernetes launch here (TensorRT-LLM,
+// llama.cpp, Ollama), a device without a known image and device plugin resource, attention data
+// parallel across machines (vLLM's data-parallel ranks take their own addresses).
+std::string kubernetes_problem(const LaunchPlan& p);
+
 // `s` as one POSIX shell word: inside single quotes, each quote written '\'' (POSIX.1-2017
 // Shell Command Language 2.2.3: nothing inside single quotes is special). Every value of a launch
 // command that comes from input (paths, repo ids) is printed through it.

@@ -957,7 +957,7 @@ TEST_CASE("completions are generated from the command line for bash zsh and fish
     CHECK(r.out == want + "\n");
   };
   offers("--engine", "llama.cpp ollama vllm sglang trt-llm transformers");
-  offers("--emit", "vllm sglang llama-server trt-llm ollama");
+  offers("--emit", "vllm sglang llama-server trt-llm ollama k8s");
   offers("--format", "table json csv markdown bom-csv html");
   const auto z = run("completions zsh");
   CHECK(z.out.rfind("#compdef llmsize\n", 0) == 0);

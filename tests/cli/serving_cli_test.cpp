@@ -1220,3 +1220,15 @@ TEST_CASE("A part made for one market is not recommended, but plans when named",
   REQUIRE(named.code == 0);
   CHECK(json::parse(named.out)["gpu"]["id"] == "h20");
 }
+
+TEST_CASE("A Kubernetes manifest is refused where it would not run", "[cli][serving]") {
+  check_refused("qwen3-32b --engine trt-llm --gpu h100-sxm --users 20 --emit k8s",
+                "--emit k8s: llmsize writes Kubernetes manifests for vLLM and SGLang");
+  check_refused("llama-3.3-70b --engine sglang --gpu mi300x --users 20 --emit k8s",
+                "no SGLang image for ROCm is known to llmsize; use --engine vllm (rocm/vllm)");
+  check_refused("llama-3.3-70b --engine vllm --gpu gaudi3 --users 20 --emit k8s",
+                "no engine image and device plugin resource for this GPU's software stack");
+  const auto ok = run("llama-3.3-70b --engine vllm --gpu mi300x --users 20 --emit k8s");
+  REQUIRE(ok.code == 0);
+  CHECK(ok.out.find("amd.com/gpu") != std::string::npos);
+}

@@ -164,6 +164,11 @@ std::string run_estimate(const Options& o) {
     if (!why.empty())
       throw InputError("--emit " + o.emit + ": the model " + sanitize_quoted(model, 256) + " " +
                        why + "; rename it");
+    if (o.emit == "k8s") {
+      if (const std::string k = kubernetes_problem(r.serving->launch); !k.empty())
+        throw InputError("--emit k8s: " + k);
+      return kubernetes_manifest(r.serving->launch);
+    }
     return launch_script(r.serving->launch);
   }
   if (o.format == "json") return render_json(r);

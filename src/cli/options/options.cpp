@@ -244,8 +244,9 @@ void setup_serving(CLI::App& app, Options& o) {
       ->group(serve);
   app.add_option("--emit", o.emit,
                  "print the launch command of the plan: vllm, sglang, llama-server, trt-llm or "
-                 "ollama")
-      ->type_name("ENGINE")
+                 "ollama; k8s: a Kubernetes manifest of the --engine vllm or sglang plan "
+                 "(LeaderWorkerSet past one machine)")
+      ->type_name("TARGET")
       ->group(serve);
 }
 

@@ -89,7 +89,7 @@ struct Options {
   double memory_fraction = 0;
   double ttft_ms = 0;  // --ttft-ms: time-to-first-token SLO
   double tpot_ms = 0;  // --tpot-ms: time-per-output-token SLO
-  std::string emit;    // --emit vllm|sglang|llama-server|trt-llm|ollama
+  std::string emit;    // --emit vllm|sglang|llama-server|trt-llm|ollama|k8s
   // --compare [LIST]: systems side by side (empty or "auto": the catalog's unified computers and
   // the recommended towers)
   std::string compare;
@@ -107,8 +107,10 @@ inline const std::vector<std::string>& machine_formats() {
   static const std::vector<std::string> k = {"bom-csv", "html"};
   return k;
 }
+// Each engine's launch commands, and "k8s": a Kubernetes manifest of the --engine's plan.
 inline const std::vector<std::string>& emit_engines() {
-  static const std::vector<std::string> k = {"vllm", "sglang", "llama-server", "trt-llm", "ollama"};
+  static const std::vector<std::string> k = {"vllm",    "sglang", "llama-server",
+                                             "trt-llm", "ollama", "k8s"};
   return k;
 }
 

@@ -54,7 +54,8 @@ bool is_serving_engine(ServingEngine e) {
 
 // The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
 ServingEngine chosen_engine(const Options& o) {
-  if (o.engine_given || o.emit.empty()) return serving_engine_of("--engine", o.engine);
+  if (o.engine_given || o.emit.empty() || o.emit == "k8s")
+    return serving_engine_of("--engine", o.engine);
   check_choice("--emit", o.emit, emit_engines());
   return *serving_engine_from_name(o.emit);
 }
@@ -104,7 +105,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   const ServingEngine e = chosen_engine(o);
   if (!o.emit.empty()) {
     check_choice("--emit", o.emit, emit_engines());
-    if (*serving_engine_from_name(o.emit) != e)
+    if (o.emit != "k8s" && *serving_engine_from_name(o.emit) != e)
       throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
                        "; emit that engine's command, or drop --engine");
   }
