@@ -1001,11 +1001,10 @@ double serving_target(const PlanRequest& req, uint32_t count) {
   if (!req.serving || !req.users) return 0;
   if (req.target_tokens_per_s > 0) return req.target_tokens_per_s;
   // --users N (people served at once) without a target or a count: all N at once, each at the
-  // usable speed (any speed with --min-tps 0); a rate or --users max is not a head count.
-  // A slot engine (llama.cpp, Ollama) already reserves a slot per user (-np N): its count holds
-  // them all, and a batching engine is what it is told to use for more (#21).
-  if (count || req.users < 2 || req.serving->users_max || req.serving->workload.rate_per_s > 0 ||
-      serving_profile(req.serving->engine).memory_rule == MemoryRule::fixed_slots)
+  // usable speed (any speed with --min-tps 0); a rate or --users max is not a head count. A slot
+  // engine (llama.cpp, Ollama) too: a slot per user (-np N) holds them, and replicas make them
+  // fast enough to use; a batching engine is suggested beside it for more than a handful (#21).
+  if (count || req.users < 2 || req.serving->users_max || req.serving->workload.rate_per_s > 0)
     return 0;
   return req.min_tokens_per_s > 0 ? req.min_tokens_per_s : kAnyUsableSpeed;
 }
@@ -1043,6 +1042,10 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   if (out.capacity && out.capacity->found && !count) {
     out.deployment = out.capacity->deployment;
     out.estimate = out.capacity->estimate;
+    // A slot engine's replicas each reserve a slot per user they carry (llama-server -np).
+    if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+      out.deployment.limits.max_num_seqs =
+          (wl.users + out.deployment.replicas - 1) / std::max<uint32_t>(1, out.deployment.replicas);
   } else if (count && serving_profile(sr.engine).default_split == SplitMode::tensor) {
     // The GPUs are given: the layout that serves the workload best on them, and the next.
     const LayoutSearch ls =

@@ -149,20 +149,27 @@ TEST_CASE("llama.cpp serves from a consumer GPU and Apple silicon, with llama-se
   {
     // 70B Q4_K_M (42.5 GB) on RTX 4090s: layer split, a slot per user. Two cards (48 GiB) hold
     // the weights and 2 slots of 2,300 tokens only without the 20% headroom (fits tight, 12.9%):
-    // the plan takes 3, whose slots fill at most 1 / 1.2 of each card.
+    // three hold them, whose slots fill at most 1 / 1.2 of each card.
     const std::string h = "llama-3.3-70b --gpu rtx-4090 --users 2 --isl 2000 --osl 300";
-    const json t = throughput(h);
-    CHECK(t["engine"] == "llama.cpp");
-    CHECK(t["fits"] == true);
-    CHECK(t["tensor_parallel"] == 1);  // layer split
-    CHECK(t["pipeline_parallel"] == 3);
-    CHECK(t["max_num_seqs"] == 2);
-    CHECK(t["kv_charged"] == "guarantee");
-    CHECK(t["memory_fraction"] == Approx(1 / 1.2).margin(0.001));  // the 20% rule
-    const auto e = run(h + " --emit llama-server");
+    const json three = throughput(h + " --gpus 3");
+    CHECK(three["engine"] == "llama.cpp");
+    CHECK(three["fits"] == true);
+    CHECK(three["tensor_parallel"] == 1);  // layer split
+    CHECK(three["pipeline_parallel"] == 3);
+    CHECK(three["max_num_seqs"] == 2);
+    CHECK(three["kv_charged"] == "guarantee");
+    const auto e = run(h + " --gpus 3 --emit llama-server");
     REQUIRE(e.code == 0);
     CHECK(e.out.find("llama-server -m 'Llama-3.3-70B-Instruct-Q4_K_M.gguf' -ngl 999 -sm layer -ts "
                      "27,27,26 -c 4600 -np 2 -fa on") != std::string::npos);  // -c: 2 x 2300
+    // There the two slots decode below the usable speed (10 tok/s): without a count the plan
+    // gives the users replicas until each reaches it (#21), a slot per user each, at the 20% rule.
+    const json t = throughput(h);
+    CHECK(three["per_user_tokens_per_s"].get<double>() < 10);
+    CHECK(t["per_user_tokens_per_s"].get<double>() >= 10);
+    CHECK(t["serving_capacity_found"] == true);
+    CHECK(t["max_num_seqs"].get<uint64_t>() * t["replicas"].get<uint64_t>() >= 2);
+    CHECK(t["memory_fraction"] == Approx(1 / 1.2).margin(0.001));
     // On the two cards given, the slots fill what llama.cpp would: tight, and it runs.
     const json two = throughput(h + " --gpus 2");
     CHECK(two["pipeline_parallel"] == 2);
@@ -772,26 +779,33 @@ TEST_CASE("Users on llama.cpp are llama-server's slots, sized to hold them all",
     CHECK(t["max_model_len"] == 8192);
     CHECK(doc["settings"]["context"] == 8192);
     CHECK(doc["gpu"]["fit"] == "fits");
+    // Each replica's slots: -c is its users x 8,192 tokens, -np its users.
+    CHECK(t["per_user_tokens_per_s"].get<double>() >= 10);
+    const uint64_t each = t["max_num_seqs"];
     const auto e = run("llama-3.3-70b --users 50 --ctx 8192 --emit llama-server");
     REQUIRE(e.code == 0);
-    CHECK(e.out.find(" -c 409600 -np 50 ") != std::string::npos);  // 50 slots x 8,192 tokens
+    CHECK(e.out.find(" -c " + std::to_string(each * 8192) + " -np " + std::to_string(each) + " ") !=
+          std::string::npos);
   }
   {
     // A llama-server process stays in one machine (a layer split across machines needs llama.cpp's
-    // RPC backend): 50 slots of 8,192 tokens on RTX 5090s (32 GB) need more than the 4 a
-    // workstation holds, so two replicas of 25 slots run on 4 cards each, one per machine:
-    // 39.6 GiB of Q4_K_M weights + 25 x 8,192 x 320 KiB = 62.5 GiB of KV a replica.
+    // RPC backend): 50 users of 8,192 tokens on RTX 5090s (32 GB), in workstations of 4, run as
+    // replicas of at most 4 cards, each on its own machine's devices, every user at the usable
+    // speed: 39.6 GiB of Q4_K_M weights + slots of 8,192 x 320 KiB = 2.5 GiB each.
     const std::string a = "llama-3.3-70b --users 50 --ctx 8192 --gpu rtx-5090";
     const json t = json::parse(run(a + " -f json").out)["throughput"];
-    CHECK(t["replicas"] == 2);
-    CHECK(t["pipeline_parallel"] == 4);
-    CHECK(t["concurrency"] == 25);
-    CHECK(t["nodes"] == 2);
+    const uint64_t span =
+        t["tensor_parallel"].get<uint64_t>() * t["pipeline_parallel"].get<uint64_t>();
+    CHECK(span <= 4);
+    CHECK(t["per_user_tokens_per_s"].get<double>() >= 10);
+    CHECK(t["concurrency"].get<uint64_t>() * t["replicas"].get<uint64_t>() >= 50);
     const auto e = run(a + " --emit llama-server");
     REQUIRE(e.code == 0);
-    CHECK(e.out.find("# replica 2 of 2, node 1\nCUDA_VISIBLE_DEVICES=0,1,2,3 llama-server") !=
+    const uint64_t reps = t["replicas"];
+    CHECK(e.out.find("# replica " + std::to_string(reps) + " of " + std::to_string(reps)) !=
           std::string::npos);
-    CHECK(e.out.find(" -ts 20,20,20,20 -c 204800 -np 25 ") != std::string::npos);
+    CHECK(e.out.find(" -c " + std::to_string(t["max_num_seqs"].get<uint64_t>() * 8192) + " -np " +
+                     std::to_string(t["max_num_seqs"].get<uint64_t>()) + " ") != std::string::npos);
   }
   {
     // Without --ctx, --isl or --osl the slot is the main command's 4,096-token context.
@@ -971,10 +985,9 @@ TEST_CASE("users N on a batching engine: all N planned at once at the usable spe
   // The table says how the count was sized.
   CHECK(run(a + " --width 0").out.find("sized for all 50 users at once at ≥ 10 tok/s each") !=
         std::string::npos);
-  // A slot engine reserves a slot per user itself: no capacity search without a target.
-  CHECK(throughput(
-            "llama-3.3-70b --gpu rtx-4090 --users 2 --isl 2000 --osl 300")["serving_capacity_found"]
-            .is_null());
+  // A slot engine too: its users get replicas until each decodes at the usable speed.
+  CHECK(throughput("llama-3.3-70b --gpu rtx-4090 --users 2 --isl 2000 --osl 300")
+            ["serving_capacity_found"] == true);
 }
 
 TEST_CASE("one layout, one speed: a given count and a capacity search agree", "[cli][serving]") {

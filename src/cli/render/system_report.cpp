@@ -705,7 +705,7 @@ std::string render_html(const Report& r) {
             : std::string());
   if (s) {
     o += fmt::format("<li><b>platform {}</b>: {}</li>\n", html_escape(s->platform->id),
-                     html_escape(s->platform->source));
+                     html_escape(source_words(s->platform->source)));
     if (!s->platform->price_source.empty())
       o += fmt::format("<li><b>platform price</b>: {}</li>\n",
                        html_escape(s->platform->price_source));

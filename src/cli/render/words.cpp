@@ -70,6 +70,14 @@ std::string circuit_words(const PowerPlan& p) {
   return circuit_words_one_feed(p) + (p.circuit.feeds > 1 ? ", on each of the A and B feeds" : "");
 }
 
+std::string source_words(const std::string& source) {
+  static const std::string kMark = "DOUBTFUL", kWords = "(a weak or conflicting source)";
+  std::string s = source;
+  for (size_t at = s.find(kMark); at != std::string::npos; at = s.find(kMark, at + kWords.size()))
+    s.replace(at, kMark.size(), kWords);
+  return s;
+}
+
 std::string usd_words(double usd) {
   return "$" + group_whole(usd);
 }
