@@ -177,6 +177,40 @@ ServingNeed serving_need(const ServingPlan& s, double headroom) {
   return n;
 }
 
+// The options in the order the recommendation reads them (the usable speed, the objective), the
+// fewest-cards list beside them, each cut to req.top; false (with the note that says why) when
+// none is recommended: no catalog GPU holds the model, or a head count no option serves at the
+// usable speed (#21: never a system too slow to use; the options then stay listed, fastest
+// first, with the speed each gives).
+bool settle_options(const PlanRequest& req, const ModelSpec& m, const Estimate& base,
+                    const RunConfig& c, Plan& p) {
+  rank_by_usable_speed(req, m, base, c, p.options);
+  rank_by_objective(req.objective, p.options);
+  p.fewest = p.options;
+  std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
+    return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
+  });
+  const bool none_usable = serves(req, m) && req.users > 1 && req.min_tokens_per_s > 0 &&
+                           req.target_tokens_per_s <= 0 && !p.options.empty() &&
+                           p.options.front().below_usable_speed;
+  if (none_usable)
+    std::stable_sort(
+        p.options.begin(), p.options.end(),
+        [](const GpuOption& a, const GpuOption& b) { return a.tokens_per_s > b.tokens_per_s; });
+  if (p.options.size() > req.top) p.options.resize(req.top);
+  if (p.fewest.size() > req.top) p.fewest.resize(req.top);
+  if (p.options.empty()) {
+    note(p, NoteKind::no_catalog_gpu);
+    return false;
+  }
+  if (none_usable) {
+    note(p, NoteKind::none_at_usable_speed, req.users, static_cast<uint64_t>(req.serving->engine),
+         0, 0, p.options.front().tokens_per_s, req.min_tokens_per_s);
+    return false;
+  }
+  return true;
+}
+
 // The GPU of the plan: the requested one, else the cheapest system of the candidates the engine
 // runs on; a serving engine counts each GPU by its own deployment search.
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
@@ -273,18 +307,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
                         p.train                    ? &training_count
                         : serves(req, m) || target ? &count_of
                                                    : nullptr);
-  rank_by_usable_speed(req, m, base, c, p.options);
-  rank_by_objective(req.objective, p.options);
-  p.fewest = p.options;
-  std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
-    return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
-  });
-  if (p.options.size() > req.top) p.options.resize(req.top);
-  if (p.fewest.size() > req.top) p.fewest.resize(req.top);
-  if (p.options.empty()) {
-    note(p, NoteKind::no_catalog_gpu);
-    return nullptr;
-  }
+  if (!settle_options(req, m, base, c, p)) return nullptr;
   p.gpu_recommended = true;
   const auto it =
       std::find_if(req.candidates->begin(), req.candidates->end(),

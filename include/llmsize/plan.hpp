@@ -183,6 +183,9 @@ enum class NoteKind : uint8_t {
   // (continuous batching, paged KV) serves them with fewer GPUs or faster (#21)
   batching_engine_suggested,
   engine_not_on_gpu,  // the engine does not run on the GPU's software stacks (runs_on)
+  // No catalog option serves n[0] users under engine n[1] (ServingEngine) at the usable speed y
+  // (--min-tps); the fastest runs at x tok/s each: none is recommended (#21).
+  none_at_usable_speed,
   // Worded after the estimate's own warnings:
   offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
   uncalibrated_speed,  // the GPU's speed family is not calibrated

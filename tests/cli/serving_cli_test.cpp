@@ -1245,3 +1245,32 @@ TEST_CASE("A Kubernetes manifest is refused where it would not run", "[cli][serv
   REQUIRE(ok.code == 0);
   CHECK(ok.out.find("amd.com/gpu") != std::string::npos);
 }
+
+TEST_CASE("No system is recommended when none serves the users at the usable speed",
+          "[cli][serving]") {
+  // Kimi-K2.5 (1.03 T parameters) for 1,000 users under llama.cpp: no catalog GPU reaches 10 tok/s
+  // a user within the counts searched. The answer says so, lists the options fastest first, each
+  // with its speed, and buys nothing.
+  const std::string a = "kimi-k2.5 --engine llama.cpp --users 1000";
+  const json j = json::parse(run(a + " -f json").out);
+  CHECK(j["gpu"]["recommended"] == false);
+  CHECK(j["gpu"]["id"].is_null());
+  CHECK(j["cost"]["hardware_usd"].is_null());
+  const json& opts = j["gpu_options"];
+  REQUIRE(opts.size() >= 2);
+  for (size_t i = 0; i < opts.size(); ++i) {
+    CHECK(opts[i]["below_usable_speed"] == true);
+    if (i)
+      CHECK(opts[i - 1]["tokens_per_s"].get<double>() >= opts[i]["tokens_per_s"].get<double>());
+  }
+  bool said = false;
+  for (const auto& w : j["warnings"])
+    said = said || w.get<std::string>().find("nothing is recommended") != std::string::npos;
+  CHECK(said);
+  const auto t = run(a);
+  CHECK(t.code == 0);
+  CHECK(t.out.find("Answer    none: no catalog system serves 1,000 users at ≥ 10 tok/s each under "
+                   "llama.cpp") != std::string::npos);
+  // Accepting any speed recommends the cheapest that holds it again.
+  CHECK(json::parse(run(a + " --min-tps 0 -f json").out)["gpu"]["recommended"] == true);
+}

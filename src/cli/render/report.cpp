@@ -562,6 +562,14 @@ std::vector<std::string> column_lines(std::string_view text, size_t width, char 
 }
 
 std::vector<std::string> answer_lines(const Report& r) {
+  // Nothing serves the users at the usable speed: the answer is that (#21), not a system.
+  for (const Note& n : r.notes)
+    if (n.kind == NoteKind::none_at_usable_speed)
+      return {fmt::format("none: no catalog system serves {} users at ≥ {:.0f} tok/s each under {} "
+                          "(the fastest option below gives {:.1f})",
+                          group(n.n[0]), n.y,
+                          serving_profile(static_cast<ServingEngine>(n.n[1])).name, n.x),
+              "a batching engine (--engine vllm or sglang), or --min-tps to accept slower"};
   if (!r.gpu || r.gpu->count_needed == 0) return {};
   std::vector<std::string> lines;
   const GpuPlan& g = *r.gpu;
@@ -708,11 +716,16 @@ std::string table_options(const Report& r) {
         "cheapest system first", "fewest GPUs first (--optimize gpus)",
         "least power at the wall first (--optimize power)",
         "least price + energy over the years first (--optimize tco)"};
-    o += fmt::format(
-        "\nGPU options (at the usable speed first, then priced, no network fabric before one, {}: "
-        "the bill of materials of the machines each buys; ≥ marks a floor, a line without a "
-        "public price; --price NAME=USD)\n",
-        kOrder[static_cast<int>(r.objective)]);
+    const bool none_usable = !r.gpu_recommended && r.options.front().below_usable_speed;
+    o += none_usable ? std::string(
+                           "\nGPU options (none at the usable speed: the fastest first; ≥ marks a "
+                           "floor, a line without a public price)\n")
+                     : fmt::format(
+                           "\nGPU options (at the usable speed first, then priced, no network "
+                           "fabric before one, {}: the bill of materials of the machines each "
+                           "buys; ≥ marks a floor, a line without a public price; --price "
+                           "NAME=USD)\n",
+                           kOrder[static_cast<int>(r.objective)]);
     for (const auto& opt : r.options) {
       // The machines around the GPUs: their class and what the rest of their bill costs.
       const std::string machine =

@@ -108,6 +108,12 @@ std::string note_words(const Note& n, const Plan& p) {
   switch (n.kind) {
     case NoteKind::no_catalog_gpu:
       return fmt::format("no catalog GPU holds this model in up to {} cards", kMaxRecommendedGpus);
+    case NoteKind::none_at_usable_speed:
+      return fmt::format(
+          "no catalog system serves {} users at the usable speed of {:.0f} tok/s each under {} "
+          "(the fastest option gives {:.1f}): nothing is recommended; a batching engine "
+          "(--engine vllm or sglang), --gpu to plan one anyway, or --min-tps to accept slower",
+          n.n[0], n.y, serving_profile(static_cast<ServingEngine>(n.n[1])).name, n.x);
     case NoteKind::capacity_unreachable:
       return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
@@ -239,7 +245,7 @@ namespace {
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
   return k == NoteKind::offload || k == NoteKind::tensor_split_indivisible ||
-         k == NoteKind::no_catalog_gpu;
+         k == NoteKind::no_catalog_gpu || k == NoteKind::none_at_usable_speed;
 }
 // Notes worded from their numbers and the plan's GPU (its name, id and memory).
 bool gpu_worded(NoteKind k) {
