@@ -222,6 +222,10 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
   // engine's own deployment, else (no hook) the layer split.
   const EngineGpuCount count_of = [&](const GpuSpec& g) {
     EngineCount n;
+    // A shared service (the class policy, #21) is offered no consumer card: no ECC on its
+    // memory, and NVIDIA's GeForce licence bars datacenter deployment (--class or --gpu to
+    // choose one anyway).
+    if (req.least_class_by_policy && g.is_consumer()) return n;
     if (serves(req, m)) {
       // The deployment plan_serving makes of g, at the count it searches (a capacity target's
       // replicas, else the fewest that hold one sequence); each GPU holds its shard, activations,

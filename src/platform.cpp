@@ -214,7 +214,7 @@ struct GpuFacts {
         mount(gpu_mount(gpu)),
         width(card_slot_width(gpu)),
         passive(gpu_is_passive(gpu)),
-        consumer(gpu.gpu_class == "consumer") {}
+        consumer(gpu.is_consumer()) {}
 };
 
 // Blockers as bits (1 << PlatformReason), so a check allocates nothing; kBlockerOrder is the order

@@ -21,6 +21,7 @@ struct GpuSpec {
   // consumer | workstation | datacenter | soc; "soc" is a unified-memory system (Apple M-series,
   // NVIDIA GB10 / Jetson Thor, AMD Ryzen AI Max) and always has unified_memory set.
   std::string gpu_class;
+  bool is_consumer() const { return gpu_class == "consumer"; }
   uint64_t memory_bytes = 0;
   double memory_fraction = 1.0;  // share a model may use (unified memory: what the OS leaves)
   std::string memory_type;

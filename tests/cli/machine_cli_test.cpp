@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -998,4 +999,24 @@ TEST_CASE("Circuits for the plan's mains, and the rule of thumb only where it fa
   CHECK(run("llama-3.1-8b --ctx 131072")
             .out.find("the rule of thumb 1.2 x weights (5.49 GiB) would be 19.77 GiB short") !=
         std::string::npos);
+}
+
+// #21: a shared service is offered no consumer card (no ECC memory; NVIDIA's GeForce licence bars
+// datacenter deployment): 300 users of Llama-3.3-70B FP8 under vLLM had been 24 GeForce RTX 5090
+// in six workstations. --class (or --gpu) chooses them anyway.
+TEST_CASE("A shared service is offered no consumer card unless asked", "[cli][machine]") {
+  std::set<std::string> consumer;
+  const json gpus = run_json("gpus");
+  for (const auto& g : gpus["gpus"])
+    if (g["class"] == "consumer") consumer.insert(g["id"].get<std::string>());
+  REQUIRE(consumer.count("rtx-5090") == 1);
+  const std::string w = "llama-3.3-70b --quant fp8 --engine vllm --users 300 --target-tps 20";
+  const json j = run_json(w + " --top 80");
+  CHECK(consumer.count(j["gpu"]["id"].get<std::string>()) == 0);
+  for (const auto& o : j["gpu_options"]) CHECK(consumer.count(o["id"].get<std::string>()) == 0);
+  bool any = false;
+  const json asked = run_json(w + " --top 80 --class workstation");
+  for (const auto& o : asked["gpu_options"])
+    any = any || consumer.count(o["id"].get<std::string>()) == 1;
+  CHECK(any);
 }

@@ -189,8 +189,9 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::class_policy:
       return n.n[1] ? fmt::format(
                           "a shared service{}: planned on a workstation or server, which carry ECC "
-                          "memory, a BMC and redundant PSUs that a desktop lacks (--class desktop "
-                          "to allow one)",
+                          "memory, a BMC and redundant PSUs that a desktop lacks, with no consumer "
+                          "card (no ECC memory; the GeForce licence bars datacenter use): "
+                          "--class desktop to allow them",
                           n.n[2] ? fmt::format(" of {} users", n.n[2]) : std::string())
                     : fmt::format("machines of {} class or above (--class)",
                                   to_string(static_cast<PlatformClass>(n.n[0])));
