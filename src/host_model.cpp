@@ -47,6 +47,9 @@ const uint32_t kUdimmGib[] = {8, 16, 24, 32, 48};
 const uint64_t kEnterpriseTb100[] = {192, 384, 768, 1536, 3072};
 // Client NVMe capacities (decimal TB): 1 / 2 / 4 / 8.
 const uint64_t kClientTb[] = {1, 2, 4, 8};
+// The data drives' floor (DESIGN: NVMe for models, datasets and checkpoints, floor 2 TB): the
+// 2 TB class, which enterprise drives sell as 1.92 TB.
+constexpr uint64_t kDataFloorBytes = 1920 * kGB;
 
 bool is_server_class(const PlatformModel& p) {
   return p.platform_class == PlatformClass::server ||
@@ -209,13 +212,16 @@ void size_nics(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSi
 
 // Storage: servers two enterprise OS drives in RAID 1 and mirrored enterprise data drives;
 // desktops and workstations the client M.2 drives they ship (one OS drive, data drives of client
-// sizes, as the power model counts them). Data drives hold the model set, datasets and
-// checkpoints with room to download a second copy (x 2).
+// sizes, as the power model counts them; a workstation's mirrored). Data drives hold the model
+// set, datasets and checkpoints with room to download a second copy (x 2), at least the 2 TB
+// class.
 void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
   StorageSizing& s = h.storage;
   const uint64_t models = n.model_set_bytes ? n.model_set_bytes : n.weights_bytes;
   s.required_bytes = checked_add(checked_add(models, n.dataset_bytes), n.checkpoint_bytes);
-  const uint64_t want = checked_mul(2, s.required_bytes);
+  // At least the 2 TB class for models and datasets (the design's floor: 1.92 TB enterprise, 2 TB
+  // client drives), whatever one model needs: the next model and its download land there too.
+  const uint64_t want = std::max(checked_mul(2, s.required_bytes), kDataFloorBytes);
   if (p.platform_class == PlatformClass::unified) {
     s.os_drives = 1;
     s.os_drive_bytes = 0;  // built in
@@ -245,8 +251,11 @@ void size_storage(const PlatformModel& p, const HostNeeds& n, HostSizing& h) {
         break;
       }
     s.data_drive_bytes = size * 1000 * kGB;
-    s.data_drives = static_cast<uint32_t>(
-        std::max<uint64_t>(1, (want + s.data_drive_bytes - 1) / s.data_drive_bytes));
+    const uint64_t drives =
+        std::max<uint64_t>(1, (want + s.data_drive_bytes - 1) / s.data_drive_bytes);
+    // A workstation mirrors its data as a server does (RAID 1); a desktop keeps one copy.
+    s.data_drives =
+        static_cast<uint32_t>(p.platform_class == PlatformClass::workstation ? 2 * drives : drives);
     h.reasons.push_back(HostReason::storage_data);
   }
 }

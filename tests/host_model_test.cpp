@@ -194,26 +194,28 @@ TEST_CASE("A networked desktop gets a front-end NIC", "[host_model]") {
   const auto dh = size_host(platform("am5-desktop"), d);
   REQUIRE(dh.nics.size() == 1);
   CHECK(dh.nics[0].gbit_per_s == 100);
-  // Desktop storage: one 1 TB OS drive; 5 GB x 2 -> one 1 TB data drive.
+  // Desktop storage: one 1 TB OS drive; 5 GB x 2 = 10 GB, under the 2 TB-class floor (1.92 TB):
+  // one 2 TB data drive, one copy.
   CHECK(dh.storage.os_drives == 1);
   CHECK(dh.storage.data_drives == 1);
-  CHECK(dh.storage.data_drive_bytes == 1000 * kGB);
+  CHECK(dh.storage.data_drive_bytes == 2000 * kGB);
 }
 
 TEST_CASE("A workstation gets the client M.2 drives it ships, not a server's mirror",
           "[host_model]") {
   // The fixture's WRX90 tower with 60 GiB of weights: one 1 TB OS drive and, for 2 x 64.4 GB =
-  // 128.8 GB, one 1 TB client data drive; it was a server's 2 x 1.92 TB OS mirror and a mirrored
-  // pair of 1.92 TB enterprise drives, while the power model counts workstation drives as M.2.
+  // 128.8 GB, under the 2 TB-class floor (1.92 TB), a mirrored pair of 2 TB client data drives
+  // (RAID 1, as a server's data); it was a server's 2 x 1.92 TB OS mirror and enterprise data
+  // drives, while the power model counts workstation drives as M.2.
   HostNeeds n;
   n.gpus = 4;
   n.weights_bytes = 60 * kGiB;
   const auto h = size_host(platform("wrx90-workstation"), n);
   CHECK(h.storage.os_drives == 1);
   CHECK(h.storage.os_drive_bytes == 1000 * kGB);
-  CHECK(h.storage.data_drives == 1);
-  CHECK(h.storage.data_drive_bytes == 1000 * kGB);
-  CHECK(h.load.nvme_drives == 2);
+  CHECK(h.storage.data_drives == 2);
+  CHECK(h.storage.data_drive_bytes == 2000 * kGB);
+  CHECK(h.load.nvme_drives == 3);
   CHECK(std::find(h.reasons.begin(), h.reasons.end(), HostReason::storage_os_mirror) ==
         h.reasons.end());
 }
