@@ -946,16 +946,31 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
         }
     return with(tp, n / tp);
   };
-  if (count) return split(count);
   Workload one = wl;
   one.users = 1;
   one.rate_per_s = 0;
+  const bool slots = serving_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
+  if (count) {
+    // llama-server and Ollama run in one machine (below): a count past one machine's GPUs runs as
+    // replicas that each fit one, the fewest whose slots hold their share of the users.
+    if (slots && count > gpn)
+      for (uint32_t r = (count + gpn - 1) / gpn; r <= count; ++r) {
+        if (count % r) continue;
+        Deployment d = split(count / r);
+        const uint32_t share = (std::max<uint32_t>(1, wl.users) + r - 1) / r;
+        const ServingEstimate e = estimate_serving(sm, sg, d, one);
+        if (!e.fits || e.max_concurrency < share) continue;
+        d.replicas = r;
+        d.limits.max_num_seqs = share;
+        return d;
+      }
+    return split(count);
+  }
   // No fewer GPUs than the weights need at the engine's whole memory share.
   const uint64_t budget = std::max<uint64_t>(1, sg.memory_bytes);
   const uint64_t first = std::max<uint64_t>(1, sm.weight_bytes / budget);
   // A slot engine reserves a slot per user (-np N): the fewest GPUs whose pool holds all N, when
   // any up to max_count does; else (and for the other engines) the fewest that hold one.
-  const bool slots = serving_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
   const uint32_t want = slots ? std::max<uint32_t>(1, wl.users) : 1;
   auto fewest = [&](uint32_t sequences, uint32_t most) -> std::optional<Deployment> {
     for (uint64_t n = first; n <= most; ++n) {

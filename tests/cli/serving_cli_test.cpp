@@ -806,6 +806,19 @@ TEST_CASE("Users on llama.cpp are llama-server's slots, sized to hold them all",
           std::string::npos);
     CHECK(e.out.find(" -c " + std::to_string(t["max_num_seqs"].get<uint64_t>() * 8192) + " -np " +
                      std::to_string(t["max_num_seqs"].get<uint64_t>()) + " ") != std::string::npos);
+    // Eight cards given run as two replicas of 25 slots on 4 cards each, one per workstation:
+    // 39.6 GiB of Q4_K_M weights + 25 x 8,192 x 320 KiB = 62.5 GiB of KV a replica, not one
+    // layer split across the two machines.
+    const json g = json::parse(run(a + " --gpus 8 -f json").out)["throughput"];
+    CHECK(g["replicas"] == 2);
+    CHECK(g["pipeline_parallel"] == 4);
+    CHECK(g["concurrency"] == 25);
+    CHECK(g["nodes"] == 2);
+    const auto ge = run(a + " --gpus 8 --emit llama-server");
+    REQUIRE(ge.code == 0);
+    CHECK(ge.out.find("# replica 2 of 2, node 1\nCUDA_VISIBLE_DEVICES=0,1,2,3 llama-server") !=
+          std::string::npos);
+    CHECK(ge.out.find(" -ts 20,20,20,20 -c 204800 -np 25 ") != std::string::npos);
   }
   {
     // Without --ctx, --isl or --osl the slot is the main command's 4,096-token context.
