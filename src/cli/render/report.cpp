@@ -721,10 +721,10 @@ std::string table_options(const Report& r) {
                            "\nGPU options (none at the usable speed: the fastest first; ≥ marks a "
                            "floor, a line without a public price)\n")
                      : fmt::format(
-                           "\nGPU options (at the usable speed first, then priced, no network "
-                           "fabric before one, {}: the bill of materials of the machines each "
-                           "buys; ≥ marks a floor, a line without a public price; --price "
-                           "NAME=USD)\n",
+                           "\nGPU options (at the usable speed first, then priced, a vendor's "
+                           "machine before a generic one, no network fabric before one, {}: the "
+                           "bill of materials of the machines each buys; ≥ marks a floor, a line "
+                           "without a public price; --price NAME=USD)\n",
                            kOrder[static_cast<int>(r.objective)]);
     for (const auto& opt : r.options) {
       // The machines around the GPUs: their class and what the rest of their bill costs.
@@ -734,11 +734,20 @@ std::string table_options(const Report& r) {
               ? fmt::format("{} whole computer{}", opt.machines, opt.machines > 1 ? "s" : "")
               : fmt::format("{} {}{} {}", opt.machines, opt.platform, opt.machines > 1 ? "s" : "",
                             opt.host_usd > 0 ? usd(opt.host_usd) : "unpriced");
+      // Where the GPUs' price comes from: its kind and date (#21), or that there is none.
+      const GpuSpec& g = opt.plan.gpu;
+      const std::string price_kind =
+          opt.gpus_usd > 0 && g.price_usd > 0
+              ? fmt::format(" · {} each, {}{}{}", usd(g.price_usd), g.price_kind,
+                            g.price_date.empty() ? "" : " ", g.price_date)
+          : opt.total_price_usd > 0 || g.unified_memory
+              ? std::string()  // in the machine's own price
+              : std::string(" · no public GPU price");
       o += fmt::format(
-          "  {:<20} × {:<3} {:>10} = GPUs {:>8} + {:<22} {:.1f} GiB per GPU · {}{}{}{}\n",
+          "  {:<20} × {:<3} {:>10} = GPUs {:>8} + {:<22} {:.1f} GiB per GPU{} · {}{}{}{}\n",
           opt.plan.gpu.id, opt.plan.count, option_price_words(opt),
           opt.gpus_usd > 0 ? usd(opt.gpus_usd) : "included", machine,
-          gib_of(opt.plan.per_gpu_bytes), option_split_words(opt),
+          gib_of(opt.plan.per_gpu_bytes), price_kind, option_split_words(opt),
           opt.bought > opt.plan.count
               ? fmt::format(" · {} bought (a count it is sold in)", opt.bought)
               : std::string(),
