@@ -127,6 +127,32 @@ struct Ctx {
   }
 };
 
+// `o` is an object whose fields are all in `keys`; else the error names the first other one and
+// lists them ("expected a, b or c").
+void known_fields(const json& o, const std::string& path, const Ctx& c,
+                  std::initializer_list<std::string_view> keys) {
+  if (!o.is_object()) c.fail(path, "expected an object");
+  for (const auto& [key, value] : o.items()) {
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    std::string list;
+    for (size_t i = 0; i < keys.size(); ++i)
+      list += std::string(i == 0                 ? ""
+                          : i + 1 == keys.size() ? " or "
+                                                 : ", ") +
+              std::string(keys.begin()[i]);
+    c.fail(path + "/" + sanitize(key, 64), "unknown field; expected " + list);
+  }
+}
+
+// The optional boolean field `key` of `o` (absent: false).
+bool boolean(const json& o, const std::string& path, const char* key, const Ctx& c) {
+  const json* v = Ctx::field(o, key);
+  if (!v) return false;
+  if (!v->is_boolean())
+    c.fail(path + "/" + key, "expected true or false, got " + describe_json(*v));
+  return v->get<bool>();
+}
+
 // A parser or format name as the engines spell them: lowercase letters, digits, '_', '-', '.'.
 bool engine_word(const std::string& s) {
   if (s.empty() || s.size() > 64 || s.front() == '-') return false;
@@ -142,20 +168,11 @@ bool engine_word(const std::string& s) {
 // flag one the engine documents (guide_flag_problem), the chat template a relative path.
 EngineFlags read_engine_flags(const json& o, const std::string& path, ServingEngine engine,
                               const Ctx& c) {
-  if (!o.is_object()) c.fail(path, "expected an object");
-  static constexpr std::string_view kKeys[] = {"trust_remote_code", "tool_call_parser",
-                                               "reasoning_parser", "tool_chat_template", "args"};
-  for (const auto& [key, value] : o.items())
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
-      c.fail(path + "/" + sanitize(key, 64),
-             "unknown field; expected trust_remote_code, tool_call_parser, reasoning_parser, "
-             "tool_chat_template or args");
+  known_fields(
+      o, path, c,
+      {"trust_remote_code", "tool_call_parser", "reasoning_parser", "tool_chat_template", "args"});
   EngineFlags f;
-  if (const json* t = Ctx::field(o, "trust_remote_code")) {
-    if (!t->is_boolean())
-      c.fail(path + "/trust_remote_code", "expected true or false, got " + describe_json(*t));
-    f.trust_remote_code = t->get<bool>();
-  }
+  f.trust_remote_code = boolean(o, path, "trust_remote_code", c);
   auto word = [&](const char* key) {
     std::string w = c.str(o, path, key, false);
     if (!w.empty() && !engine_word(w))
@@ -187,18 +204,9 @@ EngineFlags read_engine_flags(const json& o, const std::string& path, ServingEng
 }
 
 ModelServingGuide read_serving(const json& o, const std::string& path, const Ctx& c) {
-  if (!o.is_object()) c.fail(path, "expected an object");
-  static constexpr std::string_view kKeys[] = {"reasoning", "vllm", "sglang", "source"};
-  for (const auto& [key, value] : o.items())
-    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys))
-      c.fail(path + "/" + sanitize(key, 64),
-             "unknown field; expected reasoning, vllm, sglang or source");
+  known_fields(o, path, c, {"reasoning", "vllm", "sglang", "source"});
   ModelServingGuide g;
-  if (const json* r = Ctx::field(o, "reasoning")) {
-    if (!r->is_boolean())
-      c.fail(path + "/reasoning", "expected true or false, got " + describe_json(*r));
-    g.reasoning = r->get<bool>();
-  }
+  g.reasoning = boolean(o, path, "reasoning", c);
   if (const json* v = Ctx::field(o, "vllm"))
     g.vllm = read_engine_flags(*v, path + "/vllm", ServingEngine::vllm, c);
   if (const json* v = Ctx::field(o, "sglang"))
