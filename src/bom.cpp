@@ -113,8 +113,8 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
     cpu.spec.emplace_back(p.cpu_tdp_assumed ? "tdp_w_assumed" : "tdp_w", num(p.cpu_tdp_w));
   v.push_back(std::move(cpu));
   const RamSizing& r = in.host.ram;
-  // Server memory (registered DDR5) has its own, 2025-26 price; desktop and DDR4 DIMMs the assumed
-  // one.
+  // Server memory (registered DDR5) has its own, 2025-26 price; desktop and DDR4 DIMMs the 2026
+  // street price of desktop kits.
   const bool rdimm_ddr5 = p.platform_class != PlatformClass::desktop && !takes_ddr4(p);
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
@@ -135,7 +135,8 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
        r.dimms * nodes, (rdimm_ddr5 ? kDdr5RdimmUsdPerGib : kRamUsdPerGib) * r.dimm_gib,
        !words       ? ""
        : rdimm_ddr5 ? "reported DDR5 RDIMM contract price, Q4 2025 ($450 per 64 GB; Counterpoint)"
-                    : "assumed DDR street price, 2025 (not a quote)",
+                    : "street DDR5 kit price, 2026-06 ($679.99 per 64 GB; PCPartPicker via Tom's "
+                      "Hardware)",
        BomReason::ram_rule,
        // A vendor system whose shipped population holds the need comes with it (a DGX's
        // 32 x 64 GB is not bought apart); an ATX build buys its DIMMs.

@@ -112,9 +112,11 @@ TEST_CASE("A desktop BOM prices its own parts, a Mac is one line plus its GPU", 
   CHECK(pl->unit_price_usd == 1500);
   CHECK(pl->price_source ==
         "assumed desktop price, 2025 (board, CPU, chassis and PSUs; not a quote)");
-  // Total: the platform's $1,500 + 2 GPUs + 2 x 48 GiB x $4 + 1 TB OS at $80 + data drive(s) at
-  // $80/TB.
-  double expected = 1500 + 2 * g->unit_price_usd + 2 * 48 * 4.0 + 80;
+  // Total: the platform's $1,500 + 2 GPUs + 2 x 48 GiB at the June 2026 desktop DDR5 street
+  // price ($679.99 per 64 GB: $10.62 a GiB, $510 a 48 GiB DIMM) + 1 TB OS at $80 + data drive(s)
+  // at $80/TB.
+  CHECK(ram->unit_price_usd == Approx(509.9925));
+  double expected = 1500 + 2 * g->unit_price_usd + 2 * 509.9925 + 80;
   const BomLine* data = line(v, BomComponent::data_drive);
   REQUIRE(data);
   expected += data->qty * data->unit_price_usd;

@@ -34,7 +34,12 @@ struct CostPlan {
 };
 
 // Street prices the BOM prices RAM and drives at where the machine's catalog row ships none.
-constexpr double kRamUsdPerGib = 4.0;   // DDR5 / DDR4 desktop street price, 2025 (assumed)
+// Desktop DDR5 (and DDR4, which costs as much in the 2026 shortage), June 2026: PCPartPicker's
+// 64 GB kits at $679.99, its cheapest 32 GB kit at $374.97, as Tom's Hardware reported on
+// 2026-06-03
+// (https://www.techtimes.com/articles/317789/20260604/ddr5-ram-hits-375-floor-pc-builders-hbm-takes-three-times-more-wafers.htm);
+// $679.99 / 64 GB, a DIMM's marketed GB counted as its GiB as the RDIMM price below.
+constexpr double kRamUsdPerGib = 679.99 / 64;
 constexpr double kNvmeUsdPerTb = 80.0;  // client NVMe average, 2025 (assumed)
 // Server DDR5 RDIMM, Q4 2025: a 64 GB RDIMM rose from $255 (Q3 2025) to $450 (Counterpoint
 // Research, as reported at https://www.esim.report/news/memory-price-surge-tipped-to-continue);

@@ -311,9 +311,18 @@ TEST_CASE("without --gpu llmsize recommends GPUs by price and fewest cards", "[c
   // Cheapest first.
   CHECK(j["gpu_options"][0]["total_price_usd"].get<double>() <=
         j["gpu_options"][1]["total_price_usd"].get<double>());
-  // --price overrides the catalog.
-  const auto cheap = run_json("llama-3.1-8b --ctx 8192 --price rtx-4090=1");
-  CHECK(cheap["gpu_options"][0]["id"] == "rtx-4090");
+  // --price overrides the catalog: at $1 the RTX 4090 is the cheapest GPU tower (a unified
+  // computer, sold whole, may still cost less than a tower's host at 2026 memory prices).
+  const auto cheap = run_json("llama-3.1-8b --ctx 8192 --price rtx-4090=1 --top 80");
+  const json* first_tower = nullptr;
+  for (const auto& o : cheap["gpu_options"])
+    if (o["platform"] != "unified") {
+      first_tower = &o;
+      break;
+    }
+  REQUIRE(first_tower);
+  CHECK((*first_tower)["id"] == "rtx-4090");
+  CHECK((*first_tower)["gpus_usd"] == 1);
 }
 
 TEST_CASE("too few GPUs: what spills to system RAM and how slow it gets", "[cli][bom]") {

@@ -100,7 +100,7 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
   // 66.9 tok/s (the main command's Answer for the same flags). Schema 2's machine model (the AM5
   // desktop's BOM and its machine.max_power_parts_dc_watts): peak 708 W = 450 W GPU + 170 W CPU +
   // 10 W memory + 16 W drives + 12 W fans + 50 W board; RAM needed 32 GiB (what the desktop ships
-  // per GPU, over 2 x weights); at least $3,467 = $1,500 (the desktop's assumed price) + $1,599 GPU
+  // per GPU, over 2 x weights); at least $3,679 = $1,500 (the desktop's assumed price) + $1,599 GPU
   // + 2 x $64 DDR5 16 GiB + 2 x $80 1 TB NVMe (OS + data), a floor as the CPU and PSU lines have no
   // price. rag-70b: h100-pcie in the 8x PCIe server, $15,000 (the server's assumed price) + $25,000
   // GPU
@@ -111,7 +111,7 @@ TEST_CASE("check: the passing sample plan exits 0 with one PASS line per plan",
         std::vector<std::string>{
             "PASS chat-8b (examples/plan-pass.json#/plans/0): llama-3.1-8b q4_k_m "
             "ctx 8192 × 4 on 1 × rtx-4090: 11.2 of 24 "
-            "GiB per GPU, peak 708 W, 32 GiB RAM, at least $3,467 (a BOM line is "
+            "GiB per GPU, peak 708 W, 32 GiB RAM, at least $3,679 (a BOM line is "
             "unpriced), 66.9 tok/s per user",
             "PASS rag-70b (examples/plan-pass.json#/plans/1): llama-3.1-70b q4_k_m "
             "ctx 16384 × 2 on 1 × h100-pcie: 59.8 of "
@@ -232,7 +232,7 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   const std::string dir = temp_dir();
   // llama-3.1-8b q4_k_m at 4096 on one RTX 4090: peak 708 W (the schema-2 machine model: 450 GPU +
   // 170 CPU + 10 memory + 16 drives + 12 fans + 50 board), 32 GiB system RAM needed (what the
-  // desktop ships per GPU, over 2 x 4.58 GiB weights + 0.28 GiB token_embd), at least $3,467 (the
+  // desktop ships per GPU, over 2 x 4.58 GiB weights + 0.28 GiB token_embd), at least $3,679 (the
   // BOM's priced lines: the desktop's assumed $1,500 + $1,599 GPU + 2 x $64 DIMMs + 2 x $80 NVMe;
   // CPU and PSU unpriced), decode 118.5 tok/s.
   const auto power =
@@ -245,7 +245,7 @@ TEST_CASE("check: budgets and the target speed fail with their numbers", "[plann
   const auto price =
       run("check " + plan_file(dir, "price.json", "\"budget\": {\"price_usd\": 1500}"));
   CHECK(price.out == "FAIL p (" + dir +
-                         "/price.json#/plans/0): hardware at least $3,467 > budget "
+                         "/price.json#/plans/0): hardware at least $3,679 > budget "
                          "$1,500\n");
   const auto speed = run("check " + plan_file(dir, "speed.json", "\"target_tokens_per_s\": 200"));
   CHECK(speed.out == "FAIL p (" + dir +
