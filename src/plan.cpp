@@ -234,10 +234,13 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       // without a target leaves no capacity: then, as there, the fewest that hold one sequence.
       ServingPlan sp;
       const uint32_t gpn = serving_gpus_per_node(req, g);
-      if (serving_target(req, 0) > 0) sp = plan_serving(req, m, w, g, 0, gpn);
+      const bool sized = serving_target(req, 0) > 0;
+      if (sized) sp = plan_serving(req, m, w, g, 0, gpn);
       const bool searched = sp.capacity && sp.capacity->found;
       if (target && !searched) return n;
-      if (!searched) {
+      // A head count no count reaches the usable speed with: the deployment plan_serving falls
+      // back to, the one the plan of this GPU would run (a slot engine's replicas for every slot).
+      if (!searched && !sized) {
         const uint32_t fewest = fewest_serving_gpus(req, m, w, g);
         if (!fewest) return n;
         sp = plan_serving(req, m, w, g, fewest, gpn);
@@ -248,7 +251,11 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       n.tp = d.tp;
       n.pp = d.pp;
       n.replicas = d.replicas;
-      n.tokens_per_s = se.fits ? se.per_user_tokens_per_s.value : 0;
+      // Users beyond what the replicas run at once wait: each then gets its share of the output.
+      n.tokens_per_s = !se.fits ? 0
+                       : se.queued
+                           ? se.output_tokens_per_s.value / std::max<uint32_t>(1, sp.workload.users)
+                           : se.per_user_tokens_per_s.value;
       // With the headroom, as the plan's per_gpu_bytes (plan_memory).
       const ServingNeed sn = serving_need(sp, c.headroom);
       n.per_gpu_bytes = fraction_of(sn.need_bytes, 1 + sn.requested);
