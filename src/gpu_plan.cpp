@@ -106,6 +106,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.tp = n.tp;
       o.pp = n.pp;
       o.replicas = n.replicas;
+      o.attention_dp = n.attention_dp;
     } else {
       o.plan = plan_gpus(m, e, c, g, 0);
     }

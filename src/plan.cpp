@@ -251,6 +251,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       n.tp = d.tp;
       n.pp = d.pp;
       n.replicas = d.replicas;
+      n.attention_dp = d.attention_dp && d.tp > 1;
       // Users beyond what the replicas run at once wait: each then gets its share of the output.
       n.tokens_per_s = !se.fits ? 0
                        : se.queued
@@ -835,6 +836,7 @@ void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w
       o.tp = nd.tp;
       o.pp = nd.pp;
       o.replicas = nd.replicas;
+      o.attention_dp = nd.attention_dp && nd.tp > 1;
       o.tokens_per_s = q.serving->estimate.per_user_tokens_per_s.value;
     }
   p = std::move(q);

@@ -122,6 +122,7 @@ struct GpuOption {
   // A serving engine's deployment of plan.count (TP x PP x replicas); 0 when the layer split
   // (plan.split) describes it.
   uint32_t tp = 0, pp = 0, replicas = 0;
+  bool attention_dp = false;  // experts over the tp GPUs with attention data parallel (EP = tp)
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
@@ -139,8 +140,9 @@ struct EngineCount {
   uint32_t gpus = 0;
   uint64_t per_gpu_bytes = 0;
   uint32_t tp = 0, pp = 0, replicas = 0;  // a serving engine's degrees; 0: the layer split's
-  bool data_parallel = false;             // fine-tuning: FSDP ranks, not a model split
-  double tokens_per_s = 0;                // a serving deployment's per-user speed; 0: not known
+  bool attention_dp = false;   // MoE experts split over the tp GPUs, attention data parallel
+  bool data_parallel = false;  // fine-tuning: FSDP ranks, not a model split
+  double tokens_per_s = 0;     // a serving deployment's per-user speed; 0: not known
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 // Plans the machine of an option (plan, tp/pp/replicas set) as the plan would buy it and fills its
@@ -152,9 +154,10 @@ using OptionPricer = std::function<void(GpuOption&)>;
 // that are sold worldwide (no GpuSpec::market: H20 and L20 are made for China alone), each priced
 // by `price`, in this order: setups their maker supports before those it does not
 // (units_not_linked); priced before unpriced; GPUs a catalog machine takes before those none
-// takes (no_machine), and a sourced machine before a generic class row (generic_machine); systems in one machine before those spanning several (their fabric is
-// unpriced and their pipeline runs over the network); the cheapest system first (its BOM: the
-// GPUs bought and the machines around them); ties by fewer cards.
+// takes (no_machine), and a sourced machine before a generic class row (generic_machine); systems
+// in one machine before those spanning several (their fabric is unpriced and their pipeline runs
+// over the network); the cheapest system first (its BOM: the GPUs bought and the machines around
+// them); ties by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus, const OptionPricer& price,
                                  const ServingProfile* engine = nullptr,

@@ -500,8 +500,12 @@ const char* step_words(StartStep s) {
 
 std::string option_split_words(const GpuOption& o) {
   if (!o.tp) return gpu_split_words(o.plan.split);
-  return fmt::format("TP {} × PP {} × {} replica{}", o.tp, o.pp, o.replicas,
-                     o.replicas == 1 ? "" : "s");
+  Deployment d;
+  d.tp = o.tp;
+  d.pp = o.pp;
+  d.replicas = o.replicas;
+  d.attention_dp = o.attention_dp;
+  return layout_words(d);
 }
 
 std::string gpu_link_words(const GpuPlan& p, uint32_t nodes, uint32_t per_node) {
