@@ -1,7 +1,9 @@
 #include "llmsize/launch.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <sstream>
 
@@ -30,6 +32,17 @@ std::string num(double v, const char* fmt = "%.2f") {
 
 std::string u(uint64_t v) {
   return std::to_string(v);
+}
+
+// A value from a catalog or the command line as one shell word: as it is when the shell reads
+// it so (letters, digits and _ . , / : = @ % + -, not opening with '-' or empty), else through
+// shell_quote. The catalog reader admits only such words; this holds the command to it whatever
+// filled the plan.
+std::string shell_word(std::string_view s) {
+  const bool plain = !s.empty() && s.front() != '-' && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_.,/:=@%+-", c) != nullptr;
+  });
+  return plain ? std::string(s) : shell_quote(s);
 }
 
 }  // namespace
@@ -103,9 +116,14 @@ void guide(const EngineFlags& f, std::ostringstream& o, bool vllm_flags) {
   if (f.trust_remote_code) o << " --trust-remote-code";
   if (!f.tool_call_parser.empty())
     o << (vllm_flags ? " --enable-auto-tool-choice" : "") << " --tool-call-parser "
-      << f.tool_call_parser;
-  if (!f.reasoning_parser.empty()) o << " --reasoning-parser " << f.reasoning_parser;
-  for (const auto& a : f.args) o << " " << a;
+      << shell_word(f.tool_call_parser);
+  if (!f.reasoning_parser.empty()) o << " --reasoning-parser " << shell_word(f.reasoning_parser);
+  // Flags and values alternate; a flag prints as it is only when the engine documents it.
+  const ServingEngine engine = vllm_flags ? ServingEngine::vllm : ServingEngine::sglang;
+  for (size_t i = 0; i < f.args.size(); ++i)
+    o << " "
+      << (i % 2 == 0 && guide_flag_problem(f.args[i], engine).empty() ? f.args[i]
+                                                                      : shell_word(f.args[i]));
 }
 
 // A chat template the guide takes from the engine's source tree: named, as a pip-installed engine
@@ -113,7 +131,7 @@ void guide(const EngineFlags& f, std::ostringstream& o, bool vllm_flags) {
 void template_comment(const EngineFlags& f, const char* engine, std::ostringstream& o) {
   if (f.tool_chat_template.empty() || f.tool_call_parser.empty()) return;
   o << "# tool calls as the model's guide runs them: add --chat-template with " << engine << "'s "
-    << f.tool_chat_template << " (in its source tree, not in the installed package)\n";
+    << shell_word(f.tool_chat_template) << " (in its source tree, not in the installed package)\n";
 }
 
 // Replicas that fit in a node share it, each on its own GPUs and port.
@@ -178,12 +196,14 @@ std::string vllm(const LaunchPlan& p) {
 }
 
 // python -m sglang.launch_server's flags for the plan (docs/advanced_features/server_arguments.md)
-// after the model; `distributed` goes between the parallel degrees and the limits.
-void sglang_flags(const LaunchPlan& p, const std::string& distributed, std::ostringstream& o) {
+// after the model: its parallel degrees, then (after the distributed flags) its limits.
+void sglang_flags(const LaunchPlan& p, std::ostringstream& o) {
   o << " --tp-size " << p.tp;
   if (p.pp > 1) o << " --pp-size " << p.pp;
   if (p.attention_dp) o << " --dp-size " << p.tp << " --enable-dp-attention --ep-size " << p.tp;
-  o << distributed;
+}
+
+void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.max_model_len) o << " --context-length " << p.max_model_len;
   if (p.memory_fraction > 0) o << " --mem-fraction-static " << num(p.memory_fraction, "%.3f");
   if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
@@ -202,11 +222,11 @@ std::string sglang(const LaunchPlan& p) {
   const uint32_t nodes = p.nodes();
   auto cmd = [&](uint32_t port, uint32_t rank) {
     o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model);
-    sglang_flags(p,
-                 nodes > 1 ? " --nnodes " + u(nodes) + " --node-rank " + u(rank) +
-                                 " --dist-init-addr " + p.head_address + ":5000"
-                           : std::string(),
-                 o);
+    sglang_flags(p, o);
+    if (nodes > 1)
+      o << " --nnodes " << nodes << " --node-rank " << rank << " --dist-init-addr "
+        << p.head_address << ":5000";
+    sglang_limits(p, o);
     o << " --host " << p.host << " --port " << port;
   };
   if (nodes > 1) {
@@ -388,7 +408,7 @@ std::string object_name(const std::string& model) {
 }
 
 // A command for a container's args, in which Kubernetes expands $(VAR) before the shell sees it
-// (Kubernetes API, Container.args): a '$' of the model's name doubled so it stays itself.
+// (Kubernetes API, Container.args): each '$' doubled so it stays itself.
 std::string k8s_escaped(const std::string& s) {
   std::string r;
   for (const char c : s) r += c == '$' ? std::string("$$") : std::string(1, c);
@@ -420,29 +440,32 @@ void k8s_container(std::ostringstream& o, const std::string& indent, const std::
 }
 
 // The engine's command in a pod of the manifest: node rank `rank` ("" on one machine; a $(VAR)
-// Kubernetes expands), and vLLM's workers headless.
+// Kubernetes expands), and vLLM's workers headless. Every piece from the plan is escaped against
+// that expansion; only the LWS variables written here are left for Kubernetes to fill.
 std::string k8s_command(const LaunchPlan& p, const std::string& rank, bool headless) {
-  std::ostringstream o;
-  const std::string model = k8s_escaped(shell_quote(p.model));
-  const bool multi = !rank.empty();
-  if (p.engine == ServingEngine::sglang) {
-    o << "python3 -m sglang.launch_server --model-path " << model;
-    sglang_flags(p,
-                 multi ? " --dist-init-addr $(LWS_LEADER_ADDRESS):5000 --nnodes $(LWS_GROUP_SIZE) "
-                         "--node-rank " +
-                             rank
-                       : std::string(),
-                 o);
+  const bool sglang = p.engine == ServingEngine::sglang;
+  std::ostringstream head, tail;
+  head << (sglang ? "python3 -m sglang.launch_server --model-path " : "vllm serve ")
+       << shell_quote(p.model);
+  if (sglang) {
+    sglang_flags(p, head);
+    sglang_limits(p, tail);
   } else {
-    o << "vllm serve " << model;
-    vllm_flags(p, o);
-    if (multi)
-      o << " --distributed-executor-backend mp --nnodes $(LWS_GROUP_SIZE) --node-rank " << rank
-        << " --master-addr $(LWS_LEADER_ADDRESS)" << (headless ? " --headless" : "");
-    vllm_limits(p, o);
+    vllm_flags(p, head);
+    vllm_limits(p, tail);
   }
-  o << " --host 0.0.0.0 --port " << p.port;
-  return o.str();
+  std::string distributed;
+  if (!rank.empty())
+    distributed = sglang
+                      ? " --dist-init-addr $(LWS_LEADER_ADDRESS):5000 --nnodes $(LWS_GROUP_SIZE) "
+                        "--node-rank " +
+                            rank
+                      : " --distributed-executor-backend mp --nnodes $(LWS_GROUP_SIZE) "
+                        "--node-rank " +
+                            rank + " --master-addr $(LWS_LEADER_ADDRESS)" +
+                            (headless ? " --headless" : "");
+  return k8s_escaped(head.str()) + distributed + k8s_escaped(tail.str()) +
+         " --host 0.0.0.0 --port " + u(p.port);
 }
 
 void k8s_dshm(std::ostringstream& o, const std::string& indent) {

@@ -329,6 +329,13 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
   m.flags.args = {"--tokenizer-mode", "mistral",       "--config-format",
                   "mistral",          "--load-format", "mistral"};
   check_documented(launch_script(m));
+  // A value that is not a plain word (a plan filled in code, not by the catalog reader) is
+  // still one shell word, and a flag the engine does not document is quoted, not run.
+  auto h = plan(ServingEngine::vllm, "m", 1);
+  h.flags.reasoning_parser = "x; touch pwned";
+  h.flags.args = {"--load-format", "$(id)", "--evil", "1"};
+  const auto hs = launch_script(h);
+  CHECK(has(hs, " --reasoning-parser 'x; touch pwned' --load-format '$(id)' '--evil' 1 "));
   // Only vLLM and SGLang guides exist; the others pass nothing.
   ModelServingGuide guide;
   guide.vllm.tool_call_parser = "hermes";
@@ -367,6 +374,12 @@ TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[l
   CHECK(has(dm, "image: lmsysorg/sglang:latest"));
   // A '$' of the model's name is doubled: Kubernetes expands $(VAR) in args before the shell.
   CHECK(has(kubernetes_manifest(plan(ServingEngine::vllm, "/m/$(HOME)", 1)), "'/m/$$(HOME)'"));
+  // So is one in any other value from the plan; the LWS variables llmsize writes are not.
+  auto x = plan(ServingEngine::vllm, "m", 8, 2);
+  x.flags.reasoning_parser = "$(id)";
+  const std::string xm = kubernetes_manifest(x);
+  CHECK(has(xm, " --reasoning-parser '$$(id)' "));
+  CHECK(has(xm, "--master-addr $(LWS_LEADER_ADDRESS)"));
   // AMD GPUs: the device plugin's amd.com/gpu and ROCm's vLLM image; no known SGLang one.
   auto a = plan(ServingEngine::vllm, "meta-llama/Llama-3.3-70B-Instruct", 2);
   a.devices_variable = "HIP_VISIBLE_DEVICES";
