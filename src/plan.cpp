@@ -177,6 +177,27 @@ ServingNeed serving_need(const ServingPlan& s, double headroom) {
   return n;
 }
 
+// A serving plan as a GPU option counts it: its GPUs and degrees, each user's speed (users beyond
+// what the replicas run at once wait, and each then gets its share of the output), and what each
+// GPU holds with the headroom, as the plan's per_gpu_bytes (plan_memory).
+EngineCount serving_count(const ServingPlan& sp, double headroom) {
+  const Deployment& d = sp.deployment;
+  const ServingEstimate& se = sp.estimate;
+  EngineCount n;
+  n.gpus = d.gpus();
+  n.tp = d.tp;
+  n.pp = d.pp;
+  n.replicas = d.replicas;
+  n.attention_dp = d.attention_dp && d.tp > 1;
+  n.tokens_per_s = !se.fits ? 0
+                   : se.queued
+                       ? se.output_tokens_per_s.value / std::max<uint32_t>(1, sp.workload.users)
+                       : se.per_user_tokens_per_s.value;
+  const ServingNeed sn = serving_need(sp, headroom);
+  n.per_gpu_bytes = fraction_of(sn.need_bytes, 1 + sn.requested);
+  return n;
+}
+
 // The options in the order the recommendation reads them (the usable speed, the objective), the
 // fewest-cards list beside them, each cut to req.top; false (with the note that says why) when
 // none is recommended: no catalog GPU holds the model, or a head count no option serves at the
@@ -245,21 +266,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
         if (!fewest) return n;
         sp = plan_serving(req, m, w, g, fewest, gpn);
       }
-      const Deployment& d = sp.deployment;
-      const ServingEstimate& se = sp.estimate;
-      n.gpus = d.gpus();
-      n.tp = d.tp;
-      n.pp = d.pp;
-      n.replicas = d.replicas;
-      n.attention_dp = d.attention_dp && d.tp > 1;
-      // Users beyond what the replicas run at once wait: each then gets its share of the output.
-      n.tokens_per_s = !se.fits ? 0
-                       : se.queued
-                           ? se.output_tokens_per_s.value / std::max<uint32_t>(1, sp.workload.users)
-                           : se.per_user_tokens_per_s.value;
-      // With the headroom, as the plan's per_gpu_bytes (plan_memory).
-      const ServingNeed sn = serving_need(sp, c.headroom);
-      n.per_gpu_bytes = fraction_of(sn.need_bytes, 1 + sn.requested);
+      n = serving_count(sp, c.headroom);
     } else {
       // The weights do not change with the count: computed once, in `base`.
       const CapacityPlan cp =
@@ -828,16 +835,16 @@ void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w
   q.options = std::move(p.options);
   q.fewest = std::move(p.fewest);
   q.gpu_recommended = p.gpu_recommended;
+  const EngineCount n = serving_count(*q.serving, q.config.headroom);
   for (GpuOption& o : q.options)
     if (o.plan.gpu.id == q.gpu->gpu.id) {
-      const Deployment& nd = q.serving->deployment;
-      o.plan.count = nd.gpus();
-      o.plan.per_gpu_bytes = q.gpu->per_gpu_bytes;
-      o.tp = nd.tp;
-      o.pp = nd.pp;
-      o.replicas = nd.replicas;
-      o.attention_dp = nd.attention_dp && nd.tp > 1;
-      o.tokens_per_s = q.serving->estimate.per_user_tokens_per_s.value;
+      o.plan.count = n.gpus;
+      o.plan.per_gpu_bytes = n.per_gpu_bytes;
+      o.tp = n.tp;
+      o.pp = n.pp;
+      o.replicas = n.replicas;
+      o.attention_dp = n.attention_dp;
+      o.tokens_per_s = n.tokens_per_s;
     }
   p = std::move(q);
 }
