@@ -240,13 +240,13 @@ std::string base_name(const std::string& path) {
   return b == "." || b == ".." ? "model" : b;
 }
 
-// What the launch command loads: for the serving engines the catalog's Hugging Face repo, or the
-// checkpoint directory a config.json or safetensors file is in (vLLM, SGLang and TensorRT-LLM load
-// a directory, not its config.json); for llama.cpp / Ollama a GGUF file: the one given, else
-// the GGUF of that repo or directory at the quantization, named as GGUF repos name their files.
-// A generic size names no checkpoint: empty. A relative path that starts with '-' gets "./" so
-// the engine cannot read it as an option.
-std::string launch_target(const Options& o, const Catalog& cat, const ResolvedRequest& out,
+// What the launch command loads: for the serving engines the Hugging Face repo of `cm` (the
+// catalog entry; null for a file), or the checkpoint directory a config.json or safetensors file
+// is in (vLLM, SGLang and TensorRT-LLM load a directory, not its config.json); for llama.cpp /
+// Ollama a GGUF file: the one given, else the GGUF of that repo or directory at the quantization,
+// named as GGUF repos name their files. A generic size names no checkpoint: empty. A relative
+// path that starts with '-' gets "./" so the engine cannot read it as an option.
+std::string launch_target(const Options& o, const CatalogModel* cm, const ResolvedRequest& out,
                           bool gguf_engine) {
   const ResolvedModel& rm = out.model;
   if (rm.source == "generic") return "";
@@ -254,7 +254,6 @@ std::string launch_target(const Options& o, const Catalog& cat, const ResolvedRe
   for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   std::string t;
   if (rm.source == "catalog" || rm.source == "shorthand") {
-    const CatalogModel* cm = cat.find_model(rm.spec.id);
     const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : rm.spec.id;
     t = gguf_engine ? repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf" : repo;
   } else if (rm.source == "gguf") {
@@ -275,11 +274,12 @@ void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedReques
   ServingRequest& s = *out.request.serving;
   const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
                            s.engine == ServingEngine::ollama;
-  s.launch_model = launch_target(o, cat, out, gguf_engine);
   const ResolvedModel& rm = out.model;
-  if (rm.source == "catalog" || rm.source == "shorthand")
-    if (const CatalogModel* cm = cat.find_model(rm.spec.id); cm && cm->serving)
-      s.guide = *cm->serving;
+  // The catalog entry, looked up once: its repo names the checkpoint, its guide the flags.
+  const CatalogModel* cm =
+      rm.source == "catalog" || rm.source == "shorthand" ? cat.find_model(rm.spec.id) : nullptr;
+  s.launch_model = launch_target(o, cm, out, gguf_engine);
+  if (cm && cm->serving) s.guide = *cm->serving;
   // A reasoning model thinks at length before it answers: a paged engine is launched at the
   // model's own trained context, as vLLM and SGLang launch it without --max-model-len /
   // --context-length, unless --ctx bounds it (#21); isl + osl would cut its thinking off.
