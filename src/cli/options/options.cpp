@@ -157,7 +157,8 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->group(hw);
   app.add_option("--class", o.machine_class,
                  "the least machine class: desktop, workstation or server (default: workstation "
-                 "for a vllm/sglang/trt-llm service of more than 4 users, else any)")
+                 "and no consumer card for a vllm/sglang/trt-llm service of more than 4 users, "
+                 "else any)")
       ->type_name("CLASS")
       ->group(hw);
   app.add_option("--min-tps", o.min_tps,
