@@ -69,7 +69,57 @@ Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                       : m.n_layer;
   o.n_layer_cpu = m.n_layer - o.n_layer_gpu;
   o.ram_bytes = checked_mul(per_layer, o.n_layer_cpu);
+  // A prompt micro-batch runs the CPU layers' matmuls on the GPU, their weights copied in.
+  if (e.ubatch_tokens >= kOpOffloadMinBatch)
+    o.copy_bytes_per_ubatch = e.weights_bytes / std::max<uint32_t>(1, m.n_layer) * o.n_layer_cpu;
   return o;
+}
+
+Offload expert_offload(const ModelSpec& m, const Estimate& e) {
+  Offload o;
+  o.n_layer_gpu = m.n_layer;
+  o.n_cpu_moe = e.cpu_experts.n_blocks;
+  o.ram_bytes = e.cpu_experts.bytes;
+  o.ram_read_bytes_per_token = e.cpu_experts.read_bytes_per_token;
+  o.copy_bytes_per_ubatch = e.ubatch_tokens >= kOpOffloadMinBatch ? e.cpu_experts.bytes : 0;
+  return o;
+}
+
+std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& c,
+                                           const Weights* exact, uint64_t usable_each,
+                                           uint32_t n_gpus) {
+  if (!m.is_moe() || c.engine != Engine::llama_cpp || !c.quant->gguf) return std::nullopt;
+  const uint32_t n = std::max<uint32_t>(1, n_gpus);
+  // The weights once for every placement tried (estimate() would derive them each time).
+  const Weights ws = exact
+                         ? *exact
+                         : compute_weights(m, *c.quant, engine_profile(c.engine).embeddings_on_host,
+                                           engine_loads_nextn(c.engine));
+  exact = &ws;
+  RunConfig rc = c;
+  rc.n_gpus = n;
+  const auto holds = [&](uint32_t blocks, Estimate& out) {
+    rc.n_cpu_moe = blocks;
+    out = estimate(m, rc, exact);
+    return per_gpu_bytes(out, rc, n) <= usable_each;
+  };
+  Estimate e;
+  const uint32_t blocks = m.n_layer + m.n_layer_nextn;
+  if (!holds(blocks, e) || !e.cpu_experts.bytes) return std::nullopt;
+  // Moving more blocks' experts only frees memory (the copy buffer is one tensor, the same
+  // size in every block of a uniform model): the fewest that hold, by bisection.
+  uint32_t lo = 0, hi = blocks;  // lo does not hold (or is 0), hi holds
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    Estimate t;
+    if (holds(mid, t)) {
+      hi = mid;
+      e = std::move(t);
+    } else {
+      lo = mid;
+    }
+  }
+  return expert_offload(m, e);
 }
 
 }  // namespace llmsize

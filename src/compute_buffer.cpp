@@ -17,7 +17,8 @@ uint64_t ComputeBuffer::peak_bytes() const {
 }
 
 uint64_t ComputeBuffer::bytes() const {
-  return checked_add(inputs_bytes, peak_bytes(), "compute buffer bytes");
+  return checked_add(checked_add(inputs_bytes, peak_bytes(), "compute buffer bytes"),
+                     weight_copy_bytes, "compute buffer bytes");
 }
 
 const char* ComputeBuffer::peak() const {

@@ -10,6 +10,30 @@
 
 namespace llmsize {
 
+void add_expert_tensor(std::vector<ExpertBlock>& blocks, uint32_t layer, uint64_t bytes) {
+  if (blocks.size() <= layer) blocks.resize(layer + 1);
+  ExpertBlock& b = blocks[layer];
+  b.bytes = checked_add(b.bytes, bytes, "expert bytes");
+  b.largest_bytes = std::max(b.largest_bytes, bytes);
+}
+
+CpuExperts cpu_experts(const ModelSpec& m, const Weights& w, uint32_t n) {
+  CpuExperts x;
+  x.n_blocks = std::min<uint32_t>(n, m.n_layer + m.n_layer_nextn);
+  const size_t end = std::min<size_t>(x.n_blocks, w.expert_blocks.size());
+  for (size_t i = 0; i < end; ++i) {
+    const ExpertBlock& b = w.expert_blocks[i];
+    if (!b.bytes) continue;
+    ++x.n_moved;
+    x.bytes = checked_add(x.bytes, b.bytes, "expert bytes");
+    x.largest_bytes = std::max(x.largest_bytes, b.largest_bytes);
+  }
+  if (m.n_expert)
+    x.read_bytes_per_token =
+        static_cast<uint64_t>(static_cast<double>(x.bytes) / m.n_expert * m.n_expert_used);
+  return x;
+}
+
 bool engine_loads_nextn(Engine e) {
   return e != Engine::vllm;
 }
@@ -59,6 +83,8 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
     } else {
       w.active_bytes = checked_add(w.active_bytes, b, "active weight bytes");
     }
+    if (q.gguf && t.layer >= 0 && moved_by_cpu_moe(t.role))
+      add_expert_tensor(w.expert_blocks, static_cast<uint32_t>(t.layer), b);
     auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
                            [&](const TypeUsage& u) { return u.type == types[i]; });
     if (it == w.by_type.end()) it = w.by_type.insert(w.by_type.end(), TypeUsage{types[i]});
@@ -107,6 +133,45 @@ ModelParams model_params(const ModelSpec& m) {
   return {w.params, w.active_params};
 }
 
+namespace {
+
+// llama.cpp's and Ollama's compute buffers of a decoder (ggml-alloc's reserve, compute_buffer.hpp)
+// on one GPU and on each GPU of a layer split, with the copy of a RAM expert (--n-cpu-moe).
+void ggml_compute(const ModelSpec& m, const RunConfig& c, const std::vector<LayerGroup>& groups,
+                  const LayerLayout& layout, uint64_t ubatch, Estimate& e) {
+  const ComputeConfig cc{static_cast<uint32_t>(ubatch), c.kv.n_seq, c.flash_attn, c.kv.type_k};
+  // A layer split over several GPUs, every layer offloaded: llama.cpp pipelines it (n_copies 4),
+  // Ollama's scheduler does not (compute_buffer.hpp); nor does llama.cpp with tensor overrides
+  // (llama-context.cpp: pipeline_parallel needs !model.has_tensor_overrides(), which
+  // --n-cpu-moe adds).
+  const bool moved = e.cpu_experts.bytes > 0;
+  const uint32_t copies = c.engine == Engine::llama_cpp && !moved ? kSchedMaxCopies : 1;
+  const uint64_t copy = moved && ubatch >= kOpOffloadMinBatch ? e.cpu_experts.largest_bytes : 0;
+  e.compute = compute_buffer(m, e.kv, cc, groups);
+  e.compute.weight_copy_bytes = copy;
+  e.compute_one_gpu_bytes = e.compute.bytes();
+  ComputeBuffer any = compute_buffer_any_split(m, e.kv, cc, copies, groups);
+  any.weight_copy_bytes = copy;
+  e.compute_any_split_bytes = any.bytes();
+  if (c.n_gpus > 1) {
+    e.compute_split = compute_buffers_by_device(m, e.kv, cc, c.n_gpus, copies, layout);
+    e.compute_split.devices.front().buffer.weight_copy_bytes = copy;
+    e.compute = e.compute_split.devices[e.compute_split.largest()].buffer;
+  }
+}
+
+// --n-cpu-moe: the experts' buffer type is the CPU's, so llama.cpp loads them into host memory
+// (CPU_Mapped with mmap) whatever -ngl says.
+void move_experts(const ModelSpec& m, const RunConfig& c, Estimate& e) {
+  if (!c.n_cpu_moe || !m.is_moe() || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama))
+    return;
+  e.cpu_experts = cpu_experts(m, e.weights, c.n_cpu_moe);
+  e.weights.vram_bytes -= std::min(e.weights.vram_bytes, e.cpu_experts.bytes);
+  e.weights.host_bytes = checked_add(e.weights.host_bytes, e.cpu_experts.bytes, "host bytes");
+}
+
+}  // namespace
+
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
   Estimate e;
   e.n_gpus = c.n_gpus;
@@ -120,6 +185,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     e.weights.vram_bytes = e.weights.bytes;
     e.weights.host_bytes = 0;
   }
+  move_experts(m, c, e);
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
   kvc.flash_attn = c.flash_attn || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama);
@@ -156,20 +222,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
         e.compute = compute_buffer(cm, ubatch, static_cast<uint32_t>(ubatch), c.flash_attn);
         break;
       }
-      {
-        const ComputeConfig cc{static_cast<uint32_t>(ubatch), c.kv.n_seq, c.flash_attn,
-                               c.kv.type_k};
-        // A layer split over several GPUs, every layer offloaded: llama.cpp pipelines it
-        // (n_copies 4), Ollama's scheduler does not (compute_buffer.hpp).
-        const uint32_t copies = c.engine == Engine::llama_cpp ? kSchedMaxCopies : 1;
-        e.compute = compute_buffer(m, e.kv, cc, groups);
-        e.compute_one_gpu_bytes = e.compute.bytes();
-        e.compute_any_split_bytes = compute_buffer_any_split(m, e.kv, cc, copies, groups).bytes();
-        if (c.n_gpus > 1) {
-          e.compute_split = compute_buffers_by_device(m, e.kv, cc, c.n_gpus, copies, layout);
-          e.compute = e.compute_split.devices[e.compute_split.largest()].buffer;
-        }
-      }
+      ggml_compute(m, c, groups, layout, ubatch, e);
       break;
     case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
                         // sampled (a pooling model samples nothing). vLLM's own profile run at

@@ -35,6 +35,21 @@ std::vector<ClassFit> class_fits(const Estimate& base, const RunConfig& c) {
 class NoMemo final : public Memo {
  public:
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
+    // One plan estimates one model at several GPU counts: the weights tensor by tensor once per
+    // preset and engine rule (what estimate() would derive again each time).
+    if (!w) {
+      const bool on_host = engine_profile(c.engine).embeddings_on_host;
+      const bool nextn = engine_loads_nextn(c.engine);
+      if (!weights_ || weights_model_ != &m || weights_quant_ != c.quant ||
+          weights_on_host_ != on_host || weights_nextn_ != nextn) {
+        weights_ = compute_weights(m, *c.quant, on_host, nextn);
+        weights_model_ = &m;
+        weights_quant_ = c.quant;
+        weights_on_host_ = on_host;
+        weights_nextn_ = nextn;
+      }
+      w = &*weights_;
+    }
     return estimates_.emplace_back(llmsize::estimate(m, c, w));
   }
   void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
@@ -51,6 +66,10 @@ class NoMemo final : public Memo {
  private:
   std::deque<std::vector<ClassFit>> classes_;
   std::deque<Estimate> estimates_;
+  std::optional<Weights> weights_;
+  const ModelSpec* weights_model_ = nullptr;
+  const QuantPreset* weights_quant_ = nullptr;
+  bool weights_on_host_ = false, weights_nextn_ = false;
 };
 
 void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0,
@@ -529,7 +548,15 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
       note(p, NoteKind::gpu_cannot_hold);
     else
       note(p, NoteKind::gpu_not_enough, g.count, g.count_needed);
-    p.offload = plan_offload(m, e, c, g.gpu.usable_bytes(), g.count);
+    // A MoE model under llama.cpp keeps its routed experts in RAM before whole layers: each
+    // token reads n_expert_used of n_expert of them there, where a layer's attention and KV
+    // would be read whole (--n-cpu-moe); a placement the request gave is kept as it is.
+    std::optional<Offload> experts;
+    if (!req.experts_placed && !p.serving)
+      experts = plan_expert_offload(m, c, w, g.gpu.usable_bytes(), g.count);
+    p.offload = experts ? *experts : plan_offload(m, e, c, g.gpu.usable_bytes(), g.count);
+  } else if (e.cpu_experts.bytes) {
+    p.offload = expert_offload(m, e);  // the request's own --n-cpu-moe, held on the GPUs
   }
   p.kv_available_bytes = available_kv_bytes(e, c, g.gpu.usable_bytes(), g.count);
   p.max_concurrent_sequences = max_concurrent_sequences(e, c, g.gpu.usable_bytes(), g.count);
@@ -588,6 +615,10 @@ void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   if (p.offload) {
     si.n_layer_cpu = p.offload->n_layer_cpu;
     si.ram_bandwidth_gb_per_s = p.ram_bandwidth_gb_per_s;
+    si.ram_read_bytes_per_token = p.offload->ram_read_bytes_per_token;
+    si.copy_bytes_per_ubatch = p.offload->copy_bytes_per_ubatch;
+    si.n_ubatch = p.config.kv.n_ubatch;
+    si.pcie_gb_per_s = pcie_gb_per_s(g.gpu);
   }
   if (req.split == Split::tensor && g.count > 1 && g.tp_degree != g.count)
     note(p, NoteKind::tensor_split_indivisible, g.count, m.n_head, m.n_head_kv, g.tp_degree);
@@ -655,7 +686,9 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   const SystemRequest sr =
       machine_request(req, m, p.estimate, g.gpu, g.count,
                       replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
-                      p.offload ? p.offload->ram_bytes : 0,
+                      // What the estimate holds in RAM already (its own --n-cpu-moe) is in
+                      // the weights' host bytes.
+                      p.offload && !p.estimate.cpu_experts.bytes ? p.offload->ram_bytes : 0,
                       replicas || (p.serving && p.serving->deployment.gpus() == g.count)
                           ? p.serving->estimate.concurrency
                           : p.speed_input.n_seq,
@@ -788,7 +821,10 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     if (!p.train) plan_speed(req, m, p);
     plan_cost(req, p);
   }
-  if (p.offload)
+  if (p.offload && p.offload->n_cpu_moe)
+    note(p, NoteKind::experts_in_ram, p.offload->n_cpu_moe, m.n_layer + m.n_layer_nextn,
+         p.offload->ram_bytes, p.estimate.cpu_experts.bytes ? 1 : 0, p.ram_bandwidth_gb_per_s);
+  else if (p.offload)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);
   if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)

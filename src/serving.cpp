@@ -11,13 +11,6 @@
 namespace llmsize {
 namespace {
 
-// PCIe payload bandwidth per lane and direction, GB/s: 8 GT/s 128b/130b = 0.985 (gen 3),
-// doubling each generation (PCI-SIG).
-double pcie_lane_gb_per_s(uint32_t gen) {
-  if (gen < 3) return 0.5;
-  return 0.985 * std::pow(2.0, gen - 3.0);
-}
-
 // Calibration per engine (docs/formulas.md §14, bench/accuracy "serving").
 const ServingCalibration kCalibrations[] = {
     // engine, e_bw, e_kv, e_fl, m_half, t_iter, t_seq, t_layer, overlap, allreduce latency, e_link,
@@ -282,8 +275,7 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
   s.int8_tops = g.int8_tops_dense;
   s.architecture = g.architecture;
   s.small_batch_defaults = vllm_small_batch_defaults(g);
-  const uint32_t lanes = g.pcie_lanes ? g.pcie_lanes : 16;
-  s.pcie_gb_per_s = pcie_lane_gb_per_s(g.pcie_gen ? g.pcie_gen : 4) * lanes;
+  s.pcie_gb_per_s = pcie_gb_per_s(g);
   // The catalog's interconnect figure is the total of both directions (H100 NVLink 900 GB/s).
   if (g.interconnect == "nvlink" || g.interconnect == "xgmi" ||
       g.interconnect == "infinity-fabric") {

@@ -48,7 +48,10 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   const double bw = g.bandwidth_gb_per_s * 1e9 * cal.bw_efficiency;
   const uint64_t weights = e.weights.active_bytes ? e.weights.active_bytes : e.weights.vram_bytes;
   const uint64_t kv = kv_read_bytes_per_seq(m, e.kv, in.n_ctx) * in.n_seq;
-  s.bytes_per_step = weights + kv;
+  // Experts in RAM are read there, by the CPU, once per step for the batch (APPROXIMATION: each
+  // sequence's experts differ, so a batch reads more of them; llama.cpp's slots decode few).
+  const uint64_t ram_experts = std::min(in.ram_read_bytes_per_token, weights);
+  s.bytes_per_step = weights + kv - ram_experts;
 
   // Split the bytes between GPU and system RAM by layers when some are offloaded.
   const double cpu_share = m.n_layer ? static_cast<double>(in.n_layer_cpu) / m.n_layer : 0;
@@ -59,10 +62,10 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   const double gpu_bw = bw * tp_scale;
   s.decode_bandwidth_gb_per_s = cal.bw_efficiency * g.bandwidth_gb_per_s * tp_scale;
   double t = gpu_bytes / gpu_bw + m.n_layer * cal.t_layer_s;
-  if (cpu_bytes > 0) {
+  if (cpu_bytes > 0 || ram_experts > 0) {
     // CPU layers run at about 60% of DIMM bandwidth (llama.cpp CPU backend, rule of thumb).
     const double ram_bw = std::max(1.0, in.ram_bandwidth_gb_per_s) * 1e9 * kOffloadRamEfficiency;
-    t += cpu_bytes / ram_bw;
+    t += (cpu_bytes + static_cast<double>(ram_experts)) / ram_bw;
   }
   s.step_s = t;
   s.decode_tokens_per_s = 1.0 / t;
@@ -97,8 +100,16 @@ Speed estimate_speed(const ModelSpec& m, const Estimate& e, const GpuSpec& g,
   s.tflops = tflops;
   const double compute = tflops * 1e12 * eff * tp_scale;
   s.prefill_tokens_per_s = compute / flops_per_token;
-  if (cpu_share > 0)
+  if (in.copy_bytes_per_ubatch > 0 && in.prompt_tokens >= kOpOffloadMinBatch) {
+    // Each micro-batch of the prompt waits for the weights in RAM to cross PCIe: a batch of
+    // n_ubatch tokens takes its compute time plus the copy (one stream: they do not overlap).
+    const double ub = std::max<uint32_t>(1, std::min(in.n_ubatch, in.prompt_tokens));
+    const double copy_s = static_cast<double>(in.copy_bytes_per_ubatch) /
+                          (std::max(1.0, in.pcie_gb_per_s) * 1e9 * kOffloadCopyFraction);
+    s.prefill_tokens_per_s = ub / (ub / s.prefill_tokens_per_s + copy_s);
+  } else if (cpu_share > 0) {
     s.prefill_tokens_per_s *= (1 - cpu_share) + cpu_share * 0.05;  // CPU layers ~20x slower
+  }
   s.prefill_low = s.prefill_tokens_per_s * (1 - cal.prefill_error);
   s.prefill_high = s.prefill_tokens_per_s * (1 + cal.prefill_error);
   s.time_to_first_token_s = in.prompt_tokens / s.prefill_tokens_per_s + s.step_s;

@@ -202,6 +202,20 @@ std::string TensorDesc::name() const {
   return s;
 }
 
+bool moved_by_cpu_moe(std::string_view name) {
+  for (size_t at = name.find(".ffn_"); at != std::string_view::npos;
+       at = name.find(".ffn_", at + 1)) {
+    std::string_view rest = name.substr(at + 5);
+    for (std::string_view kind : {"gate_up_", "up_", "down_", "gate_"}) {
+      if (rest.substr(0, kind.size()) != kind) continue;
+      std::string_view tail = rest.substr(kind.size());
+      if (tail.substr(0, 2) == "ch") tail.remove_prefix(2);
+      if (tail.substr(0, 4) == "exps") return true;
+    }
+  }
+  return false;
+}
+
 bool is_routed_expert(TensorRole r) {
   return r == R::ffn_gate_exps || r == R::ffn_up_exps || r == R::ffn_down_exps ||
          r == R::ffn_gate_up_exps;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "llmsize/estimate.hpp"
@@ -42,7 +43,14 @@ CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuS
 struct Offload {
   uint32_t n_layer_gpu = 0;
   uint32_t n_layer_cpu = 0;
-  uint64_t ram_bytes = 0;  // weights and KV of the CPU layers
+  uint64_t ram_bytes = 0;  // weights and KV of the CPU layers (with experts: the experts)
+  // A MoE model's routed experts of the first n_cpu_moe blocks in RAM instead of whole layers
+  // (llama.cpp --n-cpu-moe): attention, KV and the shared weights stay on the GPUs.
+  uint32_t n_cpu_moe = 0;
+  // Read from RAM per generated token, and copied to the GPU per prompt micro-batch (op
+  // offload: each weight a batch's matmul runs on the GPU with, speed.hpp).
+  uint64_t ram_read_bytes_per_token = 0;
+  uint64_t copy_bytes_per_ubatch = 0;
 };
 
 // With n_gpus that cannot hold everything: how many whole layers (weights + KV) fit on the GPUs
@@ -50,5 +58,15 @@ struct Offload {
 // (llama.cpp -ngl).
 Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                      uint64_t usable_each, uint32_t n_gpus);
+
+// A MoE model under llama.cpp that n_gpus cannot hold: the fewest first blocks whose routed
+// experts, kept in RAM (--n-cpu-moe), leave the rest (attention, KV, shared weights, the copy
+// buffer) on the GPUs with the headroom; nullopt when even every block's experts do not.
+std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& c,
+                                           const Weights* exact, uint64_t usable_each,
+                                           uint32_t n_gpus);
+
+// The Offload an estimate's own --n-cpu-moe placement describes (Estimate::cpu_experts).
+Offload expert_offload(const ModelSpec& m, const Estimate& e);
 
 }  // namespace llmsize

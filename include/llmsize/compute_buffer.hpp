@@ -41,8 +41,15 @@ struct ComputeBuffer {
   // A device of a pipelined layer split (compute_buffers_by_device): the n_copies copies of the
   // graph inputs it reads, kept below the parts and never freed.
   uint64_t inputs_bytes = 0;
+  // A weight kept in system RAM (--n-cpu-moe) that a prompt batch's matmul runs on the GPU
+  // with: ggml-backend.cpp's scheduler gives each split input from another backend a copy that
+  // "is allocated by ggml-alloc at the start of the split", and starts a new split at each such
+  // weight so the copies reuse one block (ggml_backend_sched_split_graph); the CUDA and Vulkan
+  // backends offload an op from 32 tokens up (offload_op min_batch_size). The largest such
+  // weight, added to the first GPU's buffer (the scheduler's first backend that takes the op).
+  uint64_t weight_copy_bytes = 0;
   uint64_t peak_bytes() const;  // the largest part (the sum, when summed)
-  uint64_t bytes() const;       // inputs_bytes + peak_bytes()
+  uint64_t bytes() const;       // inputs_bytes + peak_bytes() + weight_copy_bytes
   const char* peak() const;     // "output", "attention", "ffn", "recurrent" or "none" (no layers)
 };
 

@@ -65,13 +65,44 @@ struct RunConfig {
   // serving_engine.hpp engine_limits); 0: the engine profile's.
   uint32_t profile_tokens = 0;
   uint32_t profile_seqs = 0;
+  // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0..N-1 stay in system RAM (llama.cpp
+  // and Ollama estimates of a GGUF MoE; ignored otherwise). kAllBlocks: --cpu-moe, every block.
+  uint32_t n_cpu_moe = 0;
 };
+
+// --cpu-moe (llmsize --cpu-experts): every block's experts in system RAM.
+constexpr uint32_t kAllBlocks = UINT32_MAX;
+
+// What --n-cpu-moe moved (Estimate::cpu_experts).
+struct CpuExperts {
+  uint32_t n_blocks = 0;  // blocks 0..n_blocks-1 asked for (capped at the model's blocks)
+  uint32_t n_moved = 0;   // of them, blocks that have routed experts
+  uint64_t bytes = 0;     // moved from the GPUs to system RAM
+  // Read from system RAM per generated token: n_expert_used of n_expert of each moved tensor.
+  uint64_t read_bytes_per_token = 0;
+  // The largest moved tensor: a prompt batch copies each to the first GPU in turn
+  // (ComputeBuffer::weight_copy_bytes).
+  uint64_t largest_bytes = 0;
+};
+
+// Tokens from which the CUDA and Vulkan backends run a CPU-resident weight's matmul on the GPU
+// (ggml-cuda.cu ggml_backend_cuda_device_offload_op: min_batch_size = 32).
+constexpr uint32_t kOpOffloadMinBatch = 32;
 
 struct TypeUsage {
   TensorType type;
   uint32_t n_tensors = 0;
   uint64_t n_elements = 0;
   uint64_t bytes = 0;
+};
+
+// The tensors of one block that llama.cpp's --n-cpu-moe / --cpu-moe keep in system RAM: every
+// tensor whose name matches LLM_FFN_EXPS_REGEX "\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+// (common/common.h; common/arg.cpp adds "blk\\.N" + it for each N < --n-cpu-moe), so the routed
+// experts with their biases and scales (ggml-org/llama.cpp PR 15077).
+struct ExpertBlock {
+  uint64_t bytes = 0;          // all of them
+  uint64_t largest_bytes = 0;  // the largest one (what op offload copies to the GPU at once)
 };
 
 struct Weights {
@@ -96,6 +127,9 @@ struct Weights {
   // in memory: the MTP / next-n layers vLLM's main model never builds (compute_weights
   // loads_nextn = false). Left out of vram_bytes and active_bytes.
   uint64_t nextn_bytes_not_loaded = 0;
+  // Per block index (MTP blocks included), the routed-expert tensors --n-cpu-moe moves; empty
+  // for a dense model or a checkpoint that is not llama.cpp's.
+  std::vector<ExpertBlock> expert_blocks;
   double bits_per_weight() const {
     const uint64_t n = params - params_not_in_file;
     return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
@@ -112,6 +146,12 @@ struct Weights {
 // checkpoint's MTP layers (vLLM without MTP speculative decoding; engine_loads_nextn()).
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
                         bool loads_nextn = true);
+
+// The experts blocks 0..n-1 of w hold (CpuExperts), for a model of n_expert_used of n_expert.
+CpuExperts cpu_experts(const ModelSpec& m, const Weights& w, uint32_t n);
+
+// Adds one tensor of `bytes` that --n-cpu-moe moves to block `layer` of `blocks`.
+void add_expert_tensor(std::vector<ExpertBlock>& blocks, uint32_t layer, uint64_t bytes);
 
 // Bits per weight of a whole file under preset p for Llama-3.1-8B's tensor shapes (32 layers,
 // n_embd 4,096, n_ff 14,336, 32 heads and 8 KV heads of 128, vocabulary 128,256; untied),
@@ -148,6 +188,7 @@ struct Estimate {
   uint64_t compute_any_split_bytes = 0;
   uint32_t n_gpus = 1;
   uint32_t n_seq = 1;          // the sequences whose KV cache and state it counts
+  CpuExperts cpu_experts;      // RunConfig::n_cpu_moe: weights.vram_bytes is without them
   uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
   uint64_t recurrent_state_bytes = 0;  // rs.total_bytes(): per sequence, independent of n_ctx

@@ -1,6 +1,7 @@
 // An accelerator as the catalog describes it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -69,6 +70,17 @@ struct GpuSpec {
 };
 
 // The architectures a catalog GPU may name (GpuSpec::architecture).
+// PCIe payload bandwidth per lane and direction, GB/s: 8 GT/s 128b/130b = 0.985 (gen 3),
+// doubling each generation (PCI-SIG); 0.5 before gen 3.
+inline double pcie_lane_gb_per_s(uint32_t gen) {
+  return gen < 3 ? 0.5 : 0.985 * static_cast<double>(1u << (std::min<uint32_t>(gen, 10) - 3));
+}
+// A GPU's host link, one direction: its generation and lanes (PCIe 4.0 x16 where the catalog
+// gives none).
+inline double pcie_gb_per_s(const GpuSpec& g) {
+  return pcie_lane_gb_per_s(g.pcie_gen ? g.pcie_gen : 4) * (g.pcie_lanes ? g.pcie_lanes : 16);
+}
+
 inline bool known_architecture(std::string_view a) {
   for (const char* k :
        {"volta", "turing", "ampere", "ada", "hopper", "blackwell", "blackwell-ultra",

@@ -128,6 +128,9 @@ struct PlanRequest {
   uint32_t top = 5;                                  // ranked options kept, >= 1
   uint32_t gpus_requested = 0;                       // 0: as many as needed
   Split split = Split::layer;
+  // --n-cpu-moe / --cpu-experts given (config.n_cpu_moe, 0 included): the plan keeps that
+  // placement and searches none of its own.
+  bool experts_placed = false;
   uint32_t users = 0;              // people served at once; 0: not given
   double target_tokens_per_s = 0;  // > 0 plans capacity. REQUIRES: users > 0 then
   // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
@@ -187,7 +190,10 @@ enum class NoteKind : uint8_t {
   // (--min-tps); the fastest runs at x tok/s each: none is recommended (#21).
   none_at_usable_speed,
   // Worded after the estimate's own warnings:
-  offload,             // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
+  offload,  // n[0] layers in RAM of n[1], n[2] bytes in RAM, x GB/s of RAM bandwidth
+  // The routed experts of n[0] of n[1] blocks in RAM (--n-cpu-moe n[0]), n[2] bytes, read at x
+  // GB/s; n[3] 1: the request's placement, 0: what the GPUs given would need
+  experts_in_ram,
   uncalibrated_speed,  // the GPU's speed family is not calibrated
   assumed_tflops,      // the catalog has no dense 16-bit TFLOPS for the GPU: x the rate assumed
   // The serving step model needs the GPU's dense rate for the weights' type n[0] (ComputeDtype)

@@ -51,7 +51,23 @@ struct SpeedInput {
   // Layers whose weights and KV live in system RAM (offload), read at ram_bandwidth_gb_per_s.
   uint32_t n_layer_cpu = 0;
   double ram_bandwidth_gb_per_s = 0;
+  // Routed experts in system RAM (--n-cpu-moe): the bytes of them each token reads there, at
+  // ram_bandwidth_gb_per_s; the rest of the active weights stay on the GPUs.
+  uint64_t ram_read_bytes_per_token = 0;
+  // Weights in system RAM that each prompt micro-batch of n_ubatch tokens copies to the GPU
+  // (op offload), at kOffloadCopyFraction of the GPU's PCIe link, pcie_gb_per_s.
+  uint64_t copy_bytes_per_ubatch = 0;
+  uint32_t n_ubatch = 512;
+  double pcie_gb_per_s = 0;
 };
+
+// Host-to-device copies of weights in system RAM (llama.cpp's mmap'd CPU_Mapped buffer, pageable)
+// as a share of the PCIe link, one direction: the prompt rates published for gpt-oss-120b with
+// every expert in RAM on PCIe 4.0 x16 (31.5 GB/s) copy the experts at 15.9 GB/s (60.8 GB per
+// 512-token batch at 134 tok/s, a 14900K, gokawiil.com/article/74814) and 21.9 GB/s (27 blocks'
+// 45.6 GB at 246 tok/s, RTX 3090 on EPYC 7343, hardware-corner.net/gpt-oss-offloading-moe-
+// layers): 0.50 and 0.70 of the link. APPROXIMATION: their mean.
+constexpr double kOffloadCopyFraction = 0.6;
 
 struct Speed {
   double decode_tokens_per_s = 0;  // per sequence

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llmsize/checked.hpp"
@@ -140,6 +141,15 @@ enum class TensorRole : uint8_t {
 
 // Routed-expert tensors: read n_expert_used of n_expert per token.
 bool is_routed_expert(TensorRole r);
+
+// The tensors llama.cpp's --n-cpu-moe keeps in system RAM (LLM_FFN_EXPS_REGEX, estimate.hpp
+// ExpertBlock): the routed experts, their biases and Gemma 4's ffn_down_exps.scale.
+inline bool moved_by_cpu_moe(TensorRole r) {
+  return is_routed_expert(r) || r == TensorRole::ffn_down_exps_scale;
+}
+// The same by GGUF tensor name: a search for ".ffn_" + up|down|gate|gate_up + "_" + ch|"" +
+// "exps", as std::regex_search does with the pattern.
+bool moved_by_cpu_moe(std::string_view gguf_name);
 
 const char* role_name(TensorRole r);
 

@@ -69,6 +69,19 @@ bool is_routed_expert(const std::string& name, bool gguf) {
 
 void add_up_unchecked(ModelFile& f, bool gguf);
 
+// A GGUF tensor "blk.N.<name>" that llama.cpp's --n-cpu-moe moves (moved_by_cpu_moe) counts to
+// block N; a block number past the model's blocks is the file's error, not an allocation.
+void add_cpu_moe_tensor(Weights& w, const FileTensor& t, uint32_t n_blocks) {
+  constexpr std::string_view kBlock = "blk.";
+  if (t.name.compare(0, kBlock.size(), kBlock) != 0 || !moved_by_cpu_moe(t.name)) return;
+  uint64_t layer = 0;
+  size_t i = kBlock.size();
+  for (; i < t.name.size() && i < kBlock.size() + 6 && t.name[i] >= '0' && t.name[i] <= '9'; ++i)
+    layer = layer * 10 + static_cast<uint64_t>(t.name[i] - '0');
+  if (i == kBlock.size() || i >= t.name.size() || t.name[i] != '.' || layer >= n_blocks) return;
+  add_expert_tensor(w.expert_blocks, static_cast<uint32_t>(layer), t.bytes);
+}
+
 // Weights tensor by tensor, and the histogram by the file's type names. The sums cannot overflow
 // for data that fits in files, but a count is never trusted.
 void add_up(ModelFile& f, bool gguf) {
@@ -109,6 +122,7 @@ void add_up_unchecked(ModelFile& f, bool gguf) {
       embd_row = rows ? t.bytes / rows : 0;
     }
     if (t.name == "output.weight") has_output = true;
+    if (gguf && moe) add_cpu_moe_tensor(w, t, m->n_layer + m->n_layer_nextn);
 
     auto it = std::find_if(w.by_type.begin(), w.by_type.end(),
                            [&](const TypeUsage& u) { return u.type == t.type; });

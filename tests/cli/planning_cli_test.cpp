@@ -151,7 +151,8 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
   const std::string message =
       "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); "
       "the fields are name, description, "
-      "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, engine, "
+      "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, n_cpu_moe, cpu_experts, "
+      "engine, "
       "headroom, gpu, gpus, gpu_price_usd, prices, budget, "
       "target_tokens_per_s, isl, osl, rate, tp, pp, ep, slo_percentile, requests_per_user, "
       "gpu_memory_utilization, "

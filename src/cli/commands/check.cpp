@@ -90,6 +90,10 @@ const Field kPlanFields[] = {
     {"flash_attn", Kind::boolean, "--flash-attn",
      [](Options& o, const json& v) { o.flash_attn = v.get<bool>() ? "on" : "off"; }},
     {"ubatch", Kind::integer, "--ubatch", [](Options& o, const json& v) { o.ubatch = u32(v); }},
+    {"n_cpu_moe", Kind::integer, "--n-cpu-moe",
+     [](Options& o, const json& v) { o.n_cpu_moe = u32(v); }},
+    {"cpu_experts", Kind::boolean, "--cpu-experts",
+     [](Options& o, const json& v) { o.cpu_experts = v.get<bool>(); }},
     {"engine", Kind::string, "--engine",
      [](Options& o, const json& v) {
        o.engine = str(v);

@@ -89,6 +89,15 @@ void setup_memory(CLI::App& app, Options& o) {
                "size the GGUF without the model's MTP (next-token prediction) layers, as files "
                "converted before llama.cpp exported them")
       ->group(mem);
+  app.add_option("--n-cpu-moe", o.n_cpu_moe,
+                 "llama.cpp: keep the routed experts of the first N blocks in system RAM (its "
+                 "--n-cpu-moe); without it, a MoE model the GPUs cannot hold gets the fewest")
+      ->check(integer_from(0, 4096))
+      ->type_name("N")
+      ->group(mem);
+  app.add_flag("--cpu-experts,--cpu-moe", o.cpu_experts,
+               "llama.cpp: keep every block's routed experts in system RAM (its --cpu-moe)")
+      ->group(mem);
   app.add_option("--flash-attn,--fa", o.flash_attn,
                  "flash attention: on or off (default: the engine's)")
       ->group(mem);

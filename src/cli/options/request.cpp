@@ -648,6 +648,40 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
   q.model.n_layer_nextn = 0;
 }
 
+// --n-cpu-moe N / --cpu-experts: llama.cpp's expert placement, checked against the model and
+// the engine; RunConfig::n_cpu_moe then moves the experts in the estimate.
+void place_experts(const Options& o, ResolvedRequest& out) {
+  if (o.n_cpu_moe < 0 && !o.cpu_experts) return;
+  const char* flag = o.cpu_experts ? "--cpu-experts" : "--n-cpu-moe";
+  if (o.cpu_experts && o.n_cpu_moe >= 0)
+    throw InputError(
+        "--cpu-experts: keeps every block's experts in RAM; give it or --n-cpu-moe N, not both");
+  PlanRequest& q = out.request;
+  const std::string name = sanitize(q.model.id.empty() ? q.model.name : q.model.id);
+  const Engine e = q.config.engine;
+  if (e != Engine::llama_cpp)
+    throw InputError(std::string(flag) + ": llama.cpp's placement of the experts (llama-server " +
+                     (o.cpu_experts ? "--cpu-moe" : "--n-cpu-moe") + "); " +
+                     engine_profile(e).name +
+                     (e == Engine::ollama ? " has no such setting; use --engine llama.cpp"
+                                          : " keeps every weight on the GPUs"));
+  if (!q.model.is_moe())
+    throw InputError(std::string(flag) + ": " + name +
+                     " has no routed experts to keep in RAM (not a mixture-of-experts model)");
+  if (!q.config.quant->gguf)
+    throw InputError(std::string(flag) + ": places a GGUF's experts, but " +
+                     (out.model.exact_weights ? sanitize(o.model) + " is not a GGUF file"
+                                              : "--quant " + std::string(q.config.quant->id) +
+                                                    " is a checkpoint format") +
+                     "; use a GGUF quantization such as q4_k_m");
+  const uint32_t blocks = q.model.n_layer + q.model.n_layer_nextn;
+  if (o.n_cpu_moe > blocks)
+    throw InputError(fmt::format("--n-cpu-moe {}: {} has {} blocks (0 to {})", o.n_cpu_moe, name,
+                                 blocks, blocks));
+  q.config.n_cpu_moe = o.cpu_experts ? kAllBlocks : static_cast<uint32_t>(o.n_cpu_moe);
+  q.experts_placed = true;
+}
+
 // The request's machine prices (NAME=USD naming a platform) on its own copy of the platforms it
 // plans with, so requests of one catalog (check's plans) each keep their own.
 void price_platforms(const std::vector<std::string>& prices, const Catalog& cat,
@@ -723,6 +757,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
          " (name the closest with --quant)";
   }
   drop_mtp_layers(o, out);
+  place_experts(o, out);
   if (q.serving) {
     // TensorRT-LLM's KV cache follows the checkpoint ("auto"): NVIDIA's ModelOpt FP8 and NVFP4
     // checkpoints quantize it to FP8 (hf_quant_config kv_cache_quant_algo FP8), as its

@@ -215,7 +215,8 @@ std::string render_explain(const Report& r) {
         r.speed_input.tensor_parallel && r.speed_input.n_gpus > 1
             ? fmt::format(" × (1 + {} × {:.2f})", r.speed_input.n_gpus - 1, kTpEfficiency)
             : "",
-        r.offload ? fmt::format(" + RAM layers at {:.1f} × {:.0f} GB/s", kOffloadRamEfficiency,
+        r.offload ? fmt::format(" + RAM {} at {:.1f} × {:.0f} GB/s",
+                                r.offload->n_cpu_moe ? "experts" : "layers", kOffloadRamEfficiency,
                                 r.ram_bandwidth_gb_per_s)
                   : "",
         group(s.bytes_per_step), s.decode_bandwidth_gb_per_s, r.model.spec.n_layer,

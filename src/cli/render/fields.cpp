@@ -445,6 +445,12 @@ const std::vector<Field> kFields = {
      GET(U(E(r).compute_split.devices.empty()
                ? E(r).compute.bytes()
                : E(r).compute_split.devices.front().buffer.bytes()))},
+    {"vram.compute_weight_copy_bytes", U_::bytes,
+     "of the first GPU's compute buffer: a weight in system RAM copied in per prompt batch "
+     "(llama.cpp op offload, --n-cpu-moe)",
+     GET(U(E(r).compute_split.devices.empty()
+               ? E(r).compute.weight_copy_bytes
+               : E(r).compute_split.devices.front().buffer.weight_copy_bytes))},
     {"vram.compute_buffer_bytes_last_gpu", U_::bytes,
      "compute buffer of the layer split's GPU with the output layer (logits), the last",
      GET(U(E(r).compute_split.devices.empty()
@@ -501,8 +507,14 @@ const std::vector<Field> kFields = {
      GET(O(r) ? U(O(r)->n_layer_gpu) : N())},
     {"gpu.offload_layers_cpu", U_::count, "layers in system RAM",
      GET(O(r) ? U(O(r)->n_layer_cpu) : N())},
-    {"gpu.offload_ram_bytes", U_::bytes, "weights and KV of those layers",
+    {"gpu.offload_ram_bytes", U_::bytes, "weights and KV of those layers (or the experts)",
      GET(O(r) ? U(O(r)->ram_bytes) : N())},
+    {"gpu.offload_cpu_moe", U_::count,
+     "blocks whose routed experts are in system RAM instead (llama.cpp --n-cpu-moe N)",
+     GET(O(r) && O(r)->n_cpu_moe ? U(O(r)->n_cpu_moe) : N())},
+    {"gpu.offload_ram_read_bytes_per_token", U_::bytes,
+     "of them, read from system RAM per generated token",
+     GET(O(r) && O(r)->n_cpu_moe ? U(O(r)->ram_read_bytes_per_token) : N())},
     {"gpu.count_24gib", U_::count, "GPUs of 24 GiB that hold it", GET(class_count(r, 0))},
     {"gpu.count_48gib", U_::count, "of 48 GiB", GET(class_count(r, 1))},
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},

@@ -109,7 +109,13 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   std::vector<MemoryRow> rows;
   std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.text_params()),
                               e.weights.bits_per_weight());
-  if (e.weights.host_bytes)
+  if (e.cpu_experts.bytes)
+    w += fmt::format(
+        "; in host RAM: the routed experts of {} blocks {:.2f} GiB (--n-cpu-moe), token_embd "
+        "{:.2f} GiB",
+        e.cpu_experts.n_moved, gib_of(e.cpu_experts.bytes),
+        gib_of(e.weights.host_bytes - e.cpu_experts.bytes));
+  else if (e.weights.host_bytes)
     w += fmt::format("; token_embd {:.2f} GiB kept in host RAM{}", gib_of(e.weights.host_bytes),
                      m.tied_embeddings ? " (copied to the GPU as the tied output)" : "");
   // The vision tower has a line of its own (llama.cpp: the separate mmproj file).
@@ -163,8 +169,12 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   rows.push_back(
       {"compute buffers", e.activations_bytes,
        split.empty()
-           ? fmt::format("{:.0f} MiB per GPU × {} (peak: {})", mib_of(e.compute.bytes()), e.n_gpus,
-                         e.compute.peak())
+           ? fmt::format("{:.0f} MiB per GPU × {} (peak: {}){}", mib_of(e.compute.bytes()),
+                         e.n_gpus, e.compute.peak(),
+                         e.compute.weight_copy_bytes
+                             ? fmt::format(", with {:.0f} MiB for a RAM expert's copy",
+                                           mib_of(e.compute.weight_copy_bytes))
+                             : std::string())
            : fmt::format("layer split: {:.0f} MiB on GPU 1{}{:.0f} MiB on GPU {} (output layer){}",
                          mib_of(split.front().buffer.bytes()),
                          e.compute_split.output_device() > 1 ? " … " : ", ",
@@ -574,10 +584,14 @@ std::vector<std::string> answer_lines(const Report& r) {
   std::vector<std::string> lines;
   const GpuPlan& g = *r.gpu;
   // A fine-tuning job runs on the GPUs it is planned on (the count as bought, or --gpus N).
-  const uint32_t used = r.train     ? g.count
-                        : r.serving ? r.serving->deployment.gpus()
-                                    : g.count_needed;
+  // GPUs given that do not hold the model are what the plan runs on (with its offload).
+  const uint32_t used = r.train                    ? g.count
+                        : r.serving                ? r.serving->deployment.gpus()
+                        : g.count < g.count_needed ? g.count
+                                                   : g.count_needed;
   std::string hw = fmt::format("{} × {}", used, g.gpu.name);
+  if (used < g.count_needed && !r.serving)
+    hw += fmt::format(" ({} would hold it all)", g.count_needed);
   if (r.serving && r.serving->deployment.tp * r.serving->deployment.pp > 1)
     hw += " (" + layout_words(r.serving->deployment) + ")";
   if (r.system && r.system->platform) {
@@ -618,8 +632,14 @@ std::vector<std::string> answer_lines(const Report& r) {
                                  group(uint64_t{e.concurrency} * r.serving->deployment.replicas))
                    : std::string()));
   } else if (r.speed && r.model.spec.task == Task::generation) {
-    lines.push_back(fmt::format("{:.1f} tok/s per sequence at context {}",
-                                r.speed->decode_tokens_per_s, group(r.speed_input.n_ctx)));
+    std::string ram;
+    if (const Offload* o = r.offload ? &*r.offload : nullptr; o && o->n_cpu_moe)
+      ram = fmt::format("; experts of {} blocks in RAM (--n-cpu-moe)",
+                        std::min(o->n_cpu_moe, r.model.spec.n_layer + r.model.spec.n_layer_nextn));
+    else if (o)
+      ram = fmt::format("; {} of {} layers in RAM", o->n_layer_cpu, r.model.spec.n_layer);
+    lines.push_back(fmt::format("{:.1f} tok/s per sequence at context {}{}",
+                                r.speed->decode_tokens_per_s, group(r.speed_input.n_ctx), ram));
   } else if (r.speed) {
     lines.push_back(fmt::format("{:.1f} documents/s", r.speed->documents_per_s));
   }
@@ -827,12 +847,26 @@ std::string table_bill(const Report& r, size_t width) {
 // Offload and speed.
 std::string table_speed(const Report& r) {
   std::string o;
-  if (r.offload)
+  if (r.offload && r.offload->n_cpu_moe) {
+    const uint32_t blocks = r.model.spec.n_layer + r.model.spec.n_layer_nextn;
+    const Offload& x = *r.offload;
+    o += fmt::format(
+        "\nOffload   routed experts of {} in system RAM (--n-cpu-moe {}): {:.2f} GiB, {:.2f} GiB "
+        "read per token at {:.0f} GB/s ({} ch × {} MT/s);\n          each prompt batch of {} "
+        "tokens copies {:.2f} GiB to the GPU at {:.1f} GB/s ({:.0f}% of PCIe)\n",
+        x.n_cpu_moe >= blocks ? fmt::format("all {} blocks", blocks)
+                              : fmt::format("blocks 0-{} of {}", x.n_cpu_moe - 1, blocks),
+        std::min(x.n_cpu_moe, blocks), gib_of(x.ram_bytes), gib_of(x.ram_read_bytes_per_token),
+        r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts, r.speed_input.n_ubatch,
+        gib_of(x.copy_bytes_per_ubatch), r.speed_input.pcie_gb_per_s * kOffloadCopyFraction,
+        kOffloadCopyFraction * 100);
+  } else if (r.offload) {
     o += fmt::format(
         "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
         "{} MT/s)\n",
         r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
         r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
+  }
   for (const Block& b : speed_blocks(r)) o += table_block(b);
   return o;
 }

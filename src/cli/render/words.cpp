@@ -102,6 +102,23 @@ std::string joined(const List& items) {
   return o.empty() ? "none listed" : o;
 }
 
+// NoteKind::experts_in_ram: the request's placement, or the one the GPUs given would need.
+std::string experts_in_ram_words(const Note& n) {
+  const bool all = n.n[0] >= n.n[1];
+  const std::string which =
+      all ? fmt::format("every block's routed experts (all {})", n.n[1])
+          : fmt::format("the routed experts of the first {} of {} blocks", n.n[0], n.n[1]);
+  if (n.n[3])
+    return fmt::format(
+        "{} stay in system RAM ({:.1f} GiB, read at {:.0f} GB/s); attention, KV and the shared "
+        "weights run on the GPUs",
+        which, gib_of(n.n[2]), n.x);
+  return fmt::format(
+      "the GPUs hold the model with {} in system RAM ({:.1f} GiB, read at {:.0f} GB/s): plan it "
+      "with --n-cpu-moe {}",
+      which, gib_of(n.n[2]), n.x, all ? n.n[1] : n.n[0]);
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -164,6 +181,8 @@ std::string note_words(const Note& n, const Plan& p) {
           "{} of {} layers do not fit on the GPUs and run from system RAM ({:.1f} GiB at {:.0f} "
           "GB/s)",
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
+    case NoteKind::experts_in_ram:
+      return experts_in_ram_words(n);
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
     case NoteKind::assumed_tflops:
@@ -245,8 +264,9 @@ namespace {
 
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
-  return k == NoteKind::offload || k == NoteKind::tensor_split_indivisible ||
-         k == NoteKind::no_catalog_gpu || k == NoteKind::none_at_usable_speed;
+  return k == NoteKind::offload || k == NoteKind::experts_in_ram ||
+         k == NoteKind::tensor_split_indivisible || k == NoteKind::no_catalog_gpu ||
+         k == NoteKind::none_at_usable_speed;
 }
 // Notes worded from their numbers and the plan's GPU (its name, id and memory).
 bool gpu_worded(NoteKind k) {
