@@ -289,6 +289,10 @@ std::string llama_server(const LaunchPlan& p) {
       for (size_t i = 0; i < p.layers_per_gpu.size(); ++i)
         o << (i ? "," : "") << p.layers_per_gpu[i];
     }
+    if (p.n_cpu_moe == kAllBlocks)
+      o << " --cpu-moe";
+    else if (p.n_cpu_moe)
+      o << " --n-cpu-moe " << p.n_cpu_moe;
     if (p.max_model_len) o << " -c " << uint64_t{p.max_model_len} * slots;
     o << " -np " << slots;
     o << " -fa " << (p.flash_attn ? "on" : "off");

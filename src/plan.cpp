@@ -32,6 +32,25 @@ std::vector<ClassFit> class_fits(const Estimate& base, const RunConfig& c) {
 }
 
 // plan()'s: computes every time, keeps the results for the references it hands out.
+// RAM channels where no machine is planned (yet): a desktop's two, the slowest a machine offers.
+constexpr uint32_t kChannelsWithoutMachine = 2;
+
+// A serving setup of the request's model with its --n-cpu-moe experts in system RAM: read there
+// at --ram-channels (else a desktop's two: the serving plan is made before its machine) x
+// --ram-mts, at the CPU's share of that bandwidth.
+ServingSetup placed_serving_setup(const PlanRequest& req, const ModelSpec& m, const Weights* w,
+                                  const GpuSpec& gpu, uint32_t gpus_per_node) {
+  const ServingRequest& sr = *req.serving;
+  ServingSetup s = serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1,
+                                 gpus_per_node, w, req.config.n_cpu_moe);
+  if (s.model.host_expert_bytes)
+    s.model.host_read_gb_per_s =
+        ram_bandwidth_gb_per_s(req.ram_channels ? req.ram_channels : kChannelsWithoutMachine,
+                               req.ram_mts) *
+        kOffloadRamEfficiency;
+  return s;
+}
+
 class NoMemo final : public Memo {
  public:
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
@@ -564,9 +583,8 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
 }
 
 // The RAM bandwidth offloaded layers are read at: --ram-channels, else the planned machine's
-// channels (every socket's), else a desktop's two (no machine planned: the slowest a machine
-// offers); a unified-memory computer reads them from its own memory.
-constexpr uint32_t kChannelsWithoutMachine = 2;
+// channels (every socket's), else a desktop's two (kChannelsWithoutMachine); a unified-memory
+// computer reads them from its own memory.
 
 void plan_ram(const PlanRequest& req, Plan& p) {
   const GpuPlan& g = *p.gpu;
@@ -1020,7 +1038,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   }
   // No fewer GPUs than the weights need at the engine's whole memory share.
   const uint64_t budget = std::max<uint64_t>(1, sg.memory_bytes);
-  const uint64_t first = std::max<uint64_t>(1, sm.weight_bytes / budget);
+  const uint64_t first = std::max<uint64_t>(1, sm.resident_weight_bytes() / budget);
   // A slot engine reserves a slot per user (-np N): the fewest GPUs whose pool holds all N, when
   // any up to max_count does; else (and for the other engines) the fewest that hold one.
   const uint32_t want = slots ? std::max<uint32_t>(1, wl.users) : 1;
@@ -1078,7 +1096,7 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
   const ServingRequest& sr = *req.serving;
   const uint32_t gpn = serving_gpus_per_node(req, gpu);
   const ServingSetup s =
-      serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, w);
+      placed_serving_setup(req, m, w, gpu, gpn);
   const Deployment base = serving_base(req, s, true);
   Workload wl = sr.workload;
   wl.users = req.users;  // a slot engine's slots, one per user
@@ -1108,14 +1126,16 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   const ServingRequest& sr = *req.serving;
   const uint32_t gpn = std::max<uint32_t>(1, gpus_per_node);
   const ServingSetup s =
-      serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpn, exact);
+      placed_serving_setup(req, m, exact, gpu, gpn);
   ServingPlan out;
   out.gpus_per_node = gpn;
   out.workload = sr.workload;
   Workload& wl = out.workload;
   wl.users = req.users ? req.users : (sr.users_max || wl.rate_per_s > 0) ? 0 : 1;
   const Deployment base = serving_base(req, s, req.gpus_requested == 0);
-  const double target = serving_target(req, count);
+  // Experts in system RAM (--n-cpu-moe): one llama-server serves the users from its slots;
+  // replicas would share the host's memory bandwidth, which the step model does not divide.
+  const double target = s.model.host_expert_bytes ? 0 : serving_target(req, count);
   if (target > 0) {
     CapacityTarget t;
     t.users = req.users;
@@ -1159,6 +1179,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
   out.launch.devices_variable = device_selection_variable(gpu.backends);
   out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
+  out.launch.n_cpu_moe = req.config.n_cpu_moe;
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
   if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&

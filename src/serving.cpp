@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "llmsize/kv_cache.hpp"
+#include "llmsize/speed.hpp"
 #include "llmsize/tensors.hpp"
 #include "llmsize/units.hpp"
 
@@ -372,6 +373,9 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
   // Expert parallel: the busiest rank sets the pace (routing is not uniform; ep_imbalance is the
   // max / mean expert load of a rank, fitted on the attention-DP rows).
   h.imbalance = h.adp ? cal.ep_imbalance : 1.0;
+  // Experts in system RAM are read there (serving_step's ram_s), not streamed by the GPUs.
+  if (m.n_layer_moe)
+    experts *= 1 - static_cast<double>(m.n_layer_moe_host) / m.n_layer_moe;
   h.weights = (dense_gpu + experts / tp * h.imbalance) * h.stage;
   h.expert_weights = experts / tp * h.imbalance * h.stage;
   h.expert_rows = m.n_expert
@@ -505,7 +509,21 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
     }
   }
   s.link_s = step_link(m, g, d, h);
-  s.stage_s = gemm_s + s.attention_s + s.link_s;
+  // llama.cpp's CPU computes the experts in RAM, reading them at the host's rate; a prompt
+  // chunk copies them to the GPU instead (op offload), every block's in turn.
+  // Decode tokens read the experts they route to there; each prompt micro-batch of
+  // host_copy_tokens copies every one of them in, its share of that charged to the step.
+  if (m.host_expert_bytes) {
+    const double read = h.dm > 0 ? distinct_experts(m.n_expert, m.n_expert_used, h.dm) *
+                                       static_cast<double>(m.expert_bytes) * m.n_layer_moe_host
+                                 : 0;
+    s.ram_s = read / (std::max(1.0, m.host_read_gb_per_s) * 1e9);
+    const double chunk = std::max<double>(kOpOffloadMinBatch, std::min<double>(isl, m.host_copy_tokens));
+    if (h.pm > 0)
+      s.ram_s += h.pm / chunk * static_cast<double>(m.host_expert_bytes) /
+                 (std::max(1.0, m.host_copy_gb_per_s) * 1e9);
+  }
+  s.stage_s = gemm_s + s.attention_s + s.link_s + s.ram_s * h.stage;
   // Per-layer kernel tails and launches (graphs keep them short, eager launches add 20 us).
   s.stage_s += m.n_layer * h.stage * (cal.layer_overhead_s + (prof.cuda_graphs ? 0 : 20e-6));
   // Bound: what the step spends most on (weights or KV streaming vs GEMM or prefill math).
@@ -527,12 +545,14 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
 
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
-                           uint32_t replicas, uint32_t gpus_per_node, const Weights* exact) {
+                           uint32_t replicas, uint32_t gpus_per_node, const Weights* exact,
+                           uint32_t n_cpu_moe) {
   const ServingProfile& prof = serving_profile(engine);
   RunConfig c;
   c.engine = prof.memory_engine;
   c.quant = &q;
   c.kv.n_ctx = 4096;
+  c.n_cpu_moe = n_cpu_moe;
   if (prof.profile_run) {
     c.profile_tokens = engine_profile(c.engine).max_num_batched_tokens;
     c.profile_seqs = engine_profile(c.engine).max_num_seqs;
@@ -540,6 +560,13 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   const Estimate e = estimate(m, c, exact);
   ServingSetup s;
   s.model = serving_model(m, q, e.weights, e.compute, c.profile_tokens, kv);
+  if (e.cpu_experts.bytes) {
+    s.model.host_expert_bytes = e.cpu_experts.bytes;
+    for (uint32_t il = 0; il < std::min(e.cpu_experts.n_blocks, m.n_layer); ++il)
+      s.model.n_layer_moe_host += m.is_moe_layer(il) ? 1 : 0;
+    s.model.host_copy_gb_per_s = pcie_gb_per_s(gpu) * kOffloadCopyFraction;
+    s.model.host_copy_tokens = c.kv.n_ubatch;
+  }
   s.gpu = serving_gpu(gpu, gpus_per_node);
   s.deployment.engine = engine;
   s.deployment.tp = tp;
@@ -623,7 +650,9 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
                     const Workload& w, ServingEstimate& r) {
   const ServingProfile& prof = serving_profile(d.engine);
   const uint32_t shards = d.tp * d.pp;
-  const uint64_t weights_gpu = m.weight_bytes / shards + (m.weight_bytes % shards ? 1 : 0);
+  // Experts kept in system RAM (--n-cpu-moe) are not on the GPUs.
+  const uint64_t resident = m.resident_weight_bytes();
+  const uint64_t weights_gpu = resident / shards + (resident % shards ? 1 : 0);
   uint64_t act_gpu = m.activation_bytes / d.tp;
   if (m.profile_tokens) {
     // vLLM's profile run at this deployment's limits: the forward's peak scales with the token

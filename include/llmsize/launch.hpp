@@ -58,6 +58,8 @@ struct LaunchPlan {
   // llama.cpp / Ollama: layers per GPU for --tensor-split (empty = one GPU or even split).
   std::vector<uint32_t> layers_per_gpu;
   bool flash_attn = true;
+  // llama-server: --n-cpu-moe N (kAllBlocks: --cpu-moe), the experts kept in system RAM.
+  uint32_t n_cpu_moe = 0;
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   EngineFlags flags;  // the model's deployment guide for this engine

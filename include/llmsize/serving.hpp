@@ -60,6 +60,19 @@ struct ServingModel {
   uint64_t hidden_bytes_per_token = 0;
   uint32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
   ComputeDtype compute = ComputeDtype::bf16;
+  // llama.cpp --n-cpu-moe (RunConfig::n_cpu_moe): the routed experts of n_layer_moe_host of the
+  // n_layer_moe blocks stay in system RAM (host_expert_bytes, not on the GPUs). A step's decode
+  // tokens read the experts they route to there at host_read_gb_per_s; each prompt micro-batch
+  // of host_copy_tokens (at least kOpOffloadMinBatch) copies them all to the GPU at
+  // host_copy_gb_per_s.
+  uint64_t host_expert_bytes = 0;
+  uint32_t n_layer_moe_host = 0;
+  uint64_t resident_weight_bytes() const {
+    return weight_bytes - (host_expert_bytes < weight_bytes ? host_expert_bytes : weight_bytes);
+  }
+  double host_read_gb_per_s = 0;
+  double host_copy_gb_per_s = 0;
+  uint32_t host_copy_tokens = 512;  // the micro-batch (n_ubatch) each copy serves
 };
 
 // From the estimator's inputs: weights of `q` (or exact ones), KV of `kv`.
@@ -195,6 +208,7 @@ struct StepTime {
   double stage_s = 0;  // one micro-batch through one stage
   double gpu_s = 0;    // every micro-batch through every stage
   double host_s = 0;   // the host's work for the step
+  double ram_s = 0;    // experts in system RAM: read there, and copied in for a prompt chunk
   double step_s = 0;   // one token for every decoding sequence
   Limit bound = Limit::bandwidth;
 };
@@ -282,7 +296,7 @@ struct ServingSetup {
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
                            uint32_t replicas, uint32_t gpus_per_node,
-                           const Weights* exact_weights = nullptr);
+                           const Weights* exact_weights = nullptr, uint32_t n_cpu_moe = 0);
 
 // The largest n in [lo, hi] with holds(n), where holds is true up to some n and false past it
 // (concurrency against a target, tokens against a pool): bisection, O(log(hi - lo)) calls.

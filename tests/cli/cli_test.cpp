@@ -336,6 +336,79 @@ TEST_CASE("too few GPUs: what spills to system RAM and how slow it gets", "[cli]
   CHECK(j["throughput"]["decode_tokens_per_s"].get<double>() < 5);
 }
 
+TEST_CASE("n-cpu-moe: the experts in system RAM, the GPU's share, the speed and the command",
+          "[cli][offload]") {
+  // The issue's command: gpt-oss-120b at 32k on one RTX 4090 with all 36 blocks' experts in RAM.
+  const auto j = run_json("gpt-oss-120b --gpu rtx-4090 --n-cpu-moe 36 --ctx 32768");
+  CHECK(j["gpu"]["count"] == 1);
+  CHECK(j["gpu"]["fits"] == true);
+  CHECK(j["gpu"]["offload_cpu_moe"] == 36);
+  const uint64_t moved = j["gpu"]["offload_ram_bytes"];
+  // What left the GPU is in host RAM (with token_embd), and the GPU keeps attention, KV and the
+  // shared weights: a few GiB of the 58.
+  CHECK(j["vram"]["weights_host_bytes"].get<uint64_t>() > moved);
+  CHECK(j["vram"]["weights_bytes"].get<uint64_t>() +
+            j["vram"]["weights_host_bytes"].get<uint64_t>() ==
+        j["model"]["weights_bytes"].get<uint64_t>());
+  CHECK(j["vram"]["compute_weight_copy_bytes"].get<uint64_t>() > 0);
+  // gpt-oss routes 4 of 128 experts: a 32nd of the moved bytes is read per token.
+  CHECK(j["gpu"]["offload_ram_read_bytes_per_token"].get<uint64_t>() == moved / 128 * 4);
+  // The machine's RAM holds the experts beside the 2 x weights rule.
+  CHECK(j["system"]["ram_required_bytes"].get<uint64_t>() >= moved);
+  const double tps = j["throughput"]["decode_tokens_per_s"];
+  CHECK(tps > 5);
+  CHECK(tps < 60);
+
+  const auto e = run("gpt-oss-120b --gpu rtx-4090 --n-cpu-moe 36 --ctx 32768 --emit llama-server");
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find(" -ngl 999 --n-cpu-moe 36 -c 32768 ") != std::string::npos);
+  const auto all =
+      run("qwen3-235b-a22b --quant q4_k_m --gpu rtx-5090 --cpu-experts --emit llama-server");
+  REQUIRE(all.code == 0);
+  CHECK(all.out.find(" --cpu-moe ") != std::string::npos);
+  CHECK(all.out.find("-sm layer") == std::string::npos);  // one card holds the rest
+}
+
+TEST_CASE("too few GPUs for a MoE model: the fewest blocks of experts in RAM, not whole layers",
+          "[cli][offload]") {
+  const auto j = run_json("gpt-oss-120b --gpu rtx-4090 --gpus 1 --ctx 32768");
+  CHECK(j["gpu"]["fits"] == false);
+  const int n = j["gpu"]["offload_cpu_moe"];
+  CHECK(n > 0);
+  CHECK(n < 36);
+  CHECK(j["gpu"]["offload_layers_cpu"] == 0);
+  bool named = false;
+  for (const auto& w : j["warnings"])
+    named = named || w.get<std::string>().find("plan it with --n-cpu-moe " + std::to_string(n)) !=
+                         std::string::npos;
+  CHECK(named);
+  // Planned with that N, the one GPU holds it.
+  CHECK(run_json("gpt-oss-120b --gpu rtx-4090 --ctx 32768 --n-cpu-moe " +
+                 std::to_string(n))["gpu"]["fits"] == true);
+}
+
+TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][offload]") {
+  auto [args, message] = GENERATE(table<std::string, std::string>({
+      {"llama-3.1-8b --n-cpu-moe 4",
+       "--n-cpu-moe: llama-3.1-8b has no routed experts to keep in RAM (not a mixture-of-experts "
+       "model)"},
+      {"gpt-oss-120b --n-cpu-moe 37", "--n-cpu-moe 37: gpt-oss-120b has 36 blocks (0 to 36)"},
+      {"gpt-oss-120b --engine vllm --cpu-experts",
+       "--cpu-experts: llama.cpp's placement of the experts (llama-server --cpu-moe); vllm keeps "
+       "every weight on the GPUs"},
+      {"gpt-oss-120b --engine ollama --n-cpu-moe 4",
+       "ollama has no such setting; use --engine llama.cpp"},
+      {"gpt-oss-120b --quant fp8 --n-cpu-moe 4", "--quant fp8 is a checkpoint format"},
+      {"gpt-oss-120b --n-cpu-moe 4 --cpu-experts", "give it or --n-cpu-moe N, not both"},
+      {"gpt-oss-120b --n-cpu-moe 4 --users 8 --target-tps 10", "drop --target-tps"},
+  }));
+  const auto r = run(args);
+  INFO(args << "\n" << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(message) != std::string::npos);
+}
+
 TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
   auto [args, message] = GENERATE(table<std::string, std::string>({
       {"llama-3.1-70b --mains 0",

@@ -678,6 +678,11 @@ void place_experts(const Options& o, ResolvedRequest& out) {
   if (o.n_cpu_moe > blocks)
     throw InputError(fmt::format("--n-cpu-moe {}: {} has {} blocks (0 to {})", o.n_cpu_moe, name,
                                  blocks, blocks));
+  if (o.target_tps > 0 && q.serving)
+    throw InputError(std::string(flag) +
+                     ": with the experts in system RAM one llama-server serves every user from its "
+                     "slots (replicas would share the host's memory bandwidth); drop --target-tps "
+                     "to see the speed each user gets");
   q.config.n_cpu_moe = o.cpu_experts ? kAllBlocks : static_cast<uint32_t>(o.n_cpu_moe);
   q.experts_placed = true;
 }

@@ -138,11 +138,16 @@ std::string serving_explain(const Report& r) {
   std::string o = fmt::format(
       "  serving step (one replica: TP {} × PP {}, {} decode + {} prompt tokens)\n"
       "      = per stage: GEMMs (weights streamed {:.2f} ms, math {:.2f} ms) + attention {:.2f} ms "
-      "+ links {:.2f} ms + per-layer kernel tails = {:.2f} ms; GPU {:.2f} ms over {} stage(s); "
+      "+ links {:.2f} ms{} + per-layer kernel tails = {:.2f} ms; GPU {:.2f} ms over {} stage(s); "
       "host {:.2f} ms{}\n"
       "      = {:.2f} ms per step, bound by {}; calibration {}\n",
       d.tp, d.pp, st.decode_tokens, st.prefill_tokens, ms_of(st.memory_s), ms_of(st.compute_s),
-      ms_of(st.attention_s), ms_of(st.link_s), ms_of(st.stage_s), ms_of(st.gpu_s), d.pp,
+      ms_of(st.attention_s), ms_of(st.link_s),
+      st.ram_s > 0 ? fmt::format(" + experts in system RAM {:.2f} ms (read, and the prompt's copy "
+                                 "to the GPU)",
+                                 ms_of(st.ram_s))
+                   : std::string(),
+      ms_of(st.stage_s), ms_of(st.gpu_s), d.pp,
       ms_of(st.host_s), e.calibration && e.calibration->overlap_host ? " (overlapped)" : " (added)",
       ms_of(st.step_s), limit_name(st.bound), e.calibration ? e.calibration->basis : "");
   o += fmt::format(
