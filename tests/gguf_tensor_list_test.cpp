@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <regex>
 #include <string>
 
 #include "llmsize/estimate.hpp"
@@ -1119,7 +1120,7 @@ const Case kCases[] = {
 TEST_CASE("A GGUF with llama.cpp's tensor list of each new architecture: exact weights",
           "[gguf][layers]") {
   const std::string path = "/tmp/llmsize_gguf_tensor_list_test.gguf";
-  int i_case = 0;
+  int i_case = 0, moe_cases = 0;
   for (const Case& c : kCases) {
     INFO(c.arch << " case " << i_case++);
     LlamaCppFile f;
@@ -1153,7 +1154,31 @@ TEST_CASE("A GGUF with llama.cpp's tensor list of each new architecture: exact w
       CHECK(computed[name] == b);
     }
     CHECK(compute_weights(g, *find_quant_preset("f16")).bytes == f.w.data_bytes());
+    // What llama.cpp's --n-cpu-moe moves, block by block: the file's tensors that its own
+    // pattern finds (common/common.h LLM_FFN_EXPS_REGEX, std::regex_search as
+    // llama-model-loader.cpp applies a tensor_buft_override), read from the file and derived
+    // from the spec alike.
+    const std::regex exps("\\.ffn_(up|down|gate|gate_up)_(ch|)exps");
+    std::map<uint32_t, uint64_t> moved;
+    for (const auto& [name, b] : f.bytes)
+      if (std::regex_search(name, exps))
+        moved[static_cast<uint32_t>(std::stoul(name.substr(4)))] += b;
+    const auto derived = compute_weights(g, *find_quant_preset("f16")).expert_blocks;
+    for (const auto* blocks : {&mf.weights.expert_blocks, &derived}) {
+      uint64_t sum = 0;
+      for (size_t il = 0; il < blocks->size(); ++il) {
+        INFO("block " << il);
+        const auto it = moved.find(static_cast<uint32_t>(il));
+        CHECK((*blocks)[il].bytes == (it == moved.end() ? 0 : it->second));
+        sum += (*blocks)[il].bytes;
+      }
+      uint64_t want = 0;
+      for (const auto& [il, b] : moved) want += b;
+      CHECK(sum == want);
+    }
+    moe_cases += moved.empty() ? 0 : 1;
   }
+  CHECK(moe_cases >= 5);  // the MoE architectures among the cases
 }
 
 // llama-quantize's exceptions for the new tensors (llama.cpp de3ff815 src/llama-quant.cpp
