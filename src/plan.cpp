@@ -712,6 +712,12 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
                           : p.speed_input.n_seq,
                       p.config.engine);
   p.system = memo.system(sr);
+  // Weights held in RAM (token_embd, experts or layers offloaded) must fit what the machine takes,
+  // whatever the 2 x weights rule asked.
+  if (p.system->platform && sr.needs.host_weights_bytes > p.system->host.ram.installed_bytes &&
+      p.system->platform->platform_class != PlatformClass::unified)
+    note(p, NoteKind::ram_too_small, sr.needs.host_weights_bytes,
+         p.system->host.ram.installed_bytes);
   if (req.least_class != PlatformClass::desktop && req.platform_override.empty())
     note(p, NoteKind::class_policy, static_cast<uint64_t>(req.least_class),
          req.least_class_by_policy ? 1 : 0, req.users);
@@ -1095,8 +1101,7 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
                              const GpuSpec& gpu) {
   const ServingRequest& sr = *req.serving;
   const uint32_t gpn = serving_gpus_per_node(req, gpu);
-  const ServingSetup s =
-      placed_serving_setup(req, m, w, gpu, gpn);
+  const ServingSetup s = placed_serving_setup(req, m, w, gpu, gpn);
   const Deployment base = serving_base(req, s, true);
   Workload wl = sr.workload;
   wl.users = req.users;  // a slot engine's slots, one per user
@@ -1125,8 +1130,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
                          const GpuSpec& gpu, uint32_t count, uint32_t gpus_per_node) {
   const ServingRequest& sr = *req.serving;
   const uint32_t gpn = std::max<uint32_t>(1, gpus_per_node);
-  const ServingSetup s =
-      placed_serving_setup(req, m, exact, gpu, gpn);
+  const ServingSetup s = placed_serving_setup(req, m, exact, gpu, gpn);
   ServingPlan out;
   out.gpus_per_node = gpn;
   out.workload = sr.workload;

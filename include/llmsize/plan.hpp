@@ -194,6 +194,9 @@ enum class NoteKind : uint8_t {
   // The routed experts of n[0] of n[1] blocks in RAM (--n-cpu-moe n[0]), n[2] bytes, read at x
   // GB/s; n[3] 1: the request's placement, 0: what the GPUs given would need
   experts_in_ram,
+  // The weights the engine keeps in system RAM, n[0] bytes, are more than the n[1] bytes the
+  // planned machine takes at most (its RAM capped at the platform's maximum).
+  ram_too_small,
   uncalibrated_speed,  // the GPU's speed family is not calibrated
   assumed_tflops,      // the catalog has no dense 16-bit TFLOPS for the GPU: x the rate assumed
   // The serving step model needs the GPU's dense rate for the weights' type n[0] (ComputeDtype)

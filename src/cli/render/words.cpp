@@ -183,6 +183,12 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::experts_in_ram:
       return experts_in_ram_words(n);
+    case NoteKind::ram_too_small:
+      return fmt::format(
+          "the weights kept in system RAM ({:.1f} GiB) are more than the {:.0f} GiB this machine "
+          "takes at most: a machine with more memory channels (--class workstation or server), "
+          "or fewer blocks in RAM",
+          gib_of(n.n[0]), gib_of(n.n[1]));
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
     case NoteKind::assumed_tflops:
@@ -264,7 +270,7 @@ namespace {
 
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
-  return k == NoteKind::offload || k == NoteKind::experts_in_ram ||
+  return k == NoteKind::offload || k == NoteKind::experts_in_ram || k == NoteKind::ram_too_small ||
          k == NoteKind::tensor_split_indivisible || k == NoteKind::no_catalog_gpu ||
          k == NoteKind::none_at_usable_speed;
 }
