@@ -186,8 +186,8 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::ram_too_small:
       return fmt::format(
           "the weights kept in system RAM ({:.1f} GiB) are more than the {:.0f} GiB this machine "
-          "takes at most: a machine with more memory channels (--class workstation or server), "
-          "or fewer blocks in RAM",
+          "takes at most: a machine that takes more (--class workstation or server) or more GPUs "
+          "to hold them",
           gib_of(n.n[0]), gib_of(n.n[1]));
     case NoteKind::uncalibrated_speed:
       return "speed for " + name + " is not calibrated against measurements: wide range";
