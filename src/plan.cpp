@@ -103,6 +103,19 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
   p.notes.push_back(n);
 }
 
+// A unified-memory GPU's share of the memory, and what the OS limit must be for the plan to fit
+// when the default (or given) one is short but the memory is not: the limit can be raised to
+// all but the OS's own share.
+void note_unified_memory(const PlanRequest& req, double headroom, Plan& p) {
+  const GpuPlan& g = *p.gpu;
+  if (!g.gpu.unified_memory || !p.fit) return;
+  const uint64_t most = g.gpu.memory_bytes - std::min(g.gpu.memory_bytes, kUnifiedOsReserveBytes);
+  const bool raise = !g.fits && p.fit->need_bytes <= most;
+  // The need with the headroom where the memory allows it, else the need alone (tight).
+  const uint64_t want = std::min(fraction_of(p.fit->need_bytes, 1 + headroom), most);
+  note(p, NoteKind::unified_memory, req.gpu_memory_limited ? 1 : 0, raise ? want : 0);
+}
+
 uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                              const GpuSpec& gpu);
 
@@ -406,7 +419,7 @@ void plan_training_gpus(const PlanRequest& req, const ModelSpec& m, const Weight
   // No engine margin: the requested headroom is the only slack.
   p.fit = fit_verdict(fsdp_per_gpu_bytes(t, overhead, 0, count), gpu.usable_bytes(), c.headroom, 0);
   g.fits = p.fit->fit == Fit::fits;
-  if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
+  note_unified_memory(req, c.headroom, p);
   if (g.fits) return;
   if (needed == 0)
     note(p, NoteKind::gpu_cannot_hold);
@@ -557,7 +570,7 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     g.per_gpu_bytes = fraction_of(need, 1 + requested);
     if (!req.gpus_requested && g.fits) g.count_needed = g.count;
   }
-  if (g.gpu.unified_memory) note(p, NoteKind::unified_memory);
+  note_unified_memory(req, requested, p);
   if (!g.fits && p.fit->fit == Fit::tight) {
     // Held without the headroom: nothing spills to RAM; the reader is told how tight.
     note(p, NoteKind::gpu_tight, g.count, g.count_needed, 0, 0, p.fit->headroom_fraction,

@@ -131,6 +131,8 @@ struct PlanRequest {
   // --n-cpu-moe / --cpu-experts given (config.n_cpu_moe, 0 included): the plan keeps that
   // placement and searches none of its own.
   bool experts_placed = false;
+  // --gpu-memory-limit given: gpu->memory_fraction is the OS limit the buyer sets, not the default.
+  bool gpu_memory_limited = false;
   uint32_t users = 0;              // people served at once; 0: not given
   double target_tokens_per_s = 0;  // > 0 plans capacity. REQUIRES: users > 0 then
   // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
@@ -160,6 +162,10 @@ struct PlanRequest {
   std::optional<ServingRequest> serving;
 };
 
+// Unified memory left to the OS when its GPU limit is raised: the kyuz0 Strix Halo toolboxes give
+// the GPU 124 of 128 GiB (amdgpu.gttsize=126976, ttm.pages_limit=32505856: "124GB GPU, 4GB OS").
+constexpr uint64_t kUnifiedOsReserveBytes = 4ull << 30;
+
 struct ClassFit {
   uint32_t memory_gib = 0;
   uint32_t count = 0;  // 0: does not fit even in 1024
@@ -169,9 +175,11 @@ struct ClassFit {
 enum class NoteKind : uint8_t {
   no_catalog_gpu,        // no catalog GPU holds the model in kMaxRecommendedGpus cards
   capacity_unreachable,  // the capacity target cannot be met (Plan::capacity says why)
-  unified_memory,        // the GPU shares memory with the CPU (memory_fraction of memory)
-  gpu_cannot_hold,       // no count up to 1024 holds it
-  gpu_not_enough,        // n[0] GPUs given, n[1] needed
+  // the GPU shares memory with the CPU (memory_fraction of memory); n[0] 1: --gpu-memory-limit
+  // set it; n[1] > 0: the bytes the OS limit must allow for the plan to fit
+  unified_memory,
+  gpu_cannot_hold,  // no count up to 1024 holds it
+  gpu_not_enough,   // n[0] GPUs given, n[1] needed
   // n[0] GPUs hold it without the requested headroom, n[1] with it; x the headroom it has, y the
   // headroom requested (fractions, Plan::fit)
   gpu_tight,

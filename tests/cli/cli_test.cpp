@@ -409,6 +409,47 @@ TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][of
   CHECK(r.err.find(message) != std::string::npos);
 }
 
+TEST_CASE("unified memory: the OS's GPU limit, how to raise it, and a plan at the raised limit",
+          "[cli][unified]") {
+  // Llama 4 Scout at Q8_0 on a 128 GiB Strix Halo: the 96 GiB default share is short. The kernel
+  // parameters for 124 GiB are the ones the kyuz0 toolboxes set (amdgpu.gttsize=126976,
+  // ttm.pages_limit=32505856): 124 x 1024 MiB, 124 x 262,144 pages of 4 KiB.
+  const auto j = run_json("llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1");
+  CHECK(j["gpu"]["fits"] == false);
+  bool told = false;
+  for (const auto& w : j["warnings"])
+    told = told || w.get<std::string>().find("ttm.pages_limit=32505856 amdgpu.gttsize=126976") !=
+                       std::string::npos;
+  CHECK(told);
+  const auto raised =
+      run_json("llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1 --gpu-memory-limit 124");
+  CHECK(raised["gpu"]["usable_bytes_each"] == 124ull << 30);
+  CHECK(raised["gpu"]["fit"] != "no");
+  // macOS: the wired limit in MiB.
+  const auto mac = run_json("llama-3.3-70b --quant q8_0 --gpu m3-max --gpus 1 --ctx 65536");
+  REQUIRE(mac["gpu"]["fits"] == false);
+  bool sysctl = false;
+  for (const auto& w : mac["warnings"])
+    sysctl = sysctl ||
+             w.get<std::string>().find("sudo sysctl iogpu.wired_limit_mb=") != std::string::npos;
+  CHECK(sysctl);
+}
+
+TEST_CASE("gpu-memory-limit is refused where it means nothing", "[cli][unified]") {
+  auto [args, message] = GENERATE(table<std::string, std::string>({
+      {"llama-3.1-8b --gpu-memory-limit 100", "name the GPU with --gpu"},
+      {"llama-3.1-8b --gpu rtx-4090 --gpu-memory-limit 20",
+       "rtx-4090 has memory of its own, not shared with the CPU"},
+      {"llama-3.1-8b --gpu m3-max --gpu-memory-limit 200",
+       "--gpu-memory-limit: expected a number from 1 to 128"},
+  }));
+  const auto r = run(args);
+  INFO(args << "\n" << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(message) != std::string::npos);
+}
+
 TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
   auto [args, message] = GENERATE(table<std::string, std::string>({
       {"llama-3.1-70b --mains 0",

@@ -103,6 +103,10 @@ const Field kPlanFields[] = {
      [](Options& o, const json& v) { o.headroom = ranged("--headroom", v, 0, 1); }},
     {"gpu", Kind::string, "--gpu", [](Options& o, const json& v) { o.gpu = str(v); }},
     {"gpus", Kind::integer, "--gpus", [](Options& o, const json& v) { o.gpus = u32(v); }, true},
+    {"gpu_memory_limit_gib", Kind::number, "--gpu-memory-limit",
+     [](Options& o, const json& v) {
+       o.gpu_memory_limit_gib = ranged("--gpu-memory-limit", v, 1, 1048576);
+     }},
     {"gpu_price_usd", Kind::number},
     {"prices", Kind::object, "--price",
      [](Options& o, const json& v) {

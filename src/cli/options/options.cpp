@@ -133,6 +133,12 @@ void setup_hardware(CLI::App& app, Options& o) {
       ->check(integer_from(1, kMaxGpus))
       ->type_name("N")
       ->group(hw);
+  app.add_option("--gpu-memory-limit", o.gpu_memory_limit_gib,
+                 "unified memory (Apple, Ryzen AI Max): the GPU's share the OS allows, GiB "
+                 "(macOS iogpu.wired_limit_mb, Linux GTT); default: the OS's")
+      ->check(number_from(1, 1048576))
+      ->type_name("GIB")
+      ->group(hw);
   app.add_option("--price", o.prices,
                  "override a GPU's or a machine's catalog price, e.g. rtx-4090=1800 or "
                  "nvidia-dgx-h100=300000 (repeatable)")

@@ -36,6 +36,7 @@ struct Options {
   // hardware
   std::string gpu;
   uint32_t gpus = 0;                // 0: as many as needed
+  double gpu_memory_limit_gib = 0;  // unified memory: the GPU's share the OS allows; 0: default
   std::vector<std::string> prices;  // NAME=USD
   std::string split = "layer";
   uint32_t top = 5;

@@ -648,6 +648,24 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
   q.model.n_layer_nextn = 0;
 }
 
+// --gpu-memory-limit GIB: the share of a unified memory the OS lets the GPU map (macOS's
+// iogpu.wired_limit_mb, Linux's GTT size), replacing the catalog's default share.
+void limit_unified_memory(const Options& o, PlanRequest& q) {
+  if (o.gpu_memory_limit_gib <= 0) return;
+  if (!q.gpu)
+    throw InputError(
+        "--gpu-memory-limit: sets a unified-memory GPU's share; name the GPU with --gpu");
+  GpuSpec& g = *q.gpu;
+  if (!g.unified_memory)
+    throw InputError("--gpu-memory-limit: " + g.id +
+                     " has memory of its own, not shared with the CPU; --headroom sets the share "
+                     "a plan leaves free");
+  const double gib = real("--gpu-memory-limit", o.gpu_memory_limit_gib, 1,
+                          static_cast<double>(g.memory_bytes) / static_cast<double>(kGiB));
+  g.memory_fraction = gib * static_cast<double>(kGiB) / static_cast<double>(g.memory_bytes);
+  q.gpu_memory_limited = true;
+}
+
 // --n-cpu-moe N / --cpu-experts: llama.cpp's expert placement, checked against the model and
 // the engine; RunConfig::n_cpu_moe then moves the experts in the estimate.
 void place_experts(const Options& o, ResolvedRequest& out) {
@@ -740,6 +758,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   price_platforms(o.prices, cat, out);
   resolve_training(o, q);
   if (!o.gpu.empty()) q.gpu = resolve_gpu("--gpu", o.gpu, cat, gpus);
+  limit_unified_memory(o, q);
   q.candidates = &gpus;
   apply_class_policy(o, cat, q);
 

@@ -119,6 +119,29 @@ std::string experts_in_ram_words(const Note& n) {
       which, gib_of(n.n[2]), n.x, all ? n.n[1] : n.n[0]);
 }
 
+// NoteKind::unified_memory: the GPU's share of the memory, and how to raise the OS's limit when
+// the plan needs more (macOS: iogpu.wired_limit_mb in MiB; Linux amdgpu: GTT through
+// ttm.pages_limit in 4 KiB pages and amdgpu.gttsize in MiB, AMD's Strix Halo optimization guide).
+std::string unified_memory_words(const Note& n, const GpuSpec& g) {
+  std::string o = fmt::format(
+      "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU ({})",
+      g.name, percent_of(g.memory_fraction), gib_of(g.memory_bytes),
+      n.n[0] ? "--gpu-memory-limit" : "the OS's default; --gpu-memory-limit GIB sets yours");
+  if (!n.n[1]) return o;
+  const uint64_t gib = (n.n[1] + (1ull << 30) - 1) >> 30;
+  if (g.vendor == "apple")
+    o += fmt::format(
+        "; the plan needs {} GiB: sudo sysctl iogpu.wired_limit_mb={} raises macOS's "
+        "limit, then plan with --gpu-memory-limit {}",
+        gib, gib * 1024, gib);
+  else if (g.vendor == "amd")
+    o += fmt::format(
+        "; the plan needs {} GiB: the kernel parameters ttm.pages_limit={} amdgpu.gttsize={} "
+        "raise Linux's GTT, then plan with --gpu-memory-limit {}",
+        gib, gib * 262144, gib * 1024, gib);
+  return o;
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -134,9 +157,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::capacity_unreachable:
       return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
-      return fmt::format(
-          "{} shares memory with the CPU: {:.0f}% of {:.0f} GiB is counted as usable by the GPU",
-          name, percent_of(g->memory_fraction), gib_of(g->memory_bytes));
+      return unified_memory_words(n, *g);
     case NoteKind::gpu_cannot_hold:
       return name + " cannot hold this model at any count up to " + std::to_string(kMaxGpus);
     case NoteKind::gpu_not_enough:
