@@ -139,7 +139,7 @@ namespace {
 // on one GPU and on each GPU of a layer split, with the copy of a RAM expert (--n-cpu-moe).
 void ggml_compute(const ModelSpec& m, const RunConfig& c, const std::vector<LayerGroup>& groups,
                   const LayerLayout& layout, uint64_t ubatch, Estimate& e) {
-  const ComputeConfig cc{static_cast<uint32_t>(ubatch), c.kv.n_seq, c.flash_attn, c.kv.type_k};
+  const ComputeConfig cc{static_cast<uint32_t>(ubatch), e.kv.n_stream, c.flash_attn, c.kv.type_k};
   // A layer split over several GPUs, every layer offloaded: llama.cpp pipelines it (n_copies 4),
   // Ollama's scheduler does not (compute_buffer.hpp); nor does llama.cpp with tensor overrides
   // (llama-context.cpp: pipeline_parallel needs !model.has_tensor_overrides(), which
@@ -189,6 +189,10 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
   kvc.flash_attn = c.flash_attn || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama);
+  // Ollama's slots (OLLAMA_NUM_PARALLEL) share one KV cache of n_seq x num_ctx cells: its log
+  // prints "kv_size = 65536" and "n_ctx_per_seq = 16384" for 4 slots of 16k (ollama/ollama#9221),
+  // and its graph attends over all of them (the compute buffer grows with n_seq x n_ctx).
+  kvc.unified = c.engine == Engine::ollama && c.kv.n_seq > 1;
   // Embedding and rerank runs: n_seq documents of n_ctx tokens each, encoded in one pass and
   // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
   // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.

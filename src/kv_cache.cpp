@@ -45,10 +45,16 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c) {
 KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c,
                  const std::vector<LayerGroup>& groups) {
   KvCache r;
-  // Non-unified cache: each sequence is a stream of GGML_PAD(n_ctx_seq, 256) cells.
-  r.cells_full = pad_to(c.n_ctx, c.padding);
+  // Non-unified cache: each sequence is a stream of GGML_PAD(n_ctx_seq, 256) cells. Unified: one
+  // stream of GGML_PAD(n_ctx, 256) cells, n_ctx = n_seq x the context per sequence, and the SWA
+  // layers keep n_swa cells of every sequence (llama-kv-cache-iswa.cpp: size_swa =
+  // GGML_PAD(min(size_base, n_swa * (unified ? n_seq_max : 1) + n_ubatch), n_pad)).
+  const uint32_t per_stream = c.unified ? c.n_seq : 1;
+  r.n_stream = c.unified ? 1 : c.n_seq;
+  r.cells_full = pad_to(checked_mul(c.n_ctx, per_stream), c.padding);
   const auto swa_cells = [&](uint32_t n_swa) {
-    return pad_to(std::min<uint64_t>(r.cells_full, uint64_t{n_swa} + c.n_ubatch), c.padding);
+    return pad_to(std::min<uint64_t>(r.cells_full, uint64_t{n_swa} * per_stream + c.n_ubatch),
+                  c.padding);
   };
   if (m.n_swa > 0) r.cells_swa = swa_cells(m.n_swa);
 
@@ -137,11 +143,11 @@ KvCache kv_cache(const ModelSpec& m, const KvCacheConfig& c,
         p.v_row_bytes = row_size(c.type_v, v_max);
       }
   }
-  // Bytes = n_seq x cells x layers x (K row + V row), per part.
+  // Bytes = streams x cells x layers x (K row + V row), per part.
   for (auto& p : r.parts) {
     const uint64_t cell_layers = checked_mul(p.cells, p.n_layer);
-    const uint64_t k = checked_mul(checked_mul(cell_layers, p.k_row_bytes), c.n_seq);
-    const uint64_t v = checked_mul(checked_mul(cell_layers, p.v_row_bytes), c.n_seq);
+    const uint64_t k = checked_mul(checked_mul(cell_layers, p.k_row_bytes), r.n_stream);
+    const uint64_t v = checked_mul(checked_mul(cell_layers, p.v_row_bytes), r.n_stream);
     p.bytes = checked_add(k, v);
     r.k_bytes = checked_add(r.k_bytes, k);
     r.v_bytes = checked_add(r.v_bytes, v);

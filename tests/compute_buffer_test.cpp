@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "llmsize/compute_buffer.hpp"
+#include "llmsize/estimate.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;
@@ -34,4 +35,31 @@ TEST_CASE("compute buffer peaks are computed from the formula", "[compute_buffer
   const auto on = compute_buffer(m, 8192, 512, true);
   CHECK(on.output_bytes == 271056896);
   CHECK(on.bytes() == on.output_bytes);
+}
+
+TEST_CASE("Ollama's slots share one KV stream, and its graph attends over all of it",
+          "[compute_buffer][kv]") {
+  // ollama/ollama#9221: deepseek-r1:32b (Qwen2.5-32B's shapes: 64 layers, 8 KV heads of 128) at
+  // OLLAMA_NUM_PARALLEL 4 x 16,384 tokens, flash attention off, CUDA: "kv_size = 65536",
+  // "KV buffer size = 16384.00 MiB", "CUDA0 compute buffer size = 5288.00 MiB".
+  RunConfig c;
+  c.quant = find_quant_preset("q4_k_m");
+  c.engine = Engine::ollama;
+  c.flash_attn = false;
+  c.kv.n_ctx = 16384;
+  c.kv.n_seq = 4;
+  const Estimate e = estimate(test::model("qwen2.5-32b"), c);
+  CHECK(e.kv.n_stream == 1);
+  CHECK(e.kv.cells_full == 65536);
+  // 65,536 cells x 64 layers x (1,024 + 1,024 elements x 2 B) = 17,179,869,184 B = 16,384 MiB.
+  CHECK(e.kv_cache_bytes == 17179869184ull);
+  CHECK(static_cast<double>(e.compute.bytes()) / (1 << 20) == Approx(5288.0).epsilon(0.05));
+  // llama.cpp gives each sequence its own stream (llama-server -np 4 without --kv-unified): the
+  // same bytes, and a graph that attends over one sequence's 16,384 cells.
+  c.engine = Engine::llama_cpp;
+  const Estimate s = estimate(test::model("qwen2.5-32b"), c);
+  CHECK(s.kv.n_stream == 4);
+  CHECK(s.kv.cells_full == 16384);
+  CHECK(s.kv_cache_bytes == 17179869184ull);
+  CHECK(s.compute.bytes() < e.compute.bytes() / 3);
 }

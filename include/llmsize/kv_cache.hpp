@@ -27,6 +27,9 @@ struct KvCacheConfig {
   // llama.cpp without flash attention stores V transposed, each layer's V row padded to the
   // model's widest (llama-kv-cache.cpp TAG_V_CACHE_VARIABLE); only llama.cpp engines set false.
   bool flash_attn = true;
+  // One stream of n_seq x n_ctx cells that every sequence shares (llama.cpp's unified KV cache:
+  // Ollama's, llama-server's --kv-unified), instead of a stream per sequence.
+  bool unified = false;
 };
 
 // The cache of the layers of one kind (full, SWA, chunked, MLA) with the same cells and rows.
@@ -50,8 +53,9 @@ struct KvPart {
 };
 
 struct KvCache {
-  uint64_t cells_full = 0;  // cells per sequence in full-attention layers (padded n_ctx)
-  uint64_t cells_swa = 0;   // cells per sequence in sliding-window layers
+  uint64_t cells_full = 0;  // cells per stream in full-attention layers (padded n_ctx)
+  uint64_t cells_swa = 0;   // cells per stream in sliding-window layers
+  uint32_t n_stream = 1;    // streams: one per sequence, or one shared (KvCacheConfig::unified)
   uint32_t n_layer_full = 0;
   uint32_t n_layer_swa = 0;
   uint64_t k_bytes_per_cell_layer = 0;  // ggml_row_size(type_k, n_embd_k_gqa)

@@ -65,16 +65,20 @@ void derive_weights(const Estimate& e, const ModelSpec& m, const RunConfig&, con
 void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const EngineProfile& ep,
                std::vector<Derivation>& d) {
   {
-    std::string f = "n_seq x (cells x layers) x (K row + V row): " + std::to_string(c.kv.n_seq) +
+    const bool unified = e.kv.n_stream != c.kv.n_seq;
+    std::string f = std::string(unified ? "streams" : "n_seq") +
+                    " x (cells x layers) x (K row + V row): " + std::to_string(e.kv.n_stream) +
                     " x (" + num(e.kv.cells_full) + " x " + std::to_string(e.kv.n_layer_full);
     if (e.kv.n_layer_swa)
       f += " + " + num(e.kv.cells_swa) + " x " + std::to_string(e.kv.n_layer_swa) + " SWA";
     f += ") x (" + num(e.kv.k_bytes_per_cell_layer) + " + " + num(e.kv.v_bytes_per_cell_layer) +
          " B)";
-    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) + " padded to " +
-         std::to_string(ep.kv_cell_padding) + " (" + ep.name + ")";
+    f += "; cells = n_ctx " + std::to_string(c.kv.n_ctx) +
+         (unified ? " x " + std::to_string(c.kv.n_seq) + " sequences in one shared stream" : "") +
+         " padded to " + std::to_string(ep.kv_cell_padding) + " (" + ep.name + ")";
     if (e.kv.n_layer_swa)
-      f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) + " + n_ubatch " +
+      f += ", SWA cells = pad(min(cells, n_swa " + std::to_string(m.n_swa) +
+           (unified ? " x " + std::to_string(c.kv.n_seq) : "") + " + n_ubatch " +
            std::to_string(c.kv.n_ubatch) + "), " + std::to_string(ep.kv_cell_padding) + ")";
     if (m.is_mla())
       f += "; MLA caches kv_lora_rank + n_rot = " + num(m.n_embd_k_gqa()) + " per token";
@@ -90,13 +94,13 @@ void derive_kv(const Estimate& e, const ModelSpec& m, const RunConfig& c, const 
         std::string q = std::string("KV cache, ") +
                         (p.indexer ? "indexer keys" : attn_kind_name(p.attn)) + " layers" +
                         (p.compress_ratio ? ", compressed 1/" + num(p.compress_ratio) : "");
-        std::string pf = std::to_string(c.kv.n_seq) + " x " + num(p.cells) + " cells x " +
+        std::string pf = std::to_string(e.kv.n_stream) + " x " + num(p.cells) + " cells x " +
                          num(p.n_layer) + " layers x (" + num(p.k_row_bytes) + " + " +
                          num(p.v_row_bytes) + " B)";
         if (p.attn == AttnKind::swa || p.attn == AttnKind::chunked)
           pf += "; cells = pad(min(" + num(e.kv.cells_full) + ", n_swa " + num(p.n_swa) +
-                " + n_ubatch " + std::to_string(c.kv.n_ubatch) + "), " +
-                std::to_string(ep.kv_cell_padding) + ")";
+                (unified ? " x " + std::to_string(c.kv.n_seq) : "") + " + n_ubatch " +
+                std::to_string(c.kv.n_ubatch) + "), " + std::to_string(ep.kv_cell_padding) + ")";
         if (p.indexer)
           pf += "; K row = indexer head dim " + num(p.n_embd_k) + " in " + traits(c.kv.type_k).name;
         else if (p.attn == AttnKind::mla)

@@ -129,7 +129,11 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
                                e.kv.n_layer_full, e.kv.bytes_per_cell_layer());
   if (e.kv.n_layer_swa)
     kv += fmt::format(" + {} SWA layers × {} cells", e.kv.n_layer_swa, group(e.kv.cells_swa));
-  if (e.n_seq > 1) kv += fmt::format(", × {} sequences", e.n_seq);
+  const std::string seqs = e.kv.n_stream > 1 ? fmt::format(", × {} sequences", e.kv.n_stream)
+                           : e.n_seq > 1
+                               ? fmt::format(", one stream the {} sequences share", e.n_seq)
+                               : std::string();
+  kv += seqs;
   if (m.is_mla()) kv += " (MLA latent)";
   if (e.kv.parts.size() > 1 || !m.layer_kinds.empty()) {
     // By layer kind: "SWA 12 layers × 768 cells 18.0 MiB; full 12 layers × 4,096 cells 96.0 MiB".
@@ -146,7 +150,7 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
       kv += fmt::format("{} {} layers × {} cells {:.1f} MiB", name, p.n_layer, group(p.cells),
                         mib_of(p.bytes));
     }
-    if (e.n_seq > 1) kv += fmt::format(", × {} sequences", e.n_seq);
+    kv += seqs;
   }
   if (m.is_encoder())
     kv = fmt::format("none: an encoder ({}) attends over its ubatch and keeps no cache",
