@@ -130,9 +130,13 @@ struct Weights {
   // Per block index (MTP blocks included), the routed-expert tensors --n-cpu-moe moves; empty
   // for a dense model or a checkpoint that is not llama.cpp's.
   std::vector<ExpertBlock> expert_blocks;
+  // The language model's bits per weight: the vision tower (F16 / BF16 in its own file or
+  // checkpoint part) is left out.
   double bits_per_weight() const {
-    const uint64_t n = params - params_not_in_file;
-    return n ? 8.0 * static_cast<double>(bytes) / static_cast<double>(n) : 0;
+    const uint64_t n = params - params_not_in_file - std::min(vision_params, params);
+    return n ? 8.0 * static_cast<double>(bytes - std::min(vision_bytes, bytes)) /
+                   static_cast<double>(n)
+             : 0;
   }
   // The language model's parameters (without the vision tower).
   uint64_t text_params() const { return params - std::min(vision_params, params); }

@@ -122,6 +122,13 @@ const Offload* O(const Row& r) {
 const PowerPlan* W(const Row& r) {
   return r.plan->power ? &*r.plan->power : nullptr;
 }
+// llama.cpp's vision projector, a GGUF of its own beside the language model's (a checkpoint
+// engine loads the vision tower from the model's own files).
+uint64_t mmproj_bytes(const Row& r) {
+  const Estimate& e = r.plan->estimate;
+  const Engine g = C(r).engine;
+  return g == Engine::llama_cpp || g == Engine::ollama ? e.weights.vision_bytes : 0;
+}
 // A generating model (not an embedding or rerank run): decode figures apply.
 bool GEN(const Row& r) {
   return r.model->spec.task == Task::generation;
@@ -375,8 +382,13 @@ const std::vector<Field> kFields = {
     {"model.params", U_::count, "parameters", RUN(U(E(r).weights.params))},
     {"model.active_params", U_::count, "parameters read per token (< params for MoE)",
      RUN(U(E(r).weights.active_params))},
-    {"model.weights_bytes", U_::bytes, "all weights at the quantization: a GGUF file's tensor data",
-     RUN(U(E(r).weights.bytes))},
+    {"model.weights_bytes", U_::bytes,
+     "the weights at the quantization: a GGUF file's tensor data (llama.cpp: the language model's "
+     "file, without its mmproj)",
+     RUN(U(E(r).weights.bytes - mmproj_bytes(r)))},
+    {"model.mmproj_bytes", U_::bytes,
+     "llama.cpp: the vision projector's own GGUF (F16), null without one",
+     RUN(mmproj_bytes(r) ? U(mmproj_bytes(r)) : N())},
     {"model.bits_per_weight", U_::bits_per_weight, "weights_bytes × 8 / params",
      RUN(D(r4(E(r).weights.bits_per_weight())))},
     {"model.n_layer", U_::count, "layers", RUN(U(M(r).n_layer))},

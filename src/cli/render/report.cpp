@@ -692,9 +692,15 @@ std::string table_head(const Report& r) {
       "2^30 bytes)\n",
       "total", gib_of(e.total_bytes()), gib_of(e.total_low_bytes), gib_of(e.total_high_bytes),
       memory_scope_words(r));
+  // llama.cpp's vision projector is a file of its own (convert_hf_to_gguf.py --mmproj).
+  const bool ggml = r.config.engine == Engine::llama_cpp || r.config.engine == Engine::ollama;
+  const uint64_t mmproj = ggml ? e.weights.vision_bytes : 0;
   o += fmt::format(
-      "\nWeights file {:.2f} GiB ({:.2f} GB) · rule of thumb 1.2 × weights = {:.2f} GiB\n",
-      gib_of(e.weights.bytes), gb_of(e.weights.bytes), gib_of(e.naive_rule_bytes));
+      "\nWeights file {:.2f} GiB ({:.2f} GB){} · rule of thumb 1.2 × weights = {:.2f} GiB\n",
+      gib_of(e.weights.bytes - mmproj), gb_of(e.weights.bytes - mmproj),
+      mmproj ? fmt::format(" + mmproj {:.2f} GiB ({:.2f} GB)", gib_of(mmproj), gb_of(mmproj))
+             : std::string(),
+      gib_of(e.naive_rule_bytes));
   // The layer split's counts by memory class: llama.cpp's way of holding the model, noise beside a
   // tensor-parallel engine's own deployment (#21); JSON keeps them (gpu.count_24gib, ...).
   if (r.serving && serving_profile(r.serving->deployment.engine).default_split == SplitMode::tensor)
