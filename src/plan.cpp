@@ -31,7 +31,6 @@ std::vector<ClassFit> class_fits(const Estimate& base, const RunConfig& c) {
   return v;
 }
 
-// plan()'s: computes every time, keeps the results for the references it hands out.
 // RAM channels where no machine is planned (yet): a desktop's two, the slowest a machine offers.
 constexpr uint32_t kChannelsWithoutMachine = 2;
 
@@ -51,6 +50,7 @@ ServingSetup placed_serving_setup(const PlanRequest& req, const ModelSpec& m, co
   return s;
 }
 
+// plan()'s: computes every time, keeps the results for the references it hands out.
 class NoMemo final : public Memo {
  public:
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {

@@ -424,6 +424,42 @@ TEST_CASE("check gives the main command's verdict for the same settings, on ever
   sh("rm -rf '" + dir + "'");
 }
 
+// Plans that differ only in where the experts live or in the unified GPU's limit are planned
+// apart (check shares one planner between plans that vary only its cache key).
+TEST_CASE("check plans --n-cpu-moe and --gpu-memory-limit as the main command does",
+          "[planning][check]") {
+  const std::string dir = temp_dir();
+  write(dir + "/p.json",
+        R"({"plans": [)"
+        R"({"name": "a", "model": "gpt-oss-120b", "gpu": "rtx-4090", "context": 32768},)"
+        R"({"name": "b", "model": "gpt-oss-120b", "gpu": "rtx-4090", "context": 32768, )"
+        R"("n_cpu_moe": 36},)"
+        R"({"name": "c", "model": "llama-4-scout", "quant": "q8_0", "gpu": "ryzen-ai-max-395"},)"
+        R"({"name": "d", "model": "llama-4-scout", "quant": "q8_0", "gpu": "ryzen-ai-max-395", )"
+        R"("gpu_memory_limit_gib": 124}]})"
+        "\n");
+  const Result c = run("check -f json " + dir + "/p.json");
+  REQUIRE(c.err.empty());
+  const json plans = json::parse(c.out)["plans"];
+  const char* flags[] = {
+      "gpt-oss-120b --gpu rtx-4090 --ctx 32768 --gpus 1",
+      "gpt-oss-120b --gpu rtx-4090 --ctx 32768 --gpus 1 --n-cpu-moe 36",
+      "llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1",
+      "llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1 --gpu-memory-limit 124",
+  };
+  for (size_t i = 0; i < 4; ++i) {
+    INFO(flags[i]);
+    const Result m = run(std::string(flags[i]) + " -f json");
+    REQUIRE(m.code == 0);
+    const json main = json::parse(m.out);
+    CHECK(plans[i]["report"]["gpu"] == main["gpu"]);
+    CHECK(plans[i]["report"]["vram"] == main["vram"]);
+  }
+  CHECK(plans[0]["pass"] == false);  // 58 GiB of weights on one 24 GiB card
+  CHECK(plans[1]["pass"] == true);   // the experts in RAM
+  sh("rm -rf '" + dir + "'");
+}
+
 // A serving plan's SLOs and request rate are checks of their own, judged as the main command's
 // Serving section judges them (its ServingEstimate: meets_ttft, meets_tpot, overloaded).
 TEST_CASE("check fails a serving plan that misses its SLOs or cannot keep up with its rate",

@@ -643,12 +643,13 @@ void check_speed(const PlanInput& in, const Report& r, PlanResult& res) {
 
 // Whether the planner cache computes this request's plan: it varies only the fields base_key()
 // holds, with the serving, training, capacity and machine settings at the main command's
-// defaults and the catalog's machine prices; a plan that sets any of those is planned by plan()
-// itself.
+// defaults, the catalog's machine prices, no expert placement (--n-cpu-moe) and the catalog's
+// GPU memory share; a plan that sets any of those is planned by plan() itself.
 bool cacheable(const ResolvedRequest& rq) {
   const PlanRequest& q = rq.request;
   return !rq.platforms && !q.serving && !q.train && q.target_tokens_per_s == 0 &&
-         q.platform_override.empty() && q.storage == PlanRequest().storage;
+         q.platform_override.empty() && q.storage == PlanRequest().storage && !q.experts_placed &&
+         !q.gpu_memory_limited;
 }
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {
