@@ -27,6 +27,15 @@ json run_json(const std::string& args) {
   return json::parse(r.out);
 }
 
+// `args` is refused: exit 2, nothing on stdout, `message` somewhere in stderr.
+void check_refused(const std::string& args, const std::string& message) {
+  const auto r = run(args);
+  INFO(args << "\n" << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(message) != std::string::npos);
+}
+
 const std::string kData = LLMSIZE_TEST_DATA;
 const std::string kFixtures = kData + "/../fixtures";
 
@@ -402,11 +411,7 @@ TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][of
       {"gpt-oss-120b --n-cpu-moe 4 --cpu-experts", "give it or --n-cpu-moe N, not both"},
       {"gpt-oss-120b --n-cpu-moe 4 --users 8 --target-tps 10", "drop --target-tps"},
   }));
-  const auto r = run(args);
-  INFO(args << "\n" << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.find(message) != std::string::npos);
+  check_refused(args, message);
 }
 
 TEST_CASE("unified memory: the OS's GPU limit, how to raise it, and a plan at the raised limit",
@@ -443,11 +448,7 @@ TEST_CASE("gpu-memory-limit is refused where it means nothing", "[cli][unified]"
       {"llama-3.1-8b --gpu m3-max --gpu-memory-limit 200",
        "--gpu-memory-limit: expected a number from 1 to 128"},
   }));
-  const auto r = run(args);
-  INFO(args << "\n" << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.find(message) != std::string::npos);
+  check_refused(args, message);
 }
 
 TEST_CASE("bad bill-of-materials values exit 2 naming the flag", "[cli][bom]") {
