@@ -374,8 +374,7 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
   // max / mean expert load of a rank, fitted on the attention-DP rows).
   h.imbalance = h.adp ? cal.ep_imbalance : 1.0;
   // Experts in system RAM are read there (serving_step's ram_s), not streamed by the GPUs.
-  if (m.n_layer_moe)
-    experts *= 1 - static_cast<double>(m.n_layer_moe_host) / m.n_layer_moe;
+  if (m.n_layer_moe) experts *= 1 - static_cast<double>(m.n_layer_moe_host) / m.n_layer_moe;
   h.weights = (dense_gpu + experts / tp * h.imbalance) * h.stage;
   h.expert_weights = experts / tp * h.imbalance * h.stage;
   h.expert_rows = m.n_expert
@@ -509,16 +508,16 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
     }
   }
   s.link_s = step_link(m, g, d, h);
-  // llama.cpp's CPU computes the experts in RAM, reading them at the host's rate; a prompt
-  // chunk copies them to the GPU instead (op offload), every block's in turn.
-  // Decode tokens read the experts they route to there; each prompt micro-batch of
-  // host_copy_tokens copies every one of them in, its share of that charged to the step.
+  // Experts in RAM (--n-cpu-moe): llama.cpp's CPU computes a decode token's, reading the experts
+  // it routes to at the host's rate; each prompt micro-batch of host_copy_tokens copies every
+  // one of them to the GPU instead (op offload), that copy's share charged to the step.
   if (m.host_expert_bytes) {
     const double read = h.dm > 0 ? distinct_experts(m.n_expert, m.n_expert_used, h.dm) *
                                        static_cast<double>(m.expert_bytes) * m.n_layer_moe_host
                                  : 0;
     s.ram_s = read / (std::max(1.0, m.host_read_gb_per_s) * 1e9);
-    const double chunk = std::max<double>(kOpOffloadMinBatch, std::min<double>(isl, m.host_copy_tokens));
+    const double chunk =
+        std::max<double>(kOpOffloadMinBatch, std::min<double>(isl, m.host_copy_tokens));
     if (h.pm > 0)
       s.ram_s += h.pm / chunk * static_cast<double>(m.host_expert_bytes) /
                  (std::max(1.0, m.host_copy_gb_per_s) * 1e9);

@@ -147,9 +147,9 @@ std::string serving_explain(const Report& r) {
                                  "to the GPU)",
                                  ms_of(st.ram_s))
                    : std::string(),
-      ms_of(st.stage_s), ms_of(st.gpu_s), d.pp,
-      ms_of(st.host_s), e.calibration && e.calibration->overlap_host ? " (overlapped)" : " (added)",
-      ms_of(st.step_s), limit_name(st.bound), e.calibration ? e.calibration->basis : "");
+      ms_of(st.stage_s), ms_of(st.gpu_s), d.pp, ms_of(st.host_s),
+      e.calibration && e.calibration->overlap_host ? " (overlapped)" : " (added)", ms_of(st.step_s),
+      limit_name(st.bound), e.calibration ? e.calibration->basis : "");
   o += fmt::format(
       "  concurrency\n      = min(users per replica {}, KV pool {:.2f} GiB / {:.3f} GiB per "
       "sequence = {}, max_num_seqs {})\n      = {} running, {} queued per replica\n",
