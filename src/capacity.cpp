@@ -75,13 +75,14 @@ Offload plan_offload(const ModelSpec& m, const Estimate& e, const RunConfig& c,
   return o;
 }
 
-Offload expert_offload(const ModelSpec& m, const Estimate& e) {
-  Offload o;
-  o.n_layer_gpu = m.n_layer;
+Offload expert_offload(const ModelSpec& m, const Estimate& e, Offload layers) {
+  Offload o = layers;
+  if (!o.n_layer_cpu) o.n_layer_gpu = m.n_layer;
   o.n_cpu_moe = e.cpu_experts.n_blocks;
-  o.ram_bytes = e.cpu_experts.bytes;
+  o.expert_ram_bytes = e.cpu_experts.bytes;
   o.ram_read_bytes_per_token = e.cpu_experts.read_bytes_per_token;
-  o.copy_bytes_per_ubatch = e.ubatch_tokens >= kOpOffloadMinBatch ? e.cpu_experts.bytes : 0;
+  if (e.ubatch_tokens >= kOpOffloadMinBatch)
+    o.copy_bytes_per_ubatch = checked_add(o.copy_bytes_per_ubatch, e.cpu_experts.bytes);
   return o;
 }
 

@@ -587,6 +587,8 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     if (!req.experts_placed && !p.serving)
       experts = plan_expert_offload(m, c, w, g.gpu.usable_bytes(), g.count);
     p.offload = experts ? *experts : plan_offload(m, e, c, g.gpu.usable_bytes(), g.count);
+    // The request's own experts in RAM stay there beside the layers that do not fit either.
+    if (e.cpu_experts.bytes) p.offload = expert_offload(m, e, *p.offload);
   } else if (e.cpu_experts.bytes) {
     p.offload = expert_offload(m, e);  // the request's own --n-cpu-moe, held on the GPUs
   }
@@ -714,16 +716,18 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // A serving deployment's replicas: each stays inside one machine where it fits one.
   const bool replicas =
       p.serving && p.serving->deployment.gpus() == g.count && p.serving->deployment.replicas > 1;
-  const SystemRequest sr =
-      machine_request(req, m, p.estimate, g.gpu, g.count,
-                      replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
-                      // What the estimate holds in RAM already (its own --n-cpu-moe) is in
-                      // the weights' host bytes.
-                      p.offload && !p.estimate.cpu_experts.bytes ? p.offload->ram_bytes : 0,
-                      replicas || (p.serving && p.serving->deployment.gpus() == g.count)
-                          ? p.serving->estimate.concurrency
-                          : p.speed_input.n_seq,
-                      p.config.engine);
+  const SystemRequest sr = machine_request(
+      req, m, p.estimate, g.gpu, g.count,
+      replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
+      // Layers in RAM, and experts unless the estimate holds them there already
+      // (its own --n-cpu-moe, in the weights' host bytes).
+      p.offload ? checked_add(p.offload->ram_bytes,
+                              p.estimate.cpu_experts.bytes ? 0 : p.offload->expert_ram_bytes)
+                : 0,
+      replicas || (p.serving && p.serving->deployment.gpus() == g.count)
+          ? p.serving->estimate.concurrency
+          : p.speed_input.n_seq,
+      p.config.engine);
   p.system = memo.system(sr);
   // Weights held in RAM (token_embd, experts or layers offloaded) must fit what the machine takes,
   // whatever the 2 x weights rule asked.
@@ -860,8 +864,9 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   }
   if (p.offload && p.offload->n_cpu_moe)
     note(p, NoteKind::experts_in_ram, p.offload->n_cpu_moe, m.n_layer + m.n_layer_nextn,
-         p.offload->ram_bytes, p.estimate.cpu_experts.bytes ? 1 : 0, p.ram_bandwidth_gb_per_s);
-  else if (p.offload)
+         p.offload->expert_ram_bytes, p.estimate.cpu_experts.bytes ? 1 : 0,
+         p.ram_bandwidth_gb_per_s);
+  if (p.offload && p.offload->n_layer_cpu)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);
   if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)

@@ -43,10 +43,12 @@ CapacityPlan plan_capacity(const ModelSpec& m, const RunConfig& base, const GpuS
 struct Offload {
   uint32_t n_layer_gpu = 0;
   uint32_t n_layer_cpu = 0;
-  uint64_t ram_bytes = 0;  // weights and KV of the CPU layers (with experts: the experts)
-  // A MoE model's routed experts of the first n_cpu_moe blocks in RAM instead of whole layers
-  // (llama.cpp --n-cpu-moe): attention, KV and the shared weights stay on the GPUs.
+  uint64_t ram_bytes = 0;  // weights and KV of the CPU layers
+  // A MoE model's routed experts of the first n_cpu_moe blocks in RAM (llama.cpp --n-cpu-moe),
+  // expert_ram_bytes of them, instead of or before whole layers: attention, KV and the shared
+  // weights stay on the GPUs.
   uint32_t n_cpu_moe = 0;
+  uint64_t expert_ram_bytes = 0;
   // Read from RAM per generated token, and copied to the GPU per prompt micro-batch (op
   // offload: each weight a batch's matmul runs on the GPU with, speed.hpp).
   uint64_t ram_read_bytes_per_token = 0;
@@ -66,7 +68,8 @@ std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& 
                                            const Weights* exact, uint64_t usable_each,
                                            uint32_t n_gpus);
 
-// The Offload an estimate's own --n-cpu-moe placement describes (Estimate::cpu_experts).
-Offload expert_offload(const ModelSpec& m, const Estimate& e);
+// The Offload an estimate's own --n-cpu-moe placement describes (Estimate::cpu_experts), added to
+// `layers` (plan_offload's, when the GPUs do not hold even the rest; else none).
+Offload expert_offload(const ModelSpec& m, const Estimate& e, Offload layers = Offload());
 
 }  // namespace llmsize

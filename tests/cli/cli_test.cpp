@@ -396,6 +396,26 @@ TEST_CASE("too few GPUs for a MoE model: the fewest blocks of experts in RAM, no
                  std::to_string(n))["gpu"]["fits"] == true);
 }
 
+TEST_CASE("experts kept in RAM and layers that still do not fit: both in RAM, both read there",
+          "[cli][offload]") {
+  // Qwen3-235B-A22B with 60 of 94 blocks' experts in RAM is still too big for 2 x 24 GiB: the
+  // layers that do not fit go to RAM too, and the speed reads both there.
+  const std::string args = "qwen3-235b-a22b --gpu rtx-4090 --gpus 2 --n-cpu-moe 60";
+  const auto j = run_json(args);
+  CHECK(j["gpu"]["offload_cpu_moe"] == 60);
+  CHECK(j["gpu"]["offload_layers_cpu"].get<int>() > 0);
+  const uint64_t experts = j["vram"]["weights_host_bytes"].get<uint64_t>();
+  CHECK(j["gpu"]["offload_ram_bytes"].get<uint64_t>() > experts / 2);
+  CHECK(j["gpu"]["offload_ram_read_bytes_per_token"].get<uint64_t>() > 0);
+  const auto t = run(args);
+  CHECK(t.out.find("experts of 60 blocks in RAM (--n-cpu-moe), ") != std::string::npos);
+  // Without the layers in RAM (more blocks of experts there instead) it runs faster.
+  const double both = j["throughput"]["decode_tokens_per_s"];
+  const double experts_only =
+      run_json("qwen3-235b-a22b --gpu rtx-4090 --gpus 2")["throughput"]["decode_tokens_per_s"];
+  CHECK(experts_only > both);
+}
+
 TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][offload]") {
   auto [args, message] = GENERATE(table<std::string, std::string>({
       {"llama-3.1-8b --n-cpu-moe 4",

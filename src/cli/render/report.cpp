@@ -637,11 +637,15 @@ std::vector<std::string> answer_lines(const Report& r) {
                    : std::string()));
   } else if (r.speed && r.model.spec.task == Task::generation) {
     std::string ram;
-    if (const Offload* o = r.offload ? &*r.offload : nullptr; o && o->n_cpu_moe)
-      ram = fmt::format("; experts of {} blocks in RAM (--n-cpu-moe)",
+    if (const Offload* o = r.offload ? &*r.offload : nullptr) {
+      if (o->n_cpu_moe)
+        ram =
+            fmt::format("; experts of {} blocks in RAM (--n-cpu-moe)",
                         std::min(o->n_cpu_moe, r.model.spec.n_layer + r.model.spec.n_layer_nextn));
-    else if (o)
-      ram = fmt::format("; {} of {} layers in RAM", o->n_layer_cpu, r.model.spec.n_layer);
+      if (o->n_layer_cpu)
+        ram += fmt::format("{} {} of {} layers in RAM", ram.empty() ? ";" : ",", o->n_layer_cpu,
+                           r.model.spec.n_layer);
+    }
     lines.push_back(fmt::format("{:.1f} tok/s per sequence at context {}{}",
                                 r.speed->decode_tokens_per_s, group(r.speed_input.n_ctx), ram));
   } else if (r.speed) {
@@ -866,16 +870,18 @@ std::string table_speed(const Report& r) {
         "tokens copies {:.2f} GiB to the GPU at {:.1f} GB/s ({:.0f}% of PCIe)\n",
         x.n_cpu_moe >= blocks ? fmt::format("all {} blocks", blocks)
                               : fmt::format("blocks 0-{} of {}", x.n_cpu_moe - 1, blocks),
-        std::min(x.n_cpu_moe, blocks), gib_of(x.ram_bytes), gib_of(x.ram_read_bytes_per_token),
-        r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts, r.speed_input.n_ubatch,
-        gib_of(x.copy_bytes_per_ubatch), r.speed_input.pcie_gb_per_s * kOffloadCopyFraction,
-        kOffloadCopyFraction * 100);
-  } else if (r.offload) {
+        std::min(x.n_cpu_moe, blocks), gib_of(x.expert_ram_bytes),
+        gib_of(x.ram_read_bytes_per_token), r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts,
+        r.speed_input.n_ubatch, gib_of(x.copy_bytes_per_ubatch),
+        r.speed_input.pcie_gb_per_s * kOffloadCopyFraction, kOffloadCopyFraction * 100);
+  }
+  if (r.offload && r.offload->n_layer_cpu) {
     o += fmt::format(
-        "\nOffload   {} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
+        "{}{} layers on the GPUs, {} in system RAM ({:.2f} GiB at {:.0f} GB/s: {} ch × "
         "{} MT/s)\n",
-        r.offload->n_layer_gpu, r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes),
-        r.ram_bandwidth_gb_per_s, r.ram_channels, r.ram_mts);
+        r.offload->n_cpu_moe ? "          " : "\nOffload   ", r.offload->n_layer_gpu,
+        r.offload->n_layer_cpu, gib_of(r.offload->ram_bytes), r.ram_bandwidth_gb_per_s,
+        r.ram_channels, r.ram_mts);
   }
   for (const Block& b : speed_blocks(r)) o += table_block(b);
   return o;
