@@ -192,7 +192,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   // Ollama's slots (OLLAMA_NUM_PARALLEL) share one KV cache of n_seq x num_ctx cells: its log
   // prints "kv_size = 65536" and "n_ctx_per_seq = 16384" for 4 slots of 16k (ollama/ollama#9221),
   // and its graph attends over all of them (the compute buffer grows with n_seq x n_ctx).
-  kvc.unified = c.engine == Engine::ollama && c.kv.n_seq > 1;
+  kvc.unified = c.kv.n_seq > 1 &&
+                (c.engine == Engine::ollama || (c.engine == Engine::llama_cpp && c.kv_unified));
   // Embedding and rerank runs: n_seq documents of n_ctx tokens each, encoded in one pass and
   // nothing generated. An encoder (BERT) keeps no cache at all (llama.cpp creates no memory for
   // it); a decoder-based embedder (Qwen3-Embedding) caches only the batch's own tokens.

@@ -295,6 +295,7 @@ std::string llama_server(const LaunchPlan& p) {
       o << " --n-cpu-moe " << p.n_cpu_moe;
     if (p.max_model_len) o << " -c " << uint64_t{p.max_model_len} * slots;
     o << " -np " << slots;
+    if (p.kv_unified) o << " -kvu";
     o << " -fa " << (p.flash_attn ? "on" : "off");
     if (p.kv != KvDtype::f16 && p.kv != KvDtype::fp8_e4m3 && p.kv != KvDtype::fp8_e5m2)
       o << " -ctk " << kv_dtype_name(p.kv) << " -ctv " << kv_dtype_name(p.kv);

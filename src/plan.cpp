@@ -1202,6 +1202,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch.devices_variable = device_selection_variable(gpu.backends);
   out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
   out.launch.n_cpu_moe = req.config.n_cpu_moe;
+  out.launch.kv_unified = req.config.kv_unified;
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
   if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&

@@ -62,4 +62,10 @@ TEST_CASE("Ollama's slots share one KV stream, and its graph attends over all of
   CHECK(s.kv.cells_full == 16384);
   CHECK(s.kv_cache_bytes == 17179869184ull);
   CHECK(s.compute.bytes() < e.compute.bytes() / 3);
+  // llama-server --kv-unified shares one stream as Ollama does: the same cache and graph.
+  c.kv_unified = true;
+  const Estimate u = estimate(test::model("qwen2.5-32b"), c);
+  CHECK(u.kv.n_stream == 1);
+  CHECK(u.kv_cache_bytes == e.kv_cache_bytes);
+  CHECK(u.compute.bytes() == e.compute.bytes());
 }

@@ -66,8 +66,8 @@ const std::map<std::string, std::set<std::string>>& documented() {
       {"mpirun", {"-np", "-H"}},
       // llama.cpp tools/server/README.md.
       {"llama-server",
-       {"-m", "-ngl", "-sm", "-ts", "--n-cpu-moe", "--cpu-moe", "-c", "-np", "-fa", "-ctk", "-ctv",
-        "-b", "-ub", "--host", "--port"}},
+       {"-m", "-ngl", "-sm", "-ts", "--n-cpu-moe", "--cpu-moe", "-c", "-np", "-kvu", "-fa", "-ctk",
+        "-ctv", "-b", "-ub", "--host", "--port"}},
       // Ollama CLI: ollama create -f (docs/modelfile.md).
       {"ollama", {"-f"}},
   };

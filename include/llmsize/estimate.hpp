@@ -68,6 +68,8 @@ struct RunConfig {
   // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0..N-1 stay in system RAM (llama.cpp
   // and Ollama estimates of a GGUF MoE; ignored otherwise). kAllBlocks: --cpu-moe, every block.
   uint32_t n_cpu_moe = 0;
+  // llama.cpp's --kv-unified: the n_seq sequences share one KV stream (Ollama's slots always do).
+  bool kv_unified = false;
 };
 
 // --cpu-moe (llmsize --cpu-experts): every block's experts in system RAM.

@@ -60,6 +60,7 @@ struct LaunchPlan {
   bool flash_attn = true;
   // llama-server: --n-cpu-moe N (kAllBlocks: --cpu-moe), the experts kept in system RAM.
   uint32_t n_cpu_moe = 0;
+  bool kv_unified = false;  // llama-server -kvu: the slots share one KV stream
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   EngineFlags flags;  // the model's deployment guide for this engine

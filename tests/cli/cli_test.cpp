@@ -376,6 +376,11 @@ TEST_CASE("n-cpu-moe: the experts in system RAM, the GPU's share, the speed and 
   REQUIRE(all.code == 0);
   CHECK(all.out.find(" --cpu-moe ") != std::string::npos);
   CHECK(all.out.find("-sm layer") == std::string::npos);  // one card holds the rest
+  // Slots sharing one KV stream are launched that way.
+  const auto kvu =
+      run("qwen2.5-32b --ctx 16384 --users 4 --gpu h100 --kv-unified --emit llama-server");
+  REQUIRE(kvu.code == 0);
+  CHECK(kvu.out.find(" -np 4 -kvu ") != std::string::npos);
 }
 
 TEST_CASE("too few GPUs for a MoE model: the fewest blocks of experts in RAM, not whole layers",

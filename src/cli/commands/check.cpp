@@ -94,6 +94,8 @@ const Field kPlanFields[] = {
      [](Options& o, const json& v) { o.n_cpu_moe = u32(v); }},
     {"cpu_experts", Kind::boolean, "--cpu-experts",
      [](Options& o, const json& v) { o.cpu_experts = v.get<bool>(); }},
+    {"kv_unified", Kind::boolean, "--kv-unified",
+     [](Options& o, const json& v) { o.kv_unified = v.get<bool>(); }},
     {"engine", Kind::string, "--engine",
      [](Options& o, const json& v) {
        o.engine = str(v);
@@ -504,10 +506,10 @@ class PlanCache {
   };
   static std::string base_key(const PlanRequest& q) {
     const RunConfig& c = q.config;
-    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{:a}|{}|{}|{}", q.users, c.kv.n_seq, c.kv.n_ubatch,
                        static_cast<uint32_t>(c.kv.type_k), static_cast<uint32_t>(c.kv.type_v),
                        static_cast<int>(c.engine), c.flash_attn, c.headroom,
-                       c.overhead_per_gpu_bytes, fmt::ptr(q.platforms));
+                       c.overhead_per_gpu_bytes, fmt::ptr(q.platforms), c.kv_unified);
   }
   std::map<std::string, std::unique_ptr<Entry>> planners_;
 };

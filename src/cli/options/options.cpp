@@ -98,6 +98,10 @@ void setup_memory(CLI::App& app, Options& o) {
   app.add_flag("--cpu-experts,--cpu-moe", o.cpu_experts,
                "llama.cpp: keep every block's routed experts in system RAM (its --cpu-moe)")
       ->group(mem);
+  app.add_flag("--kv-unified,--kvu", o.kv_unified,
+               "llama.cpp: the sequences share one KV cache of batch x ctx cells (llama-server "
+               "--kv-unified; Ollama always does)")
+      ->group(mem);
   app.add_option("--flash-attn,--fa", o.flash_attn,
                  "flash attention: on or off (default: the engine's)")
       ->group(mem);

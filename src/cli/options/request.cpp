@@ -326,6 +326,12 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   const EngineProfile& ep = engine_profile(c.engine);
   if (!o.flash_attn.empty()) check_choice("--flash-attn", o.flash_attn, {"on", "off"});
   c.flash_attn = o.flash_attn.empty() ? ep.flash_attn_default : o.flash_attn == "on";
+  if (o.kv_unified && c.engine != Engine::llama_cpp)
+    throw InputError(std::string("--kv-unified: llama.cpp's choice (llama-server --kv-unified); ") +
+                     ep.name +
+                     (c.engine == Engine::ollama ? " always shares one KV stream between its slots"
+                                                 : " pages its KV cache in blocks"));
+  c.kv_unified = o.kv_unified;
   if (traits(c.kv.type_v).quantized && !c.flash_attn)
     throw InputError("--flash-attn: off with --kv-quant " + sanitize(o.kv_quant) +
                      ": llama.cpp requires flash attention for a quantized V cache");
