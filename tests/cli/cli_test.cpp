@@ -435,6 +435,9 @@ TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][of
       {"gpt-oss-120b --quant fp8 --n-cpu-moe 4", "--quant fp8 is a checkpoint format"},
       {"gpt-oss-120b --n-cpu-moe 4 --cpu-experts", "give it or --n-cpu-moe N, not both"},
       {"gpt-oss-120b --n-cpu-moe 4 --users 8 --target-tps 10", "drop --target-tps"},
+      {"sweep --models gpt-oss-20b,llama-3.1-8b --gpu rtx-4090 --n-cpu-moe 4",
+       "--n-cpu-moe: places one mixture-of-experts model's experts"},
+      {"fit --gpu rtx-4090 --cpu-experts", "--cpu-experts: places one mixture-of-experts model's"},
   }));
   check_refused(args, message);
 }

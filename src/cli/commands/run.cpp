@@ -21,6 +21,13 @@ int run(const Options& o, std::string& out) {
         "--no-mtp: applies to the estimate of one model (llmsize MODEL --no-mtp), "
         "not to llmsize " +
         c);
+  // Where the experts live is a placement of one MoE model's tensors; fit and sweep go over models
+  // that may have none, so it is refused there too.
+  if ((o.n_cpu_moe >= 0 || o.cpu_experts) && (c == "fit" || c == "sweep"))
+    throw InputError(std::string(o.cpu_experts ? "--cpu-experts" : "--n-cpu-moe") +
+                     ": places one mixture-of-experts model's experts (llmsize MODEL --n-cpu-moe "
+                     "N), not those of every model llmsize " +
+                     c + " plans");
   if (c == "check") return run_check(o, out);
   if (c == "fit") {
     out = run_fit(o);
