@@ -475,6 +475,8 @@ TEST_CASE("gpu-memory-limit is refused where it means nothing", "[cli][unified]"
        "rtx-4090 has memory of its own, not shared with the CPU"},
       {"llama-3.1-8b --gpu m3-max --gpu-memory-limit 200",
        "--gpu-memory-limit: expected a number from 1 to 128"},
+      {"sweep --models llama-3.1-8b --gpu m3-max,rtx-4090 --gpu-memory-limit 100",
+       "not that of every GPU a sweep plans"},
   }));
   check_refused(args, message);
 }

@@ -28,6 +28,10 @@ int run(const Options& o, std::string& out) {
                      ": places one mixture-of-experts model's experts (llmsize MODEL --n-cpu-moe "
                      "N), not those of every model llmsize " +
                      c + " plans");
+  if (o.gpu_memory_limit_gib > 0 && c == "sweep")
+    throw InputError(
+        "--gpu-memory-limit: sets one unified-memory GPU's share (llmsize MODEL --gpu GPU "
+        "--gpu-memory-limit GIB, or fit), not that of every GPU a sweep plans");
   if (c == "check") return run_check(o, out);
   if (c == "fit") {
     out = run_fit(o);
