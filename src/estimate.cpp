@@ -170,6 +170,25 @@ void move_experts(const ModelSpec& m, const RunConfig& c, Estimate& e) {
   e.weights.host_bytes = checked_add(e.weights.host_bytes, e.cpu_experts.bytes, "host bytes");
 }
 
+// llama-server -md: the draft model in a context of its own beside the main one, at the same
+// context and sequences (tools/server: the draft's n_ctx follows the slot's unless -cd is given),
+// its KV cache f16 (-ctkd / -ctvd default), every layer on the GPUs (-ngld), split over the same
+// devices.
+void add_draft(const RunConfig& c, Estimate& e) {
+  if (!c.draft || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama)) return;
+  RunConfig dc = c;
+  dc.draft = nullptr;
+  dc.quant = c.draft->quant ? c.draft->quant : c.quant;
+  dc.n_cpu_moe = 0;
+  dc.kv.type_k = dc.kv.type_v = TensorType::F16;
+  const Estimate d = estimate(c.draft->spec, dc, c.draft->exact_weights);
+  e.draft_weights_bytes = d.weights_bytes;
+  e.draft_kv_bytes = checked_add(d.kv_cache_bytes, d.recurrent_state_bytes, "draft KV bytes");
+  e.draft_compute_bytes = d.activations_bytes;
+  e.draft_bytes = checked_add(checked_add(e.draft_weights_bytes, e.draft_kv_bytes, "draft bytes"),
+                              e.draft_compute_bytes, "draft bytes");
+}
+
 }  // namespace
 
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
@@ -248,6 +267,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   e.activations_bytes = e.compute_split.devices.empty() ? checked_mul(e.compute.bytes(), c.n_gpus)
                                                         : e.compute_split.total_bytes();
   e.overhead_bytes = checked_mul(c.overhead_per_gpu_bytes, c.n_gpus);
+  add_draft(c, e);
   e.headroom_bytes = fraction_of(e.subtotal_bytes(), c.headroom);
   e.naive_rule_bytes = fraction_of(e.weights.bytes, 1.2);
   {
@@ -257,7 +277,8 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
                          static_cast<double>(e.kv_cache_bytes) +
                          static_cast<double>(e.recurrent_state_bytes) +
                          static_cast<double>(e.activations_bytes) * (1 + sign * act_err) +
-                         static_cast<double>(e.overhead_bytes) * (1 + sign * kOverheadError);
+                         static_cast<double>(e.overhead_bytes) * (1 + sign * kOverheadError) +
+                         static_cast<double>(e.draft_bytes);
       return static_cast<uint64_t>(std::llround(sum * (1 + c.headroom)));
     };
     e.total_low_bytes = bound(-1);
@@ -291,9 +312,11 @@ uint64_t compute_bytes_per_gpu(const Estimate& e, uint32_t n) {
 }
 
 uint64_t per_gpu_bytes(const Estimate& e, const RunConfig& c, uint32_t n) {
-  const uint64_t shared =
+  // The draft model (llama-server -md) split over the same GPUs as the main one.
+  const uint64_t shared = checked_add(
       checked_add(checked_add(e.weights_bytes, e.kv_cache_bytes, "weights + KV cache bytes"),
-                  e.recurrent_state_bytes, "weights + KV cache + recurrent state bytes");
+                  e.recurrent_state_bytes, "weights + KV cache + recurrent state bytes"),
+      e.draft_bytes, "weights + KV cache + state + draft bytes");
   const uint64_t share = shared / n + (shared % n ? 1 : 0);  // ceil(shared / n), no overflow
   const uint64_t each =
       checked_add(checked_add(share, compute_bytes_per_gpu(e, n), "per-GPU bytes"),
@@ -318,7 +341,9 @@ uint64_t available_kv_bytes(const Estimate& e, const RunConfig& c, uint64_t usab
           ? e.compute_split.total_bytes()
           : checked_mul(compute_bytes_per_gpu(e, n), n, "compute buffer bytes x GPUs");
   const uint64_t used = checked_add(
-      checked_add(e.weights_bytes, e.recurrent_state_bytes, "weights + recurrent state bytes"),
+      checked_add(
+          checked_add(e.weights_bytes, e.recurrent_state_bytes, "weights + recurrent state bytes"),
+          e.draft_bytes, "weights + state + draft bytes"),
       checked_add(compute, checked_mul(c.overhead_per_gpu_bytes, n, "overhead bytes x GPUs"),
                   "compute buffer + overhead bytes"),
       "bytes used besides KV");
@@ -331,9 +356,9 @@ uint32_t gpus_needed(const Estimate& e, const RunConfig& c, uint64_t usable_byte
   // answer is the scan's from 1: the first n that fits. It starts near the real solution of
   // (shared / n + rest) x (1 + headroom) <= usable and steps to the exact first n from there.
   if (max_gpus == 0 || per_gpu_bytes(e, c, max_gpus) > usable_bytes_each) return 0;
-  const double shared = static_cast<double>(e.weights_bytes) +
-                        static_cast<double>(e.kv_cache_bytes) +
-                        static_cast<double>(e.recurrent_state_bytes);
+  const double shared =
+      static_cast<double>(e.weights_bytes) + static_cast<double>(e.kv_cache_bytes) +
+      static_cast<double>(e.recurrent_state_bytes) + static_cast<double>(e.draft_bytes);
   const double room =
       static_cast<double>(usable_bytes_each) / (1 + c.headroom) -
       static_cast<double>(compute_bytes_per_gpu(e, max_gpus) + c.overhead_per_gpu_bytes);

@@ -284,6 +284,7 @@ std::string llama_server(const LaunchPlan& p) {
   const uint32_t slots = std::max<uint32_t>(1, p.max_num_seqs);
   per_replica(p, o, [&](uint32_t port) {
     o << "llama-server -m " << shell_quote(p.model) << " -ngl 999";
+    if (!p.draft.empty()) o << " -md " << shell_quote(p.draft) << " -ngld 999";
     if (p.layers_per_gpu.size() > 1) {
       o << " -sm layer -ts ";
       for (size_t i = 0; i < p.layers_per_gpu.size(); ++i)

@@ -41,7 +41,7 @@ ServingSetup placed_serving_setup(const PlanRequest& req, const ModelSpec& m, co
                                   const GpuSpec& gpu, uint32_t gpus_per_node) {
   const ServingRequest& sr = *req.serving;
   ServingSetup s = serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1,
-                                 gpus_per_node, w, req.config.n_cpu_moe);
+                                 gpus_per_node, w, req.config.n_cpu_moe, req.config.draft);
   if (s.model.host_expert_bytes)
     s.model.host_read_gb_per_s =
         ram_bandwidth_gb_per_s(req.ram_channels ? req.ram_channels : kChannelsWithoutMachine,
@@ -869,6 +869,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   if (p.offload && p.offload->n_layer_cpu)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);
+  if (c.draft) note(p, NoteKind::draft_speed);
   if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)
     note(p, NoteKind::uncalibrated_speed);
   if (p.speed && p.speed->tflops_assumed)
@@ -1203,6 +1204,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
   out.launch.n_cpu_moe = req.config.n_cpu_moe;
   out.launch.kv_unified = req.config.kv_unified;
+  out.launch.draft = sr.launch_draft;
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
   if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
@@ -1220,9 +1222,10 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
 uint32_t max_concurrent_sequences(const Estimate& e, const RunConfig& c, uint64_t usable_each,
                                   uint32_t n) {
   const uint64_t usable = checked_mul(usable_each, n);
-  const uint64_t fixed =
-      fraction_of(checked_add(checked_add(e.weights_bytes, e.activations_bytes), e.overhead_bytes),
-                  1 + c.headroom);
+  const uint64_t fixed = fraction_of(
+      checked_add(checked_add(checked_add(e.weights_bytes, e.activations_bytes), e.overhead_bytes),
+                  e.draft_bytes),
+      1 + c.headroom);
   // Each sequence's KV cache and recurrent state.
   const uint64_t kv_seq =
       (e.kv_cache_bytes + e.recurrent_state_bytes) / std::max<uint32_t>(1, c.kv.n_seq);

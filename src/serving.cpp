@@ -545,13 +545,14 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
                            uint32_t replicas, uint32_t gpus_per_node, const Weights* exact,
-                           uint32_t n_cpu_moe) {
+                           uint32_t n_cpu_moe, const DraftModel* draft) {
   const ServingProfile& prof = serving_profile(engine);
   RunConfig c;
   c.engine = prof.memory_engine;
   c.quant = &q;
   c.kv.n_ctx = 4096;
   c.n_cpu_moe = n_cpu_moe;
+  c.draft = draft;
   if (prof.profile_run) {
     c.profile_tokens = engine_profile(c.engine).max_num_batched_tokens;
     c.profile_seqs = engine_profile(c.engine).max_num_seqs;
@@ -559,6 +560,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   const Estimate e = estimate(m, c, exact);
   ServingSetup s;
   s.model = serving_model(m, q, e.weights, e.compute, c.profile_tokens, kv);
+  s.model.draft_bytes = e.draft_bytes;
   if (e.cpu_experts.bytes) {
     s.model.host_expert_bytes = e.cpu_experts.bytes;
     for (uint32_t il = 0; il < std::min(e.cpu_experts.n_blocks, m.n_layer); ++il)
@@ -650,7 +652,7 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   const ServingProfile& prof = serving_profile(d.engine);
   const uint32_t shards = d.tp * d.pp;
   // Experts kept in system RAM (--n-cpu-moe) are not on the GPUs.
-  const uint64_t resident = m.resident_weight_bytes();
+  const uint64_t resident = checked_add(m.resident_weight_bytes(), m.draft_bytes);
   const uint64_t weights_gpu = resident / shards + (resident % shards ? 1 : 0);
   uint64_t act_gpu = m.activation_bytes / d.tp;
   if (m.profile_tokens) {

@@ -143,3 +143,33 @@ TEST_CASE("a MoE model the GPUs given cannot hold gets the fewest blocks of expe
   CHECK_FALSE(
       plan_expert_offload(test::model("llama-3.1-70b"), dense, nullptr, g.usable_bytes(), 1));
 }
+
+TEST_CASE("a draft model (llama-server -md) adds its own weights, KV cache and compute buffer",
+          "[draft]") {
+  // Llama-3.3-70B with Llama-3.2-1B as its draft, both q4_k_m, 8,192 tokens, one GPU: the draft's
+  // part is exactly its own estimate at the same context with an f16 KV cache.
+  RunConfig c;
+  c.quant = find_quant_preset("q4_k_m");
+  c.kv.n_ctx = 8192;
+  const ModelSpec& main_m = test::model("llama-3.3-70b");
+  const Estimate alone = estimate(main_m, c);
+  DraftModel d;
+  d.spec = test::model("llama-3.2-1b");
+  d.quant = c.quant;
+  c.draft = &d;
+  const Estimate with = estimate(main_m, c);
+  RunConfig dc = c;
+  dc.draft = nullptr;
+  const Estimate draft = estimate(d.spec, dc);
+  CHECK(with.draft_weights_bytes == draft.weights_bytes);
+  // Llama-3.2-1B's KV: 8,192 cells x 16 layers x (512 + 512 elements x 2 B) = 268,435,456 B.
+  CHECK(with.draft_kv_bytes == 268435456);
+  CHECK(with.draft_compute_bytes == draft.activations_bytes);
+  CHECK(with.draft_bytes == draft.weights_bytes + 268435456 + draft.activations_bytes);
+  CHECK(with.subtotal_bytes() == alone.subtotal_bytes() + with.draft_bytes);
+  CHECK(with.weights_bytes == alone.weights_bytes);  // the main model's, unchanged
+  // vLLM plans no llama.cpp draft.
+  c.engine = Engine::vllm;
+  c.quant = find_quant_preset("bf16");
+  CHECK(estimate(main_m, c).draft_bytes == 0);
+}

@@ -53,6 +53,16 @@ constexpr double kComputeError = 0.08;
 constexpr double kTorchActivationError = 0.6;
 constexpr double kOverheadError = 0.4;
 
+struct Weights;
+
+// A draft model for speculative decoding (llama-server -md FILE): its spec, the preset its
+// weights take (or the file's own weights). Not owned by the RunConfig that points to it.
+struct DraftModel {
+  ModelSpec spec;
+  const QuantPreset* quant = nullptr;
+  const Weights* exact_weights = nullptr;
+};
+
 struct RunConfig {
   const QuantPreset* quant = nullptr;  // REQUIRES: non-null
   KvCacheConfig kv;
@@ -70,6 +80,8 @@ struct RunConfig {
   uint32_t n_cpu_moe = 0;
   // llama.cpp's --kv-unified: the n_seq sequences share one KV stream (Ollama's slots always do).
   bool kv_unified = false;
+  // llama-server -md: the draft model loaded beside the main one (llama.cpp engines only).
+  const DraftModel* draft = nullptr;
 };
 
 // --cpu-moe (llmsize --cpu-experts): every block's experts in system RAM.
@@ -193,8 +205,13 @@ struct Estimate {
   uint64_t compute_one_gpu_bytes = 0;
   uint64_t compute_any_split_bytes = 0;
   uint32_t n_gpus = 1;
-  uint32_t n_seq = 1;          // the sequences whose KV cache and state it counts
-  CpuExperts cpu_experts;      // RunConfig::n_cpu_moe: weights.vram_bytes is without them
+  uint32_t n_seq = 1;      // the sequences whose KV cache and state it counts
+  CpuExperts cpu_experts;  // RunConfig::n_cpu_moe: weights.vram_bytes is without them
+  // RunConfig::draft: the draft model's weights, KV cache and compute buffer on the GPUs, in the
+  // total as draft_bytes (weights_bytes, kv_cache_bytes and activations_bytes are the main
+  // model's).
+  uint64_t draft_weights_bytes = 0, draft_kv_bytes = 0, draft_compute_bytes = 0;
+  uint64_t draft_bytes = 0;
   uint64_t weights_bytes = 0;  // in VRAM
   uint64_t kv_cache_bytes = 0;
   uint64_t recurrent_state_bytes = 0;  // rs.total_bytes(): per sequence, independent of n_ctx
@@ -207,7 +224,7 @@ struct Estimate {
             checked_add(checked_add(weights_bytes, kv_cache_bytes, "weights + KV cache bytes"),
                         recurrent_state_bytes, "weights + KV cache + recurrent state bytes"),
             activations_bytes, "weights + KV cache + state + activations bytes"),
-        overhead_bytes, "subtotal bytes");
+        checked_add(overhead_bytes, draft_bytes, "overhead + draft bytes"), "subtotal bytes");
   }
   uint64_t total_bytes() const {
     return checked_add(subtotal_bytes(), headroom_bytes, "total bytes");

@@ -61,6 +61,7 @@ struct LaunchPlan {
   // llama-server: --n-cpu-moe N (kAllBlocks: --cpu-moe), the experts kept in system RAM.
   uint32_t n_cpu_moe = 0;
   bool kv_unified = false;  // llama-server -kvu: the slots share one KV stream
+  std::string draft;        // llama-server -md: the draft model's GGUF; empty: none
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   EngineFlags flags;  // the model's deployment guide for this engine

@@ -74,6 +74,7 @@ struct ServingRequest {
   bool users_max = false;      // --users max: the largest batch that fits (offline throughput)
   uint32_t max_model_len = 0;  // the guarantee's tokens per sequence; 0: isl + osl
   std::string launch_model;    // the model the launch command names (a repo id or a path)
+  std::string launch_draft;    // llama-server -md: the draft model's GGUF; empty: none
   ModelServingGuide guide;     // the catalog model's deployment guide (--emit's flags)
   // --gpu-memory-utilization / --mem-fraction-static: the engine's share of each GPU for
   // weights, activations and KV pool; 0 = its own default (EngineLimits::memory_fraction).
@@ -202,6 +203,8 @@ enum class NoteKind : uint8_t {
   // The routed experts of n[0] of n[1] blocks in RAM (--n-cpu-moe n[0]), n[2] bytes, read at x
   // GB/s; n[3] 1: the request's placement, 0: what the GPUs given would need
   experts_in_ram,
+  // A draft model (--draft) is planned: its memory counts, the speed is the main model's alone.
+  draft_speed,
   // The weights the engine keeps in system RAM, n[0] bytes, are more than the n[1] bytes the
   // planned machine takes at most (its RAM capped at the platform's maximum).
   ram_too_small,

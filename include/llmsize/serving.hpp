@@ -67,6 +67,9 @@ struct ServingModel {
   // host_copy_gb_per_s.
   uint64_t host_expert_bytes = 0;
   uint32_t n_layer_moe_host = 0;
+  // llama-server -md: the draft model's weights, KV and compute buffer (Estimate::draft_bytes),
+  // on the GPUs beside the main model's.
+  uint64_t draft_bytes = 0;
   uint64_t resident_weight_bytes() const {
     return weight_bytes - (host_expert_bytes < weight_bytes ? host_expert_bytes : weight_bytes);
   }
@@ -296,7 +299,8 @@ struct ServingSetup {
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
                            uint32_t replicas, uint32_t gpus_per_node,
-                           const Weights* exact_weights = nullptr, uint32_t n_cpu_moe = 0);
+                           const Weights* exact_weights = nullptr, uint32_t n_cpu_moe = 0,
+                           const DraftModel* draft = nullptr);
 
 // The largest n in [lo, hi] with holds(n), where holds is true up to some n and false past it
 // (concurrency against a target, tokens against a pool): bisection, O(log(hi - lo)) calls.

@@ -381,6 +381,13 @@ TEST_CASE("n-cpu-moe: the experts in system RAM, the GPU's share, the speed and 
       run("qwen2.5-32b --ctx 16384 --users 4 --gpu h100 --kv-unified --emit llama-server");
   REQUIRE(kvu.code == 0);
   CHECK(kvu.out.find(" -np 4 -kvu ") != std::string::npos);
+  // A draft model is loaded with -md, every layer on the GPUs.
+  const auto md =
+      run("llama-3.3-70b --gpu rtx-5090 --draft llama-3.2-1b --ctx 8192 --emit llama-server");
+  REQUIRE(md.code == 0);
+  CHECK(md.out.find(" -md 'Llama-3.2-1B-Q4_K_M.gguf' -ngld 999 ") != std::string::npos);
+  const auto dj = run_json("llama-3.3-70b --gpu rtx-5090 --draft llama-3.2-1b --ctx 8192");
+  CHECK(dj["vram"]["draft_bytes"].get<uint64_t>() > (1ull << 30));
 }
 
 TEST_CASE("too few GPUs for a MoE model: the fewest blocks of experts in RAM, not whole layers",
@@ -438,6 +445,12 @@ TEST_CASE("n-cpu-moe and cpu-experts refuse what llama.cpp cannot do", "[cli][of
       {"sweep --models gpt-oss-20b,llama-3.1-8b --gpu rtx-4090 --n-cpu-moe 4",
        "--n-cpu-moe: places one mixture-of-experts model's experts"},
       {"fit --gpu rtx-4090 --cpu-experts", "--cpu-experts: places one mixture-of-experts model's"},
+      {"llama-3.3-70b --draft qwen2.5-0.5b",
+       "its vocabulary (151936 tokens) is not the main model's (128256)"},
+      {"llama-3.3-70b --engine vllm --draft llama-3.2-1b", "--draft: llama-server's draft model"},
+      {"llama-3.3-70b --draft no-such-model", "--draft"},
+      {"sweep --models llama-3.3-70b --gpu rtx-5090 --draft llama-3.2-1b",
+       "--draft: a draft model beside one model's plan"},
   }));
   check_refused(args, message);
 }

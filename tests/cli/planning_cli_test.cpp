@@ -152,7 +152,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "examples/plan-broken.json: /plans/0/contxt: unknown field (did you mean context?); "
       "the fields are name, description, "
       "model, quant, context, batch, users, kv_quant, flash_attn, ubatch, n_cpu_moe, cpu_experts, "
-      "kv_unified, engine, "
+      "kv_unified, draft, engine, "
       "headroom, gpu, gpus, gpu_memory_limit_gib, gpu_price_usd, prices, budget, "
       "target_tokens_per_s, isl, osl, rate, tp, pp, ep, slo_percentile, requests_per_user, "
       "gpu_memory_utilization, "

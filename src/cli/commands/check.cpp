@@ -96,6 +96,7 @@ const Field kPlanFields[] = {
      [](Options& o, const json& v) { o.cpu_experts = v.get<bool>(); }},
     {"kv_unified", Kind::boolean, "--kv-unified",
      [](Options& o, const json& v) { o.kv_unified = v.get<bool>(); }},
+    {"draft", Kind::string, "--draft", [](Options& o, const json& v) { o.draft = str(v); }},
     {"engine", Kind::string, "--engine",
      [](Options& o, const json& v) {
        o.engine = str(v);
@@ -651,7 +652,7 @@ bool cacheable(const ResolvedRequest& rq) {
   const PlanRequest& q = rq.request;
   return !rq.platforms && !q.serving && !q.train && q.target_tokens_per_s == 0 &&
          q.platform_override.empty() && q.storage == PlanRequest().storage && !q.experts_placed &&
-         !q.gpu_memory_limited;
+         !q.gpu_memory_limited && !q.config.draft;
 }
 
 PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCache* cache) {

@@ -51,6 +51,7 @@ Report make_report(const ResolvedRequest& rq, Plan p, bool explain, bool words) 
   r.quant_ignored = rq.quant_ignored;
   r.explain = explain;
   r.platforms = rq.platforms;
+  r.draft = rq.draft;
   if (!words) return r;
   PlanWords w;
   w.model = &r.model;

@@ -23,6 +23,11 @@ int run(const Options& o, std::string& out) {
         c);
   // Where the experts live is a placement of one MoE model's tensors; fit and sweep go over models
   // that may have none, so it is refused there too.
+  if (!o.draft.empty() && (c == "fit" || c == "sweep"))
+    throw InputError(
+        "--draft: a draft model beside one model's plan (llmsize MODEL --draft "
+        "DRAFT), not beside every model llmsize " +
+        c + " plans");
   if ((o.n_cpu_moe >= 0 || o.cpu_experts) && (c == "fit" || c == "sweep"))
     throw InputError(std::string(o.cpu_experts ? "--cpu-experts" : "--n-cpu-moe") +
                      ": places one mixture-of-experts model's experts (llmsize MODEL --n-cpu-moe "

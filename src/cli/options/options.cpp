@@ -98,6 +98,11 @@ void setup_memory(CLI::App& app, Options& o) {
   app.add_flag("--cpu-experts,--cpu-moe", o.cpu_experts,
                "llama.cpp: keep every block's routed experts in system RAM (its --cpu-moe)")
       ->group(mem);
+  app.add_option("--draft,--model-draft", o.draft,
+                 "llama.cpp: a draft model for speculative decoding (llama-server -md), a catalog "
+                 "model at --quant or a GGUF file: its weights, KV cache and compute buffer")
+      ->type_name("MODEL")
+      ->group(mem);
   app.add_flag("--kv-unified,--kvu", o.kv_unified,
                "llama.cpp: the sequences share one KV cache of batch x ctx cells (llama-server "
                "--kv-unified; Ollama always does)")

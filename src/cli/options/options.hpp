@@ -29,6 +29,7 @@ struct Options {
   int64_t n_cpu_moe = -1;    // --n-cpu-moe N: blocks whose experts stay in RAM; < 0: not given
   bool cpu_experts = false;  // --cpu-experts: every block's experts in RAM (llama.cpp --cpu-moe)
   bool kv_unified = false;   // --kv-unified: llama.cpp's sequences share one KV stream
+  std::string draft;         // --draft MODEL: llama-server's draft model (-md); empty: none
   std::string flash_attn;    // on | off; empty: the engine's
   double headroom = -1;      // < 0: the engine's (0.2; vLLM 1/0.9 - 1)
   double overhead_mib = -1;  // < 0: the engine's

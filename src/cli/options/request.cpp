@@ -654,6 +654,52 @@ void drop_mtp_layers(const Options& o, ResolvedRequest& out) {
   q.model.n_layer_nextn = 0;
 }
 
+// --draft MODEL: llama-server's draft model (-md), checked against the main one as llama.cpp's
+// common_speculative_are_compatible does (the vocabularies at most SPEC_VOCAB_MAX_SIZE_DIFFERENCE
+// = 128 tokens apart); a catalog draft takes the main --quant, a GGUF file its own weights.
+void resolve_draft(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  if (o.draft.empty()) return;
+  PlanRequest& q = out.request;
+  if (q.config.engine != Engine::llama_cpp)
+    throw InputError(std::string("--draft: llama-server's draft model (-md); ") +
+                     engine_profile(q.config.engine).name +
+                     " is not planned with one here (vLLM's and SGLang's speculative decoding "
+                     "are their own settings)");
+  ResolvedModel rm = resolve_model(o.draft, cat, "--draft");
+  if (rm.spec.task != Task::generation)
+    throw InputError("--draft " + sanitize_quoted(o.draft) + ": not a text-generation model");
+  const uint32_t a = q.model.n_vocab, b = rm.spec.n_vocab;
+  if ((a > b ? a - b : b - a) > 128)
+    throw InputError(fmt::format(
+        "--draft {}: its vocabulary ({} tokens) is not the main model's ({}): llama.cpp needs "
+        "the two within 128 tokens of each other (a draft of the same family)",
+        sanitize_quoted(o.draft), b, a));
+  auto d = std::make_shared<DraftModel>();
+  d->spec = rm.spec;
+  d->quant = q.config.quant;
+  if (rm.exact_weights) {
+    auto owned = std::make_shared<Weights>(*rm.exact_weights);
+    d->exact_weights = owned.get();
+    out.draft_weights = std::move(owned);
+    if (const QuantPreset* fq = find_quant_preset(rm.file_quant)) d->quant = fq;
+  }
+  if (!d->quant->gguf)
+    throw InputError("--draft: llama-server loads a GGUF draft; --quant " +
+                     std::string(d->quant->id) + " is a checkpoint format");
+  if (rm.source == "gguf") {
+    out.draft_launch = o.draft;
+  } else {
+    std::string quant = d->quant->id;
+    for (auto& ch : quant) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const CatalogModel* cm = cat.find_model(rm.spec.id);
+    const std::string repo = cm && !cm->hf_repo.empty() ? cm->hf_repo : rm.spec.id;
+    out.draft_launch = repo.substr(repo.rfind('/') + 1) + "-" + quant + ".gguf";
+  }
+  out.draft = d;
+  q.config.draft = out.draft.get();
+  if (q.serving) q.serving->launch_draft = out.draft_launch;
+}
+
 // --gpu-memory-limit GIB: the share of a unified memory the OS lets the GPU map (macOS's
 // iogpu.wired_limit_mb, Linux's GTT size), replacing the catalog's default share.
 void limit_unified_memory(const Options& o, PlanRequest& q) {
@@ -788,6 +834,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   }
   drop_mtp_layers(o, out);
   place_experts(o, out);
+  resolve_draft(o, cat, out);
   if (q.serving) {
     // TensorRT-LLM's KV cache follows the checkpoint ("auto"): NVIDIA's ModelOpt FP8 and NVFP4
     // checkpoints quantize it to FP8 (hf_quant_config kv_cache_quant_algo FP8), as its

@@ -25,6 +25,11 @@ struct ResolvedRequest {
   // "prices") applied, when it prices a machine; null: the request points into the catalog's.
   // Shared: a plan's machine points into it, and a Report keeps it alive (make_report).
   std::shared_ptr<const std::vector<PlatformModel>> platforms;
+  // --draft: the draft model request.config.draft points to, with its exact weights (a GGUF);
+  // shared so a Report keeps it alive.
+  std::shared_ptr<const DraftModel> draft;
+  std::shared_ptr<const Weights> draft_weights;  // a GGUF draft's own tensors
+  std::string draft_launch;                      // what llama-server -md loads
   PlanRequest request;
 };
 

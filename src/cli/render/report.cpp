@@ -185,6 +185,13 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
                          mib_of(split[e.compute_split.output_device()].buffer.bytes()),
                          e.compute_split.output_device() + 1,
                          e.compute_split.n_copies > 1 ? ", pipeline input copies × 4" : "")});
+  if (e.draft_bytes && r.config.draft)
+    rows.push_back({"draft model (-md)", e.draft_bytes,
+                    fmt::format("{}: weights {:.2f} GiB + KV {:.2f} GiB (f16) + compute {:.0f} MiB",
+                                r.config.draft->spec.id.empty() ? r.config.draft->spec.name
+                                                                : r.config.draft->spec.id,
+                                gib_of(e.draft_weights_bytes), gib_of(e.draft_kv_bytes),
+                                mib_of(e.draft_compute_bytes))});
   rows.push_back(
       {"runtime overhead", e.overhead_bytes,
        fmt::format("{:.0f} MiB per GPU × {}", mib_of(c.overhead_per_gpu_bytes), e.n_gpus)});

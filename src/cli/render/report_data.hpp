@@ -30,6 +30,7 @@ struct Report : Plan {
   // The request's own priced platforms (ResolvedRequest::platforms), which the plan's machine
   // points into, kept as long as the report.
   std::shared_ptr<const std::vector<PlatformModel>> platforms;
+  std::shared_ptr<const DraftModel> draft;  // config.draft's owner (ResolvedRequest::draft)
 };
 
 }  // namespace llmsize::cli

@@ -204,6 +204,10 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::experts_in_ram:
       return experts_in_ram_words(n);
+    case NoteKind::draft_speed:
+      return "the draft model (--draft) is in the memory; the speed is the main model's alone: "
+             "speculative decoding's gain depends on how many drafted tokens are accepted, which "
+             "llmsize does not model yet";
     case NoteKind::ram_too_small:
       return fmt::format(
           "the weights kept in system RAM ({:.1f} GiB) are more than the {:.0f} GiB this machine "
@@ -292,8 +296,8 @@ namespace {
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
   return k == NoteKind::offload || k == NoteKind::experts_in_ram || k == NoteKind::ram_too_small ||
-         k == NoteKind::tensor_split_indivisible || k == NoteKind::no_catalog_gpu ||
-         k == NoteKind::none_at_usable_speed;
+         k == NoteKind::draft_speed || k == NoteKind::tensor_split_indivisible ||
+         k == NoteKind::no_catalog_gpu || k == NoteKind::none_at_usable_speed;
 }
 // Notes worded from their numbers and the plan's GPU (its name, id and memory).
 bool gpu_worded(NoteKind k) {
