@@ -1,5 +1,6 @@
 // End-to-end tests: run the real llmsize binary and check its output and exit codes.
 #include <catch2/catch.hpp>
+#include "refused.hpp"
 #include "run_binary.hpp"
 
 #include <sys/wait.h>
@@ -17,6 +18,7 @@ using json = nlohmann::json;
 
 namespace {
 
+using llmsize::cli_test::check_refused;
 using llmsize::cli_test::Result;
 using llmsize::cli_test::run;
 
@@ -25,15 +27,6 @@ json run_json(const std::string& args) {
   INFO(r.err);
   REQUIRE(r.code == 0);
   return json::parse(r.out);
-}
-
-// `args` is refused: exit 2, nothing on stdout, `message` somewhere in stderr.
-void check_refused(const std::string& args, const std::string& message) {
-  const auto r = run(args);
-  INFO(args << "\n" << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.find(message) != std::string::npos);
 }
 
 const std::string kData = LLMSIZE_TEST_DATA;

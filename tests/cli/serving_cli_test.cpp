@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "refused.hpp"
 #include "run_binary.hpp"
 
 using json = nlohmann::json;
+using llmsize::cli_test::check_refused;
 using llmsize::cli_test::parse_csv;
 using llmsize::cli_test::run;
 
@@ -27,15 +29,6 @@ json throughput(const std::string& args) {
   INFO(args << "\n" << r.err);
   REQUIRE(r.code == 0);
   return json::parse(r.out)["throughput"];
-}
-
-// `args` is refused: exit 2, nothing on stdout, `message` on stderr.
-void check_refused(const std::string& args, const std::string& message) {
-  const auto r = run(args);
-  INFO(args << "\n" << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.find(message) != std::string::npos);
 }
 
 // What every capacity plan must satisfy, whatever the engine and GPU.
