@@ -168,7 +168,7 @@ void vllm_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
   if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
   if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-  if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+  if (!p.quantization.empty()) o << " --quantization " << shell_word(p.quantization);
   guide(p.flags, o, true);
 }
 
@@ -182,7 +182,7 @@ std::string vllm(const LaunchPlan& p) {
     o << "# " << p.nodes() << " nodes of " << p.gpus_per_node
       << " GPUs, one Ray cluster per replica\n";
     o << "# node 0 (head):\nray start --head --port=6379\n";
-    o << "# nodes 1-" << p.nodes() - 1 << ":\nray start --address=" << p.head_address
+    o << "# nodes 1-" << p.nodes() - 1 << ":\nray start --address=" << shell_word(p.head_address)
       << ":6379\n# then on the head node:\n";
   }
   per_replica(p, o, [&](uint32_t port) {
@@ -190,7 +190,7 @@ std::string vllm(const LaunchPlan& p) {
     vllm_flags(p, o);
     if (multi) o << " --distributed-executor-backend ray";
     vllm_limits(p, o);
-    o << " --host " << p.host << " --port " << port;
+    o << " --host " << shell_word(p.host) << " --port " << port;
   });
   return o.str();
 }
@@ -210,7 +210,7 @@ void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
   if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
   if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-  if (!p.quantization.empty()) o << " --quantization " << p.quantization;
+  if (!p.quantization.empty()) o << " --quantization " << shell_word(p.quantization);
   guide(p.flags, o, false);
 }
 
@@ -225,9 +225,9 @@ std::string sglang(const LaunchPlan& p) {
     sglang_flags(p, o);
     if (nodes > 1)
       o << " --nnodes " << nodes << " --node-rank " << rank << " --dist-init-addr "
-        << p.head_address << ":5000";
+        << shell_word(p.head_address) << ":5000";
     sglang_limits(p, o);
-    o << " --host " << p.host << " --port " << port;
+    o << " --host " << shell_word(p.host) << " --port " << port;
   };
   if (nodes > 1) {
     for (uint32_t r = 0; r < p.replicas; ++r)
@@ -260,7 +260,7 @@ std::string trtllm(const LaunchPlan& p) {
     if (nodes > 1) {
       o << "mpirun -np " << span << " -H ";
       for (uint32_t n = 0; n < nodes; ++n)
-        o << (n ? "," : "") << (n ? "NODE" + u(n) + "_IP" : p.head_address) << ":"
+        o << (n ? "," : "") << (n ? "NODE" + u(n) + "_IP" : shell_word(p.head_address)) << ":"
           << p.gpus_per_node;
       o << " trtllm-llmapi-launch ";
     }
@@ -273,7 +273,7 @@ std::string trtllm(const LaunchPlan& p) {
     if (p.memory_fraction > 0)
       o << " --kv_cache_free_gpu_memory_fraction " << num(p.memory_fraction);
     if (yaml) o << " --extra_llm_api_options extra_llm_api_options.yaml";
-    o << " --host " << p.host << " --port " << port;
+    o << " --host " << shell_word(p.host) << " --port " << port;
   });
   return o.str();
 }
@@ -301,7 +301,7 @@ std::string llama_server(const LaunchPlan& p) {
     if (p.kv != KvDtype::f16 && p.kv != KvDtype::fp8_e4m3 && p.kv != KvDtype::fp8_e5m2)
       o << " -ctk " << kv_dtype_name(p.kv) << " -ctv " << kv_dtype_name(p.kv);
     if (p.max_num_batched_tokens) o << " -b " << p.max_num_batched_tokens;
-    o << " --host " << p.host << " --port " << port;
+    o << " --host " << shell_word(p.host) << " --port " << port;
   });
   return o.str();
 }
@@ -317,7 +317,8 @@ std::string ollama(const LaunchPlan& p) {
     o << " OLLAMA_KV_CACHE_TYPE=" << kv_dtype_name(p.kv);
   if (p.layers_per_gpu.size() > 1) o << " OLLAMA_SCHED_SPREAD=1";
   if (p.max_model_len) o << " OLLAMA_CONTEXT_LENGTH=" << p.max_model_len;
-  o << " OLLAMA_HOST=" << p.host << ":" << (p.port == 8000 ? 11434 : p.port) << " ollama serve &\n";
+  o << " OLLAMA_HOST=" << shell_word(p.host) << ":" << (p.port == 8000 ? 11434 : p.port)
+    << " ollama serve &\n";
   o << "cat > Modelfile <<'EOF'\nFROM " << modelfile_value(p.model) << "\n";
   if (p.max_model_len) o << "PARAMETER num_ctx " << p.max_model_len << "\n";
   o << "PARAMETER num_gpu 999\nEOF\n";

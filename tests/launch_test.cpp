@@ -244,6 +244,27 @@ TEST_CASE("shell_quote makes any byte string one POSIX shell word", "[launch]") 
   CHECK(shell_quote(in) == out);
 }
 
+TEST_CASE("Every word a launch command takes from its plan is one shell word", "[launch]") {
+  // The host, the head node's address and the quantization are plain words in every plan llmsize
+  // makes; a LaunchPlan built by other code may carry anything, and the script still runs only
+  // the engine.
+  for (const ServingEngine e : {ServingEngine::vllm, ServingEngine::sglang, ServingEngine::trt_llm,
+                                ServingEngine::llama_cpp, ServingEngine::ollama}) {
+    auto p = plan(e, "m", 16, 1);
+    p.host = "0.0.0.0;touch CANARY";
+    p.head_address = "$(touch CANARY)";
+    p.quantization = "fp8 && touch CANARY";
+    const std::string s = launch_script(p);
+    INFO(s);
+    for (const auto& f : launch_flags(s)) CHECK(f.flag.find("CANARY") == std::string::npos);
+    CHECK_FALSE(has(s, " --host 0.0.0.0;"));
+    CHECK_FALSE(has(s, "=0.0.0.0;touch"));
+    CHECK_FALSE(has(s, " $(touch"));
+    CHECK_FALSE(has(s, "=$(touch"));
+    CHECK_FALSE(has(s, " fp8 && touch"));
+  }
+}
+
 TEST_CASE("A model name no launch command can carry is named with the reason", "[launch]") {
   struct Case {
     std::string value;
