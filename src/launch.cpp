@@ -150,6 +150,14 @@ void per_replica(const LaunchPlan& p, std::ostringstream& o, F line) {
   }
 }
 
+// The FP8 KV cache and the load-time quantization, flags vLLM and SGLang spell alike
+// (--kv-cache-dtype fp8_e4m3 | fp8_e5m2, --quantization METHOD).
+void kv_dtype_and_quantization(const LaunchPlan& p, std::ostringstream& o) {
+  if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
+  if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
+  if (!p.quantization.empty()) o << " --quantization " << shell_word(p.quantization);
+}
+
 // vllm serve's engine flags for the plan (docs.vllm.ai serve CLI, vllm/engine/arg_utils.py
 // EngineArgs), after the model and before the distributed and network flags.
 void vllm_flags(const LaunchPlan& p, std::ostringstream& o) {
@@ -166,9 +174,7 @@ void vllm_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
   if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
   if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
-  if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
-  if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-  if (!p.quantization.empty()) o << " --quantization " << shell_word(p.quantization);
+  kv_dtype_and_quantization(p, o);
   guide(p.flags, o, true);
 }
 
@@ -208,9 +214,7 @@ void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.memory_fraction > 0) o << " --mem-fraction-static " << num(p.memory_fraction, "%.3f");
   if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
   if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
-  if (p.kv == KvDtype::fp8_e4m3) o << " --kv-cache-dtype fp8_e4m3";
-  if (p.kv == KvDtype::fp8_e5m2) o << " --kv-cache-dtype fp8_e5m2";
-  if (!p.quantization.empty()) o << " --quantization " << shell_word(p.quantization);
+  kv_dtype_and_quantization(p, o);
   guide(p.flags, o, false);
 }
 
