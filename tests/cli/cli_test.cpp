@@ -29,6 +29,13 @@ json run_json(const std::string& args) {
   return json::parse(r.out);
 }
 
+// Whether any of the plan's warnings contains `words`.
+bool warns(const json& j, const std::string& words) {
+  for (const auto& w : j["warnings"])
+    if (w.get<std::string>().find(words) != std::string::npos) return true;
+  return false;
+}
+
 const std::string kData = LLMSIZE_TEST_DATA;
 const std::string kFixtures = kData + "/../fixtures";
 
@@ -391,11 +398,7 @@ TEST_CASE("too few GPUs for a MoE model: the fewest blocks of experts in RAM, no
   CHECK(n > 0);
   CHECK(n < 36);
   CHECK(j["gpu"]["offload_layers_cpu"] == 0);
-  bool named = false;
-  for (const auto& w : j["warnings"])
-    named = named || w.get<std::string>().find("plan it with --n-cpu-moe " + std::to_string(n)) !=
-                         std::string::npos;
-  CHECK(named);
+  CHECK(warns(j, "plan it with --n-cpu-moe " + std::to_string(n)));
   // Planned with that N, the one GPU holds it.
   CHECK(run_json("gpt-oss-120b --gpu rtx-4090 --ctx 32768 --n-cpu-moe " +
                  std::to_string(n))["gpu"]["fits"] == true);
@@ -455,11 +458,7 @@ TEST_CASE("unified memory: the OS's GPU limit, how to raise it, and a plan at th
   // ttm.pages_limit=32505856): 124 x 1024 MiB, 124 x 262,144 pages of 4 KiB.
   const auto j = run_json("llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1");
   CHECK(j["gpu"]["fits"] == false);
-  bool told = false;
-  for (const auto& w : j["warnings"])
-    told = told || w.get<std::string>().find("ttm.pages_limit=32505856 amdgpu.gttsize=126976") !=
-                       std::string::npos;
-  CHECK(told);
+  CHECK(warns(j, "ttm.pages_limit=32505856 amdgpu.gttsize=126976"));
   const auto raised =
       run_json("llama-4-scout --quant q8_0 --gpu ryzen-ai-max-395 --gpus 1 --gpu-memory-limit 124");
   CHECK(raised["gpu"]["usable_bytes_each"] == 124ull << 30);
@@ -467,11 +466,7 @@ TEST_CASE("unified memory: the OS's GPU limit, how to raise it, and a plan at th
   // macOS: the wired limit in MiB.
   const auto mac = run_json("llama-3.3-70b --quant q8_0 --gpu m3-max --gpus 1 --ctx 65536");
   REQUIRE(mac["gpu"]["fits"] == false);
-  bool sysctl = false;
-  for (const auto& w : mac["warnings"])
-    sysctl = sysctl ||
-             w.get<std::string>().find("sudo sysctl iogpu.wired_limit_mb=") != std::string::npos;
-  CHECK(sysctl);
+  CHECK(warns(mac, "sudo sysctl iogpu.wired_limit_mb="));
 }
 
 TEST_CASE("gpu-memory-limit is refused where it means nothing", "[cli][unified]") {
@@ -968,22 +963,14 @@ TEST_CASE("the recommendation decodes at a usable speed", "[cli]") {
         first["total_price_usd"].get<double>());
   // That system asked for by name says it is below the usable speed.
   const auto spark = run_json("70b --quant q4 --ctx 8192 --gpu dgx-spark");
-  bool said = false;
-  for (const auto& w : spark["warnings"])
-    said = said ||
-           w.get<std::string>().find("below the usable speed of 10 tok/s") != std::string::npos;
-  CHECK(said);
+  CHECK(warns(spark, "below the usable speed of 10 tok/s"));
 }
 
 // #21: more than a handful of users (8) on llama.cpp or Ollama suggests a batching engine; a
 // batching engine's plan, or a few users, does not.
 TEST_CASE("many users on llama.cpp suggest a batching engine", "[cli]") {
   const auto said = [](const json& j) {
-    for (const auto& w : j["warnings"])
-      if (w.get<std::string>().find("a batching engine (--engine vllm or sglang") !=
-          std::string::npos)
-        return true;
-    return false;
+    return warns(j, "a batching engine (--engine vllm or sglang");
   };
   CHECK(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 50")));
   CHECK(said(run_json("llama-3.1-8b --gpu rtx-4090 --users 9 --engine ollama")));
