@@ -403,15 +403,18 @@ int main(int argc, char** argv) {
   cats.push_back(ograph);
 
   // 5b. vLLM V1 (2025-26): the serving plan's KV pool per GPU (its profile run at the GPU's batch
-  // defaults, non-torch memory) against "Available KV cache memory".
-  Category v1pool{"vLLM KV cache pool, serving plan (vLLM V1 log)", {}, {}};
+  // defaults, non-torch memory) against "Available KV cache memory"; SGLang's K + V sizes.
+  Category v1pool{"KV cache pool, serving plan (vLLM V1 and SGLang logs)", {}, {}};
   for (const auto& r : engines["vllm_v1"]) {
     const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
     const auto& g = cat.find_gpu(r["gpu"].get<std::string>())->spec;
     // The checkpoint as published: its stored quantization (gpt-oss MXFP4), else BF16.
     const QuantPreset& q = *find_quant_preset(m.stored_quant.empty() ? "bf16" : m.stored_quant);
-    ServingSetup s = serving_setup(m, q, g, ServingEngine::vllm, KvDtype::bf16,
-                                   r["tp"].get<uint32_t>(), r["pp"].get<uint32_t>(), 1, 8);
+    const ServingEngine engine = r.value("engine", std::string("vllm")) == "sglang"
+                                     ? ServingEngine::sglang
+                                     : ServingEngine::vllm;
+    ServingSetup s = serving_setup(m, q, g, engine, KvDtype::bf16, r["tp"].get<uint32_t>(),
+                                   r["pp"].get<uint32_t>(), 1, 8);
     s.deployment.limits.memory_fraction = r["gpu_memory_utilization"].get<double>();
     s.deployment.max_model_len = r["max_model_len"].get<uint32_t>();
     const ServingEstimate e = estimate_serving(s.model, s.gpu, s.deployment, Workload());

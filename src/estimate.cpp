@@ -1,6 +1,7 @@
 #include "llmsize/estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -115,6 +116,70 @@ Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embedding
   return w;
 }
 
+namespace {
+
+struct ExpertPaddingRow {
+  Engine engine;
+  const char* architecture;
+  ExpertPadding padding;
+};
+
+// vLLM's MXFP4 MoE (vllm/model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod.create_weights
+// at commit 007d5005, the checkpoint's gpt-oss experts): the backend is chosen by compute
+// capability (get_mxfp4_backend); FlashInfer on sm_100 pads n_embd and n_ff_exp to multiples of
+// 256, the Marlin MoE kernel (n % 256 and k % 128 of each linear) n_embd to 256 and n_ff_exp to
+// 128, the Triton kernels n_ff_exp to 64 (gpt-oss's 2,880 already is).
+//   blackwell(-ultra) FlashInfer's (sm_100 with FlashInfer, vLLM's default install);
+//   rtx-blackwell     Marlin's (sm_120 is outside the Triton kernels' 9.0-11.0 range).
+// Hopper is left at the checkpoint's shapes: its backend depends on the install (Triton where
+// triton_kernels is present, else Marlin) and the H100 logs disagree. gpt-oss-20b loading 13.47
+// GiB for a 12.82 GiB checkpoint (llm-d's vLLM memory analysis) and gpt-oss-120b leaving 1.71
+// GiB of KV at utilization 0.95 (vllm-project/vllm#27508) fit Marlin's padding; gpt-oss-120b
+// serving 1,000 users on one H100 at 0.9 and max_model_len 32,768 (GPUStack's performance lab,
+// vLLM 0.10.2) does not. Ampere and Ada load the checkpoint's shapes too: gpt-oss-20b took
+// 12.88 GiB on an RTX 3090 (vllm-project/vllm#22331, the gpt-oss release image).
+constexpr ExpertPaddingRow kExpertPaddings[] = {
+    {Engine::vllm, "blackwell", {TensorType::MXFP4, 256, 256}},
+    {Engine::vllm, "blackwell-ultra", {TensorType::MXFP4, 256, 256}},
+    {Engine::vllm, "rtx-blackwell", {TensorType::MXFP4, 256, 128}},
+};
+
+}  // namespace
+
+ExpertPadding engine_expert_padding(Engine e, std::string_view gpu_architecture) {
+  for (const auto& r : kExpertPaddings)
+    if (r.engine == e && gpu_architecture == r.architecture) return r.padding;
+  return {};
+}
+
+uint64_t expert_padding_bytes(const ModelSpec& m, const QuantPreset& q, const ExpertPadding& pad) {
+  if (!pad.any() || q.gguf || !m.is_moe()) return 0;
+  auto up = [](uint64_t n, uint32_t k) { return k > 1 ? (n + k - 1) / k * k : n; };
+  const auto tensors = model_tensors(m);
+  const auto types = assign_tensor_types(m, tensors, q);
+  uint64_t extra = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorDesc& t = tensors[i];
+    if (t.bias || !is_routed_expert(t.role) || types[i] != pad.type) continue;
+    // ggml order: gate / up [n_embd, n_ff_exp, n_expert] (gate_up: 2 x n_ff_exp, each half
+    // padded), down [n_ff_exp, n_embd, n_expert].
+    std::array<uint64_t, 3> ne = t.ne;
+    if (t.role == TensorRole::ffn_down_exps) {
+      ne[0] = up(ne[0], pad.n_ff_multiple);
+      ne[1] = up(ne[1], pad.n_embd_multiple);
+    } else {
+      ne[0] = up(ne[0], pad.n_embd_multiple);
+      ne[1] = t.role == TensorRole::ffn_gate_up_exps ? 2 * up(ne[1] / 2, pad.n_ff_multiple)
+                                                     : up(ne[1], pad.n_ff_multiple);
+    }
+    const uint64_t n = checked_mul(checked_mul(ne[0], ne[1], "padded expert"), ne[2]);
+    const uint64_t padded = tensor_bytes(types[i], ne[0], n);
+    const uint64_t plain = tensor_bytes(types[i], t.ne[0], t.n_elements());
+    extra = checked_add(extra, padded - std::min(padded, plain), "expert padding bytes");
+  }
+  return extra;
+}
+
 double reference_bits_per_weight(const QuantPreset& p) {
   ModelSpec ref;
   ref.arch = Arch::llama;
@@ -189,6 +254,16 @@ void add_draft(const RunConfig& c, Estimate& e) {
                               e.draft_compute_bytes, "draft bytes");
 }
 
+// The engine's padding of the experts (RunConfig::expert_padding) is memory, not file: in
+// vram_bytes. The bytes read per token stay the checkpoint's (the speed factors, calibrated on
+// measured throughput, carry the kernels' layout).
+void pad_experts(const ModelSpec& m, const RunConfig& c, Weights& w) {
+  const uint64_t pad = expert_padding_bytes(m, *c.quant, c.expert_padding);
+  if (!pad) return;
+  w.layout_padding_bytes = pad;
+  w.vram_bytes = checked_add(w.vram_bytes, pad, "weight bytes in VRAM");
+}
+
 }  // namespace
 
 Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_weights) {
@@ -204,6 +279,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     e.weights.vram_bytes = e.weights.bytes;
     e.weights.host_bytes = 0;
   }
+  pad_experts(m, c, e.weights);
   move_experts(m, c, e);
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;

@@ -558,8 +558,11 @@ void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, c
     margin = margin_fraction(em, need, kv_each, estimate_error);
   }
   margin = std::min(requested, margin);
-  p.fit = fit_verdict(need, p.capacity_split ? gpu->usable_bytes() : g.gpu.usable_bytes(),
-                      requested, margin);
+  // A serving engine's rule is held against the memory its runtime reports (engine_visible_bytes).
+  const uint64_t usable = engine_rule ? engine_memory_bytes(p.serving->deployment.engine, g.gpu)
+                          : p.capacity_split ? gpu->usable_bytes()
+                                             : g.gpu.usable_bytes();
+  p.fit = fit_verdict(need, usable, requested, margin);
   p.fit->engine_margin = margin;
   p.fit->margin_source = em.source;
   if (engine_rule) {
@@ -837,6 +840,8 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   p.classes = memo.classes(base, c);
   if (req.train) p.train = train_memory(m, base.weights.params, *req.train);
   gpu = choose_gpu(req, m, w, base, c, gpu, p);
+  // The engine's layout of the experts on the GPU chosen (vLLM's MXFP4 kernels pad them).
+  if (gpu) c.expert_padding = engine_expert_padding(c.engine, gpu->architecture);
   plan_memory(req, m, w, gpu, base, memo, p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
   if (p.serving && p.gpu) {
@@ -1341,8 +1346,12 @@ struct Planner::Impl final : Memo {
   static Key ekey(const RunConfig& c) {
     uint64_t headroom = 0;
     std::memcpy(&headroom, &c.headroom, sizeof headroom);
+    // The expert padding follows the GPU's architecture (kExpertPaddings' multiples < 2^16).
+    const uint64_t pad = uint64_t{c.expert_padding.n_embd_multiple & 0xffffu} |
+                         uint64_t{c.expert_padding.n_ff_multiple & 0xffffu} << 16 |
+                         uint64_t{static_cast<uint8_t>(c.expert_padding.type)} << 24;
     return {c.kv.n_ctx | uint64_t{c.profile_tokens} << 32,
-            c.n_gpus | uint64_t{c.profile_seqs} << 32, c.kv.n_seq, headroom};
+            c.n_gpus | uint64_t{c.profile_seqs} << 32, c.kv.n_seq | pad << 32, headroom};
   }
 
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {

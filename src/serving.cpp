@@ -197,7 +197,8 @@ const char* limit_name(Limit l) {
 ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
                            uint64_t activation_bytes, KvDtype kv) {
   ServingModel s;
-  s.weight_bytes = w.bytes - w.nextn_bytes_not_loaded;  // the MTP layers vLLM does not load
+  // The MTP layers vLLM does not load are left out; its kernels' padding of the experts is in.
+  s.weight_bytes = w.bytes - w.nextn_bytes_not_loaded + w.layout_padding_bytes;
   s.n_layer = m.n_layer;
   s.n_embd = m.n_embd;
   s.n_head = m.n_head;
@@ -228,6 +229,8 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
   if (s.n_expert && s.n_layer_moe) s.expert_bytes = experts / s.n_expert / s.n_layer_moe;
   // Each step reads everything but the routed experts and the embedding table (one row per
   // token); a tied output head is the embedding table, read whole.
+  // (The experts' padding, Weights::layout_padding_bytes, is memory: the speed factors calibrated
+  // on the engines' measured throughput already carry their kernels' layout.)
   const uint64_t dense = w.bytes - experts - (m.tied_embeddings ? 0 : embd);
   s.dense_read_bytes = dense;
   const uint64_t active = w.active_params ? w.active_params : w.params;
@@ -553,6 +556,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   c.kv.n_ctx = 4096;
   c.n_cpu_moe = n_cpu_moe;
   c.draft = draft;
+  c.expert_padding = engine_expert_padding(c.engine, gpu.architecture);
   if (prof.profile_run) {
     c.profile_tokens = engine_profile(c.engine).max_num_batched_tokens;
     c.profile_seqs = engine_profile(c.engine).max_num_seqs;
@@ -569,6 +573,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
     s.model.host_copy_tokens = c.kv.n_ubatch;
   }
   s.gpu = serving_gpu(gpu, gpus_per_node);
+  s.gpu.memory_bytes = engine_memory_bytes(engine, gpu);
   s.deployment.engine = engine;
   s.deployment.tp = tp;
   s.deployment.pp = pp;

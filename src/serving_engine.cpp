@@ -311,14 +311,34 @@ EngineLimits engine_limits(ServingEngine e, uint64_t gpu_memory_bytes, bool smal
   return l;
 }
 
+uint64_t engine_memory_bytes(ServingEngine e, const GpuSpec& g) {
+  return serving_profile(e).memory_rule == MemoryRule::fixed_slots ? g.usable_bytes()
+                                                                   : g.engine_visible_bytes();
+}
+
+namespace {
+
+// In use when SGLang's model runner measures the GPU (CUDA context, NCCL): an L4 whose runtime
+// total is 22,478 MiB (21.95 GiB) printed "Load weight begin. avail mem=21.63 GB" at TP 4
+// (SGLang 0.4.3, didier-durand/llms-in-clouds docs/sglang.md).
+constexpr uint64_t kSglangStartupBytes = 328 * kMiB;  // 0.32 GiB
+
+}  // namespace
+
 uint64_t kv_pool_bytes(const ServingProfile& p, const EngineLimits& l, uint64_t gpu_memory_bytes,
                        uint64_t weights_bytes, uint64_t activations_bytes, uint64_t runtime_bytes) {
   auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
   switch (p.memory_rule) {
     case MemoryRule::share_of_total: {
+      if (p.engine == ServingEngine::sglang) {
+        // model_runner.py init_memory_pool: rest = available - total x (1 - mem_fraction_static),
+        // where total is the memory free when the model runner starts (the CUDA context and NCCL
+        // already in use) and available what is free after the weights: total x fraction -
+        // weights. Activations and CUDA graphs live outside the fraction.
+        const uint64_t at_start = minus(gpu_memory_bytes, kSglangStartupBytes);
+        return minus(fraction_of(at_start, l.memory_fraction), weights_bytes);
+      }
       const uint64_t budget = fraction_of(gpu_memory_bytes, l.memory_fraction);
-      if (p.engine == ServingEngine::sglang)  // activations and graphs live outside the fraction
-        return minus(budget, weights_bytes);
       return minus(budget,
                    checked_add(checked_add(weights_bytes, activations_bytes), runtime_bytes));
     }

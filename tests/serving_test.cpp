@@ -108,10 +108,12 @@ TEST_CASE("KV pool per GPU under each engine's memory rule", "[serving]") {
   const auto t = engine_limits(ServingEngine::trt_llm, total, false, 1, 1);
   CHECK(kv_pool_bytes(serving_profile(ServingEngine::trt_llm), t, total, weights, act, rt) ==
         static_cast<uint64_t>(static_cast<double>(61 * kGiB) * 0.9));
-  // SGLang: 0.836 x 80 GiB - 16 GiB (activations and graphs live outside the fraction).
+  // SGLang: 0.836 of what is free when its model runner starts (80 GiB less the 328 MiB the
+  // CUDA context and NCCL hold: 81,592 MiB) - 16 GiB; activations and graphs live outside the
+  // fraction.
   const auto s = engine_limits(ServingEngine::sglang, total, false, 1, 1);
   CHECK(kv_pool_bytes(serving_profile(ServingEngine::sglang), s, total, weights, act, rt) ==
-        fraction_of(total, 0.836) - weights);
+        fraction_of(81592 * kMiB, 0.836) - weights);
   // Nothing left: 0, not a wrapped number.
   CHECK(kv_pool_bytes(serving_profile(ServingEngine::vllm), v, total, 79 * kGiB, act, rt) == 0);
 }
@@ -467,4 +469,40 @@ TEST_CASE("Tensor rates come from the catalog, each with its fallback and whethe
   CHECK(r.tflops == kAssumedTflops);
   CHECK(r.assumed);
   CHECK(r.missing);
+}
+
+// #23: vLLM's MXFP4 MoE kernels pad the experts on the GPUs whose backend is known from the code
+// (src/estimate.cpp kExpertPaddings). gpt-oss-20b (24 layers x 32 experts, n_embd = n_ff_exp =
+// 2,880) under FlashInfer on a B200 pads both to 3,072. MXFP4 blocks hold 32 values in 17 B, so a
+// 2,880 x 2,880 expert matrix is 2,880 / 32 x 17 x 2,880 = 4,406,400 B and the padded one
+// 3,072 / 32 x 17 x 3,072 = 5,013,504 B: 607,104 B more for each of gate, up and down, x 3 x 32
+// x 24 = 1,398,767,616 B. Hopper and Ampere keep the checkpoint's shapes, llama.cpp its GGUF's.
+TEST_CASE("vLLM pads MXFP4 experts to its kernel's layout on the GPUs it is known for",
+          "[serving][weights]") {
+  const ModelSpec& m = test::catalog().find_model("gpt-oss-20b")->spec;
+  const QuantPreset& q = *find_quant_preset("mxfp4-experts");
+  CHECK(expert_padding_bytes(m, q, engine_expert_padding(Engine::vllm, "blackwell")) == 1398767616);
+  CHECK(expert_padding_bytes(m, q, engine_expert_padding(Engine::vllm, "hopper")) == 0);
+  CHECK(expert_padding_bytes(m, q, engine_expert_padding(Engine::vllm, "ampere")) == 0);
+  CHECK(expert_padding_bytes(m, q, engine_expert_padding(Engine::llama_cpp, "blackwell")) == 0);
+  CHECK(expert_padding_bytes(m, *find_quant_preset("mxfp4_moe"),
+                             engine_expert_padding(Engine::vllm, "blackwell")) == 0);
+  // The serving plan holds the padded weights: the checkpoint's bytes + the padding.
+  const GpuSpec& b200 = test::catalog().find_gpu("b200")->spec;
+  const ServingSetup s = serving_setup(m, q, b200, ServingEngine::vllm, KvDtype::bf16, 1, 1, 1, 8);
+  const Weights w = compute_weights(m, q, false, false);
+  CHECK(s.model.weight_bytes == w.bytes - w.nextn_bytes_not_loaded + 1398767616);
+}
+
+// #23: a share rule's engine sizes from the memory the CUDA runtime reports (H100 SXM: deviceQuery
+// prints 81,106 MiB, data/gpus.json: 85,045,805,056 B), the slot engines from the nominal 80 GiB.
+TEST_CASE("Serving engines size their share from the memory the runtime reports", "[serving]") {
+  const GpuSpec& h100 = test::catalog().find_gpu("h100-sxm")->spec;
+  CHECK(h100.visible_memory_bytes == 81106 * kMiB);
+  CHECK(engine_memory_bytes(ServingEngine::vllm, h100) == 85045805056u);
+  CHECK(engine_memory_bytes(ServingEngine::sglang, h100) == 85045805056u);
+  CHECK(engine_memory_bytes(ServingEngine::llama_cpp, h100) == 80 * kGiB);
+  // Not published: the nominal memory.
+  const GpuSpec& mi355x = test::catalog().find_gpu("mi355x")->spec;
+  CHECK(engine_memory_bytes(ServingEngine::vllm, mi355x) == mi355x.usable_bytes());
 }

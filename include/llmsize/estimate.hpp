@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llmsize/checked.hpp"
@@ -63,6 +64,21 @@ struct DraftModel {
   const Weights* exact_weights = nullptr;
 };
 
+// A serving engine's kernel layout for the routed experts of one tensor type: their hidden
+// (n_embd) and expert-FFN (n_ff_exp) dimensions padded up to multiples, as the engine allocates
+// them on the planned GPU (serving_engine.hpp engine_expert_padding). 0 = not padded.
+struct ExpertPadding {
+  TensorType type = TensorType::F32;
+  uint32_t n_embd_multiple = 0;
+  uint32_t n_ff_multiple = 0;
+  bool any() const { return n_embd_multiple > 1 || n_ff_multiple > 1; }
+};
+
+// How engine e lays out routed experts on a GPU of this architecture (GpuSpec::architecture):
+// vLLM's MXFP4 MoE kernels pad them (src/estimate.cpp kExpertPaddings cites each row); none for
+// the other engines and GPUs.
+ExpertPadding engine_expert_padding(Engine e, std::string_view gpu_architecture);
+
 struct RunConfig {
   const QuantPreset* quant = nullptr;  // REQUIRES: non-null
   KvCacheConfig kv;
@@ -82,6 +98,9 @@ struct RunConfig {
   bool kv_unified = false;
   // llama-server -md: the draft model loaded beside the main one (llama.cpp engines only).
   const DraftModel* draft = nullptr;
+  // The engine's padded layout of the routed experts on the planned GPU (added to the weights in
+  // memory, Weights::layout_padding_bytes); none = the checkpoint's shapes.
+  ExpertPadding expert_padding;
 };
 
 // --cpu-moe (llmsize --cpu-experts): every block's experts in system RAM.
@@ -141,6 +160,9 @@ struct Weights {
   // in memory: the MTP / next-n layers vLLM's main model never builds (compute_weights
   // loads_nextn = false). Left out of vram_bytes and active_bytes.
   uint64_t nextn_bytes_not_loaded = 0;
+  // Bytes the engine adds in memory by padding the routed experts to its kernel's layout
+  // (RunConfig::expert_padding): in vram_bytes, not in `bytes` (the file).
+  uint64_t layout_padding_bytes = 0;
   // Per block index (MTP blocks included), the routed-expert tensors --n-cpu-moe moves; empty
   // for a dense model or a checkpoint that is not llama.cpp's.
   std::vector<ExpertBlock> expert_blocks;
@@ -164,6 +186,10 @@ struct Weights {
 // checkpoint's MTP layers (vLLM without MTP speculative decoding; engine_loads_nextn()).
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host = true,
                         bool loads_nextn = true);
+
+// The bytes padding m's routed experts of pad.type under q to pad's multiples adds (0 for a GGUF
+// preset: llama.cpp keeps the file's shapes).
+uint64_t expert_padding_bytes(const ModelSpec& m, const QuantPreset& q, const ExpertPadding& pad);
 
 // The experts blocks 0..n-1 of w hold (CpuExperts), for a model of n_expert_used of n_expert.
 CpuExperts cpu_experts(const ModelSpec& m, const Weights& w, uint32_t n);

@@ -25,6 +25,11 @@ struct GpuSpec {
   bool is_consumer() const { return gpu_class == "consumer"; }
   uint64_t memory_bytes = 0;
   double memory_fraction = 1.0;  // share a model may use (unified memory: what the OS leaves)
+  // The device memory the CUDA / HIP runtime reports as its total (deviceQuery's totalGlobalMem,
+  // torch.cuda.mem_get_info's total, vLLM's total_gpu_memory), below the nominal memory_bytes by
+  // what the driver keeps; where only nvidia-smi's total is published, that figure. 0 = not
+  // published (the serving engines then plan on memory_bytes).
+  uint64_t visible_memory_bytes = 0;
   std::string memory_type;
   double bandwidth_gb_per_s = 0;  // decimal GB/s
   double board_power_w = 0;
@@ -61,9 +66,15 @@ struct GpuSpec {
     return form_factor == "sxm" || form_factor == "oam" || form_factor == "superchip";
   }
 
-  // Memory a model may use on one device.
+  // Memory a model may use on one device (unified memory: the share the OS gives the GPU).
   uint64_t usable_bytes() const {
     return static_cast<uint64_t>(static_cast<double>(memory_bytes) * memory_fraction);
+  }
+  // What a serving engine (vLLM, SGLang, TensorRT-LLM) sizes its memory share from: the runtime's
+  // total where published, else usable_bytes(). The llama.cpp plans keep the nominal memory and
+  // their 20% headroom.
+  uint64_t engine_visible_bytes() const {
+    return visible_memory_bytes && !unified_memory ? visible_memory_bytes : usable_bytes();
   }
   // Memory a model may use on `count` of them (checked).
   uint64_t usable_bytes(uint32_t count) const { return checked_mul(usable_bytes(), count); }

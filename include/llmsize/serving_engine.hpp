@@ -112,6 +112,12 @@ inline bool vllm_small_batch_defaults(const GpuSpec& g) {
   return g.architecture == "ampere" && g.gpu_class == "datacenter";
 }
 
+// The memory engine e sizes its pool from on GPU g: a share rule's engine (vLLM, SGLang,
+// TensorRT-LLM) takes a share of what the CUDA / HIP runtime reports
+// (GpuSpec::engine_visible_bytes); the slot engines fill the usable memory under the plan's
+// headroom rule.
+uint64_t engine_memory_bytes(ServingEngine e, const GpuSpec& g);
+
 // KV pool per GPU under the engine's rule: weights, activations and runtime are per GPU. 0 when
 // nothing is left.
 uint64_t kv_pool_bytes(const ServingProfile& p, const EngineLimits& l, uint64_t gpu_memory_bytes,

@@ -280,6 +280,9 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.memory_bytes = static_cast<uint64_t>(mem_gib * static_cast<double>(kGiB));
   s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
   if (s.memory_fraction == 0) s.memory_fraction = 1.0;
+  // The runtime's total (MiB, as deviceQuery and nvidia-smi print it): below the nominal memory.
+  const double visible_mib = c.num(e, path, "visible_memory_mib", false, 0, mem_gib * 1024);
+  s.visible_memory_bytes = static_cast<uint64_t>(visible_mib) * kMiB;
   s.memory_type = c.str(e, path, "memory_type", false);
   s.bandwidth_gb_per_s = c.rate(e, path, "bandwidth_gb_per_s", 1e6);
   s.board_power_w = c.num(e, path, "board_power_w", false, 0, 1e5);

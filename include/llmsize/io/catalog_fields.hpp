@@ -165,6 +165,7 @@ void fields(V& v, GpuSpec& g) {
   v("gpu_class", g.gpu_class);
   v("memory_bytes", g.memory_bytes);
   v("memory_fraction", g.memory_fraction);
+  v("visible_memory_bytes", g.visible_memory_bytes);
   v("memory_type", g.memory_type);
   v("bandwidth_gb_per_s", g.bandwidth_gb_per_s);
   v("board_power_w", g.board_power_w);
@@ -276,8 +277,8 @@ static_assert(sizeof(EngineFlags) == 128, "EngineFlags changed: update its field
 static_assert(sizeof(ModelServingGuide) == 296,
               "ModelServingGuide changed: update its fields() above");
 static_assert(sizeof(CatalogModel) == 912, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 488, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 576, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 496, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 584, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

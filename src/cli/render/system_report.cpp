@@ -418,6 +418,12 @@ std::string fit_words(const Plan& p) {
           "engine needs: {})",
           h, rule, percent_of(v.engine_margin), v.margin_source);
     case Fit::no:
+      // Held within the memory but not within the share the engine's rule leaves (a serving
+      // engine's headroom is its own: it does not start).
+      if (h >= 0)
+        return fmt::format(
+            "does not fit: {:.1f}% headroom, below the {:.1f}% the engine's memory share leaves", h,
+            percent_of(v.requested_headroom));
       return fmt::format("does not fit: {:.1f}% short of what each GPU must hold (rule {:.0f}%)",
                          -h, rule);
   }
