@@ -68,6 +68,9 @@ const std::vector<QuantPreset> kPresets = {
      "INT4 group 128 linear layers (compressed-tensors W4A16); embeddings, head, norms BF16"},
     {"mxfp4-experts", F::HF_MXFP4_EXPERTS, T::MXFP4, false,
      "routed experts MXFP4; attention, router, embeddings and head BF16 (gpt-oss checkpoint)"},
+    {"fp8-mxfp4-experts", F::HF_FP8_MXFP4_EXPERTS, T::FP8_E4M3, false,
+     "routed experts FP4 with an E8M0 scale per 32 (the MXFP4 layout); attention, shared experts "
+     "and dense layers FP8 E4M3; embeddings, head, norms BF16 (DeepSeek-V4 checkpoint)"},
 };
 
 const std::vector<QuantAlias> kAliases = {
@@ -379,6 +382,10 @@ T hf_type(const TensorDesc& t, const QuantPreset& p) {
   if ((p.ftype == F::HF_INT4_G32_EXPERTS || p.ftype == F::HF_MXFP4_EXPERTS) &&
       !is_routed_expert(t.role))
     return keep;
+  // DeepSeek-V4: the routed experts are 4-bit floats, two per byte, with an E8M0 scale per 32.
+  if (p.ftype == F::HF_FP8_MXFP4_EXPERTS && is_routed_expert(t.role) &&
+      t.ne[0] % traits(T::MXFP4).block_size == 0)
+    return T::MXFP4;
   if (t.ne[0] % traits(p.default_type).block_size != 0) return keep;
   return p.default_type;
 }

@@ -141,6 +141,7 @@ TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c) {
 ComputeDtype compute_dtype(const QuantPreset& q) {
   switch (q.ftype) {
     case Ftype::HF_FP8:
+    case Ftype::HF_FP8_MXFP4_EXPERTS:  // FP8 activations; vLLM dequantizes the FP4 experts
       return ComputeDtype::fp8;
     case Ftype::HF_NVFP4:
       return ComputeDtype::fp4;

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/kv_cache.hpp"
@@ -303,6 +304,17 @@ TEST_CASE("Stored checkpoint formats come from quantization_config", "[layers]")
   CHECK(config("kimi-k2-instruct.json").stored_quant == "fp8");
   CHECK(config("minimax-m2.7.json").stored_quant == "fp8");
   CHECK(config("qwen3.6-27b.json").stored_quant.empty());
+  CHECK(config("deepseek-v4-flash.json").stored_quant == "fp8-mxfp4-experts");
+}
+
+// DeepSeek-V4-Flash as published: routed experts FP4 with an E8M0 scale per 32 (4.25 bits), the
+// other linear layers FP8, embeddings and head BF16, MTP layer included: 46 safetensors files of
+// 148.66 GiB (the checkpoint report in tests/fixtures/configs_2026/deepseek-v4-flash.json's
+// _source). llmsize's tensor-by-tensor sum is within 0.5% (148.24 GiB).
+TEST_CASE("DeepSeek-V4's checkpoint keeps its experts in FP4", "[layers]") {
+  const ModelSpec m = config("deepseek-v4-flash.json");
+  const Weights w = compute_weights(m, *find_quant_preset(m.stored_quant), false, true);
+  CHECK(static_cast<double>(w.bytes) / static_cast<double>(kGiB) == Approx(148.66).epsilon(0.005));
 }
 
 TEST_CASE("gpt-oss GGUFs keep the experts in MXFP4 whatever the file type", "[layers]") {

@@ -61,6 +61,9 @@ enum class Ftype : uint32_t {
   HF_INT4_G32_EXPERTS,  // routed experts INT4 group 32, the rest BF16 (Kimi-K2.5)
   HF_MXFP4_EXPERTS,     // routed experts MXFP4, the rest BF16 (gpt-oss as published)
   HF_INT4_G128,         // linear layers INT4 group 128, the rest BF16 (compressed-tensors W4A16)
+  // Routed experts FP4 in the MXFP4 layout, the other linear layers FP8 with block scales, the
+  // rest BF16 (DeepSeek-V4 as published).
+  HF_FP8_MXFP4_EXPERTS,
 };
 
 struct QuantPreset {

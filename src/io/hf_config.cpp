@@ -369,7 +369,15 @@ StoredQuant stored_quant_of(const json& root) {
   };
   const std::string method = str(*q, "quant_method"), format = str(*q, "format");
   const auto unread = [](const std::string& what) { return StoredQuant{"", what}; };
-  if (method == "fp8") return {"fp8", ""};
+  // DeepSeek-V4's config names fp8 (its attention and shared experts) while the checkpoint keeps
+  // the routed experts in FP4, two per int8 byte with a float8_e8m0 scale per 32
+  // (DeepSeek-V4-Flash: 148.66 GiB in 46 files for 290.9 B parameters; an "expert_dtype": "fp4"
+  // field says so where the config carries it).
+  if (method == "fp8")
+    return {str(root, "model_type") == "deepseek_v4" || str(root, "expert_dtype") == "fp4"
+                ? "fp8-mxfp4-experts"
+                : "fp8",
+            ""};
   if (method == "mxfp4") return {"mxfp4-experts", ""};
   if (method == "modelopt" || format.find("nvfp4") != std::string::npos) return {"nvfp4", ""};
   const int64_t bits = num(*q, "bits", num(*q, "w_bit", -1));
