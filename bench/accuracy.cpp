@@ -404,7 +404,8 @@ int main(int argc, char** argv) {
 
   // 5b. vLLM V1 (2025-26): the serving plan's KV pool per GPU (its profile run at the GPU's batch
   // defaults, non-torch memory) against "Available KV cache memory"; SGLang's K + V sizes.
-  Category v1pool{"KV cache pool, serving plan (vLLM V1 and SGLang logs)", {}, {}};
+  Category v1pool{"KV cache pool, serving plan (vLLM V1 and SGLang logs)", {}, {}},
+      v1weights{"weights per GPU, serving plan (vLLM V1 and SGLang logs)", {}, {}};
   for (const auto& r : engines["vllm_v1"]) {
     const auto& m = cat.find_model(r["model"].get<std::string>())->spec;
     const auto& g = cat.find_gpu(r["gpu"].get<std::string>())->spec;
@@ -419,6 +420,13 @@ int main(int argc, char** argv) {
     s.deployment.max_model_len = r["max_model_len"].get<uint32_t>();
     const ServingEstimate e = estimate_serving(s.model, s.gpu, s.deployment, Workload());
     const std::string id = r["id"].get<std::string>();
+    // "Model loading took" (SGLang: "mem usage") per GPU against the plan's resident weights.
+    if (r.contains("weights_gib"))
+      v1weights.rows.push_back({id,
+                                static_cast<double>(s.model.resident_weight_bytes()) /
+                                    (s.deployment.tp * s.deployment.pp) / kGiB,
+                                r["weights_gib"].get<double>()});
+    if (!r.contains("available_kv_gib")) continue;
     const double logged = r["available_kv_gib"].get<double>();
     v1pool.rows.push_back({id, static_cast<double>(e.kv_pool_bytes_per_gpu) / kGiB, logged});
     v1pool.peers["0.9 x memory - weights"].push_back(
@@ -429,6 +437,7 @@ int main(int argc, char** argv) {
          logged});
   }
   cats.push_back(v1pool);
+  cats.push_back(v1weights);
 
   // 6. Serving throughput, one category per engine: the step model (serving.hpp) against
   // published serving benchmarks (tests/data/serving_throughput.json). Peer: the memory
