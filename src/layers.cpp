@@ -246,14 +246,6 @@ std::vector<LayerSegment> compress_layers(const std::vector<uint32_t>& kind_of_l
   return compress_runs(runs);
 }
 
-void set_layers(ModelSpec& m, const std::vector<LayerKind>& per_layer) {
-  m.layer_kinds.clear();
-  std::vector<uint32_t> idx;
-  idx.reserve(per_layer.size());
-  for (const auto& k : per_layer) idx.push_back(add_layer_kind(m, k));
-  m.layer_segments = compress_layers(idx);
-}
-
 const char* attn_kind_name(AttnKind k) {
   switch (k) {
     case AttnKind::full:

@@ -94,15 +94,6 @@ std::optional<Arch> arch_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-const std::vector<Arch>& all_archs() {
-  static const std::vector<Arch> v = [] {
-    std::vector<Arch> r;
-    for (const auto& an : kArchNames) r.push_back(an.arch);
-    return r;
-  }();
-  return v;
-}
-
 uint64_t ModelSpec::n_embd_k_gqa() const {
   // MLA (llama.cpp deepseek2 with MLA): K cache holds kv_lora_rank + n_rot per token per layer.
   if (is_mla()) return uint64_t{kv_lora_rank} + n_rot;

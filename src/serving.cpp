@@ -155,22 +155,6 @@ ComputeDtype compute_dtype(const QuantPreset& q) {
   }
 }
 
-const char* link_kind_name(LinkKind k) {
-  switch (k) {
-    case LinkKind::none:
-      return "none";
-    case LinkKind::nvlink:
-      return "nvlink";
-    case LinkKind::xgmi:
-      return "xgmi";
-    case LinkKind::pcie:
-      return "pcie";
-    case LinkKind::network:
-      return "network";
-  }
-  return "none";
-}
-
 const char* limit_name(Limit l) {
   switch (l) {
     case Limit::memory:

@@ -55,9 +55,6 @@ void append_layers(ModelSpec& m, uint32_t from, uint32_t to, uint32_t period,
 // repeated periods of up to 16 runs become one segment with a repeat count.
 std::vector<LayerSegment> compress_layers(const std::vector<uint32_t>& kind_of_layer);
 
-// Sets m.layer_kinds / m.layer_segments from a per-layer kind list.
-void set_layers(ModelSpec& m, const std::vector<LayerKind>& per_layer);
-
 // "10 × (3 × gated delta-net + 1 × full attention)" for `llmsize inspect` and the table.
 std::string layer_pattern(const ModelSpec& m);
 // A layer kind in words: "sliding window 128 (8 KV heads × 64)", "gated delta-net", ...

@@ -69,7 +69,6 @@ std::optional<Task> task_from_name(std::string_view name);
 
 const char* arch_name(Arch a);
 std::optional<Arch> arch_from_name(std::string_view name);
-const std::vector<Arch>& all_archs();
 
 // What a layer's attention caches (llama.cpp llama_hparams swa_layers / swa_type, is_mla()).
 enum class AttnKind : uint8_t {

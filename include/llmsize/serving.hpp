@@ -38,7 +38,6 @@ ComputeDtype compute_dtype(const QuantPreset& q);
 const char* compute_dtype_name(ComputeDtype c);  // "BF16", "FP8", "FP4", "INT8"
 
 enum class LinkKind { none, nvlink, xgmi, pcie, network };
-const char* link_kind_name(LinkKind k);
 
 // The model's numbers the step model needs (fill with serving_model()).
 struct ServingModel {

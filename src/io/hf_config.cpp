@@ -1334,10 +1334,6 @@ VisionTower read_vision(const json& root, const std::string& root_type, uint32_t
 
 }  // namespace
 
-const std::vector<std::string>& supported_model_types() {
-  return kTypes;
-}
-
 std::string json_reason(const nlohmann::json::exception& e) {
   // "[json.exception.out_of_range.406] number overflow parsing '1e432'" -> the part after "] ".
   // The bytes after "; last read: " are the input's own: left out, and the rest sanitized.

@@ -26,7 +26,5 @@ ModelSpec read_hf_config_file(const std::string& path);
 // The reason of a nlohmann exception without its "[json.exception...]" prefix.
 std::string json_reason(const nlohmann::json::exception& e);
 
-// The model_type values model_from_hf_config understands.
-const std::vector<std::string>& supported_model_types();
 
 }  // namespace llmsize

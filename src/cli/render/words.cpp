@@ -429,7 +429,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
         "Cooling: remove {} W = {} BTU/h at the maximum (typical {} W){}",
         group_whole(sy->max_wall_w_total), group_whole(sy->heat_btu_per_h_total),
         group_whole(sy->typical_wall_w_total),
-        sy->max_wall_w_total > 1500
+        sy->max_wall_w_total > kOfficeCoolingW
             ? " (more than an office's air conditioning: plan a server room or rack cooling)"
             : ""));
   }
