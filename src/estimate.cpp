@@ -144,12 +144,29 @@ constexpr ExpertPaddingRow kExpertPaddings[] = {
     {Engine::vllm, "rtx-blackwell", {TensorType::MXFP4, 256, 128}},
 };
 
+// The layout of an install that differs from the planned one (a plan's note gives its cost):
+// vLLM on Hopper without triton_kernels takes Marlin (get_mxfp4_backend), as the H100 logs above
+// that fit its padding show.
+constexpr ExpertPaddingRow kExpertPaddingsOtherwise[] = {
+    {Engine::vllm, "hopper", {TensorType::MXFP4, 256, 128}},
+};
+
+ExpertPadding padding_in(const ExpertPaddingRow* rows, size_t n, Engine e,
+                         std::string_view gpu_architecture) {
+  for (size_t i = 0; i < n; ++i)
+    if (rows[i].engine == e && gpu_architecture == rows[i].architecture) return rows[i].padding;
+  return {};
+}
+
 }  // namespace
 
 ExpertPadding engine_expert_padding(Engine e, std::string_view gpu_architecture) {
-  for (const auto& r : kExpertPaddings)
-    if (r.engine == e && gpu_architecture == r.architecture) return r.padding;
-  return {};
+  return padding_in(kExpertPaddings, std::size(kExpertPaddings), e, gpu_architecture);
+}
+
+ExpertPadding engine_expert_padding_otherwise(Engine e, std::string_view gpu_architecture) {
+  return padding_in(kExpertPaddingsOtherwise, std::size(kExpertPaddingsOtherwise), e,
+                    gpu_architecture);
 }
 
 uint64_t expert_padding_bytes(const ModelSpec& m, const QuantPreset& q, const ExpertPadding& pad) {

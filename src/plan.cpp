@@ -103,6 +103,24 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
   p.notes.push_back(n);
 }
 
+// A serving plan whose engine pads the experts on another install of it (vLLM's Marlin MXFP4
+// kernels on Hopper): what that costs each GPU and whether the engine still starts.
+void note_padding_otherwise(const PlanRequest& req, const ModelSpec& m, Plan& p) {
+  if (!p.serving || !p.gpu || !req.config.quant) return;
+  const Deployment& d = p.serving->deployment;
+  const ExpertPadding alt = engine_expert_padding_otherwise(serving_profile(d.engine).memory_engine,
+                                                            p.gpu->gpu.architecture);
+  const uint64_t pad = expert_padding_bytes(m, *req.config.quant, alt);
+  if (!pad) return;
+  const uint32_t shards = std::max<uint32_t>(1, d.tp * d.pp);
+  const uint64_t pad_gpu = (pad + shards - 1) / shards;
+  const ServingEstimate& e = p.serving->estimate;
+  const uint64_t pool = e.kv_pool_bytes_per_gpu > pad_gpu ? e.kv_pool_bytes_per_gpu - pad_gpu : 0;
+  const bool starts =
+      static_cast<double>(pool) * shards >= static_cast<double>(e.kv_bytes_per_seq_guarantee);
+  note(p, NoteKind::kernel_padding_otherwise, pad_gpu, pool, starts ? 1 : 0, d.max_model_len);
+}
+
 // A unified-memory GPU's share of the memory, and what the OS limit must be for the plan to fit
 // when the default (or given) one is short but the memory is not: the limit can be raised to
 // all but the OS's own share.
@@ -875,6 +893,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);
   if (c.draft) note(p, NoteKind::draft_speed);
+  note_padding_otherwise(req, m, p);
   if (p.speed && p.speed->calibration && std::strcmp(p.speed->calibration->family, "other") == 0)
     note(p, NoteKind::uncalibrated_speed);
   if (p.speed && p.speed->tflops_assumed)

@@ -78,6 +78,9 @@ struct ExpertPadding {
 // vLLM's MXFP4 MoE kernels pad them (src/estimate.cpp kExpertPaddings cites each row); none for
 // the other engines and GPUs.
 ExpertPadding engine_expert_padding(Engine e, std::string_view gpu_architecture);
+// The layout engine e takes on this architecture with another install where it is not the one
+// llmsize plans (vLLM on Hopper: Marlin's, without triton_kernels); none elsewhere.
+ExpertPadding engine_expert_padding_otherwise(Engine e, std::string_view gpu_architecture);
 
 struct RunConfig {
   const QuantPreset* quant = nullptr;  // REQUIRES: non-null

@@ -205,6 +205,10 @@ enum class NoteKind : uint8_t {
   experts_in_ram,
   // A draft model (--draft) is planned: its memory counts, the speed is the main model's alone.
   draft_speed,
+  // The engine's kernels would pad the routed experts on another install (vLLM on Hopper without
+  // triton_kernels: Marlin's layout): n[0] bytes more per GPU, leaving an n[1]-byte KV pool per
+  // GPU; n[2] 1: a max_model_len request (n[3] tokens) still fits, 0: the engine does not start.
+  kernel_padding_otherwise,
   // The weights the engine keeps in system RAM, n[0] bytes, are more than the n[1] bytes the
   // planned machine takes at most (its RAM capped at the platform's maximum).
   ram_too_small,

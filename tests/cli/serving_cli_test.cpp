@@ -1289,3 +1289,28 @@ TEST_CASE("No system is recommended when none serves the users at the usable spe
   // Accepting any speed recommends the cheapest that holds it again.
   CHECK(json::parse(run(a + " --min-tps 0 -f json").out)["gpu"]["recommended"] == true);
 }
+
+// #23: where vLLM takes its Marlin MXFP4 kernels on Hopper (no triton_kernels), the experts pad to
+// n_embd 3,072 and n_ff 2,944 (mxfp4.py create_weights: 256 and 128). gpt-oss-120b's 36 layers x
+// 128 experts: gate and up 2,944 x 3,072 / 32 x 17 B = 4,804,608 B each against 2,880 x 2,880 /
+// 32 x 17 = 4,406,400, down the same: 3 x 398,208 = 1,194,624 B per expert, x 4,608 =
+// 5,504,827,392 B = 5.13 GiB. On one H100 at utilization 0.95 and max_model_len 131,072 (the
+// run of vllm-project/vllm#27508, which printed "Available KV cache memory: 1.71 GiB" and
+// failed to start) the pool left (1.88 GiB) holds no full-length request; llmsize's plan, on the
+// checkpoint's shapes, says so in a note.
+TEST_CASE("A vLLM plan on Hopper notes what Marlin's padding of MXFP4 experts costs",
+          "[cli][serving]") {
+  const auto r =
+      run("gpt-oss-120b --engine vllm --gpu h100-sxm --gpus 1 --ctx 131072 "
+          "--gpu-memory-utilization 0.95 --width 0");
+  REQUIRE(r.code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("the experts are padded to its layout: 5.13 GiB more per GPU, a 1.88 GiB KV "
+                   "pool that holds no 131,072-token request: vLLM does not start") !=
+        std::string::npos);
+  // Not on the GPUs whose backend is planned as it is (B200: FlashInfer's padding is in the
+  // weights), nor for a model without MXFP4 experts.
+  CHECK(run("gpt-oss-120b --engine vllm --gpu b200 --gpus 1").out.find("Marlin") ==
+        std::string::npos);
+  CHECK(run("llama-3.1-8b --engine vllm --gpu h100-sxm").out.find("Marlin") == std::string::npos);
+}

@@ -142,6 +142,17 @@ std::string unified_memory_words(const Note& n, const GpuSpec& g) {
   return o;
 }
 
+std::string padding_otherwise_words(const Note& n) {
+  return fmt::format(
+      "where vLLM takes its Marlin MXFP4 kernels on Hopper (no triton_kernels installed), the "
+      "experts are padded to its layout: {:.2f} GiB more per GPU, a {:.2f} GiB KV pool{}",
+      gib_of(n.n[0]), gib_of(n.n[1]),
+      n.n[2] ? std::string()
+             : fmt::format(" that holds no {}-token request: vLLM does not start (raise "
+                           "--gpu-memory-utilization or lower --ctx)",
+                           group_whole(static_cast<double>(n.n[3]))));
+}
+
 std::string note_words(const Note& n, const Plan& p) {
   const GpuSpec* g = p.gpu ? &p.gpu->gpu : nullptr;
   const std::string name = g ? g->name : "";
@@ -208,6 +219,8 @@ std::string note_words(const Note& n, const Plan& p) {
       return "the draft model (--draft) is in the memory; the speed is the main model's alone: "
              "speculative decoding's gain depends on how many drafted tokens are accepted, which "
              "llmsize does not model yet";
+    case NoteKind::kernel_padding_otherwise:
+      return padding_otherwise_words(n);
     case NoteKind::ram_too_small:
       return fmt::format(
           "the weights kept in system RAM ({:.1f} GiB) are more than the {:.0f} GiB this machine "
@@ -296,8 +309,9 @@ namespace {
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
   return k == NoteKind::offload || k == NoteKind::experts_in_ram || k == NoteKind::ram_too_small ||
-         k == NoteKind::draft_speed || k == NoteKind::tensor_split_indivisible ||
-         k == NoteKind::no_catalog_gpu || k == NoteKind::none_at_usable_speed;
+         k == NoteKind::draft_speed || k == NoteKind::kernel_padding_otherwise ||
+         k == NoteKind::tensor_split_indivisible || k == NoteKind::no_catalog_gpu ||
+         k == NoteKind::none_at_usable_speed;
 }
 // Notes worded from their numbers and the plan's GPU (its name, id and memory).
 bool gpu_worded(NoteKind k) {
