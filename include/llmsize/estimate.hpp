@@ -66,7 +66,7 @@ struct DraftModel {
 
 // A serving engine's kernel layout for the routed experts of one tensor type: their hidden
 // (n_embd) and expert-FFN (n_ff_exp) dimensions padded up to multiples, as the engine allocates
-// them on the planned GPU (serving_engine.hpp engine_expert_padding). 0 = not padded.
+// them on the planned GPU (engine_expert_padding below). 0 = not padded.
 struct ExpertPadding {
   TensorType type = TensorType::F32;
   uint32_t n_embd_multiple = 0;

@@ -109,6 +109,9 @@ std::vector<MemoryRow> memory_rows(const Report& r) {
   std::vector<MemoryRow> rows;
   std::string w = fmt::format("{} params at {:.2f} bits/weight", billions(e.weights.text_params()),
                               e.weights.bits_per_weight());
+  if (e.weights.layout_padding_bytes)
+    w += fmt::format(" + {:.2f} GiB of the experts padded to the engine's kernel layout",
+                     gib_of(e.weights.layout_padding_bytes));
   if (e.cpu_experts.bytes)
     w += fmt::format(
         "; in host RAM: the routed experts of {} blocks {:.2f} GiB (--n-cpu-moe), token_embd "
