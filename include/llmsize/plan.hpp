@@ -279,6 +279,11 @@ struct Plan {
   StorageClass storage = StorageClass::local_nvme_gen4;  // the weights are read from
   // The three-level verdict of the GPU plan (fits, tight, no) with its headroom.
   std::optional<FitVerdict> fit;
+  // The memory one GPU may use, as the verdict held it: a serving engine's share is of what the
+  // runtime reports (engine_memory_bytes), the other plans' the GPU's usable memory.
+  uint64_t usable_bytes_each() const {
+    return fit ? fit->capacity_bytes : gpu ? gpu->gpu.usable_bytes() : 0;
+  }
 
   std::optional<TrainMemory> train;
   TrainConfig train_config;

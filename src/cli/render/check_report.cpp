@@ -54,16 +54,16 @@ std::string check_summary_words(const Report& r) {
                        r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id,
                        train_mode_name(r.train_config.mode), r.train_config.seq,
                        r.train_config.batch, p.count, p.gpu.id, gib1(p.per_gpu_bytes),
-                       gib_short(p.gpu.usable_bytes()));
+                       gib_short(r.usable_bytes_each()));
   return fmt::format("{} {} ctx {} × {} on {} × {}: {} of {} GiB per GPU",
                      r.model.spec.id.empty() ? r.model.spec.name : r.model.spec.id, r.quant->id,
                      c.kv.n_ctx, c.kv.n_seq, p.count, p.gpu.id, gib1(p.per_gpu_bytes),
-                     gib_short(p.gpu.usable_bytes()));
+                     gib_short(r.usable_bytes_each()));
 }
 
 std::string memory_failure_words(const Report& r) {
   const GpuPlan& p = *r.gpu;
-  const std::string usable = gib_short(p.gpu.usable_bytes());
+  const std::string usable = gib_short(r.usable_bytes_each());
   if (p.count_needed == 0)
     return fmt::format("{} cannot hold it at any count up to {}: {} GiB per GPU > {} GiB", p.gpu.id,
                        kMaxGpus, gib1(p.per_gpu_bytes), usable);

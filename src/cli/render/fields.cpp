@@ -493,8 +493,10 @@ const std::vector<Field> kFields = {
      GET(G(r) ? U(G(r)->count_needed) : N())},
     {"gpu.memory_bytes_each", U_::bytes, "memory of one GPU",
      PER_GPU(G(r) ? U(G(r)->gpu.memory_bytes) : N())},
-    {"gpu.usable_bytes_each", U_::bytes, "usable memory of one GPU",
-     PER_GPU(G(r) ? U(G(r)->gpu.usable_bytes()) : N())},
+    {"gpu.usable_bytes_each", U_::bytes,
+     "usable memory of one GPU, as the fit verdict holds it (vLLM, SGLang, TensorRT-LLM: the "
+     "total the CUDA / HIP runtime reports, where published)",
+     PER_GPU(G(r) ? U(r.plan->usable_bytes_each()) : N())},
     {"gpu.per_gpu_bytes", U_::bytes, "what each GPU must hold, headroom included",
      GET(G(r) ? U(G(r)->per_gpu_bytes) : N())},
     {"gpu.fits", U_::boolean, "the GPUs hold it", GET(G(r) ? B(G(r)->fits) : N())},

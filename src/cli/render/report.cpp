@@ -207,7 +207,7 @@ std::string gpu_verdict(const GpuPlan& p, const std::optional<FitVerdict>& fit) 
   if (p.count_needed == 0)
     return fmt::format("{} cannot hold this model even with {} GPUs", p.gpu.name, kMaxGpus);
   std::string s = fmt::format("{} × {} needed ({:.0f} GiB usable each)", p.count_needed, p.gpu.name,
-                              gib_of(p.gpu.usable_bytes()));
+                              gib_of(fit ? fit->capacity_bytes : p.gpu.usable_bytes()));
   if (p.count_requested && !p.fits && fit && fit->fit == Fit::tight) {
     s += fmt::format("; --gpus {} holds it tight: each needs {:.2f} GiB with the headroom",
                      p.count_requested, gib_of(p.per_gpu_bytes));
@@ -233,7 +233,7 @@ BomLine gpu_line(const Report& r) {
                         r.capacity->target_tokens_per_s, split_words(r),
                         capacity_limit_words(*r.capacity))
           : fmt::format("{:.2f} GiB per GPU of {:.0f} usable; {}", gib_of(p.per_gpu_bytes),
-                        gib_of(p.gpu.usable_bytes()), split_words(r));
+                        gib_of(r.usable_bytes_each()), split_words(r));
   if (r.gpu_recommended) why = "cheapest system that holds it (GPUs + platform); " + why;
   std::string price =
       p.gpu.price_usd > 0
