@@ -202,6 +202,12 @@ TEST_CASE("a malformed catalog is rejected naming the file and the JSON path", "
        "user.json: /gpus/0/memory_gib: expected a number, got \"lots\""},
       {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v"}]})",
        "user.json: /gpus/0/memory_gib: missing (expected a number)"},
+      // The runtime's total is at most the nominal memory: 24 GiB = 24,576 MiB.
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v", "memory_gib": 24,
+          "visible_memory_mib": 30000}]})",
+       "user.json: /gpus/0/visible_memory_mib: out of range: 30000 (expected 0 to 24576)"},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "v", "memory_gib": -1}]})",
+       "user.json: /gpus/0/memory_gib: out of range: -1 (expected 0.001 to 1000000)"},
       {R"({"models": [{"id": "m", "name": "M", "source": "s", "config": {"model_type": "llama",
           "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 32,
           "num_key_value_heads": 5, "vocab_size": 1000}}]})",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <unordered_map>
 
 #include "compiled_catalog.hpp"
@@ -103,7 +104,18 @@ struct Ctx {
     }
     if (!v->is_number()) fail(path + "/" + key, "expected a number, got " + describe_json(*v));
     const double d = v->get<double>();
-    if (!(d >= lo && d <= hi)) fail(path + "/" + key, "out of range: " + describe_json(*v));
+    if (!(d >= lo && d <= hi)) {
+      // The bounds as a person writes them: 24576, 0.01, 1000000.
+      const auto text = [](double x) {
+        std::ostringstream os;
+        os.precision(15);
+        os << x;
+        return os.str();
+      };
+      fail(path + "/" + key, "out of range: " + describe_json(*v) +
+                                 (hi >= 1e12 ? " (expected at least " + text(lo) + ")"
+                                             : " (expected " + text(lo) + " to " + text(hi) + ")"));
+    }
     return d;
   }
   // An optional rate that divides (bandwidth, TFLOPS): absent is 0 (unknown), present must be > 0.
