@@ -431,6 +431,22 @@ TEST_CASE("a catalog of 60,000 GPUs merges in linear time, and past 65,536 a lis
                kHangGuardSeconds);  // wall: hang guard
 }
 
+// --emit prints the draft model's path (llama-server -md) into the script as it prints the main
+// model's: a path that would carry a terminal escape to whoever pastes the script is refused, the
+// same way, naming the draft.
+TEST_CASE("A launch script refuses a draft model path it cannot print safely", "[hostile]") {
+  TempDir d;
+  tiny_llama(1, kQ4_K, kQ6_K).write(d / "main.gguf");
+  tiny_llama(1, kQ4_K, kQ6_K).write(d / "d\x1b[31m.gguf");
+  const std::string draft = "\"$(printf '" + d / "d\\033[31m.gguf')\"";
+  // The plan itself is answered (the path is shown escaped); only the script is refused.
+  CHECK(run(d / "main.gguf --draft " + draft).code == 0);
+  expect_error(d / "main.gguf --draft " + draft + " --emit llama-server",
+               "--emit llama-server: the draft model \"" + d / "d\\x1b[31m.gguf" +
+                   "\" holds a control, invisible or non-UTF-8 character (shown escaped), which a "
+                   "pasted command would carry to the terminal or break on; rename it");
+}
+
 TEST_CASE("untrusted names reach the terminal escaped and CSV cells are never formulas",
           "[hostile]") {
   TempDir d;

@@ -161,10 +161,16 @@ std::string run_estimate(const Options& o) {
       throw InputError("--emit " + o.emit + ": " + sanitize_quoted(o.model) +
                        " is a generic size, not a checkpoint an engine can load; name a catalog "
                        "model (llmsize models) or pass its config.json");
-    const std::string why = launch_value_problem(model, r.serving->launch.engine);
-    if (!why.empty())
-      throw InputError("--emit " + o.emit + ": the model " + sanitize_quoted(model, 256) + " " +
-                       why + "; rename it");
+    // The model and the draft beside it (-md) are printed into the script alike.
+    for (const auto& [what, value] :
+         {std::pair<const char*, const std::string&>{"the model", model},
+          std::pair<const char*, const std::string&>{"the draft model", r.serving->launch.draft}}) {
+      if (value.empty()) continue;
+      const std::string why = launch_value_problem(value, r.serving->launch.engine);
+      if (!why.empty())
+        throw InputError("--emit " + o.emit + ": " + what + " " + sanitize_quoted(value, 256) +
+                         " " + why + "; rename it");
+    }
     if (o.emit == "k8s") {
       if (const std::string k = kubernetes_problem(r.serving->launch); !k.empty())
         throw InputError("--emit k8s: " + k);
