@@ -95,7 +95,7 @@ std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& 
   const Weights ws = exact
                          ? *exact
                          : compute_weights(m, *c.quant, engine_profile(c.engine).embeddings_on_host,
-                                           engine_loads_nextn(c.engine));
+                                           loads_nextn(c));
   exact = &ws;
   RunConfig rc = c;
   rc.n_gpus = n;

@@ -39,6 +39,10 @@ bool engine_loads_nextn(Engine e) {
   return e != Engine::vllm;
 }
 
+bool loads_nextn(const RunConfig& c) {
+  return c.load_nextn || engine_loads_nextn(c.engine);
+}
+
 Weights compute_weights(const ModelSpec& m, const QuantPreset& q, bool embeddings_on_host,
                         bool loads_nextn) {
   // A checkpoint (not a GGUF) whose MTP layers the engine skips: the file's bytes stay, memory
@@ -289,8 +293,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   e.n_seq = c.kv.n_seq;
   const EngineProfile& ep = engine_profile(c.engine);
   e.weights = exact_weights ? *exact_weights
-                            : compute_weights(m, *c.quant, ep.embeddings_on_host,
-                                              engine_loads_nextn(c.engine));
+                            : compute_weights(m, *c.quant, ep.embeddings_on_host, loads_nextn(c));
   if (!ep.embeddings_on_host &&
       e.weights.host_bytes) {  // a GGUF's weights, loaded whole on the GPU
     e.weights.vram_bytes = e.weights.bytes;

@@ -34,6 +34,17 @@ std::string u(uint64_t v) {
   return std::to_string(v);
 }
 
+// `s` as a JSON string, which YAML also reads as a double-quoted scalar: '"' and '\' escaped
+// (launch_value_problem keeps control characters out of every value).
+std::string json_quote(std::string_view s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
 // A value from a catalog or the command line as one shell word: as it is when the shell reads
 // it so (letters, digits and _ . , / : = @ % + -, not opening with '-' or empty), else through
 // shell_quote. The catalog reader admits only such words; this holds the command to it whatever
@@ -169,12 +180,41 @@ void vllm_flags(const LaunchPlan& p, std::ostringstream& o) {
   if (p.pp > 1) o << " --pipeline-parallel-size " << p.pp;
 }
 
+// Speculative decoding as vLLM takes it (docs.vllm.ai features/spec_decode,
+// vllm/config/speculative.py SpeculativeConfig: method eagle3 | mtp | draft_model, model,
+// num_speculative_tokens), one JSON word.
+void vllm_spec(const LaunchPlan& p, std::ostringstream& o) {
+  if (p.spec == SpecMethod::none || !p.spec_tokens) return;
+  const char* method = p.spec == SpecMethod::mtp      ? "mtp"
+                       : p.spec == SpecMethod::eagle3 ? "eagle3"
+                                                      : "draft_model";
+  std::string cfg = std::string("{\"method\": \"") + method + "\"";
+  if (!p.spec_model.empty()) cfg += ", \"model\": " + json_quote(p.spec_model);
+  cfg += ", \"num_speculative_tokens\": " + u(p.spec_tokens) + "}";
+  o << " --speculative-config " << shell_quote(cfg);
+}
+
+// SGLang's (docs/advanced_features/speculative_decoding.md, server_args.py): EAGLE over a
+// checkpoint's next-n layers (its MTP), EAGLE3 with a head, STANDALONE with a draft model; a
+// chain of k steps (topk 1, k + 1 draft tokens verified).
+void sglang_spec(const LaunchPlan& p, std::ostringstream& o) {
+  if (p.spec == SpecMethod::none || !p.spec_tokens) return;
+  o << " --speculative-algorithm "
+    << (p.spec == SpecMethod::mtp      ? "EAGLE"
+        : p.spec == SpecMethod::eagle3 ? "EAGLE3"
+                                       : "STANDALONE");
+  if (!p.spec_model.empty()) o << " --speculative-draft-model-path " << shell_quote(p.spec_model);
+  o << " --speculative-num-steps " << p.spec_tokens << " --speculative-eagle-topk 1"
+    << " --speculative-num-draft-tokens " << p.spec_tokens + 1;
+}
+
 void vllm_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.max_model_len) o << " --max-model-len " << p.max_model_len;
   if (p.memory_fraction > 0) o << " --gpu-memory-utilization " << num(p.memory_fraction);
   if (p.max_num_seqs) o << " --max-num-seqs " << p.max_num_seqs;
   if (p.max_num_batched_tokens) o << " --max-num-batched-tokens " << p.max_num_batched_tokens;
   kv_dtype_and_quantization(p, o);
+  vllm_spec(p, o);
   guide(p.flags, o, true);
 }
 
@@ -215,6 +255,7 @@ void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
   if (p.max_num_seqs) o << " --max-running-requests " << p.max_num_seqs;
   if (p.max_num_batched_tokens) o << " --chunked-prefill-size " << p.max_num_batched_tokens;
   kv_dtype_and_quantization(p, o);
+  sglang_spec(p, o);
   guide(p.flags, o, false);
 }
 
@@ -252,11 +293,24 @@ std::string sglang(const LaunchPlan& p) {
 std::string trtllm(const LaunchPlan& p) {
   std::ostringstream o;
   const bool fp8 = p.kv == KvDtype::fp8_e4m3 || p.kv == KvDtype::fp8_e5m2;
-  const bool yaml = fp8 || p.attention_dp;
+  const bool spec = p.spec != SpecMethod::none && p.spec_tokens;
+  const bool yaml = fp8 || p.attention_dp || spec;
   if (yaml) {
     o << "cat > extra_llm_api_options.yaml <<'EOF'\n";
     if (fp8) o << "kv_cache_config:\n  dtype: fp8\n";
     if (p.attention_dp) o << "enable_attention_dp: true\n";
+    // tensorrt_llm/llmapi/llm_args.py MTPDecodingConfig (num_nextn_predict_layers),
+    // EagleDecodingConfig (max_draft_len, speculative_model_dir, eagle3_one_model),
+    // DraftTargetDecodingConfig.
+    if (spec && p.spec == SpecMethod::mtp)
+      o << "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: "
+        << p.spec_tokens << "\n";
+    if (spec && p.spec != SpecMethod::mtp)
+      o << "speculative_config:\n  decoding_type: "
+        << (p.spec == SpecMethod::eagle3 ? "Eagle" : "DraftTarget")
+        << "\n  max_draft_len: " << p.spec_tokens
+        << "\n  speculative_model_dir: " << json_quote(p.spec_model) << "\n"
+        << (p.spec == SpecMethod::eagle3 ? "  eagle3_one_model: true\n" : "");
     o << "EOF\n";
   }
   const uint32_t nodes = p.nodes(), span = p.tp * p.pp;

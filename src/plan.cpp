@@ -40,13 +40,25 @@ constexpr uint32_t kChannelsWithoutMachine = 2;
 ServingSetup placed_serving_setup(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                                   const GpuSpec& gpu, uint32_t gpus_per_node) {
   const ServingRequest& sr = *req.serving;
-  ServingSetup s = serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1,
-                                 gpus_per_node, w, req.config.n_cpu_moe, req.config.draft);
+  ServingSetup s =
+      serving_setup(m, *req.config.quant, gpu, sr.engine, sr.kv, 1, 1, 1, gpus_per_node, w,
+                    req.config.n_cpu_moe, req.config.draft, req.config.load_nextn);
   if (s.model.host_expert_bytes)
     s.model.host_read_gb_per_s =
         ram_bandwidth_gb_per_s(req.ram_channels ? req.ram_channels : kChannelsWithoutMachine,
                                req.ram_mts) *
         kOffloadRamEfficiency;
+  if (sr.spec != SpecMethod::none) {
+    Speculation& sp = s.deployment.spec;
+    sp.method = sr.spec;
+    sp.draft_tokens = sr.spec_tokens ? sr.spec_tokens : default_draft_tokens(sr.spec);
+    const SpecAcceptanceMatch a = spec_acceptance(sr.spec, m.id, sp.draft_tokens);
+    sp.acceptance = sr.spec_acceptance > 0 ? sr.spec_acceptance : a.row ? a.row->rate() : 0;
+    sp.draft = spec_draft_model(sr.spec, m, *req.config.quant, sr.kv, eagle3_head(m.id),
+                                sr.spec_draft.get());
+    // The next-n layers are in the target's weights already (RunConfig::load_nextn).
+    if (sr.spec == SpecMethod::mtp && req.config.load_nextn) sp.draft.weight_bytes = 0;
+  }
   return s;
 }
 
@@ -58,7 +70,7 @@ class NoMemo final : public Memo {
     // preset and engine rule (what estimate() would derive again each time).
     if (!w) {
       const bool on_host = engine_profile(c.engine).embeddings_on_host;
-      const bool nextn = engine_loads_nextn(c.engine);
+      const bool nextn = loads_nextn(c);
       if (!weights_ || weights_model_ != &m || weights_quant_ != c.quant ||
           weights_on_host_ != on_host || weights_nextn_ != nextn) {
         weights_ = compute_weights(m, *c.quant, on_host, nextn);
@@ -504,6 +516,18 @@ void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, 
 }
 
 // The estimate on the final count and the GPU plan that holds it: fit, offload, sequences.
+// The estimate's warnings a serving plan answers: MTP speculative decoding loads the next-n
+// layers the engine otherwise skips (RunConfig::load_nextn), so none are left out.
+void drop_answered_warnings(Plan& p) {
+  if (!p.serving || p.serving->deployment.spec.method != SpecMethod::mtp) return;
+  auto& v = p.estimate.warnings;
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [](const EstimateWarning& x) {
+                           return x.kind == EstimateWarningKind::mtp_not_loaded;
+                         }),
+          v.end());
+}
+
 void plan_memory(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                  const Estimate& base, Memo& memo, Plan& p) {
   RunConfig& c = p.config;
@@ -861,6 +885,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   // The engine's layout of the experts on the GPU chosen (vLLM's MXFP4 kernels pad them).
   if (gpu) c.expert_padding = engine_expert_padding(c.engine, gpu->architecture);
   plan_memory(req, m, w, gpu, base, memo, p);
+  drop_answered_warnings(p);
   if (gpu && !runs_on(plan_engine(req, c), gpu->backends)) note(p, NoteKind::engine_not_on_gpu);
   if (p.serving && p.gpu) {
     const ComputeDtype want = compute_dtype(*c.quant);
@@ -1222,6 +1247,17 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.deployment = serving_deployment(s.model, s.gpu, base, wl, count, gpn);
     out.estimate = estimate_serving(s.model, s.gpu, out.deployment, wl);
   }
+  if (out.deployment.spec.active()) {
+    if (!(sr.spec_acceptance > 0)) {
+      const SpecAcceptanceMatch a =
+          spec_acceptance(sr.spec, m.id, out.deployment.spec.draft_tokens);
+      out.spec_source = a.row;
+      out.spec_source_own = a.own;
+    }
+    Deployment plain = out.deployment;
+    plain.spec = {};
+    out.without_spec = estimate_serving(s.model, s.gpu, plain, wl);
+  }
   out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
   out.launch.devices_variable = device_selection_variable(gpu.backends);
@@ -1229,6 +1265,9 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch.n_cpu_moe = req.config.n_cpu_moe;
   out.launch.kv_unified = req.config.kv_unified;
   out.launch.draft = sr.launch_draft;
+  out.launch.spec = out.deployment.spec.method;
+  out.launch.spec_tokens = out.deployment.spec.draft_tokens;
+  out.launch.spec_model = sr.spec_launch_model;
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
   if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
@@ -1505,7 +1544,7 @@ size_t Planner::add_model(ModelSpec m, const QuantPreset* quant, std::optional<W
   x.exact = exact.has_value();
   x.weights = exact ? std::move(*exact)
                     : compute_weights(m, *quant, engine_profile(x.config.engine).embeddings_on_host,
-                                      engine_loads_nextn(x.config.engine));
+                                      loads_nextn(x.config));
   x.spec = std::move(m);
   impl_->models.push_back(std::move(x));
   return impl_->models.size() - 1;

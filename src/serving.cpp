@@ -197,11 +197,16 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
   // compute_weights makes); scaled to w when the weights came from a file.
   const auto tensors = model_tensors(m);
   const auto types = assign_tensor_types(m, tensors, q);
-  uint64_t experts = 0, embd = 0, total = 0, embd_params = 0;
+  uint64_t experts = 0, embd = 0, total = 0, embd_params = 0, nextn = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
     const uint64_t b = tensor_bytes(types[i], t.ne[0], t.n_elements());
     total += b;
+    // Next-n (MTP) layers, when loaded, are the speculative draft's: not read by the main step.
+    if (t.layer >= 0 && static_cast<uint32_t>(t.layer) >= m.n_layer) {
+      nextn += b;
+      continue;
+    }
     if (t.role == TensorRole::ffn_gate_exps || t.role == TensorRole::ffn_up_exps ||
         t.role == TensorRole::ffn_down_exps)
       experts += b;
@@ -210,13 +215,15 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
   const double scale = total ? static_cast<double>(w.bytes) / static_cast<double>(total) : 1;
   experts = static_cast<uint64_t>(static_cast<double>(experts) * scale);
   embd = static_cast<uint64_t>(static_cast<double>(embd) * scale);
+  nextn = w.nextn_bytes_not_loaded ? 0 : static_cast<uint64_t>(static_cast<double>(nextn) * scale);
   for (uint32_t il = 0; il < m.n_layer; ++il) s.n_layer_moe += m.is_moe_layer(il) ? 1 : 0;
   if (s.n_expert && s.n_layer_moe) s.expert_bytes = experts / s.n_expert / s.n_layer_moe;
   // Each step reads everything but the routed experts and the embedding table (one row per
   // token); a tied output head is the embedding table, read whole.
   // (The experts' padding, Weights::layout_padding_bytes, is memory: the speed factors calibrated
   // on the engines' measured throughput already carry their kernels' layout.)
-  const uint64_t dense = w.bytes - experts - (m.tied_embeddings ? 0 : embd);
+  const uint64_t dense =
+      w.bytes - w.nextn_bytes_not_loaded - nextn - experts - (m.tied_embeddings ? 0 : embd);
   s.dense_read_bytes = dense;
   const uint64_t active = w.active_params ? w.active_params : w.params;
   s.matmul_params = active > embd_params && !m.tied_embeddings ? active - embd_params : active;
@@ -305,7 +312,8 @@ struct StepShape {
   // in flight; layer-split engines (llama.cpp) run the whole batch through the GPUs in turn.
   bool layer_split = false;
   double mb = 1;              // micro-batches per step
-  double dm = 0, pm = 0;      // decode and prompt tokens per micro-batch
+  double seqs = 0;            // decoding sequences per micro-batch
+  double dm = 0, pm = 0;      // decode rows (seqs x the positions each verifies) and prompt tokens
   double tokens = 0;          // dm + pm
   double stage = 1;           // share of the layers per stage
   bool adp = false;           // attention data parallel
@@ -344,7 +352,10 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
   h.tp = std::max<uint32_t>(1, d.tp);
   h.layer_split = prof.default_split == SplitMode::layer;
   h.mb = h.layer_split ? 1 : h.pp;
-  h.dm = static_cast<double>(decode) / h.mb;
+  // Speculative decoding: every decoding sequence puts its k drafted positions through the
+  // target beside its own token (rows through the GEMMs and attention), its KV read once.
+  h.seqs = static_cast<double>(decode) / h.mb;
+  h.dm = h.seqs * d.spec.rows_per_seq();
   h.pm = static_cast<double>(prefill) / h.mb;
   h.tokens = h.dm + h.pm;
   h.stage = 1.0 / h.pp;
@@ -376,7 +387,7 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
                         static_cast<double>(m.state_bytes_per_seq);
   const double kv_write =
       static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * (h.dm + h.pm);
-  h.kv = (kv_seq * h.dm + kv_write) * h.stage / kv_split;
+  h.kv = (kv_seq * h.seqs + kv_write) * h.stage / kv_split;
   s.bytes_per_gpu = static_cast<uint64_t>(h.weights + h.kv);
   const FamilyFactor& fam = family_factor(g);
   h.bw = g.bandwidth_gb_per_s * 1e9 * fam.bw_scale;
@@ -469,6 +480,22 @@ double step_link(const ServingModel& m, const ServingGpu& g, const Deployment& d
   return link_s;
 }
 
+// The draft's share of a speculative step (speculative.hpp), as vLLM's EAGLE / MTP proposer runs
+// it (vllm/v1/spec_decode/eagle.py propose: one forward over the tokens the target just
+// processed, its verified tokens and prompt chunks, then k - 1 forwards of one token per
+// sequence): steps of the draft model on the same GPUs and layout, without the host's work (the
+// engine's step carries it).
+double draft_time(const Deployment& d, const ServingGpu& g, uint32_t decode, double ctx,
+                  uint32_t prefill, uint32_t isl) {
+  if (!d.spec.active()) return 0;
+  Deployment dd = d;
+  dd.spec = {};
+  double t = serving_step(d.spec.draft, g, dd, decode, ctx, prefill, isl).gpu_s;
+  if (decode && d.spec.draft_tokens > 1)
+    t += (d.spec.draft_tokens - 1) * serving_step(d.spec.draft, g, dd, decode, ctx, 0, isl).gpu_s;
+  return t;
+}
+
 }  // namespace
 
 StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
@@ -523,6 +550,9 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
   // pp_efficiency per extra stage, fitted on the RTX PRO 6000 PP1-PP8 rows.
   const double bubble = h.layer_split ? 1.0 : std::pow(cal.pp_efficiency, h.pp - 1.0);
   s.gpu_s = h.pp * s.stage_s / bubble;
+  s.draft_s = draft_time(d, g, decode, ctx, prefill, isl);
+  s.gpu_s += s.draft_s;
+  s.tokens_per_seq = d.spec.tokens_per_step();
   // Host: one iteration per micro-batch; attention-DP ranks each run their own scheduler.
   s.host_s = h.mb * cal.step_overhead_s + cal.seq_overhead_s * decode / (h.adp ? h.tp : 1);
   s.step_s = cal.overlap_host ? std::max(s.gpu_s, s.host_s) : s.gpu_s + s.host_s;
@@ -533,7 +563,7 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
                            uint32_t replicas, uint32_t gpus_per_node, const Weights* exact,
-                           uint32_t n_cpu_moe, const DraftModel* draft) {
+                           uint32_t n_cpu_moe, const DraftModel* draft, bool load_nextn) {
   const ServingProfile& prof = serving_profile(engine);
   RunConfig c;
   c.engine = prof.memory_engine;
@@ -541,6 +571,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
   c.kv.n_ctx = 4096;
   c.n_cpu_moe = n_cpu_moe;
   c.draft = draft;
+  c.load_nextn = load_nextn;
   c.expert_padding = engine_expert_padding(c.engine, gpu.architecture);
   if (prof.profile_run) {
     c.profile_tokens = engine_profile(c.engine).max_num_batched_tokens;
@@ -611,17 +642,20 @@ SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment&
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : 1e12;
   if (!prof.chunked_prefill) budget = std::max(budget, static_cast<double>(w.isl) + b);
   const double ratio = static_cast<double>(w.isl) / w.osl;
-  double dec = b, pre = b * ratio;
-  if (dec + pre > budget) {  // the budget splits between prompts and decode in isl:osl
-    dec = std::min<double>(b, budget * w.osl / w.request_tokens());
-    pre = budget - dec;
+  // Each sequence emits tau tokens per step and puts rows of them through the target (1 and 1
+  // without speculative decoding): prompts enter at b x tau x isl / osl tokens per step.
+  const double tau = d.spec.tokens_per_step(), rows = d.spec.rows_per_seq();
+  double dec = b, pre = b * tau * ratio;
+  if (dec * rows + pre > budget) {  // the budget splits between prompts and decode in isl:osl
+    dec = std::min<double>(b, budget / (rows + tau * ratio));
+    pre = budget - dec * rows;
   }
   if (!prof.continuous_batching || w.decode_only) pre = 0;  // prompts run before decoding
   s.decode = dec;
   s.prefill = pre;
   s.step = serving_step(m, g, d, static_cast<uint32_t>(std::ceil(dec)), ctx,
                         static_cast<uint32_t>(std::ceil(pre)), w.isl);
-  s.itl_s = s.step.step_s * b / std::max(1.0, dec);
+  s.itl_s = s.step.step_s * b / std::max(1.0, dec) / tau;
   if (!prof.continuous_batching && !w.decode_only) {
     // Static batch: the whole batch's prompts, then osl decode steps.
     const StepTime p = serving_step(m, g, d, 0, 0, b * w.isl, w.isl);
@@ -642,7 +676,11 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   const ServingProfile& prof = serving_profile(d.engine);
   const uint32_t shards = d.tp * d.pp;
   // Experts kept in system RAM (--n-cpu-moe) are not on the GPUs.
-  const uint64_t resident = checked_add(m.resident_weight_bytes(), m.draft_bytes);
+  // A speculative draft's weights sit beside the target's, split the same way (vLLM loads the
+  // EAGLE / MTP drafter with the target's tensor-parallel group).
+  const uint64_t spec_weights = d.spec.active() ? d.spec.draft.weight_bytes : 0;
+  const uint64_t resident =
+      checked_add(checked_add(m.resident_weight_bytes(), m.draft_bytes), spec_weights);
   const uint64_t weights_gpu = resident / shards + (resident % shards ? 1 : 0);
   uint64_t act_gpu = m.activation_bytes / d.tp;
   if (m.profile_tokens) {
@@ -674,10 +712,15 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
       d.attention_dp && m.n_expert && d.tp > 1
           ? 1.0
           : std::max(1.0, static_cast<double>(d.tp) / std::max<uint32_t>(1, m.n_head_kv));
+  // The draft's own KV layers share the pool (vLLM's KV cache spec holds the drafter's
+  // attention layers beside the target's).
+  const uint64_t kv_token =
+      m.kv_bytes_per_token +
+      (d.spec.active() ? d.spec.draft.kv_bytes_per_token + d.spec.draft.kv_bytes_per_token_swa : 0);
   auto seq_bytes = [&](uint64_t tokens) {
     const uint64_t t = pad_to(tokens, block);
     const uint64_t swa = m.n_swa ? pad_to(std::min<uint64_t>(t, m.n_swa), block) : t;
-    return static_cast<uint64_t>((static_cast<double>(checked_mul(m.kv_bytes_per_token, t)) +
+    return static_cast<uint64_t>((static_cast<double>(checked_mul(kv_token, t)) +
                                   static_cast<double>(checked_mul(m.kv_bytes_per_token_swa, swa)) +
                                   static_cast<double>(m.state_bytes_per_seq)) *
                                  rep);
@@ -695,8 +738,7 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
                 std::min(pool / static_cast<double>(r.kv_bytes_per_seq_guarantee), 1e9))
           : 0;
   {
-    const double per_token =
-        static_cast<double>(m.kv_bytes_per_token + m.kv_bytes_per_token_swa) * rep;
+    const double per_token = static_cast<double>(kv_token + m.kv_bytes_per_token_swa) * rep;
     r.kv_cache_tokens = per_token > 0 ? static_cast<uint64_t>(pool / per_token) / block * block : 0;
     r.max_concurrency_at_max_model_len =
         r.kv_bytes_per_seq_guarantee ? pool / static_cast<double>(r.kv_bytes_per_seq_guarantee) : 0;
@@ -761,8 +803,8 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
   Cycle c;
   c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), mean_context);
   c.itl = c.s.itl_s / power_scale;
-  c.chunk =
-      std::max(1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) - c.s.decode);
+  c.chunk = std::max(1.0, (prof.chunked_prefill ? budget : std::max<double>(budget, w.isl)) -
+                              c.s.decode * d.spec.rows_per_seq());
   const StepTime with_chunk =
       serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)), mean_context,
                    static_cast<uint32_t>(std::min<double>(c.chunk, w.isl)), w.isl);
@@ -917,7 +959,12 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   double out_per_replica = r.concurrency * w.osl / c.cycle;
   if (lambda_rate > 0) out_per_replica = std::min(out_per_replica, lambda_rate * w.osl);
   const double err = cal.error_median;
-  r.output_tokens_per_s = ranged(out_per_replica * d.replicas, err);
+  // Users split over the replicas: ceil(users / replicas) each is estimated, so the deployment
+  // carries users / that many replicas' worth (1 user on 4 replicas keeps one busy).
+  const double busy = lambda_rate <= 0 && w.users && users
+                          ? std::min<double>(d.replicas, static_cast<double>(w.users) / users)
+                          : d.replicas;
+  r.output_tokens_per_s = ranged(out_per_replica * busy, err);
   r.per_user_tokens_per_s = ranged(1 / itl, err);
   r.itl_s = {itl, itl * (1 - err), itl * (1 + err)};
   r.requests_per_s = r.output_tokens_per_s.value / w.osl;

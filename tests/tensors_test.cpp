@@ -39,11 +39,16 @@ TEST_CASE("MoE models count routed experts once per token in active params", "[t
   const auto& mx = test::model("mixtral-8x7b");
   const auto p = count_params(mx, model_tensors(mx));
   CHECK(p.active == p.total - 6ull * 32 * 3 * 4096 * 14336);
-  // DeepSeek-V3: 671 B total, 37 B active (DeepSeek-V3 technical report).
-  const auto& ds = test::model("deepseek-v3");
+  // DeepSeek-V3: 671 B total, 37 B active in the main model (DeepSeek-V3 technical report), and
+  // its MTP module's 11.5 B unique parameters beside them (README_WEIGHTS.md: "11.5B unique
+  // parameters, excluding the shared 0.9B Embedding and 0.9B output Head").
+  ModelSpec ds = test::model("deepseek-v3");
+  const auto with_mtp = count_params(ds, model_tensors(ds));
+  ds.n_layer_nextn = 0;
   const auto pd = count_params(ds, model_tensors(ds));
   CHECK(static_cast<double>(pd.total) / 1e9 == Approx(671.0).epsilon(0.005));
   CHECK(static_cast<double>(pd.active) / 1e9 == Approx(37.5).epsilon(0.02));
+  CHECK(static_cast<double>(with_mtp.total - pd.total) / 1e9 == Approx(11.5).epsilon(0.02));
 }
 
 TEST_CASE("tensor names follow llama.cpp's GGUF names", "[tensors]") {

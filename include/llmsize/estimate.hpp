@@ -101,6 +101,9 @@ struct RunConfig {
   bool kv_unified = false;
   // llama-server -md: the draft model loaded beside the main one (llama.cpp engines only).
   const DraftModel* draft = nullptr;
+  // MTP speculative decoding (--spec mtp): the serving engine loads the checkpoint's next-n
+  // layers it otherwise skips (engine_loads_nextn), as the draft.
+  bool load_nextn = false;
   // The engine's padded layout of the routed experts on the planned GPU (added to the weights in
   // memory, Weights::layout_padding_bytes); none = the checkpoint's shapes.
   ExpertPadding expert_padding;
@@ -219,6 +222,9 @@ ModelParams model_params(const ModelSpec& m);
 // vllm commit 002d6073aa034d4f5545d45021b0e56d1f3c3593); the MTP draft model loads them only
 // with --speculative-config method mtp. llama.cpp loads what the GGUF holds.
 bool engine_loads_nextn(Engine e);
+// Whether an estimate of c holds the next-n layers: the engine's rule, or MTP speculative
+// decoding (RunConfig::load_nextn).
+bool loads_nextn(const RunConfig& c);
 
 struct Estimate {
   Weights weights;

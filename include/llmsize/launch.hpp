@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llmsize/serving_engine.hpp"
+#include "llmsize/speculative.hpp"
 
 namespace llmsize {
 
@@ -62,6 +63,11 @@ struct LaunchPlan {
   uint32_t n_cpu_moe = 0;
   bool kv_unified = false;  // llama-server -kvu: the slots share one KV stream
   std::string draft;        // llama-server -md: the draft model's GGUF; empty: none
+  // Speculative decoding (--spec): the draft, its tokens per step and the repository of an
+  // EAGLE-3 head or draft model (empty for mtp: the checkpoint's own layers).
+  SpecMethod spec = SpecMethod::none;
+  uint32_t spec_tokens = 0;
+  std::string spec_model;
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   EngineFlags flags;  // the model's deployment guide for this engine

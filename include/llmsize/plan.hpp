@@ -83,6 +83,15 @@ struct ServingRequest {
   uint32_t tp = 0, pp = 0;
   // --ep: the MoE's experts split over each replica's tp GPUs, attention data parallel.
   bool expert_parallel = false;
+  // --spec (speculative.hpp): the draft, its tokens per step (0: the method's documented
+  // default), the per-token acceptance (0: the published one for the model), the draft model
+  // (spec == draft) and the repository the launch names for the draft (an EAGLE-3 head or the
+  // draft model; empty for mtp).
+  SpecMethod spec = SpecMethod::none;
+  uint32_t spec_tokens = 0;
+  double spec_acceptance = 0;
+  std::shared_ptr<const DraftModel> spec_draft;
+  std::string spec_launch_model;
 };
 
 // What plan() made of a ServingRequest.
@@ -106,6 +115,12 @@ struct ServingPlan {
   uint32_t layouts_searched = 0;
   std::optional<Deployment> runner_up;
   ServingEstimate runner_up_estimate;
+  // Speculative decoding (deployment.spec active): the measurement its acceptance came from (null
+  // when --spec-acceptance gave it), whether that was measured on this model, and the same
+  // deployment's estimate without a draft (what the draft gains or costs at this load).
+  const SpecAcceptance* spec_source = nullptr;
+  bool spec_source_own = false;
+  std::optional<ServingEstimate> without_spec;
   // The fewest GPUs that serve it (0: the plan is on those): the machine is sold with more (a
   // DGX's 8 for 5 needed), so the deployment was searched again on all of them (#21).
   uint32_t gpus_needed_before_machine = 0;

@@ -24,6 +24,7 @@
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
 #include "llmsize/serving_engine.hpp"
+#include "llmsize/speculative.hpp"
 #include "llmsize/speed.hpp"
 
 namespace llmsize {
@@ -77,6 +78,26 @@ struct ServingModel {
   uint32_t host_copy_tokens = 512;  // the micro-batch (n_ubatch) each copy serves
 };
 
+// Speculative decoding on a deployment (--spec, speculative.hpp): k draft tokens per sequence
+// per step, accepted at `acceptance` each (chain), proposed by `draft` run k times over the
+// decoding sequences (and once over each prompt's tokens, to build its own KV).
+struct Speculation {
+  SpecMethod method = SpecMethod::none;
+  uint32_t draft_tokens = 0;
+  double acceptance = 0;
+  // One draft pass as the step model runs it: what it streams, multiplies and keeps per token.
+  // Its weight_bytes are on the GPUs beside the target's (split as the target's are) and its KV
+  // per token joins the target's in the pool; an output head or embedding it shares with the
+  // target is read by each pass (dense_read_bytes) but not held twice.
+  ServingModel draft;
+  bool active() const { return method != SpecMethod::none && draft_tokens > 0; }
+  // Positions each sequence puts through the target per step: its own token and the k drafted.
+  uint32_t rows_per_seq() const { return active() ? 1 + draft_tokens : 1; }
+  double tokens_per_step() const {
+    return active() ? llmsize::tokens_per_step(acceptance, draft_tokens) : 1.0;
+  }
+};
+
 // From the estimator's inputs: weights of `q` (or exact ones), KV of `kv`.
 ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
                            uint64_t activation_bytes, KvDtype kv);
@@ -84,6 +105,13 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
 // parts apart (ServingModel::profile_tokens).
 ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weights& w,
                            const ComputeBuffer& activations, uint32_t profile_tokens, KvDtype kv);
+
+// The draft one speculative pass runs for target m at preset q (Speculation::draft): mtp, the
+// checkpoint's next-n layers with the target's output head; eagle3, the published head `head`
+// (BF16); draft, the draft model at its own preset. REQUIRES: mtp: m.n_layer_nextn > 0; eagle3:
+// head; draft: draft.
+ServingModel spec_draft_model(SpecMethod method, const ModelSpec& m, const QuantPreset& q,
+                              KvDtype kv, const Eagle3Head* head, const DraftModel* draft);
 
 // The GPU's numbers (fill with serving_gpu()).
 struct ServingGpu {
@@ -173,6 +201,7 @@ struct Deployment {
   double memory_fraction_given = 0;
   uint32_t max_model_len = 0;  // 0 = isl + osl
   double power_limit = 1.0;    // fraction of board power (--power-limit)
+  Speculation spec;            // --spec: none unless asked
   uint32_t gpus() const { return tp * pp * replicas; }
 };
 
@@ -207,11 +236,13 @@ struct StepTime {
   double compute_s = 0;    // the GEMMs' math
   double attention_s = 0;  // decode attention (KV reads) + prefill attention (math)
   double link_s = 0;
-  double stage_s = 0;  // one micro-batch through one stage
-  double gpu_s = 0;    // every micro-batch through every stage
-  double host_s = 0;   // the host's work for the step
-  double ram_s = 0;    // experts in system RAM: read there, and copied in for a prompt chunk
-  double step_s = 0;   // one token for every decoding sequence
+  double stage_s = 0;         // one micro-batch through one stage
+  double gpu_s = 0;           // every micro-batch through every stage
+  double host_s = 0;          // the host's work for the step
+  double ram_s = 0;           // experts in system RAM: read there, and copied in for a prompt chunk
+  double draft_s = 0;         // speculative decoding: the draft's k passes (and its prompt pass)
+  double tokens_per_seq = 1;  // tokens each decoding sequence emits per step (spec: > 1)
+  double step_s = 0;  // one verification step: tokens_per_seq tokens for every decoding sequence
   Limit bound = Limit::bandwidth;
 };
 
@@ -299,7 +330,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
                            ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
                            uint32_t replicas, uint32_t gpus_per_node,
                            const Weights* exact_weights = nullptr, uint32_t n_cpu_moe = 0,
-                           const DraftModel* draft = nullptr);
+                           const DraftModel* draft = nullptr, bool load_nextn = false);
 
 // The largest n in [lo, hi] with holds(n), where holds is true up to some n and false past it
 // (concurrency against a target, tokens against a pool): bisection, O(log(hi - lo)) calls.

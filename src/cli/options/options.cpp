@@ -240,6 +240,24 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(integer_from(2, 1024))
       ->type_name("N")
       ->group(serve);
+  app.add_option("--spec", o.spec,
+                 "speculative decoding: mtp (the checkpoint's multi-token-prediction layers), "
+                 "eagle3 (the model's published EAGLE-3 head) or draft:MODEL (a small model of "
+                 "the same family); vllm, sglang and trt-llm")
+      ->type_name("METHOD")
+      ->group(serve);
+  app.add_option("--spec-tokens", o.spec_tokens,
+                 "draft tokens proposed per step (default: the engines' documented recipe, 3; "
+                 "1 for mtp)")
+      ->check(integer_from(1, 16))
+      ->type_name("K")
+      ->group(serve);
+  app.add_option("--spec-acceptance", o.spec_acceptance,
+                 "the share of draft tokens accepted, each given the ones before it were, as "
+                 "measured on your own traffic (default: the published rate for the model)")
+      ->check(number_from(0.01, 0.99))
+      ->type_name("A")
+      ->group(serve);
   app.add_option("--slo-percentile", o.slo_percentile,
                  "what --ttft-ms and --tpot-ms bound: mean (default), 90 or 99 (MLPerf's limits "
                  "are the 99th percentile)")

@@ -110,7 +110,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        "; emit that engine's command, or drop --engine");
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
-                     o.requests_per_user >= 0 || o.tp || o.pp || o.ep ||
+                     o.requests_per_user >= 0 || o.tp || o.pp || o.ep || !o.spec.empty() ||
                      !o.slo_percentile.empty() || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
                      !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
@@ -700,6 +700,90 @@ void resolve_draft(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   if (q.serving) q.serving->launch_draft = out.draft_launch;
 }
 
+// --spec mtp|eagle3|draft:MODEL with --spec-tokens and --spec-acceptance: speculative decoding
+// on a tensor-parallel serving engine, with a draft the model has (its MTP layers, a published
+// EAGLE-3 head) or a catalog model of the same vocabulary.
+void resolve_spec(const Options& o, const Catalog& cat, ResolvedRequest& out) {
+  PlanRequest& q = out.request;
+  if (o.spec.empty()) {
+    if (o.spec_tokens) throw InputError("--spec-tokens: needs --spec mtp|eagle3|draft:MODEL");
+    if (o.spec_acceptance > 0)
+      throw InputError("--spec-acceptance: needs --spec mtp|eagle3|draft:MODEL");
+    return;
+  }
+  ServingRequest& sr = *q.serving;  // --spec makes a serving request (resolve_serving)
+  if (serving_profile(sr.engine).default_split != SplitMode::tensor)
+    throw InputError(std::string("--spec: ") + serving_profile(sr.engine).name +
+                     " is not planned with speculative decoding here; use --engine vllm, "
+                     "sglang or trt-llm" +
+                     (sr.engine == ServingEngine::llama_cpp
+                          ? " (llama-server's draft model is --draft MODEL)"
+                          : ""));
+  const std::string id = q.model.id.empty() ? q.model.name : q.model.id;
+  const std::string text = lower(o.spec);
+  if (text == "mtp") {
+    if (!q.model.n_layer_nextn)
+      throw InputError("--spec mtp: " + sanitize(id) +
+                       "'s checkpoint has no multi-token-prediction layers "
+                       "(num_nextn_predict_layers); use --spec " +
+                       (eagle3_head(q.model.id) ? "eagle3 or " : "") + "draft:MODEL");
+    sr.spec = SpecMethod::mtp;
+    q.config.load_nextn = true;
+  } else if (text == "eagle3") {
+    const Eagle3Head* h = eagle3_head(q.model.id);
+    if (!h) {
+      std::string known;
+      for (const Eagle3Head& x : eagle3_heads())
+        known += (known.empty() ? "" : ", ") + std::string(x.model);
+      throw InputError("--spec eagle3: no published EAGLE-3 head for " + sanitize(id) +
+                       " is known (heads for: " + known + "); use --spec draft:MODEL" +
+                       (q.model.n_layer_nextn ? " or mtp" : ""));
+    }
+    const std::string_view repo = sr.engine == ServingEngine::sglang    ? h->sglang_repo
+                                  : sr.engine == ServingEngine::trt_llm ? h->trt_repo
+                                                                        : h->vllm_repo;
+    if (repo.empty())
+      throw InputError("--spec eagle3: no EAGLE-3 head for " + sanitize(id) +
+                       " is published in the format " + serving_profile(sr.engine).name + " loads" +
+                       (h->vllm_repo.empty() ? "" : " (vLLM's: --engine vllm)"));
+    sr.spec = SpecMethod::eagle3;
+    sr.spec_launch_model = std::string(repo);
+  } else if (text.rfind("draft:", 0) == 0) {
+    const std::string name = o.spec.substr(6);
+    ResolvedModel rm = resolve_model(name, cat, "--spec draft:");
+    if (rm.exact_weights || rm.source == "gguf")
+      throw InputError("--spec draft:" + sanitize_quoted(name) +
+                       ": the serving engines load a checkpoint; name a catalog model");
+    if (rm.spec.task != Task::generation)
+      throw InputError("--spec draft:" + sanitize_quoted(name) + ": not a text-generation model");
+    if (rm.spec.n_vocab != q.model.n_vocab)
+      throw InputError(fmt::format(
+          "--spec draft:{}: its vocabulary ({} tokens) is not the model's ({}): the engines "
+          "verify the draft's token ids as the target's (a draft of the same family)",
+          sanitize_quoted(name), rm.spec.n_vocab, q.model.n_vocab));
+    // No engine publishes the acceptance of a small model drafting for a large one of its
+    // family (only single-prompt anecdotes), and it varies with the pair and the traffic.
+    if (!(o.spec_acceptance > 0))
+      throw InputError("--spec draft:" + sanitize_quoted(name) +
+                       ": no published acceptance rate for this pair; measure it on your own "
+                       "traffic (vLLM's spec_decode metrics, SGLang's accept length) and give "
+                       "--spec-acceptance A");
+    auto d = std::make_shared<DraftModel>();
+    d->spec = rm.spec;
+    d->quant = q.config.quant;
+    sr.spec = SpecMethod::draft;
+    sr.spec_draft = d;
+    const CatalogModel* cm = cat.find_model(rm.spec.id);
+    sr.spec_launch_model = cm && !cm->hf_repo.empty() ? cm->hf_repo : rm.spec.id;
+  } else {
+    check_choice("--spec", o.spec, {"mtp", "eagle3", "draft:MODEL"});
+  }
+  sr.spec_tokens = o.spec_tokens;
+  sr.spec_acceptance = o.spec_acceptance;
+  if (o.spec_acceptance > 0) real("--spec-acceptance", o.spec_acceptance, 0.01, 0.99);
+  if (o.spec_tokens) count_in_range("--spec-tokens", o.spec_tokens, 1, 16);
+}
+
 // --gpu-memory-limit GIB: the share of a unified memory the OS lets the GPU map (macOS's
 // iogpu.wired_limit_mb, Linux's GTT size), replacing the catalog's default share.
 void limit_unified_memory(const Options& o, PlanRequest& q) {
@@ -835,6 +919,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
   drop_mtp_layers(o, out);
   place_experts(o, out);
   resolve_draft(o, cat, out);
+  resolve_spec(o, cat, out);
   if (q.serving) {
     // TensorRT-LLM's KV cache follows the checkpoint ("auto"): NVIDIA's ModelOpt FP8 and NVFP4
     // checkpoints quantize it to FP8 (hf_quant_config kv_cache_quant_algo FP8), as its

@@ -857,6 +857,35 @@ const std::vector<Field> kFields = {
      "its output tokens/s under the same workload",
      SERVING(SV(r) && SV(r)->runner_up ? D(r2(SV(r)->runner_up_estimate.output_tokens_per_s.value))
                                        : N())},
+    // speculative decoding (#22: --spec)
+    {"throughput.spec_method", U_::text,
+     "speculative decoding's draft: mtp, eagle3 or draft (null: none)",
+     SERVING(SV(r) && SV(r)->deployment.spec.active()
+                 ? S(spec_method_name(SV(r)->deployment.spec.method))
+                 : N())},
+    {"throughput.spec_draft_tokens", U_::count, "draft tokens proposed per step",
+     SERVING(SV(r) && SV(r)->deployment.spec.active() ? U(SV(r)->deployment.spec.draft_tokens)
+                                                      : N())},
+    {"throughput.spec_acceptance", U_::fraction,
+     "the share of draft tokens accepted, each given the ones before it were",
+     SERVING(SV(r) && SV(r)->deployment.spec.active() ? D(r4(SV(r)->deployment.spec.acceptance))
+                                                      : N())},
+    {"throughput.spec_tokens_per_step", U_::tokens,
+     "tokens each sequence emits per verification step, its own included",
+     SERVING(SV(r) && SV(r)->deployment.spec.active()
+                 ? D(r4(SV(r)->deployment.spec.tokens_per_step()))
+                 : N())},
+    {"throughput.spec_acceptance_measured_on", U_::text,
+     "the model whose published acceptance is used (null: --spec-acceptance gave it)",
+     SERVING(SV(r) && SV(r)->spec_source ? S(std::string(SV(r)->spec_source->model)) : N())},
+    {"throughput.per_user_tokens_per_s_without_spec", U_::tokens_per_s,
+     "each user's tokens/s on the same deployment without speculative decoding",
+     SERVING(SV(r) && SV(r)->without_spec ? D(r2(SV(r)->without_spec->per_user_tokens_per_s.value))
+                                          : N())},
+    {"throughput.output_tokens_per_s_without_spec", U_::tokens_per_s,
+     "output tokens/s of the same deployment without speculative decoding",
+     SERVING(SV(r) && SV(r)->without_spec ? D(r2(SV(r)->without_spec->output_tokens_per_s.value))
+                                          : N())},
     // cost
     {"cost.hardware_usd", U_::usd,
      "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",

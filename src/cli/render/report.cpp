@@ -389,6 +389,35 @@ void serving_memory_rows(const ServingPlan& sp, Block& b) {
                     e.max_concurrency_at_max_model_len, prof.name));
 }
 
+// The speculative decoding of a serving plan: the draft, its acceptance and where that was
+// measured, and what it gains against the same deployment without it.
+std::string spec_words(const ServingPlan& sp) {
+  const Speculation& x = sp.deployment.spec;
+  const char* draft = x.method == SpecMethod::mtp      ? "MTP (the checkpoint's next-n layers)"
+                      : x.method == SpecMethod::eagle3 ? "EAGLE-3 head"
+                                                       : "draft model";
+  std::string from = "as --spec-acceptance gives it";
+  if (const SpecAcceptance* r = sp.spec_source) {
+    from = fmt::format("{}{}'s, measured at {} by {} on {}",
+                       sp.spec_source_own ? "" : "no published rate for this model: ", r->model,
+                       r->draft_tokens, r->engine, r->task);
+    if (r->draft_tokens != x.draft_tokens) from += ", the same rate per token assumed";
+  }
+  std::string s = fmt::format(
+      "{}{}, {} draft token{} per step accepted at {:.2f} each: {:.2f} tokens per step ({})", draft,
+      sp.launch.spec_model.empty() ? "" : " " + sp.launch.spec_model, x.draft_tokens,
+      x.draft_tokens == 1 ? "" : "s", x.acceptance, x.tokens_per_step(), from);
+  if (sp.without_spec && sp.without_spec->fits && sp.without_spec->per_user_tokens_per_s.value > 0)
+    s += fmt::format(
+        "; per user {:.2f}× ({:.1f} tok/s without), output {:.2f}× of the same GPUs "
+        "without it",
+        sp.estimate.per_user_tokens_per_s.value / sp.without_spec->per_user_tokens_per_s.value,
+        sp.without_spec->per_user_tokens_per_s.value,
+        sp.estimate.output_tokens_per_s.value /
+            std::max(1e-9, sp.without_spec->output_tokens_per_s.value));
+  return s;
+}
+
 // #10: the serving plan's deployment, speed (named by its engine's calibration) and capacity.
 std::vector<Block> serving_blocks(const ServingPlan& sp) {
   const ServingEstimate& e = sp.estimate;
@@ -415,6 +444,7 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                     layout_words(*sp.runner_up),
                     group(static_cast<uint64_t>(
                         std::llround(sp.runner_up_estimate.output_tokens_per_s.value)))));
+  if (d.spec.active()) b.rows.emplace_back("speculative", spec_words(sp));
   serving_memory_rows(sp, b);
   if (!e.fits) {
     b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");
