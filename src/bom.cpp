@@ -118,6 +118,17 @@ void add_host_lines(const BomInput& in, uint32_t nodes, bool priced_whole, bool 
   const bool rdimm_ddr5 = p.platform_class != PlatformClass::desktop && !takes_ddr4(p);
   const bool ram_shipped =
       p.ram_shipped_gib > 0 && uint64_t{p.ram_shipped_gib} * kGiB >= r.installed_bytes;
+  if (p.soldered_ram()) {  // the CPUs' own memory, part of the machine
+    v.push_back({BomComponent::memory,
+                 words ? "soldered-" + std::to_string(p.ram_shipped_gib) + "gib" : std::string(),
+                 words ? Spec{{"type", p.memory_type},
+                              {"total_gib", std::to_string(r.installed_bytes / kGiB)},
+                              {"rule_gib", std::to_string(r.rule_bytes / kGiB)},
+                              {"why", to_string(r.reason)}}
+                       : Spec(),
+                 nodes, 0, "", BomReason::ram_rule, true});
+    return;
+  }
   v.push_back(
       {BomComponent::memory,
        words ? ddr_generation(p) + "-" +

@@ -8,6 +8,8 @@ namespace llmsize {
 uint32_t max_gpus_per_node(const GpuSpec& g) {
   // A unified-memory computer is one SoC per machine: more are separate units on a network.
   if (g.unified_memory || g.form_factor == "soc") return 1;
+  // A rack-scale NVLink domain is one machine (GB200 / GB300 NVL72: the rack).
+  if (g.link_domain_gpus > kMaxGpusPerNode) return g.link_domain_gpus;
   if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board
   return std::max<uint32_t>(
       1, std::min<uint32_t>(kMaxGpusPerNode,
@@ -117,7 +119,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
     price(o);
     out.push_back(o);
   }
-  std::stable_sort(out.begin(), out.end(), [](const GpuOption& a, const GpuOption& b) {
+  stable_sort_moving_once(out, [](const GpuOption& a, const GpuOption& b) {
     if (a.units_not_linked != b.units_not_linked) return b.units_not_linked;
     const bool pa = a.total_price_usd > 0, pb = b.total_price_usd > 0;
     if (pa != pb) return pa;

@@ -34,6 +34,8 @@ const char* to_string(HostReason r) {
       return "nic_stage_link";
     case HostReason::nic_stage_and_frontend:
       return "nic_stage_and_frontend";
+    case HostReason::ram_soldered:
+      return "ram_soldered";
   }
   return "?";
 }
@@ -93,6 +95,13 @@ void size_ram(const PlatformModel& p, const HostNeeds& n, uint32_t gpus, HostSiz
     r.required_bytes = std::max(r.rule_bytes, r.platform_bytes);
     r.reason = r.rule_bytes > r.platform_bytes ? HostReason::ram_two_x_weights
                                                : HostReason::ram_platform_class;
+    if (p.soldered_ram()) {
+      // Soldered beside the CPUs: the machine's memory is what it ships, whatever the rule asks.
+      r.installed_bytes = uint64_t{p.ram_shipped_gib} * kGiB;
+      r.reason = HostReason::ram_soldered;
+      h.reasons.push_back(r.reason);
+      return;
+    }
     if (p.ram_max_gib > 0 && r.required_bytes > uint64_t{p.ram_max_gib} * kGiB) {
       r.required_bytes = uint64_t{p.ram_max_gib} * kGiB;
       r.reason = HostReason::ram_platform_max;

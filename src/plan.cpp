@@ -217,7 +217,7 @@ void rank_by_objective(Objective objective, std::vector<GpuOption>& options) {
     }
     return 0.0;
   };
-  std::stable_sort(options.begin(), options.end(), [&](const GpuOption& a, const GpuOption& b) {
+  stable_sort_moving_once(options, [&](const GpuOption& a, const GpuOption& b) {
     if (a.below_usable_speed != b.below_usable_speed) return b.below_usable_speed;
     if (a.generic_machine != b.generic_machine) return b.generic_machine;
     return key(a) < key(b);
@@ -288,17 +288,23 @@ bool settle_options(const PlanRequest& req, const ModelSpec& m, const Estimate& 
                     const RunConfig& c, Plan& p) {
   rank_by_usable_speed(req, m, base, c, p.options);
   rank_by_objective(req.objective, p.options);
-  p.fewest = p.options;
-  std::stable_sort(p.fewest.begin(), p.fewest.end(), [](const GpuOption& a, const GpuOption& b) {
-    return a.plan.count < b.plan.count;  // stable: equal counts stay cheapest first
-  });
+  {
+    // The top options by GPU count (stable: equal counts stay cheapest first), copied alone.
+    std::vector<uint32_t> idx(p.options.size());
+    for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      return p.options[a].plan.count < p.options[b].plan.count;
+    });
+    p.fewest.clear();
+    for (size_t i = 0; i < idx.size() && i < req.top; ++i) p.fewest.push_back(p.options[idx[i]]);
+  }
   const bool none_usable = serves(req, m) && req.users > 1 && req.min_tokens_per_s > 0 &&
                            req.target_tokens_per_s <= 0 && !p.options.empty() &&
                            p.options.front().below_usable_speed;
   if (none_usable)
-    std::stable_sort(
-        p.options.begin(), p.options.end(),
-        [](const GpuOption& a, const GpuOption& b) { return a.tokens_per_s > b.tokens_per_s; });
+    stable_sort_moving_once(p.options, [](const GpuOption& a, const GpuOption& b) {
+      return a.tokens_per_s > b.tokens_per_s;
+    });
   if (p.options.size() > req.top) p.options.resize(req.top);
   if (p.fewest.size() > req.top) p.fewest.resize(req.top);
   if (p.options.empty()) {

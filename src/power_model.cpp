@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsize/gpu_plan.hpp"
 #include "llmsize/power.hpp"
 #include "llmsize/units.hpp"
 
@@ -39,6 +40,12 @@ constexpr double kDpuW = 150;
 // published maxima: DGX H100 10.2 kW (8 x 700 W) and DGX B200 14.3 kW (8 x 1000 W) give 0.43 and
 // 0.45 once CPUs, DIMMs, drives and NICs are counted at the rates above and the PSUs at 94%.
 constexpr double kBaseboardFraction = 0.44;
+// Rack-scale NVLink domains (GB200 / GB300 NVL72): the switch trays, the compute trays' boards,
+// NICs and pumps as a fraction of the GPUs' TDP, fitted on NVIDIA's figures with the Grace CPUs
+// counted at their share of the node budget: GB200 NVL72 120 kW at full load (72 x 1.2 kW GPUs,
+// 36 x 250 W CPUs; Mission Control PRS FAQ 2.0.0) and GB300 NVL72 142 kW maximum (72 x 1.4 kW,
+// 36 x 500 W; the NVL72 AI factory reference architecture), PSUs at 94%: 0.18 and 0.15.
+constexpr double kRackScaleBaseboardFraction = 0.17;
 // Chassis fans at full speed as a fraction of the heat they move: air-cooled PCIe GPU servers 10%
 // of GPUs + CPUs (passive cards: the chassis fans cool them), desktops 2% of GPUs + CPUs
 // (open-air cards exhaust into the case), workstation towers 3% of the CPUs alone: a tower takes
@@ -84,7 +91,9 @@ MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const Machin
   q.gpus_w = g.board_power_w * gpus * load.power_limit;
   if (p.gpu_mount == GpuMount::sxm || p.gpu_mount == GpuMount::oam ||
       p.gpu_mount == GpuMount::superchip)
-    q.baseboard_w = kBaseboardFraction * q.gpus_w;
+    q.baseboard_w =
+        (g.link_domain_gpus > kMaxGpusPerNode ? kRackScaleBaseboardFraction : kBaseboardFraction) *
+        q.gpus_w;
   q.cpus_w = p.cpu_tdp_w * p.cpu_sockets;
   const uint32_t dimms = load.dimms ? load.dimms : p.dimm_slots;
   const double rdimm_w = load.dimm_gib > 0 && load.dimm_gib < 64 ? kSmallRdimmW : kRdimmW;

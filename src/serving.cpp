@@ -277,7 +277,7 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
       g.interconnect == "infinity-fabric") {
     s.link = g.interconnect == "nvlink" ? LinkKind::nvlink : LinkKind::xgmi;
     s.link_gb_per_s = g.interconnect_gb_per_s / 2;
-    s.link_group = 8;
+    s.link_group = g.link_domain_gpus ? g.link_domain_gpus : 8;
   } else if (g.interconnect == "nvlink-bridge") {
     s.link = LinkKind::nvlink;
     s.link_gb_per_s = g.interconnect_gb_per_s / 2;

@@ -45,6 +45,9 @@ struct GpuSpec {
   std::string architecture;
   std::string interconnect;  // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
   double interconnect_gb_per_s = 0;
+  // GPUs one interconnect domain joins at that speed (GB200/GB300 NVL72: 72, through NVLink
+  // switch trays); 0 = an 8-GPU baseboard's NVLink / Infinity Fabric, or the bridge's pair.
+  uint32_t link_domain_gpus = 0;
   uint32_t pcie_gen = 0;
   uint32_t pcie_lanes = 0;
   double slot_width = 0;  // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC

@@ -1,6 +1,7 @@
 // How many GPUs of one kind hold a model, how they split it and how they should be linked.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -86,6 +87,20 @@ GpuPlan plan_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, con
 // link and link_reason is assigned).
 void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                        const GpuSpec& gpu, uint32_t requested, GpuPlan& out);
+
+// Sorts v stably by `less`, moving each element once: an index sort, for elements as large as
+// GpuOption, whose moves a merge sort would repeat log n times.
+template <class T, class Less>
+void stable_sort_moving_once(std::vector<T>& v, Less less) {
+  std::vector<uint32_t> idx(v.size());
+  for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](uint32_t a, uint32_t b) { return less(v[a], v[b]); });
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (uint32_t i : idx) out.push_back(std::move(v[i]));
+  v = std::move(out);
+}
 
 struct GpuOption {
   GpuPlan plan;

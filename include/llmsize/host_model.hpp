@@ -49,6 +49,7 @@ enum class HostReason {
                    // activations between pipeline stages (a layer split, not tensor parallel)
   nic_stage_and_frontend,  // one free x16 slot: one dual-port card, a port for the stage link
                            // and one for storage / front end
+  ram_soldered,            // the CPUs' soldered memory as shipped (superchip machines)
 };
 const char* to_string(HostReason r);
 

@@ -135,6 +135,11 @@ struct PlatformModel {
 
   // The largest GPU count it ships with.
   uint32_t max_gpus() const { return gpu_counts.empty() ? 0 : gpu_counts.back(); }
+  // Host memory soldered beside the CPUs (a superchip machine's LPDDR5X, GB200 / GB300 NVL72):
+  // what it ships, no DIMMs to add.
+  bool soldered_ram() const {
+    return gpu_mount == GpuMount::superchip && ram_shipped_gib > 0 && dimm_slots == 0;
+  }
 };
 
 // Why a platform was taken or turned down. Codes, stable in JSON as their to_string names.

@@ -319,6 +319,9 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
     s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
     s.interconnect_gb_per_s =
         c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
+    // A rack-scale NVLink domain (NVL72): the GPUs its switches join.
+    s.link_domain_gpus = static_cast<uint32_t>(
+        c.num(e["interconnect"], path + "/interconnect", "domain_gpus", false, 0, 576));
   } else if (e.contains("interconnect") && !e["interconnect"].is_null()) {
     c.fail(path + "/interconnect", "expected an object {kind, bandwidth_gb_per_s}");
   }

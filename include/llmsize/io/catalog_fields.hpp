@@ -177,6 +177,7 @@ void fields(V& v, GpuSpec& g) {
   v("architecture", g.architecture);
   v("interconnect", g.interconnect);
   v("interconnect_gb_per_s", g.interconnect_gb_per_s);
+  v("link_domain_gpus", g.link_domain_gpus);
   v("pcie_gen", g.pcie_gen);
   v("pcie_lanes", g.pcie_lanes);
   v("slot_width", g.slot_width);
@@ -277,8 +278,8 @@ static_assert(sizeof(EngineFlags) == 128, "EngineFlags changed: update its field
 static_assert(sizeof(ModelServingGuide) == 296,
               "ModelServingGuide changed: update its fields() above");
 static_assert(sizeof(CatalogModel) == 912, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 496, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 584, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 504, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 592, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

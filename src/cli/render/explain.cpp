@@ -47,6 +47,12 @@ std::string machine_host_explain(const Report& r) {
         "  system RAM\n      = the unit's {:.0f} GiB of unified memory, of which the GPU may use "
         "{:.0f} GiB; storage built in\n",
         gib_of(sy.gpu.memory_bytes), gib_of(sy.gpu_usable_bytes));
+  if (m.reason == HostReason::ram_soldered)
+    return fmt::format(
+        "  system RAM\n      = per machine, the {:.0f} GiB of {} it ships (2 × weights + "
+        "host-resident weights {:.0f} GiB{})\n",
+        gib_of(m.installed_bytes), pm.memory_type, gib_of(m.rule_bytes),
+        m.rule_bytes > m.installed_bytes ? ": more than it holds" : " fits in it");
   std::string o = fmt::format(
       "  system RAM\n      = per machine, max(2 × weights + host-resident weights {:.0f} GiB, "
       "what the class ships per GPU × {} GPU{} {:.0f} GiB){} = {:.0f} GiB → {} × {} GiB, {} per "

@@ -540,6 +540,11 @@ std::string render_system_table(const Report& r, size_t width) {
         "in\n",
         gib_of(r.gpu ? r.gpu->gpu.memory_bytes : h.ram.installed_bytes),
         gib_of(s.gpu_usable_bytes));
+  else if (h.ram.reason == HostReason::ram_soldered)
+    o +=
+        fmt::format("  System RAM      {:.0f} GiB {}, as shipped (2 × weights{} rule {:.0f} GiB)\n",
+                    gib_of(h.ram.installed_bytes), p.memory_type,
+                    r.train ? ", × 2 for fine-tuning," : "", gib_of(h.ram.rule_bytes));
   else
     o += fmt::format(
         "  System RAM      {} × {} GiB = {:.0f} GiB, {} per channel (2 × weights{} rule {:.0f} "
