@@ -1317,3 +1317,75 @@ TEST_CASE("A vLLM plan on Hopper notes what Marlin's padding of MXFP4 experts co
         std::string::npos);
   CHECK(run("llama-3.1-8b --engine vllm --gpu h100-sxm").out.find("Marlin") == std::string::npos);
 }
+
+// #22: speculative decoding (--spec): the draft's acceptance as published, the gain against the
+// same deployment without it, and the engines' own flags in --emit.
+TEST_CASE("Speculative decoding (--spec) plans the draft and launches it", "[cli][serving]") {
+  const std::string r1 = "deepseek-r1 --engine sglang --gpu h200 --gpus 8 --users 64";
+  const json t = throughput(r1 + " --spec mtp");
+  CHECK(t["spec_method"] == "mtp");
+  CHECK(t["spec_draft_tokens"] == 3);
+  // TensorRT-LLM's DeepSeek-R1 rows: 2.82 tokens a step at 3 MTP layers.
+  CHECK(t["spec_tokens_per_step"].get<double>() == Approx(2.82).epsilon(1e-3));
+  CHECK(t["spec_acceptance_measured_on"] == "deepseek-r1");
+  CHECK(t["per_user_tokens_per_s"].get<double>() >
+        t["per_user_tokens_per_s_without_spec"].get<double>());
+  // Without --spec the fields are null, and the plan is the one the "without" fields describe.
+  const json plain = throughput(r1);
+  CHECK(plain["spec_method"].is_null());
+  CHECK(plain["per_user_tokens_per_s"].get<double>() ==
+        Approx(t["per_user_tokens_per_s_without_spec"].get<double>()).epsilon(1e-3));
+  // A rate measured on your own traffic replaces the published one: 1 + 0.5 + 0.25 + 0.125.
+  const json own = throughput(r1 + " --spec mtp --spec-acceptance 0.5");
+  CHECK(own["spec_tokens_per_step"].get<double>() == Approx(1.875).epsilon(1e-6));
+  CHECK(own["spec_acceptance_measured_on"].is_null());
+
+  struct Emit {
+    std::string args, engine, expect;
+  };
+  for (const Emit& e :
+       {Emit{r1 + " --spec mtp", "sglang",
+             " --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+             "--speculative-num-draft-tokens 4"},
+        Emit{"gpt-oss-120b --engine vllm --gpu h200 --gpus 1 --users 16 --spec eagle3", "vllm",
+             " --speculative-config '{\"method\": \"eagle3\", \"model\": "
+             "\"RedHatAI/gpt-oss-120b-speculator.eagle3\", \"num_speculative_tokens\": 3}'"},
+        Emit{"gpt-oss-120b --engine sglang --gpu h200 --gpus 1 --users 16 --spec eagle3", "sglang",
+             " --speculative-algorithm EAGLE3 --speculative-draft-model-path "
+             "'lmsys/EAGLE3-gpt-oss-120b-bf16' --speculative-num-steps 3"},
+        Emit{"deepseek-r1 --engine trt-llm --gpu b200 --gpus 8 --users 64 --spec mtp "
+             "--spec-tokens 2",
+             "trt-llm",
+             "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 2\n"},
+        Emit{"deepseek-r1 --engine vllm --gpu h200 --gpus 8 --users 64 --spec mtp --spec-tokens 1",
+             "vllm",
+             " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'"}}) {
+    const auto r = run(e.args + " --emit " + e.engine);
+    INFO(e.args << "\n" << r.err << "\n" << r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find(e.expect) != std::string::npos);
+  }
+}
+
+TEST_CASE("Speculative decoding refuses a draft the model or engine does not have",
+          "[cli][serving]") {
+  const std::string h = " --gpu h100 --gpus 4";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"llama-3.1-8b --engine vllm" + h + " --spec mtp",
+            "has no multi-token-prediction layers"},
+           {"llama-3.1-8b --engine vllm" + h + " --spec eagle3",
+            "no published EAGLE-3 head for llama-3.1-8b"},
+           {"llama-3.3-70b --engine trt-llm" + h + " --spec eagle3",
+            "in the format trt-llm loads (vLLM's: --engine vllm)"},
+           {"llama-3.1-8b --engine vllm" + h + " --spec draft:llama-3.2-1b",
+            "no published acceptance rate for this pair"},
+           {"llama-3.1-8b --engine vllm" + h + " --spec draft:qwen2.5-0.5b --spec-acceptance 0.7",
+            "is not the model's"},
+           {"llama-3.1-8b" + h + " --spec mtp", "llama-server's draft model is --draft MODEL"},
+           {"llama-3.1-8b --engine vllm" + h + " --spec eagle", "did you mean eagle3?"},
+           {"llama-3.1-8b --engine vllm" + h + " --spec-tokens 3", "--spec-tokens: needs --spec"},
+           {"deepseek-r1 --engine vllm --gpu h200 --gpus 8 --spec mtp --spec-acceptance 1.5",
+            "--spec-acceptance"}}) {
+    check_refused(args, message);
+  }
+}
