@@ -135,6 +135,13 @@ const Field kPlanFields[] = {
     {"tp", Kind::integer, "--tp", [](Options& o, const json& v) { o.tp = u32(v); }, true},
     {"pp", Kind::integer, "--pp", [](Options& o, const json& v) { o.pp = u32(v); }, true},
     {"ep", Kind::integer, "--ep", [](Options& o, const json& v) { o.ep = u32(v); }, true},
+    {"spec", Kind::string, "--spec", [](Options& o, const json& v) { o.spec = str(v); }},
+    {"spec_tokens", Kind::integer, "--spec-tokens",
+     [](Options& o, const json& v) { o.spec_tokens = u32(v); }, true},
+    {"spec_acceptance", Kind::number, "--spec-acceptance",
+     [](Options& o, const json& v) {
+       o.spec_acceptance = ranged("--spec-acceptance", v, 0.01, 0.99);
+     }},
     {"slo_percentile", Kind::string, "--slo-percentile",
      [](Options& o, const json& v) { o.slo_percentile = str(v); }},
     {"requests_per_user", Kind::integer, "--requests-per-user",
