@@ -17,6 +17,8 @@
 #include "llmsize/compute_buffer.hpp"
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/serving.hpp"
+#include "llmsize/speculative.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
@@ -549,6 +551,44 @@ int main(int argc, char** argv) {
   cats.push_back(s26_out);
   cats.push_back(s26_user);
   cats.push_back(s26_ttft);
+
+  // 8. Speculative decoding's gain (speculative.hpp): the same deployment with the draft over
+  // without, per user, against published gains at a fixed batch (tests/data/spec_gains.json).
+  // Peer: the acceptance length alone (tau, the draft and the verified rows free).
+  Category spec{"speculative decoding gain (published, fixed batch)", {}, {}};
+  const json spec_gains = load(data + "/spec_gains.json");
+  for (const auto& r : spec_gains["rows"]) {
+    const std::string id = r["id"], model = r["model"], gpu = r["gpu"];
+    const CatalogModel* cm = cat.find_model(model);
+    const CatalogGpu* cg = cat.find_gpu(gpu);
+    const auto engine = serving_engine_from_name(r["engine"].get<std::string>());
+    const QuantPreset* q = find_quant_preset(r["quant"].get<std::string>());
+    const SpecMethod method = r["method"] == "mtp" ? SpecMethod::mtp : SpecMethod::eagle3;
+    if (!cm || !cg || !engine || !q) {
+      excluded.push_back(id + ": model, GPU, engine or preset not in the catalog");
+      continue;
+    }
+    const bool mtp = method == SpecMethod::mtp;
+    const uint32_t tp = r["tp"], k = r["draft_tokens"];
+    Workload wl;
+    wl.users = r["users"];
+    wl.isl = r["isl"];
+    wl.osl = r["osl"];
+    auto per_user = [&](bool with) {
+      ServingSetup s = serving_setup(cm->spec, *q, cg->spec, *engine, KvDtype::bf16, tp, 1, 1, 8,
+                                     nullptr, 0, nullptr, with && mtp);
+      if (with)
+        s.deployment.spec =
+            make_speculation(method, k, 0, cm->spec, *q, KvDtype::bf16, nullptr, mtp);
+      return estimate_serving(s.model, s.gpu, s.deployment, wl).per_user_tokens_per_s.value;
+    };
+    const double gain = per_user(true) / per_user(false);
+    spec.rows.push_back({id, gain, r["gain"].get<double>()});
+    const SpecAcceptance* a = spec_acceptance(method, cm->spec.id, k).row;
+    spec.peers["acceptance length alone"].push_back(
+        {id, a ? tokens_per_step(a->rate(), k) : 1.0, r["gain"].get<double>()});
+  }
+  cats.push_back(spec);
 
   // Print.
   std::printf("llmsize accuracy against %s\n\n",

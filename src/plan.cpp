@@ -48,17 +48,9 @@ ServingSetup placed_serving_setup(const PlanRequest& req, const ModelSpec& m, co
         ram_bandwidth_gb_per_s(req.ram_channels ? req.ram_channels : kChannelsWithoutMachine,
                                req.ram_mts) *
         kOffloadRamEfficiency;
-  if (sr.spec != SpecMethod::none) {
-    Speculation& sp = s.deployment.spec;
-    sp.method = sr.spec;
-    sp.draft_tokens = sr.spec_tokens ? sr.spec_tokens : default_draft_tokens(sr.spec);
-    const SpecAcceptanceMatch a = spec_acceptance(sr.spec, m.id, sp.draft_tokens);
-    sp.acceptance = sr.spec_acceptance > 0 ? sr.spec_acceptance : a.row ? a.row->rate() : 0;
-    sp.draft = spec_draft_model(sr.spec, m, *req.config.quant, sr.kv, eagle3_head(m.id),
-                                sr.spec_draft.get());
-    // The next-n layers are in the target's weights already (RunConfig::load_nextn).
-    if (sr.spec == SpecMethod::mtp && req.config.load_nextn) sp.draft.weight_bytes = 0;
-  }
+  s.deployment.spec =
+      make_speculation(sr.spec, sr.spec_tokens, sr.spec_acceptance, m, *req.config.quant, sr.kv,
+                       sr.spec_draft.get(), req.config.load_nextn);
   return s;
 }
 

@@ -240,6 +240,23 @@ ServingModel eagle3_draft(const ModelSpec& m, const Eagle3Head& h, KvDtype kv) {
 
 }  // namespace
 
+Speculation make_speculation(SpecMethod method, uint32_t k, double acceptance, const ModelSpec& m,
+                             const QuantPreset& q, KvDtype kv, const DraftModel* draft,
+                             bool nextn_in_target) {
+  Speculation s;
+  if (method == SpecMethod::none) return s;
+  s.method = method;
+  s.draft_tokens = k ? k : default_draft_tokens(method);
+  if (acceptance > 0) {
+    s.acceptance = acceptance;
+  } else if (const SpecAcceptance* r = spec_acceptance(method, m.id, s.draft_tokens).row) {
+    s.acceptance = r->rate();
+  }
+  s.draft = spec_draft_model(method, m, q, kv, eagle3_head(m.id), draft);
+  if (method == SpecMethod::mtp && nextn_in_target) s.draft.weight_bytes = 0;
+  return s;
+}
+
 ServingModel spec_draft_model(SpecMethod method, const ModelSpec& m, const QuantPreset& q,
                               KvDtype kv, const Eagle3Head* head, const DraftModel* draft) {
   switch (method) {

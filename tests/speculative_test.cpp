@@ -114,14 +114,7 @@ ServingEstimate run(const char* model, const char* quant, const char* gpu, Servi
   const bool mtp = method == SpecMethod::mtp && k;
   ServingSetup s = serving_setup(m, q, test::catalog().find_gpu(gpu)->spec, engine, KvDtype::bf16,
                                  tp, 1, 1, 8, nullptr, 0, nullptr, mtp);
-  if (k) {
-    Speculation& sp = s.deployment.spec;
-    sp.method = method;
-    sp.draft_tokens = k;
-    sp.acceptance = spec_acceptance(method, m.id, k).row->rate();
-    sp.draft = spec_draft_model(method, m, q, KvDtype::bf16, eagle3_head(m.id), nullptr);
-    if (mtp) sp.draft.weight_bytes = 0;
-  }
+  if (k) s.deployment.spec = make_speculation(method, k, 0, m, q, KvDtype::bf16, nullptr, mtp);
   Workload w;
   w.users = users;
   w.isl = isl;

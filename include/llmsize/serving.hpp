@@ -113,6 +113,15 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
 ServingModel spec_draft_model(SpecMethod method, const ModelSpec& m, const QuantPreset& q,
                               KvDtype kv, const Eagle3Head* head, const DraftModel* draft);
 
+// Speculative decoding of `method` with k draft tokens (0: the engines' default) for model m at
+// preset q: the draft pass (spec_draft_model, the published EAGLE-3 head of m) accepted at
+// `acceptance`, else at the published rate nearest k (spec_acceptance; 0 when none).
+// nextn_in_target: the target's weights hold the next-n layers already (RunConfig::load_nextn),
+// so an MTP draft adds none of its own.
+Speculation make_speculation(SpecMethod method, uint32_t k, double acceptance, const ModelSpec& m,
+                             const QuantPreset& q, KvDtype kv, const DraftModel* draft,
+                             bool nextn_in_target);
+
 // The GPU's numbers (fill with serving_gpu()).
 struct ServingGpu {
   std::string id;
