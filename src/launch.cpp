@@ -259,9 +259,53 @@ void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
   guide(p.flags, o, false);
 }
 
+// SGLang's PD mode (docs/advanced_features/pd_disaggregation.md): prefill workers
+// (--disaggregation-mode prefill), then the decode replicas (--disaggregation-mode decode), each on
+// its own GPUs in order and its own port, and sglang_router's PD router in front of them.
+// REQUIRES: every worker within one node.
+std::string sglang_pd(const LaunchPlan& p) {
+  std::ostringstream o;
+  template_comment(p.flags, "SGLang", o);
+  LaunchPlan pre = p;
+  pre.tp = p.prefill_tp;
+  pre.pp = 1;
+  pre.attention_dp = false;
+  const uint32_t gpn = std::max<uint32_t>(1, p.gpus_per_node);
+  const bool one_node = p.prefill_workers * p.prefill_tp + p.tp * p.pp * p.replicas <= gpn;
+  uint32_t next = 0;  // the first GPU of the next worker
+  std::string prefills, decodes;
+  auto worker = [&](const LaunchPlan& w, const char* mode, uint32_t i, uint32_t n, uint32_t port) {
+    const uint32_t span = w.tp * w.pp;
+    if (next % gpn + span > gpn) next += gpn - next % gpn;  // a worker stays in one node
+    const uint32_t node = next / gpn;
+    o << "# " << mode << " worker " << i + 1 << " of " << n << ", node " << node << "\n";
+    if (!p.devices_variable.empty()) {
+      o << p.devices_variable << "=";
+      for (uint32_t g = 0; g < span; ++g) o << (g ? "," : "") << (next % gpn + g);
+      o << " ";
+    }
+    o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model)
+      << " --disaggregation-mode " << mode;
+    sglang_flags(w, o);
+    sglang_limits(w, o);
+    o << " --host " << shell_word(p.host) << " --port " << port << " &\n";
+    const std::string host = one_node ? "127.0.0.1" : "NODE" + u(node) + "_IP";
+    (std::string(mode) == "prefill" ? prefills : decodes) +=
+        std::string(" --") + mode + " http://" + host + ":" + u(port);
+    next += span;
+  };
+  for (uint32_t i = 0; i < p.prefill_workers; ++i)
+    worker(pre, "prefill", i, p.prefill_workers, 30000 + i);
+  for (uint32_t i = 0; i < p.replicas; ++i) worker(p, "decode", i, p.replicas, 30100 + i);
+  o << "python3 -m sglang_router.launch_router --pd-disaggregation" << prefills << decodes
+    << " --host " << shell_word(p.host) << " --port " << p.port << "\n";
+  return o.str();
+}
+
 // python -m sglang.launch_server; past one node --nnodes / --node-rank / --dist-init-addr on
 // every node.
 std::string sglang(const LaunchPlan& p) {
+  if (p.prefill_workers) return sglang_pd(p);
   std::ostringstream o;
   template_comment(p.flags, "SGLang", o);
   const uint32_t nodes = p.nodes();
@@ -542,6 +586,9 @@ void k8s_dshm(std::ostringstream& o, const std::string& indent) {
 }  // namespace
 
 std::string kubernetes_problem(const LaunchPlan& p) {
+  if (p.prefill_workers)
+    return "disaggregated prefill and decode workers are not wired into this manifest (llm-d or "
+           "Dynamo deploy them); --emit sglang prints SGLang's PD workers and router";
   if (p.engine != ServingEngine::vllm && p.engine != ServingEngine::sglang &&
       p.engine != ServingEngine::transformers)
     return "llmsize writes Kubernetes manifests for vLLM and SGLang (--engine vllm or sglang)";
@@ -637,6 +684,8 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
   p.replicas = d.replicas;
   p.gpus_per_node = gpus_per_node;
   p.attention_dp = d.attention_dp;
+  p.prefill_workers = d.prefill_workers;
+  p.prefill_tp = d.prefill_tp;
   p.max_model_len = d.max_model_len ? d.max_model_len : w.request_tokens();
   p.kv = d.kv;
   const bool slots = serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots;

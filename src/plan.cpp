@@ -1202,7 +1202,16 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.workload = sr.workload;
   Workload& wl = out.workload;
   wl.users = req.users ? req.users : (sr.users_max || wl.rate_per_s > 0) ? 0 : 1;
-  const Deployment base = serving_base(req, s, req.gpus_requested == 0);
+  Deployment base = serving_base(req, s, req.gpus_requested == 0);
+  if (sr.prefill_gpus && count > sr.prefill_gpus) {
+    // Disaggregated: prefill workers on prefill_gpus of the GPUs, the layout searched on the rest.
+    uint32_t ptp = sr.prefill_tp;
+    for (uint32_t t = std::min(sr.prefill_gpus, gpn); !ptp && t >= 1; --t)
+      if (sr.prefill_gpus % t == 0 && valid_tp(s.model, t)) ptp = t;
+    base.prefill_tp = std::max<uint32_t>(1, ptp);
+    base.prefill_workers = sr.prefill_gpus / base.prefill_tp;
+    count -= sr.prefill_gpus;
+  }
   // Experts in system RAM (--n-cpu-moe): one llama-server serves the users from its slots;
   // replicas would share the host's memory bandwidth, which the step model does not divide.
   const double target = s.model.host_expert_bytes ? 0 : serving_target(req, count);

@@ -918,6 +918,111 @@ RateLoad rate_load(const CycleAt& cycle_at, uint32_t cap, double lambda) {
 
 }  // namespace
 
+namespace {
+
+// Disaggregated prefill and decode (Deployment::prefill_workers), as Dynamo, llm-d and SGLang's
+// PD mode run it: the decode replicas run decode steps alone (no prompt chunk shares them); a
+// request waits for a prefill worker (M/D/1 over the workers, each serving one prompt in
+// budget-sized chunks at a time), its KV then crosses to a decode worker over the link between
+// them (NVLink inside one machine or NVLink domain, else the network, per GPU of the smaller
+// group), then decodes. A closed loop of users or a rate: the arrival rate is the users over
+// their cycle, solved with the prefill wait.
+void estimate_disaggregated(const ServingModel& m, const ServingGpu& g, const Deployment& d,
+                            const Workload& w, uint32_t cap, ServingEstimate& r) {
+  const ServingCalibration& cal = serving_calibration(d.engine);
+  // The prefill worker: its own TP, the engine's limits there; a prompt a step of its budget.
+  Deployment dp = d;
+  dp.tp = std::max<uint32_t>(1, d.prefill_tp);
+  dp.pp = 1;
+  dp.replicas = 1;
+  dp.attention_dp = false;
+  dp.limits = engine_limits(d.engine, g.memory_bytes, g.small_batch_defaults, dp.tp, 1);
+  const double budget =
+      dp.limits.max_num_batched_tokens ? dp.limits.max_num_batched_tokens : double(w.isl);
+  const uint32_t chunk = static_cast<uint32_t>(std::min<double>(w.isl, budget));
+  const StepTime ps = serving_step(m, g, dp, 0, 0, chunk, w.isl);
+  const double service = std::ceil(w.isl / static_cast<double>(chunk)) * ps.step_s / r.power_scale;
+  r.prefill_requests_per_s_per_worker = 1 / service;
+  // The prompt's KV to the decode worker.
+  const double kv = static_cast<double>(m.kv_bytes_per_token) * w.isl +
+                    static_cast<double>(m.kv_bytes_per_token_swa) *
+                        (m.n_swa ? std::min<double>(w.isl, m.n_swa) : w.isl) +
+                    static_cast<double>(m.state_bytes_per_seq);
+  const bool one_domain = d.gpus() <= std::max(g.gpus_per_node, g.link_group);
+  const double per_gpu_gb =
+      one_domain && g.link != LinkKind::pcie ? g.link_gb_per_s : g.network_gb_per_s;
+  r.kv_transfer_s = kv / (per_gpu_gb * 1e9 * std::min(dp.tp, d.tp)) +
+                    cal.allreduce_latency_s * (one_domain ? 1 : 6);
+  // Decode alone.
+  Workload wd = w;
+  wd.decode_only = true;
+  uint32_t users = w.users ? (w.users + d.replicas - 1) / d.replicas : cap;
+  const double lambda_rate = w.rate_per_s > 0 ? w.rate_per_s : 0;
+  auto itl_at = [&](uint32_t b) {
+    return steady(m, g, d, wd, std::max<uint32_t>(1, b), r.mean_context).itl_s / r.power_scale;
+  };
+  const double workers = d.prefill_workers;
+  auto wait = [&](double rho) { return rho * service / (2 * (1 - rho)); };
+  double itl = 0, rho = 0, ttft_base = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // a rate: users by Little's law from the cycle
+    r.concurrency = std::min(users, cap);
+    const SteadyState s = steady(m, g, d, wd, std::max<uint32_t>(1, r.concurrency), r.mean_context);
+    r.step = s.step;
+    itl = itl_at(r.concurrency);
+    ttft_base = cal.request_overhead_s + service + r.kv_transfer_s + s.step.step_s;
+    const double total_users = static_cast<double>(r.concurrency) * d.replicas;
+    auto rho_of = [&](double wq) {
+      const double lambda =
+          lambda_rate > 0 ? lambda_rate : total_users / (ttft_base + wq + (w.osl - 1.0) * itl);
+      return std::min(0.99, lambda * service / workers);
+    };
+    double lo = 0, hi = rho_of(0);
+    for (int i = 0; i < 60; ++i) {
+      const double mid = (lo + hi) / 2;
+      (rho_of(wait(mid)) > mid ? lo : hi) = mid;
+    }
+    rho = lambda_rate > 0 ? rho_of(0) : (lo + hi) / 2;
+    if (lambda_rate <= 0) break;
+    const double cycle = ttft_base + wait(rho) + (w.osl - 1.0) * itl;
+    users = static_cast<uint32_t>(std::ceil(lambda_rate / d.replicas * cycle));
+  }
+  r.prefill_utilization = rho;
+  r.queue_wait_s = wait(rho);
+  r.prefill_service_s = service;
+  r.request_overhead_s = cal.request_overhead_s;
+  r.queued = users > cap ? users - cap : 0;
+  const double ttft = ttft_base + r.queue_wait_s;
+  r.cycle_s = ttft + (w.osl - 1.0) * itl;
+  const double err = cal.error_median;
+  const double lambda = rho * workers / service;
+  r.output_tokens_per_s = ranged(lambda * w.osl, err);
+  r.requests_per_s = lambda;
+  r.per_user_tokens_per_s = ranged(1 / itl, err);
+  r.itl_s = {itl, itl * (1 - err), itl * (1 + err)};
+  r.itl_p90_s = r.itl_p99_s = itl;  // no prompt chunk shares a decode step
+  r.ttft_s = {ttft, ttft * (1 - err), ttft * (1 + cal.error_worst)};
+  const double base = ttft_base;
+  r.ttft_p90_s = ttft_quantile(0.90, base, r.queue_wait_s, rho, Wave{}, 0, 0);
+  r.ttft_p99_s = ttft_quantile(0.99, base, r.queue_wait_s, rho, Wave{}, 0, 0);
+  r.limited_by = r.step.bound;
+  if (r.concurrency == r.max_concurrency && (w.users == 0 || users > cap))
+    r.limited_by = Limit::memory;
+  if (lambda_rate > 0 && rho >= 0.99) {
+    r.limited_by = Limit::overload;
+    r.overloaded = true;
+    r.sustainable_requests_per_s = 0.99 * workers / service;
+    r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
+    r.requests_per_s = r.sustainable_requests_per_s;
+    r.ttft_s = {};
+    r.ttft_p90_s = r.ttft_p99_s = 0;
+  }
+  r.meets_ttft =
+      w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_at(w.slo_percentile) <= w.ttft_slo_s);
+  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_at(w.slo_percentile) <= w.tpot_slo_s;
+}
+
+}  // namespace
+
 ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                                  const Workload& w) {
   const ServingCalibration& cal = serving_calibration(d.engine);
@@ -932,6 +1037,10 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
   }
   const uint32_t seq_cap = d.limits.max_num_seqs ? d.limits.max_num_seqs : r.max_concurrency;
   const uint32_t cap = std::min(r.max_concurrency, seq_cap);
+  if (d.disaggregated()) {
+    estimate_disaggregated(m, g, d, w, cap, r);
+    return r;
+  }
   auto cycle_at = [&](uint32_t b, double lambda_fixed) {
     return request_cycle(m, g, d, w, r.mean_context, r.power_scale, b, lambda_fixed);
   };

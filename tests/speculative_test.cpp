@@ -183,3 +183,43 @@ TEST_CASE("EAGLE-3's gain on gpt-oss-120b shrinks with the batch as published", 
     last = gain;
   }
 }
+
+// Disaggregated prefill and decode (Deployment::prefill_workers): the decode replicas run decode
+// steps alone; a request is prefilled by a worker of its own, its KV sent over, then decoded.
+TEST_CASE("Disaggregated serving: decode steps alone, prompts on the prefill workers",
+          "[serving][disaggregated]") {
+  const ModelSpec& m = test::model("llama-3.3-70b");
+  const GpuSpec& gpu = test::catalog().find_gpu("h200")->spec;
+  ServingSetup s = serving_setup(m, *find_quant_preset("fp8"), gpu, ServingEngine::sglang,
+                                 KvDtype::bf16, 4, 1, 1, 8);
+  Deployment d = s.deployment;
+  d.prefill_workers = 1;
+  d.prefill_tp = 4;
+  CHECK(d.gpus() == 8);
+  Workload w;
+  w.users = 256;
+  w.isl = 4000;
+  w.osl = 1000;
+  const ServingEstimate e = estimate_serving(s.model, s.gpu, d, w);
+  REQUIRE(e.fits);
+  // Decode alone: 256 sequences a step with no prompt chunk, one token each.
+  const double ctx = w.isl + w.osl / 2.0;
+  const StepTime decode = serving_step(s.model, s.gpu, d, e.concurrency, ctx, 0, w.isl);
+  CHECK(e.itl_s.value == Approx(decode.step_s).epsilon(1e-9));
+  // A worker prefills one 4,000-token prompt a step (SGLang's 8,192-token chunk holds it).
+  Deployment p = d;
+  p.prefill_workers = 0;
+  p.limits = engine_limits(d.engine, s.gpu.memory_bytes, s.gpu.small_batch_defaults, 4, 1);
+  const StepTime prefill = serving_step(s.model, s.gpu, p, 0, 0, 4000, 4000);
+  CHECK(e.prefill_requests_per_s_per_worker == Approx(1 / prefill.step_s).epsilon(1e-9));
+  // Little's law over the closed loop: the requests/s the prefill worker is kept busy at, times
+  // each user's cycle (TTFT + 999 ITLs), is the 256 users.
+  CHECK(e.requests_per_s ==
+        Approx(e.prefill_utilization * e.prefill_requests_per_s_per_worker).epsilon(1e-9));
+  CHECK(e.requests_per_s * e.cycle_s == Approx(256).epsilon(1e-3));
+  CHECK(e.output_tokens_per_s.value == Approx(e.requests_per_s * 1000).epsilon(1e-9));
+  // The prompt's KV: 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 327,680 B a token, over
+  // the GPUs' NVLink (450 GB/s each way per GPU, 4 GPUs of the smaller group) in one machine.
+  CHECK(e.kv_transfer_s > 4000.0 * 327680 / (450e9 * 4));
+  CHECK(e.ttft_s.value > e.kv_transfer_s + 1 / e.prefill_requests_per_s_per_worker);
+}

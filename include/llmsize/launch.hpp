@@ -63,6 +63,9 @@ struct LaunchPlan {
   uint32_t n_cpu_moe = 0;
   bool kv_unified = false;  // llama-server -kvu: the slots share one KV stream
   std::string draft;        // llama-server -md: the draft model's GGUF; empty: none
+  // Disaggregated prefill and decode (Deployment::prefill_workers): workers of prefill_tp GPUs
+  // before the decode replicas (tp, pp, replicas above); 0: none.
+  uint32_t prefill_workers = 0, prefill_tp = 1;
   // Speculative decoding (--spec): the draft, its tokens per step and the repository of an
   // EAGLE-3 head or draft model (empty for mtp: the checkpoint's own layers).
   SpecMethod spec = SpecMethod::none;

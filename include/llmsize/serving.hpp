@@ -211,7 +211,13 @@ struct Deployment {
   uint32_t max_model_len = 0;  // 0 = isl + osl
   double power_limit = 1.0;    // fraction of board power (--power-limit)
   Speculation spec;            // --spec: none unless asked
-  uint32_t gpus() const { return tp * pp * replicas; }
+  // Disaggregated prefill and decode (--prefill-gpus; Dynamo, llm-d, SGLang's PD mode):
+  // prefill_workers of prefill_tp GPUs each run the prompts and hand each request's KV to the
+  // decode replicas (tp x pp x replicas above), which then only decode. 0: aggregated.
+  uint32_t prefill_workers = 0, prefill_tp = 1;
+  bool disaggregated() const { return prefill_workers > 0; }
+  uint32_t decode_gpus() const { return tp * pp * replicas; }
+  uint32_t gpus() const { return decode_gpus() + prefill_workers * prefill_tp; }
 };
 
 struct Workload {
@@ -306,6 +312,12 @@ struct ServingEstimate {
   // requests_per_user; and the engine's request overhead (ServingCalibration).
   double first_wave_s = 0;
   double request_overhead_s = 0;
+  // Disaggregated: the prompts a prefill worker completes per second, the share of that the
+  // offered requests keep busy, and the seconds each request's KV takes to reach its decode
+  // worker over the link between them.
+  double prefill_requests_per_s_per_worker = 0;
+  double prefill_utilization = 0;
+  double kv_transfer_s = 0;
   double power_scale = 1;  // throughput factor of the power limit
   Limit limited_by = Limit::bandwidth;
   bool meets_ttft = true, meets_tpot = true;

@@ -1389,3 +1389,47 @@ TEST_CASE("Speculative decoding refuses a draft the model or engine does not hav
     check_refused(args, message);
   }
 }
+
+// #22: disaggregated prefill and decode (--prefill-gpus): the workers in the layout, the JSON,
+// SGLang's PD launch, and what cannot be launched as one script.
+TEST_CASE("Disaggregated prefill and decode plans and launches SGLang's PD workers",
+          "[cli][serving]") {
+  const std::string a =
+      "llama-3.3-70b --quant fp8 --engine sglang --gpu h200 --gpus 8 --users 256 --isl 4000 "
+      "--osl 1000 --prefill-gpus 4";
+  const json t = throughput(a);
+  CHECK(t["prefill_workers"] == 1);
+  CHECK(t["prefill_tp"] == 4);
+  CHECK(t["gpus"] == 8);
+  CHECK(t["tensor_parallel"].get<uint64_t>() * t["replicas"].get<uint64_t>() == 4);
+  CHECK(t["prefill_utilization"].get<double>() > 0);
+  CHECK(t["prefill_utilization"].get<double>() < 1);
+  CHECK(t["kv_transfer_s"].get<double>() > 0);
+  CHECK(throughput(a.substr(0, a.find(" --prefill-gpus")))["prefill_workers"].is_null());
+  const auto e = run(a + " --emit sglang");
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  CHECK(
+      e.out.find("CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server --model-path "
+                 "'meta-llama/Llama-3.3-70B-Instruct' --disaggregation-mode prefill --tp-size 4") !=
+      std::string::npos);
+  CHECK(e.out.find("--disaggregation-mode decode") != std::string::npos);
+  CHECK(e.out.find("python3 -m sglang_router.launch_router --pd-disaggregation --prefill "
+                   "http://127.0.0.1:30000 --decode http://127.0.0.1:30100") != std::string::npos);
+  const std::string h = "llama-3.3-70b --quant fp8 --gpu h200 --users 64";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {h + " --engine sglang --gpus 8 --prefill-gpus 8", "with GPUs left for decoding"},
+           {h + " --engine sglang --prefill-gpus 2", "needs --gpus N"},
+           {h + " --engine sglang --gpus 8 --prefill-gpus 3 --prefill-tp 2",
+            "a worker of 2 GPUs does not divide --prefill-gpus 3"},
+           {h + " --engine sglang --gpus 8 --prefill-tp 2", "--prefill-tp: needs --prefill-gpus"},
+           {h + " --engine sglang --gpus 8 --prefill-gpus 2 --tp 4",
+            "does not divide the 6 decode GPUs"},
+           {h + " --gpus 8 --prefill-gpus 2", "llama.cpp does not split prefill from decode"},
+           {h + " --engine vllm --gpus 8 --prefill-gpus 4 --emit vllm",
+            "runs behind llm-d or Dynamo"},
+           {h + " --engine sglang --gpus 8 --prefill-gpus 4 --emit k8s",
+            "not wired into this manifest"}}) {
+    check_refused(args, message);
+  }
+}

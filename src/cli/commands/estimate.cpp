@@ -171,6 +171,18 @@ std::string run_estimate(const Options& o) {
         throw InputError("--emit " + o.emit + ": " + what + " " + sanitize_quoted(value, 256) +
                          " " + why + "; rename it");
     }
+    // Disaggregated prefill and decode: SGLang's PD mode is one script here; vLLM and
+    // TensorRT-LLM run it behind llm-d's or Dynamo's own deployment.
+    const LaunchPlan& lp = r.serving->launch;
+    if (lp.prefill_workers && o.emit != "k8s" && lp.engine != ServingEngine::sglang)
+      throw InputError("--emit " + o.emit + ": disaggregated prefill and decode on " +
+                       serving_profile(lp.engine).name +
+                       " runs behind llm-d or Dynamo, not one launch script; plan it with "
+                       "--engine sglang for SGLang's PD workers and router");
+    if (lp.prefill_workers && lp.tp * lp.pp > lp.gpus_per_node)
+      throw InputError("--emit " + o.emit +
+                       ": a disaggregated decode replica spanning machines is not launched here; "
+                       "fewer GPUs per replica (--tp) keep each worker in one machine");
     if (o.emit == "k8s") {
       if (const std::string k = kubernetes_problem(r.serving->launch); !k.empty())
         throw InputError("--emit k8s: " + k);

@@ -240,6 +240,19 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(integer_from(2, 1024))
       ->type_name("N")
       ->group(serve);
+  app.add_option("--prefill-gpus", o.prefill_gpus,
+                 "disaggregated prefill and decode: N of the --gpus run prefill workers and hand "
+                 "each request's KV to decode workers on the rest (SGLang's PD mode, Dynamo, "
+                 "llm-d)")
+      ->check(integer_from(1, 1024))
+      ->type_name("N")
+      ->group(serve);
+  app.add_option("--prefill-tp", o.prefill_tp,
+                 "tensor-parallel degree of each prefill worker (default: the largest that "
+                 "divides --prefill-gpus and the heads within a node)")
+      ->check(integer_from(1, 1024))
+      ->type_name("N")
+      ->group(serve);
   app.add_option("--spec", o.spec,
                  "speculative decoding: mtp (the checkpoint's multi-token-prediction layers), "
                  "eagle3 (the model's published EAGLE-3 head) or draft:MODEL (a small model of "

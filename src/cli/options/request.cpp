@@ -100,6 +100,27 @@ KvDtype serving_kv(const Options& o, const ServingProfile& p) {
                    sanitize(o.kv_quant) + "'");
 }
 
+// --prefill-gpus N [--prefill-tp T]: disaggregated prefill and decode on the --gpus given.
+void resolve_prefill(const Options& o, const ServingProfile& p, ServingRequest& s) {
+  if (o.prefill_tp && !o.prefill_gpus) throw InputError("--prefill-tp: needs --prefill-gpus N");
+  if (o.prefill_gpus) {
+    if (p.default_split != SplitMode::tensor)
+      throw InputError(std::string("--prefill-gpus: ") + p.name +
+                       " does not split prefill from decode; use --engine vllm, sglang or trt-llm");
+    if (!o.gpus || o.prefill_gpus >= o.gpus)
+      throw InputError(
+          fmt::format("--prefill-gpus {}: needs --gpus N with GPUs left for decoding (N > {})",
+                      o.prefill_gpus, o.prefill_gpus));
+    if (o.prefill_tp && o.prefill_gpus % o.prefill_tp)
+      throw InputError(
+          fmt::format("--prefill-tp {}: a worker of {} GPUs does not divide "
+                      "--prefill-gpus {}",
+                      o.prefill_tp, o.prefill_tp, o.prefill_gpus));
+    s.prefill_gpus = o.prefill_gpus;
+    s.prefill_tp = o.prefill_tp;
+  }
+}
+
 // A serving plan when the engine is a serving engine or any serving flag is given.
 void resolve_serving(const Options& o, PlanRequest& q) {
   const ServingEngine e = chosen_engine(o);
@@ -111,8 +132,8 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
                      o.requests_per_user >= 0 || o.tp || o.pp || o.ep || !o.spec.empty() ||
-                     !o.slo_percentile.empty() || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
-                     !o.emit.empty() || o.memory_fraction > 0;
+                     o.prefill_gpus || o.prefill_tp || !o.slo_percentile.empty() || o.ttft_ms > 0 ||
+                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -145,19 +166,25 @@ void resolve_serving(const Options& o, PlanRequest& q) {
     count_in_range(flag, v, 1, 1024);
   }
   const uint32_t tp = o.ep ? o.ep : o.tp;
+  // Disaggregated: the layout is the decode workers', on the GPUs prefill leaves.
+  const uint32_t decode_gpus =
+      o.prefill_gpus && o.prefill_gpus < o.gpus ? o.gpus - o.prefill_gpus : o.gpus;
   if (o.gpus && (tp || o.pp)) {
     const uint32_t span = std::max<uint32_t>(1, tp) * std::max<uint32_t>(1, o.pp);
-    if (o.gpus % span) {
+    if (decode_gpus % span) {
       const std::string given =
           (tp ? fmt::format("--{} {}", o.ep ? "ep" : "tp", tp) : std::string()) +
           (tp && o.pp ? " " : "") + (o.pp ? fmt::format("--pp {}", o.pp) : std::string());
-      throw InputError(fmt::format("{}: a replica of {} GPU{} does not divide --gpus {}", given,
-                                   span, span == 1 ? "" : "s", o.gpus));
+      throw InputError(fmt::format(
+          "{}: a replica of {} GPU{} does not divide {}", given, span, span == 1 ? "" : "s",
+          decode_gpus == o.gpus ? fmt::format("--gpus {}", o.gpus)
+                                : fmt::format("the {} decode GPUs", decode_gpus)));
     }
   }
   s.tp = tp;
   s.pp = o.pp;
   s.expert_parallel = o.ep > 0;
+  resolve_prefill(o, p, s);
   if (o.requests_per_user >= 0) {
     if (o.rate > 0)
       throw InputError(

@@ -857,6 +857,21 @@ const std::vector<Field> kFields = {
      "its output tokens/s under the same workload",
      SERVING(SV(r) && SV(r)->runner_up ? D(r2(SV(r)->runner_up_estimate.output_tokens_per_s.value))
                                        : N())},
+    // disaggregated prefill and decode (#22: --prefill-gpus)
+    {"throughput.prefill_workers", U_::count,
+     "prefill workers apart from the decode replicas (null: prefill and decode share the GPUs)",
+     SERVING(SV(r) && SV(r)->deployment.disaggregated() ? U(SV(r)->deployment.prefill_workers)
+                                                        : N())},
+    {"throughput.prefill_tp", U_::count, "each prefill worker's tensor-parallel degree",
+     SERVING(SV(r) && SV(r)->deployment.disaggregated() ? U(SV(r)->deployment.prefill_tp) : N())},
+    {"throughput.prefill_utilization", U_::fraction, "the share of the prefill workers' time busy",
+     SERVING(SV(r) && SV(r)->deployment.disaggregated() && SE(r)->fits
+                 ? D(r4(SE(r)->prefill_utilization))
+                 : N())},
+    {"throughput.kv_transfer_s", U_::seconds,
+     "seconds a request's KV takes from its prefill worker to its decode worker",
+     SERVING(SV(r) && SV(r)->deployment.disaggregated() && SE(r)->fits ? D(r4(SE(r)->kv_transfer_s))
+                                                                       : N())},
     // speculative decoding (#22: --spec)
     {"throughput.spec_method", U_::text,
      "speculative decoding's draft: mtp, eagle3 or draft (null: none)",

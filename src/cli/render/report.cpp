@@ -96,10 +96,15 @@ std::string memory_scope_words(const Report& r) {
   const Estimate& e = r.estimate;
   const std::string gpus = fmt::format("{} GPU{}", e.n_gpus, e.n_gpus == 1 ? "" : "s");
   const ServingPlan* s = r.serving ? &*r.serving : nullptr;
-  if (!s || !r.gpu || s->deployment.gpus() != r.gpu->count || s->deployment.replicas == 1)
+  if (!s || !r.gpu || s->deployment.gpus() != r.gpu->count ||
+      (s->deployment.replicas == 1 && !s->deployment.disaggregated()))
     return gpus;
-  return fmt::format("one replica: {}, × {} replicas = {} GPUs", gpus, s->deployment.replicas,
-                     s->deployment.gpus());
+  const Deployment& d = s->deployment;
+  if (d.disaggregated())
+    return fmt::format("one decode replica: {}, × {} replica{} + {} prefill GPU{} = {} GPUs", gpus,
+                       d.replicas, d.replicas == 1 ? "" : "s", d.prefill_workers * d.prefill_tp,
+                       d.prefill_workers * d.prefill_tp == 1 ? "" : "s", d.gpus());
+  return fmt::format("one replica: {}, × {} replicas = {} GPUs", gpus, d.replicas, d.gpus());
 }
 
 std::vector<MemoryRow> memory_rows(const Report& r) {
@@ -445,6 +450,14 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
                     group(static_cast<uint64_t>(
                         std::llround(sp.runner_up_estimate.output_tokens_per_s.value)))));
   if (d.spec.active()) b.rows.emplace_back("speculative", spec_words(sp));
+  if (d.disaggregated() && e.fits)
+    b.rows.emplace_back(
+        "prefill",
+        fmt::format("{} worker{} of TP {} apart from decode: {:.2f} prompts/s each, {:.0f}% busy; "
+                    "each request's KV reaches its decode worker in {:.1f} ms",
+                    d.prefill_workers, d.prefill_workers == 1 ? "" : "s", d.prefill_tp,
+                    e.prefill_requests_per_s_per_worker, e.prefill_utilization * 100,
+                    e.kv_transfer_s * 1e3));
   serving_memory_rows(sp, b);
   if (!e.fits) {
     b.rows.emplace_back("does not fit", "the weights and one sequence exceed the engine's KV pool");

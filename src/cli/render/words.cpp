@@ -503,10 +503,14 @@ std::vector<std::string> plan_checklist(const Plan& p) {
 }
 
 std::string layout_words(const Deployment& d) {
-  return fmt::format(
+  std::string s = fmt::format(
       "TP {} × PP {} × {} replica{}{}", d.tp, d.pp, d.replicas, d.replicas == 1 ? "" : "s",
       d.attention_dp && d.tp > 1 ? fmt::format(", EP {} with attention data parallel", d.tp)
                                  : std::string());
+  if (d.disaggregated())
+    s = fmt::format("{} prefill worker{} of TP {} + decode {}", d.prefill_workers,
+                    d.prefill_workers == 1 ? "" : "s", d.prefill_tp, s);
+  return s;
 }
 
 std::string split_words(const Plan& p) {
