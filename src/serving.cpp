@@ -920,6 +920,25 @@ RateLoad rate_load(const CycleAt& cycle_at, uint32_t cap, double lambda) {
 
 namespace {
 
+// Overloaded at `sustainable` requests/s (all replicas): no steady state, so no mean TTFT; what
+// comes out is the sustainable rate, whatever more is offered.
+void mark_overloaded(double sustainable, const Workload& w, double err, ServingEstimate& r) {
+  r.limited_by = Limit::overload;
+  r.overloaded = true;
+  r.sustainable_requests_per_s = sustainable;
+  r.output_tokens_per_s = ranged(sustainable * w.osl, err);
+  r.requests_per_s = sustainable;
+  r.ttft_s = {};
+  r.ttft_p90_s = r.ttft_p99_s = 0;
+}
+
+// The SLO verdicts at the workload's percentile.
+void judge_slos(const Workload& w, ServingEstimate& r) {
+  r.meets_ttft =
+      w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_at(w.slo_percentile) <= w.ttft_slo_s);
+  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_at(w.slo_percentile) <= w.tpot_slo_s;
+}
+
 // Disaggregated prefill and decode (Deployment::prefill_workers), as Dynamo, llm-d and SGLang's
 // PD mode run it: the decode replicas run decode steps alone (no prompt chunk shares them); a
 // request waits for a prefill worker (M/D/1 over the workers, each serving one prompt in
@@ -1007,18 +1026,8 @@ void estimate_disaggregated(const ServingModel& m, const ServingGpu& g, const De
   r.limited_by = r.step.bound;
   if (r.concurrency == r.max_concurrency && (w.users == 0 || users > cap))
     r.limited_by = Limit::memory;
-  if (lambda_rate > 0 && rho >= 0.99) {
-    r.limited_by = Limit::overload;
-    r.overloaded = true;
-    r.sustainable_requests_per_s = 0.99 * workers / service;
-    r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
-    r.requests_per_s = r.sustainable_requests_per_s;
-    r.ttft_s = {};
-    r.ttft_p90_s = r.ttft_p99_s = 0;
-  }
-  r.meets_ttft =
-      w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_at(w.slo_percentile) <= w.ttft_slo_s);
-  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_at(w.slo_percentile) <= w.tpot_slo_s;
+  if (lambda_rate > 0 && rho >= 0.99) mark_overloaded(0.99 * workers / service, w, err, r);
+  judge_slos(w, r);
 }
 
 }  // namespace
@@ -1116,23 +1125,14 @@ ServingEstimate estimate_serving(const ServingModel& m, const ServingGpu& g, con
     // the rate the replicas sustain: the highest one rate_load() does not call overloaded,
     // bisected (throughput is not highest at full concurrency: past a point the decode tokens
     // crowd the prompt chunks out of the step budget, so the highest rate is found, not assumed).
-    r.limited_by = Limit::overload;
-    r.overloaded = true;
     double lo = 0, hi = lambda_rate;
     for (int i = 0; i < 30; ++i) {
       const double mid = (lo + hi) / 2;
       (rate_load(cycle_at, cap, mid).overloaded ? hi : lo) = mid;
     }
-    r.sustainable_requests_per_s = lo * static_cast<double>(d.replicas);
-    // Every slot busy: what comes out is the sustainable rate, whatever more is offered.
-    r.output_tokens_per_s = ranged(r.sustainable_requests_per_s * w.osl, err);
-    r.requests_per_s = r.sustainable_requests_per_s;
-    r.ttft_s = {};
-    r.ttft_p90_s = r.ttft_p99_s = 0;
+    mark_overloaded(lo * static_cast<double>(d.replicas), w, err, r);
   }
-  r.meets_ttft =
-      w.ttft_slo_s <= 0 || (!r.overloaded && r.ttft_at(w.slo_percentile) <= w.ttft_slo_s);
-  r.meets_tpot = w.tpot_slo_s <= 0 || r.itl_at(w.slo_percentile) <= w.tpot_slo_s;
+  judge_slos(w, r);
   return r;
 }
 
