@@ -977,9 +977,6 @@ void estimate_disaggregated(const ServingModel& m, const ServingGpu& g, const De
   wd.decode_only = true;
   uint32_t users = w.users ? (w.users + d.replicas - 1) / d.replicas : cap;
   const double lambda_rate = w.rate_per_s > 0 ? w.rate_per_s : 0;
-  auto itl_at = [&](uint32_t b) {
-    return steady(m, g, d, wd, std::max<uint32_t>(1, b), r.mean_context).itl_s / r.power_scale;
-  };
   const double workers = d.prefill_workers;
   auto wait = [&](double rho) { return rho * service / (2 * (1 - rho)); };
   double itl = 0, rho = 0, ttft_base = 0;
@@ -987,9 +984,11 @@ void estimate_disaggregated(const ServingModel& m, const ServingGpu& g, const De
     r.concurrency = std::min(users, cap);
     const SteadyState s = steady(m, g, d, wd, std::max<uint32_t>(1, r.concurrency), r.mean_context);
     r.step = s.step;
-    itl = itl_at(r.concurrency);
+    itl = s.itl_s / r.power_scale;
     ttft_base = cal.request_overhead_s + service + r.kv_transfer_s + s.step.step_s;
-    const double total_users = static_cast<double>(r.concurrency) * d.replicas;
+    // Users split over the replicas: no more than there are (1 user on 4 replicas is 1).
+    const double total_users = std::min<double>(static_cast<double>(r.concurrency) * d.replicas,
+                                                w.users && lambda_rate <= 0 ? w.users : 1e18);
     auto rho_of = [&](double wq) {
       const double lambda =
           lambda_rate > 0 ? lambda_rate : total_users / (ttft_base + wq + (w.osl - 1.0) * itl);
