@@ -454,7 +454,7 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
     b.rows.emplace_back(
         "prefill",
         fmt::format("{} worker{} of TP {} apart from decode: {:.2f} prompts/s each, {:.0f}% busy; "
-                    "each request's KV reaches its decode worker in {:.1f} ms",
+                    "each request's KV reaches its decode worker in {:.2f} ms",
                     d.prefill_workers, d.prefill_workers == 1 ? "" : "s", d.prefill_tp,
                     e.prefill_requests_per_s_per_worker, e.prefill_utilization * 100,
                     e.kv_transfer_s * 1e3));
