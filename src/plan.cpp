@@ -1069,6 +1069,40 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
   return s;
 }
 
+// --prefill-gpus auto: the layouts of `count` GPUs aggregated and split into P prefill GPUs
+// (workers of each valid TP up to a node, P a multiple of it) and a decode layout searched on the
+// rest; the best and the runner-up of all.
+LayoutSearch search_disaggregation(const ServingModel& sm, const ServingGpu& sg,
+                                   const Deployment& base, const Workload& wl, uint32_t count,
+                                   uint32_t gpn) {
+  LayoutSearch all = search_layouts(sm, sg, base, wl, count, gpn, 0, 0, false);
+  auto take = [&](const Deployment& d, const ServingEstimate& e) {
+    if (better_layout(e, all.best_estimate, wl)) {
+      all.runner_up = all.best;
+      all.runner_up_estimate = all.best_estimate;
+      all.best = d;
+      all.best_estimate = e;
+    } else if (all.layouts < 2 || better_layout(e, all.runner_up_estimate, wl)) {
+      all.runner_up = d;
+      all.runner_up_estimate = e;
+    }
+  };
+  for (uint32_t ptp = 1; ptp <= std::min(gpn, count - 1); ptp *= 2) {
+    if (!valid_tp(sm, ptp)) continue;
+    for (uint32_t p = ptp; p < count; p += ptp) {
+      Deployment b = base;
+      b.prefill_tp = ptp;
+      b.prefill_workers = p / ptp;
+      const LayoutSearch ls = search_layouts(sm, sg, b, wl, count - p, gpn, 0, 0, false);
+      if (!ls.layouts) continue;
+      take(ls.best, ls.best_estimate);
+      if (ls.layouts > 1) take(ls.runner_up, ls.runner_up_estimate);
+      all.layouts += ls.layouts;
+    }
+  }
+  return all;
+}
+
 // The deployment of `count` GPUs (0: the fewest, up to max_count, that hold the weights and one
 // sequence; else one GPU, which does not) under the engine's default split: tensor parallel within
 // a node (the largest valid degree dividing the count), pipeline stages across nodes; llama.cpp /
@@ -1241,8 +1275,10 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
           (wl.users + out.deployment.replicas - 1) / std::max<uint32_t>(1, out.deployment.replicas);
   } else if (count && serving_profile(sr.engine).default_split == SplitMode::tensor) {
     // The GPUs are given: the layout that serves the workload best on them, and the next.
-    const LayoutSearch ls =
-        search_layouts(s.model, s.gpu, base, wl, count, gpn, sr.tp, sr.pp, sr.expert_parallel);
+    const LayoutSearch ls = sr.prefill_auto
+                                ? search_disaggregation(s.model, s.gpu, base, wl, count, gpn)
+                                : search_layouts(s.model, s.gpu, base, wl, count, gpn, sr.tp, sr.pp,
+                                                 sr.expert_parallel);
     out.deployment = ls.best;
     out.estimate = ls.best_estimate;
     out.layouts_searched = ls.layouts;

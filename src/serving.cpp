@@ -956,6 +956,20 @@ void estimate_disaggregated(const ServingModel& m, const ServingGpu& g, const De
   dp.replicas = 1;
   dp.attention_dp = false;
   dp.limits = engine_limits(d.engine, g.memory_bytes, g.small_batch_defaults, dp.tp, 1);
+  dp.prefill_workers = 0;
+  {
+    // A worker holds the weights, its activations and one prompt's KV.
+    Workload one = w;
+    one.users = 1;
+    one.rate_per_s = 0;
+    ServingEstimate pm;
+    serving_memory(m, g, dp, one, pm);
+    if (!pm.fits) {
+      r.fits = false;
+      r.limited_by = Limit::memory;
+      return;
+    }
+  }
   const double budget =
       dp.limits.max_num_batched_tokens ? dp.limits.max_num_batched_tokens : double(w.isl);
   const uint32_t chunk = static_cast<uint32_t>(std::min<double>(w.isl, budget));

@@ -1429,7 +1429,26 @@ TEST_CASE("Disaggregated prefill and decode plans and launches SGLang's PD worke
            {h + " --engine vllm --gpus 8 --prefill-gpus 4 --emit vllm",
             "runs behind llm-d or Dynamo"},
            {h + " --engine sglang --gpus 8 --prefill-gpus 4 --emit k8s",
-            "not wired into this manifest"}}) {
+            "not wired into this manifest"},
+           {h + " --engine sglang --gpus 8 --prefill-gpus auto --tp 2", "drop --tp, --pp and --ep"},
+           {h + " --engine sglang --prefill-gpus auto", "needs --gpus N"}}) {
     check_refused(args, message);
   }
+  // auto: the split searched with the layout, the aggregated layouts among them (8 GPUs: 10
+  // layouts aggregated; P = 1..7 prefill GPUs of TP 1, 2..6 of TP 2, 4 of TP 4, each with the
+  // layouts of the rest), the best kept.
+  const std::string base =
+      "llama-3.3-70b --quant fp8 --engine sglang --gpu h200 --gpus 8 --users 256 --isl 4000 "
+      "--osl 1000";
+  const json aggregated = throughput(base);
+  const json searched = throughput(base + " --prefill-gpus auto");
+  CHECK(searched["layouts_searched"].get<uint64_t>() >
+        aggregated["layouts_searched"].get<uint64_t>());
+  CHECK(searched["output_tokens_per_s"].get<double>() >=
+        aggregated["output_tokens_per_s"].get<double>() * 0.999);
+  // A prefill worker that cannot hold the weights is no split: DeepSeek-R1 on 2 x H200.
+  const json r1 = throughput(
+      "deepseek-r1 --engine sglang --gpu h200 --gpus 8 --users 64 "
+      "--prefill-gpus 2");
+  CHECK(r1["fits"] == false);
 }

@@ -240,12 +240,21 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(integer_from(2, 1024))
       ->type_name("N")
       ->group(serve);
-  app.add_option("--prefill-gpus", o.prefill_gpus,
-                 "disaggregated prefill and decode: N of the --gpus run prefill workers and hand "
-                 "each request's KV to decode workers on the rest (SGLang's PD mode, Dynamo, "
-                 "llm-d)")
-      ->check(integer_from(1, 1024))
-      ->type_name("N")
+  app.add_option_function<std::string>(
+         "--prefill-gpus",
+         [&o](const std::string& v) {
+           if (v == "auto") {
+             o.prefill_auto = true;
+             return;
+           }
+           o.prefill_gpus = static_cast<uint32_t>(std::stoul(v));
+         },
+         "disaggregated prefill and decode: N of the --gpus run prefill workers and hand "
+         "each request's KV to decode workers on the rest (SGLang's PD mode, Dynamo, llm-d); "
+         "auto: the split that serves the workload best, searched with the layout (aggregated "
+         "included)")
+      ->check(CLI::IsMember({"auto"}) | integer_from(1, 1024))
+      ->type_name("N|auto")
       ->group(serve);
   app.add_option("--prefill-tp", o.prefill_tp,
                  "tensor-parallel degree of each prefill worker (default: the largest that "

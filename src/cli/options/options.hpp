@@ -85,7 +85,8 @@ struct Options {
   double rate = 0;             // --rate: requests per second
   uint32_t tp = 0, pp = 0;     // --tp / --pp: the serving layout pinned (0: searched)
   uint32_t ep = 0;             // --ep: expert parallel with attention data parallel over N GPUs
-  uint32_t prefill_gpus = 0;   // --prefill-gpus: of --gpus, those running prefill workers
+  uint32_t prefill_gpus = 0;   // --prefill-gpus N: of --gpus, those running prefill workers
+  bool prefill_auto = false;   // --prefill-gpus auto: the split searched with the layout
   uint32_t prefill_tp = 0;     // --prefill-tp: each prefill worker's TP (0: the largest valid)
   std::string spec;            // --spec mtp|eagle3|draft:MODEL: speculative decoding
   uint32_t spec_tokens = 0;    // --spec-tokens: draft tokens per step (0: the method's default)

@@ -103,6 +103,19 @@ KvDtype serving_kv(const Options& o, const ServingProfile& p) {
 // --prefill-gpus N [--prefill-tp T]: disaggregated prefill and decode on the --gpus given.
 void resolve_prefill(const Options& o, const ServingProfile& p, ServingRequest& s) {
   if (o.prefill_tp && !o.prefill_gpus) throw InputError("--prefill-tp: needs --prefill-gpus N");
+  if (o.prefill_auto) {
+    if (p.default_split != SplitMode::tensor)
+      throw InputError(std::string("--prefill-gpus: ") + p.name +
+                       " does not split prefill from decode; use --engine vllm, sglang or trt-llm");
+    if (o.gpus < 2)
+      throw InputError("--prefill-gpus auto: needs --gpus N (N >= 2): the split of the GPUs given");
+    if (o.tp || o.pp || o.ep)
+      throw InputError(
+          "--prefill-gpus auto: searches the layout with the split; drop --tp, --pp "
+          "and --ep, or give --prefill-gpus N");
+    s.prefill_auto = true;
+    return;
+  }
   if (o.prefill_gpus) {
     if (p.default_split != SplitMode::tensor)
       throw InputError(std::string("--prefill-gpus: ") + p.name +
@@ -132,8 +145,9 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   }
   const bool asked = is_serving_engine(e) || o.users > 1 || o.isl || o.osl || o.rate > 0 ||
                      o.requests_per_user >= 0 || o.tp || o.pp || o.ep || !o.spec.empty() ||
-                     o.prefill_gpus || o.prefill_tp || !o.slo_percentile.empty() || o.ttft_ms > 0 ||
-                     o.tpot_ms > 0 || o.users_max || !o.emit.empty() || o.memory_fraction > 0;
+                     o.prefill_gpus || o.prefill_auto || o.prefill_tp ||
+                     !o.slo_percentile.empty() || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
+                     !o.emit.empty() || o.memory_fraction > 0;
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
