@@ -164,7 +164,9 @@ std::string run_estimate(const Options& o) {
     // The model and the draft beside it (-md) are printed into the script alike.
     for (const auto& [what, value] :
          {std::pair<const char*, const std::string&>{"the model", model},
-          std::pair<const char*, const std::string&>{"the draft model", r.serving->launch.draft}}) {
+          std::pair<const char*, const std::string&>{"the draft model", r.serving->launch.draft},
+          std::pair<const char*, const std::string&>{"the speculative draft",
+                                                     r.serving->launch.spec_model}}) {
       if (value.empty()) continue;
       const std::string why = launch_value_problem(value, r.serving->launch.engine);
       if (!why.empty())
