@@ -1452,3 +1452,21 @@ TEST_CASE("Disaggregated prefill and decode plans and launches SGLang's PD worke
       "--prefill-gpus 2");
   CHECK(r1["fits"] == false);
 }
+
+// #22: "--quant mxfp4" on a checkpoint engine is the MXFP4 serving checkpoint (gpt-oss's routed
+// experts), not llama.cpp's GGUF mix of that name; a dense model has no such checkpoint.
+TEST_CASE("MXFP4 on a serving engine is the checkpoint's layout, not a GGUF mix",
+          "[cli][serving]") {
+  const auto r = run("gpt-oss-120b --engine vllm --quant mxfp4 --gpu h100 -f json");
+  REQUIRE(r.code == 0);
+  const json s = json::parse(r.out)["settings"];
+  CHECK(s["quant"] == "mxfp4-experts");
+  CHECK(s["quant_requested"] == "mxfp4");
+  // llama.cpp keeps its own GGUF type.
+  const auto g = run("gpt-oss-120b --quant mxfp4 --gpu h100 -f json");
+  REQUIRE(g.code == 0);
+  CHECK(json::parse(g.out)["settings"]["quant"] == "mxfp4_moe");
+  check_refused("llama-3.3-70b --engine vllm --quant mxfp4 --gpu b200",
+                "--quant mxfp4: MXFP4 serving checkpoints quantize a mixture of experts' routed "
+                "experts (gpt-oss); llama-3.3-70b is dense");
+}

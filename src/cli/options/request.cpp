@@ -66,6 +66,11 @@ ServingEngine chosen_engine(const Options& o) {
 // TensorRT-LLM load the safetensors as published: BF16 for the catalog's base checkpoints; an FP8
 // or FP4 checkpoint is asked for with --quant), never a GGUF preset.
 std::string serving_quant_text(const Options& o) {
+  // "mxfp4" on a checkpoint engine is the MXFP4 serving checkpoint (gpt-oss: routed experts in
+  // MXFP4, the rest BF16), not llama.cpp's GGUF mix of that name.
+  if (o.quant_given && lower(o.quant) == "mxfp4" && o.mode == "inference" &&
+      serving_profile(chosen_engine(o)).checkpoint_weights)
+    return "mxfp4-experts";
   if (o.quant_given || o.model.empty()) return o.quant;
   // Fine-tuning reads the checkpoint as published (BF16; QLoRA quantizes it to NF4 as it loads):
   // that is the file downloaded and held in RAM, not a GGUF.
@@ -957,6 +962,15 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
          ") is not a format llmsize sizes: the weights are sized as " + q.config.quant->id +
          " (name the closest with --quant)";
   }
+  // The report says what "mxfp4" was read as on a checkpoint engine.
+  if (o.quant_given && q.config.quant->ftype == Ftype::HF_MXFP4_EXPERTS)
+    out.quant_requested = o.quant;
+  if (q.config.quant->ftype == Ftype::HF_MXFP4_EXPERTS && !q.model.is_moe())
+    throw InputError("--quant " + sanitize(out.quant_requested) +
+                     ": MXFP4 serving checkpoints quantize a mixture of experts' routed experts "
+                     "(gpt-oss); " +
+                     sanitize(q.model.id.empty() ? q.model.name : q.model.id) +
+                     " is dense: use fp8 or nvfp4, or a GGUF type with --engine llama.cpp");
   drop_mtp_layers(o, out);
   place_experts(o, out);
   resolve_draft(o, cat, out);
