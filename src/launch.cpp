@@ -200,9 +200,9 @@ void vllm_spec(const LaunchPlan& p, std::ostringstream& o) {
 void sglang_spec(const LaunchPlan& p, std::ostringstream& o) {
   if (p.spec == SpecMethod::none || !p.spec_tokens) return;
   o << " --speculative-algorithm "
-    << (p.spec == SpecMethod::mtp      ? "EAGLE"
-        : p.spec == SpecMethod::eagle3 ? "EAGLE3"
-                                       : "STANDALONE");
+    << shell_word(p.spec == SpecMethod::mtp      ? "EAGLE"
+                  : p.spec == SpecMethod::eagle3 ? "EAGLE3"
+                                                 : "STANDALONE");
   if (!p.spec_model.empty()) o << " --speculative-draft-model-path " << shell_quote(p.spec_model);
   o << " --speculative-num-steps " << p.spec_tokens << " --speculative-eagle-topk 1"
     << " --speculative-num-draft-tokens " << p.spec_tokens + 1;
@@ -285,13 +285,13 @@ std::string sglang_pd(const LaunchPlan& p) {
       o << " ";
     }
     o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model)
-      << " --disaggregation-mode " << mode;
+      << " --disaggregation-mode " << shell_word(mode);
     sglang_flags(w, o);
     sglang_limits(w, o);
     o << " --host " << shell_word(p.host) << " --port " << port << " &\n";
     const std::string host = one_node ? "127.0.0.1" : "NODE" + u(node) + "_IP";
     (std::string(mode) == "prefill" ? prefills : decodes) +=
-        std::string(" --") + mode + " http://" + host + ":" + u(port);
+        std::string(" --") + mode + " " + shell_word("http://" + host + ":" + u(port));
     next += span;
   };
   for (uint32_t i = 0; i < p.prefill_workers; ++i)
