@@ -18,7 +18,7 @@
 #include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/serving.hpp"
-#include "llmsize/speculative.hpp"
+#include "llmsize/serving/speculative.hpp"
 #include "llmsize/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
@@ -552,8 +552,8 @@ int main(int argc, char** argv) {
   cats.push_back(s26_user);
   cats.push_back(s26_ttft);
 
-  // 8. Speculative decoding's gain (speculative.hpp): the same deployment with the draft over
-  // without, per user, against published gains at a fixed batch (tests/data/spec_gains.json).
+  // 8. Speculative decoding's gain (serving/speculative.hpp): the same deployment with the draft
+  // over without, per user, against published gains at a fixed batch (tests/data/spec_gains.json).
   // Peer: the acceptance length alone (tau, the draft and the verified rows free).
   Category spec{"speculative decoding gain (published, fixed batch)", {}, {}};
   const json spec_gains = load(data + "/spec_gains.json");

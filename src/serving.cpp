@@ -480,8 +480,8 @@ double step_link(const ServingModel& m, const ServingGpu& g, const Deployment& d
   return link_s;
 }
 
-// The draft's share of a speculative step (speculative.hpp), as vLLM's EAGLE / MTP proposer runs
-// it (vllm/v1/spec_decode/eagle.py propose: one forward over the tokens the target just
+// The draft's share of a speculative step (serving/speculative.hpp), as vLLM's EAGLE / MTP proposer
+// runs it (vllm/v1/spec_decode/eagle.py propose: one forward over the tokens the target just
 // processed, its verified tokens and prompt chunks, then k - 1 forwards of one token per
 // sequence): steps of the draft model on the same GPUs and layout, without the host's work (the
 // engine's step carries it).

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "llmsize/serving.hpp"
-#include "llmsize/speculative.hpp"
+#include "llmsize/serving/speculative.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

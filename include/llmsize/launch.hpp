@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "llmsize/serving/speculative.hpp"
 #include "llmsize/serving_engine.hpp"
-#include "llmsize/speculative.hpp"
 
 namespace llmsize {
 

@@ -87,7 +87,7 @@ struct ServingRequest {
   // on that many of the GPUs given; prefill_tp 0: the largest valid degree.
   uint32_t prefill_gpus = 0, prefill_tp = 0;
   bool prefill_auto = false;  // --prefill-gpus auto: the split searched with the layout
-  // --spec (speculative.hpp): the draft, its tokens per step (0: the method's documented
+  // --spec (serving/speculative.hpp): the draft, its tokens per step (0: the method's documented
   // default), the per-token acceptance (0: the published one for the model), the draft model
   // (spec == draft) and the repository the launch names for the draft (an EAGLE-3 head or the
   // draft model; empty for mtp).

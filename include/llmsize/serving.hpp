@@ -23,8 +23,8 @@
 #include "llmsize/gpu.hpp"
 #include "llmsize/model_spec.hpp"
 #include "llmsize/quant.hpp"
+#include "llmsize/serving/speculative.hpp"
 #include "llmsize/serving_engine.hpp"
-#include "llmsize/speculative.hpp"
 #include "llmsize/speed.hpp"
 
 namespace llmsize {
@@ -78,9 +78,9 @@ struct ServingModel {
   uint32_t host_copy_tokens = 512;  // the micro-batch (n_ubatch) each copy serves
 };
 
-// Speculative decoding on a deployment (--spec, speculative.hpp): k draft tokens per sequence
-// per step, accepted at `acceptance` each (chain), proposed by `draft` run k times over the
-// decoding sequences (and once over each prompt's tokens, to build its own KV).
+// Speculative decoding on a deployment (--spec, serving/speculative.hpp): k draft tokens per
+// sequence per step, accepted at `acceptance` each (chain), proposed by `draft` run k times over
+// the decoding sequences (and once over each prompt's tokens, to build its own KV).
 struct Speculation {
   SpecMethod method = SpecMethod::none;
   uint32_t draft_tokens = 0;

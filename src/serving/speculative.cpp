@@ -1,4 +1,4 @@
-#include "llmsize/speculative.hpp"
+#include "llmsize/serving/speculative.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,8 +13,8 @@
 // With chain drafting (vLLM's proposers, SGLang --speculative-eagle-topk 1, TensorRT-LLM's MTP)
 // a sequence emits 1 + a + a^2 + ... + a^k tokens per step, a the rate at which a drafted token
 // is accepted given the ones before it were. The rates are published measurements, cited row by
-// row in src/speculative.cpp; the step's cost (k + 1 rows per sequence through the target, k
-// draft passes) is the step model's, so the gain shrinks as a large batch turns the step from
+// row in src/serving/speculative.cpp; the step's cost (k + 1 rows per sequence through the target,
+// k draft passes) is the step model's, so the gain shrinks as a large batch turns the step from
 // bandwidth bound to compute bound.
 #pragma once
 
