@@ -1291,12 +1291,6 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.estimate = estimate_serving(s.model, s.gpu, out.deployment, wl);
   }
   if (out.deployment.spec.active()) {
-    if (!(sr.spec_acceptance > 0)) {
-      const SpecAcceptanceMatch a =
-          spec_acceptance(sr.spec, m.id, out.deployment.spec.draft_tokens);
-      out.spec_source = a.row;
-      out.spec_source_own = a.own;
-    }
     Deployment plain = out.deployment;
     plain.spec = {};
     out.without_spec = estimate_serving(s.model, s.gpu, plain, wl);

@@ -119,11 +119,8 @@ struct ServingPlan {
   uint32_t layouts_searched = 0;
   std::optional<Deployment> runner_up;
   ServingEstimate runner_up_estimate;
-  // Speculative decoding (deployment.spec active): the measurement its acceptance came from (null
-  // when --spec-acceptance gave it), whether that was measured on this model, and the same
-  // deployment's estimate without a draft (what the draft gains or costs at this load).
-  const SpecAcceptance* spec_source = nullptr;
-  bool spec_source_own = false;
+  // Speculative decoding (deployment.spec active): the same deployment's estimate without a
+  // draft (what the draft gains or costs at this load).
   std::optional<ServingEstimate> without_spec;
   // The fewest GPUs that serve it (0: the plan is on those): the machine is sold with more (a
   // DGX's 8 for 5 needed), so the deployment was searched again on all of them (#21).

@@ -85,6 +85,10 @@ struct Speculation {
   SpecMethod method = SpecMethod::none;
   uint32_t draft_tokens = 0;
   double acceptance = 0;
+  // The published measurement `acceptance` came from (null: given, --spec-acceptance), and
+  // whether it was measured on this model (false: another model's stands in).
+  const SpecAcceptance* measured = nullptr;
+  bool measured_own = false;
   // One draft pass as the step model runs it: what it streams, multiplies and keeps per token.
   // Its weight_bytes are on the GPUs beside the target's (split as the target's are) and its KV
   // per token joins the target's in the pool; an output head or embedding it shares with the

@@ -249,8 +249,10 @@ Speculation make_speculation(SpecMethod method, uint32_t k, double acceptance, c
   s.draft_tokens = k ? k : default_draft_tokens(method);
   if (acceptance > 0) {
     s.acceptance = acceptance;
-  } else if (const SpecAcceptance* r = spec_acceptance(method, m.id, s.draft_tokens).row) {
-    s.acceptance = r->rate();
+  } else if (const SpecAcceptanceMatch a = spec_acceptance(method, m.id, s.draft_tokens); a.row) {
+    s.acceptance = a.row->rate();
+    s.measured = a.row;
+    s.measured_own = a.own;
   }
   s.draft = spec_draft_model(method, m, q, kv, eagle3_head(m.id), draft);
   if (method == SpecMethod::mtp && nextn_in_target) s.draft.weight_bytes = 0;

@@ -892,7 +892,9 @@ const std::vector<Field> kFields = {
                  : N())},
     {"throughput.spec_acceptance_measured_on", U_::text,
      "the model whose published acceptance is used (null: --spec-acceptance gave it)",
-     SERVING(SV(r) && SV(r)->spec_source ? S(std::string(SV(r)->spec_source->model)) : N())},
+     SERVING(SV(r) && SV(r)->deployment.spec.measured
+                 ? S(std::string(SV(r)->deployment.spec.measured->model))
+                 : N())},
     {"throughput.per_user_tokens_per_s_without_spec", U_::tokens_per_s,
      "each user's tokens/s on the same deployment without speculative decoding",
      SERVING(SV(r) && SV(r)->without_spec ? D(r2(SV(r)->without_spec->per_user_tokens_per_s.value))

@@ -402,9 +402,9 @@ std::string spec_words(const ServingPlan& sp) {
                       : x.method == SpecMethod::eagle3 ? "EAGLE-3 head"
                                                        : "draft model";
   std::string from = "as --spec-acceptance gives it";
-  if (const SpecAcceptance* r = sp.spec_source) {
+  if (const SpecAcceptance* r = x.measured) {
     from = fmt::format("{}{}'s, measured at {} by {} on {}",
-                       sp.spec_source_own ? "" : "no published rate for this model: ", r->model,
+                       x.measured_own ? "" : "no published rate for this model: ", r->model,
                        r->draft_tokens, r->engine, r->task);
     if (r->draft_tokens != x.draft_tokens) from += ", the same rate per token assumed";
   }
