@@ -1039,6 +1039,29 @@ struct LayoutSearch {
   ServingEstimate best_estimate, runner_up_estimate;
   uint32_t layouts = 0;
 };
+// One more layout estimated: kept as the best or the runner-up when it serves better.
+void consider(LayoutSearch& s, const Deployment& d, const ServingEstimate& e, const Workload& wl) {
+  ++s.layouts;
+  if (s.layouts == 1 || better_layout(e, s.best_estimate, wl)) {
+    if (s.layouts > 1) {
+      s.runner_up = s.best;
+      s.runner_up_estimate = s.best_estimate;
+    }
+    s.best = d;
+    s.best_estimate = e;
+  } else if (s.layouts == 2 || better_layout(e, s.runner_up_estimate, wl)) {
+    s.runner_up = d;
+    s.runner_up_estimate = e;
+  }
+}
+
+// The widest tensor-parallel degree of n GPUs within a node that divides n and the heads.
+uint32_t widest_tp(const ServingModel& sm, uint32_t n, uint32_t gpn) {
+  for (uint32_t t = std::min(n, gpn); t >= 1; --t)
+    if (n % t == 0 && valid_tp(sm, t)) return t;
+  return 1;
+}
+
 LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                             const Workload& wl, uint32_t count, uint32_t gpn, uint32_t tp_pinned,
                             uint32_t pp_pinned, bool expert_parallel) {
@@ -1051,19 +1074,7 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
       Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
       d.replicas = count / (tp * pp);
       if (expert_parallel) d.attention_dp = true;
-      const ServingEstimate e = estimate_serving(sm, sg, d, wl);
-      ++s.layouts;
-      if (s.layouts == 1 || better_layout(e, s.best_estimate, wl)) {
-        if (s.layouts > 1) {
-          s.runner_up = s.best;
-          s.runner_up_estimate = s.best_estimate;
-        }
-        s.best = d;
-        s.best_estimate = e;
-      } else if (s.layouts == 2 || better_layout(e, s.runner_up_estimate, wl)) {
-        s.runner_up = d;
-        s.runner_up_estimate = e;
-      }
+      consider(s, d, estimate_serving(sm, sg, d, wl), wl);
     }
   }
   return s;
@@ -1076,17 +1087,6 @@ LayoutSearch search_disaggregation(const ServingModel& sm, const ServingGpu& sg,
                                    const Deployment& base, const Workload& wl, uint32_t count,
                                    uint32_t gpn) {
   LayoutSearch all = search_layouts(sm, sg, base, wl, count, gpn, 0, 0, false);
-  auto take = [&](const Deployment& d, const ServingEstimate& e) {
-    if (better_layout(e, all.best_estimate, wl)) {
-      all.runner_up = all.best;
-      all.runner_up_estimate = all.best_estimate;
-      all.best = d;
-      all.best_estimate = e;
-    } else if (all.layouts < 2 || better_layout(e, all.runner_up_estimate, wl)) {
-      all.runner_up = d;
-      all.runner_up_estimate = e;
-    }
-  };
   for (uint32_t ptp = 1; ptp <= std::min(gpn, count - 1); ptp *= 2) {
     if (!valid_tp(sm, ptp)) continue;
     for (uint32_t p = ptp; p < count; p += ptp) {
@@ -1095,9 +1095,10 @@ LayoutSearch search_disaggregation(const ServingModel& sm, const ServingGpu& sg,
       b.prefill_workers = p / ptp;
       const LayoutSearch ls = search_layouts(sm, sg, b, wl, count - p, gpn, 0, 0, false);
       if (!ls.layouts) continue;
-      take(ls.best, ls.best_estimate);
-      if (ls.layouts > 1) take(ls.runner_up, ls.runner_up_estimate);
-      all.layouts += ls.layouts;
+      // Its best and runner-up compete with the others; its other layouts count as searched.
+      consider(all, ls.best, ls.best_estimate, wl);
+      if (ls.layouts > 1) consider(all, ls.runner_up, ls.runner_up_estimate, wl);
+      all.layouts += ls.layouts - std::min<uint32_t>(ls.layouts, 2);
     }
   }
   return all;
@@ -1113,13 +1114,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
   auto with = [&](uint32_t tp, uint32_t pp) { return deployment_at(sm, sg, base, wl, tp, pp); };
   auto split = [&](uint32_t n) {
-    uint32_t tp = 1;
-    if (tensor)
-      for (uint32_t t = std::min(n, gpn); t >= 1; --t)
-        if (n % t == 0 && valid_tp(sm, t)) {
-          tp = t;
-          break;
-        }
+    const uint32_t tp = tensor ? widest_tp(sm, n, gpn) : 1;
     return with(tp, n / tp);
   };
   Workload one = wl;
@@ -1239,10 +1234,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   Deployment base = serving_base(req, s, req.gpus_requested == 0);
   if (sr.prefill_gpus && count > sr.prefill_gpus) {
     // Disaggregated: prefill workers on prefill_gpus of the GPUs, the layout searched on the rest.
-    uint32_t ptp = sr.prefill_tp;
-    for (uint32_t t = std::min(sr.prefill_gpus, gpn); !ptp && t >= 1; --t)
-      if (sr.prefill_gpus % t == 0 && valid_tp(s.model, t)) ptp = t;
-    base.prefill_tp = std::max<uint32_t>(1, ptp);
+    base.prefill_tp = sr.prefill_tp ? sr.prefill_tp : widest_tp(s.model, sr.prefill_gpus, gpn);
     base.prefill_workers = sr.prefill_gpus / base.prefill_tp;
     count -= sr.prefill_gpus;
   }
