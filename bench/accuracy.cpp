@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/compute_buffer.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
-#include "llmsize/serving.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/serving/serving.hpp"
 #include "llmsize/serving/speculative.hpp"
-#include "llmsize/speed.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
 #include "probe_models.hpp"
@@ -289,7 +289,7 @@ int main(int argc, char** argv) {
   cats.push_back(pgrid);
   // 3b''. The same tool and grid at n_ubatch 4096 (gpt-oss-20b, the Mamba2, delta-net and
   // short-conv hybrids); for LFM2-1.2B, n_tokens = n_embd_r at 1 sequence changes ggml-alloc's
-  // layout (src/compute_buffer.cpp, output_mask_hole).
+  // layout (src/memory/compute_buffer.cpp, output_mask_hole).
   Category pgrid4k{"compute buffer (llama.cpp CPU reserve grid, n_ubatch 4096)", {}, {}};
   grid_rows("compute_grid_ubatch_4096", pgrid4k);
   cats.push_back(pgrid4k);

@@ -1,4 +1,4 @@
-#include "llmsize/bom.hpp"
+#include "llmsize/machine/bom.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -2,10 +2,10 @@
 // machine's host, storage and power: system_plan_test.cpp).
 #include <catch2/catch.hpp>
 
-#include "llmsize/capacity.hpp"
-#include "llmsize/cost.hpp"
-#include "llmsize/finetune.hpp"
-#include "llmsize/gpu_plan.hpp"
+#include "llmsize/machine/cost.hpp"
+#include "llmsize/memory/finetune.hpp"
+#include "llmsize/plan/capacity.hpp"
+#include "llmsize/plan/gpu_plan.hpp"
 #include "llmsize/units.hpp"
 #include "test_util.hpp"
 

@@ -2,11 +2,11 @@
 
 #include <set>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/platform_catalog.hpp"
-#include "llmsize/speed.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/tensors.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

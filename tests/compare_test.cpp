@@ -1,4 +1,4 @@
-#include "llmsize/compare.hpp"
+#include "llmsize/plan/compare.hpp"
 
 #include <catch2/catch.hpp>
 

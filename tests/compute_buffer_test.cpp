@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "llmsize/compute_buffer.hpp"
-#include "llmsize/estimate.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/estimate.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

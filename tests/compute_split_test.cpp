@@ -6,10 +6,10 @@
 // The CPU build of bench/llamacpp_probe has one device: these are not measured.
 #include <catch2/catch.hpp>
 
-#include "llmsize/compute_buffer.hpp"
-#include "llmsize/estimate.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/layers.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/model/layers.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli/render/derivations.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/memory/estimate.hpp"
 
 using namespace llmsize;
 

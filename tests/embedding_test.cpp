@@ -6,11 +6,11 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
-#include "llmsize/compute_buffer.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/quant.hpp"
 #include "model_file_writer.hpp"
 #include "test_util.hpp"
 

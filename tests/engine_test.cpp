@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "llmsize/engine.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/hf_config.hpp"
+#include "llmsize/memory/estimate.hpp"
 #include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"

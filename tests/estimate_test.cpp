@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "llmsize/estimate.hpp"
+#include "llmsize/memory/estimate.hpp"
 #include "llmsize/units.hpp"
 #include "test_util.hpp"
 

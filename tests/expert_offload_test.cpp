@@ -2,9 +2,9 @@
 // of the experts read from system RAM.
 #include <catch2/catch.hpp>
 
-#include "llmsize/capacity.hpp"
-#include "llmsize/speed.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/model/tensors.hpp"
+#include "llmsize/plan/capacity.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

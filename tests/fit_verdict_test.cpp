@@ -1,4 +1,4 @@
-#include "llmsize/fit_verdict.hpp"
+#include "llmsize/memory/fit_verdict.hpp"
 
 #include <catch2/catch.hpp>
 

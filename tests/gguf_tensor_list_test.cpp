@@ -15,11 +15,11 @@
 #include <regex>
 #include <string>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
-#include "llmsize/quant.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/quant.hpp"
+#include "llmsize/model/tensors.hpp"
 #include "model_file_writer.hpp"
 #include "test_util.hpp"
 

@@ -1,4 +1,4 @@
-#include "llmsize/host_model.hpp"
+#include "llmsize/machine/host_model.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

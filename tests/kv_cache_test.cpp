@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "llmsize/kv_cache.hpp"
+#include "llmsize/memory/kv_cache.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

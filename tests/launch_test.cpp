@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/launch.hpp"
-#include "llmsize/serving.hpp"
+#include "llmsize/serving/launch.hpp"
+#include "llmsize/serving/serving.hpp"
 
 using namespace llmsize;
 

@@ -19,9 +19,9 @@
 #include <catch2/catch.hpp>
 
 #include "llmsize/io/hf_config.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/layers.hpp"
-#include "llmsize/recurrent_state.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/memory/recurrent_state.hpp"
+#include "llmsize/model/layers.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

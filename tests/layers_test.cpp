@@ -7,20 +7,20 @@
 //                                n_embd (l_cache - 1); n_embd_s() = d_state d_inner
 //   src/llama-memory-recurrent.cpp  r and s tensors of n_embd_r/s x max(1, n_seq_max), F32
 // Row sizes: f16 2 B per value; q8_0 34 B per 32 values (ggml block_q8_0).
-#include "llmsize/layers.hpp"
+#include "llmsize/model/layers.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/quant.hpp"
-#include "llmsize/recurrent_state.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/memory/recurrent_state.hpp"
+#include "llmsize/model/quant.hpp"
+#include "llmsize/model/tensors.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
-#include "llmsize/compute_buffer.hpp"
-#include "llmsize/estimate.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/model/quant.hpp"
 #include "probe_models.hpp"
 
 using namespace llmsize;
@@ -236,7 +236,7 @@ TEST_CASE("LFM2 at n_tokens = n_seq x n_embd_r: the last FFN rows stay under the
       CHECK(mib(cb.output_bytes) == 2080);
     if (g[2] == 4 && g[4] == "on") CHECK(mib(cb.output_bytes) == 1120);
     if (g[1] == 131072 && g[2] == 1 && g[3] == "q8_0") {
-      // KNOWN: with q8_0 KV the masks' hole is refilled there (src/compute_buffer.cpp):
+      // KNOWN: with q8_0 KV the masks' hole is refilled there (src/memory/compute_buffer.cpp):
       // 2080 predicted, 1504.14 measured.
       CHECK(predicted == 2080);
       continue;

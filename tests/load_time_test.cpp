@@ -1,4 +1,4 @@
-#include "llmsize/load_time.hpp"
+#include "llmsize/machine/load_time.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

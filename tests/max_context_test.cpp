@@ -1,9 +1,9 @@
 // max_context(): the largest context that fits, and the first one that does not.
 #include <catch2/catch.hpp>
 
-#include "llmsize/estimate.hpp"
-#include "llmsize/max_context.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/max_context.hpp"
+#include "llmsize/plan/plan.hpp"
 #include "llmsize/units.hpp"
 #include "test_util.hpp"
 

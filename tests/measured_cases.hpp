@@ -7,9 +7,9 @@
 #include <string>
 
 #include "llmsize/engine.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
-#include "llmsize/speed.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "llmsize/units.hpp"
 #include "measurement_names.hpp"
 

@@ -8,11 +8,11 @@
 #include "cli/commands/check.hpp"
 #include "cli/render/fields.hpp"
 #include "cli/render/words.hpp"
-#include "llmsize/host_model.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/platform_catalog.hpp"
-#include "llmsize/plan.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/machine/host_model.hpp"
+#include "llmsize/model/quant.hpp"
+#include "llmsize/plan/plan.hpp"
 #include "llmsize/units.hpp"
 
 using namespace llmsize;

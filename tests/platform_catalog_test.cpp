@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "llmsize/io/error.hpp"
-#include "llmsize/power_model.hpp"
+#include "llmsize/machine/power_model.hpp"
 
 using namespace llmsize;
 

@@ -1,12 +1,12 @@
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "llmsize/host_model.hpp"
 #include "llmsize/io/platform_catalog.hpp"
-#include "llmsize/power_model.hpp"
+#include "llmsize/machine/host_model.hpp"
+#include "llmsize/machine/power_model.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

@@ -1,4 +1,4 @@
-#include "llmsize/power_model.hpp"
+#include "llmsize/machine/power_model.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "llmsize/compute_buffer.hpp"
 #include "llmsize/io/hf_config.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/recurrent_state.hpp"
+#include "llmsize/memory/compute_buffer.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/memory/recurrent_state.hpp"
 #include "test_util.hpp"
 
 namespace llmsize::test {

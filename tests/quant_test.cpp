@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "llmsize/estimate.hpp"
+#include "llmsize/memory/estimate.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

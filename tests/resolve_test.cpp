@@ -1,9 +1,9 @@
 // MODEL as the user names it: catalog ids and aliases, size shorthands, a generic size.
 #include <catch2/catch.hpp>
 
-#include "llmsize/generic_model.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/resolve.hpp"
+#include "llmsize/model/generic_model.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "llmsize/serving_capacity.hpp"
+#include "llmsize/serving/serving_capacity.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

@@ -8,7 +8,7 @@
 
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/hf_config.hpp"
-#include "llmsize/serving.hpp"
+#include "llmsize/serving/serving.hpp"
 
 namespace llmsize::test {
 

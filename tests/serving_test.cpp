@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "llmsize/serving.hpp"
+#include "llmsize/serving/serving.hpp"
 #include "llmsize/units.hpp"
 #include "serving_cases.hpp"
 #include "test_util.hpp"
@@ -472,8 +472,8 @@ TEST_CASE("Tensor rates come from the catalog, each with its fallback and whethe
 }
 
 // #23: vLLM's MXFP4 MoE kernels pad the experts on the GPUs whose backend is known from the code
-// (src/estimate.cpp kExpertPaddings). gpt-oss-20b (24 layers x 32 experts, n_embd = n_ff_exp =
-// 2,880) under FlashInfer on a B200 pads both to 3,072. MXFP4 blocks hold 32 values in 17 B, so a
+// (src/memory/estimate.cpp kExpertPaddings). gpt-oss-20b (24 layers x 32 experts, n_embd = n_ff_exp
+// = 2,880) under FlashInfer on a B200 pads both to 3,072. MXFP4 blocks hold 32 values in 17 B, so a
 // 2,880 x 2,880 expert matrix is 2,880 / 32 x 17 x 2,880 = 4,406,400 B and the padded one
 // 3,072 / 32 x 17 x 3,072 = 5,013,504 B: 607,104 B more for each of gate, up and down, x 3 x 32
 // x 24 = 1,398,767,616 B. Hopper and Ampere keep the checkpoint's shapes, llama.cpp its GGUF's.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "llmsize/serving.hpp"
+#include "llmsize/serving/serving.hpp"
 #include "llmsize/serving/speculative.hpp"
 #include "test_util.hpp"
 

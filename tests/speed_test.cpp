@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "llmsize/speed.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "measured_cases.hpp"
 #include "test_util.hpp"
 

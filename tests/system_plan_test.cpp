@@ -1,4 +1,4 @@
-#include "llmsize/system_plan.hpp"
+#include "llmsize/machine/system_plan.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "llmsize/tensor_type.hpp"
+#include "llmsize/model/tensor_type.hpp"
 
 using namespace llmsize;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "llmsize/tensors.hpp"
+#include "llmsize/model/tensors.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

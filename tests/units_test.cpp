@@ -2,11 +2,11 @@
 // arithmetic itself.
 #include <catch2/catch.hpp>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/gpu.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/power_model.hpp"
-#include "llmsize/recurrent_state.hpp"
+#include "llmsize/machine/power_model.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/memory/recurrent_state.hpp"
 #include "llmsize/units.hpp"
 
 using namespace llmsize;

@@ -2,10 +2,10 @@
 // checked against the published safetensors totals of the catalog entries (params_source).
 #include <catch2/catch.hpp>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/hf_config.hpp"
-#include "llmsize/quant.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/quant.hpp"
+#include "llmsize/model/tensors.hpp"
 #include "test_util.hpp"
 
 using namespace llmsize;

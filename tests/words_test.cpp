@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "cli/render/words.hpp"
-#include "llmsize/estimate.hpp"
-#include "llmsize/power.hpp"
+#include "llmsize/machine/power.hpp"
+#include "llmsize/memory/estimate.hpp"
 #include "llmsize/units.hpp"
 
 using namespace llmsize;

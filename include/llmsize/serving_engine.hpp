@@ -20,7 +20,7 @@
 
 #include "llmsize/engine.hpp"
 #include "llmsize/gpu.hpp"
-#include "llmsize/tensor_type.hpp"
+#include "llmsize/model/tensor_type.hpp"
 
 namespace llmsize {
 

@@ -7,7 +7,7 @@
 
 #include "byte_reader.hpp"
 #include "llmsize/io/error.hpp"
-#include "llmsize/layers.hpp"
+#include "llmsize/model/layers.hpp"
 #include "llmsize/sanitize.hpp"
 
 namespace llmsize {

@@ -8,7 +8,7 @@
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/input.hpp"
 #include "llmsize/io/json_input.hpp"
-#include "llmsize/layers.hpp"
+#include "llmsize/model/layers.hpp"
 #include "llmsize/sanitize.hpp"
 
 namespace llmsize {

@@ -12,7 +12,7 @@
 #include "llmsize/io/gguf.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/safetensors.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/model/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 

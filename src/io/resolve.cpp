@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "llmsize/generic_model.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
+#include "llmsize/model/generic_model.hpp"
 #include "llmsize/sanitize.hpp"
 
 namespace llmsize {

@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "llmsize/checked.hpp"
-#include "llmsize/kv_cache.hpp"
-#include "llmsize/quant.hpp"
-#include "llmsize/serving.hpp"
-#include "llmsize/tensor_type.hpp"
-#include "llmsize/tensors.hpp"
+#include "llmsize/memory/kv_cache.hpp"
+#include "llmsize/model/quant.hpp"
+#include "llmsize/model/tensor_type.hpp"
+#include "llmsize/model/tensors.hpp"
+#include "llmsize/serving/serving.hpp"
 
 namespace llmsize {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "llmsize/gpu.hpp"
-#include "llmsize/launch.hpp"
-#include "llmsize/model_spec.hpp"
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
+#include "llmsize/model/model_spec.hpp"
+#include "llmsize/serving/launch.hpp"
 
 namespace llmsize {
 

@@ -10,8 +10,8 @@
 
 #include "llmsize/gpu.hpp"
 #include "llmsize/io/catalog.hpp"
-#include "llmsize/model_spec.hpp"
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
+#include "llmsize/model/model_spec.hpp"
 
 namespace llmsize::catalog_fields {
 

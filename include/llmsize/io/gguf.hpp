@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "llmsize/model_spec.hpp"
-#include "llmsize/tensor_type.hpp"
+#include "llmsize/model/model_spec.hpp"
+#include "llmsize/model/tensor_type.hpp"
 
 namespace llmsize {
 

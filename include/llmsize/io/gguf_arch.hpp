@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "llmsize/io/gguf.hpp"
-#include "llmsize/model_spec.hpp"
+#include "llmsize/model/model_spec.hpp"
 
 namespace llmsize {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llmsize/model_spec.hpp"
+#include "llmsize/model/model_spec.hpp"
 
 namespace llmsize {
 
@@ -25,6 +25,5 @@ ModelSpec read_hf_config_file(const std::string& path);
 
 // The reason of a nlohmann exception without its "[json.exception...]" prefix.
 std::string json_reason(const nlohmann::json::exception& e);
-
 
 }  // namespace llmsize

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/gguf.hpp"
 #include "llmsize/io/gguf_arch.hpp"
 #include "llmsize/io/safetensors.hpp"
-#include "llmsize/model_spec.hpp"
-#include "llmsize/tensor_type.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/model_spec.hpp"
+#include "llmsize/model/tensor_type.hpp"
 
 namespace llmsize {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
 
 namespace llmsize {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/catalog.hpp"
+#include "llmsize/memory/estimate.hpp"
 
 namespace llmsize {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llmsize/tensor_type.hpp"
+#include "llmsize/model/tensor_type.hpp"
 
 namespace llmsize {
 

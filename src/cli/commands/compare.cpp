@@ -11,10 +11,10 @@
 #include "cli/options/request.hpp"
 #include "cli/render/compare_report.hpp"
 #include "cli/render/report.hpp"
-#include "llmsize/compare.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/platform_catalog.hpp"
+#include "llmsize/plan/compare.hpp"
 #include "llmsize/sanitize.hpp"
 
 namespace llmsize::cli {

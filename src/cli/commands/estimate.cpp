@@ -10,10 +10,10 @@
 #include "cli/render/system_report.hpp"
 #include "cli/render/words.hpp"
 #include "llmsize/io/error.hpp"
-#include "llmsize/launch.hpp"
-#include "llmsize/max_context.hpp"
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
+#include "llmsize/memory/max_context.hpp"
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving/launch.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {

@@ -10,10 +10,10 @@
 #include "cli/render/report.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
-#include "llmsize/max_context.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/memory/max_context.hpp"
+#include "llmsize/plan/plan.hpp"
 #include "llmsize/sanitize.hpp"
-#include "llmsize/serving.hpp"
+#include "llmsize/serving/serving.hpp"
 #include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 

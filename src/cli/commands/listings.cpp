@@ -3,9 +3,9 @@
 #include "cli/options/request.hpp"
 #include "cli/render/platform_listing.hpp"
 #include "cli/render/report.hpp"
-#include "llmsize/estimate.hpp"
 #include "llmsize/io/platform_catalog.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/quant.hpp"
 
 namespace llmsize::cli {
 

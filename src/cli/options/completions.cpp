@@ -9,7 +9,7 @@
 #include "llmsize/engine.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/model/quant.hpp"
 #include "llmsize/serving_engine.hpp"
 
 namespace llmsize::cli {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "llmsize/generic_model.hpp"
 #include "llmsize/io/resolve.hpp"
+#include "llmsize/model/generic_model.hpp"
 
 namespace llmsize::cli {
 

@@ -3,7 +3,7 @@
 #include "cli/options/number_text.hpp"
 #include "cli/options/request.hpp"
 #include "llmsize/io/error.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/plan/plan.hpp"
 
 namespace llmsize::cli {
 

@@ -9,7 +9,7 @@
 #include "cli/options/number_text.hpp"
 #include "cli/options/options.hpp"
 #include "llmsize/io/catalog.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/plan/plan.hpp"
 
 namespace llmsize::cli {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/render/report_data.hpp"
-#include "llmsize/compare.hpp"
+#include "llmsize/plan/compare.hpp"
 
 namespace llmsize::cli {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/estimate.hpp"
-#include "llmsize/model_spec.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/model/model_spec.hpp"
 
 namespace llmsize::cli {
 

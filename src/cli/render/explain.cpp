@@ -8,8 +8,8 @@
 #include "cli/render/derivations.hpp"
 #include "cli/render/report.hpp"
 #include "cli/render/words.hpp"
-#include "llmsize/power.hpp"
-#include "llmsize/speed.hpp"
+#include "llmsize/machine/power.hpp"
+#include "llmsize/serving/speed.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {

@@ -11,7 +11,7 @@
 #include "cli/render/row_writer.hpp"
 #include "cli/render/words.hpp"
 #include "llmsize/io/resolve.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/plan/plan.hpp"
 
 namespace llmsize::cli {
 

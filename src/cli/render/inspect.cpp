@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmsize/io/model_file.hpp"
-#include "llmsize/layers.hpp"
+#include "llmsize/model/layers.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/platform.hpp"
+#include "llmsize/machine/platform.hpp"
 
 namespace llmsize::cli {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "llmsize/layers.hpp"
-#include "llmsize/quant.hpp"
+#include "llmsize/model/layers.hpp"
+#include "llmsize/model/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 

@@ -5,16 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "llmsize/capacity.hpp"
-#include "llmsize/cost.hpp"
-#include "llmsize/estimate.hpp"
-#include "llmsize/finetune.hpp"
-#include "llmsize/gpu_plan.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/resolve.hpp"
-#include "llmsize/plan.hpp"
-#include "llmsize/power.hpp"
-#include "llmsize/speed.hpp"
+#include "llmsize/machine/cost.hpp"
+#include "llmsize/machine/power.hpp"
+#include "llmsize/memory/estimate.hpp"
+#include "llmsize/memory/finetune.hpp"
+#include "llmsize/plan/capacity.hpp"
+#include "llmsize/plan/gpu_plan.hpp"
+#include "llmsize/plan/plan.hpp"
+#include "llmsize/serving/speed.hpp"
 
 namespace llmsize::cli {
 

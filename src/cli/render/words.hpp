@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "llmsize/io/resolve.hpp"
-#include "llmsize/max_context.hpp"
-#include "llmsize/plan.hpp"
+#include "llmsize/memory/max_context.hpp"
+#include "llmsize/plan/plan.hpp"
 
 namespace llmsize::cli {
 
