@@ -1,6 +1,7 @@
 // Engine profiles against published engine logs (tests/data/engine_measurements.json).
 #include <catch2/catch.hpp>
 
+#include "io/json_readers.hpp"
 #include "llmsize/engine.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/memory/estimate.hpp"

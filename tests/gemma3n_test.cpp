@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
 #include "llmsize/memory/estimate.hpp"

@@ -15,6 +15,7 @@
 #include <regex>
 #include <string>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/model_file.hpp"
 #include "llmsize/memory/estimate.hpp"

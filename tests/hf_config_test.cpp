@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "io/json_input.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/input.hpp"
-#include "llmsize/io/json_input.hpp"
 
 using namespace llmsize;
 using json = nlohmann::json;

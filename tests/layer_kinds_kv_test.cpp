@@ -18,6 +18,7 @@
 // Row bytes: f16 2 B per value; q8_0 34 B per 32 values (ggml-common.h block_q8_0).
 #include <catch2/catch.hpp>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/memory/kv_cache.hpp"
 #include "llmsize/memory/recurrent_state.hpp"

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/memory/estimate.hpp"

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/serving/serving.hpp"

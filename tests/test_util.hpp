@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "io/json_readers.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/hf_config.hpp"
 

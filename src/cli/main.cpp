@@ -1,4 +1,5 @@
 // llmsize: parse, compute, render. Errors are reported once, here.
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

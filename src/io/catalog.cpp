@@ -7,10 +7,11 @@
 #include <unordered_map>
 
 #include "compiled_catalog.hpp"
+#include "io/json_input.hpp"
+#include "io/json_readers.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
-#include "llmsize/io/json_input.hpp"
 #include "llmsize/io/platform_catalog.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"

@@ -4,10 +4,11 @@
 #include <cctype>
 #include <cmath>
 
+#include "io/json_input.hpp"
+#include "io/json_readers.hpp"
 #include "llmsize/checked.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/input.hpp"
-#include "llmsize/io/json_input.hpp"
 #include "llmsize/model/layers.hpp"
 #include "llmsize/sanitize.hpp"
 

@@ -1,4 +1,4 @@
-#include "llmsize/io/json_input.hpp"
+#include "io/json_input.hpp"
 
 #include <cstdio>
 #include <unordered_set>

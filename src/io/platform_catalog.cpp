@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/json_input.hpp"
+#include "io/json_readers.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
-#include "llmsize/io/json_input.hpp"
 #include "llmsize/sanitize.hpp"
 
 namespace llmsize {

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "byte_reader.hpp"
+#include "io/json_input.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/io/input.hpp"
-#include "llmsize/io/json_input.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/units.hpp"
 

@@ -2,7 +2,6 @@
 // as vendors ship them, read into PlatformModel.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,10 +16,6 @@ namespace llmsize {
 // left out, their errors appended to `skipped` when given.
 std::vector<PlatformModel> read_platforms(std::string_view text, const std::string& where,
                                           std::vector<std::string>* skipped = nullptr);
-// One platform entry at JSON pointer `path` of the file `where`, validated as data/platforms.json's
-// rows are (a --catalog file's "platforms" entries). Throws InputError "WHERE: PATH/field: ...".
-PlatformModel read_platform(const nlohmann::json& entry, const std::string& path,
-                            const std::string& where);
 // Reads a file.
 std::vector<PlatformModel> read_platforms_file(const std::string& path);
 // The catalog compiled into the binary (data/platforms.json, validated by the build), built on the

@@ -87,7 +87,7 @@ void check_compare_flags(const Options& o) {
     refuse("--ctx max", "it finds the largest context of one set of GPUs; give --ctx N");
   if (o.explain) refuse("--explain", "it prints the formulas of one plan");
   if (!o.planning.plot.empty()) refuse("--plot", "it draws one plan");
-  if (o.planning.app && o.planning.app->count("--top"))
+  if (flag_given(o, "--top"))
     refuse("--top", "the comparison lists each system once");
 }
 

@@ -1,5 +1,7 @@
 #include "cli/options/options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "cli/options/number_text.hpp"
 #include "cli/options/request.hpp"
 #include "llmsize/io/error.hpp"
@@ -433,6 +435,10 @@ void setup_training(CLI::App& app, Options& o) {
 }
 
 }  // namespace
+
+bool flag_given(const Options& o, const char* flag) {
+  return o.planning.app && o.planning.app->count(flag) > 0;
+}
 
 void setup_app(CLI::App& app, Options& o) {
   app.description(

@@ -1,11 +1,17 @@
 // The llmsize command line: the options, typed, and their binding to flags (setup_app).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/options/planning_options.hpp"
+
+// CLI11's types, declared: only the files that parse the command line include <CLI/CLI.hpp>.
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
 
 namespace llmsize::cli {
 
@@ -127,6 +133,8 @@ inline const std::vector<std::string>& emit_engines() {
 
 // Binds every flag of `o` to `app`, with subcommands models, gpus and quants.
 void setup_app(CLI::App& app, Options& o);
+// Whether `flag` ("--top") was given on the command line that set `o` (false before parsing).
+bool flag_given(const Options& o, const char* flag);
 
 // Validators of numeric flags: the message CLI11 puts after "--flag: " ("expected an integer from
 // 1 to 65536, got 'x'"), checked on the text before it is converted.

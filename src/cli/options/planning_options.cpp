@@ -1,5 +1,7 @@
 #include "cli/options/planning_options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "cli/options/options.hpp"
 #include "llmsize/gpu.hpp"
 

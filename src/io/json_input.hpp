@@ -50,3 +50,10 @@ std::string describe_json(const nlohmann::json& v);
 std::string pointer_token(std::string_view key);
 
 }  // namespace llmsize::io
+
+namespace llmsize {
+
+// The reason of a nlohmann exception without its "[json.exception...]" prefix.
+std::string json_reason(const nlohmann::json::exception& e);
+
+}  // namespace llmsize
