@@ -413,9 +413,8 @@ int main(int argc, char** argv) {
     const auto& g = cat.find_gpu(r["gpu"].get<std::string>())->spec;
     // The checkpoint as published: its stored quantization (gpt-oss MXFP4), else BF16.
     const QuantPreset& q = *find_quant_preset(m.stored_quant.empty() ? "bf16" : m.stored_quant);
-    const ServingEngine engine = r.value("engine", std::string("vllm")) == "sglang"
-                                     ? ServingEngine::sglang
-                                     : ServingEngine::vllm;
+    const Engine engine =
+        r.value("engine", std::string("vllm")) == "sglang" ? Engine::sglang : Engine::vllm;
     ServingSetup s = serving_setup(m, q, g, engine, KvDtype::bf16, r["tp"].get<uint32_t>(),
                                    r["pp"].get<uint32_t>(), 1, 8);
     s.deployment.limits.memory_fraction = r["gpu_memory_utilization"].get<double>();
@@ -561,7 +560,7 @@ int main(int argc, char** argv) {
     const std::string id = r["id"], model = r["model"], gpu = r["gpu"];
     const CatalogModel* cm = cat.find_model(model);
     const CatalogGpu* cg = cat.find_gpu(gpu);
-    const auto engine = serving_engine_from_name(r["engine"].get<std::string>());
+    const auto engine = engine_from_name(r["engine"].get<std::string>());
     const QuantPreset* q = find_quant_preset(r["quant"].get<std::string>());
     const SpecMethod method = r["method"] == "mtp" ? SpecMethod::mtp : SpecMethod::eagle3;
     if (!cm || !cg || !engine || !q) {

@@ -5,7 +5,6 @@
 #include "llmsize/engine.hpp"
 #include "llmsize/io/hf_config.hpp"
 #include "llmsize/memory/estimate.hpp"
-#include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 #include "measured_cases.hpp"
 #include "test_util.hpp"
@@ -138,37 +137,37 @@ TEST_CASE("transformers: OctoCoder 15.5B in bf16 peaks at the measured 29.03 GiB
 
 TEST_CASE("each engine runs on the GPU software stacks its documentation names", "[engine]") {
   struct Row {
-    ServingEngine engine;
+    Engine engine;
     std::vector<std::string> gpu;
     bool runs;
   };
   const Row rows[] = {
       // llama.cpp's backends: Metal, CUDA, HIP, Vulkan, SYCL; no Gaudi (habana) backend.
-      {ServingEngine::llama_cpp, {"metal"}, true},
-      {ServingEngine::llama_cpp, {"sycl", "vulkan"}, true},
-      {ServingEngine::llama_cpp, {"habana"}, false},
+      {Engine::llama_cpp, {"metal"}, true},
+      {Engine::llama_cpp, {"sycl", "vulkan"}, true},
+      {Engine::llama_cpp, {"habana"}, false},
       // TensorRT-LLM is CUDA only: an Arc, a Radeon or an M-series chip is ruled out.
-      {ServingEngine::trt_llm, {"cuda", "vulkan"}, true},
-      {ServingEngine::trt_llm, {"sycl", "vulkan"}, false},
-      {ServingEngine::trt_llm, {"rocm"}, false},
+      {Engine::trt_llm, {"cuda", "vulkan"}, true},
+      {Engine::trt_llm, {"sycl", "vulkan"}, false},
+      {Engine::trt_llm, {"rocm"}, false},
       // vLLM: CUDA, ROCm, Intel XPU, Gaudi, Apple Silicon.
-      {ServingEngine::vllm, {"habana"}, true},
-      {ServingEngine::vllm, {"sycl", "vulkan"}, true},
+      {Engine::vllm, {"habana"}, true},
+      {Engine::vllm, {"sycl", "vulkan"}, true},
       // SGLang: NVIDIA, AMD, Intel XPU; no Gaudi, no Metal.
-      {ServingEngine::sglang, {"habana"}, false},
-      {ServingEngine::sglang, {"metal"}, false},
-      {ServingEngine::sglang, {"rocm", "vulkan"}, true},
+      {Engine::sglang, {"habana"}, false},
+      {Engine::sglang, {"metal"}, false},
+      {Engine::sglang, {"rocm", "vulkan"}, true},
       // Ollama: CUDA, ROCm, Metal.
-      {ServingEngine::ollama, {"sycl", "vulkan"}, false},
-      {ServingEngine::ollama, {"metal"}, true},
+      {Engine::ollama, {"sycl", "vulkan"}, false},
+      {Engine::ollama, {"metal"}, true},
       // A GPU that lists no stack is not ruled out.
-      {ServingEngine::trt_llm, {}, true},
+      {Engine::trt_llm, {}, true},
   };
   for (const auto& r : rows) {
-    INFO(serving_profile(r.engine).name << " on " << r.gpu.size() << " stacks");
-    CHECK(runs_on(serving_profile(r.engine), r.gpu) == r.runs);
+    INFO(engine_profile(r.engine).name << " on " << r.gpu.size() << " stacks");
+    CHECK(runs_on(engine_profile(r.engine), r.gpu) == r.runs);
   }
   // The memory engines map to the serving engines that apply their rules.
-  CHECK(serving_profile(Engine::ollama).engine == ServingEngine::ollama);
-  CHECK(serving_profile(Engine::transformers).engine == ServingEngine::transformers);
+  CHECK(engine_profile(Engine::ollama).engine == Engine::ollama);
+  CHECK(engine_profile(Engine::transformers).engine == Engine::transformers);
 }

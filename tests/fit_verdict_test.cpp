@@ -87,11 +87,11 @@ TEST_CASE("The tight level uses each engine's own allocation rule", "[fit_verdic
       // vLLM uses 0.9 of memory: need <= 0.9 x capacity, 1 / 0.9 - 1 = 11.1%; the estimate is
       // vLLM's own profile rule, no error added.
       {engine_margin(Engine::vllm), 1 / 0.9 - 1},
-      {engine_margin(ServingEngine::vllm, EngineLimits()), 1 / 0.9 - 1},
+      {engine_margin(Engine::vllm, EngineLimits()), 1 / 0.9 - 1},
       // SGLang: 1 / 0.837 - 1 = 19.5%.
-      {engine_margin(ServingEngine::sglang, sglang_h100), 1 / 0.837 - 1},
+      {engine_margin(Engine::sglang, sglang_h100), 1 / 0.837 - 1},
       // TensorRT-LLM: the KV pool is 0.9 of what is free, 4 GiB x (1 / 0.9 - 1) / 20 GiB = 2.2%.
-      {engine_margin(ServingEngine::trt_llm, trt), 4.0 * (1 / 0.9 - 1) / 20},
+      {engine_margin(Engine::trt_llm, trt), 4.0 * (1 / 0.9 - 1) / 20},
       // transformers: on demand, the estimate's error.
       {engine_margin(Engine::transformers), 0.02},
   };
@@ -101,7 +101,7 @@ TEST_CASE("The tight level uses each engine's own allocation rule", "[fit_verdic
     CHECK(std::string(c.m.source).size() > 10);
   }
   CHECK(engine_margin(Engine::vllm).rule == MarginRule::share_of_total);
-  CHECK(engine_margin(ServingEngine::trt_llm, trt).rule == MarginRule::share_of_free);
+  CHECK(engine_margin(Engine::trt_llm, trt).rule == MarginRule::share_of_free);
   CHECK(margin_fraction(engine_margin(Engine::llama_cpp), 0, 0, err) == 0);
   // 22 GiB need on 24 GiB (9.1% headroom): tight for llama.cpp (2%), no for vLLM (11.1%).
   CHECK(fit_verdict(22 * kGiB, 24 * kGiB, 0.2,

@@ -90,7 +90,7 @@ bool has(const std::string& s, const std::string& part) {
 }
 
 // A launch plan of `model` on `engine` over tp x pp GPUs; the rest at LaunchPlan's defaults.
-LaunchPlan plan(ServingEngine engine, const std::string& model, uint32_t tp = 1, uint32_t pp = 1) {
+LaunchPlan plan(Engine engine, const std::string& model, uint32_t tp = 1, uint32_t pp = 1) {
   LaunchPlan p;
   p.engine = engine;
   p.model = model;
@@ -102,7 +102,7 @@ LaunchPlan plan(ServingEngine engine, const std::string& model, uint32_t tp = 1,
 }  // namespace
 
 TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "[launch]") {
-  auto p = plan(ServingEngine::vllm, "nvidia/Llama-3.3-70B-Instruct-FP8", 4);
+  auto p = plan(Engine::vllm, "nvidia/Llama-3.3-70B-Instruct-FP8", 4);
   p.max_model_len = 5500;
   p.memory_fraction = 0.9;
   p.max_num_seqs = 64;
@@ -117,7 +117,7 @@ TEST_CASE("vllm serve realises a TP plan with FP8 KV and the memory fraction", "
 }
 
 TEST_CASE("Replicas get their own GPUs and ports, past one node vLLM uses Ray", "[launch]") {
-  auto p = plan(ServingEngine::vllm, "meta-llama/Llama-3.1-8B-Instruct", 2);
+  auto p = plan(Engine::vllm, "meta-llama/Llama-3.1-8B-Instruct", 2);
   p.replicas = 4;
   const auto s = launch_script(p);
   CHECK(has(s, "CUDA_VISIBLE_DEVICES=0,1 vllm serve"));
@@ -132,8 +132,7 @@ TEST_CASE("Replicas get their own GPUs and ports, past one node vLLM uses Ray", 
   p.devices_variable = device_selection_variable({"rocm"});
   CHECK(has(launch_script(p), "HIP_VISIBLE_DEVICES=2,3 vllm serve"));
   CHECK_FALSE(has(launch_script(p), "CUDA_VISIBLE_DEVICES"));
-  const auto r =
-      launch_script(plan(ServingEngine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2));
+  const auto r = launch_script(plan(Engine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2));
   CHECK(has(r, "ray start --head --port=6379"));
   CHECK(has(r, "ray start --address=HEAD_NODE_IP:6379"));
   CHECK(has(r, "--pipeline-parallel-size 2 --distributed-executor-backend ray"));
@@ -141,7 +140,7 @@ TEST_CASE("Replicas get their own GPUs and ports, past one node vLLM uses Ray", 
 }
 
 TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch]") {
-  auto p = plan(ServingEngine::sglang, "Qwen/Qwen3-235B-A22B-FP8", 8, 2);
+  auto p = plan(Engine::sglang, "Qwen/Qwen3-235B-A22B-FP8", 8, 2);
   p.memory_fraction = 0.836;
   p.kv = KvDtype::fp8_e5m2;
   p.max_num_batched_tokens = 8192;
@@ -161,7 +160,7 @@ TEST_CASE("SGLang: one command per node with --nnodes and --node-rank", "[launch
 
 TEST_CASE("trtllm-serve with the KV dtype in the extra options file, mpirun past one node",
           "[launch]") {
-  auto p = plan(ServingEngine::trt_llm, "nvidia/Llama-3.1-405B-Instruct-FP8", 8, 2);
+  auto p = plan(Engine::trt_llm, "nvidia/Llama-3.1-405B-Instruct-FP8", 8, 2);
   p.kv = KvDtype::fp8_e4m3;
   p.max_num_seqs = 2048;
   p.max_num_batched_tokens = 8192;
@@ -175,7 +174,7 @@ TEST_CASE("trtllm-serve with the KV dtype in the extra options file, mpirun past
 }
 
 TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV", "[launch]") {
-  auto p = plan(ServingEngine::llama_cpp, "Llama-3.3-70B-Instruct-Q4_K_M.gguf");
+  auto p = plan(Engine::llama_cpp, "Llama-3.3-70B-Instruct-Q4_K_M.gguf");
   p.layers_per_gpu = {40, 40};
   p.max_model_len = 8192;
   p.max_num_seqs = 4;
@@ -188,7 +187,7 @@ TEST_CASE("llama-server: layers split by -ts, -c covers every slot, quantized KV
 }
 
 TEST_CASE("Ollama: environment, Modelfile and create", "[launch]") {
-  auto p = plan(ServingEngine::ollama, "llama3.1:8b");
+  auto p = plan(Engine::ollama, "llama3.1:8b");
   p.max_model_len = 8192;
   p.max_num_seqs = 4;
   p.kv = KvDtype::q8_0;
@@ -202,11 +201,11 @@ TEST_CASE("Ollama: environment, Modelfile and create", "[launch]") {
 
 TEST_CASE("A deployment maps to its launch plan", "[launch]") {
   Deployment d;
-  d.engine = ServingEngine::vllm;
+  d.engine = Engine::vllm;
   d.tp = 2;
   d.replicas = 2;
   d.kv = KvDtype::fp8_e4m3;
-  d.limits = engine_limits(ServingEngine::vllm, 80ull << 30, false, 2, 1);
+  d.limits = engine_limits(Engine::vllm, 80ull << 30, false, 2, 1);
   Workload w;
   w.isl = 5000;
   w.osl = 500;
@@ -220,7 +219,7 @@ TEST_CASE("A deployment maps to its launch plan", "[launch]") {
                "--tensor-parallel-size 2 --max-model-len 5500") != std::string::npos);
   check_documented(s);
   // llama.cpp: one slot per user, layers split over the GPUs.
-  d.engine = ServingEngine::llama_cpp;
+  d.engine = Engine::llama_cpp;
   d.kv = KvDtype::q8_0;
   d.replicas = 1;
   w.users = 4;
@@ -248,8 +247,8 @@ TEST_CASE("Every word a launch command takes from its plan is one shell word", "
   // The host, the head node's address and the quantization are plain words in every plan llmsize
   // makes; a LaunchPlan built by other code may carry anything, and the script still runs only
   // the engine.
-  for (const ServingEngine e : {ServingEngine::vllm, ServingEngine::sglang, ServingEngine::trt_llm,
-                                ServingEngine::llama_cpp, ServingEngine::ollama}) {
+  for (const Engine e :
+       {Engine::vllm, Engine::sglang, Engine::trt_llm, Engine::llama_cpp, Engine::ollama}) {
     auto p = plan(e, "m", 16, 1);
     p.host = "0.0.0.0;touch CANARY";
     p.head_address = "$(touch CANARY)";
@@ -268,32 +267,31 @@ TEST_CASE("Every word a launch command takes from its plan is one shell word", "
 TEST_CASE("A model name no launch command can carry is named with the reason", "[launch]") {
   struct Case {
     std::string value;
-    ServingEngine engine;
+    Engine engine;
     std::string problem;  // "" = carried
   };
   const std::string control =
       "holds a control, invisible or non-UTF-8 character (shown escaped), which a pasted command "
       "would carry to the terminal or break on";
   for (const Case& c : std::vector<Case>{
-           {"dir/m;echo x/", ServingEngine::vllm, ""},
-           {"caf\xc3\xa9", ServingEngine::ollama, ""},
-           {"", ServingEngine::vllm, "is empty"},
-           {"a\nEOF", ServingEngine::ollama, control},
-           {"a\x1b[31m", ServingEngine::vllm, control},
-           {"x\xd8\x9c", ServingEngine::sglang, control},  // U+061C ARABIC LETTER MARK
-           {"\xff", ServingEngine::llama_cpp, control},
-           {"-rf", ServingEngine::vllm,
-            "starts with '-', which the engine would read as an option"},
+           {"dir/m;echo x/", Engine::vllm, ""},
+           {"caf\xc3\xa9", Engine::ollama, ""},
+           {"", Engine::vllm, "is empty"},
+           {"a\nEOF", Engine::ollama, control},
+           {"a\x1b[31m", Engine::vllm, control},
+           {"x\xd8\x9c", Engine::sglang, control},  // U+061C ARABIC LETTER MARK
+           {"\xff", Engine::llama_cpp, control},
+           {"-rf", Engine::vllm, "starts with '-', which the engine would read as an option"},
            // U+00A0 and U+E000: Go's strconv.IsPrint drops them from a Modelfile value.
            {"a\xc2\xa0"
             "b",
-            ServingEngine::vllm, ""},
+            Engine::vllm, ""},
            {"a\xc2\xa0"
             "b",
-            ServingEngine::ollama,
+            Engine::ollama,
             "holds a character Ollama's Modelfile parser drops (a Unicode space other than "
             "U+0020, a format or a private-use character)"},
-           {"a\xee\x80\x80", ServingEngine::ollama,
+           {"a\xee\x80\x80", Engine::ollama,
             "holds a character Ollama's Modelfile parser drops (a Unicode space other than "
             "U+0020, a format or a private-use character)"},
        }) {
@@ -314,7 +312,7 @@ TEST_CASE("Ollama's FROM is written so its parser reads back the same path", "[l
       {"x\"\"\"y.gguf", "FROM x\"\"\"y.gguf\n"},
       {"~x/m.gguf", "FROM ./~x/m.gguf\n"},
   }));
-  auto p = plan(ServingEngine::ollama, in);
+  auto p = plan(Engine::ollama, in);
   CHECK(has(launch_script(p), "cat > Modelfile <<'EOF'\n" + line));
 }
 
@@ -323,7 +321,7 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
   // DeepSeek-R1 as vLLM's recipe serves it (vllm-project/recipes DeepSeek-R1.yaml): its code,
   // --enable-auto-tool-choice --tool-call-parser deepseek_v3, --reasoning-parser deepseek_r1;
   // the chat template the recipe takes from vLLM's examples/ is named in a comment.
-  auto p = plan(ServingEngine::vllm, "deepseek-ai/DeepSeek-R1", 8);
+  auto p = plan(Engine::vllm, "deepseek-ai/DeepSeek-R1", 8);
   p.flags.trust_remote_code = true;
   p.flags.tool_call_parser = "deepseek_v3";
   p.flags.reasoning_parser = "deepseek_r1";
@@ -338,7 +336,7 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
         "--host 0.0.0.0 --port 8000\n");
   check_documented(s);
   // SGLang names the same parsers its own way, without --enable-auto-tool-choice.
-  auto g = plan(ServingEngine::sglang, "Qwen/Qwen3-32B", 2);
+  auto g = plan(Engine::sglang, "Qwen/Qwen3-32B", 2);
   g.flags.tool_call_parser = "qwen25";
   g.flags.reasoning_parser = "qwen3";
   const auto t = launch_script(g);
@@ -346,13 +344,13 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
   CHECK_FALSE(has(t, "--enable-auto-tool-choice"));
   check_documented(t);
   // Mistral's formats (its model card's vllm serve line).
-  auto m = plan(ServingEngine::vllm, "mistralai/Mistral-Small-3.2-24B-Instruct-2506", 2);
+  auto m = plan(Engine::vllm, "mistralai/Mistral-Small-3.2-24B-Instruct-2506", 2);
   m.flags.args = {"--tokenizer-mode", "mistral",       "--config-format",
                   "mistral",          "--load-format", "mistral"};
   check_documented(launch_script(m));
   // A value that is not a plain word (a plan filled in code, not by the catalog reader) is
   // still one shell word, and a flag the engine does not document is quoted, not run.
-  auto h = plan(ServingEngine::vllm, "m", 1);
+  auto h = plan(Engine::vllm, "m", 1);
   h.flags.reasoning_parser = "x; touch pwned";
   h.flags.args = {"--load-format", "$(id)", "--evil", "1"};
   const auto hs = launch_script(h);
@@ -360,16 +358,16 @@ TEST_CASE("Launch commands pass the model's deployment guide: its code, tool and
   // Only vLLM and SGLang guides exist; the others pass nothing.
   ModelServingGuide guide;
   guide.vllm.tool_call_parser = "hermes";
-  CHECK(guide_flags(guide, ServingEngine::transformers).tool_call_parser == "hermes");
-  CHECK(guide_flags(guide, ServingEngine::trt_llm).tool_call_parser.empty());
-  CHECK(guide_flag_problem("--load-format", ServingEngine::vllm).empty());
-  CHECK_FALSE(guide_flag_problem("--load-format", ServingEngine::sglang).empty());
+  CHECK(guide_flags(guide, Engine::transformers).tool_call_parser == "hermes");
+  CHECK(guide_flags(guide, Engine::trt_llm).tool_call_parser.empty());
+  CHECK(guide_flag_problem("--load-format", Engine::vllm).empty());
+  CHECK_FALSE(guide_flag_problem("--load-format", Engine::sglang).empty());
 }
 
 TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[launch]") {
   // 405B on 2 machines of 8 H100: one LeaderWorkerSet group of 2 pods, 8 GPUs each, vLLM's own
   // multi-node launch (the leader rank 0, workers headless at their LWS index).
-  auto p = plan(ServingEngine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2);
+  auto p = plan(Engine::vllm, "meta-llama/Llama-3.1-405B-Instruct", 8, 2);
   p.gpus_per_node = 8;
   REQUIRE(kubernetes_problem(p).empty());
   const std::string m = kubernetes_manifest(p);
@@ -386,7 +384,7 @@ TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[l
   for (std::string line; std::getline(lines, line);)
     if (has(line, "vllm serve")) check_documented(line);
   // Replicas inside one machine: a Deployment of pods of TP x PP GPUs.
-  auto d = plan(ServingEngine::sglang, "Qwen/Qwen3-32B", 2);
+  auto d = plan(Engine::sglang, "Qwen/Qwen3-32B", 2);
   d.replicas = 4;
   const std::string dm = kubernetes_manifest(d);
   CHECK(has(dm, "kind: Deployment\n"));
@@ -394,19 +392,19 @@ TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[l
   CHECK(has(dm, "nvidia.com/gpu: \"2\""));
   CHECK(has(dm, "image: lmsysorg/sglang:latest"));
   // A '$' of the model's name is doubled: Kubernetes expands $(VAR) in args before the shell.
-  CHECK(has(kubernetes_manifest(plan(ServingEngine::vllm, "/m/$(HOME)", 1)), "'/m/$$(HOME)'"));
+  CHECK(has(kubernetes_manifest(plan(Engine::vllm, "/m/$(HOME)", 1)), "'/m/$$(HOME)'"));
   // So is one in any other value from the plan; the LWS variables llmsize writes are not.
-  auto x = plan(ServingEngine::vllm, "m", 8, 2);
+  auto x = plan(Engine::vllm, "m", 8, 2);
   x.flags.reasoning_parser = "$(id)";
   const std::string xm = kubernetes_manifest(x);
   CHECK(has(xm, " --reasoning-parser '$$(id)' "));
   CHECK(has(xm, "--master-addr $(LWS_LEADER_ADDRESS)"));
   // AMD GPUs: the device plugin's amd.com/gpu and ROCm's vLLM image; no known SGLang one.
-  auto a = plan(ServingEngine::vllm, "meta-llama/Llama-3.3-70B-Instruct", 2);
+  auto a = plan(Engine::vllm, "meta-llama/Llama-3.3-70B-Instruct", 2);
   a.devices_variable = "HIP_VISIBLE_DEVICES";
   CHECK(has(kubernetes_manifest(a), "amd.com/gpu: \"2\""));
   CHECK(has(kubernetes_manifest(a), "image: rocm/vllm:latest"));
-  a.engine = ServingEngine::sglang;
+  a.engine = Engine::sglang;
   CHECK(has(kubernetes_problem(a), "no SGLang image for ROCm"));
-  CHECK(has(kubernetes_problem(plan(ServingEngine::trt_llm, "x", 1)), "vLLM and SGLang"));
+  CHECK(has(kubernetes_problem(plan(Engine::trt_llm, "x", 1)), "vLLM and SGLang"));
 }

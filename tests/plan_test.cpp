@@ -93,7 +93,10 @@ std::string plan_json(const ResolvedModel& m, const QuantPreset& quant, const Pl
 template <typename Pick>
 PlanRequest random_engine_request(Pick& pick) {
   PlanRequest base;
-  base.config.engine = static_cast<Engine>(pick(4));
+  // The four engines whose allocation rules the memory table applies (memory_engine).
+  static constexpr Engine kMemoryEngines[] = {Engine::llama_cpp, Engine::vllm, Engine::transformers,
+                                              Engine::ollama};
+  base.config.engine = kMemoryEngines[pick(4)];
   const EngineProfile& ep = engine_profile(base.config.engine);
   base.config.flash_attn = ep.flash_attn_default || pick(2);
   base.config.headroom = ep.headroom_default;

@@ -35,9 +35,8 @@ struct Question {
   }
 };
 
-Question question(const char* model, const char* quant, const char* gpu, ServingEngine e,
-                  KvDtype kv, uint32_t isl, uint32_t osl, uint32_t users,
-                  double per_user_tokens_per_s) {
+Question question(const char* model, const char* quant, const char* gpu, Engine e, KvDtype kv,
+                  uint32_t isl, uint32_t osl, uint32_t users, double per_user_tokens_per_s) {
   Question q{serving_setup(test::model(model), *find_quant_preset(quant),
                            test::catalog().find_gpu(gpu)->spec, e, kv, 1, 1, 1, 8),
              {},
@@ -53,8 +52,8 @@ Question question(const char* model, const char* quant, const char* gpu, Serving
 
 TEST_CASE("Llama-3.3-70B FP8 on H100 for 50 users at 16 tokens/s, 5000 in / 500 out",
           "[serving][capacity]") {
-  const auto c = question("llama-3.3-70b", "fp8", "h100-sxm", ServingEngine::vllm,
-                          KvDtype::fp8_e4m3, 5000, 500, 50, 16)
+  const auto c = question("llama-3.3-70b", "fp8", "h100-sxm", Engine::vllm, KvDtype::fp8_e4m3, 5000,
+                          500, 50, 16)
                      .plan("70b-h100-vllm");
   REQUIRE(c.found);
   // 70 GB of FP8 weights need 2 x 80 GB; a serving engineer runs this on TP2 or TP4 (one
@@ -68,8 +67,8 @@ TEST_CASE("Llama-3.3-70B FP8 on H100 for 50 users at 16 tokens/s, 5000 in / 500 
 
 TEST_CASE("GPUs beyond memory become replicas, and the SLO that binds is named",
           "[serving][capacity]") {
-  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
-                      1000, 1000, 2000, 30);
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", Engine::vllm, KvDtype::fp8_e4m3, 1000,
+                      1000, 2000, 30);
   const auto c = job.plan("8b-h100-2000users");
   REQUIRE(c.found);
   // An 8B model fits one GPU: more GPUs are replicas, not tensor parallelism (TP1 is cheaper per
@@ -88,20 +87,20 @@ TEST_CASE("Plans a serving engineer recognises across engines and GPUs", "[servi
   // plan must be within one step of it (2 or 4 H100s), and a 141-192 GB GPU holds a replica.
   struct Case {
     const char* gpu;
-    ServingEngine engine;
+    Engine engine;
     uint32_t min_gpus, max_gpus;
   };
   const Case cases[] = {
-      {"h100-sxm", ServingEngine::vllm, 2, 4},    {"h100-sxm", ServingEngine::sglang, 2, 4},
-      {"h100-sxm", ServingEngine::trt_llm, 2, 4}, {"h200", ServingEngine::vllm, 1, 4},
-      {"h200", ServingEngine::sglang, 1, 4},      {"b200", ServingEngine::trt_llm, 1, 2},
-      {"mi300x", ServingEngine::vllm, 1, 4},      {"mi300x", ServingEngine::sglang, 1, 4},
+      {"h100-sxm", Engine::vllm, 2, 4},    {"h100-sxm", Engine::sglang, 2, 4},
+      {"h100-sxm", Engine::trt_llm, 2, 4}, {"h200", Engine::vllm, 1, 4},
+      {"h200", Engine::sglang, 1, 4},      {"b200", Engine::trt_llm, 1, 2},
+      {"mi300x", Engine::vllm, 1, 4},      {"mi300x", Engine::sglang, 1, 4},
   };
   for (const auto& c : cases) {
     const auto p =
         question("llama-3.3-70b", "fp8", c.gpu, c.engine, KvDtype::fp8_e4m3, 5000, 500, 50, 16)
             .plan(c.gpu);
-    INFO(c.gpu << " " << serving_profile(c.engine).name << ": " << p.gpus << " GPUs, tp "
+    INFO(c.gpu << " " << engine_profile(c.engine).name << ": " << p.gpus << " GPUs, tp "
                << p.deployment.tp << " x " << p.deployment.replicas);
     REQUIRE(p.found);
     CHECK(p.gpus >= c.min_gpus);
@@ -116,24 +115,24 @@ TEST_CASE("llama.cpp on consumer GPUs and Apple silicon: layers split, one slot 
           "[serving][capacity]") {
   // Llama-3.3-70B Q4_K_M (42.5 GB) does not fit one 24 GB RTX 4090: two cards, layer split
   // (pipeline stages, no tensor parallelism), two users at >= 10 tokens/s each.
-  const auto p = question("llama-3.3-70b", "q4_k_m", "rtx-4090", ServingEngine::llama_cpp,
-                          KvDtype::q8_0, 2000, 500, 2, 10)
+  const auto p = question("llama-3.3-70b", "q4_k_m", "rtx-4090", Engine::llama_cpp, KvDtype::q8_0,
+                          2000, 500, 2, 10)
                      .plan("70b-4090");
   REQUIRE(p.found);
   CHECK(p.deployment.tp == 1);
   CHECK(p.deployment.pp == 2);
   CHECK(p.gpus == 2);
   // A 192 GB M2 Ultra holds it alone, one user at >= 5 tokens/s.
-  const auto a = question("llama-3.3-70b", "q4_k_m", "m2-ultra", ServingEngine::llama_cpp,
-                          KvDtype::f16, 2000, 500, 1, 5)
+  const auto a = question("llama-3.3-70b", "q4_k_m", "m2-ultra", Engine::llama_cpp, KvDtype::f16,
+                          2000, 500, 1, 5)
                      .plan("70b-m2ultra");
   REQUIRE(a.found);
   CHECK(a.gpus == 1);
 }
 
 TEST_CASE("A TTFT SLO binds when prompts are long", "[serving][capacity]") {
-  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::sglang, KvDtype::fp8_e4m3,
-                      20000, 200, 64, 10);
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", Engine::sglang, KvDtype::fp8_e4m3, 20000,
+                      200, 64, 10);
   job.t.ttft_slo_s = 1.0;
   const auto p = job.plan("8b-ttft");
   REQUIRE(p.found);
@@ -154,8 +153,8 @@ TEST_CASE("A found capacity meets every SLO given: per-user speed, TTFT and TPOT
   };
   uint32_t gpus_before = 0;
   for (const Row row : {Row{0.050}, Row{0.010}, Row{0.008}, Row{0.005}}) {
-    auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
-                        1000, 1000, 20, 20);
+    auto job = question("llama-3.1-8b", "fp8", "h100-sxm", Engine::vllm, KvDtype::fp8_e4m3, 1000,
+                        1000, 20, 20);
     job.t.tpot_slo_s = row.tpot_s;
     job.t.ttft_slo_s = 2.0;
     const auto p = job.plan("8b-tpot");
@@ -168,8 +167,8 @@ TEST_CASE("A found capacity meets every SLO given: per-user speed, TTFT and TPOT
     gpus_before = p.gpus;
   }
   // 5 ms is past what one GPU gives 20 users (~7 ms measured by this model at TP1): TPOT binds.
-  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", ServingEngine::vllm, KvDtype::fp8_e4m3,
-                      1000, 1000, 20, 20);
+  auto job = question("llama-3.1-8b", "fp8", "h100-sxm", Engine::vllm, KvDtype::fp8_e4m3, 1000,
+                      1000, 20, 20);
   job.t.tpot_slo_s = 0.005;
   CHECK(job.plan("8b-tpot-5ms").binding == Limit::tpot);
   // A TPOT no replica can meet (0.01 ms: 100,000 tokens/s for one user) is not found.

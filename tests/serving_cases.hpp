@@ -35,7 +35,7 @@ inline std::optional<ServingCase> serving_case(const Catalog& cat, const nlohman
   const auto* gm = cat.find_gpu(row["gpu"].get<std::string>());
   const auto* mm = model_override ? nullptr : cat.find_model(row["model"].get<std::string>());
   const QuantPreset* q = find_quant_preset(row["quant"].get<std::string>());
-  const auto engine = serving_engine_from_name(row["engine"].get<std::string>());
+  const auto engine = engine_from_name(row["engine"].get<std::string>());
   const auto kv = kv_dtype_from_name(row["kv"].get<std::string>());
   if (!gm || (!mm && !model_override) || !q || !engine || !kv) return std::nullopt;
   const ModelSpec& m = model_override ? *model_override : mm->spec;
@@ -72,7 +72,7 @@ inline std::optional<PublishedServing> published_serving(const Catalog& cat,
   const auto* gm = cat.find_gpu(row["gpu"].get<std::string>());
   const auto* mm = cat.find_model(row["model"].get<std::string>());
   const QuantPreset* q = find_quant_preset(row["quant"].get<std::string>());
-  const auto engine = serving_engine_from_name(row["engine"].get<std::string>());
+  const auto engine = engine_from_name(row["engine"].get<std::string>());
   const auto kv = kv_dtype_from_name(row["kv"].get<std::string>());
   if (!gm || !mm || !q || !engine || !kv) return std::nullopt;
   PublishedServing p;

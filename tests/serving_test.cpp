@@ -36,63 +36,63 @@ Errors errors(std::vector<double> log_ratios) {
 }  // namespace
 
 TEST_CASE("Engine names, KV types and the profiles' defaults", "[serving]") {
-  CHECK(serving_engine_from_name("trt-llm") == ServingEngine::trt_llm);
-  CHECK(serving_engine_from_name("tensorrt-llm") == ServingEngine::trt_llm);
-  CHECK(serving_engine_from_name("sglang") == ServingEngine::sglang);
-  CHECK(serving_engine_from_name("llama-server") == ServingEngine::llama_cpp);
-  CHECK_FALSE(serving_engine_from_name("tgi"));
-  CHECK(serving_engine_names().size() == 6);
+  CHECK(engine_from_name("trt-llm") == Engine::trt_llm);
+  CHECK(engine_from_name("tensorrt-llm") == Engine::trt_llm);
+  CHECK(engine_from_name("sglang") == Engine::sglang);
+  CHECK(engine_from_name("llama-server") == Engine::llama_cpp);
+  CHECK_FALSE(engine_from_name("tgi"));
+  CHECK(engine_names().size() == 6);
   // vLLM's "fp8" is E4M3 (vllm/config/cache.py).
   CHECK(kv_dtype_from_name("fp8") == KvDtype::fp8_e4m3);
   CHECK(kv_dtype_from_name("fp8_e5m2") == KvDtype::fp8_e5m2);
   CHECK(traits(kv_tensor_type(KvDtype::fp8_e5m2)).bits_per_weight() == 8);
-  const auto& vllm = serving_profile(ServingEngine::vllm);
+  const auto& vllm = engine_profile(Engine::vllm);
   CHECK(vllm.default_split == SplitMode::tensor);
   CHECK(vllm.checkpoint_weights);
   CHECK(vllm.kv_block_tokens == 16);
   CHECK(supports_kv_dtype(vllm, KvDtype::fp8_e5m2));
   CHECK_FALSE(supports_kv_dtype(vllm, KvDtype::q8_0));
-  CHECK_FALSE(supports_kv_dtype(serving_profile(ServingEngine::trt_llm), KvDtype::fp8_e5m2));
-  CHECK(serving_profile(ServingEngine::trt_llm).kv_block_tokens == 32);
-  const auto& lcpp = serving_profile(ServingEngine::llama_cpp);
+  CHECK_FALSE(supports_kv_dtype(engine_profile(Engine::trt_llm), KvDtype::fp8_e5m2));
+  CHECK(engine_profile(Engine::trt_llm).kv_block_tokens == 32);
+  const auto& lcpp = engine_profile(Engine::llama_cpp);
   CHECK(lcpp.default_split == SplitMode::layer);
   CHECK_FALSE(lcpp.checkpoint_weights);
   CHECK(supports_kv_dtype(lcpp, KvDtype::q8_0));
-  CHECK(serving_profile(ServingEngine::ollama).default_split == SplitMode::layer);
+  CHECK(engine_profile(Engine::ollama).default_split == SplitMode::layer);
 }
 
 TEST_CASE("Engine batch limits follow each engine's defaults for the GPU", "[serving]") {
   // vllm/engine/arg_utils.py get_batch_defaults: >= 70 GiB and not A100 -> 8192 / 1024.
-  auto h100 = engine_limits(ServingEngine::vllm, 80 * kGiB, false, 1, 1);
+  auto h100 = engine_limits(Engine::vllm, 80 * kGiB, false, 1, 1);
   CHECK(h100.max_num_batched_tokens == 8192);
   CHECK(h100.max_num_seqs == 1024);
   CHECK(h100.memory_fraction == 0.9);
-  auto a100 = engine_limits(ServingEngine::vllm, 80 * kGiB, true, 1, 1);
+  auto a100 = engine_limits(Engine::vllm, 80 * kGiB, true, 1, 1);
   CHECK(a100.max_num_batched_tokens == 2048);
   CHECK(a100.max_num_seqs == 256);
   // SGLang on 80 GiB (81920 MiB), tp 1: chunk 8192, bs 256 -> reserved 512 + 12288 + 512 + 128 =
   // 13440 MiB (>= 10 GiB) -> mem_fraction_static round((81920 - 13440) / 81920, 3) = 0.836.
-  auto sg = engine_limits(ServingEngine::sglang, 80 * kGiB, false, 1, 1);
+  auto sg = engine_limits(Engine::sglang, 80 * kGiB, false, 1, 1);
   CHECK(sg.max_num_batched_tokens == 8192);
   CHECK(sg.cuda_graph_max_bs == 256);
   CHECK(sg.memory_fraction == Approx(0.836));
   // 24 GiB (24576 MiB), tp 1: chunk 2048, bs 24 -> 512 + 3072 + 48 + 128 = 3760 MiB ->
   // round(20816 / 24576, 3) = 0.847.
-  auto sg24 = engine_limits(ServingEngine::sglang, 24 * kGiB, false, 1, 1);
+  auto sg24 = engine_limits(Engine::sglang, 24 * kGiB, false, 1, 1);
   CHECK(sg24.max_num_batched_tokens == 2048);
   CHECK(sg24.memory_fraction == Approx(0.847));
   // 180 GiB B200, tp 8: chunk 16384, bs 512 -> 512 + 24576 + 1024 + 1024 = 27136 MiB ->
   // round((184320 - 27136) / 184320, 3) = 0.853.
-  auto sgb = engine_limits(ServingEngine::sglang, 180 * kGiB, false, 8, 1);
+  auto sgb = engine_limits(Engine::sglang, 180 * kGiB, false, 8, 1);
   CHECK(sgb.max_num_batched_tokens == 16384);
   CHECK(sgb.memory_fraction == Approx(0.853));
   // 32 GiB (32768 MiB) at tp 8 x pp 64: 512 + 3072 + 160 + 8 x 64 / 8 x 1024 = 69280 MiB, more
   // than the card: no share (was -1.114, and the KV pool overflowed), nothing fits.
-  auto sg_many = engine_limits(ServingEngine::sglang, 32 * kGiB, false, 8, 64);
+  auto sg_many = engine_limits(Engine::sglang, 32 * kGiB, false, 8, 64);
   CHECK(sg_many.memory_fraction == 0);
-  CHECK(kv_pool_bytes(serving_profile(ServingEngine::sglang), sg_many, 32 * kGiB, kGiB, 0,
+  CHECK(kv_pool_bytes(engine_profile(Engine::sglang), sg_many, 32 * kGiB, kGiB, 0,
                       sg_many.reserved_bytes) == 0);
-  auto trt = engine_limits(ServingEngine::trt_llm, 80 * kGiB, false, 1, 1);
+  auto trt = engine_limits(Engine::trt_llm, 80 * kGiB, false, 1, 1);
   CHECK(trt.max_num_seqs == 2048);
   CHECK(trt.max_num_batched_tokens == 8192);
   CHECK(trt.memory_fraction == 0.9);
@@ -101,21 +101,21 @@ TEST_CASE("Engine batch limits follow each engine's defaults for the GPU", "[ser
 TEST_CASE("KV pool per GPU under each engine's memory rule", "[serving]") {
   const uint64_t total = 80 * kGiB, weights = 16 * kGiB, act = 2 * kGiB, rt = 1 * kGiB;
   // vLLM: 0.9 x 80 - 16 - 2 - 1 = 53 GiB.
-  const auto v = engine_limits(ServingEngine::vllm, total, false, 1, 1);
-  CHECK(kv_pool_bytes(serving_profile(ServingEngine::vllm), v, total, weights, act, rt) ==
+  const auto v = engine_limits(Engine::vllm, total, false, 1, 1);
+  CHECK(kv_pool_bytes(engine_profile(Engine::vllm), v, total, weights, act, rt) ==
         fraction_of(total, 0.9) - 19 * kGiB);
   // TensorRT-LLM: 0.9 x (80 - 16 - 2 - 1) = 54.9 GiB.
-  const auto t = engine_limits(ServingEngine::trt_llm, total, false, 1, 1);
-  CHECK(kv_pool_bytes(serving_profile(ServingEngine::trt_llm), t, total, weights, act, rt) ==
+  const auto t = engine_limits(Engine::trt_llm, total, false, 1, 1);
+  CHECK(kv_pool_bytes(engine_profile(Engine::trt_llm), t, total, weights, act, rt) ==
         static_cast<uint64_t>(static_cast<double>(61 * kGiB) * 0.9));
   // SGLang: 0.836 of what is free when its model runner starts (80 GiB less the 328 MiB the
   // CUDA context and NCCL hold: 81,592 MiB) - 16 GiB; activations and graphs live outside the
   // fraction.
-  const auto s = engine_limits(ServingEngine::sglang, total, false, 1, 1);
-  CHECK(kv_pool_bytes(serving_profile(ServingEngine::sglang), s, total, weights, act, rt) ==
+  const auto s = engine_limits(Engine::sglang, total, false, 1, 1);
+  CHECK(kv_pool_bytes(engine_profile(Engine::sglang), s, total, weights, act, rt) ==
         fraction_of(81592 * kMiB, 0.836) - weights);
   // Nothing left: 0, not a wrapped number.
-  CHECK(kv_pool_bytes(serving_profile(ServingEngine::vllm), v, total, 79 * kGiB, act, rt) == 0);
+  CHECK(kv_pool_bytes(engine_profile(Engine::vllm), v, total, 79 * kGiB, act, rt) == 0);
 }
 
 TEST_CASE("MoE steps read the experts the batch activates, not n_expert_used", "[serving]") {
@@ -124,7 +124,7 @@ TEST_CASE("MoE steps read the experts the batch activates, not n_expert_used", "
   const auto& m = test::model("qwen3-30b-a3b");
   const auto setup =
       serving_setup(m, *find_quant_preset("fp8"), test::catalog().find_gpu("h100-sxm")->spec,
-                    ServingEngine::vllm, KvDtype::fp8_e4m3, 1, 1, 1, 8);
+                    Engine::vllm, KvDtype::fp8_e4m3, 1, 1, 1, 8);
   const auto one = serving_step(setup.model, setup.gpu, setup.deployment, 1, 1000, 0, 1000);
   const auto many = serving_step(setup.model, setup.gpu, setup.deployment, 64, 1000, 0, 1000);
   const double expert_layer = static_cast<double>(setup.model.expert_bytes) * 48;
@@ -240,7 +240,7 @@ TEST_CASE("Fixed-concurrency server benchmark: Llama-3.3-70B FP8 TP2 on H100, 50
 TEST_CASE("A request rate becomes concurrency by Little's law, past capacity it is overload",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                KvDtype::fp8_e4m3, 1, 1, 1, 8);
   Workload w;
   w.isl = 1000;
@@ -272,7 +272,7 @@ TEST_CASE("A request rate becomes concurrency by Little's law, past capacity it 
 TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared over its requests",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                KvDtype::fp8_e4m3, 1, 1, 1, 8);
   REQUIRE(s.deployment.limits.max_num_batched_tokens == 8192);  // vLLM on a GPU of 70 GiB or more
   Workload w;
@@ -324,7 +324,7 @@ TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared
 TEST_CASE("Planning charges KV for the tokens held, the guarantee for the whole context",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                KvDtype::fp8_e4m3, 1, 1, 1, 8);
   Deployment d = s.deployment;
   d.max_model_len = 8192;
@@ -341,7 +341,7 @@ TEST_CASE("Planning charges KV for the tokens held, the guarantee for the whole 
   // BF16 KV holds half as many.
   Deployment b = d;
   const auto bf = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                                test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                                test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                 KvDtype::bf16, 1, 1, 1, 8);
   const auto rb = estimate_serving(bf.model, bf.gpu, b, w);
   CHECK(rb.kv_bytes_per_seq == 2 * r.kv_bytes_per_seq);
@@ -349,7 +349,7 @@ TEST_CASE("Planning charges KV for the tokens held, the guarantee for the whole 
 
 TEST_CASE("A power cap lowers throughput by the measured curve", "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                KvDtype::fp8_e4m3, 1, 1, 1, 8);
   Workload w;
   w.users = 32;
@@ -377,10 +377,10 @@ TEST_CASE("vLLM's KV pool rule reproduces its own memory-profile logs", "[servin
     auto gib = [&](const char* k) {
       return static_cast<uint64_t>(r.at(k).get<double>() * static_cast<double>(kGiB));
     };
-    EngineLimits l = engine_limits(ServingEngine::vllm, gib("gpu_total_gib"), false, 1, 1);
+    EngineLimits l = engine_limits(Engine::vllm, gib("gpu_total_gib"), false, 1, 1);
     l.memory_fraction = r.at("gpu_memory_utilization").get<double>();
     const double pool = static_cast<double>(kv_pool_bytes(
-                            serving_profile(ServingEngine::vllm), l, gib("gpu_total_gib"),
+                            engine_profile(Engine::vllm), l, gib("gpu_total_gib"),
                             gib("weights_gib"), gib("activation_peak_gib"), gib("non_torch_gib"))) /
                         static_cast<double>(kGiB);
     const double logged = r.at("kv_cache_gib").get<double>();
@@ -394,7 +394,7 @@ TEST_CASE("vLLM's KV pool rule reproduces its own memory-profile logs", "[servin
 TEST_CASE("Past the rate the replicas sustain, overload is the verdict, with no mean TTFT",
           "[serving]") {
   const auto s = serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
-                               test::catalog().find_gpu("h100-sxm")->spec, ServingEngine::vllm,
+                               test::catalog().find_gpu("h100-sxm")->spec, Engine::vllm,
                                KvDtype::fp8_e4m3, 1, 1, 1, 8);
   Workload w;
   w.isl = 1000;
@@ -489,7 +489,7 @@ TEST_CASE("vLLM pads MXFP4 experts to its kernel's layout on the GPUs it is know
                              engine_expert_padding(Engine::vllm, "blackwell")) == 0);
   // The serving plan holds the padded weights: the checkpoint's bytes + the padding.
   const GpuSpec& b200 = test::catalog().find_gpu("b200")->spec;
-  const ServingSetup s = serving_setup(m, q, b200, ServingEngine::vllm, KvDtype::bf16, 1, 1, 1, 8);
+  const ServingSetup s = serving_setup(m, q, b200, Engine::vllm, KvDtype::bf16, 1, 1, 1, 8);
   const Weights w = compute_weights(m, q, false, false);
   CHECK(s.model.weight_bytes == w.bytes - w.nextn_bytes_not_loaded + 1398767616);
 }
@@ -499,10 +499,10 @@ TEST_CASE("vLLM pads MXFP4 experts to its kernel's layout on the GPUs it is know
 TEST_CASE("Serving engines size their share from the memory the runtime reports", "[serving]") {
   const GpuSpec& h100 = test::catalog().find_gpu("h100-sxm")->spec;
   CHECK(h100.visible_memory_bytes == 81106 * kMiB);
-  CHECK(engine_memory_bytes(ServingEngine::vllm, h100) == 85045805056u);
-  CHECK(engine_memory_bytes(ServingEngine::sglang, h100) == 85045805056u);
-  CHECK(engine_memory_bytes(ServingEngine::llama_cpp, h100) == 80 * kGiB);
+  CHECK(engine_memory_bytes(Engine::vllm, h100) == 85045805056u);
+  CHECK(engine_memory_bytes(Engine::sglang, h100) == 85045805056u);
+  CHECK(engine_memory_bytes(Engine::llama_cpp, h100) == 80 * kGiB);
   // Not published: the nominal memory.
   const GpuSpec& mi355x = test::catalog().find_gpu("mi355x")->spec;
-  CHECK(engine_memory_bytes(ServingEngine::vllm, mi355x) == mi355x.usable_bytes());
+  CHECK(engine_memory_bytes(Engine::vllm, mi355x) == mi355x.usable_bytes());
 }

@@ -106,7 +106,7 @@ namespace {
 
 // A deployment of `model` at `quant` on `tp` GPUs with (k > 0) or without speculative decoding
 // at the published rate, at `users` in a closed loop.
-ServingEstimate run(const char* model, const char* quant, const char* gpu, ServingEngine engine,
+ServingEstimate run(const char* model, const char* quant, const char* gpu, Engine engine,
                     uint32_t tp, SpecMethod method, uint32_t k, uint32_t users, uint32_t isl,
                     uint32_t osl) {
   const ModelSpec& m = test::model(model);
@@ -126,10 +126,10 @@ ServingEstimate run(const char* model, const char* quant, const char* gpu, Servi
 
 TEST_CASE("A speculative step verifies k + 1 positions and its ITL is the step over tau",
           "[speculative]") {
-  const auto plain = run("llama-3.3-70b", "fp8", "h100-sxm", ServingEngine::vllm, 4,
-                         SpecMethod::eagle3, 0, 1, 1000, 1000);
-  const auto spec = run("llama-3.3-70b", "fp8", "h100-sxm", ServingEngine::vllm, 4,
-                        SpecMethod::eagle3, 3, 1, 1000, 1000);
+  const auto plain = run("llama-3.3-70b", "fp8", "h100-sxm", Engine::vllm, 4, SpecMethod::eagle3, 0,
+                         1, 1000, 1000);
+  const auto spec = run("llama-3.3-70b", "fp8", "h100-sxm", Engine::vllm, 4, SpecMethod::eagle3, 3,
+                        1, 1000, 1000);
   REQUIRE(spec.fits);
   const double tau =
       tokens_per_step(spec_acceptance(SpecMethod::eagle3, "llama-3.3-70b", 3).row->rate(), 3);
@@ -150,12 +150,12 @@ TEST_CASE("MTP on DeepSeek-R1 at batch 1 gains what TensorRT-LLM published", "[s
   // speed 1.78x, 2.25x and 2.28x of without MTP at 1, 2 and 3 layers. Within 15%: the model
   // charges the verified rows' extra experts and the draft passes; the engine's own kernels are
   // fused further.
-  const auto plain = run("deepseek-r1", "nvfp4", "b200", ServingEngine::trt_llm, 8, SpecMethod::mtp,
-                         0, 1, 1024, 2048);
+  const auto plain =
+      run("deepseek-r1", "nvfp4", "b200", Engine::trt_llm, 8, SpecMethod::mtp, 0, 1, 1024, 2048);
   const double measured[] = {1.78, 2.25, 2.28};
   for (uint32_t k = 1; k <= 3; ++k) {
-    const auto spec = run("deepseek-r1", "nvfp4", "b200", ServingEngine::trt_llm, 8,
-                          SpecMethod::mtp, k, 1, 1024, 2048);
+    const auto spec =
+        run("deepseek-r1", "nvfp4", "b200", Engine::trt_llm, 8, SpecMethod::mtp, k, 1, 1024, 2048);
     const double gain = spec.per_user_tokens_per_s.value / plain.per_user_tokens_per_s.value;
     CAPTURE(k, gain);
     CHECK(gain == Approx(measured[k - 1]).epsilon(0.15));
@@ -172,9 +172,9 @@ TEST_CASE("EAGLE-3's gain on gpt-oss-120b shrinks with the batch as published", 
   };
   double last = 1e9;
   for (const Row& r : {Row{1, 1.97}, Row{8, 1.66}}) {
-    const auto plain = run("gpt-oss-120b", "mxfp4-experts", "h200", ServingEngine::trt_llm, 8,
+    const auto plain = run("gpt-oss-120b", "mxfp4-experts", "h200", Engine::trt_llm, 8,
                            SpecMethod::eagle3, 0, r.users, 1000, 2048);
-    const auto spec = run("gpt-oss-120b", "mxfp4-experts", "h200", ServingEngine::trt_llm, 8,
+    const auto spec = run("gpt-oss-120b", "mxfp4-experts", "h200", Engine::trt_llm, 8,
                           SpecMethod::eagle3, 3, r.users, 1000, 2048);
     const double gain = spec.per_user_tokens_per_s.value / plain.per_user_tokens_per_s.value;
     CAPTURE(r.users, gain);
@@ -190,8 +190,8 @@ TEST_CASE("Disaggregated serving: decode steps alone, prompts on the prefill wor
           "[serving][disaggregated]") {
   const ModelSpec& m = test::model("llama-3.3-70b");
   const GpuSpec& gpu = test::catalog().find_gpu("h200")->spec;
-  ServingSetup s = serving_setup(m, *find_quant_preset("fp8"), gpu, ServingEngine::sglang,
-                                 KvDtype::bf16, 4, 1, 1, 8);
+  ServingSetup s =
+      serving_setup(m, *find_quant_preset("fp8"), gpu, Engine::sglang, KvDtype::bf16, 4, 1, 1, 8);
   Deployment d = s.deployment;
   d.prefill_workers = 1;
   d.prefill_tp = 4;

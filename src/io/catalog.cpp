@@ -179,8 +179,7 @@ bool engine_word(const std::string& s) {
 // "serving"/"vllm" or "serving"/"sglang": what the model's deployment guide passes that engine.
 // Every value reaches a pasted launch command: parsers and formats are plain words, a further
 // flag one the engine documents (guide_flag_problem), the chat template a relative path.
-EngineFlags read_engine_flags(const json& o, const std::string& path, ServingEngine engine,
-                              const Ctx& c) {
+EngineFlags read_engine_flags(const json& o, const std::string& path, Engine engine, const Ctx& c) {
   known_fields(
       o, path, c,
       {"trust_remote_code", "tool_call_parser", "reasoning_parser", "tool_chat_template", "args"});
@@ -221,9 +220,9 @@ ModelServingGuide read_serving(const json& o, const std::string& path, const Ctx
   ModelServingGuide g;
   g.reasoning = boolean(o, path, "reasoning", c);
   if (const json* v = Ctx::field(o, "vllm"))
-    g.vllm = read_engine_flags(*v, path + "/vllm", ServingEngine::vllm, c);
+    g.vllm = read_engine_flags(*v, path + "/vllm", Engine::vllm, c);
   if (const json* v = Ctx::field(o, "sglang"))
-    g.sglang = read_engine_flags(*v, path + "/sglang", ServingEngine::sglang, c);
+    g.sglang = read_engine_flags(*v, path + "/sglang", Engine::sglang, c);
   g.source = c.str(o, path, "source", true);
   return g;
 }

@@ -303,7 +303,7 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
   move_experts(m, c, e);
   KvCacheConfig kvc = c.kv;
   kvc.padding = ep.kv_cell_padding;
-  kvc.flash_attn = c.flash_attn || (c.engine != Engine::llama_cpp && c.engine != Engine::ollama);
+  kvc.flash_attn = c.flash_attn || ep.activations != ActivationRule::ggml_graph;
   // Ollama's slots (OLLAMA_NUM_PARALLEL) share one KV cache of n_seq x num_ctx cells: its log
   // prints "kv_size = 65536" and "n_ctx_per_seq = 16384" for 4 slots of 16k (ollama/ollama#9221),
   // and its graph attends over all of them (the compute buffer grows with n_seq x n_ctx).
@@ -335,25 +335,26 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
     out_m.n_vocab = m.n_embd;
   }
   const ModelSpec& cm = m.is_encoder() ? out_m : m;
-  switch (c.engine) {
-    case Engine::llama_cpp:
-    case Engine::ollama:
+  switch (ep.activations) {
+    case ActivationRule::ggml_graph:
       if (m.is_encoder()) {
         e.compute = compute_buffer(cm, ubatch, static_cast<uint32_t>(ubatch), c.flash_attn);
         break;
       }
       ggml_compute(m, c, groups, layout, ubatch, e);
       break;
-    case Engine::vllm:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
-                        // sampled (a pooling model samples nothing). vLLM's own profile run at
-                        // the GPU's batch limits when the plan gives them (RunConfig::profile_*);
-                        // else (SGLang's and TensorRT-LLM's borrowed rule) the summed activations
+    case ActivationRule::
+        profile_run:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
+                      // sampled (a pooling model samples nothing). vLLM's own profile run at
+                      // the GPU's batch limits when the plan gives them (RunConfig::profile_*);
+                      // else (SGLang's and TensorRT-LLM's borrowed rule) the summed activations
       e.compute =
           c.profile_tokens
               ? vllm_profile_peak(cm, c.profile_tokens, encode_only ? 0 : c.profile_seqs)
               : torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
       break;
-    case Engine::transformers:  // prefill of the whole context, last-token logits per sequence
+    case ActivationRule::whole_prompt:  // prefill of the whole context, last-token logits per
+                                        // sequence
       e.compute = torch_activations(cm, tokens_total, encode_only ? 0 : c.kv.n_seq);
       break;
   }

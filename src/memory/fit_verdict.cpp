@@ -32,7 +32,7 @@ const char* to_string(MarginRule r) {
   return "?";
 }
 
-EngineMargin engine_margin(Engine e) {
+EngineMargin engine_margin(Engine e, const EngineLimits& l) {
   EngineMargin m;
   switch (e) {
     case Engine::llama_cpp:
@@ -53,33 +53,18 @@ EngineMargin engine_margin(Engine e) {
     case Engine::vllm:
       // vllm/config/cache.py: gpu_memory_utilization = 0.9 of total memory, the rest untouched.
       m.rule = MarginRule::share_of_total;
-      m.share = 0.9;
+      m.share = l.memory_fraction > 0 ? l.memory_fraction : 0.9;
       m.add_estimate_error = false;  // the estimate is vLLM's own profile rule
       m.source = "vLLM uses gpu_memory_utilization 0.9 of memory (vllm/config/cache.py)";
       break;
-    case Engine::transformers:
-      // PyTorch's caching allocator takes what each step asks for; no share is reserved.
-      m.source = "transformers allocates on demand (PyTorch caching allocator), no reserve";
-      break;
-  }
-  return m;
-}
-
-EngineMargin engine_margin(ServingEngine e, const EngineLimits& l) {
-  EngineMargin m;
-  switch (e) {
-    case ServingEngine::vllm:
-      m = engine_margin(Engine::vllm);
-      if (l.memory_fraction > 0) m.share = l.memory_fraction;
-      break;
-    case ServingEngine::sglang:
+    case Engine::sglang:
       // python/sglang/srt/server_args.py: weights + KV pool = total x mem_fraction_static.
       m.rule = MarginRule::share_of_total;
       m.share = l.memory_fraction > 0 ? l.memory_fraction : 0.88;
       m.add_estimate_error = false;
       m.source = "SGLang uses mem_fraction_static of memory (python/sglang/srt/server_args.py)";
       break;
-    case ServingEngine::trt_llm:
+    case Engine::trt_llm:
       // tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction = 0.9 of the
       // memory free after weights and activations.
       m.rule = MarginRule::share_of_free;
@@ -89,14 +74,9 @@ EngineMargin engine_margin(ServingEngine e, const EngineLimits& l) {
           "TensorRT-LLM's KV pool takes free_gpu_memory_fraction 0.9 of free memory "
           "(tensorrt_llm/llmapi/llm_args.py)";
       break;
-    case ServingEngine::llama_cpp:
-      m = engine_margin(Engine::llama_cpp);
-      break;
-    case ServingEngine::ollama:
-      m = engine_margin(Engine::ollama);
-      break;
-    case ServingEngine::transformers:
-      m = engine_margin(Engine::transformers);
+    case Engine::transformers:
+      // PyTorch's caching allocator takes what each step asks for; no share is reserved.
+      m.source = "transformers allocates on demand (PyTorch caching allocator), no reserve";
       break;
   }
   return m;

@@ -88,7 +88,7 @@ void describe_split(GpuPlan& p) {
 
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus, const OptionPricer& price,
-                                 const ServingProfile* engine, const EngineGpuCount* engine_count) {
+                                 const EngineProfile* engine, const EngineGpuCount* engine_count) {
   std::vector<GpuOption> out;
   for (const auto& g : gpus) {
     if (engine && !runs_on(*engine, g.backends)) continue;

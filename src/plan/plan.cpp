@@ -112,7 +112,7 @@ void note(Plan& p, NoteKind k, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, u
 void note_padding_otherwise(const PlanRequest& req, const ModelSpec& m, Plan& p) {
   if (!p.serving || !p.gpu || !req.config.quant) return;
   const Deployment& d = p.serving->deployment;
-  const ExpertPadding alt = engine_expert_padding_otherwise(serving_profile(d.engine).memory_engine,
+  const ExpertPadding alt = engine_expert_padding_otherwise(engine_profile(d.engine).memory_engine,
                                                             p.gpu->gpu.architecture);
   const uint64_t pad = expert_padding_bytes(m, *req.config.quant, alt);
   if (!pad) return;
@@ -161,8 +161,8 @@ bool serves(const PlanRequest& req, const ModelSpec& m) {
 }
 
 // The engine that serves the plan: the serving engine, else the memory engine's.
-const ServingProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
-  return req.serving ? serving_profile(req.serving->engine) : serving_profile(c.engine);
+const EngineProfile& plan_engine(const PlanRequest& req, const RunConfig& c) {
+  return req.serving ? engine_profile(req.serving->engine) : engine_profile(c.engine);
 }
 
 // The usable speed (#21): each option's decode speed per user (a serving deployment's step
@@ -240,7 +240,7 @@ ServingNeed serving_need(const ServingPlan& s, double headroom) {
   // The KV the running sequences hold; an engine that refuses to start without room for one
   // max_model_len request needs that much at least (vLLM's check_enough_kv_cache_memory).
   uint64_t kv_need = checked_mul(kv_each, running);
-  if (serving_profile(d.engine).needs_one_full_request)
+  if (engine_profile(d.engine).needs_one_full_request)
     kv_need = std::max(kv_need, (se.kv_bytes_per_seq_guarantee + shards - 1) / shards);
   ServingNeed n;
   n.need_bytes =
@@ -316,7 +316,7 @@ bool settle_options(const PlanRequest& req, const ModelSpec& m, const Estimate& 
 const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weights* w,
                           const Estimate& base, const RunConfig& c, const GpuSpec* gpu, Plan& p) {
   if (gpu) return gpu;
-  const ServingProfile& engine = plan_engine(req, c);
+  const EngineProfile& engine = plan_engine(req, c);
   const bool target = req.users && req.target_tokens_per_s > 0;
   // Each GPU at the count the plan would buy of it: the capacity target's replicas, a serving
   // engine's own deployment, else (no hook) the layer split.
@@ -496,7 +496,7 @@ void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, 
   RunConfig& c = p.config;
   c.headroom = headroom;
   // vLLM's profile run at the GPU's batch limits, as the KV pool was sized.
-  if (serving_profile(d.engine).profile_run) {
+  if (engine_profile(d.engine).profile_run) {
     c.profile_tokens = d.limits.max_num_batched_tokens;
     c.profile_seqs = d.limits.max_num_seqs;
   }
@@ -506,7 +506,7 @@ void plan_replica_memory(const ModelSpec& m, const Weights* w, double headroom, 
   // Each running sequence holds the KV its engine reserves (isl + osl / 2 on average under a paged
   // scheduler), as the plan charged it, not a whole context: the table and the fit read one KV.
   replica.kv.n_ctx = std::max<uint32_t>(
-      1, kv_tokens_held(serving_profile(d.engine).reservation, s.workload, d.max_model_len));
+      1, kv_tokens_held(engine_profile(d.engine).reservation, s.workload, d.max_model_len));
   p.estimate = memo.estimate(m, replica, w);
   p.kv_available_bytes = checked_mul(s.estimate.kv_pool_bytes_per_gpu, d.gpus());
   p.max_concurrent_sequences = static_cast<uint32_t>(std::min<uint64_t>(
@@ -924,7 +924,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
   note_usable_speed(req, m, p);
   // More than a handful of users on llama.cpp or Ollama: a batching engine serves them better.
   const bool slot_engine =
-      req.serving ? serving_profile(req.serving->engine).memory_rule == MemoryRule::fixed_slots
+      req.serving ? engine_profile(req.serving->engine).memory_rule == MemoryRule::fixed_slots
                   : req.config.engine == Engine::llama_cpp || req.config.engine == Engine::ollama;
   if (req.users > kHandfulOfUsers && m.task == Task::generation && !req.train && slot_engine)
     note(p, NoteKind::batching_engine_suggested, req.users);
@@ -947,7 +947,7 @@ void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w
   // carries, the headroom) describe that deployment: its GPUs beyond it stay spare capacity.
   if (p.serving->capacity && p.serving->capacity->found) return;
   const Deployment& d = p.serving->deployment;
-  if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots) return;
+  if (engine_profile(d.engine).memory_rule == MemoryRule::fixed_slots) return;
   const uint32_t bought = p.system->choice.gpus_total();
   if (bought <= d.gpus() || d.gpus() != p.gpu->count || bought > kMaxGpus) return;
   PlanRequest again = req;
@@ -1008,7 +1008,7 @@ struct KeyHash {
 Deployment deployment_at(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                          const Workload& wl, uint32_t tp, uint32_t pp) {
   Deployment d = replica_deployment(sm, sg, base, tp, pp);
-  if (serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+  if (engine_profile(d.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
     d.limits.max_num_seqs = wl.users;
   return d;
 }
@@ -1111,7 +1111,7 @@ LayoutSearch search_disaggregation(const ServingModel& sm, const ServingGpu& sg,
 Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                               const Workload& wl, uint32_t count, uint32_t gpn,
                               uint32_t max_count = kMaxGpus) {
-  const bool tensor = serving_profile(base.engine).default_split == SplitMode::tensor;
+  const bool tensor = engine_profile(base.engine).default_split == SplitMode::tensor;
   auto with = [&](uint32_t tp, uint32_t pp) { return deployment_at(sm, sg, base, wl, tp, pp); };
   auto split = [&](uint32_t n) {
     const uint32_t tp = tensor ? widest_tp(sm, n, gpn) : 1;
@@ -1120,7 +1120,7 @@ Deployment serving_deployment(const ServingModel& sm, const ServingGpu& sg, cons
   Workload one = wl;
   one.users = 1;
   one.rate_per_s = 0;
-  const bool slots = serving_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
+  const bool slots = engine_profile(base.engine).memory_rule == MemoryRule::fixed_slots;
   if (count) {
     // llama-server and Ollama run in one machine (below): a count past one machine's GPUs runs as
     // replicas that each fit one, the fewest whose slots hold their share of the users.
@@ -1184,7 +1184,7 @@ Deployment serving_base(const PlanRequest& req, const ServingSetup& s, bool size
   base.power_limit = req.power.power_limit;
   base.memory_fraction_given = sr.memory_fraction;
   if (sized && !(sr.memory_fraction > 0) &&
-      serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots)
+      engine_profile(sr.engine).memory_rule == MemoryRule::fixed_slots)
     base.memory_fraction_given = 1 / (1 + req.config.headroom);
   return base;
 }
@@ -1262,10 +1262,10 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.deployment = out.capacity->deployment;
     out.estimate = out.capacity->estimate;
     // A slot engine's replicas each reserve a slot per user they carry (llama-server -np).
-    if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
+    if (engine_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && wl.users)
       out.deployment.limits.max_num_seqs =
           (wl.users + out.deployment.replicas - 1) / std::max<uint32_t>(1, out.deployment.replicas);
-  } else if (count && serving_profile(sr.engine).default_split == SplitMode::tensor) {
+  } else if (count && engine_profile(sr.engine).default_split == SplitMode::tensor) {
     // The GPUs are given: the layout that serves the workload best on them, and the next.
     const LayoutSearch ls = sr.prefill_auto
                                 ? search_disaggregation(s.model, s.gpu, base, wl, count, gpn)
@@ -1287,7 +1287,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     plain.spec = {};
     out.without_spec = estimate_serving(s.model, s.gpu, plain, wl);
   }
-  out.kv_charged_guarantee = serving_profile(sr.engine).reservation != KvReservation::on_demand;
+  out.kv_charged_guarantee = engine_profile(sr.engine).reservation != KvReservation::on_demand;
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
   out.launch.devices_variable = device_selection_variable(gpu.backends);
   out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
@@ -1299,14 +1299,14 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch.spec_model = sr.spec_launch_model;
   // A slot engine reserves -np slots of max_model_len at start: no more than the KV pool holds,
   // the slots the plan runs (the other users queue), else the printed command would not start.
-  if (serving_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
+  if (engine_profile(sr.engine).memory_rule == MemoryRule::fixed_slots && out.estimate.fits &&
       out.estimate.max_concurrency < out.launch.max_num_seqs)
     out.launch.max_num_seqs = out.estimate.max_concurrency;
   // FP8 weights from a 16-bit checkpoint: vLLM and SGLang quantize it when loading
   // (--quantization fp8, dynamic per-tensor scales); TensorRT-LLM needs an FP8 checkpoint. A
   // checkpoint stored in FP8 (DeepSeek-V3/R1) is read as it is: no flag.
   if (std::strcmp(req.config.quant->id, "fp8") == 0 && m.stored_quant != "fp8" &&
-      (sr.engine == ServingEngine::vllm || sr.engine == ServingEngine::sglang))
+      (sr.engine == Engine::vllm || sr.engine == Engine::sglang))
     out.launch.quantization = "fp8";
   return out;
 }

@@ -58,34 +58,34 @@ std::string shell_word(std::string_view s) {
 
 }  // namespace
 
-const EngineFlags& guide_flags(const ModelServingGuide& guide, ServingEngine engine) {
+const EngineFlags& guide_flags(const ModelServingGuide& guide, Engine engine) {
   static const EngineFlags kNone;
   switch (engine) {
-    case ServingEngine::vllm:
-    case ServingEngine::transformers:
+    case Engine::vllm:
+    case Engine::transformers:
       return guide.vllm;
-    case ServingEngine::sglang:
+    case Engine::sglang:
       return guide.sglang;
-    case ServingEngine::trt_llm:
-    case ServingEngine::llama_cpp:
-    case ServingEngine::ollama:
+    case Engine::trt_llm:
+    case Engine::llama_cpp:
+    case Engine::ollama:
       break;
   }
   return kNone;
 }
 
-std::string guide_flag_problem(std::string_view flag, ServingEngine engine) {
+std::string guide_flag_problem(std::string_view flag, Engine engine) {
   // vLLM EngineArgs (vllm/engine/arg_utils.py): the tokenizer, config and weight formats Mistral's
   // and DeepSeek's guides set. SGLang's guides set nothing beyond their parsers.
   static constexpr std::string_view kVllm[] = {"--tokenizer-mode", "--config-format",
                                                "--load-format"};
-  if (engine == ServingEngine::vllm)
+  if (engine == Engine::vllm)
     for (const auto f : kVllm)
       if (flag == f) return "";
   return std::string("is not a flag llmsize passes to ") +
-         (engine == ServingEngine::vllm ? "vllm serve (--tokenizer-mode, --config-format, "
-                                          "--load-format)"
-                                        : "this engine");
+         (engine == Engine::vllm ? "vllm serve (--tokenizer-mode, --config-format, "
+                                   "--load-format)"
+                                 : "this engine");
 }
 
 const char* device_selection_variable(const std::vector<std::string>& backends) {
@@ -130,7 +130,7 @@ void guide(const EngineFlags& f, std::ostringstream& o, bool vllm_flags) {
       << shell_word(f.tool_call_parser);
   if (!f.reasoning_parser.empty()) o << " --reasoning-parser " << shell_word(f.reasoning_parser);
   // Flags and values alternate; a flag prints as it is only when the engine documents it.
-  const ServingEngine engine = vllm_flags ? ServingEngine::vllm : ServingEngine::sglang;
+  const Engine engine = vllm_flags ? Engine::vllm : Engine::sglang;
   for (size_t i = 0; i < f.args.size(); ++i)
     o << " "
       << (i % 2 == 0 && guide_flag_problem(f.args[i], engine).empty() ? f.args[i]
@@ -491,7 +491,7 @@ struct PodKind {
   const char* image;
 };
 std::optional<PodKind> pod_kind(const LaunchPlan& p) {
-  const bool sglang = p.engine == ServingEngine::sglang;
+  const bool sglang = p.engine == Engine::sglang;
   if (p.devices_variable == "CUDA_VISIBLE_DEVICES")
     return PodKind{"nvidia.com/gpu", sglang ? "lmsysorg/sglang:latest" : "vllm/vllm-openai:latest"};
   if (p.devices_variable == "HIP_VISIBLE_DEVICES" && !sglang)
@@ -552,7 +552,7 @@ void k8s_container(std::ostringstream& o, const std::string& indent, const std::
 // Kubernetes expands), and vLLM's workers headless. Every piece from the plan is escaped against
 // that expansion; only the LWS variables written here are left for Kubernetes to fill.
 std::string k8s_command(const LaunchPlan& p, const std::string& rank, bool headless) {
-  const bool sglang = p.engine == ServingEngine::sglang;
+  const bool sglang = p.engine == Engine::sglang;
   std::ostringstream head, tail;
   head << (sglang ? "python3 -m sglang.launch_server --model-path " : "vllm serve ")
        << shell_quote(p.model);
@@ -589,8 +589,7 @@ std::string kubernetes_problem(const LaunchPlan& p) {
   if (p.prefill_workers)
     return "disaggregated prefill and decode workers are not wired into this manifest (llm-d or "
            "Dynamo deploy them); --emit sglang prints SGLang's PD workers and router";
-  if (p.engine != ServingEngine::vllm && p.engine != ServingEngine::sglang &&
-      p.engine != ServingEngine::transformers)
+  if (p.engine != Engine::vllm && p.engine != Engine::sglang && p.engine != Engine::transformers)
     return "llmsize writes Kubernetes manifests for vLLM and SGLang (--engine vllm or sglang)";
   if (!pod_kind(p))
     return p.devices_variable == "HIP_VISIBLE_DEVICES"
@@ -605,16 +604,16 @@ std::string kubernetes_problem(const LaunchPlan& p) {
 
 std::string kubernetes_manifest(const LaunchPlan& plan) {
   LaunchPlan p = plan;
-  if (p.engine == ServingEngine::transformers) p.engine = ServingEngine::vllm;
+  if (p.engine == Engine::transformers) p.engine = Engine::vllm;
   const PodKind kind = *pod_kind(p);
   const std::string name = object_name(p.model);
-  const char* engine = p.engine == ServingEngine::sglang ? "sglang" : "vllm";
+  const char* engine = p.engine == Engine::sglang ? "sglang" : "vllm";
   const uint32_t nodes = p.nodes();
   std::ostringstream o;
   o << "# llmsize plan: " << p.replicas << " replica" << (p.replicas == 1 ? "" : "s") << " of TP "
     << p.tp << " x PP " << p.pp << " under " << engine << "; gated models need an HF_TOKEN env\n"
     << "# (a Secret) and a local checkpoint path a volume mounted at that path\n";
-  template_comment(p.flags, p.engine == ServingEngine::sglang ? "SGLang" : "vLLM", o);
+  template_comment(p.flags, p.engine == Engine::sglang ? "SGLang" : "vLLM", o);
   if (nodes > 1) {
     const uint32_t per_pod = p.gpus_per_node;
     o << "# one LeaderWorkerSet group per replica, one pod per machine (" << nodes << " x "
@@ -662,13 +661,13 @@ std::string shell_quote(std::string_view s) {
   return r + "'";
 }
 
-std::string launch_value_problem(std::string_view value, ServingEngine engine) {
+std::string launch_value_problem(std::string_view value, Engine engine) {
   if (value.empty()) return "is empty";
   if (needs_sanitizing(value))
     return "holds a control, invisible or non-UTF-8 character (shown escaped), which a pasted "
            "command would carry to the terminal or break on";
   if (value.front() == '-') return "starts with '-', which the engine would read as an option";
-  if (engine == ServingEngine::ollama && any_code_point(value, ollama_drops))
+  if (engine == Engine::ollama && any_code_point(value, ollama_drops))
     return "holds a character Ollama's Modelfile parser drops (a Unicode space other than U+0020, "
            "a format or a private-use character)";
   return "";
@@ -688,7 +687,7 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
   p.prefill_tp = d.prefill_tp;
   p.max_model_len = d.max_model_len ? d.max_model_len : w.request_tokens();
   p.kv = d.kv;
-  const bool slots = serving_profile(d.engine).memory_rule == MemoryRule::fixed_slots;
+  const bool slots = engine_profile(d.engine).memory_rule == MemoryRule::fixed_slots;
   if (slots) {
     // One slot per concurrent user of the replica; the layers split like llama.cpp's even -ts.
     p.max_num_seqs = w.users ? (w.users + d.replicas - 1) / d.replicas : d.limits.max_num_seqs;
@@ -706,23 +705,23 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
 
 std::string launch_script(const LaunchPlan& p) {
   switch (p.engine) {
-    case ServingEngine::vllm:
+    case Engine::vllm:
       return vllm(p);
-    case ServingEngine::sglang:
+    case Engine::sglang:
       return sglang(p);
-    case ServingEngine::trt_llm:
+    case Engine::trt_llm:
       return trtllm(p);
-    case ServingEngine::llama_cpp:
+    case Engine::llama_cpp:
       return llama_server(p);
-    case ServingEngine::ollama:
+    case Engine::ollama:
       return ollama(p);
-    case ServingEngine::transformers:
+    case Engine::transformers:
       break;
   }
   // transformers has no server of its own: the nearest launch is a vLLM server of the same
   // checkpoint, which keeps every weight on the GPU the same way.
   LaunchPlan v = p;
-  v.engine = ServingEngine::vllm;
+  v.engine = Engine::vllm;
   return "# transformers has no serving command; the same checkpoint under vLLM:\n" + vllm(v);
 }
 

@@ -21,27 +21,27 @@ const ServingCalibration kCalibrations[] = {
     // TTFT less the modelled prefill and first wave, 22-35 ms), SGLang's front end taken as vLLM's
     // (the same tokenizer / detokenizer processes around the scheduler; no low-load row),
     // TensorRT-LLM's from the NIM rows at concurrency 1 (4-8 ms).
-    {ServingEngine::llama_cpp, 0.70, 0.55, 0.45, 64, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.2, 0.25, 0.5, 0,
+    {Engine::llama_cpp, 0.70, 0.55, 0.45, 64, 1.5e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6, 0.2,
+     0.25, 0.5, 0,
      "llama.cpp batched-bench on Apple M2 Ultra (3 rows, B = 1-4); other GPUs share the "
      "single-stream calibration of speed.cpp"},
-    {ServingEngine::ollama, 0.70, 0.55, 0.45, 64, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6,
-     0.2, 0.3, 0.6, 0, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
-    {ServingEngine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
-     0, 0.25, 0.6, 20e-3,
+    {Engine::ollama, 0.70, 0.55, 0.45, 64, 2.0e-3, 20e-6, 0, false, 25e-6, 0.7, 0.95, 1.6, 0.2, 0.3,
+     0.6, 0, "llama.cpp's factors (Ollama runs llama.cpp) with its HTTP/runner overhead"},
+    {Engine::vllm, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6, 0, 0.25,
+     0.6, 20e-3,
      "TensorRT-LLM's kernel factors; vLLM's scheduler overlaps the GPU's step (async scheduling, "
      "on by default since vllm-project/vllm PR 27614, late 2025); InferenceMAX and MLPerf rows of "
      "2025-26 in bench/accuracy"},
-    {ServingEngine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6,
-     0, 0.25, 0.6, 20e-3,
+    {Engine::sglang, 0.80, 0.60, 0.50, 64, 1.0e-3, 25e-6, 25e-6, true, 12e-6, 0.7, 0.95, 1.6, 0,
+     0.25, 0.6, 20e-3,
      "TensorRT-LLM's kernel factors with SGLang's overlap scheduler; no fixed-length SGLang rows "
      "shipped"},
-    {ServingEngine::trt_llm, 0.80, 0.60, 0.55, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95,
-     1.6, 0, 0.13, 1.15, 5e-3,
+    {Engine::trt_llm, 0.80, 0.60, 0.55, 64, 2.0e-3, 25e-6, 25e-6, true, 10e-6, 0.7, 0.95, 1.6, 0,
+     0.13, 1.15, 5e-3,
      "TensorRT-LLM perf-overview (trtllm-bench, offline): Llama-3.1-8B/3.3-70B/3.1-405B, "
      "Qwen3-30B-A3B/235B-A22B on H100/H200/B200/RTX PRO 6000"},
-    {ServingEngine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6,
-     0.8, 1.6, 0, 0.4, 1.0, 0,
+    {Engine::transformers, 0.60, 0.40, 0.35, 64, 8.0e-3, 50e-6, 25e-6, false, 30e-6, 0.6, 0.8, 1.6,
+     0, 0.4, 1.0, 0,
      "transformers generate(): no serving rows shipped; eager kernels, static batches"},
 };
 
@@ -299,7 +299,7 @@ const FamilyFactor& family_factor(const ServingGpu& g) {
   return kFamilies[4];
 }
 
-const ServingCalibration& serving_calibration(ServingEngine e) {
+const ServingCalibration& serving_calibration(Engine e) {
   return kCalibrations[static_cast<int>(e)];
 }
 
@@ -346,7 +346,7 @@ double weight_stream_s(const ServingCalibration& cal, const StepShape& h) {
 StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                      uint32_t decode, double ctx, uint32_t prefill, StepTime& s) {
   const ServingCalibration& cal = serving_calibration(d.engine);
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   StepShape h;
   h.pp = std::max<uint32_t>(1, d.pp);
   h.tp = std::max<uint32_t>(1, d.tp);
@@ -405,7 +405,7 @@ StepShape step_shape(const ServingModel& m, const ServingGpu& g, const Deploymen
 double step_compute(const ServingModel& m, const ServingGpu& g, const Deployment& d, double ctx,
                     uint32_t isl, const StepShape& h, StepTime& s) {
   const ServingCalibration& cal = serving_calibration(d.engine);
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   const double dm = h.dm, pm = h.pm, stage = h.stage;
   const uint32_t tp = h.tp;
   const bool matvec = h.matvec;
@@ -501,7 +501,7 @@ double draft_time(const Deployment& d, const ServingGpu& g, uint32_t decode, dou
 StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                       uint32_t decode, double ctx, uint32_t prefill, uint32_t isl) {
   const ServingCalibration& cal = serving_calibration(d.engine);
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   StepTime s;
   s.decode_tokens = decode;
   s.prefill_tokens = prefill;
@@ -561,10 +561,10 @@ StepTime serving_step(const ServingModel& m, const ServingGpu& g, const Deployme
 }
 
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
-                           ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
-                           uint32_t replicas, uint32_t gpus_per_node, const Weights* exact,
-                           uint32_t n_cpu_moe, const DraftModel* draft, bool load_nextn) {
-  const ServingProfile& prof = serving_profile(engine);
+                           Engine engine, KvDtype kv, uint32_t tp, uint32_t pp, uint32_t replicas,
+                           uint32_t gpus_per_node, const Weights* exact, uint32_t n_cpu_moe,
+                           const DraftModel* draft, bool load_nextn) {
+  const EngineProfile& prof = engine_profile(engine);
   RunConfig c;
   c.engine = prof.memory_engine;
   c.quant = &q;
@@ -637,7 +637,7 @@ struct SteadyState {
 // B x isl / osl prompt tokens enter, within the token budget.
 SteadyState steady(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                    const Workload& w, uint32_t b, double ctx) {
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   SteadyState s;
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : 1e12;
   if (!prof.chunked_prefill) budget = std::max(budget, static_cast<double>(w.isl) + b);
@@ -673,7 +673,7 @@ namespace {
 // max_concurrency(_guarantee) and fits.
 void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                     const Workload& w, ServingEstimate& r) {
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   const uint32_t shards = d.tp * d.pp;
   // Experts kept in system RAM (--n-cpu-moe) are not on the GPUs.
   // A speculative draft's weights sit beside the target's, split the same way (vLLM loads the
@@ -746,7 +746,7 @@ void serving_memory(const ServingModel& m, const ServingGpu& g, const Deployment
   r.fits =
       r.max_concurrency >= 1 && (!prof.needs_one_full_request || r.max_concurrency_guarantee >= 1);
   const uint64_t outside =
-      d.engine == ServingEngine::sglang ? 0 : checked_add(act_gpu, d.limits.reserved_bytes);
+      d.engine == Engine::sglang ? 0 : checked_add(act_gpu, d.limits.reserved_bytes);
   r.need_bytes_per_gpu =
       checked_add(checked_add(weights_gpu, outside), (r.kv_bytes_per_seq + shards - 1) / shards);
 }
@@ -798,7 +798,7 @@ struct Cycle {
 Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment& d,
                     const Workload& w, double mean_context, double power_scale, uint32_t b,
                     double lambda_fixed) {
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   const double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
   Cycle c;
   c.s = steady(m, g, d, w, std::max<uint32_t>(1, b), mean_context);
@@ -852,7 +852,7 @@ struct Wave {
 };
 Wave first_wave(const ServingModel& m, const ServingGpu& g, const Deployment& d, const Workload& w,
                 double mean_context, double power_scale, uint32_t b) {
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   if (w.decode_only || b == 0) return {};
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
   if (!prof.chunked_prefill) budget = std::max<double>(budget, w.isl);

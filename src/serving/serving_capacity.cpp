@@ -102,7 +102,7 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
   const uint32_t per_node = std::max<uint32_t>(1, g.gpus_per_node);
   Limit first_reason = Limit::memory;
   bool any_fit = false;
-  const ServingProfile& prof = serving_profile(base.engine);
+  const EngineProfile& prof = engine_profile(base.engine);
   // Layer-split engines (llama.cpp, Ollama, transformers) spread layers over GPUs: stages only.
   const bool layer_split = prof.default_split == SplitMode::layer;
   for (uint32_t pp = 1; pp <= 64; pp *= 2) {

@@ -6,7 +6,6 @@
 
 #include "llmsize/engine.hpp"
 #include "llmsize/memory/estimate.hpp"
-#include "llmsize/serving_engine.hpp"
 
 namespace llmsize {
 
@@ -45,11 +44,10 @@ struct EngineMargin {
   const char* source = "";
 };
 
-// The engines' own rules (the upstream file with each in fit_verdict.cpp).
-EngineMargin engine_margin(Engine e);
-// A serving engine's, from its limits (engine_limits(): vLLM 0.9, SGLang's mem_fraction_static for
-// this GPU, TensorRT-LLM's free_gpu_memory_fraction 0.9).
-EngineMargin engine_margin(ServingEngine e, const EngineLimits& l);
+// The engine's own rule (the upstream file with each in fit_verdict.cpp), from its limits when
+// given (engine_limits(): vLLM 0.9, SGLang's mem_fraction_static for this GPU, TensorRT-LLM's
+// free_gpu_memory_fraction 0.9); without them the engines' defaults.
+EngineMargin engine_margin(Engine e, const EngineLimits& l = EngineLimits());
 
 // The margin as a share of the need on one GPU of capacity_bytes holding need_bytes, of which
 // kv_bytes are KV cache (share_of_free takes its share of the memory left for the KV pool):

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "llmsize/engine.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/machine/platform.hpp"
 #include "llmsize/memory/estimate.hpp"
-#include "llmsize/serving_engine.hpp"
 
 namespace llmsize {
 
@@ -170,7 +170,7 @@ using OptionPricer = std::function<void(GpuOption&)>;
 // them); ties by fewer cards.
 std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c,
                                  const std::vector<GpuSpec>& gpus, const OptionPricer& price,
-                                 const ServingProfile* engine = nullptr,
+                                 const EngineProfile* engine = nullptr,
                                  const EngineGpuCount* engine_count = nullptr);
 
 }  // namespace llmsize

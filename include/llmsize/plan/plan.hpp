@@ -66,7 +66,7 @@ constexpr uint64_t kCheckpointCopies = 2;
 // A serving workload on a serving engine's rules (serving.hpp): set, plan() adds a
 // ServingEstimate (and a ServingCapacity when users and target_tokens_per_s ask for one).
 struct ServingRequest {
-  ServingEngine engine = ServingEngine::vllm;
+  Engine engine = Engine::vllm;
   KvDtype kv = KvDtype::bf16;  // the KV cache's element type
   // isl, osl, rate, SLOs as given; users is taken from PlanRequest::users (0 there: 1, or as
   // many as fit when users_max, or by Little's law when rate_per_s > 0).
@@ -211,7 +211,7 @@ enum class NoteKind : uint8_t {
   // (continuous batching, paged KV) serves them with fewer GPUs or faster (#21)
   batching_engine_suggested,
   engine_not_on_gpu,  // the engine does not run on the GPU's software stacks (runs_on)
-  // No catalog option serves n[0] users under engine n[1] (ServingEngine) at the usable speed y
+  // No catalog option serves n[0] users under engine n[1] (Engine) at the usable speed y
   // (--min-tps); the fastest runs at x tok/s each: none is recommended (#21).
   none_at_usable_speed,
   // Worded after the estimate's own warnings:

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "llmsize/engine.hpp"
 #include "llmsize/serving/speculative.hpp"
-#include "llmsize/serving_engine.hpp"
 
 namespace llmsize {
 
@@ -35,14 +35,14 @@ struct ModelServingGuide {
 
 // The flags of `guide` for `engine` (vLLM's for transformers, whose launch is vLLM's); none for
 // an engine the guides do not cover.
-const EngineFlags& guide_flags(const ModelServingGuide& guide, ServingEngine engine);
+const EngineFlags& guide_flags(const ModelServingGuide& guide, Engine engine);
 
 // Why `flag` cannot be a further flag of a guide for `engine`, or "" when it can: the launch
 // commands print only flags their engine documents (tests/launch_test.cpp).
-std::string guide_flag_problem(std::string_view flag, ServingEngine engine);
+std::string guide_flag_problem(std::string_view flag, Engine engine);
 
 struct LaunchPlan {
-  ServingEngine engine = ServingEngine::vllm;
+  Engine engine = Engine::vllm;
   std::string model;  // Hugging Face repo id or local path (a .gguf file for llama.cpp/Ollama)
   uint32_t tp = 1, pp = 1, replicas = 1;
   uint32_t gpus_per_node = 8;
@@ -122,7 +122,7 @@ std::string shell_quote(std::string_view s);
 // terminal unseen or that no quoting carries (a control, invisible or non-UTF-8 character: a
 // newline would also end Ollama's heredoc and Modelfile line); it starts with '-' (an option to
 // the engine); for Ollama, it holds a character the Modelfile parser drops.
-std::string launch_value_problem(std::string_view value, ServingEngine engine);
+std::string launch_value_problem(std::string_view value, Engine engine);
 
 // An option token (starting with "-") the script passes to a command ("vllm", "ray",
 // "sglang.launch_server", "trtllm-serve", "mpirun", "llama-server", "ollama"), "=value" cut off;

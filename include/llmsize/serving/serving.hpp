@@ -19,13 +19,13 @@
 #include <string>
 
 #include "llmsize/checked.hpp"
+#include "llmsize/engine.hpp"
 #include "llmsize/gpu.hpp"
 #include "llmsize/memory/estimate.hpp"
 #include "llmsize/model/model_spec.hpp"
 #include "llmsize/model/quant.hpp"
 #include "llmsize/serving/speculative.hpp"
 #include "llmsize/serving/speed.hpp"
-#include "llmsize/serving_engine.hpp"
 
 namespace llmsize {
 
@@ -166,7 +166,7 @@ TensorRate tensor_rate(const ServingGpu& g, ComputeDtype c);
 
 // Fitted per engine; the error is the calibration's relative error on aggregate throughput.
 struct ServingCalibration {
-  ServingEngine engine;
+  Engine engine;
   double bw_efficiency;        // weights streamed by GEMMs
   double kv_bw_efficiency;     // paged attention reading KV
   double flops_efficiency;     // large GEMMs (prefill, big batches)
@@ -188,7 +188,7 @@ struct ServingCalibration {
   double request_overhead_s;
   const char* basis;
 };
-const ServingCalibration& serving_calibration(ServingEngine e);
+const ServingCalibration& serving_calibration(Engine e);
 
 // What a GPU family achieves of its datasheet bandwidth and FLOPS relative to Hopper, where the
 // engine factors were fitted (the same kernels run on every family).
@@ -201,7 +201,7 @@ struct FamilyFactor {
 const FamilyFactor& family_factor(const ServingGpu& g);
 
 struct Deployment {
-  ServingEngine engine = ServingEngine::vllm;
+  Engine engine = Engine::vllm;
   uint32_t tp = 1, pp = 1, replicas = 1;
   KvDtype kv = KvDtype::bf16;
   // MoE with attention data parallel + expert parallel (TensorRT-LLM enable_attention_dp, SGLang
@@ -352,10 +352,10 @@ struct ServingSetup {
   Deployment deployment;
 };
 ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSpec& gpu,
-                           ServingEngine engine, KvDtype kv, uint32_t tp, uint32_t pp,
-                           uint32_t replicas, uint32_t gpus_per_node,
-                           const Weights* exact_weights = nullptr, uint32_t n_cpu_moe = 0,
-                           const DraftModel* draft = nullptr, bool load_nextn = false);
+                           Engine engine, KvDtype kv, uint32_t tp, uint32_t pp, uint32_t replicas,
+                           uint32_t gpus_per_node, const Weights* exact_weights = nullptr,
+                           uint32_t n_cpu_moe = 0, const DraftModel* draft = nullptr,
+                           bool load_nextn = false);
 
 // The largest n in [lo, hi] with holds(n), where holds is true up to some n and false past it
 // (concurrency against a target, tokens against a pool): bisection, O(log(hi - lo)) calls.

@@ -176,9 +176,9 @@ std::string run_estimate(const Options& o) {
     // Disaggregated prefill and decode: SGLang's PD mode is one script here; vLLM and
     // TensorRT-LLM run it behind llm-d's or Dynamo's own deployment.
     const LaunchPlan& lp = r.serving->launch;
-    if (lp.prefill_workers && o.emit != "k8s" && lp.engine != ServingEngine::sglang)
+    if (lp.prefill_workers && o.emit != "k8s" && lp.engine != Engine::sglang)
       throw InputError("--emit " + o.emit + ": disaggregated prefill and decode on " +
-                       serving_profile(lp.engine).name +
+                       engine_profile(lp.engine).name +
                        " runs behind llm-d or Dynamo, not one launch script; plan it with "
                        "--engine sglang for SGLang's PD workers and router");
     if (lp.prefill_workers && lp.tp * lp.pp > lp.gpus_per_node)

@@ -8,13 +8,13 @@
 #include "cli/commands/estimate.hpp"
 #include "cli/options/request.hpp"
 #include "cli/render/report.hpp"
+#include "llmsize/engine.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/memory/max_context.hpp"
 #include "llmsize/plan/plan.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/serving/serving.hpp"
-#include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -47,8 +47,8 @@ FitResult compute_fit(const Options& o, const Catalog& cat) {
   res.lossy_below_bpw = kLossyBelowBpw;
   // The engine by its canonical name (an alias such as trtllm names the same ladder); an unknown
   // name is refused by resolve_request below.
-  const auto engine = serving_engine_from_name(o.engine);
-  res.engine = engine ? serving_profile(*engine).name : o.engine;
+  const auto engine = engine_from_name(o.engine);
+  res.engine = engine ? engine_profile(*engine).name : o.engine;
   const std::vector<std::string> quants =
       o.planning.fit_quants.empty() ? fit_default_quants(res.engine) : o.planning.fit_quants;
   if (o.ctx_max)

@@ -10,7 +10,6 @@
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/model/quant.hpp"
-#include "llmsize/serving_engine.hpp"
 
 namespace llmsize::cli {
 namespace {
@@ -62,7 +61,7 @@ void add_choices(Opt& o, const std::string& cmd) {
   else if (n == "--quant" || n == "--quants")
     o.choices = quant_ids();
   else if (n == "--engine")
-    for (const char* e : serving_engine_names()) o.choices.push_back(e);
+    for (const char* e : engine_names()) o.choices.push_back(e);
   else if (n == "--emit")
     o.choices = emit_engines();
   else if (n == "--kv-quant")

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "llmsize/engine.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/platform_catalog.hpp"
@@ -15,7 +16,6 @@
 #include "llmsize/model/quant.hpp"
 #include "llmsize/sanitize.hpp"
 #include "llmsize/serving/serving_capacity.hpp"
-#include "llmsize/serving_engine.hpp"
 #include "llmsize/units.hpp"
 
 namespace llmsize::cli {
@@ -41,23 +41,24 @@ double real(const char* flag, double v, double lo, double hi) {
 
 // --- serving at scale (#10) ------------------------------------------------------------------
 
-ServingEngine serving_engine_of(const std::string& where, const std::string& text) {
-  if (const auto e = serving_engine_from_name(lower(text))) return *e;
-  std::vector<std::string> names(serving_engine_names().begin(), serving_engine_names().end());
+Engine serving_engine_of(const std::string& where, const std::string& text) {
+  if (const auto e = engine_from_name(lower(text))) return *e;
+  std::vector<std::string> names(engine_names().begin(), engine_names().end());
   check_choice(where, text, names);
-  return ServingEngine::llama_cpp;  // not reached: check_choice throws
+  return Engine::llama_cpp;  // not reached: check_choice throws
 }
 
-bool is_serving_engine(ServingEngine e) {
-  return e == ServingEngine::vllm || e == ServingEngine::sglang || e == ServingEngine::trt_llm;
+// vLLM, SGLang, TensorRT-LLM: a pool under a share of memory, not slots of a context each.
+bool is_serving_engine(Engine e) {
+  return engine_profile(e).memory_rule != MemoryRule::fixed_slots;
 }
 
 // The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
-ServingEngine chosen_engine(const Options& o) {
+Engine chosen_engine(const Options& o) {
   if (o.engine_given || o.emit.empty() || o.emit == "k8s")
     return serving_engine_of("--engine", o.engine);
   check_choice("--emit", o.emit, emit_engines());
-  return *serving_engine_from_name(o.emit);
+  return *engine_from_name(o.emit);
 }
 
 }  // namespace
@@ -69,21 +70,21 @@ std::string serving_quant_text(const Options& o) {
   // "mxfp4" on a checkpoint engine is the MXFP4 serving checkpoint (gpt-oss: routed experts in
   // MXFP4, the rest BF16), not llama.cpp's GGUF mix of that name.
   if (o.quant_given && lower(o.quant) == "mxfp4" && o.mode == "inference" &&
-      serving_profile(chosen_engine(o)).checkpoint_weights)
+      engine_profile(chosen_engine(o)).checkpoint_weights)
     return "mxfp4-experts";
   if (o.quant_given || o.model.empty()) return o.quant;
   // Fine-tuning reads the checkpoint as published (BF16; QLoRA quantizes it to NF4 as it loads):
   // that is the file downloaded and held in RAM, not a GGUF.
   if (o.mode != "inference") return "bf16";
-  const ServingEngine e = chosen_engine(o);
-  return serving_profile(e).checkpoint_weights ? "bf16" : o.quant;
+  const Engine e = chosen_engine(o);
+  return engine_profile(e).checkpoint_weights ? "bf16" : o.quant;
 }
 
 namespace {
 
 // --kv-quant for a serving plan: fp8 (= fp8_e4m3), fp8_e4m3, fp8_e5m2 on the serving engines;
 // llama.cpp's own types on llama.cpp and Ollama; "f16" untyped = the engine's default.
-KvDtype serving_kv(const Options& o, const ServingProfile& p) {
+KvDtype serving_kv(const Options& o, const EngineProfile& p) {
   std::string t = lower(o.kv_quant);
   const bool fp8 = t == "fp8" || t == "fp8_e4m3" || t == "fp8_e5m2";
   if (fp8 && !supports_kv_dtype(p, KvDtype::fp8_e4m3))
@@ -106,7 +107,7 @@ KvDtype serving_kv(const Options& o, const ServingProfile& p) {
 }
 
 // --prefill-gpus N [--prefill-tp T]: disaggregated prefill and decode on the --gpus given.
-void resolve_prefill(const Options& o, const ServingProfile& p, ServingRequest& s) {
+void resolve_prefill(const Options& o, const EngineProfile& p, ServingRequest& s) {
   if (o.prefill_tp && !o.prefill_gpus) throw InputError("--prefill-tp: needs --prefill-gpus N");
   if (o.prefill_auto) {
     if (p.default_split != SplitMode::tensor)
@@ -141,10 +142,10 @@ void resolve_prefill(const Options& o, const ServingProfile& p, ServingRequest& 
 
 // A serving plan when the engine is a serving engine or any serving flag is given.
 void resolve_serving(const Options& o, PlanRequest& q) {
-  const ServingEngine e = chosen_engine(o);
+  const Engine e = chosen_engine(o);
   if (!o.emit.empty()) {
     check_choice("--emit", o.emit, emit_engines());
-    if (o.emit != "k8s" && *serving_engine_from_name(o.emit) != e)
+    if (o.emit != "k8s" && *engine_from_name(o.emit) != e)
       throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
                        "; emit that engine's command, or drop --engine");
   }
@@ -158,7 +159,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
     throw InputError("--rate: give either --rate R or --users N|max, not both");
   ServingRequest s;
   s.engine = e;
-  const ServingProfile& p = serving_profile(e);
+  const EngineProfile& p = engine_profile(e);
   s.kv = serving_kv(o, p);
   s.users_max = o.users_max;
   Workload& w = s.workload;
@@ -318,8 +319,8 @@ std::string launch_target(const Options& o, const CatalogModel* cm, const Resolv
 // What the launch command loads, and whether the engine runs on the GPU.
 void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedRequest& out) {
   ServingRequest& s = *out.request.serving;
-  const bool gguf_engine = serving_profile(s.engine).memory_engine == Engine::llama_cpp ||
-                           s.engine == ServingEngine::ollama;
+  const bool gguf_engine =
+      engine_profile(s.engine).memory_engine == Engine::llama_cpp || s.engine == Engine::ollama;
   const ResolvedModel& rm = out.model;
   // The catalog entry, looked up once: its repo names the checkpoint, its guide the flags.
   const CatalogModel* cm =
@@ -330,11 +331,11 @@ void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedReques
   // model's own trained context, as vLLM and SGLang launch it without --max-model-len /
   // --context-length, unless --ctx bounds it (#21); isl + osl would cut its thinking off.
   if (s.guide.reasoning && !o.ctx_given && !o.ctx_max &&
-      serving_profile(s.engine).memory_rule != MemoryRule::fixed_slots &&
+      engine_profile(s.engine).memory_rule != MemoryRule::fixed_slots &&
       rm.spec.n_ctx_train > std::max(s.max_model_len, s.workload.request_tokens()))
     s.max_model_len = rm.spec.n_ctx_train;
   const auto& g = out.request.gpu;
-  if (s.engine == ServingEngine::trt_llm && g && g->vendor != "nvidia")
+  if (s.engine == Engine::trt_llm && g && g->vendor != "nvidia")
     throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
                      " is " + g->vendor + "'s; use --engine vllm or sglang");
 }
@@ -352,18 +353,17 @@ void resolve_config(const Options& o, ResolvedRequest& out) {
   c.kv.n_ubatch = count_in_range("--ubatch", o.ubatch, 1, 65536);
   resolve_serving(o, q);
   if (q.serving && q.serving->kv != KvDtype::q8_0 && q.serving->kv != KvDtype::q4_0 &&
-      serving_profile(q.serving->engine).memory_engine != Engine::llama_cpp)
+      engine_profile(q.serving->engine).memory_engine != Engine::llama_cpp)
     c.kv.type_k = c.kv.type_v = kv_tensor_type(q.serving->kv);
   else
     c.kv.type_k = c.kv.type_v = resolve_kv_type("--kv-quant", o.kv_quant);
-  c.engine = q.serving ? serving_profile(q.serving->engine).memory_engine
-                       : resolve_engine("--engine", o.engine);
+  c.engine = engine_profile(q.serving ? q.serving->engine : chosen_engine(o)).memory_engine;
   if (q.serving && !o.ctx_given && !o.ctx_max) {
     c.kv.n_ctx = std::max(q.serving->max_model_len, q.serving->workload.request_tokens());
     // A slot engine's slot is the context it is launched with (llama-server -c / -np): the
     // request's tokens when --isl / --osl give them, else the main command's default context
     // (as without --users) unless the default request needs more.
-    if (serving_profile(q.serving->engine).memory_rule == MemoryRule::fixed_slots && !o.isl &&
+    if (engine_profile(q.serving->engine).memory_rule == MemoryRule::fixed_slots && !o.isl &&
         !o.osl) {
       c.kv.n_ctx = std::max(c.kv.n_ctx, o.ctx);
       q.serving->max_model_len = c.kv.n_ctx;
@@ -572,14 +572,6 @@ TensorType resolve_kv_type(const std::string& where, const std::string& text) {
   return *tensor_type_from_name(t);
 }
 
-Engine resolve_engine(const std::string& where, const std::string& text) {
-  const auto eng = engine_from_name(text);
-  if (eng) return *eng;
-  std::vector<std::string> names(engine_names().begin(), engine_names().end());
-  check_choice(where, text, names);
-  return Engine::llama_cpp;  // not reached: check_choice throws
-}
-
 const QuantPreset& resolve_quant(const std::string& where, const std::string& text) {
   const QuantPreset* q = find_quant_preset(text);
   if (!q)
@@ -758,13 +750,12 @@ void resolve_spec(const Options& o, const Catalog& cat, ResolvedRequest& out) {
     return;
   }
   ServingRequest& sr = *q.serving;  // --spec makes a serving request (resolve_serving)
-  if (serving_profile(sr.engine).default_split != SplitMode::tensor)
-    throw InputError(std::string("--spec: ") + serving_profile(sr.engine).name +
-                     " is not planned with speculative decoding here; use --engine vllm, "
-                     "sglang or trt-llm" +
-                     (sr.engine == ServingEngine::llama_cpp
-                          ? " (llama-server's draft model is --draft MODEL)"
-                          : ""));
+  if (engine_profile(sr.engine).default_split != SplitMode::tensor)
+    throw InputError(
+        std::string("--spec: ") + engine_profile(sr.engine).name +
+        " is not planned with speculative decoding here; use --engine vllm, "
+        "sglang or trt-llm" +
+        (sr.engine == Engine::llama_cpp ? " (llama-server's draft model is --draft MODEL)" : ""));
   const std::string id = q.model.id.empty() ? q.model.name : q.model.id;
   const std::string text = lower(o.spec);
   if (text == "mtp") {
@@ -785,12 +776,12 @@ void resolve_spec(const Options& o, const Catalog& cat, ResolvedRequest& out) {
                        " is known (heads for: " + known + "); use --spec draft:MODEL" +
                        (q.model.n_layer_nextn ? " or mtp" : ""));
     }
-    const std::string_view repo = sr.engine == ServingEngine::sglang    ? h->sglang_repo
-                                  : sr.engine == ServingEngine::trt_llm ? h->trt_repo
-                                                                        : h->vllm_repo;
+    const std::string_view repo = sr.engine == Engine::sglang    ? h->sglang_repo
+                                  : sr.engine == Engine::trt_llm ? h->trt_repo
+                                                                 : h->vllm_repo;
     if (repo.empty())
       throw InputError("--spec eagle3: no EAGLE-3 head for " + sanitize(id) +
-                       " is published in the format " + serving_profile(sr.engine).name + " loads" +
+                       " is published in the format " + engine_profile(sr.engine).name + " loads" +
                        (h->vllm_repo.empty() ? "" : " (vLLM's: --engine vllm)"));
     sr.spec = SpecMethod::eagle3;
     sr.spec_launch_model = std::string(repo);
@@ -980,7 +971,7 @@ void resolve_request(const Options& o, const Catalog& cat, ResolvedRequest& out,
     // checkpoints quantize it to FP8 (hf_quant_config kv_cache_quant_algo FP8), as its
     // perf-overview runs them; --kv-quant bf16 keeps 16 bits.
     const std::string qid = q.config.quant->id;
-    if (q.serving->engine == ServingEngine::trt_llm && lower(o.kv_quant) == "f16" &&
+    if (q.serving->engine == Engine::trt_llm && lower(o.kv_quant) == "f16" &&
         (qid == "fp8" || qid == "nvfp4")) {
       q.serving->kv = KvDtype::fp8_e4m3;
       q.config.kv.type_k = q.config.kv.type_v = kv_tensor_type(KvDtype::fp8_e4m3);

@@ -60,7 +60,6 @@ double parse_power_limit(const std::string& text);
 void check_kv_rows(const std::string& where, const ModelSpec& m, TensorType type_k,
                    TensorType type_v);
 TensorType resolve_kv_type(const std::string& where, const std::string& text);
-Engine resolve_engine(const std::string& where, const std::string& text);
 // --gpu NAME among `gpus` (the catalog's, prices applied).
 const GpuSpec& resolve_gpu(const std::string& flag, const std::string& name, const Catalog& cat,
                            const std::vector<GpuSpec>& gpus);

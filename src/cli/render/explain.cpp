@@ -85,14 +85,13 @@ std::string gpu_count_explain(const Report& r) {
     const Deployment& d = r.serving->deployment;
     const ServingEstimate& se = r.serving->estimate;
     const double usable = gib_of(r.gpu->gpu.usable_bytes());
-    const ServingProfile& prof = serving_profile(d.engine);
+    const EngineProfile& prof = engine_profile(d.engine);
     const std::string rule =
         prof.memory_rule == MemoryRule::share_of_total
-            ? fmt::format("≤ {:.2f} × {:.2f} GiB ({}'s memory share{})", d.limits.memory_fraction,
-                          usable, prof.name,
-                          d.engine == ServingEngine::sglang
-                              ? "; activations and graphs live outside it"
-                              : "")
+            ? fmt::format(
+                  "≤ {:.2f} × {:.2f} GiB ({}'s memory share{})", d.limits.memory_fraction, usable,
+                  prof.name,
+                  d.engine == Engine::sglang ? "; activations and graphs live outside it" : "")
         : prof.memory_rule == MemoryRule::share_of_free
             ? fmt::format("≤ {:.2f} GiB, the KV within {:.2f} of what is left free ({})", usable,
                           d.limits.memory_fraction, prof.name)
@@ -108,7 +107,7 @@ std::string gpu_count_explain(const Report& r) {
             : std::string("the fewest"),
         r.gpu->count_requested || r.serving->gpus_needed_before_machine ? "" : " that fits",
         r.serving->gpus_per_node, r.model.spec.n_head,
-        d.engine == ServingEngine::sglang ? ""
+        d.engine == Engine::sglang ? ""
         : prof.profile_run
             ? "the profile run's peak (the forward's activations / TP or the sampler's "
               "max_num_seqs rows of logits, the larger) + non-torch memory + "

@@ -414,7 +414,7 @@ const std::vector<Field> kFields = {
     {"settings.overhead_bytes_per_gpu", U_::bytes, "runtime overhead per GPU",
      RUN(U(C(r).overhead_per_gpu_bytes))},
     {"settings.engine", U_::text, "whose memory rules apply (a serving plan: its engine)",
-     RUN(S(SV(r) ? serving_profile(SV(r)->deployment.engine).name
+     RUN(S(SV(r) ? engine_profile(SV(r)->deployment.engine).name
                  : engine_profile(C(r).engine).name))},
     // vram
     {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
@@ -706,7 +706,7 @@ const std::vector<Field> kFields = {
                       : N())},
     // throughput of a serving plan (#10: --engine vllm|sglang|trt-llm, or --isl/--osl/--rate/...)
     {"throughput.engine", U_::text, "serving engine whose step model and calibration apply",
-     SERVING(SV(r) ? S(serving_profile(SV(r)->deployment.engine).name) : N())},
+     SERVING(SV(r) ? S(engine_profile(SV(r)->deployment.engine).name) : N())},
     {"throughput.isl", U_::tokens, "tokens in per request (--isl)",
      SERVING(SV(r) ? U(SV(r)->workload.isl) : N())},
     {"throughput.osl", U_::tokens, "tokens out per request (--osl)",

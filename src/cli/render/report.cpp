@@ -353,7 +353,7 @@ namespace {
 void serving_memory_rows(const ServingPlan& sp, Block& b) {
   const ServingEstimate& e = sp.estimate;
   const Deployment& d = sp.deployment;
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   if (prof.memory_rule == MemoryRule::fixed_slots)
     b.rows.emplace_back(
         "engine",
@@ -427,7 +427,7 @@ std::string spec_words(const ServingPlan& sp) {
 std::vector<Block> serving_blocks(const ServingPlan& sp) {
   const ServingEstimate& e = sp.estimate;
   const Deployment& d = sp.deployment;
-  const ServingProfile& prof = serving_profile(d.engine);
+  const EngineProfile& prof = engine_profile(d.engine);
   const Workload& w = sp.workload;
   Block b;
   b.title = fmt::format("Serving ({}: {} GPU{} = {}{})", prof.name, d.gpus(),
@@ -632,11 +632,11 @@ std::vector<std::string> answer_lines(const Report& r) {
   // Nothing serves the users at the usable speed: the answer is that (#21), not a system.
   for (const Note& n : r.notes)
     if (n.kind == NoteKind::none_at_usable_speed)
-      return {fmt::format("none: no catalog system serves {} users at ≥ {:.0f} tok/s each under {} "
-                          "(the fastest option below gives {:.1f})",
-                          group(n.n[0]), n.y,
-                          serving_profile(static_cast<ServingEngine>(n.n[1])).name, n.x),
-              "a batching engine (--engine vllm or sglang), or --min-tps to accept slower"};
+      return {
+          fmt::format("none: no catalog system serves {} users at ≥ {:.0f} tok/s each under {} "
+                      "(the fastest option below gives {:.1f})",
+                      group(n.n[0]), n.y, engine_profile(static_cast<Engine>(n.n[1])).name, n.x),
+          "a batching engine (--engine vllm or sglang), or --min-tps to accept slower"};
   if (!r.gpu || r.gpu->count_needed == 0) return {};
   std::vector<std::string> lines;
   const GpuPlan& g = *r.gpu;
@@ -675,7 +675,7 @@ std::vector<std::string> answer_lines(const Report& r) {
       lines.push_back(fmt::format(
           "{} does not start here: its KV pool ({:.2f} GiB a GPU after the weights and "
           "activations) holds no {}-token request; more GPUs or a shorter context",
-          serving_profile(d.engine).name, gib_of(e.kv_pool_bytes_per_gpu),
+          engine_profile(d.engine).name, gib_of(e.kv_pool_bytes_per_gpu),
           group(d.max_model_len ? d.max_model_len : r.serving->workload.request_tokens())));
     else if (e.overloaded)
       lines.push_back(fmt::format("overloaded: {:.2f} requests/s sustained, fewer than offered",
@@ -760,7 +760,7 @@ std::string table_head(const Report& r) {
       gib_of(e.naive_rule_bytes));
   // The layer split's counts by memory class: llama.cpp's way of holding the model, noise beside a
   // tensor-parallel engine's own deployment (#21); JSON keeps them (gpu.count_24gib, ...).
-  if (r.serving && serving_profile(r.serving->deployment.engine).default_split == SplitMode::tensor)
+  if (r.serving && engine_profile(r.serving->deployment.engine).default_split == SplitMode::tensor)
     return o;
   o += "\nGPUs needed (layer split; each GPU holds its share plus its own compute buffer, overhead "
        "and headroom)\n";

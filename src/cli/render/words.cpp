@@ -90,9 +90,8 @@ std::string hardware_price_words(const CostPlan& c) {
 }
 
 // The engine that serves the plan (the serving engine, else the memory engine's).
-const ServingProfile& engine_of(const Plan& p) {
-  return p.serving ? serving_profile(p.serving->deployment.engine)
-                   : serving_profile(p.config.engine);
+const EngineProfile& engine_of(const Plan& p) {
+  return p.serving ? engine_profile(p.serving->deployment.engine) : engine_profile(p.config.engine);
 }
 
 template <typename List>
@@ -164,7 +163,7 @@ std::string note_words(const Note& n, const Plan& p) {
           "no catalog system serves {} users at the usable speed of {:.0f} tok/s each under {} "
           "(the fastest option gives {:.1f}): nothing is recommended; a batching engine "
           "(--engine vllm or sglang), --gpu to plan one anyway, or --min-tps to accept slower",
-          n.n[0], n.y, serving_profile(static_cast<ServingEngine>(n.n[1])).name, n.x);
+          n.n[0], n.y, engine_profile(static_cast<Engine>(n.n[1])).name, n.x);
     case NoteKind::capacity_unreachable:
       return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
@@ -204,7 +203,7 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], name, why);
     }
     case NoteKind::engine_not_on_gpu: {
-      const ServingProfile& e = engine_of(p);
+      const EngineProfile& e = engine_of(p);
       return fmt::format("{} does not run on {} ({}): it runs on {} ({})", e.name, name,
                          joined(g->backends), joined(e.backends), e.backends_source);
     }
@@ -476,7 +475,7 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                                  sy ? sy->platform->name : std::string("chassis class"), room,
                                  p.gpu.id, per_node)
                    : "Growth: the machine is full; more capacity means another machine");
-  const ServingProfile& engine = engine_of(r);
+  const EngineProfile& engine = engine_of(r);
   const bool runs = std::none_of(r.notes.begin(), r.notes.end(), [](const Note& n) {
     return n.kind == NoteKind::engine_not_on_gpu;
   });
