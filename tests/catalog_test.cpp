@@ -96,7 +96,18 @@ TEST_CASE("the embedding model is built in and marked as such", "[catalog]") {
   CHECK(count_params(m, model_tensors(m)).total == 595'776'512ull);
 }
 
-TEST_CASE("every built-in GPU has memory, bandwidth and power with a source", "[catalog]") {
+TEST_CASE("every built-in GPU has memory, bandwidth and power, each with a source", "[catalog]") {
+  // The sources as data/gpus.json gives them (the compiled catalog keeps the memory and bandwidth
+  // sources joined in CatalogGpu::source; power's is the file's).
+  const nlohmann::json file = test::data_file("../../data/gpus.json");
+  for (const auto& row : file.at("gpus")) {
+    INFO(row.value("id", std::string("?")));
+    for (const char* fact : {"memory", "bandwidth", "power"}) {
+      INFO(fact);
+      CHECK(row.contains("sources"));
+      CHECK(!row["sources"].value(fact, std::string()).empty());
+    }
+  }
   const auto& gpus = test::catalog().gpus();
   std::set<std::string> names;
   for (const auto& g : gpus) {

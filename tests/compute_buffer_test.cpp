@@ -6,8 +6,10 @@
 
 using namespace llmsize;
 
-TEST_CASE("compute buffers are within 15% or 64 MiB of llama.cpp's CUDA logs", "[compute_buffer]") {
+TEST_CASE("compute buffers are within 8% of llama.cpp's CUDA logs", "[compute_buffer]") {
   // (model, n_ctx, logged CUDA0 compute buffer MiB, source). Flash attention off, n_ubatch 512.
+  // Predicted 72, 168, 168 and 552 MiB: -7.2%, -2.1%, +2.4% and -1.4%. A relative bound only,
+  // so every row can fail (an absolute floor of 64 MiB would cover the first three whole).
   auto [id, n_ctx, logged_mib, source] =
       GENERATE(table<std::string, uint32_t, double, std::string>({
           {"llama-2-7b", 512, 77.55, "ggml-org/ci V100 open_llama_7b_v2 tg-q4_0 log"},
@@ -20,7 +22,7 @@ TEST_CASE("compute buffers are within 15% or 64 MiB of llama.cpp's CUDA logs", "
   const double got = static_cast<double>(cb.bytes()) / test::kMiBd;
   INFO(id << " n_ctx " << n_ctx << ": predicted " << got << " MiB, logged " << logged_mib
           << " MiB (" << source << ")");
-  CHECK((std::abs(got - logged_mib) <= 64 || std::abs(got - logged_mib) / logged_mib <= 0.15));
+  CHECK(std::abs(got - logged_mib) / logged_mib <= 0.08);
 }
 
 TEST_CASE("compute buffer peaks are computed from the formula", "[compute_buffer]") {

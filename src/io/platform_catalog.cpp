@@ -325,7 +325,8 @@ void read_psu_facts(const json& e, const std::string& path, const Reader& r, Pla
   p.psu.watts = r.num(pj, pp, "watts", false, 10, 20000);
   p.psu.efficiency = r.num(pj, pp, "efficiency", false, 0.5, 1);
   if (p.psu.efficiency == 0)
-    p.psu.efficiency = p.platform_class == PlatformClass::server ? 0.94 : 0.92;
+    p.psu.efficiency =
+        p.platform_class == PlatformClass::server ? kServerPsuEfficiency : kOtherPsuEfficiency;
   if (p.platform_class == PlatformClass::desktop && (p.psu.watts == 0 || p.psu.bays <= 1)) {
     p.psu.atx = true;
     if (p.psu.watts == 0) p.psu.watts = kLargestAtxPsuW;

@@ -78,7 +78,7 @@ const double kAtxPsuW[] = {550, 650, 750, 850, 1000, 1200, 1300, 1500, 1600};
 MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const MachineLoad& load) {
   MaxPower m;
   m.published_w = p.max_power_w;
-  m.efficiency = p.psu.efficiency > 0 ? p.psu.efficiency : 0.94;
+  m.efficiency = p.psu.efficiency > 0 ? p.psu.efficiency : kServerPsuEfficiency;
   if (p.platform_class == PlatformClass::unified) {
     // Rated whole by its maker (Apple's "maximum continuous power", the PSU of a mini PC).
     m.wall_w = p.max_power_w > 0 ? p.max_power_w : p.psu.watts;
@@ -127,7 +127,7 @@ double max_system_wall_w(const PlatformModel& p, const GpuSpec& g, uint32_t n_gp
 
 PsuPlan plan_psus(const PlatformModel& p, double max_wall_w) {
   PsuPlan s;
-  const double dc = max_wall_w * (p.psu.efficiency > 0 ? p.psu.efficiency : 0.94);
+  const double dc = max_wall_w * (p.psu.efficiency > 0 ? p.psu.efficiency : kServerPsuEfficiency);
   if (p.psu.atx) {
     // One ATX supply, sized so the maximum DC load is at most 80% of its rating (transient
     // headroom; the rule PSU makers' calculators apply), up to what the chassis takes.

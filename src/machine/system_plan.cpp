@@ -71,7 +71,7 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
   load.power_limit = r.power_limit;
   const uint32_t nodes = s.choice.nodes;
   s.max_wall_w_total = s.max_power.wall_w * nodes;
-  s.heat_btu_per_h_total = s.max_wall_w_total * 3.412;  // 1 W = 3.412 BTU/h
+  s.heat_btu_per_h_total = s.max_wall_w_total * kBtuPerHourPerWatt;
   // Rack servers feed from PDUs; the rest plug their own cords (the carrying PSUs) into wall
   // circuits.
   s.circuits =

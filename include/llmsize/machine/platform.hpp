@@ -57,14 +57,20 @@ std::string to_string(Redundancy r);
 // Parses "4+2", "N+1" (n = bays - 1), "N+N" (n = bays / 2), "none"; false when malformed.
 bool parse_redundancy(const std::string& s, uint32_t bays, Redundancy* out);
 
+// PSU efficiency (AC->DC at 50% load) where the catalog gives none: 80 PLUS Platinum for servers,
+// Gold for the rest, at 230 V internal (CLEAResult 80 PLUS program table: Platinum 90/94/91%,
+// Gold 88/92/88% at 20/50/100% load).
+constexpr double kServerPsuEfficiency = 0.94;
+constexpr double kOtherPsuEfficiency = 0.92;
+
 struct PsuSpec {
   uint32_t bays = 1;  // PSU positions in the chassis
   // Rating of one PSU at 200-240 V; 0 = not in the catalog. A desktop's ATX supply is bought to
   // fit (atx = true): watts is then the largest the chassis takes.
   double watts = 0;
   bool atx = false;
-  Redundancy redundancy;     // as shipped
-  double efficiency = 0.94;  // AC->DC at the rated load (80 PLUS class of the PSU)
+  Redundancy redundancy;                     // as shipped
+  double efficiency = kServerPsuEfficiency;  // AC->DC at 50% load (80 PLUS class of the PSU)
   // Whether a source gave the bays and the redundancy scheme. Where the catalog has none, its
   // reader keeps one bay and no spare as placeholders and clears these: plan_psus then reports
   // the count and the scheme as unknown, never as "1" and "none".
