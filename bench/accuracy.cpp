@@ -537,7 +537,7 @@ int main(int argc, char** argv) {
     const std::string model = r["model"].get<std::string>();
     const std::string groups[] = {
         "engine " + r["engine"].get<std::string>(),
-        "vendor " + cat.find_gpu(r["gpu"].get<std::string>())->spec.vendor,
+        std::string("vendor ") + to_string(cat.find_gpu(r["gpu"].get<std::string>())->spec.vendor),
         "family " + model.substr(0, model.find('-', model.find('-') + 1))};
     auto add = [&](Category& whole, size_t metric, const Row& row) {
       whole.rows.push_back(row);

@@ -60,7 +60,7 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   // "tensor parallel" over "nvlink, 600 GB/s per GPU".
   CHECK(h.split == GpuSplit::tensor_parallel);
   CHECK(h.link == GpuLink::gpu);
-  CHECK(h.gpu.interconnect == "nvlink");
+  CHECK(h.gpu.interconnect == GpuInterconnect::nvlink);
   CHECK(h.link_gb_per_s == 600);
   const auto many = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-3060-12gb")->spec, 12);
   CHECK(many.nodes == 2);  // 8 double-width cards per chassis

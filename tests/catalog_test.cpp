@@ -362,14 +362,14 @@ TEST_CASE("the 2025-2026 GPUs and unified-memory systems are in the catalog as v
   // Every unified-memory system is class "soc" and flagged, whoever makes it.
   for (const auto& g : cat.gpus()) {
     INFO(g.spec.id);
-    CHECK((g.spec.gpu_class == "soc") == g.spec.unified_memory);
+    CHECK((g.spec.gpu_class == GpuClass::soc) == g.spec.unified_memory);
   }
   // A GB10 is NVIDIA's, not Apple's: 128 GiB of LPDDR5x at 273 GB/s, of which llama.cpp found
   // 120,194,492 kB available to CUDA (0.90 of 128 GiB), and it is not fitted like a GDDR card.
   const auto& spark = cat.find_gpu("gb10")->spec;
   CHECK(spark.id == "dgx-spark");
-  CHECK(spark.vendor == "nvidia");
-  CHECK(spark.gpu_class == "soc");
+  CHECK(spark.vendor == GpuVendor::nvidia);
+  CHECK(spark.gpu_class == GpuClass::soc);
   CHECK(spark.unified_memory);
   CHECK(spark.memory_bytes == 128ull << 30);
   CHECK(spark.bandwidth_gb_per_s == 273);
@@ -379,7 +379,7 @@ TEST_CASE("the 2025-2026 GPUs and unified-memory systems are in the catalog as v
   CHECK(std::string(speed_calibration(cat.find_gpu("m3-ultra")->spec).family) == "apple");
   // Strix Halo: the driver dedicates up to 96 of 128 GB to the GPU (0.75).
   const auto& halo = cat.find_gpu("strix-halo")->spec;
-  CHECK(halo.vendor == "amd");
+  CHECK(halo.vendor == GpuVendor::amd);
   CHECK(halo.usable_bytes() == 96ull << 30);
   // Datasheet-table figures: M3 Ultra 512 GB at 819 GB/s; MI355X 288 GiB (ROCm) at 8 TB/s, 1400 W,
   // 2500 dense FP16; H20 96 GB HBM3 at 4.0 TB/s, 148 dense FP16, 400 W.
@@ -397,7 +397,7 @@ TEST_CASE("the 2025-2026 GPUs and unified-memory systems are in the catalog as v
   CHECK(h20.board_power_w == 400);
 }
 
-TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
+TEST_CASE("a GPU's class, form factor, link and unified-memory flag are checked", "[catalog]") {
   Catalog c = Catalog::builtin();
   auto [text, message] = GENERATE(table<std::string, std::string>({
       {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "class": "unified",
@@ -411,6 +411,25 @@ TEST_CASE("a GPU's class and unified-memory flag are checked", "[catalog]") {
           "memory_gib": 128}]})",
        "user.json: /gpus/0/unified_memory: class \"soc\" is a unified-memory system: expected "
        "true"},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "class": "Datacenter",
+          "memory_gib": 80}]})",
+       "user.json: /gpus/0/class: expected consumer, workstation, datacenter or soc, got "
+       "\"Datacenter\" (did you mean datacenter?)"},
+      // A form factor and a link kind pick the mount and the link the plan buys: a word the
+      // catalog does not use is refused, not planned as a PCIe card or a fast link.
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "memory_gib": 80,
+          "form_factor": "mxm"}]})",
+       "user.json: /gpus/0/form_factor: expected pcie, sxm, oam, superchip or soc, got \"mxm\" "
+       "(did you mean sxm?)"},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "memory_gib": 80,
+          "interconnect": {"kind": "pcie", "bandwidth_gb_per_s": 64}}]})",
+       "user.json: /gpus/0/interconnect/kind: expected none, nvlink, nvlink-bridge, "
+       "infinity-fabric, xgmi or ethernet-roce, got \"pcie\""},
+      {R"({"gpus": [{"id": "x", "name": "X", "vendor": "nvidia", "memory_gib": 80,
+          "interconnect": {"kind": "nvlink_bridge", "bandwidth_gb_per_s": 112}}]})",
+       "user.json: /gpus/0/interconnect/kind: expected none, nvlink, nvlink-bridge, "
+       "infinity-fabric, xgmi or ethernet-roce, got \"nvlink_bridge\" (did you mean "
+       "nvlink-bridge?)"},
   }));
   CHECK_THROWS_MATCHES(c.merge_json(text, "user.json"), InputError, Catch::Message(message));
   // A unified-memory system of another maker is accepted as such.

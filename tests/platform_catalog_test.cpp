@@ -190,7 +190,7 @@ TEST_CASE("PSUs no source gave are unknown, not one PSU without redundancy", "[p
   // against) and the choice says the PSUs are unrated.
   GpuSpec g;
   g.id = "h100-sxm";
-  g.form_factor = "sxm";
+  g.form_factor = FormFactor::sxm;
   g.board_power_w = 700;
   CHECK(platform_blockers(none[0], g, 8, 1e6).empty());
   const auto ch = choose_platform(

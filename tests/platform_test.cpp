@@ -208,7 +208,7 @@ void walk_catalog(const std::vector<PlatformModel>& cat) {
         for (const auto& p : cat)
           for (uint32_t c : p.gpu_counts)
             CHECK_FALSE(platform_blockers(p, g, c, max_system_wall_w(p, g, c)).empty());
-        CHECK(g.gpu_class != "consumer");
+        CHECK(g.gpu_class != GpuClass::consumer);
         continue;
       }
       const PlatformModel& p = cat[static_cast<size_t>(ch.index)];

@@ -94,8 +94,8 @@ TEST_CASE("decode bandwidth and prefill efficiency are the ones the estimate use
   const auto& m = test::model("llama-3.1-8b");
   const Estimate e = llama_8b("q4_k_m");
   GpuSpec g;
-  g.vendor = "nvidia";
-  g.gpu_class = "datacenter";
+  g.vendor = GpuVendor::nvidia;
+  g.gpu_class = GpuClass::datacenter;
   g.bandwidth_gb_per_s = 3350;
   g.fp16_tflops_dense = 989;
   SpeedInput in;

@@ -124,7 +124,7 @@ EngineLimits engine_limits(Engine e, uint64_t gpu_memory_bytes, bool small_batch
 // (EngineArgs.get_batch_defaults, PR #17885): of the catalog's GPUs, the Ampere datacenter parts
 // (GpuSpec::architecture, not the id).
 inline bool vllm_small_batch_defaults(const GpuSpec& g) {
-  return g.architecture == "ampere" && g.gpu_class == "datacenter";
+  return g.architecture == "ampere" && g.gpu_class == GpuClass::datacenter;
 }
 
 // The memory engine e sizes its pool from on GPU g: a share rule's engine (vLLM, SGLang,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,14 +16,42 @@ namespace llmsize {
 // enough) and --gpus accepts up to it.
 constexpr uint32_t kMaxGpus = 1024;
 
+// The chip's maker (a GB10 is nvidia); `other` is another maker's part, planned uncalibrated.
+enum class GpuVendor : uint8_t { other, nvidia, amd, intel, apple };
+// The market a part is made for; `soc` is a unified-memory system (Apple M-series, NVIDIA GB10 /
+// Jetson Thor, AMD Ryzen AI Max) and always has unified_memory set. `unknown`: not recorded.
+enum class GpuClass : uint8_t { unknown, consumer, workstation, datacenter, soc };
+// How the part is sold: a card in a slot, a module on a baseboard (SXM, OAM), a Grace superchip,
+// or one SoC with unified memory. `unknown`: not recorded (planned as a card when it has a slot
+// width, else as a module).
+enum class FormFactor : uint8_t { unknown, pcie, sxm, oam, superchip, soc };
+// The GPU-to-GPU link it has besides PCIe.
+enum class GpuInterconnect : uint8_t {
+  none,
+  nvlink,           // NVLink through NVSwitch (HGX) or the rack's switch trays (NVL72)
+  nvlink_bridge,    // NVLink bridges joining pairs of cards
+  infinity_fabric,  // AMD Infinity Fabric links between cards (bridges)
+  xgmi,             // AMD Infinity Fabric (xGMI) on an OAM baseboard
+  ethernet_roce,    // Intel Gaudi's on-chip RoCE Ethernet ports
+};
+
+// The catalog's words for them ("nvidia", "datacenter", "sxm", "nvlink-bridge"), and back
+// (nullopt for a word the catalog does not use; a vendor word is any maker's name: `other`).
+const char* to_string(GpuVendor v);
+const char* to_string(GpuClass c);
+const char* to_string(FormFactor f);
+const char* to_string(GpuInterconnect i);
+GpuVendor gpu_vendor_from_name(std::string_view name);
+std::optional<GpuClass> gpu_class_from_name(std::string_view name);
+std::optional<FormFactor> form_factor_from_name(std::string_view name);
+std::optional<GpuInterconnect> interconnect_from_name(std::string_view name);
+
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"
   std::string name;
-  std::string vendor;  // the chip's maker: nvidia | amd | intel | apple (a GB10 is nvidia)
-  // consumer | workstation | datacenter | soc; "soc" is a unified-memory system (Apple M-series,
-  // NVIDIA GB10 / Jetson Thor, AMD Ryzen AI Max) and always has unified_memory set.
-  std::string gpu_class;
-  bool is_consumer() const { return gpu_class == "consumer"; }
+  GpuVendor vendor = GpuVendor::other;
+  GpuClass gpu_class = GpuClass::unknown;
+  bool is_consumer() const { return gpu_class == GpuClass::consumer; }
   uint64_t memory_bytes = 0;
   double memory_fraction = 1.0;  // share a model may use (unified memory: what the OS leaves)
   // The device memory the CUDA / HIP runtime reports as its total (deviceQuery's totalGlobalMem,
@@ -43,7 +72,7 @@ struct GpuSpec {
   // not recorded. The serving model's
   // family factors and the engines' per-architecture defaults read it.
   std::string architecture;
-  std::string interconnect;  // none | nvlink | nvlink-bridge | infinity-fabric | xgmi | ...
+  GpuInterconnect interconnect = GpuInterconnect::none;
   double interconnect_gb_per_s = 0;
   // GPUs one interconnect domain joins at that speed (GB200/GB300 NVL72: 72, through NVLink
   // switch trays); 0 = an 8-GPU baseboard's NVLink / Infinity Fabric, or the bridge's pair.
@@ -51,7 +80,7 @@ struct GpuSpec {
   uint32_t pcie_gen = 0;
   uint32_t pcie_lanes = 0;
   double slot_width = 0;  // PCIe slots the card occupies (2.5 for some); 0 for SXM/OAM/SoC
-  std::string form_factor;
+  FormFactor form_factor = FormFactor::unknown;
   bool unified_memory = false;  // CPU and GPU share one memory: the device is a whole computer
   std::vector<std::string> backends;
   double price_usd = 0;  // 0 = unknown
@@ -65,8 +94,9 @@ struct GpuSpec {
   // card whose width is unpublished (slot_width 0) is still a card; an entry without a form
   // factor falls back to "no slot width, no unified memory".
   bool is_module() const {
-    if (form_factor.empty()) return slot_width <= 0 && !unified_memory;
-    return form_factor == "sxm" || form_factor == "oam" || form_factor == "superchip";
+    if (form_factor == FormFactor::unknown) return slot_width <= 0 && !unified_memory;
+    return form_factor == FormFactor::sxm || form_factor == FormFactor::oam ||
+           form_factor == FormFactor::superchip;
   }
 
   // Memory a model may use on one device (unified memory: the share the OS gives the GPU).

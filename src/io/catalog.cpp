@@ -48,6 +48,19 @@ const char* misspelt_vendor(const std::string& v) {
   return nullptr;
 }
 
+// " (did you mean X?)" for the word of `words` nearest `got` (another case, or at most 2 edits;
+// the fewest edits first), else "".
+std::string nearest_word(const std::string& got, std::initializer_list<const char*> words) {
+  std::string low = got;
+  for (auto& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const char* best = nullptr;
+  size_t best_edits = 3;
+  for (const char* w : words)
+    if (const size_t edits = edit_distance(low, w); edits < best_edits)
+      best = w, best_edits = edits;
+  return best ? std::string(" (did you mean ") + best + "?)" : "";
+}
+
 using json = nlohmann::json;
 using io::describe_json;
 
@@ -275,19 +288,22 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   if (s.id.empty() || lower(s.id) != s.id || !plain_id(s.id))
     c.fail(path + "/id", "expected a lowercase id, got " + sanitize_quoted(s.id));
   s.name = c.str(e, path, "name");
-  s.vendor = c.str(e, path, "vendor");
+  const std::string vendor = c.str(e, path, "vendor");
   // The vendor picks the speed calibration (speed.cpp): a misspelt known vendor ("nvida",
   // "NVIDIA") would silently pick the uncalibrated family, so it is refused; another maker's
-  // name is accepted (its speed is reported as uncalibrated).
-  if (const char* known = misspelt_vendor(s.vendor))
+  // name is accepted (GpuVendor::other: its speed is reported as uncalibrated).
+  if (const char* known = misspelt_vendor(vendor))
     c.fail(path + "/vendor",
            "expected nvidia, amd, intel or apple (or another maker's name), got " +
-               sanitize_quoted(s.vendor) + " (did you mean " + known + "?)");
-  s.gpu_class = c.str(e, path, "class", false);
-  if (!s.gpu_class.empty() && s.gpu_class != "consumer" && s.gpu_class != "workstation" &&
-      s.gpu_class != "datacenter" && s.gpu_class != "soc")
+               sanitize_quoted(vendor) + " (did you mean " + known + "?)");
+  s.vendor = gpu_vendor_from_name(vendor);
+  const std::string gpu_class = c.str(e, path, "class", false);
+  const auto cls = gpu_class_from_name(gpu_class);
+  if (!cls)
     c.fail(path + "/class",
-           "expected consumer, workstation, datacenter or soc, got \"" + s.gpu_class + "\"");
+           "expected consumer, workstation, datacenter or soc, got " + sanitize_quoted(gpu_class) +
+               nearest_word(gpu_class, {"consumer", "workstation", "datacenter", "soc"}));
+  s.gpu_class = *cls;
   const double mem_gib = c.num(e, path, "memory_gib", true, 0.001, 1e6);
   s.memory_bytes = static_cast<uint64_t>(mem_gib * static_cast<double>(kGiB));
   s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
@@ -316,7 +332,15 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
            "expected china (a part made for one market) or no field (sold worldwide), got " +
                sanitize_quoted(s.market));
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
-    s.interconnect = c.str(e["interconnect"], path + "/interconnect", "kind", false);
+    const std::string kind = c.str(e["interconnect"], path + "/interconnect", "kind", false);
+    const auto link = interconnect_from_name(kind.empty() ? "none" : kind);
+    if (!link)
+      c.fail(path + "/interconnect/kind",
+             "expected none, nvlink, nvlink-bridge, infinity-fabric, xgmi or ethernet-roce, got " +
+                 sanitize_quoted(kind) +
+                 nearest_word(kind, {"none", "nvlink", "nvlink-bridge", "infinity-fabric", "xgmi",
+                                     "ethernet-roce"}));
+    s.interconnect = *link;
     s.interconnect_gb_per_s =
         c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
     // A rack-scale NVLink domain (NVL72): the GPUs its switches join.
@@ -325,11 +349,16 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   } else if (e.contains("interconnect") && !e["interconnect"].is_null()) {
     c.fail(path + "/interconnect", "expected an object {kind, bandwidth_gb_per_s}");
   }
-  if (s.interconnect.empty()) s.interconnect = "none";
   s.pcie_gen = static_cast<uint32_t>(c.num(e, path, "pcie_gen", false, 0, 10));
   s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
   s.slot_width = c.num(e, path, "slot_width", false, 0, 8);
-  s.form_factor = c.str(e, path, "form_factor", false);
+  const std::string form_factor = c.str(e, path, "form_factor", false);
+  const auto ff = form_factor_from_name(form_factor);
+  if (!ff)
+    c.fail(path + "/form_factor",
+           "expected pcie, sxm, oam, superchip or soc, got " + sanitize_quoted(form_factor) +
+               nearest_word(form_factor, {"pcie", "sxm", "oam", "superchip", "soc"}));
+  s.form_factor = *ff;
   if (e.contains("unified_memory") && !e["unified_memory"].is_null()) {
     if (!e["unified_memory"].is_boolean())
       c.fail(path + "/unified_memory",
@@ -338,7 +367,7 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   }
   // A unified-memory system (class "soc": Apple M-series, NVIDIA GB10, AMD Ryzen AI Max) is a
   // whole computer; without the flag it would be planned as a card in a host.
-  if (s.gpu_class == "soc" && !s.unified_memory)
+  if (s.gpu_class == GpuClass::soc && !s.unified_memory)
     c.fail(path + "/unified_memory", "class \"soc\" is a unified-memory system: expected true");
   s.backends = c.strs(e, path, "backends");
   s.price_usd = c.num(e, path, "price_usd", false, 0, 1e8);

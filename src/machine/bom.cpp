@@ -390,7 +390,7 @@ std::vector<BomLine> bill_of_materials(const BomInput& in, BomDetail detail) {
             words ? Spec{{"name", in.gpu.name},
                          {"memory_gib", num(static_cast<double>(in.gpu.memory_bytes) / kGiB)},
                          {"board_power_w", num(in.gpu.board_power_w)},
-                         {"form_factor", in.gpu.form_factor}}
+                         {"form_factor", to_string(in.gpu.form_factor)}}
                   : Spec(),
             in.gpus_per_node * nodes, in.gpu.price_usd,
             words && in.gpu.price_usd > 0 ? in.gpu.price_kind + " " + in.gpu.price_date : "",

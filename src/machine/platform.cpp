@@ -39,10 +39,10 @@ const char* to_string(GpuMount m) {
 }
 
 GpuMount gpu_mount(const GpuSpec& g) {
-  if (g.unified_memory || g.form_factor == "soc") return GpuMount::integrated;
-  if (g.form_factor == "sxm") return GpuMount::sxm;
-  if (g.form_factor == "superchip") return GpuMount::superchip;
-  if (g.form_factor == "oam") return GpuMount::oam;
+  if (g.unified_memory || g.form_factor == FormFactor::soc) return GpuMount::integrated;
+  if (g.form_factor == FormFactor::sxm) return GpuMount::sxm;
+  if (g.form_factor == FormFactor::superchip) return GpuMount::superchip;
+  if (g.form_factor == FormFactor::oam) return GpuMount::oam;
   return GpuMount::pcie;
 }
 
@@ -52,7 +52,7 @@ double card_slot_width(const GpuSpec& g) {
 }
 
 bool gpu_is_passive(const GpuSpec& g) {
-  return g.gpu_class == "datacenter" && gpu_mount(g) == GpuMount::pcie;
+  return g.gpu_class == GpuClass::datacenter && gpu_mount(g) == GpuMount::pcie;
 }
 
 std::string to_string(Redundancy r) {

@@ -7,7 +7,7 @@ namespace llmsize {
 
 uint32_t max_gpus_per_node(const GpuSpec& g) {
   // A unified-memory computer is one SoC per machine: more are separate units on a network.
-  if (g.unified_memory || g.form_factor == "soc") return 1;
+  if (g.unified_memory || g.form_factor == FormFactor::soc) return 1;
   // A rack-scale NVLink domain is one machine (GB200 / GB300 NVL72: the rack).
   if (g.link_domain_gpus > kMaxGpusPerNode) return g.link_domain_gpus;
   if (g.slot_width <= 0) return kMaxGpusPerNode;  // SXM/OAM board
@@ -52,7 +52,7 @@ void plan_gpus_numbers(const ModelSpec& m, const Estimate& e, const RunConfig& c
 
 void describe_split(GpuPlan& p) {
   const GpuSpec& gpu = p.gpu;
-  const bool fast_link = gpu.interconnect != "none" && !gpu.interconnect.empty();
+  const bool fast_link = gpu.interconnect != GpuInterconnect::none;
   p.pcie_gen = p.pcie_lanes = 0;
   p.link_gb_per_s = 0;
   if (p.count <= 1) {
@@ -63,13 +63,14 @@ void describe_split(GpuPlan& p) {
     p.split = p.tp_degree && p.tp_degree <= p.gpus_per_node ? GpuSplit::tensor_then_pipeline
                                                             : GpuSplit::pipeline_across_nodes;
     p.link = GpuLink::network;
-    p.link_reason = gpu.unified_memory || gpu.form_factor == "soc" ? LinkReason::separate_units
-                                                                   : LinkReason::beyond_chassis;
+    p.link_reason = gpu.unified_memory || gpu.form_factor == FormFactor::soc
+                        ? LinkReason::separate_units
+                        : LinkReason::beyond_chassis;
   } else if (fast_link) {
     p.split = GpuSplit::tensor_parallel;
     p.link = GpuLink::gpu;
     p.link_gb_per_s = gpu.interconnect_gb_per_s;
-    p.link_reason = gpu.interconnect == "nvlink-bridge" && p.count > 2
+    p.link_reason = gpu.interconnect == GpuInterconnect::nvlink_bridge && p.count > 2
                         ? LinkReason::nvlink_bridge_pairs
                         : LinkReason::tensor_all_reduce;
   } else {

@@ -748,7 +748,7 @@ SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const 
   ci.storage = req.storage;
   ci.engine = engine;
   ci.loader = default_loader(engine);
-  ci.rocm = gpu.vendor == "amd";
+  ci.rocm = gpu.vendor == GpuVendor::amd;
   sr.rack_budget_kw = req.rack_budget_kw;
   sr.mains_v = req.power.mains_v;
   return sr;

@@ -273,12 +273,12 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
   s.small_batch_defaults = vllm_small_batch_defaults(g);
   s.pcie_gb_per_s = pcie_gb_per_s(g);
   // The catalog's interconnect figure is the total of both directions (H100 NVLink 900 GB/s).
-  if (g.interconnect == "nvlink" || g.interconnect == "xgmi" ||
-      g.interconnect == "infinity-fabric") {
-    s.link = g.interconnect == "nvlink" ? LinkKind::nvlink : LinkKind::xgmi;
+  if (g.interconnect == GpuInterconnect::nvlink || g.interconnect == GpuInterconnect::xgmi ||
+      g.interconnect == GpuInterconnect::infinity_fabric) {
+    s.link = g.interconnect == GpuInterconnect::nvlink ? LinkKind::nvlink : LinkKind::xgmi;
     s.link_gb_per_s = g.interconnect_gb_per_s / 2;
     s.link_group = g.link_domain_gpus ? g.link_domain_gpus : 8;
-  } else if (g.interconnect == "nvlink-bridge") {
+  } else if (g.interconnect == GpuInterconnect::nvlink_bridge) {
     s.link = LinkKind::nvlink;
     s.link_gb_per_s = g.interconnect_gb_per_s / 2;
     s.link_group = 2;

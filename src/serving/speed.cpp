@@ -24,11 +24,11 @@ const SpeedCalibration kCalibrations[] = {
 }  // namespace
 
 const SpeedCalibration& speed_calibration(const GpuSpec& g) {
-  if (g.vendor == "apple") return kCalibrations[2];
+  if (g.vendor == GpuVendor::apple) return kCalibrations[2];
   // NVIDIA's unified-memory systems (GB10, Jetson Thor) share LPDDR5x with the CPU: no shipped
   // measurement matches them, so they take the wider "other" range, not the GDDR-card fit.
-  if (g.vendor == "nvidia" && !g.unified_memory)
-    return g.gpu_class == "datacenter" ? kCalibrations[1] : kCalibrations[0];
+  if (g.vendor == GpuVendor::nvidia && !g.unified_memory)
+    return g.gpu_class == GpuClass::datacenter ? kCalibrations[1] : kCalibrations[0];
   return kCalibrations[3];
 }
 

@@ -713,7 +713,8 @@ bool is_number(const std::string& s) {
 
 TEST_CASE("no CSV output has a text cell a spreadsheet would run as a formula", "[hostile][csv]") {
   TempDir d;
-  // A config whose name and a catalog GPU whose every free-text field open as formulas.
+  // A config whose name and a catalog GPU whose every free-text field open as formulas (the form
+  // factor is a word of the catalog's, checked on read: not free text).
   json cfg = json::parse(
       slurp(std::string(LLMSIZE_SOURCE_DIR) + "/tests/fixtures/llama-3.1-8b_config.json"));
   cfg["_name_or_path"] = "=HYPERLINK(\"http://x\",\"y\")";
@@ -721,7 +722,7 @@ TEST_CASE("no CSV output has a text cell a spreadsheet would run as a formula", 
   write(d / "cat.json", R"({"gpus": [{"id": "evil", "name": "=cmd|' /C calc'!A0",
       "vendor": "@evil", "class": "datacenter", "memory_gib": 80, "memory_type": "+HBM3",
       "bandwidth_gb_per_s": 3350, "board_power_w": 700, "bf16_tflops_dense": 989,
-      "form_factor": "-sxm", "price_usd": 25000, "price_date": "-2026", "price_kind": "=1+1",
+      "form_factor": "sxm", "price_usd": 25000, "price_date": "-2026", "price_kind": "=1+1",
       "backends": ["cuda"]}]})");
   const std::string cat = " --catalog " + d / "cat.json";
   const std::string cfg_path = d / "config.json";

@@ -278,8 +278,8 @@ static_assert(sizeof(EngineFlags) == 128, "EngineFlags changed: update its field
 static_assert(sizeof(ModelServingGuide) == 296,
               "ModelServingGuide changed: update its fields() above");
 static_assert(sizeof(CatalogModel) == 912, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 504, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 592, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 392, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 480, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

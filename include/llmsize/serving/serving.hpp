@@ -129,8 +129,8 @@ Speculation make_speculation(SpecMethod method, uint32_t k, double acceptance, c
 // The GPU's numbers (fill with serving_gpu()).
 struct ServingGpu {
   std::string id;
-  std::string vendor;     // nvidia | amd | apple | ...
-  std::string gpu_class;  // consumer | workstation | datacenter | soc
+  GpuVendor vendor = GpuVendor::other;
+  GpuClass gpu_class = GpuClass::unknown;
   uint64_t memory_bytes = 0;
   double bandwidth_gb_per_s = 0;
   double bf16_tflops = 0;  // dense

@@ -335,9 +335,12 @@ void resolve_serving_target(const Options& o, const Catalog& cat, ResolvedReques
       rm.spec.n_ctx_train > std::max(s.max_model_len, s.workload.request_tokens()))
     s.max_model_len = rm.spec.n_ctx_train;
   const auto& g = out.request.gpu;
-  if (s.engine == Engine::trt_llm && g && g->vendor != "nvidia")
+  if (s.engine == Engine::trt_llm && g && g->vendor != GpuVendor::nvidia)
     throw InputError("--engine trt-llm: TensorRT-LLM runs on NVIDIA GPUs only, and " + g->id +
-                     " is " + g->vendor + "'s; use --engine vllm or sglang");
+                     " is " +
+                     (g->vendor == GpuVendor::other ? std::string("another maker")
+                                                    : std::string(to_string(g->vendor))) +
+                     "'s; use --engine vllm or sglang");
 }
 
 // Memory and the engine's rules: quant, context, sequences, KV cache, flash attention, headroom.
@@ -472,7 +475,8 @@ void apply_class_policy(const Options& o, const Catalog& cat, PlanRequest& q) {
     if (!q.least_class_by_policy)
       throw InputError(
           "--class: no catalog platform of class " + o.machine_class + " takes " + q.gpu->id +
-          (q.gpu->gpu_class == "consumer" ? " (a consumer card goes in no rack server)" : "") +
+          (q.gpu->gpu_class == GpuClass::consumer ? " (a consumer card goes in no rack server)"
+                                                  : "") +
           "; use a lower class or another GPU");
     q.least_class = PlatformClass::desktop;
     q.least_class_by_policy = false;

@@ -37,7 +37,7 @@ struct Row {
     uint32_t nodes = 0, pcie_gen = 0, pcie_lanes = 0, max_per_node = 0;
     bool module = false;
     double gb_per_s = 0;
-    std::string interconnect;
+    GpuInterconnect interconnect = GpuInterconnect::none;
     bool operator==(const LinkKey& o) const {
       return link == o.link && nodes == o.nodes && pcie_gen == o.pcie_gen &&
              pcie_lanes == o.pcie_lanes && max_per_node == o.max_per_node && module == o.module &&
@@ -58,7 +58,7 @@ struct Row {
         .add(uint64_t{k.pcie_gen} << 32 | k.pcie_lanes)
         .add(uint64_t{k.max_per_node} << 1 | (k.module ? 1u : 0u))
         .add(k.gb_per_s)
-        .add(uint64_t{std::hash<std::string>()(k.interconnect)})
+        .add(uint64_t{static_cast<uint8_t>(k.interconnect)})
         .h;
   }
   friend size_t hash_key(const CircuitKey& k) {

@@ -1343,14 +1343,14 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
     const auto& g = cg.spec;
     arr.push_back({{"id", g.id},
                    {"name", g.name},
-                   {"vendor", g.vendor},
-                   {"class", g.gpu_class},
+                   {"vendor", to_string(g.vendor)},
+                   {"class", to_string(g.gpu_class)},
                    {"memory_bytes", g.memory_bytes},
                    {"usable_bytes", g.usable_bytes()},
                    {"bandwidth_gb_per_s", g.bandwidth_gb_per_s},
                    {"board_power_w", g.board_power_w},
                    {"fp16_tflops_dense", g.fp16_tflops_dense},
-                   {"interconnect", g.interconnect},
+                   {"interconnect", to_string(g.interconnect)},
                    {"interconnect_gb_per_s", g.interconnect_gb_per_s},
                    {"pcie_gen", g.pcie_gen},
                    {"slot_width", g.slot_width},
@@ -1371,7 +1371,7 @@ std::string render_gpus(const Catalog& c, const std::string& format) {
     o += fmt::format("{:<20} {:<40} {:>8.1f} {:>9.0f} {:>7.0f} {:>8}  {}\n", g.id, g.name,
                      gib_of(g.memory_bytes), g.bandwidth_gb_per_s, g.board_power_w,
                      g.fp16_tflops_dense > 0 ? fmt::format("{:.1f}", g.fp16_tflops_dense) : "-",
-                     g.interconnect);
+                     to_string(g.interconnect));
   }
   return o;
 }

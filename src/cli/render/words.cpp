@@ -128,12 +128,12 @@ std::string unified_memory_words(const Note& n, const GpuSpec& g) {
       n.n[0] ? "--gpu-memory-limit" : "the OS's default; --gpu-memory-limit GIB sets yours");
   if (!n.n[1]) return o;
   const uint64_t gib = (n.n[1] + (1ull << 30) - 1) >> 30;
-  if (g.vendor == "apple")
+  if (g.vendor == GpuVendor::apple)
     o += fmt::format(
         "; the plan needs {} GiB: sudo sysctl iogpu.wired_limit_mb={} raises macOS's "
         "limit, then plan with --gpu-memory-limit {}",
         gib, gib * 1024, gib);
-  else if (g.vendor == "amd")
+  else if (g.vendor == GpuVendor::amd)
     o += fmt::format(
         "; the plan needs {} GiB: the kernel parameters ttm.pages_limit={} amdgpu.gttsize={} "
         "raise Linux's GTT, then plan with --gpu-memory-limit {}",
@@ -483,12 +483,12 @@ void plan_checklist(const Plan& r, std::vector<std::string>& c) {
                           joined(p.gpu.backends), engine.name, runs ? "runs" : "does not run",
                           joined(engine.backends)));
   // A unified-memory computer has no cards: its memory and GPU are one soldered part.
-  const bool whole_computer = p.gpu.unified_memory || p.gpu.gpu_class == "soc";
+  const bool whole_computer = p.gpu.unified_memory || p.gpu.gpu_class == GpuClass::soc;
   c.push_back(
       whole_computer
           ? "Maintenance: a whole computer: memory and GPU are soldered, so nothing is upgraded "
             "or swapped; service is the maker's warranty, and the spare part is a spare unit"
-      : p.gpu.gpu_class == "consumer"
+      : p.gpu.gpu_class == GpuClass::consumer
           ? "Maintenance: consumer cards have no ECC memory on most models, blower-less coolers "
             "need open-air spacing, and the GeForce driver licence restricts datacenter deployment"
           : "Maintenance: datacenter/workstation cards carry ECC and vendor support; budget a "
@@ -602,7 +602,7 @@ std::string gpu_link_words(const GpuPlan& p, uint32_t nodes, uint32_t per_node) 
           "across nodes)",
           nodes, per_node);
     case GpuLink::gpu:
-      return fmt::format("{}, {:.0f} GB/s per GPU", p.gpu.interconnect, p.link_gb_per_s);
+      return fmt::format("{}, {:.0f} GB/s per GPU", to_string(p.gpu.interconnect), p.link_gb_per_s);
     case GpuLink::pcie:
       return fmt::format("PCIe {}.0 x{} ({:.0f} GB/s per direction per GPU)", p.pcie_gen,
                          p.pcie_lanes, p.link_gb_per_s);
