@@ -15,39 +15,39 @@ using ojson = nlohmann::ordered_json;
 
 // --- cells ------------------------------------------------------------------------------------
 
-Cell A() {
+Cell cell_absent() {
   Cell c;
   c.type = CellType::absent;
   return c;
 }
-Cell N() {
+Cell cell_null() {
   return Cell();
 }
-Cell B(bool v) {
+Cell cell_bool(bool v) {
   Cell c;
   c.type = CellType::boolean;
   c.b = v;
   return c;
 }
-Cell U(uint64_t v) {
+Cell cell_u64(uint64_t v) {
   Cell c;
   c.type = CellType::u64;
   c.u = v;
   return c;
 }
-Cell D(double v) {
+Cell cell_f64(double v) {
   Cell c;
   c.type = CellType::f64;
   c.f = v;
   return c;
 }
-Cell S(std::string_view v) {
+Cell cell_str(std::string_view v) {
   Cell c;
   c.type = CellType::str;
   c.s = v;
   return c;
 }
-Cell L(const std::vector<std::string>* v, std::string_view encoded) {
+Cell cell_list(const std::vector<std::string>* v, std::string_view encoded) {
   Cell c;
   c.type = CellType::list;
   c.list = v;
@@ -93,60 +93,60 @@ double r2(double v) {
 }
 // A price or amount that is 0 when unknown: null then.
 Cell opt(double v) {
-  return v > 0 ? D(v) : N();
+  return v > 0 ? cell_f64(v) : cell_null();
 }
 ojson opt_json(double v) {
   return v > 0 ? ojson(v) : ojson();
 }
 
-const Plan& P(const Row& r) {
+const Plan& plan_of(const Row& r) {
   return *r.plan;
 }
-const Estimate& E(const Row& r) {
+const Estimate& estimate_of(const Row& r) {
   return r.plan->estimate;
 }
-const ModelSpec& M(const Row& r) {
+const ModelSpec& model_of(const Row& r) {
   return r.model->spec;
 }
-const RunConfig& C(const Row& r) {
+const RunConfig& config_of(const Row& r) {
   return r.plan->config;
 }
-const GpuPlan* G(const Row& r) {
+const GpuPlan* gpu_plan_of(const Row& r) {
   return r.plan->gpu ? &*r.plan->gpu : nullptr;
 }
-const Offload* O(const Row& r) {
+const Offload* offload_of(const Row& r) {
   return r.plan->offload ? &*r.plan->offload : nullptr;
 }
 // The machine's rated power (null without a machine, or a whole computer without a published
 // figure).
-const PowerPlan* W(const Row& r) {
+const PowerPlan* power_of(const Row& r) {
   return r.plan->power ? &*r.plan->power : nullptr;
 }
 // llama.cpp's vision projector, a GGUF of its own beside the language model's (a checkpoint
 // engine loads the vision tower from the model's own files).
 uint64_t mmproj_bytes(const Row& r) {
   const Estimate& e = r.plan->estimate;
-  const Engine g = C(r).engine;
+  const Engine g = config_of(r).engine;
   return g == Engine::llama_cpp || g == Engine::ollama ? e.weights.vision_bytes : 0;
 }
 // A generating model (not an embedding or rerank run): decode figures apply.
-bool GEN(const Row& r) {
+bool generates(const Row& r) {
   return r.model->spec.task == Task::generation;
 }
-const Speed* SP(const Row& r) {
+const Speed* speed_of(const Row& r) {
   return r.plan->speed ? &*r.plan->speed : nullptr;
 }
-const CapacityPlan* CP(const Row& r) {
+const CapacityPlan* capacity_of(const Row& r) {
   return r.plan->capacity ? &*r.plan->capacity : nullptr;
 }
 // #10: the serving block (null fields when the plan has none).
-const ServingPlan* SV(const Row& r) {
+const ServingPlan* serving_of(const Row& r) {
   return r.plan->serving ? &*r.plan->serving : nullptr;
 }
-const ServingEstimate* SE(const Row& r) {
+const ServingEstimate* serving_estimate_of(const Row& r) {
   return r.plan->serving ? &r.plan->serving->estimate : nullptr;
 }
-const ServingCapacity* SC(const Row& r) {
+const ServingCapacity* serving_capacity_of(const Row& r) {
   return r.plan->serving && r.plan->serving->capacity ? &*r.plan->serving->capacity : nullptr;
 }
 double r3(double v) {
@@ -159,48 +159,51 @@ double r5(double v) {
   return std::round(v * 1e5) / 1e5;
 }
 // The machine from the platform catalog; null when none takes the GPUs.
-const SystemPlan* SY(const Row& r) {
+const SystemPlan* system_of(const Row& r) {
   return r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
 }
-const PlatformModel* PM(const Row& r) {
-  return SY(r) ? SY(r)->platform : nullptr;
+const PlatformModel* platform_of(const Row& r) {
+  return system_of(r) ? system_of(r)->platform : nullptr;
 }
-const FitVerdict* FV(const Row& r) {
+const FitVerdict* fit_of(const Row& r) {
   return r.plan->fit ? &*r.plan->fit : nullptr;
 }
 // The cost of the machine's BOM (null without a machine).
-const CostPlan* CC(const Row& r) {
+const CostPlan* cost_of(const Row& r) {
   return r.plan->cost ? &*r.plan->cost : nullptr;
 }
-const CostInput& CI(const Row& r) {
+const CostInput& cost_input_of(const Row& r) {
   return r.plan->cost_input;
 }
 
 // The replicas the memory estimate is one of: a serving deployment's (plan_replica_memory), else 1.
 uint32_t replicas_of(const Row& r) {
-  const ServingPlan* s = SV(r);
+  const ServingPlan* s = serving_of(r);
   return s && r.plan->gpu && s->deployment.gpus() == r.plan->gpu->count ? s->deployment.replicas
                                                                         : 1;
 }
 
 Cell class_count(const Row& r, size_t i) {
-  const auto& c = P(r).classes;
-  return i < c.size() && c[i].count ? U(c[i].count) : N();
+  const auto& c = plan_of(r).classes;
+  return i < c.size() && c[i].count ? cell_u64(c[i].count) : cell_null();
 }
 // Load time (read + deserialize + copy to the GPUs) from local drive class i, the engine's loader;
 // absent without a machine.
 Cell load_time(const Row& r, size_t i) {
   const SystemPlan* s = r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
-  return s && i < s->cold_start_by_drive.size() ? D(r2(s->cold_start_by_drive[i].load_s)) : A();
+  return s && i < s->cold_start_by_drive.size() ? cell_f64(r2(s->cold_start_by_drive[i].load_s))
+                                                : cell_absent();
 }
 
 const char* mode_name(TrainMode m) {
   return m == TrainMode::full ? "full" : m == TrainMode::qlora ? "qlora" : "lora";
 }
 
-// Shorthands for the table: a getter of one expression over `r`.
 // Shorthands for the table: a getter of one expression over `r`, and the same expression written
 // straight through a row writer (the cell's type known where it is made: no Cell in between).
+// Macros, not templates: one expression must become two lambdas, and C++17 takes no lambda as a
+// template argument; a putter that called the getter through its pointer would cost a sweep row
+// an indirect call and a Cell per field (bench/instructions_bench.cpp).
 #define GETTER(expr)         \
   [](const Row& r) -> Cell { \
     (void)r;                 \
@@ -222,7 +225,7 @@ const char* mode_name(TrainMode m) {
 
 ojson tensor_types_json(const Row& r) {
   ojson types = ojson::array();
-  for (const auto& u : E(r).weights.by_type)
+  for (const auto& u : estimate_of(r).weights.by_type)
     types.push_back({{"type", traits(u.type).name},
                      {"tensors", u.n_tensors},
                      {"elements", u.n_elements},
@@ -231,7 +234,7 @@ ojson tensor_types_json(const Row& r) {
 }
 
 ojson finetune_json(const Row& r) {
-  const Plan& p = P(r);
+  const Plan& p = plan_of(r);
   if (!p.train) return ojson(ojson::value_t::discarded);
   const auto& t = *p.train;
   return {{"mode", mode_name(p.train_config.mode)},
@@ -248,7 +251,7 @@ ojson finetune_json(const Row& r) {
 
 ojson options_json(const Row& r) {
   ojson a = ojson::array();
-  for (const auto& o : P(r).options)
+  for (const auto& o : plan_of(r).options)
     a.push_back({{"id", o.plan.gpu.id},
                  {"count", o.plan.count},
                  {"total_price_usd", opt_json(o.total_price_usd)},
@@ -270,7 +273,7 @@ ojson options_json(const Row& r) {
 
 ojson fewest_json(const Row& r) {
   ojson a = ojson::array();
-  for (const auto& o : P(r).fewest)
+  for (const auto& o : plan_of(r).fewest)
     a.push_back({{"id", o.plan.gpu.id},
                  {"count", o.plan.count},
                  {"total_price_usd", opt_json(o.total_price_usd)}});
@@ -278,7 +281,7 @@ ojson fewest_json(const Row& r) {
 }
 
 ojson bom_json(const Row& r) {
-  const SystemPlan* sy = SY(r);
+  const SystemPlan* sy = system_of(r);
   if (!sy) return ojson(ojson::value_t::discarded);
   ojson a = ojson::array();
   for (const auto& l : sy->bom()) {
@@ -297,7 +300,7 @@ ojson bom_json(const Row& r) {
 }
 
 ojson machine_json(const Row& r) {
-  const Plan& p = P(r);
+  const Plan& p = plan_of(r);
   if (!p.system) return ojson(ojson::value_t::discarded);
   const SystemPlan& s = *p.system;
   ojson reasons = ojson::array();
@@ -346,7 +349,7 @@ ojson machine_json(const Row& r) {
          {"seconds", r2(st.seconds)},
          {"rate_gb_per_s", st.rate_gb_per_s > 0 ? ojson(r2(st.rate_gb_per_s)) : ojson()},
          {"source", st.source}});
-  j["cold_start"] = {{"storage", storage_spec(P(r).storage).name},
+  j["cold_start"] = {{"storage", storage_spec(plan_of(r).storage).name},
                      {"load_s", r2(s.cold_start.load_s)},
                      {"total_s", r2(s.cold_start.total_s)},
                      {"steps", std::move(steps)}};
@@ -356,7 +359,7 @@ ojson machine_json(const Row& r) {
 ojson explain_json(const Row& r) {
   if (!r.explain) return ojson(ojson::value_t::discarded);
   ojson ex = ojson::array();
-  for (const auto& d : derivations(E(r), M(r), C(r)))
+  for (const auto& d : derivations(estimate_of(r), model_of(r), config_of(r)))
     ex.push_back({{"quantity", d.quantity}, {"formula", d.formula}, {"result", d.result}});
   return ex;
 }
@@ -367,172 +370,193 @@ const std::vector<Field> kFields = {
     {"schema_version", U_::count,
      "2 (power, cost and load times from the machine model; README \"Schema version 2\"); a "
      "field whose meaning changes moves to a new version",
-     RUN(U(kPlanSchemaVersion))},
+     RUN(cell_u64(kPlanSchemaVersion))},
     // model
-    {"model.name", U_::text, "the model's name", RUN(S(M(r).name))},
+    {"model.name", U_::text, "the model's name", RUN(cell_str(model_of(r).name))},
     {"model.id", U_::text, "catalog id; null for a file or generic size",
-     RUN(M(r).id.empty() ? N() : S(M(r).id))},
+     RUN(model_of(r).id.empty() ? cell_null() : cell_str(model_of(r).id))},
     {"model.source", U_::text, "catalog, shorthand, generic, config.json, gguf or safetensors",
-     RUN(S(r.model->source))},
+     RUN(cell_str(r.model->source))},
     {"model.assumed", U_::text,
      "what a shorthand or generic size was taken to mean, or a quantization_config llmsize does "
      "not size; else null",
-     RUN(r.model->assumption.empty() ? N() : S(r.model->assumption))},
-    {"model.arch", U_::text, "architecture", RUN(S(arch_name(M(r).arch)))},
-    {"model.params", U_::count, "parameters", RUN(U(E(r).weights.params))},
+     RUN(r.model->assumption.empty() ? cell_null() : cell_str(r.model->assumption))},
+    {"model.arch", U_::text, "architecture", RUN(cell_str(arch_name(model_of(r).arch)))},
+    {"model.params", U_::count, "parameters", RUN(cell_u64(estimate_of(r).weights.params))},
     {"model.active_params", U_::count, "parameters read per token (< params for MoE)",
-     RUN(U(E(r).weights.active_params))},
+     RUN(cell_u64(estimate_of(r).weights.active_params))},
     {"model.weights_bytes", U_::bytes,
      "the weights at the quantization: a GGUF file's tensor data (llama.cpp: the language model's "
      "file, without its mmproj)",
-     RUN(U(E(r).weights.bytes - mmproj_bytes(r)))},
+     RUN(cell_u64(estimate_of(r).weights.bytes - mmproj_bytes(r)))},
     {"model.mmproj_bytes", U_::bytes,
      "llama.cpp: the vision projector's own GGUF (F16), null without one",
-     RUN(mmproj_bytes(r) ? U(mmproj_bytes(r)) : N())},
+     RUN(mmproj_bytes(r) ? cell_u64(mmproj_bytes(r)) : cell_null())},
     {"model.bits_per_weight", U_::bits_per_weight, "weights_bytes × 8 / params",
-     RUN(D(r4(E(r).weights.bits_per_weight())))},
-    {"model.n_layer", U_::count, "layers", RUN(U(M(r).n_layer))},
-    {"model.n_embd", U_::count, "hidden size", RUN(U(M(r).n_embd))},
-    {"model.n_head", U_::count, "attention heads", RUN(U(M(r).n_head))},
-    {"model.n_head_kv", U_::count, "KV heads", RUN(U(M(r).n_head_kv))},
-    {"model.n_ctx_train", U_::tokens, "trained context", RUN(U(M(r).n_ctx_train))},
+     RUN(cell_f64(r4(estimate_of(r).weights.bits_per_weight())))},
+    {"model.n_layer", U_::count, "layers", RUN(cell_u64(model_of(r).n_layer))},
+    {"model.n_embd", U_::count, "hidden size", RUN(cell_u64(model_of(r).n_embd))},
+    {"model.n_head", U_::count, "attention heads", RUN(cell_u64(model_of(r).n_head))},
+    {"model.n_head_kv", U_::count, "KV heads", RUN(cell_u64(model_of(r).n_head_kv))},
+    {"model.n_ctx_train", U_::tokens, "trained context", RUN(cell_u64(model_of(r).n_ctx_train))},
     {"model.tensor_types", U_::none, "per tensor type: type, tensors, elements, bytes (JSON only)",
      JSON(tensor_types_json(r))},
     // settings
-    {"settings.quant", U_::text, "the quantization preset used", RUN(S(r.quant->id))},
-    {"settings.quant_requested", U_::text, "as typed (q4 means q4_k_m)", RUN(S(r.quant_requested))},
-    {"settings.kv_quant", U_::text, "KV cache type", RUN(S(traits(C(r).kv.type_k).name))},
-    {"settings.context", U_::tokens, "context per sequence", GET(U(C(r).kv.n_ctx))},
-    {"settings.batch", U_::count, "concurrent sequences", RUN(U(C(r).kv.n_seq))},
+    {"settings.quant", U_::text, "the quantization preset used", RUN(cell_str(r.quant->id))},
+    {"settings.quant_requested", U_::text, "as typed (q4 means q4_k_m)",
+     RUN(cell_str(r.quant_requested))},
+    {"settings.kv_quant", U_::text, "KV cache type",
+     RUN(cell_str(traits(config_of(r).kv.type_k).name))},
+    {"settings.context", U_::tokens, "context per sequence", GET(cell_u64(config_of(r).kv.n_ctx))},
+    {"settings.batch", U_::count, "concurrent sequences", RUN(cell_u64(config_of(r).kv.n_seq))},
     {"settings.task", U_::text, "generation, embedding or rerank (--task)",
-     RUN(S(task_name(M(r).task)))},
-    {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)", RUN(U(C(r).kv.n_ubatch))},
-    {"settings.flash_attn", U_::boolean, "flash attention", RUN(B(C(r).flash_attn))},
+     RUN(cell_str(task_name(model_of(r).task)))},
+    {"settings.ubatch", U_::tokens, "micro-batch (n_ubatch)",
+     RUN(cell_u64(config_of(r).kv.n_ubatch))},
+    {"settings.flash_attn", U_::boolean, "flash attention",
+     RUN(cell_bool(config_of(r).flash_attn))},
     {"settings.headroom", U_::fraction,
      "added on top of the sum (a serving plan: its engine's rule, when that asks more)",
-     GET(D(C(r).headroom))},
+     GET(cell_f64(config_of(r).headroom))},
     {"settings.overhead_bytes_per_gpu", U_::bytes, "runtime overhead per GPU",
-     RUN(U(C(r).overhead_per_gpu_bytes))},
+     RUN(cell_u64(config_of(r).overhead_per_gpu_bytes))},
     {"settings.engine", U_::text, "whose memory rules apply (a serving plan: its engine)",
-     RUN(S(SV(r) ? engine_profile(SV(r)->deployment.engine).name
-                 : engine_profile(C(r).engine).name))},
+     RUN(cell_str(serving_of(r) ? engine_profile(serving_of(r)->deployment.engine).name
+                                : engine_profile(config_of(r).engine).name))},
     // vram
     {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
-     GET(U(E(r).weights_bytes))},
+     GET(cell_u64(estimate_of(r).weights_bytes))},
     {"vram.weights_host_bytes", U_::bytes, "weights the engine keeps in host RAM",
-     RUN(U(E(r).weights.host_bytes))},
+     RUN(cell_u64(estimate_of(r).weights.host_bytes))},
     {"vram.kv_cache_bytes", U_::bytes,
      "KV cache of every sequence (a serving deployment: of one replica's running sequences)",
-     GET(U(E(r).kv_cache_bytes))},
+     GET(cell_u64(estimate_of(r).kv_cache_bytes))},
     {"vram.kv_full_bytes", U_::bytes, "KV cache of the full-attention layers",
-     GET(U(E(r).kv.bytes_of(AttnKind::full)))},
+     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::full)))},
     {"vram.kv_swa_bytes", U_::bytes, "KV cache of the sliding-window layers",
-     GET(U(E(r).kv.bytes_of(AttnKind::swa)))},
+     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::swa)))},
     {"vram.kv_chunked_bytes", U_::bytes, "KV cache of the chunked-attention layers",
-     GET(U(E(r).kv.bytes_of(AttnKind::chunked)))},
+     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::chunked)))},
     {"vram.kv_mla_bytes", U_::bytes, "KV cache of the MLA layers (latent)",
-     GET(U(E(r).kv.bytes_of(AttnKind::mla)))},
+     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla)))},
     {"vram.kv_indexer_bytes", U_::bytes, "DSA indexer keys beside the MLA cache",
-     GET(U(E(r).kv.bytes_of(AttnKind::mla, true)))},
+     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla, true)))},
     {"vram.recurrent_state_bytes", U_::bytes,
      "recurrent state (delta-net, Mamba2, short conv): per sequence, any context",
-     GET(U(E(r).recurrent_state_bytes))},
+     GET(cell_u64(estimate_of(r).recurrent_state_bytes))},
     {"vram.activations_bytes", U_::bytes, "compute buffers of all GPUs",
-     GET(U(E(r).activations_bytes))},
+     GET(cell_u64(estimate_of(r).activations_bytes))},
     {"vram.draft_bytes", U_::bytes,
      "llama.cpp's draft model (--draft, -md): its weights, KV cache and compute buffers",
-     GET(U(E(r).draft_bytes))},
-    {"vram.overhead_bytes", U_::bytes, "runtime overhead × GPUs", GET(U(E(r).overhead_bytes))},
-    {"vram.headroom_bytes", U_::bytes, "headroom on the sum", GET(U(E(r).headroom_bytes))},
+     GET(cell_u64(estimate_of(r).draft_bytes))},
+    {"vram.overhead_bytes", U_::bytes, "runtime overhead × GPUs",
+     GET(cell_u64(estimate_of(r).overhead_bytes))},
+    {"vram.headroom_bytes", U_::bytes, "headroom on the sum",
+     GET(cell_u64(estimate_of(r).headroom_bytes))},
     {"vram.total_bytes", U_::bytes,
      "weights + KV + recurrent state + activations + overhead + headroom",
-     GET(U(E(r).total_bytes()))},
+     GET(cell_u64(estimate_of(r).total_bytes()))},
     {"vram.total_bytes_low", U_::bytes, "low end from each part's measured error",
-     GET(U(E(r).total_low_bytes))},
-    {"vram.total_bytes_high", U_::bytes, "high end", GET(U(E(r).total_high_bytes))},
-    {"vram.kv_cells", U_::count, "KV cells per full-attention layer", GET(U(E(r).kv.cells_full))},
+     GET(cell_u64(estimate_of(r).total_low_bytes))},
+    {"vram.total_bytes_high", U_::bytes, "high end",
+     GET(cell_u64(estimate_of(r).total_high_bytes))},
+    {"vram.kv_cells", U_::count, "KV cells per full-attention layer",
+     GET(cell_u64(estimate_of(r).kv.cells_full))},
     {"vram.kv_cells_swa", U_::count, "KV cells per sliding-window layer",
-     GET(U(E(r).kv.cells_swa))},
+     GET(cell_u64(estimate_of(r).kv.cells_swa))},
     {"vram.compute_buffer_bytes_per_gpu", U_::bytes,
-     "compute buffer of one GPU (a layer split's largest)", GET(U(E(r).compute.bytes()))},
+     "compute buffer of one GPU (a layer split's largest)",
+     GET(cell_u64(estimate_of(r).compute.bytes()))},
     {"vram.compute_buffer_bytes_first_gpu", U_::bytes,
      "compute buffer of the layer split's first GPU (its first layers)",
-     GET(U(E(r).compute_split.devices.empty()
-               ? E(r).compute.bytes()
-               : E(r).compute_split.devices.front().buffer.bytes()))},
+     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
+                      ? estimate_of(r).compute.bytes()
+                      : estimate_of(r).compute_split.devices.front().buffer.bytes()))},
     {"vram.compute_weight_copy_bytes", U_::bytes,
      "of the first GPU's compute buffer: a weight in system RAM copied in per prompt batch "
      "(llama.cpp op offload, --n-cpu-moe)",
-     GET(U(E(r).compute_split.devices.empty()
-               ? E(r).compute.weight_copy_bytes
-               : E(r).compute_split.devices.front().buffer.weight_copy_bytes))},
+     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
+                      ? estimate_of(r).compute.weight_copy_bytes
+                      : estimate_of(r).compute_split.devices.front().buffer.weight_copy_bytes))},
     {"vram.compute_buffer_bytes_last_gpu", U_::bytes,
      "compute buffer of the layer split's GPU with the output layer (logits), the last",
-     GET(U(E(r).compute_split.devices.empty()
-               ? E(r).compute.bytes()
-               : E(r).compute_split.devices[E(r).compute_split.output_device()].buffer.bytes()))},
+     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
+                      ? estimate_of(r).compute.bytes()
+                      : estimate_of(r)
+                            .compute_split.devices[estimate_of(r).compute_split.output_device()]
+                            .buffer.bytes()))},
     {"vram.kv_available_bytes", U_::bytes,
      "KV memory left on the GPUs (a serving deployment: its engine's KV pool on every GPU)",
-     GET(G(r) ? U(P(r).kv_available_bytes) : N())},
+     GET(gpu_plan_of(r) ? cell_u64(plan_of(r).kv_available_bytes) : cell_null())},
     {"vram.gpus", U_::count,
      "GPUs the estimate counts buffers and overhead on (a serving deployment: one replica's)",
-     GET(U(E(r).n_gpus))},
+     GET(cell_u64(estimate_of(r).n_gpus))},
     {"vram.replicas", U_::count,
      "copies of what vram.* counts: a serving deployment's replicas, each holding the weights "
      "and its own sequences (1 otherwise)",
-     GET(U(replicas_of(r)))},
+     GET(cell_u64(replicas_of(r)))},
     {"vram.rule_of_thumb_bytes", U_::bytes, "1.2 × weights, for comparison",
-     RUN(U(E(r).naive_rule_bytes))},
+     RUN(cell_u64(estimate_of(r).naive_rule_bytes))},
     // gpu
-    {"gpu.name", U_::text, "GPU", PER_GPU(G(r) ? S(G(r)->gpu.name) : N())},
-    {"gpu.id", U_::text, "catalog id", PER_GPU(G(r) ? S(G(r)->gpu.id) : N())},
+    {"gpu.name", U_::text, "GPU",
+     PER_GPU(gpu_plan_of(r) ? cell_str(gpu_plan_of(r)->gpu.name) : cell_null())},
+    {"gpu.id", U_::text, "catalog id",
+     PER_GPU(gpu_plan_of(r) ? cell_str(gpu_plan_of(r)->gpu.id) : cell_null())},
     {"gpu.recommended", U_::boolean, "llmsize chose it (no --gpu)",
-     PER_GPU(B(P(r).gpu_recommended))},
-    {"gpu.count", U_::count, "GPUs of the plan", GET(G(r) ? U(G(r)->count) : N())},
+     PER_GPU(cell_bool(plan_of(r).gpu_recommended))},
+    {"gpu.count", U_::count, "GPUs of the plan",
+     GET(gpu_plan_of(r) ? cell_u64(gpu_plan_of(r)->count) : cell_null())},
     {"gpu.count_needed", U_::count, "fewest that hold it (0: none up to 1024)",
-     GET(G(r) ? U(G(r)->count_needed) : N())},
+     GET(gpu_plan_of(r) ? cell_u64(gpu_plan_of(r)->count_needed) : cell_null())},
     {"gpu.memory_bytes_each", U_::bytes, "memory of one GPU",
-     PER_GPU(G(r) ? U(G(r)->gpu.memory_bytes) : N())},
+     PER_GPU(gpu_plan_of(r) ? cell_u64(gpu_plan_of(r)->gpu.memory_bytes) : cell_null())},
     {"gpu.usable_bytes_each", U_::bytes,
      "usable memory of one GPU, as the fit verdict holds it (vLLM, SGLang, TensorRT-LLM: the "
      "total the CUDA / HIP runtime reports, where published)",
-     PER_GPU(G(r) ? U(r.plan->usable_bytes_each()) : N())},
+     PER_GPU(gpu_plan_of(r) ? cell_u64(r.plan->usable_bytes_each()) : cell_null())},
     {"gpu.per_gpu_bytes", U_::bytes, "what each GPU must hold, headroom included",
-     GET(G(r) ? U(G(r)->per_gpu_bytes) : N())},
-    {"gpu.fits", U_::boolean, "the GPUs hold it", GET(G(r) ? B(G(r)->fits) : N())},
+     GET(gpu_plan_of(r) ? cell_u64(gpu_plan_of(r)->per_gpu_bytes) : cell_null())},
+    {"gpu.fits", U_::boolean, "the GPUs hold it",
+     GET(gpu_plan_of(r) ? cell_bool(gpu_plan_of(r)->fits) : cell_null())},
     {"gpu.fit", U_::text,
      "fits (with the requested headroom), tight (without it, inside the engine's margins) or no",
-     GET(FV(r) ? S(to_string(FV(r)->fit)) : N())},
+     GET(fit_of(r) ? cell_str(to_string(fit_of(r)->fit)) : cell_null())},
     {"gpu.headroom_fraction", U_::fraction,
      "(usable - need) / need per GPU, need without headroom; negative when it does not fit",
-     GET(FV(r) ? D(r4(FV(r)->headroom_fraction)) : N())},
+     GET(fit_of(r) ? cell_f64(r4(fit_of(r)->headroom_fraction)) : cell_null())},
     {"gpu.engine_margin_fraction", U_::fraction,
      "the slack the engine itself needs beyond the need (a share of it), the line between tight "
      "and no: its own allocation rule (llama.cpp exact, Ollama 457 MiB, vLLM 0.9 of memory, "
      "SGLang mem_fraction_static, TensorRT-LLM 0.9 of free) plus the estimate's error",
-     GET(FV(r) ? D(r4(FV(r)->engine_margin)) : N())},
+     GET(fit_of(r) ? cell_f64(r4(fit_of(r)->engine_margin)) : cell_null())},
     {"gpu.split", U_::text, "single GPU, layer split, tensor parallel, replicas",
-     GET(G(r) ? S(r.split) : N())},
+     GET(gpu_plan_of(r) ? cell_str(r.split) : cell_null())},
     {"gpu.tp_degree", U_::count, "smallest tensor-parallel degree dividing the heads",
-     GET(G(r) && G(r)->tp_degree ? U(G(r)->tp_degree) : N())},
+     GET(gpu_plan_of(r) && gpu_plan_of(r)->tp_degree ? cell_u64(gpu_plan_of(r)->tp_degree)
+                                                     : cell_null())},
     {"gpu.nodes", U_::count, "machines: the catalog machine's count where one is planned",
-     GET(G(r) ? U(G(r)->nodes) : N())},
-    {"gpu.interconnect", U_::text, "the link to buy", GET(G(r) ? S(r.link) : N())},
+     GET(gpu_plan_of(r) ? cell_u64(gpu_plan_of(r)->nodes) : cell_null())},
+    {"gpu.interconnect", U_::text, "the link to buy",
+     GET(gpu_plan_of(r) ? cell_str(r.link) : cell_null())},
     {"gpu.price_usd_each", U_::usd, "catalog or --price price",
-     PER_GPU(G(r) ? opt(G(r)->gpu.price_usd) : N())},
+     PER_GPU(gpu_plan_of(r) ? opt(gpu_plan_of(r)->gpu.price_usd) : cell_null())},
     {"gpu.offload_layers_gpu", U_::count, "layers on the GPUs when offloading",
-     GET(O(r) ? U(O(r)->n_layer_gpu) : N())},
+     GET(offload_of(r) ? cell_u64(offload_of(r)->n_layer_gpu) : cell_null())},
     {"gpu.offload_layers_cpu", U_::count, "layers in system RAM",
-     GET(O(r) ? U(O(r)->n_layer_cpu) : N())},
+     GET(offload_of(r) ? cell_u64(offload_of(r)->n_layer_cpu) : cell_null())},
     {"gpu.offload_ram_bytes", U_::bytes,
      "weights and KV of those layers, and the routed experts kept in RAM",
-     GET(O(r) ? U(O(r)->ram_bytes + O(r)->expert_ram_bytes) : N())},
+     GET(offload_of(r) ? cell_u64(offload_of(r)->ram_bytes + offload_of(r)->expert_ram_bytes)
+                       : cell_null())},
     {"gpu.offload_cpu_moe", U_::count,
      "blocks whose routed experts are in system RAM instead (llama.cpp --n-cpu-moe N)",
-     GET(O(r) && O(r)->n_cpu_moe ? U(O(r)->n_cpu_moe) : N())},
+     GET(offload_of(r) && offload_of(r)->n_cpu_moe ? cell_u64(offload_of(r)->n_cpu_moe)
+                                                   : cell_null())},
     {"gpu.offload_ram_read_bytes_per_token", U_::bytes,
      "of them, read from system RAM per generated token",
-     GET(O(r) && O(r)->n_cpu_moe ? U(O(r)->ram_read_bytes_per_token) : N())},
+     GET(offload_of(r) && offload_of(r)->n_cpu_moe
+             ? cell_u64(offload_of(r)->ram_read_bytes_per_token)
+             : cell_null())},
     {"gpu.count_24gib", U_::count, "GPUs of 24 GiB that hold it", GET(class_count(r, 0))},
     {"gpu.count_48gib", U_::count, "of 48 GiB", GET(class_count(r, 1))},
     {"gpu.count_80gib", U_::count, "of 80 GiB", GET(class_count(r, 2))},
@@ -540,43 +564,44 @@ const std::vector<Field> kFields = {
     {"system.platform", U_::text,
      "desktop, workstation, server or unified: the class of the catalog platform chosen (null "
      "where none takes the GPUs)",
-     GET(PM(r) ? S(to_string(PM(r)->platform_class)) : N())},
+     GET(platform_of(r) ? cell_str(to_string(platform_of(r)->platform_class)) : cell_null())},
     {"system.platform_name", U_::text, "the machine to buy (data/platforms.json)",
-     GET(PM(r) ? S(PM(r)->name) : N())},
+     GET(platform_of(r) ? cell_str(platform_of(r)->name) : cell_null())},
     {"system.platform_id", U_::text, "its catalog id (--platform)",
-     GET(PM(r) ? S(PM(r)->id) : N())},
+     GET(platform_of(r) ? cell_str(platform_of(r)->id) : cell_null())},
     {"system.platform_generic", U_::boolean,
      "a generic platform row (no sourced catalog machine takes the GPUs), not a vendor's machine",
-     GET(PM(r) ? B(PM(r)->generic) : N())},
+     GET(platform_of(r) ? cell_bool(platform_of(r)->generic) : cell_null())},
     {"system.platform_basis", U_::text, "a generic row's basis: where its numbers come from",
-     GET(PM(r) && PM(r)->generic ? S(PM(r)->basis) : N())},
+     GET(platform_of(r) && platform_of(r)->generic ? cell_str(platform_of(r)->basis)
+                                                   : cell_null())},
     {"system.nodes", U_::count, "machines of that platform",
-     GET(SY(r) ? U(SY(r)->choice.nodes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->choice.nodes) : cell_null())},
     {"system.cpu_sockets", U_::count, "CPU sockets per machine",
-     GET(SY(r) ? U(SY(r)->host.cpu_sockets) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.cpu_sockets) : cell_null())},
     {"system.ram_bytes", U_::bytes,
      "RAM installed per machine: the catalog machine's population (the larger of 2 x weights and "
      "what its class ships per GPU)",
-     GET(SY(r) ? U(SY(r)->host.ram.installed_bytes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.installed_bytes) : cell_null())},
     {"system.ram_required_bytes", U_::bytes,
      "RAM needed per machine: the larger of 2 x weights and what the class ships per GPU",
-     GET(SY(r) ? U(SY(r)->host.ram.required_bytes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.required_bytes) : cell_null())},
     {"system.ram_dimms", U_::count, "DIMMs per machine",
-     GET(SY(r) ? U(SY(r)->host.ram.dimms) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.dimms) : cell_null())},
     {"system.ram_dimm_gib", U_::gib, "size of one DIMM",
-     GET(SY(r) ? U(SY(r)->host.ram.dimm_gib) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.dimm_gib) : cell_null())},
     {"system.storage_bytes", U_::bytes, "storage needed",
-     GET(SY(r) ? U(SY(r)->host.storage.required_bytes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.required_bytes) : cell_null())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
-     GET(SY(r) ? U(SY(r)->host.storage.data_drive_bytes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drive_bytes) : cell_null())},
     {"system.data_drives", U_::count, "data drives per machine",
-     GET(SY(r) ? U(SY(r)->host.storage.data_drives) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drives) : cell_null())},
     {"system.os_drive_bytes", U_::bytes, "one OS drive (two in RAID 1 on servers)",
-     GET(SY(r) ? U(SY(r)->host.storage.os_drive_bytes) : N())},
+     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.os_drive_bytes) : cell_null())},
     {"system.load_time_s", U_::seconds,
      "v2: weights read, deserialized and copied to the GPUs from --storage by the engine's loader "
      "(cold_start load_s; v1: the NVMe PCIe 4.0 drive's sequential read alone)",
-     GET(SY(r) ? D(r2(SY(r)->cold_start.load_s)) : N())},
+     GET(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.load_s)) : cell_null())},
     {"system.load_time_s_hdd_7200_rpm", U_::seconds,
      "v2: the same load from a 7200 rpm disk (absent without host)", GET(load_time(r, 0))},
     {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", GET(load_time(r, 1))},
@@ -584,353 +609,456 @@ const std::vector<Field> kFields = {
     {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
     {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0", GET(load_time(r, 4))},
     {"system.cpu_cores", U_::count, "CPU cores per machine, all sockets",
-     GET(SY(r) && SY(r)->host.cpu_cores ? U(SY(r)->host.cpu_cores) : N())},
+     GET(system_of(r) && system_of(r)->host.cpu_cores ? cell_u64(system_of(r)->host.cpu_cores)
+                                                      : cell_null())},
     {"system.cold_start_s", U_::seconds, "process start to serving, every step (--storage)",
-     GET(SY(r) ? D(r2(SY(r)->cold_start.total_s)) : N())},
+     GET(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.total_s)) : cell_null())},
     {"system.bom_total_usd", U_::usd,
      "sum of the priced BOM lines (a floor when some are unpriced)",
-     GET(SY(r) ? opt(std::round(SY(r)->bom_total_usd)) : N())},
+     GET(system_of(r) ? opt(std::round(system_of(r)->bom_total_usd)) : cell_null())},
     {"system.pcie_lanes", U_::count,
      "PCIe lanes wired to the GPUs of one machine: the platform's lanes per GPU x GPUs per machine "
      "(null for baseboard modules and whole computers)",
-     GET(SY(r) && SY(r)->choice.lanes_per_gpu
-             ? U(SY(r)->choice.lanes_per_gpu * SY(r)->choice.gpus_per_node)
-             : N())},
+     GET(system_of(r) && system_of(r)->choice.lanes_per_gpu
+             ? cell_u64(system_of(r)->choice.lanes_per_gpu * system_of(r)->choice.gpus_per_node)
+             : cell_null())},
     {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
-     GET(P(r).ram_bandwidth_gb_per_s > 0 ? D(r2(P(r).ram_bandwidth_gb_per_s)) : N())},
+     GET(plan_of(r).ram_bandwidth_gb_per_s > 0 ? cell_f64(r2(plan_of(r).ram_bandwidth_gb_per_s))
+                                               : cell_null())},
     // power
     {"power.peak_watts", U_::watts,
      "DC load at full tilt, all machines (v2: the rated model's DC maximum)",
-     GET(W(r) ? D(std::round(W(r)->peak_w)) : N())},
+     GET(power_of(r) ? cell_f64(std::round(power_of(r)->peak_w)) : cell_null())},
     {"power.max_wall_watts", U_::watts,
      "maximum at the wall as vendors rate it, all machines: circuits and cooling",
-     GET(SY(r) ? opt(std::round(SY(r)->max_wall_w_total)) : N())},
+     GET(system_of(r) ? opt(std::round(system_of(r)->max_wall_w_total)) : cell_null())},
     {"power.typical_wall_watts", U_::watts,
      "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
-     GET(SY(r) ? opt(std::round(SY(r)->typical_wall_w_total)) : N())},
+     GET(system_of(r) ? opt(std::round(system_of(r)->typical_wall_w_total)) : cell_null())},
     {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
-     GET(SY(r) && SY(r)->psus.watts > 0 ? D(SY(r)->psus.watts) : N())},
+     GET(system_of(r) && system_of(r)->psus.watts > 0 ? cell_f64(system_of(r)->psus.watts)
+                                                      : cell_null())},
     {"power.psu_count", U_::count,
      "PSUs per machine, spares included (null when the platform's are not published)",
-     GET(SY(r) && SY(r)->psus.count ? U(SY(r)->psus.count) : N())},
+     GET(system_of(r) && system_of(r)->psus.count ? cell_u64(system_of(r)->psus.count)
+                                                  : cell_null())},
     {"power.psu_redundancy", U_::text,
      "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
-     GET(SY(r) && SY(r)->psus.count && !P(r).psu_redundancy.empty() ? S(P(r).psu_redundancy)
-                                                                    : N())},
+     GET(system_of(r) && system_of(r)->psus.count && !plan_of(r).psu_redundancy.empty()
+             ? cell_str(plan_of(r).psu_redundancy)
+             : cell_null())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
-     GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
-    {"power.mains_volts", U_::volts, "mains voltage", RUN(D(P(r).power_input.mains_v))},
+     GET(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
+    {"power.mains_volts", U_::volts, "mains voltage",
+     RUN(cell_f64(plan_of(r).power_input.mains_v))},
     {"power.circuit_amps", U_::amps, "current at the mains voltage",
-     GET(W(r) ? D(r2(W(r)->amps)) : N())},
+     GET(power_of(r) ? cell_f64(r2(power_of(r)->amps)) : cell_null())},
     {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
-     GET(W(r) ? B(W(r)->fits_outlet) : N())},
-    {"power.circuit", U_::text, "circuit advice", GET(W(r) ? S(r.circuit) : N())},
+     GET(power_of(r) ? cell_bool(power_of(r)->fits_outlet) : cell_null())},
+    {"power.circuit", U_::text, "circuit advice",
+     GET(power_of(r) ? cell_str(r.circuit) : cell_null())},
     {"power.heat_watts", U_::watts, "heat to remove",
-     GET(W(r) ? D(std::round(W(r)->wall_w)) : N())},
+     GET(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
-     GET(W(r) ? D(std::round(W(r)->heat_btu_per_h)) : N())},
+     GET(power_of(r) ? cell_f64(std::round(power_of(r)->heat_btu_per_h)) : cell_null())},
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest",
-     GET(W(r) ? D(std::round(W(r)->energy_kwh_per_year)) : N())},
+     GET(power_of(r) ? cell_f64(std::round(power_of(r)->energy_kwh_per_year)) : cell_null())},
     {"power.basis", U_::text,
      "machine (the catalog machine's power model), generic (a generic platform row's: no sourced "
      "machine takes the GPUs; system.platform_basis says where its numbers come from); null "
      "without power (no platform takes the GPUs, or a whole computer without a published figure)",
-     GET(power_basis(P(r)) != FigureBasis::none ? S(to_string(power_basis(P(r)))) : N())},
+     GET(power_basis(plan_of(r)) != FigureBasis::none ? cell_str(to_string(power_basis(plan_of(r))))
+                                                      : cell_null())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
      "decode speed per sequence (null for embedding and rerank)",
-     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_tokens_per_s)) : N())},
+     GET(speed_of(r) && generates(r) ? cell_f64(r2(speed_of(r)->decode_tokens_per_s))
+                                     : cell_null())},
     {"throughput.decode_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
-     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_low)) : N())},
+     GET(speed_of(r) && generates(r) ? cell_f64(r2(speed_of(r)->decode_low)) : cell_null())},
     {"throughput.decode_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SP(r) && GEN(r) ? D(r2(SP(r)->decode_high)) : N())},
+     GET(speed_of(r) && generates(r) ? cell_f64(r2(speed_of(r)->decode_high)) : cell_null())},
     {"throughput.aggregate_tokens_per_s", U_::tokens_per_s,
      "all sequences (and replicas) together: the figure the table prints and cost per token "
      "divides by (a serving plan: its output_tokens_per_s)",
-     GET(SP(r) && GEN(r) ? D(r2(SP(r)->aggregate_tokens_per_s)) : N())},
+     GET(speed_of(r) && generates(r) ? cell_f64(r2(speed_of(r)->aggregate_tokens_per_s))
+                                     : cell_null())},
     {"throughput.documents_per_s", U_::documents_per_s,
      "embedding / rerank: documents of settings.context tokens encoded per second (prefill)",
-     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_per_s)) : N())},
+     GET(speed_of(r) && !generates(r) ? cell_f64(r2(speed_of(r)->documents_per_s)) : cell_null())},
     {"throughput.documents_per_s_low", U_::documents_per_s, "low end",
-     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_low)) : N())},
+     GET(speed_of(r) && !generates(r) ? cell_f64(r2(speed_of(r)->documents_low)) : cell_null())},
     {"throughput.documents_per_s_high", U_::documents_per_s, "high end",
-     GET(SP(r) && !GEN(r) ? D(r2(SP(r)->documents_high)) : N())},
+     GET(speed_of(r) && !generates(r) ? cell_f64(r2(speed_of(r)->documents_high)) : cell_null())},
     {"throughput.batch_s", U_::seconds,
      "embedding / rerank: time of one batch of settings.batch "
      "documents",
-     GET(SP(r) && !GEN(r) ? D(r3(SP(r)->batch_s)) : N())},
+     GET(speed_of(r) && !generates(r) ? cell_f64(r3(speed_of(r)->batch_s)) : cell_null())},
     {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
-     GET(SP(r) ? D(std::round(SP(r)->prefill_tokens_per_s)) : N())},
+     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_tokens_per_s)) : cell_null())},
     {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
-     GET(SP(r) ? D(std::round(SP(r)->prefill_low)) : N())},
+     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_low)) : cell_null())},
     {"throughput.prefill_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(SP(r) ? D(std::round(SP(r)->prefill_high)) : N())},
+     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_high)) : cell_null())},
     {"throughput.time_to_first_token_s", U_::seconds,
      "for the prompt (a serving plan: its ttft_s, queueing included; null when overloaded)",
-     GET(SP(r) && !(SE(r) && SE(r)->overloaded) ? D(r3(SP(r)->time_to_first_token_s)) : N())},
+     GET(speed_of(r) && !(serving_estimate_of(r) && serving_estimate_of(r)->overloaded)
+             ? cell_f64(r3(speed_of(r)->time_to_first_token_s))
+             : cell_null())},
     {"throughput.prompt_tokens", U_::tokens, "prompt length",
-     RUN(U(P(r).speed_input.prompt_tokens))},
+     RUN(cell_u64(plan_of(r).speed_input.prompt_tokens))},
     {"throughput.max_concurrent_sequences", U_::count, "sequences of the context that fit",
-     GET(G(r) ? U(P(r).max_concurrent_sequences) : N())},
+     GET(gpu_plan_of(r) ? cell_u64(plan_of(r).max_concurrent_sequences) : cell_null())},
     {"throughput.calibration", U_::text, "speed calibration family",
-     PER_GPU(SP(r) ? S(SP(r)->calibration->family) : N())},
+     PER_GPU(speed_of(r) ? cell_str(speed_of(r)->calibration->family) : cell_null())},
     // One capacity plan (#20): a layer split's replicas (plan_capacity) or a serving engine's
     // search (throughput.serving_capacity_* adds its own figures).
     {"throughput.users", U_::count, "--users of a capacity plan",
-     CAPACITY(CP(r)   ? U(CP(r)->users)
-              : SC(r) ? U(SV(r)->workload.users)
-                      : N())},
+     CAPACITY(capacity_of(r)           ? cell_u64(capacity_of(r)->users)
+              : serving_capacity_of(r) ? cell_u64(serving_of(r)->workload.users)
+                                       : cell_null())},
     {"throughput.target_tokens_per_s", U_::tokens_per_s,
      "--target-tps (a serving plan sized for --users alone: the usable speed)",
-     CAPACITY(CP(r)   ? D(CP(r)->target_tokens_per_s)
-              : SC(r) ? D(SV(r)->capacity_target_tokens_per_s)
-                      : N())},
+     CAPACITY(capacity_of(r)           ? cell_f64(capacity_of(r)->target_tokens_per_s)
+              : serving_capacity_of(r) ? cell_f64(serving_of(r)->capacity_target_tokens_per_s)
+                                       : cell_null())},
     {"throughput.capacity_gpus", U_::count, "GPUs the capacity plan needs",
-     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->gpus)
-              : SC(r) && SC(r)->found ? U(SC(r)->gpus)
-                                      : N())},
+     CAPACITY(capacity_of(r) && capacity_of(r)->gpus ? cell_u64(capacity_of(r)->gpus)
+              : serving_capacity_of(r) && serving_capacity_of(r)->found
+                  ? cell_u64(serving_capacity_of(r)->gpus)
+                  : cell_null())},
     {"throughput.capacity_tp_degree", U_::count, "GPUs per replica",
-     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->tp_degree)
-              : SC(r) && SC(r)->found ? U(SC(r)->deployment.tp * SC(r)->deployment.pp)
-                                      : N())},
+     CAPACITY(capacity_of(r) && capacity_of(r)->gpus ? cell_u64(capacity_of(r)->tp_degree)
+              : serving_capacity_of(r) && serving_capacity_of(r)->found
+                  ? cell_u64(serving_capacity_of(r)->deployment.tp *
+                             serving_capacity_of(r)->deployment.pp)
+                  : cell_null())},
     {"throughput.capacity_replicas", U_::count, "replicas",
-     CAPACITY(CP(r) && CP(r)->gpus    ? U(CP(r)->replicas)
-              : SC(r) && SC(r)->found ? U(SC(r)->deployment.replicas)
-                                      : N())},
+     CAPACITY(capacity_of(r) && capacity_of(r)->gpus ? cell_u64(capacity_of(r)->replicas)
+              : serving_capacity_of(r) && serving_capacity_of(r)->found
+                  ? cell_u64(serving_capacity_of(r)->deployment.replicas)
+                  : cell_null())},
     {"throughput.capacity_limited_by", U_::text,
      "memory, speed, or why unreachable (a serving search: what stops one more user, or "
      "unreachable)",
-     CAPACITY(CP(r)   ? S(r.capacity_limited_by)
-              : SC(r) ? S(SC(r)->found ? limit_name(SC(r)->binding) : "unreachable")
-                      : N())},
+     CAPACITY(capacity_of(r)           ? cell_str(r.capacity_limited_by)
+              : serving_capacity_of(r) ? cell_str(serving_capacity_of(r)->found
+                                                      ? limit_name(serving_capacity_of(r)->binding)
+                                                      : "unreachable")
+                                       : cell_null())},
     // throughput of a serving plan (#10: --engine vllm|sglang|trt-llm, or --isl/--osl/--rate/...)
     {"throughput.engine", U_::text, "serving engine whose step model and calibration apply",
-     SERVING(SV(r) ? S(engine_profile(SV(r)->deployment.engine).name) : N())},
+     SERVING(serving_of(r) ? cell_str(engine_profile(serving_of(r)->deployment.engine).name)
+                           : cell_null())},
     {"throughput.isl", U_::tokens, "tokens in per request (--isl)",
-     SERVING(SV(r) ? U(SV(r)->workload.isl) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->workload.isl) : cell_null())},
     {"throughput.osl", U_::tokens, "tokens out per request (--osl)",
-     SERVING(SV(r) ? U(SV(r)->workload.osl) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->workload.osl) : cell_null())},
     {"throughput.output_tokens_per_s", U_::tokens_per_s,
      "aggregate output tokens/s of every replica (serving step model)",
-     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.value)) : N())},
+     SERVING(serving_estimate_of(r)
+                 ? cell_f64(r2(serving_estimate_of(r)->output_tokens_per_s.value))
+                 : cell_null())},
     {"throughput.output_tokens_per_s_low", U_::tokens_per_s, "its calibration's low end",
-     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.low)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r2(serving_estimate_of(r)->output_tokens_per_s.low))
+                                    : cell_null())},
     {"throughput.output_tokens_per_s_high", U_::tokens_per_s, "high end",
-     SERVING(SE(r) ? D(r2(SE(r)->output_tokens_per_s.high)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r2(serving_estimate_of(r)->output_tokens_per_s.high))
+                                    : cell_null())},
     {"throughput.per_user_tokens_per_s", U_::tokens_per_s, "one user's decode speed (1 / ITL)",
-     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.value)) : N())},
+     SERVING(serving_estimate_of(r)
+                 ? cell_f64(r2(serving_estimate_of(r)->per_user_tokens_per_s.value))
+                 : cell_null())},
     {"throughput.per_user_tokens_per_s_low", U_::tokens_per_s, "low end",
-     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.low)) : N())},
+     SERVING(serving_estimate_of(r)
+                 ? cell_f64(r2(serving_estimate_of(r)->per_user_tokens_per_s.low))
+                 : cell_null())},
     {"throughput.per_user_tokens_per_s_high", U_::tokens_per_s, "high end",
-     SERVING(SE(r) ? D(r2(SE(r)->per_user_tokens_per_s.high)) : N())},
+     SERVING(serving_estimate_of(r)
+                 ? cell_f64(r2(serving_estimate_of(r)->per_user_tokens_per_s.high))
+                 : cell_null())},
     {"throughput.ttft_s", U_::seconds,
      "mean time to first token, queueing included (null when overloaded)",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.value)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->ttft_s.value))
+                 : cell_null())},
     {"throughput.ttft_s_low", U_::seconds, "low end",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.low)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->ttft_s.low))
+                 : cell_null())},
     {"throughput.ttft_s_high", U_::seconds, "high end",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_s.high)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->ttft_s.high))
+                 : cell_null())},
     {"throughput.ttft_p90_s", U_::seconds,
      "90th percentile TTFT over the requests (the queue's tail; a closed loop's first wave "
      "among them)",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_p90_s)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->ttft_p90_s))
+                 : cell_null())},
     {"throughput.ttft_p99_s", U_::seconds, "99th percentile TTFT, the same way",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->ttft_p99_s)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->ttft_p99_s))
+                 : cell_null())},
     {"throughput.ttft_first_wave_s", U_::seconds,
      "the first wave's share of ttft_s: every user's first request at once, its wait beyond the "
      "steady one over requests_per_user",
-     SERVING(SE(r) && !SE(r)->overloaded ? D(r3(SE(r)->first_wave_s)) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->first_wave_s))
+                 : cell_null())},
     {"throughput.request_overhead_s", U_::seconds,
      "the engine's time per request outside the GPU steps (front end, tokenization, first "
      "token's return), in ttft_s",
-     SERVING(SE(r) ? D(r3(SE(r)->request_overhead_s)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r3(serving_estimate_of(r)->request_overhead_s))
+                                    : cell_null())},
     {"throughput.requests_per_user", U_::count,
      "each user's requests in the closed loop (--requests-per-user; null under --rate)",
-     SERVING(SV(r) && SV(r)->workload.rate_per_s <= 0 ? U(SV(r)->workload.requests_per_user)
-                                                      : N())},
+     SERVING(serving_of(r) && serving_of(r)->workload.rate_per_s <= 0
+                 ? cell_u64(serving_of(r)->workload.requests_per_user)
+                 : cell_null())},
     {"throughput.overloaded", U_::boolean,
      "--rate exceeds what the deployment completes: the queue grows without bound",
-     SERVING(SE(r) && SE(r)->fits ? B(SE(r)->overloaded) : N())},
+     SERVING(serving_estimate_of(r) && serving_estimate_of(r)->fits
+                 ? cell_bool(serving_estimate_of(r)->overloaded)
+                 : cell_null())},
     {"throughput.sustainable_requests_per_s", U_::count,
      "when overloaded: the most requests/s the deployment completes (null otherwise)",
-     SERVING(SE(r) && SE(r)->overloaded ? D(r3(SE(r)->sustainable_requests_per_s)) : N())},
+     SERVING(serving_estimate_of(r) && serving_estimate_of(r)->overloaded
+                 ? cell_f64(r3(serving_estimate_of(r)->sustainable_requests_per_s))
+                 : cell_null())},
     {"throughput.itl_s", U_::seconds, "mean inter-token latency",
-     SERVING(SE(r) ? D(r5(SE(r)->itl_s.value)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r5(serving_estimate_of(r)->itl_s.value))
+                                    : cell_null())},
     {"throughput.itl_p90_s", U_::seconds, "90th percentile inter-token latency",
-     SERVING(SE(r) ? D(r5(SE(r)->itl_p90_s)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r5(serving_estimate_of(r)->itl_p90_s))
+                                    : cell_null())},
     {"throughput.requests_per_s", U_::count, "requests completed per second",
-     SERVING(SE(r) ? D(r3(SE(r)->requests_per_s)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r3(serving_estimate_of(r)->requests_per_s))
+                                    : cell_null())},
     {"throughput.concurrency", U_::count, "sequences running per replica",
-     SERVING(SE(r) ? U(SE(r)->concurrency) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->concurrency) : cell_null())},
     {"throughput.queued", U_::count,
      "requests waiting per replica (beyond max concurrency); null when overloaded (growing)",
-     SERVING(SE(r) && !SE(r)->overloaded ? U(SE(r)->queued) : N())},
+     SERVING(serving_estimate_of(r) && !serving_estimate_of(r)->overloaded
+                 ? cell_u64(serving_estimate_of(r)->queued)
+                 : cell_null())},
     {"throughput.max_concurrency", U_::count,
      "sequences one replica admits, KV charged as throughput.kv_charged says",
-     SERVING(SE(r) ? U(SE(r)->max_concurrency) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->max_concurrency)
+                                    : cell_null())},
     {"throughput.max_concurrency_guarantee", U_::count,
      "sequences one replica holds at max_model_len each",
-     SERVING(SE(r) ? U(SE(r)->max_concurrency_guarantee) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->max_concurrency_guarantee)
+                                    : cell_null())},
     {"throughput.limited_by", U_::text,
      "what bounds the step: memory, compute, bandwidth, link, host, batch, ttft, tpot, overload",
-     SERVING(SE(r) ? S(limit_name(SE(r)->limited_by)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_str(limit_name(serving_estimate_of(r)->limited_by))
+                                    : cell_null())},
     {"throughput.meets_ttft", U_::boolean,
      "TTFT at --slo-percentile (the mean by default) meets --ttft-ms (true without one)",
-     SERVING(SE(r) ? B(SE(r)->meets_ttft) : N())},
+     SERVING(serving_estimate_of(r) ? cell_bool(serving_estimate_of(r)->meets_ttft) : cell_null())},
     {"throughput.meets_tpot", U_::boolean,
      "ITL at --slo-percentile (the mean by default) meets --tpot-ms (true without one)",
-     SERVING(SE(r) ? B(SE(r)->meets_tpot) : N())},
+     SERVING(serving_estimate_of(r) ? cell_bool(serving_estimate_of(r)->meets_tpot) : cell_null())},
     {"throughput.fits", U_::boolean, "weights and one sequence fit the engine's KV pool",
-     SERVING(SE(r) ? B(SE(r)->fits) : N())},
+     SERVING(serving_estimate_of(r) ? cell_bool(serving_estimate_of(r)->fits) : cell_null())},
     {"throughput.kv_dtype", U_::text, "KV cache element type",
-     SERVING(SV(r) ? S(kv_dtype_name(SV(r)->deployment.kv)) : N())},
+     SERVING(serving_of(r) ? cell_str(kv_dtype_name(serving_of(r)->deployment.kv)) : cell_null())},
     {"throughput.kv_cache_tokens", U_::count,
      "tokens one replica's KV pool holds (vLLM's 'GPU KV cache size: N tokens')",
-     SERVING(SE(r) ? U(SE(r)->kv_cache_tokens) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->kv_cache_tokens)
+                                    : cell_null())},
     {"throughput.max_concurrency_at_max_model_len", U_::count,
      "the pool over one max_model_len request (vLLM's 'Maximum concurrency for L tokens per "
      "request: C x')",
-     SERVING(SE(r) ? D(r3(SE(r)->max_concurrency_at_max_model_len)) : N())},
+     SERVING(serving_estimate_of(r)
+                 ? cell_f64(r3(serving_estimate_of(r)->max_concurrency_at_max_model_len))
+                 : cell_null())},
     {"throughput.kv_pool_bytes_per_gpu", U_::bytes, "KV pool of one GPU under the engine's rule",
-     SERVING(SE(r) ? U(SE(r)->kv_pool_bytes_per_gpu) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->kv_pool_bytes_per_gpu)
+                                    : cell_null())},
     {"throughput.kv_bytes_per_seq_planning", U_::bytes,
      "KV of a sequence holding isl + osl / 2 tokens (the mean)",
-     SERVING(SE(r) ? U(SE(r)->kv_bytes_per_seq) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->kv_bytes_per_seq)
+                                    : cell_null())},
     {"throughput.kv_bytes_per_seq_guarantee", U_::bytes, "KV of a sequence at max_model_len",
-     SERVING(SE(r) ? U(SE(r)->kv_bytes_per_seq_guarantee) : N())},
+     SERVING(serving_estimate_of(r) ? cell_u64(serving_estimate_of(r)->kv_bytes_per_seq_guarantee)
+                                    : cell_null())},
     {"throughput.kv_charged", U_::text,
      "planning (paged, on demand: vLLM, SGLang) or guarantee (reserved: TRT-LLM, slots)",
-     SERVING(SV(r) ? S(SV(r)->kv_charged_guarantee ? "guarantee" : "planning") : N())},
+     SERVING(serving_of(r)
+                 ? cell_str(serving_of(r)->kv_charged_guarantee ? "guarantee" : "planning")
+                 : cell_null())},
     {"throughput.max_model_len", U_::tokens, "tokens per sequence the engine is launched with",
-     SERVING(SV(r) ? U(SV(r)->launch.max_model_len) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->launch.max_model_len) : cell_null())},
     {"throughput.memory_fraction", U_::fraction,
      "gpu_memory_utilization / mem_fraction_static / free_gpu_memory_fraction; a slot engine: "
      "the share its slots fill, 1 / (1 + headroom) when llmsize sizes it (0: all the engine "
      "would, on a count given)",
-     SERVING(SV(r) ? D(r3(SV(r)->deployment.limits.memory_fraction)) : N())},
+     SERVING(serving_of(r) ? cell_f64(r3(serving_of(r)->deployment.limits.memory_fraction))
+                           : cell_null())},
     {"throughput.max_num_seqs", U_::count, "running requests the engine admits per replica",
-     SERVING(SV(r) ? U(SV(r)->deployment.limits.max_num_seqs) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.limits.max_num_seqs)
+                           : cell_null())},
     {"throughput.max_num_batched_tokens", U_::count, "tokens per engine step",
-     SERVING(SV(r) ? U(SV(r)->deployment.limits.max_num_batched_tokens) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.limits.max_num_batched_tokens)
+                           : cell_null())},
     {"throughput.tensor_parallel", U_::count, "tensor-parallel degree of a replica",
-     SERVING(SV(r) ? U(SV(r)->deployment.tp) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.tp) : cell_null())},
     {"throughput.pipeline_parallel", U_::count, "pipeline stages of a replica",
-     SERVING(SV(r) ? U(SV(r)->deployment.pp) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.pp) : cell_null())},
     {"throughput.replicas", U_::count, "replicas (data parallel)",
-     SERVING(SV(r) ? U(SV(r)->deployment.replicas) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.replicas) : cell_null())},
     {"throughput.gpus", U_::count, "GPUs of the deployment (tp x pp x replicas)",
-     SERVING(SV(r) ? U(SV(r)->deployment.gpus()) : N())},
+     SERVING(serving_of(r) ? cell_u64(serving_of(r)->deployment.gpus()) : cell_null())},
     {"throughput.nodes", U_::count, "machines the deployment runs on (= gpu.nodes, system.nodes)",
-     SERVING(SV(r) ? U(G(r) ? G(r)->nodes : SV(r)->nodes()) : N())},
+     SERVING(serving_of(r)
+                 ? cell_u64(gpu_plan_of(r) ? gpu_plan_of(r)->nodes : serving_of(r)->nodes())
+                 : cell_null())},
     {"throughput.power_scale", U_::fraction, "throughput kept at --power-limit (calibrated curve)",
-     SERVING(SE(r) ? D(r3(SE(r)->power_scale)) : N())},
+     SERVING(serving_estimate_of(r) ? cell_f64(r3(serving_estimate_of(r)->power_scale))
+                                    : cell_null())},
     {"throughput.serving_calibration", U_::text, "the engine calibration's basis",
-     SERVING(SE(r) && SE(r)->calibration ? S(SE(r)->calibration->basis) : N())},
+     SERVING(serving_estimate_of(r) && serving_estimate_of(r)->calibration
+                 ? cell_str(serving_estimate_of(r)->calibration->basis)
+                 : cell_null())},
     {"throughput.serving_error_median", U_::fraction, "its median error on aggregate throughput",
-     SERVING(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_median) : N())},
+     SERVING(serving_estimate_of(r) && serving_estimate_of(r)->calibration
+                 ? cell_f64(serving_estimate_of(r)->calibration->error_median)
+                 : cell_null())},
     {"throughput.serving_error_worst", U_::fraction, "its worst error (ratio - 1)",
-     SERVING(SE(r) && SE(r)->calibration ? D(SE(r)->calibration->error_worst) : N())},
+     SERVING(serving_estimate_of(r) && serving_estimate_of(r)->calibration
+                 ? cell_f64(serving_estimate_of(r)->calibration->error_worst)
+                 : cell_null())},
     // a serving capacity plan (#10: --users N --target-tps T [--ttft-ms X])
     {"throughput.serving_capacity_found", U_::boolean,
-     "a deployment meets the target within 1024 GPUs", SERVING(SC(r) ? B(SC(r)->found) : N())},
+     "a deployment meets the target within 1024 GPUs",
+     SERVING(serving_capacity_of(r) ? cell_bool(serving_capacity_of(r)->found) : cell_null())},
     {"throughput.serving_capacity_gpus", U_::count, "GPUs it needs",
-     SERVING(SC(r) && SC(r)->found ? U(SC(r)->gpus) : N())},
+     SERVING(serving_capacity_of(r) && serving_capacity_of(r)->found
+                 ? cell_u64(serving_capacity_of(r)->gpus)
+                 : cell_null())},
     {"throughput.serving_capacity_users_per_replica", U_::count,
      "users one replica carries meeting the target",
-     SERVING(SC(r) && SC(r)->found ? U(SC(r)->users_per_replica) : N())},
+     SERVING(serving_capacity_of(r) && serving_capacity_of(r)->found
+                 ? cell_u64(serving_capacity_of(r)->users_per_replica)
+                 : cell_null())},
     {"throughput.serving_capacity_user_headroom", U_::count,
      "users beyond --users the deployment still carries",
-     SERVING(SC(r) && SC(r)->found ? U(SC(r)->user_headroom) : N())},
+     SERVING(serving_capacity_of(r) && serving_capacity_of(r)->found
+                 ? cell_u64(serving_capacity_of(r)->user_headroom)
+                 : cell_null())},
     {"throughput.serving_capacity_binding", U_::text, "the limit that stops one more user",
-     SERVING(SC(r) ? S(limit_name(SC(r)->binding)) : N())},
+     SERVING(serving_capacity_of(r) ? cell_str(limit_name(serving_capacity_of(r)->binding))
+                                    : cell_null())},
     {"throughput.serving_capacity_memory_min_gpus", U_::count,
      "the fewest GPUs that hold the weights and one sequence",
-     SERVING(SC(r) ? U(SC(r)->memory_min_gpus) : N())},
+     SERVING(serving_capacity_of(r) ? cell_u64(serving_capacity_of(r)->memory_min_gpus)
+                                    : cell_null())},
     {"throughput.layouts_searched", U_::count,
      "layouts (TP x PP x replicas) of the GPUs given that the serving plan estimated, the best "
      "taken (null: the GPUs were not given, or the engine splits layers)",
-     SERVING(SV(r) && SV(r)->layouts_searched ? U(SV(r)->layouts_searched) : N())},
+     SERVING(serving_of(r) && serving_of(r)->layouts_searched
+                 ? cell_u64(serving_of(r)->layouts_searched)
+                 : cell_null())},
     {"throughput.runner_up_layout", U_::text, "the second best of those layouts",
-     SERVING(SV(r) && SV(r)->runner_up ? S(r.runner_up) : N())},
+     SERVING(serving_of(r) && serving_of(r)->runner_up ? cell_str(r.runner_up) : cell_null())},
     {"throughput.runner_up_output_tokens_per_s", U_::tokens_per_s,
      "its output tokens/s under the same workload",
-     SERVING(SV(r) && SV(r)->runner_up ? D(r2(SV(r)->runner_up_estimate.output_tokens_per_s.value))
-                                       : N())},
+     SERVING(serving_of(r) && serving_of(r)->runner_up
+                 ? cell_f64(r2(serving_of(r)->runner_up_estimate.output_tokens_per_s.value))
+                 : cell_null())},
     // disaggregated prefill and decode (#22: --prefill-gpus)
     {"throughput.prefill_workers", U_::count,
      "prefill workers apart from the decode replicas (null: prefill and decode share the GPUs)",
-     SERVING(SV(r) && SV(r)->deployment.disaggregated() ? U(SV(r)->deployment.prefill_workers)
-                                                        : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.disaggregated()
+                 ? cell_u64(serving_of(r)->deployment.prefill_workers)
+                 : cell_null())},
     {"throughput.prefill_tp", U_::count, "each prefill worker's tensor-parallel degree",
-     SERVING(SV(r) && SV(r)->deployment.disaggregated() ? U(SV(r)->deployment.prefill_tp) : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.disaggregated()
+                 ? cell_u64(serving_of(r)->deployment.prefill_tp)
+                 : cell_null())},
     {"throughput.prefill_utilization", U_::fraction, "the share of the prefill workers' time busy",
-     SERVING(SV(r) && SV(r)->deployment.disaggregated() && SE(r)->fits
-                 ? D(r4(SE(r)->prefill_utilization))
-                 : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.disaggregated() &&
+                     serving_estimate_of(r)->fits
+                 ? cell_f64(r4(serving_estimate_of(r)->prefill_utilization))
+                 : cell_null())},
     {"throughput.kv_transfer_s", U_::seconds,
      "seconds a request's KV takes from its prefill worker to its decode worker",
-     SERVING(SV(r) && SV(r)->deployment.disaggregated() && SE(r)->fits ? D(r4(SE(r)->kv_transfer_s))
-                                                                       : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.disaggregated() &&
+                     serving_estimate_of(r)->fits
+                 ? cell_f64(r4(serving_estimate_of(r)->kv_transfer_s))
+                 : cell_null())},
     // speculative decoding (#22: --spec)
     {"throughput.spec_method", U_::text,
      "speculative decoding's draft: mtp, eagle3 or draft (null: none)",
-     SERVING(SV(r) && SV(r)->deployment.spec.active()
-                 ? S(spec_method_name(SV(r)->deployment.spec.method))
-                 : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.spec.active()
+                 ? cell_str(spec_method_name(serving_of(r)->deployment.spec.method))
+                 : cell_null())},
     {"throughput.spec_draft_tokens", U_::count, "draft tokens proposed per step",
-     SERVING(SV(r) && SV(r)->deployment.spec.active() ? U(SV(r)->deployment.spec.draft_tokens)
-                                                      : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.spec.active()
+                 ? cell_u64(serving_of(r)->deployment.spec.draft_tokens)
+                 : cell_null())},
     {"throughput.spec_acceptance", U_::fraction,
      "the share of draft tokens accepted, each given the ones before it were",
-     SERVING(SV(r) && SV(r)->deployment.spec.active() ? D(r4(SV(r)->deployment.spec.acceptance))
-                                                      : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.spec.active()
+                 ? cell_f64(r4(serving_of(r)->deployment.spec.acceptance))
+                 : cell_null())},
     {"throughput.spec_tokens_per_step", U_::tokens,
      "tokens each sequence emits per verification step, its own included",
-     SERVING(SV(r) && SV(r)->deployment.spec.active()
-                 ? D(r4(SV(r)->deployment.spec.tokens_per_step()))
-                 : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.spec.active()
+                 ? cell_f64(r4(serving_of(r)->deployment.spec.tokens_per_step()))
+                 : cell_null())},
     {"throughput.spec_acceptance_measured_on", U_::text,
      "the model whose published acceptance is used (null: --spec-acceptance gave it)",
-     SERVING(SV(r) && SV(r)->deployment.spec.measured
-                 ? S(std::string(SV(r)->deployment.spec.measured->model))
-                 : N())},
+     SERVING(serving_of(r) && serving_of(r)->deployment.spec.measured
+                 ? cell_str(std::string(serving_of(r)->deployment.spec.measured->model))
+                 : cell_null())},
     {"throughput.per_user_tokens_per_s_without_spec", U_::tokens_per_s,
      "each user's tokens/s on the same deployment without speculative decoding",
-     SERVING(SV(r) && SV(r)->without_spec ? D(r2(SV(r)->without_spec->per_user_tokens_per_s.value))
-                                          : N())},
+     SERVING(serving_of(r) && serving_of(r)->without_spec
+                 ? cell_f64(r2(serving_of(r)->without_spec->per_user_tokens_per_s.value))
+                 : cell_null())},
     {"throughput.output_tokens_per_s_without_spec", U_::tokens_per_s,
      "output tokens/s of the same deployment without speculative decoding",
-     SERVING(SV(r) && SV(r)->without_spec ? D(r2(SV(r)->without_spec->output_tokens_per_s.value))
-                                          : N())},
+     SERVING(serving_of(r) && serving_of(r)->without_spec
+                 ? cell_f64(r2(serving_of(r)->without_spec->output_tokens_per_s.value))
+                 : cell_null())},
     // cost
     {"cost.hardware_usd", U_::usd,
      "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",
-     GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->capex_usd)) : N())},
+     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(std::round(cost_of(r)->capex_usd))
+                                          : cell_null())},
     {"cost.gpus_usd", U_::usd, "GPUs",
-     GET(CC(r) && CC(r)->priced ? D(std::round(CC(r)->gpus_usd)) : N())},
+     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(std::round(cost_of(r)->gpus_usd))
+                                          : cell_null())},
     {"cost.hardware_complete", U_::boolean,
      "every BOM line has a price (false: hardware_usd is a floor)",
-     GET(CC(r) && CC(r)->priced ? B(CC(r)->complete) : N())},
+     GET(cost_of(r) && cost_of(r)->priced ? cell_bool(cost_of(r)->complete) : cell_null())},
     {"cost.host_usd", U_::usd, "the host around them",
-     GET(CC(r) ? D(std::round(CI(r).host_usd)) : N())},
+     GET(cost_of(r) ? cell_f64(std::round(cost_input_of(r).host_usd)) : cell_null())},
     {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
-     GET(CC(r) ? D(std::round(CC(r)->energy_usd_per_year)) : N())},
+     GET(cost_of(r) ? cell_f64(std::round(cost_of(r)->energy_usd_per_year)) : cell_null())},
     {"cost.usd_per_million_tokens", U_::usd_per_mtok, "hardware amortised + energy per 1M tokens",
-     GET(CC(r) && CC(r)->priced && CC(r)->usd_per_mtok > 0 ? D(r4(CC(r)->usd_per_mtok)) : N())},
+     GET(cost_of(r) && cost_of(r)->priced && cost_of(r)->usd_per_mtok > 0
+             ? cell_f64(r4(cost_of(r)->usd_per_mtok))
+             : cell_null())},
     {"cost.cloud_usd_per_million_tokens", U_::usd_per_mtok, "--cloud-price",
-     RUN(opt(P(r).cost_input.cloud_price_per_mtok))},
+     RUN(opt(plan_of(r).cost_input.cloud_price_per_mtok))},
     {"cost.breakeven_months", U_::months, "against the cloud price",
-     GET(CC(r) && CC(r)->breakeven_months > 0 ? D(r2(CC(r)->breakeven_months)) : N())},
-    {"cost.years", U_::years, "amortisation", RUN(D(P(r).cost_input.years))},
+     GET(cost_of(r) && cost_of(r)->breakeven_months > 0 ? cell_f64(r2(cost_of(r)->breakeven_months))
+                                                        : cell_null())},
+    {"cost.years", U_::years, "amortisation", RUN(cell_f64(plan_of(r).cost_input.years))},
     {"cost.utilization", U_::fraction, "share of the year generating",
-     RUN(D(P(r).cost_input.utilization))},
+     RUN(cell_f64(plan_of(r).cost_input.utilization))},
     {"cost.kwh_price_usd", U_::usd_per_kwh, "electricity price",
-     RUN(D(P(r).cost_input.kwh_price_usd))},
+     RUN(cell_f64(plan_of(r).cost_input.kwh_price_usd))},
     {"cost.basis", U_::text,
      "machine (the catalog machine's BOM) or generic (a generic platform row's BOM); null without "
      "a machine",
-     GET(cost_basis(P(r)) != FigureBasis::none ? S(to_string(cost_basis(P(r)))) : N())},
+     GET(cost_basis(plan_of(r)) != FigureBasis::none ? cell_str(to_string(cost_basis(plan_of(r))))
+                                                     : cell_null())},
     // blocks and lists
     {"finetune", U_::none,
      "with --mode lora, qlora or full (JSON only): mode, trainable_params, weights_bytes, "
@@ -954,9 +1082,9 @@ const std::vector<Field> kFields = {
     {"gpu_options_fewest_cards", U_::none,
      "the same by fewest cards (JSON only): id, count, total_price_usd", JSON(fewest_json(r))},
     {"checklist", U_::text, "things to check before buying (CSV: joined by \"; \")",
-     GET(L(r.checklist, r.checklist_encoded))},
+     GET(cell_list(r.checklist, r.checklist_encoded))},
     {"warnings", U_::text, "assumptions and problems (CSV: joined by \"; \")",
-     GET(L(r.warnings, {}))},
+     GET(cell_list(r.warnings, {}))},
     {"bom", U_::none,
      "the bill of materials as lines (JSON only; --format bom-csv): component, part, spec, qty, "
      "unit_price_usd, price_source, included_in, why",
@@ -1077,7 +1205,7 @@ void set_plan(Row& row, const Plan& p) {
     row.link = row.link_memo.get(k, [&] { return gpu_link_words(g, shape.nodes, shape.per_node); });
   }
   row.capacity_limited_by = p.capacity ? capacity_limit_words(*p.capacity) : std::string();
-  // The machine's rated power (as W()).
+  // The machine's rated power (as power_of()).
   const PowerPlan* w = p.power ? &*p.power : nullptr;
   if (!w) {
     row.circuit = {};
