@@ -49,6 +49,12 @@ TEST_CASE("GPU plans: count, interconnect advice and nodes", "[gpu_plan]") {
   c.kv.n_ctx = 8192;
   const auto e = estimate(m, c);
   const auto p = plan_gpus(m, e, c, test::catalog().find_gpu("rtx-4090")->spec, 0);
+  // 41,921,527,808 B of weights, 2,684,354,560 of KV; with the 20% rule the fullest GPU of a
+  // layer split holds 27,863,964,058 B on 2 cards, over 24 GiB (25,769,803,776), and
+  // 18,942,787,584 B on 3 (plan_gpus_numbers, the same figures as `--gpus 2|3 --format json`).
+  CHECK(plan_gpus(m, e, c, p.gpu, 2).per_gpu_bytes == 27863964058ull);
+  CHECK(p.gpu.usable_bytes() == 25769803776ull);
+  CHECK(p.per_gpu_bytes == 18942787584ull);
   CHECK(p.count_needed == 3);
   CHECK(p.fits);
   // The kinds the CLI words "layer split" and "PCIe 4.0 x16 (...)" (src/cli/render/words.cpp).

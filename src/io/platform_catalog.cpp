@@ -128,9 +128,6 @@ GpuMount parse_mount(const Reader& r, const std::string& path, const std::string
                    " (expected pcie, sxm, oam, superchip or integrated)");
 }
 
-// The largest ATX PSU sold (W): the ceiling of a desktop's supply, bought to fit.
-constexpr double kLargestAtxPsuW = 1600;
-
 // Maximum power of the catalog's CPU models where the row gives no cpu/tdp_w, by the model
 // string: vendor specification pages. Desktop sockets take their top SKU's limit.
 struct CpuTdp {

@@ -70,9 +70,6 @@ bool registered_dimms(const PlatformModel& p) {
          p.platform_class == PlatformClass::workstation;
 }
 
-// ATX PSU ratings sold (W).
-const double kAtxPsuW[] = {550, 650, 750, 850, 1000, 1200, 1300, 1500, 1600};
-
 }  // namespace
 
 MaxPower max_system_power(const PlatformModel& p, const GpuSpec& g, const MachineLoad& load) {

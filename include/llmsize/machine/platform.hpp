@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ bool parse_redundancy(const std::string& s, uint32_t bays, Redundancy* out);
 // Gold for the rest, at 230 V internal (CLEAResult 80 PLUS program table: Platinum 90/94/91%,
 // Gold 88/92/88% at 20/50/100% load).
 constexpr double kServerPsuEfficiency = 0.94;
+// ATX PSU ratings sold (W), smallest first: a desktop's supply is bought to fit from these.
+constexpr double kAtxPsuW[] = {550, 650, 750, 850, 1000, 1200, 1300, 1500, 1600};
+constexpr double kLargestAtxPsuW = kAtxPsuW[std::size(kAtxPsuW) - 1];
 constexpr double kOtherPsuEfficiency = 0.92;
 
 struct PsuSpec {
