@@ -105,8 +105,10 @@ const char* to_string(Loader l) {
   return "?";
 }
 
+// An engine that loads the checkpoint's own files reads safetensors; llama.cpp and Ollama map a
+// GGUF.
 Loader default_loader(Engine e) {
-  return e == Engine::vllm || e == Engine::transformers ? Loader::safetensors : Loader::gguf_mmap;
+  return engine_profile(e).checkpoint_weights ? Loader::safetensors : Loader::gguf_mmap;
 }
 
 const char* to_string(StartStep s) {
