@@ -4,6 +4,7 @@
 
 #include "cli/options/number_text.hpp"
 #include "cli/options/request.hpp"
+#include "llmsize/engine.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/plan/plan.hpp"
 
@@ -44,6 +45,37 @@ CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
 }
 
 namespace {
+
+// "a, b or c": the choices a help text names, from the table the parser checks against.
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
+
+// --engine's help: every engine of the profile table, and those that make a serving plan.
+std::string engine_help() {
+  std::vector<std::string> all, serving;
+  for (const char* name : engine_names()) {
+    all.push_back(name);
+    if (engine_profile(*engine_from_name(name)).memory_rule != MemoryRule::fixed_slots)
+      serving.push_back(name);
+  }
+  std::string s;
+  for (const auto& e : serving) s += (s.empty() ? "" : ", ") + e;
+  return "engine whose rules apply: " + or_list(all) + " (" + s + ": a serving plan)";
+}
+
+// --emit's help: each engine's launch command, and k8s.
+std::string emit_help() {
+  std::vector<std::string> engines;
+  for (const auto& e : emit_engines())
+    if (e != "k8s") engines.push_back(e);
+  return "print the launch command of the plan: " + or_list(engines) +
+         "; k8s: a Kubernetes manifest of the --engine vllm or sglang plan (LeaderWorkerSet past "
+         "one machine)";
+}
 
 // Model and memory: quantization, context, sequences, KV cache, engine rules.
 void setup_memory(CLI::App& app, Options& o) {
@@ -124,9 +156,7 @@ void setup_memory(CLI::App& app, Options& o) {
       ->check(number_from(0, 65536))
       ->type_name("MIB")
       ->group(mem);
-  app.add_option("-e,--engine", o.engine,
-                 "engine whose rules apply: llama.cpp, ollama, vllm, sglang, trt-llm or "
-                 "transformers (vllm, sglang, trt-llm: a serving plan)")
+  app.add_option("-e,--engine", o.engine, engine_help())
       ->capture_default_str()
       ->each([&o](const std::string&) { o.engine_given = true; })
       ->group(mem);
@@ -309,12 +339,7 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(number_from(0.01, 1e6))
       ->type_name("X")
       ->group(serve);
-  app.add_option("--emit", o.emit,
-                 "print the launch command of the plan: vllm, sglang, llama-server, trt-llm or "
-                 "ollama; k8s: a Kubernetes manifest of the --engine vllm or sglang plan "
-                 "(LeaderWorkerSet past one machine)")
-      ->type_name("TARGET")
-      ->group(serve);
+  app.add_option("--emit", o.emit, emit_help())->type_name("TARGET")->group(serve);
 }
 
 // Host, power and cost.
