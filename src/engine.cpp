@@ -101,7 +101,7 @@ const EngineProfile kProfiles[] = {
      "vLLM: PagedAttention blocks of 16 tokens, gpu_memory_utilization 0.9 of total memory, "
      "profiling run of max_num_batched_tokens (8192) and max_num_seqs (256); non-torch memory "
      "+ CUDA graphs ~1 GiB",
-     ActivationRule::profile_run},
+     ActivationRule::batch_peak},
     {Engine::sglang,
      "sglang",
      Engine::vllm,
@@ -130,7 +130,7 @@ const EngineProfile kProfiles[] = {
      8192,
      256,
      "SGLang is sized by vLLM's allocation rules in the memory table (memory_engine)",
-     ActivationRule::profile_run},
+     ActivationRule::batch_peak},
     {Engine::trt_llm,
      "trt-llm",
      Engine::vllm,
@@ -159,7 +159,7 @@ const EngineProfile kProfiles[] = {
      8192,
      256,
      "TensorRT-LLM is sized by vLLM's allocation rules in the memory table (memory_engine)",
-     ActivationRule::profile_run},
+     ActivationRule::batch_peak},
     {Engine::transformers,
      "transformers",
      Engine::transformers,

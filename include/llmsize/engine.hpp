@@ -1,10 +1,10 @@
 // Inference engines as data: how each one sizes its KV pool, batches, splits a model and stores KV.
 //
-// The memory rules (each engine's own code, cited in src/serving_engine.cpp):
+// The memory rules (each engine's own code, cited in src/engine.cpp):
 //   vLLM      pool = total x gpu_memory_utilization - weights - activation peak - non-torch
-//   SGLang    pool = total x mem_fraction_static - weights, mem_fraction_static = (total -
-//   reserved)
-//             / total with reserved from chunked_prefill_size and cuda_graph_max_bs
+//   SGLang    pool = total x mem_fraction_static - weights, mem_fraction_static =
+//             (total - reserved) / total with reserved from chunked_prefill_size and
+//             cuda_graph_max_bs
 //   TRT-LLM   pool = (total - weights - activations - runtime) x free_gpu_memory_fraction
 //   llama.cpp / Ollama / transformers: -np slots (OLLAMA_NUM_PARALLEL) of n_ctx cells each, in what
 //             the GPU has left.
@@ -55,7 +55,8 @@ enum class SplitMode { layer, tensor };
 // What sizes the activations (compute buffers) in the memory table.
 enum class ActivationRule {
   ggml_graph,    // llama.cpp's worst-case graph, reserved by ggml-alloc (llama.cpp, Ollama)
-  profile_run,   // a profile run at the batch limits, its peak kept (vLLM; SGLang, TensorRT-LLM)
+  batch_peak,    // the peak of a forward at the batch limits (vLLM's profile run; SGLang and
+                 // TensorRT-LLM are sized by it through memory_engine)
   whole_prompt,  // PyTorch eager: the whole prompt in one forward pass (transformers)
 };
 

@@ -343,18 +343,18 @@ Estimate estimate(const ModelSpec& m, const RunConfig& c, const Weights* exact_w
       }
       ggml_compute(m, c, groups, layout, ubatch, e);
       break;
-    case ActivationRule::
-        profile_run:  // the profiling run: max_num_batched_tokens through the model, max_num_seqs
-                      // sampled (a pooling model samples nothing). vLLM's own profile run at
-                      // the GPU's batch limits when the plan gives them (RunConfig::profile_*);
-                      // else (SGLang's and TensorRT-LLM's borrowed rule) the summed activations
+    // The profiling run: max_num_batched_tokens through the model, max_num_seqs sampled (a
+    // pooling model samples nothing). vLLM's own profile run at the GPU's batch limits when the
+    // plan gives them (RunConfig::profile_*); else (SGLang's and TensorRT-LLM's borrowed rule)
+    // the summed activations.
+    case ActivationRule::batch_peak:
       e.compute =
           c.profile_tokens
               ? vllm_profile_peak(cm, c.profile_tokens, encode_only ? 0 : c.profile_seqs)
               : torch_activations(cm, ep.max_num_batched_tokens, encode_only ? 0 : ep.max_num_seqs);
       break;
-    case ActivationRule::whole_prompt:  // prefill of the whole context, last-token logits per
-                                        // sequence
+    // Prefill of the whole context, last-token logits per sequence.
+    case ActivationRule::whole_prompt:
       e.compute = torch_activations(cm, tokens_total, encode_only ? 0 : c.kv.n_seq);
       break;
   }

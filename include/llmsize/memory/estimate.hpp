@@ -88,10 +88,12 @@ struct RunConfig {
   bool flash_attn = true;
   double headroom = kDefaultHeadroom;  // fraction added on top of the sum
   uint64_t overhead_per_gpu_bytes = kDefaultOverheadPerGpuBytes;
-  uint32_t n_gpus = 1;                // each GPU holds its own compute buffer and runtime overhead
-  Engine engine = Engine::llama_cpp;  // whose allocation rules apply (engine.hpp)
+  uint32_t n_gpus = 1;  // each GPU holds its own compute buffer and runtime overhead
+  // Whose allocation rules apply: an engine profile's memory_engine (engine.hpp; SGLang and
+  // TensorRT-LLM plans carry Engine::vllm here).
+  Engine engine = Engine::llama_cpp;
   // vLLM's profile run on the planned GPU (its max_num_batched_tokens and max_num_seqs defaults,
-  // serving_engine.hpp engine_limits); 0: the engine profile's.
+  // engine.hpp engine_limits); 0: the engine profile's.
   uint32_t profile_tokens = 0;
   uint32_t profile_seqs = 0;
   // llama.cpp's --n-cpu-moe N: the routed experts of blocks 0..N-1 stay in system RAM (llama.cpp
