@@ -31,7 +31,18 @@ TEST_CASE("vision tower parameters from the tensor shapes", "[vision]") {
   g4.kind = VisionKind::gemma4;
   g4.depth = 27, g4.hidden = 1152, g4.n_ff = 4304, g4.n_head = 16, g4.head_dim = 72;
   g4.patch = 16, g4.n_pos = 10240, g4.out_hidden = 5376;
+  VisionTower px;  // Mistral-Small-3.1/3.2-24B: Pixtral 24 x 1024, projector to 5120
+  px.kind = VisionKind::pixtral;
+  px.depth = 24, px.hidden = 1024, px.n_ff = 4096, px.n_head = 16, px.head_dim = 64;
+  px.patch = 14, px.merge = 2, px.out_hidden = 5120;
   const Row rows[] = {
+      // patch Conv2d 3x14x14x1024 = 602,112 + ln_pre 1,024; layer: q/k/v/o 4 x 1024 x 1024 =
+      // 4,194,304 + gate/up/down 3 x 1024 x 4096 = 12,582,912 + two norms 2,048 = 16,779,264,
+      // x 24 = 402,702,336; projector: norm 1,024 + merging 4096 x 1024 = 4,194,304 + linear_1
+      // 1024 x 5120 = 5,242,880 + linear_2 5120 x 5120 = 26,214,400. Sum 438,958,080 = the
+      // published safetensors total 24,011,361,280 (data/models.json, mistral-small-3.2-24b's
+      // notes) - its text model 23,572,403,200.
+      {"mistral-small-3.2-24b (pixtral)", px, 438958080},
       // patch Conv3d 3x2x16x16x1024 + 1024 = 1,573,888; pos 2304 x 1024 = 2,359,296;
       // block: norms 4 x 1024 + qkv 1024x3072+3072 + proj 1024x1024+1024 + fc1 1024x4096+4096
       //   + fc2 4096x1024+1024 = 4,096 + 3,148,800 + 1,049,600 + 4,198,400 + 4,195,328
@@ -75,6 +86,10 @@ TEST_CASE("config.json vision_config and MTP layers reach the parameter count", 
       // text 8,190,735,360 + vision 576,388,336 (three deepstack mergers)
       {"qwen3-vl-8b", 8767123696, 576388336},
       {"gemma-3-4b", 4300079472, 419816304},
+      // Ministral 3 3B's Pixtral tower (the Mistral-Small tower above, projected to 3072):
+      // 403,305,472 + norm 1,024 + merging 4,194,304 + linear_1 1024 x 3072 = 3,145,728 +
+      // linear_2 3072 x 3072 = 9,437,184 = 420,083,712; text 3,429,006,336.
+      {"ministral-3-3b", 3849090048, 420083712},
       // 671,026,419,200 main + MTP module: attn_norm 7,168, eh_proj 2x7168x7168 = 102,760,448,
       // enorm/hnorm/shared_head_norm 21,504, MLA q_a 11,010,048 + q_a_norm 1,536 + q_b
       // 37,748,736 + kv_a_mqa 7168x576 = 4,128,768 + kv_a_norm 512 + kv_b 512x128x256 =
@@ -105,4 +120,13 @@ TEST_CASE("vision_config errors name the field", "[vision]") {
       "linear_num_value_heads": 4, "linear_value_head_dim": 16}})";
   CHECK_THROWS_WITH(parse_hf_config(cfg, "c.json"),
                     Catch::Contains("c.json: /vision_config/num_heads: missing"));
+  // Mistral3's projector with a bias is a layout the count does not hold: refused, not guessed.
+  const std::string mistral3 = R"({"model_type": "mistral3", "multimodal_projector_bias": true,
+      "vision_config": {"model_type": "pixtral", "num_hidden_layers": 2, "hidden_size": 64,
+      "intermediate_size": 128, "num_attention_heads": 4, "patch_size": 14},
+      "text_config": {"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 64,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+      "intermediate_size": 128}})";
+  CHECK_THROWS_WITH(parse_hf_config(mistral3, "c.json"),
+                    Catch::Contains("c.json: /multimodal_projector_bias: true is not supported"));
 }

@@ -1281,7 +1281,8 @@ const FamilyRow kFamilies[] = {
 
 // The vision tower of a multimodal config (its vision_config), sized by model_spec.cpp
 // vision_tower_params. `text_hidden` is the language model's width the projector maps to.
-// Configs of other towers (Pixtral, Kimi's MoonViT, ...) leave kind none: unknown, not guessed.
+// Configs of other towers (Kimi's MoonViT, Pixtral behind LLaVA's projector, ...) leave kind none:
+// unknown, not guessed.
 VisionTower read_vision(const json& root, const std::string& root_type, uint32_t text_hidden,
                         const std::string& where) {
   VisionTower v;
@@ -1328,6 +1329,22 @@ VisionTower read_vision(const json& root, const std::string& root_type, uint32_t
     v.head_dim = r.u32("head_dim");
     v.patch = r.u32("patch_size");
     v.n_pos = r.u32("position_embedding_size");
+    v.out_hidden = text_hidden;
+  } else if (vt == "pixtral" && (root_type == "mistral3" || root_type == "ministral3")) {
+    // Mistral3ForConditionalGeneration (Mistral-Small-3.1/3.2, Ministral 3): the Pixtral
+    // encoder and Mistral3MultiModalProjector (spatial_merge_size and the bias at the root).
+    const Reader top(root, where, "");
+    if (top.boolean("multimodal_projector_bias", false))
+      top.fail("multimodal_projector_bias", "true is not supported (Mistral 3 has false)");
+    v.kind = VisionKind::pixtral;
+    v.depth = r.u32("num_hidden_layers");
+    v.hidden = r.u32("hidden_size");
+    v.n_ff = r.u32("intermediate_size");
+    v.n_head = r.count("num_attention_heads", 1, kHeadSize);
+    v.head_dim = r.u32("head_dim", false, v.hidden / v.n_head);
+    v.patch = r.count("patch_size", 1, kHeadSize);
+    v.in_channels = r.u32("num_channels", false, 3);
+    v.merge = top.count("spatial_merge_size", 1, 16, false, 2);
     v.out_hidden = text_hidden;
   }
   return v;

@@ -245,6 +245,21 @@ uint64_t vision_tower_params(const VisionTower& v) {
       n = add(n, mul(L, block));
       return add(n, mul(h, v.out_hidden));
     }
+    case VisionKind::pixtral: {
+      // transformers models/pixtral/modeling_pixtral.py PixtralVisionModel: patch_conv
+      // Conv2d(c, h, patch) without bias, ln_pre RMSNorm(h), rotary positions (no weights); per
+      // layer attention_norm and ffn_norm RMSNorm(h), q/k/v/o Linear(h, n_head x head_dim)
+      // without bias, gate/up/down of a gated MLP without bias. models/mistral3/
+      // modeling_mistral3.py Mistral3MultiModalProjector (multimodal_projector_bias false):
+      // norm RMSNorm(h), patch_merger.merging_layer Linear(h x merge^2, h), linear_1 Linear(h,
+      // text hidden), linear_2 Linear(text hidden, text hidden).
+      const uint64_t attn_w = mul(v.n_head, v.head_dim);
+      const uint64_t block = add(add(mul(4, mul(h, attn_w)), mul(3, mul(h, ff))), 2 * h);
+      uint64_t n = add(add(mul(mul(c, mul(p, p)), h), h), mul(L, block));
+      const uint64_t merger = mul(mul(h, uint64_t{v.merge} * v.merge), h);
+      n = add(n, add(h, merger));
+      return add(n, add(mul(h, v.out_hidden), mul(v.out_hidden, v.out_hidden)));
+    }
   }
   return 0;
 }

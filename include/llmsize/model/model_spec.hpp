@@ -147,6 +147,7 @@ enum class VisionKind : uint8_t {
   qwen3_vl,  // Qwen3-VL, Qwen3.5/3.6: Conv3d patches, learned positions, LayerNorm ViT, mergers
   siglip,    // Gemma 3: SigLIP ViT + multi_modal_projector (RMSNorm + projection)
   gemma4,    // Gemma 4: linear patches, 2-D position table, RMSNorm ViT with q/k norms, gated MLP
+  pixtral,   // Mistral 3 (Mistral-Small-3.x, Ministral 3): Pixtral ViT + patch merger projector
 };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
