@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,16 +36,48 @@ enum class GpuInterconnect : uint8_t {
   ethernet_roce,    // Intel Gaudi's on-chip RoCE Ethernet ports
 };
 
-// The catalog's words for them ("nvidia", "datacenter", "sxm", "nvlink-bridge"), and back
-// (nullopt for a word the catalog does not use; a vendor word is any maker's name: `other`).
-const char* to_string(GpuVendor v);
-const char* to_string(GpuClass c);
-const char* to_string(FormFactor f);
-const char* to_string(GpuInterconnect i);
-GpuVendor gpu_vendor_from_name(std::string_view name);
-std::optional<GpuClass> gpu_class_from_name(std::string_view name);
-std::optional<FormFactor> form_factor_from_name(std::string_view name);
-std::optional<GpuInterconnect> interconnect_from_name(std::string_view name);
+// The catalog's words for them, in enum order (data/gpus.json "vendor", "class", "form_factor",
+// "interconnect.kind"; "" for an unknown class or form factor).
+inline constexpr const char* kGpuVendorWords[] = {"other", "nvidia", "amd", "intel", "apple"};
+inline constexpr const char* kGpuClassWords[] = {"", "consumer", "workstation", "datacenter",
+                                                 "soc"};
+inline constexpr const char* kFormFactorWords[] = {"", "pcie", "sxm", "oam", "superchip", "soc"};
+inline constexpr const char* kInterconnectWords[] = {
+    "none", "nvlink", "nvlink-bridge", "infinity-fabric", "xgmi", "ethernet-roce"};
+
+// The enum whose word in `words` is `name`; nullopt for a word the catalog does not use.
+template <class E, size_t N>
+std::optional<E> gpu_word_value(const char* const (&words)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == words[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+inline const char* to_string(GpuVendor v) {
+  return kGpuVendorWords[static_cast<size_t>(v)];
+}
+inline const char* to_string(GpuClass c) {
+  return kGpuClassWords[static_cast<size_t>(c)];
+}
+inline const char* to_string(FormFactor f) {
+  return kFormFactorWords[static_cast<size_t>(f)];
+}
+inline const char* to_string(GpuInterconnect i) {
+  return kInterconnectWords[static_cast<size_t>(i)];
+}
+// Any maker's name: a vendor the catalog does not name is `other`.
+inline GpuVendor gpu_vendor_from_name(std::string_view name) {
+  return gpu_word_value<GpuVendor>(kGpuVendorWords, name).value_or(GpuVendor::other);
+}
+inline std::optional<GpuClass> gpu_class_from_name(std::string_view name) {
+  return gpu_word_value<GpuClass>(kGpuClassWords, name);
+}
+inline std::optional<FormFactor> form_factor_from_name(std::string_view name) {
+  return gpu_word_value<FormFactor>(kFormFactorWords, name);
+}
+inline std::optional<GpuInterconnect> interconnect_from_name(std::string_view name) {
+  return gpu_word_value<GpuInterconnect>(kInterconnectWords, name);
+}
 
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"
