@@ -109,10 +109,10 @@ KvDtype serving_kv(const Options& o, const EngineProfile& p) {
 // --prefill-gpus N [--prefill-tp T]: disaggregated prefill and decode on the --gpus given.
 void resolve_prefill(const Options& o, const EngineProfile& p, ServingRequest& s) {
   if (o.prefill_tp && !o.prefill_gpus) throw InputError("--prefill-tp: needs --prefill-gpus N");
+  if ((o.prefill_auto || o.prefill_gpus) && p.default_split != SplitMode::tensor)
+    throw InputError(std::string("--prefill-gpus: ") + p.name +
+                     " does not split prefill from decode; use --engine vllm, sglang or trt-llm");
   if (o.prefill_auto) {
-    if (p.default_split != SplitMode::tensor)
-      throw InputError(std::string("--prefill-gpus: ") + p.name +
-                       " does not split prefill from decode; use --engine vllm, sglang or trt-llm");
     if (o.gpus < 2)
       throw InputError("--prefill-gpus auto: needs --gpus N (N >= 2): the split of the GPUs given");
     if (o.tp || o.pp || o.ep)
@@ -123,9 +123,6 @@ void resolve_prefill(const Options& o, const EngineProfile& p, ServingRequest& s
     return;
   }
   if (o.prefill_gpus) {
-    if (p.default_split != SplitMode::tensor)
-      throw InputError(std::string("--prefill-gpus: ") + p.name +
-                       " does not split prefill from decode; use --engine vllm, sglang or trt-llm");
     if (!o.gpus || o.prefill_gpus >= o.gpus)
       throw InputError(
           fmt::format("--prefill-gpus {}: needs --gpus N with GPUs left for decoding (N > {})",
