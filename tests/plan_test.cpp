@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "cli/commands/check.hpp"
@@ -263,7 +264,8 @@ std::string cell_text(const Cell& c) {
 
 // The sweep copies a cell of scope run or gpu from the previous row (write_row's Reuse): every
 // plan of one model x quantization under one request must give the same run cells, and of the
-// same GPU the same gpu cells; serving and capacity cells are null without their block.
+// same GPU the same gpu cells; every plan that buys the same machine (SystemPlan object) the same
+// machine cells; serving and capacity cells are null without their block.
 TEST_CASE("every field keeps to its scope over random requests, models, GPUs, contexts, counts",
           "[plan][property]") {
   const Catalog cat = Catalog::builtin();
@@ -275,7 +277,7 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   const auto& fields = report_fields();
   // A column's cell is written by its putter: every getter has one (the table's CELL macro).
   for (const auto& f : fields) CHECK((f.get == nullptr) == (f.put == nullptr));
-  size_t checked = 0, serving_rows = 0, capacity_rows = 0;
+  size_t checked = 0, serving_rows = 0, capacity_rows = 0, machine_rows = 0;
   for (int round = 0; round < 24; ++round) {
     PlanRequest base = random_engine_request(pick);
     base.config.kv.n_seq = pick(3) == 0 ? 4 : 1;
@@ -303,6 +305,10 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
       const QuantPreset* q = planner.config(mi).quant;
       std::vector<std::string> run_cells;                  // by field, the model's first plan's
       std::vector<std::vector<std::string>> gpu_cells(4);  // by GPU, its first plan's
+      // By machine (the plan's SystemPlan object, held), its first plan's.
+      std::map<const SystemPlan*,
+               std::pair<std::shared_ptr<const SystemPlan>, std::vector<std::string>>>
+          machine_cells;
       for (size_t gi = 0; gi < 4; ++gi)
         for (uint32_t ctx : ctxs)
           for (uint32_t count : counts) {
@@ -317,6 +323,13 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
             serving_rows += p.serving.has_value();
             capacity_rows += p.capacity.has_value();
             const bool first_run = run_cells.empty(), first_gpu = gpu_cells[gi].empty();
+            const bool first_machine =
+                p.system &&
+                machine_cells
+                    .emplace(p.system.get(),
+                             std::make_pair(p.system, std::vector<std::string>(fields.size())))
+                    .second;
+            machine_rows += p.system != nullptr;
             for (size_t f = 0; f < fields.size(); ++f) {
               if (!fields[f].get) continue;
               const std::string c = cell_text(fields[f].get(row));
@@ -338,6 +351,12 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
                   CHECK(c == gpu_cells[gi][f]);
                   ++checked;
                   break;
+                case Scope::machine:
+                  if (!p.system) break;
+                  if (first_machine) machine_cells[p.system.get()].second[f] = c;
+                  CHECK(c == machine_cells[p.system.get()].second[f]);
+                  ++checked;
+                  break;
                 case Scope::serving:
                   if (!p.serving) CHECK(c == "null");
                   ++checked;
@@ -354,5 +373,6 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   // Each kind of request was met: plans with and without the serving and capacity blocks.
   CHECK(serving_rows > 0);
   CHECK(capacity_rows > 0);
+  CHECK(machine_rows > 0);
   CHECK(checked > 100000);
 }

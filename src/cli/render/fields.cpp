@@ -220,6 +220,7 @@ const char* mode_name(TrainMode m) {
 // A getter and its field's scope (fields.hpp Scope).
 #define RUN(expr) CELL(expr, Scope::run)
 #define PER_GPU(expr) CELL(expr, Scope::gpu)
+#define MACHINE(expr) CELL(expr, Scope::machine)
 #define SERVING(expr) CELL(expr, Scope::serving)
 #define CAPACITY(expr) CELL(expr, Scope::capacity)
 
@@ -564,112 +565,116 @@ const std::vector<Field> kFields = {
     {"system.platform", U_::text,
      "desktop, workstation, server or unified: the class of the catalog platform chosen (null "
      "where none takes the GPUs)",
-     GET(platform_of(r) ? cell_str(to_string(platform_of(r)->platform_class)) : cell_null())},
+     MACHINE(platform_of(r) ? cell_str(to_string(platform_of(r)->platform_class)) : cell_null())},
     {"system.platform_name", U_::text, "the machine to buy (data/platforms.json)",
-     GET(platform_of(r) ? cell_str(platform_of(r)->name) : cell_null())},
+     MACHINE(platform_of(r) ? cell_str(platform_of(r)->name) : cell_null())},
     {"system.platform_id", U_::text, "its catalog id (--platform)",
-     GET(platform_of(r) ? cell_str(platform_of(r)->id) : cell_null())},
+     MACHINE(platform_of(r) ? cell_str(platform_of(r)->id) : cell_null())},
     {"system.platform_generic", U_::boolean,
      "a generic platform row (no sourced catalog machine takes the GPUs), not a vendor's machine",
-     GET(platform_of(r) ? cell_bool(platform_of(r)->generic) : cell_null())},
+     MACHINE(platform_of(r) ? cell_bool(platform_of(r)->generic) : cell_null())},
     {"system.platform_basis", U_::text, "a generic row's basis: where its numbers come from",
-     GET(platform_of(r) && platform_of(r)->generic ? cell_str(platform_of(r)->basis)
-                                                   : cell_null())},
+     MACHINE(platform_of(r) && platform_of(r)->generic ? cell_str(platform_of(r)->basis)
+                                                       : cell_null())},
     {"system.nodes", U_::count, "machines of that platform",
-     GET(system_of(r) ? cell_u64(system_of(r)->choice.nodes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->choice.nodes) : cell_null())},
     {"system.cpu_sockets", U_::count, "CPU sockets per machine",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.cpu_sockets) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.cpu_sockets) : cell_null())},
     {"system.ram_bytes", U_::bytes,
      "RAM installed per machine: the catalog machine's population (the larger of 2 x weights and "
      "what its class ships per GPU)",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.installed_bytes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.ram.installed_bytes) : cell_null())},
     {"system.ram_required_bytes", U_::bytes,
      "RAM needed per machine: the larger of 2 x weights and what the class ships per GPU",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.required_bytes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.ram.required_bytes) : cell_null())},
     {"system.ram_dimms", U_::count, "DIMMs per machine",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.dimms) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.ram.dimms) : cell_null())},
     {"system.ram_dimm_gib", U_::gib, "size of one DIMM",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.ram.dimm_gib) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.ram.dimm_gib) : cell_null())},
     {"system.storage_bytes", U_::bytes, "storage needed",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.required_bytes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.storage.required_bytes) : cell_null())},
     {"system.data_drive_bytes", U_::bytes, "one data drive",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drive_bytes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drive_bytes) : cell_null())},
     {"system.data_drives", U_::count, "data drives per machine",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drives) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.storage.data_drives) : cell_null())},
     {"system.os_drive_bytes", U_::bytes, "one OS drive (two in RAID 1 on servers)",
-     GET(system_of(r) ? cell_u64(system_of(r)->host.storage.os_drive_bytes) : cell_null())},
+     MACHINE(system_of(r) ? cell_u64(system_of(r)->host.storage.os_drive_bytes) : cell_null())},
     {"system.load_time_s", U_::seconds,
      "v2: weights read, deserialized and copied to the GPUs from --storage by the engine's loader "
      "(cold_start load_s; v1: the NVMe PCIe 4.0 drive's sequential read alone)",
-     GET(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.load_s)) : cell_null())},
+     MACHINE(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.load_s)) : cell_null())},
     {"system.load_time_s_hdd_7200_rpm", U_::seconds,
-     "v2: the same load from a 7200 rpm disk (absent without host)", GET(load_time(r, 0))},
-    {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", GET(load_time(r, 1))},
-    {"system.load_time_s_nvme_pcie_3_0", U_::seconds, "from NVMe PCIe 3.0", GET(load_time(r, 2))},
-    {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0", GET(load_time(r, 3))},
-    {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0", GET(load_time(r, 4))},
+     "v2: the same load from a 7200 rpm disk (absent without host)", MACHINE(load_time(r, 0))},
+    {"system.load_time_s_sata_ssd", U_::seconds, "from a SATA SSD", MACHINE(load_time(r, 1))},
+    {"system.load_time_s_nvme_pcie_3_0", U_::seconds, "from NVMe PCIe 3.0",
+     MACHINE(load_time(r, 2))},
+    {"system.load_time_s_nvme_pcie_4_0", U_::seconds, "from NVMe PCIe 4.0",
+     MACHINE(load_time(r, 3))},
+    {"system.load_time_s_nvme_pcie_5_0", U_::seconds, "from NVMe PCIe 5.0",
+     MACHINE(load_time(r, 4))},
     {"system.cpu_cores", U_::count, "CPU cores per machine, all sockets",
-     GET(system_of(r) && system_of(r)->host.cpu_cores ? cell_u64(system_of(r)->host.cpu_cores)
-                                                      : cell_null())},
+     MACHINE(system_of(r) && system_of(r)->host.cpu_cores ? cell_u64(system_of(r)->host.cpu_cores)
+                                                          : cell_null())},
     {"system.cold_start_s", U_::seconds, "process start to serving, every step (--storage)",
-     GET(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.total_s)) : cell_null())},
+     MACHINE(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.total_s)) : cell_null())},
     {"system.bom_total_usd", U_::usd,
      "sum of the priced BOM lines (a floor when some are unpriced)",
-     GET(system_of(r) ? opt(std::round(system_of(r)->bom_total_usd)) : cell_null())},
+     MACHINE(system_of(r) ? opt(std::round(system_of(r)->bom_total_usd)) : cell_null())},
     {"system.pcie_lanes", U_::count,
      "PCIe lanes wired to the GPUs of one machine: the platform's lanes per GPU x GPUs per machine "
      "(null for baseboard modules and whole computers)",
-     GET(system_of(r) && system_of(r)->choice.lanes_per_gpu
-             ? cell_u64(system_of(r)->choice.lanes_per_gpu * system_of(r)->choice.gpus_per_node)
-             : cell_null())},
+     MACHINE(system_of(r) && system_of(r)->choice.lanes_per_gpu
+                 ? cell_u64(system_of(r)->choice.lanes_per_gpu * system_of(r)->choice.gpus_per_node)
+                 : cell_null())},
     {"system.ram_bandwidth_gb_per_s", U_::gb_per_s, "RAM bandwidth offloaded layers are read at",
-     GET(plan_of(r).ram_bandwidth_gb_per_s > 0 ? cell_f64(r2(plan_of(r).ram_bandwidth_gb_per_s))
-                                               : cell_null())},
+     MACHINE(plan_of(r).ram_bandwidth_gb_per_s > 0 ? cell_f64(r2(plan_of(r).ram_bandwidth_gb_per_s))
+                                                   : cell_null())},
     // power
     {"power.peak_watts", U_::watts,
      "DC load at full tilt, all machines (v2: the rated model's DC maximum)",
-     GET(power_of(r) ? cell_f64(std::round(power_of(r)->peak_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->peak_w)) : cell_null())},
     {"power.max_wall_watts", U_::watts,
      "maximum at the wall as vendors rate it, all machines: circuits and cooling",
-     GET(system_of(r) ? opt(std::round(system_of(r)->max_wall_w_total)) : cell_null())},
+     MACHINE(system_of(r) ? opt(std::round(system_of(r)->max_wall_w_total)) : cell_null())},
     {"power.typical_wall_watts", U_::watts,
      "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
-     GET(system_of(r) ? opt(std::round(system_of(r)->typical_wall_w_total)) : cell_null())},
+     MACHINE(system_of(r) ? opt(std::round(system_of(r)->typical_wall_w_total)) : cell_null())},
     {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
-     GET(system_of(r) && system_of(r)->psus.watts > 0 ? cell_f64(system_of(r)->psus.watts)
-                                                      : cell_null())},
+     MACHINE(system_of(r) && system_of(r)->psus.watts > 0 ? cell_f64(system_of(r)->psus.watts)
+                                                          : cell_null())},
     {"power.psu_count", U_::count,
      "PSUs per machine, spares included (null when the platform's are not published)",
-     GET(system_of(r) && system_of(r)->psus.count ? cell_u64(system_of(r)->psus.count)
-                                                  : cell_null())},
+     MACHINE(system_of(r) && system_of(r)->psus.count ? cell_u64(system_of(r)->psus.count)
+                                                      : cell_null())},
     {"power.psu_redundancy", U_::text,
      "PSUs carrying the load + spares (\"4+2\"), or none (null when not published)",
-     GET(system_of(r) && system_of(r)->psus.count && !plan_of(r).psu_redundancy.empty()
-             ? cell_str(plan_of(r).psu_redundancy)
-             : cell_null())},
+     MACHINE(system_of(r) && system_of(r)->psus.count && !plan_of(r).psu_redundancy.empty()
+                 ? cell_str(plan_of(r).psu_redundancy)
+                 : cell_null())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
-     GET(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
     {"power.mains_volts", U_::volts, "mains voltage",
      RUN(cell_f64(plan_of(r).power_input.mains_v))},
     {"power.circuit_amps", U_::amps, "current at the mains voltage",
-     GET(power_of(r) ? cell_f64(r2(power_of(r)->amps)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(r2(power_of(r)->amps)) : cell_null())},
     {"power.fits_ordinary_outlet", U_::boolean, "one ordinary outlet carries it",
-     GET(power_of(r) ? cell_bool(power_of(r)->fits_outlet) : cell_null())},
+     MACHINE(power_of(r) ? cell_bool(power_of(r)->fits_outlet) : cell_null())},
     {"power.circuit", U_::text, "circuit advice",
-     GET(power_of(r) ? cell_str(r.circuit) : cell_null())},
+     MACHINE(power_of(r) ? cell_str(r.circuit) : cell_null())},
     {"power.heat_watts", U_::watts, "heat to remove",
-     GET(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
-     GET(power_of(r) ? cell_f64(std::round(power_of(r)->heat_btu_per_h)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->heat_btu_per_h)) : cell_null())},
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest",
-     GET(power_of(r) ? cell_f64(std::round(power_of(r)->energy_kwh_per_year)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->energy_kwh_per_year)) : cell_null())},
     {"power.basis", U_::text,
      "machine (the catalog machine's power model), generic (a generic platform row's: no sourced "
      "machine takes the GPUs; system.platform_basis says where its numbers come from); null "
      "without power (no platform takes the GPUs, or a whole computer without a published figure)",
-     GET(power_basis(plan_of(r)) != FigureBasis::none ? cell_str(to_string(power_basis(plan_of(r))))
-                                                      : cell_null())},
+     MACHINE(power_basis(plan_of(r)) != FigureBasis::none
+                 ? cell_str(to_string(power_basis(plan_of(r))))
+                 : cell_null())},
     // throughput
     {"throughput.decode_tokens_per_s", U_::tokens_per_s,
      "decode speed per sequence (null for embedding and rerank)",
@@ -1268,9 +1273,23 @@ const Segments& segments() {
     Segments s;
     for (const auto& f : kFields)
       if (f.get) s.cols.push_back(&f);
+    // A run or gpu cell between two machine cells joins their segment: a machine's key holds
+    // the run and the GPU.
+    auto scope_of = [&s](size_t i) {
+      const Scope sc = s.cols[i]->scope;
+      if (sc != Scope::run && sc != Scope::gpu) return sc;
+      size_t b = i, a = i;
+      while (b > 0 && (s.cols[b]->scope == Scope::run || s.cols[b]->scope == Scope::gpu)) --b;
+      while (a + 1 < s.cols.size() &&
+             (s.cols[a]->scope == Scope::run || s.cols[a]->scope == Scope::gpu))
+        ++a;
+      return s.cols[b]->scope == Scope::machine && s.cols[a]->scope == Scope::machine
+                 ? Scope::machine
+                 : sc;
+    };
     for (size_t i = 0; i < s.cols.size(); ++i) {
-      if (s.runs.empty() || s.runs.back().scope != s.cols[i]->scope)
-        s.runs.push_back(Segment{i, i, s.cols[i]->scope});
+      const Scope sc = scope_of(i);
+      if (s.runs.empty() || s.runs.back().scope != sc) s.runs.push_back(Segment{i, i, sc});
       s.runs.back().last = i + 1;
     }
     return s;
@@ -1290,6 +1309,7 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
     return;
   }
   const Plan& p = *r.plan;
+  if (reuse == Reuse::fresh) w.forget_keyed();
   for (size_t id = 0; id < sg.runs.size(); ++id) {
     const Segment& s = sg.runs[id];
     bool same = false;
@@ -1297,6 +1317,17 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
       case Scope::row:
         write_cells(r, w, cols, s.first, s.last);
         continue;
+      case Scope::machine: {
+        if (!p.system) {
+          write_cells(r, w, cols, s.first, s.last);
+          continue;
+        }
+        if (w.replay_keyed(id, p.system.get(), s.last - s.first)) continue;
+        const size_t at = w.pos();
+        write_cells(r, w, cols, s.first, s.last);
+        w.keep_keyed(id, p.system, at);
+        continue;
+      }
       case Scope::run:
         same = reuse >= Reuse::same_run;
         break;

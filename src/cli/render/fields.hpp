@@ -132,9 +132,12 @@ const char* unit_name(Unit u);
 // - run: only the model, its quantization and the request's options (every row of a sweep's
 //   model x quantization has the same cell);
 // - gpu: those and the GPU's catalog entry, not its count or the context;
+// - machine: those and the machine the plan buys (the plan's SystemPlan object: platform, host,
+//   power, cold start, BOM), nothing else of the plan (rows at other contexts that buy the same
+//   machine have the same cell);
 // - serving, capacity: null in every plan without that block (a serving or a capacity request).
 // plan_test holds every field to its scope over random plans.
-enum class Scope : uint8_t { row, run, gpu, serving, capacity };
+enum class Scope : uint8_t { row, run, gpu, machine, serving, capacity };
 
 struct Field {
   const char* path;  // "vram.total_bytes": group.key, or a top-level key
@@ -168,7 +171,8 @@ nlohmann::ordered_json report_json(const Row& r);
 //   segments are copied);
 // - same_gpu: and the same GPU (its gpu segments too).
 // Null segments of the serving and capacity scopes are kept once and copied whenever the block is
-// absent (reuse other than off).
+// absent, and machine segments are kept by the plan's machine and copied for the next row that
+// buys the same one (reuse other than off; fresh forgets them).
 enum class Reuse : uint8_t { off, fresh, same_run, same_gpu };
 
 // One row of the columns through `w` (which must have been made with report_columns()).

@@ -336,6 +336,15 @@ void RowWriter::keep(size_t id, size_t from) {
   kept_[id].text.assign(buf_.data() + from, pos() - from);
 }
 
+void RowWriter::keep_keyed(size_t id, std::shared_ptr<const void> key, size_t from) {
+  if (keyed_.size() >= kMaxKeyed && !keyed_.count(key.get())) keyed_.clear();
+  Keyed& k = keyed_[key.get()];
+  if (!k.key) k.key = std::move(key);
+  if (id >= k.texts.size()) k.texts.resize(id + 1);
+  k.texts[id].valid = true;
+  k.texts[id].text.assign(buf_.data() + from, pos() - from);
+}
+
 void RowWriter::end() {
   if (col_ != columns_.size())
     throw std::logic_error("row writer: " + std::to_string(col_) + " of " +

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace llmsize::cli {
@@ -88,6 +90,21 @@ class RowWriter {
     col_ += n;
     return true;
   }
+  // Segments kept under an object's identity, for rows that are not consecutive (a sweep's rows at
+  // other contexts buy the same machine): keep_keyed(id, key, from) keeps the text written since
+  // pos() was `from` as segment `id` of `key` (and holds `key`, so its address is never another
+  // object's while kept); replay_keyed(id, key, n) writes it again as the next n columns, or
+  // returns false. forget_keyed() drops them all.
+  void keep_keyed(size_t id, std::shared_ptr<const void> key, size_t from);
+  bool replay_keyed(size_t id, const void* key, size_t n) {
+    const auto it = keyed_.find(key);
+    if (it == keyed_.end() || id >= it->second.texts.size() || !it->second.texts[id].valid)
+      return false;
+    put(it->second.texts[id].text);
+    col_ += n;
+    return true;
+  }
+  void forget_keyed() { keyed_.clear(); }
   // Closes the row with a newline. REQUIRES: every column written.
   void end();
 
@@ -171,6 +188,13 @@ class RowWriter {
     std::string text;
   };
   std::vector<Kept> kept_;  // by segment id
+  struct Keyed {
+    std::shared_ptr<const void> key;
+    std::vector<Kept> texts;  // by segment id
+  };
+  // A bound keeps a long sweep's memory flat.
+  static constexpr size_t kMaxKeyed = 4096;
+  std::unordered_map<const void*, Keyed> keyed_;
   std::string* out_ = nullptr;
   std::vector<char> buf_;  // the row being written
   char* cur_ = nullptr;    // its next byte
