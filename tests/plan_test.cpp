@@ -265,7 +265,8 @@ std::string cell_text(const Cell& c) {
 // The sweep copies a cell of scope run or gpu from the previous row (write_row's Reuse): every
 // plan of one model x quantization under one request must give the same run cells, and of the
 // same GPU the same gpu cells; every plan that buys the same machine (SystemPlan object) the same
-// machine cells; serving and capacity cells are null without their block.
+// machine cells, and every plan of the same estimate (its Planner serial) the same estimate cells;
+// serving and capacity cells are null without their block.
 TEST_CASE("every field keeps to its scope over random requests, models, GPUs, contexts, counts",
           "[plan][property]") {
   const Catalog cat = Catalog::builtin();
@@ -277,7 +278,7 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   const auto& fields = report_fields();
   // A column's cell is written by its putter: every getter has one (the table's CELL macro).
   for (const auto& f : fields) CHECK((f.get == nullptr) == (f.put == nullptr));
-  size_t checked = 0, serving_rows = 0, capacity_rows = 0, machine_rows = 0;
+  size_t checked = 0, serving_rows = 0, capacity_rows = 0, machine_rows = 0, estimate_rows = 0;
   for (int round = 0; round < 24; ++round) {
     PlanRequest base = random_engine_request(pick);
     base.config.kv.n_seq = pick(3) == 0 ? 4 : 1;
@@ -309,6 +310,8 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
       std::map<const SystemPlan*,
                std::pair<std::shared_ptr<const SystemPlan>, std::vector<std::string>>>
           machine_cells;
+      // By estimate serial (unique in the process), its first plan's.
+      std::map<uint64_t, std::vector<std::string>> estimate_cells;
       for (size_t gi = 0; gi < 4; ++gi)
         for (uint32_t ctx : ctxs)
           for (uint32_t count : counts) {
@@ -330,6 +333,11 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
                              std::make_pair(p.system, std::vector<std::string>(fields.size())))
                     .second;
             machine_rows += p.system != nullptr;
+            const uint64_t serial = p.estimate.memo_serial;
+            const bool first_estimate =
+                serial &&
+                estimate_cells.emplace(serial, std::vector<std::string>(fields.size())).second;
+            estimate_rows += serial != 0;
             for (size_t f = 0; f < fields.size(); ++f) {
               if (!fields[f].get) continue;
               const std::string c = cell_text(fields[f].get(row));
@@ -357,6 +365,12 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
                   CHECK(c == machine_cells[p.system.get()].second[f]);
                   ++checked;
                   break;
+                case Scope::estimate:
+                  if (!serial) break;
+                  if (first_estimate) estimate_cells[serial][f] = c;
+                  CHECK(c == estimate_cells[serial][f]);
+                  ++checked;
+                  break;
                 case Scope::serving:
                   if (!p.serving) CHECK(c == "null");
                   ++checked;
@@ -374,5 +388,6 @@ TEST_CASE("every field keeps to its scope over random requests, models, GPUs, co
   CHECK(serving_rows > 0);
   CHECK(capacity_rows > 0);
   CHECK(machine_rows > 0);
+  CHECK(estimate_rows > 0);
   CHECK(checked > 100000);
 }

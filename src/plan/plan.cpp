@@ -1,6 +1,7 @@
 #include "llmsize/plan/plan.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -1444,7 +1445,10 @@ struct Planner::Impl final : Memo {
   const Estimate& estimate(const ModelSpec& m, const RunConfig& c, const Weights* w) override {
     auto it = estimates.find(ekey(c));
     if (it != estimates.end()) return it->second;
-    return estimates.emplace(ekey(c), llmsize::estimate(m, c, w)).first->second;
+    static std::atomic<uint64_t> serials{0};
+    Estimate e = llmsize::estimate(m, c, w);
+    e.memo_serial = ++serials;
+    return estimates.emplace(ekey(c), std::move(e)).first->second;
   }
   void gpus(const ModelSpec& m, const Estimate& e, const RunConfig& c, const GpuSpec& gpu,
             uint32_t count, GpuPlan& p) override {

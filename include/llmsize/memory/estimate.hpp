@@ -282,6 +282,10 @@ struct Estimate {
   uint64_t batch_tokens = 0;
   uint64_t ubatch_tokens = 0;
   std::vector<EstimateWarning> warnings;
+  // Nonzero: the serial a Planner gave this estimate when it kept it (unique in the process); a
+  // plan's copy carries it, so plans with the same serial have the same figures (a sweep writes
+  // their memory cells once). 0: made elsewhere.
+  uint64_t memo_serial = 0;
 };
 
 // REQUIRES: validate(m) is empty, c.quant non-null, c.kv fields > 0, c.n_gpus > 0.

@@ -221,6 +221,7 @@ const char* mode_name(TrainMode m) {
 #define RUN(expr) CELL(expr, Scope::run)
 #define PER_GPU(expr) CELL(expr, Scope::gpu)
 #define MACHINE(expr) CELL(expr, Scope::machine)
+#define ESTIMATE(expr) CELL(expr, Scope::estimate)
 #define SERVING(expr) CELL(expr, Scope::serving)
 #define CAPACITY(expr) CELL(expr, Scope::capacity)
 
@@ -426,62 +427,64 @@ const std::vector<Field> kFields = {
                                 : engine_profile(config_of(r).engine).name))},
     // vram
     {"vram.weights_bytes", U_::bytes, "weights held in GPU memory under the engine's rules",
-     GET(cell_u64(estimate_of(r).weights_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).weights_bytes))},
     {"vram.weights_host_bytes", U_::bytes, "weights the engine keeps in host RAM",
      RUN(cell_u64(estimate_of(r).weights.host_bytes))},
     {"vram.kv_cache_bytes", U_::bytes,
      "KV cache of every sequence (a serving deployment: of one replica's running sequences)",
-     GET(cell_u64(estimate_of(r).kv_cache_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).kv_cache_bytes))},
     {"vram.kv_full_bytes", U_::bytes, "KV cache of the full-attention layers",
-     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::full)))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::full)))},
     {"vram.kv_swa_bytes", U_::bytes, "KV cache of the sliding-window layers",
-     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::swa)))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::swa)))},
     {"vram.kv_chunked_bytes", U_::bytes, "KV cache of the chunked-attention layers",
-     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::chunked)))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::chunked)))},
     {"vram.kv_mla_bytes", U_::bytes, "KV cache of the MLA layers (latent)",
-     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla)))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla)))},
     {"vram.kv_indexer_bytes", U_::bytes, "DSA indexer keys beside the MLA cache",
-     GET(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla, true)))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.bytes_of(AttnKind::mla, true)))},
     {"vram.recurrent_state_bytes", U_::bytes,
      "recurrent state (delta-net, Mamba2, short conv): per sequence, any context",
-     GET(cell_u64(estimate_of(r).recurrent_state_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).recurrent_state_bytes))},
     {"vram.activations_bytes", U_::bytes, "compute buffers of all GPUs",
-     GET(cell_u64(estimate_of(r).activations_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).activations_bytes))},
     {"vram.draft_bytes", U_::bytes,
      "llama.cpp's draft model (--draft, -md): its weights, KV cache and compute buffers",
-     GET(cell_u64(estimate_of(r).draft_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).draft_bytes))},
     {"vram.overhead_bytes", U_::bytes, "runtime overhead × GPUs",
-     GET(cell_u64(estimate_of(r).overhead_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).overhead_bytes))},
     {"vram.headroom_bytes", U_::bytes, "headroom on the sum",
-     GET(cell_u64(estimate_of(r).headroom_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).headroom_bytes))},
     {"vram.total_bytes", U_::bytes,
      "weights + KV + recurrent state + activations + overhead + headroom",
-     GET(cell_u64(estimate_of(r).total_bytes()))},
+     ESTIMATE(cell_u64(estimate_of(r).total_bytes()))},
     {"vram.total_bytes_low", U_::bytes, "low end from each part's measured error",
-     GET(cell_u64(estimate_of(r).total_low_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).total_low_bytes))},
     {"vram.total_bytes_high", U_::bytes, "high end",
-     GET(cell_u64(estimate_of(r).total_high_bytes))},
+     ESTIMATE(cell_u64(estimate_of(r).total_high_bytes))},
     {"vram.kv_cells", U_::count, "KV cells per full-attention layer",
-     GET(cell_u64(estimate_of(r).kv.cells_full))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.cells_full))},
     {"vram.kv_cells_swa", U_::count, "KV cells per sliding-window layer",
-     GET(cell_u64(estimate_of(r).kv.cells_swa))},
+     ESTIMATE(cell_u64(estimate_of(r).kv.cells_swa))},
     {"vram.compute_buffer_bytes_per_gpu", U_::bytes,
      "compute buffer of one GPU (a layer split's largest)",
-     GET(cell_u64(estimate_of(r).compute.bytes()))},
+     ESTIMATE(cell_u64(estimate_of(r).compute.bytes()))},
     {"vram.compute_buffer_bytes_first_gpu", U_::bytes,
      "compute buffer of the layer split's first GPU (its first layers)",
-     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
-                      ? estimate_of(r).compute.bytes()
-                      : estimate_of(r).compute_split.devices.front().buffer.bytes()))},
+     ESTIMATE(cell_u64(estimate_of(r).compute_split.devices.empty()
+                           ? estimate_of(r).compute.bytes()
+                           : estimate_of(r).compute_split.devices.front().buffer.bytes()))},
     {"vram.compute_weight_copy_bytes", U_::bytes,
      "of the first GPU's compute buffer: a weight in system RAM copied in per prompt batch "
      "(llama.cpp op offload, --n-cpu-moe)",
-     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
+     ESTIMATE(
+         cell_u64(estimate_of(r).compute_split.devices.empty()
                       ? estimate_of(r).compute.weight_copy_bytes
                       : estimate_of(r).compute_split.devices.front().buffer.weight_copy_bytes))},
     {"vram.compute_buffer_bytes_last_gpu", U_::bytes,
      "compute buffer of the layer split's GPU with the output layer (logits), the last",
-     GET(cell_u64(estimate_of(r).compute_split.devices.empty()
+     ESTIMATE(
+         cell_u64(estimate_of(r).compute_split.devices.empty()
                       ? estimate_of(r).compute.bytes()
                       : estimate_of(r)
                             .compute_split.devices[estimate_of(r).compute_split.output_device()]
@@ -1273,19 +1276,22 @@ const Segments& segments() {
     Segments s;
     for (const auto& f : kFields)
       if (f.get) s.cols.push_back(&f);
-    // A run or gpu cell between two machine cells joins their segment: a machine's key holds
-    // the run and the GPU.
+    // A run cell between two machine or two estimate cells joins their segment, and a gpu cell
+    // between two machine cells: their keys hold the run (and a machine its GPU).
     auto scope_of = [&s](size_t i) {
       const Scope sc = s.cols[i]->scope;
       if (sc != Scope::run && sc != Scope::gpu) return sc;
+      auto inner = [&s](size_t k) {
+        return s.cols[k]->scope == Scope::run || s.cols[k]->scope == Scope::gpu;
+      };
       size_t b = i, a = i;
-      while (b > 0 && (s.cols[b]->scope == Scope::run || s.cols[b]->scope == Scope::gpu)) --b;
-      while (a + 1 < s.cols.size() &&
-             (s.cols[a]->scope == Scope::run || s.cols[a]->scope == Scope::gpu))
-        ++a;
-      return s.cols[b]->scope == Scope::machine && s.cols[a]->scope == Scope::machine
-                 ? Scope::machine
-                 : sc;
+      while (b > 0 && inner(b)) --b;
+      while (a + 1 < s.cols.size() && inner(a)) ++a;
+      const Scope before = s.cols[b]->scope, after = s.cols[a]->scope;
+      if (before == Scope::machine && after == Scope::machine) return Scope::machine;
+      if (sc == Scope::run && before == Scope::estimate && after == Scope::estimate)
+        return Scope::estimate;
+      return sc;
     };
     for (size_t i = 0; i < s.cols.size(); ++i) {
       const Scope sc = scope_of(i);
@@ -1322,10 +1328,23 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
           write_cells(r, w, cols, s.first, s.last);
           continue;
         }
-        if (w.replay_keyed(id, p.system.get(), s.last - s.first)) continue;
+        const auto key = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.system.get()));
+        if (w.replay_keyed(id, key, s.last - s.first)) continue;
         const size_t at = w.pos();
         write_cells(r, w, cols, s.first, s.last);
-        w.keep_keyed(id, p.system, at);
+        w.keep_keyed(id, key, p.system, at);
+        continue;
+      }
+      case Scope::estimate: {
+        const uint64_t key = p.estimate.memo_serial;
+        if (!key) {
+          write_cells(r, w, cols, s.first, s.last);
+          continue;
+        }
+        if (w.replay_keyed(id, key, s.last - s.first)) continue;
+        const size_t at = w.pos();
+        write_cells(r, w, cols, s.first, s.last);
+        w.keep_keyed(id, key, nullptr, at);
         continue;
       }
       case Scope::run:

@@ -135,9 +135,11 @@ const char* unit_name(Unit u);
 // - machine: those and the machine the plan buys (the plan's SystemPlan object: platform, host,
 //   power, cold start, BOM), nothing else of the plan (rows at other contexts that buy the same
 //   machine have the same cell);
+// - estimate: those and the plan's memory estimate (a Planner's, by its serial: rows on other
+//   GPUs at the same context and count share it);
 // - serving, capacity: null in every plan without that block (a serving or a capacity request).
 // plan_test holds every field to its scope over random plans.
-enum class Scope : uint8_t { row, run, gpu, machine, serving, capacity };
+enum class Scope : uint8_t { row, run, gpu, machine, estimate, serving, capacity };
 
 struct Field {
   const char* path;  // "vram.total_bytes": group.key, or a top-level key
@@ -171,8 +173,8 @@ nlohmann::ordered_json report_json(const Row& r);
 //   segments are copied);
 // - same_gpu: and the same GPU (its gpu segments too).
 // Null segments of the serving and capacity scopes are kept once and copied whenever the block is
-// absent, and machine segments are kept by the plan's machine and copied for the next row that
-// buys the same one (reuse other than off; fresh forgets them).
+// absent; machine and estimate segments are kept by the plan's machine and estimate and copied
+// for the next row with the same one (reuse other than off; fresh forgets them).
 enum class Reuse : uint8_t { off, fresh, same_run, same_gpu };
 
 // One row of the columns through `w` (which must have been made with report_columns()).

@@ -336,13 +336,13 @@ void RowWriter::keep(size_t id, size_t from) {
   kept_[id].text.assign(buf_.data() + from, pos() - from);
 }
 
-void RowWriter::keep_keyed(size_t id, std::shared_ptr<const void> key, size_t from) {
-  if (keyed_.size() >= kMaxKeyed && !keyed_.count(key.get())) keyed_.clear();
-  Keyed& k = keyed_[key.get()];
-  if (!k.key) k.key = std::move(key);
-  if (id >= k.texts.size()) k.texts.resize(id + 1);
-  k.texts[id].valid = true;
-  k.texts[id].text.assign(buf_.data() + from, pos() - from);
+void RowWriter::keep_keyed(size_t id, uint64_t key, std::shared_ptr<const void> pin, size_t from) {
+  if (n_keyed_ >= kMaxKeyed) forget_keyed();
+  if (id >= keyed_.size()) keyed_.resize(id + 1);
+  Keyed& k = keyed_[id][key];
+  if (k.text.empty()) ++n_keyed_;
+  k.pin = std::move(pin);
+  k.text.assign(buf_.data() + from, pos() - from);
 }
 
 void RowWriter::end() {

@@ -90,21 +90,25 @@ class RowWriter {
     col_ += n;
     return true;
   }
-  // Segments kept under an object's identity, for rows that are not consecutive (a sweep's rows at
-  // other contexts buy the same machine): keep_keyed(id, key, from) keeps the text written since
-  // pos() was `from` as segment `id` of `key` (and holds `key`, so its address is never another
-  // object's while kept); replay_keyed(id, key, n) writes it again as the next n columns, or
-  // returns false. forget_keyed() drops them all.
-  void keep_keyed(size_t id, std::shared_ptr<const void> key, size_t from);
-  bool replay_keyed(size_t id, const void* key, size_t n) {
-    const auto it = keyed_.find(key);
-    if (it == keyed_.end() || id >= it->second.texts.size() || !it->second.texts[id].valid)
-      return false;
-    put(it->second.texts[id].text);
+  // Segments kept by a key, for rows that are not consecutive (a sweep's rows at other contexts
+  // buy the same machine, at other GPUs have the same estimate): keep_keyed(id, key, pin, from)
+  // keeps the text written since pos() was `from` as segment `id` under `key` (holding `pin`,
+  // the object whose address the key is, so that it is never another object's while kept);
+  // replay_keyed(id, key, n) writes it again as the next n columns, or returns false.
+  // forget_keyed() drops them all.
+  void keep_keyed(size_t id, uint64_t key, std::shared_ptr<const void> pin, size_t from);
+  bool replay_keyed(size_t id, uint64_t key, size_t n) {
+    if (id >= keyed_.size()) return false;
+    const auto it = keyed_[id].find(key);
+    if (it == keyed_[id].end()) return false;
+    put(it->second.text);
     col_ += n;
     return true;
   }
-  void forget_keyed() { keyed_.clear(); }
+  void forget_keyed() {
+    for (auto& k : keyed_) k.clear();
+    n_keyed_ = 0;
+  }
   // Closes the row with a newline. REQUIRES: every column written.
   void end();
 
@@ -189,12 +193,13 @@ class RowWriter {
   };
   std::vector<Kept> kept_;  // by segment id
   struct Keyed {
-    std::shared_ptr<const void> key;
-    std::vector<Kept> texts;  // by segment id
+    std::shared_ptr<const void> pin;
+    std::string text;
   };
+  std::vector<std::unordered_map<uint64_t, Keyed>> keyed_;  // by segment id, then key
   // A bound keeps a long sweep's memory flat.
-  static constexpr size_t kMaxKeyed = 4096;
-  std::unordered_map<const void*, Keyed> keyed_;
+  static constexpr size_t kMaxKeyed = 8192;
+  size_t n_keyed_ = 0;
   std::string* out_ = nullptr;
   std::vector<char> buf_;  // the row being written
   char* cur_ = nullptr;    // its next byte
