@@ -1,6 +1,10 @@
 // Unit conversions at the edges (units.hpp) and the typed sums the CLI reads instead of doing
 // arithmetic itself.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
 
 #include "llmsize/gpu.hpp"
 #include "llmsize/machine/power_model.hpp"
@@ -115,4 +119,53 @@ TEST_CASE("display conversions of seconds and fractions", "[units]") {
   CHECK(hours_of(9000) == 2.5);
   CHECK(percent_of(0.2) == Approx(20));
   CHECK(percent_of(0.85) == Approx(85));
+}
+
+// round_half_away stands in for std::round in the sweep's cells: the same double for every input.
+TEST_CASE("round_half_away equals std::round bit for bit", "[units]") {
+  auto same = [](double v) {
+    const double a = round_half_away(v), b = std::round(v);
+    if (std::isnan(b)) return std::isnan(a);
+    return std::memcmp(&a, &b, sizeof a) == 0;
+  };
+  const double cases[] = {0.0,
+                          -0.0,
+                          0.3,
+                          -0.3,
+                          0.5,
+                          -0.5,
+                          1.5,
+                          2.5,
+                          -2.5,
+                          0.49999999999999994,
+                          -0.49999999999999994,
+                          2.4999999999999996,
+                          4503599627370495.5,
+                          -4503599627370495.5,
+                          4503599627370496.0,
+                          9007199254740993.0,
+                          1e300,
+                          -1e300,
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::denorm_min(),
+                          1600.0,
+                          119.085 * 100};
+  for (double v : cases) {
+    INFO(v);
+    CHECK(same(v));
+  }
+  std::mt19937_64 rng(7);
+  size_t mismatches = 0;
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = rng();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    // Random bit patterns, and the scaled figures the cells round (watts, dollars, r2 x 100).
+    const double scaled =
+        std::ldexp(static_cast<double>(rng() >> 11), -(static_cast<int>(rng() % 60)));
+    mismatches += !same(v) + !same(scaled) + !same(-scaled);
+  }
+  CHECK(mismatches == 0);
 }

@@ -36,6 +36,17 @@ inline uint64_t checked_add(uint64_t a, uint64_t b) {
   return r;
 }
 
+// std::round (halves away from zero; NaN, infinities and -0.0 kept) without the libm call: a
+// sweep row rounds a few dozen displayed figures. Below 2^52 the integer part fits in 64 bits
+// and v minus it is exact; at or above, every double is an integer.
+inline double round_half_away(double v) {
+  if (!(std::fabs(v) < 4503599627370496.0)) return v;
+  const double t = static_cast<double>(static_cast<int64_t>(v));
+  const double f = v - t;
+  const double r = f >= 0.5 ? t + 1.0 : f <= -0.5 ? t - 1.0 : t;
+  return std::copysign(r, v);
+}
+
 // Rounds n up to a multiple of m (GGML_PAD). REQUIRES: m > 0.
 constexpr uint64_t pad_to(uint64_t n, uint64_t m) {
   return (n + m - 1) / m * m;

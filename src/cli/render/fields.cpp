@@ -89,7 +89,7 @@ Cell cell_list(const std::vector<std::string>* v, std::string_view encoded) {
 }
 
 double r2(double v) {
-  return std::round(v * 100) / 100;
+  return round_half_away(v * 100) / 100;
 }
 // A price or amount that is 0 when unknown: null then.
 Cell opt(double v) {
@@ -150,13 +150,13 @@ const ServingCapacity* serving_capacity_of(const Row& r) {
   return r.plan->serving && r.plan->serving->capacity ? &*r.plan->serving->capacity : nullptr;
 }
 double r3(double v) {
-  return std::round(v * 1000) / 1000;
+  return round_half_away(v * 1000) / 1000;
 }
 double r4(double v) {
-  return std::round(v * 10000) / 10000;
+  return round_half_away(v * 10000) / 10000;
 }
 double r5(double v) {
-  return std::round(v * 1e5) / 1e5;
+  return round_half_away(v * 1e5) / 1e5;
 }
 // The machine from the platform catalog; null when none takes the GPUs.
 const SystemPlan* system_of(const Row& r) {
@@ -320,14 +320,14 @@ ojson machine_json(const Row& r) {
   j["gpus_per_node"] = s.choice.gpus_per_node;
   j["nodes"] = s.choice.nodes;
   j["source"] = s.platform->source;
-  ojson parts = {{"gpus_w", std::round(s.max_power.parts.gpus_w)},
-                 {"baseboard_w", std::round(s.max_power.parts.baseboard_w)},
-                 {"cpus_w", std::round(s.max_power.parts.cpus_w)},
-                 {"memory_w", std::round(s.max_power.parts.memory_w)},
-                 {"drives_w", std::round(s.max_power.parts.drives_w)},
-                 {"nics_w", std::round(s.max_power.parts.nics_w)},
-                 {"fans_w", std::round(s.max_power.parts.fans_w)},
-                 {"board_w", std::round(s.max_power.parts.board_w)}};
+  ojson parts = {{"gpus_w", round_half_away(s.max_power.parts.gpus_w)},
+                 {"baseboard_w", round_half_away(s.max_power.parts.baseboard_w)},
+                 {"cpus_w", round_half_away(s.max_power.parts.cpus_w)},
+                 {"memory_w", round_half_away(s.max_power.parts.memory_w)},
+                 {"drives_w", round_half_away(s.max_power.parts.drives_w)},
+                 {"nics_w", round_half_away(s.max_power.parts.nics_w)},
+                 {"fans_w", round_half_away(s.max_power.parts.fans_w)},
+                 {"board_w", round_half_away(s.max_power.parts.board_w)}};
   j["max_power_parts_dc_watts"] = std::move(parts);
   j["published_max_watts"] = opt_json(s.max_power.published_w);
   ojson circuits = ojson::array();
@@ -335,7 +335,7 @@ ojson machine_json(const Row& r) {
     circuits.push_back({{"volts", c.volts},
                         {"phases", c.phases},
                         {"breaker_amps", c.breaker_a},
-                        {"continuous_watts", std::round(c.continuous_w)},
+                        {"continuous_watts", round_half_away(c.continuous_w)},
                         {"circuits", c.circuits},
                         {"outlet", c.outlet}});
   j["circuits"] = std::move(circuits);
@@ -622,7 +622,7 @@ const std::vector<Field> kFields = {
      MACHINE(system_of(r) ? cell_f64(r2(system_of(r)->cold_start.total_s)) : cell_null())},
     {"system.bom_total_usd", U_::usd,
      "sum of the priced BOM lines (a floor when some are unpriced)",
-     MACHINE(system_of(r) ? opt(std::round(system_of(r)->bom_total_usd)) : cell_null())},
+     MACHINE(system_of(r) ? opt(round_half_away(system_of(r)->bom_total_usd)) : cell_null())},
     {"system.pcie_lanes", U_::count,
      "PCIe lanes wired to the GPUs of one machine: the platform's lanes per GPU x GPUs per machine "
      "(null for baseboard modules and whole computers)",
@@ -635,13 +635,14 @@ const std::vector<Field> kFields = {
     // power
     {"power.peak_watts", U_::watts,
      "DC load at full tilt, all machines (v2: the rated model's DC maximum)",
-     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->peak_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(round_half_away(power_of(r)->peak_w)) : cell_null())},
     {"power.max_wall_watts", U_::watts,
      "maximum at the wall as vendors rate it, all machines: circuits and cooling",
-     MACHINE(system_of(r) ? opt(std::round(system_of(r)->max_wall_w_total)) : cell_null())},
+     MACHINE(system_of(r) ? opt(round_half_away(system_of(r)->max_wall_w_total)) : cell_null())},
     {"power.typical_wall_watts", U_::watts,
      "typical draw under the workload (decode at the batch, prefill bursts, idle), all machines",
-     MACHINE(system_of(r) ? opt(std::round(system_of(r)->typical_wall_w_total)) : cell_null())},
+     MACHINE(system_of(r) ? opt(round_half_away(system_of(r)->typical_wall_w_total))
+                          : cell_null())},
     {"power.psu_watts", U_::watts, "rating of one PSU (null when the platform's is unrated)",
      MACHINE(system_of(r) && system_of(r)->psus.watts > 0 ? cell_f64(system_of(r)->psus.watts)
                                                           : cell_null())},
@@ -655,7 +656,7 @@ const std::vector<Field> kFields = {
                  ? cell_str(plan_of(r).psu_redundancy)
                  : cell_null())},
     {"power.wall_watts", U_::watts, "AC draw at peak (v2: = max_wall_watts)",
-     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(round_half_away(power_of(r)->wall_w)) : cell_null())},
     {"power.mains_volts", U_::volts, "mains voltage",
      RUN(cell_f64(plan_of(r).power_input.mains_v))},
     {"power.circuit_amps", U_::amps, "current at the mains voltage",
@@ -665,12 +666,13 @@ const std::vector<Field> kFields = {
     {"power.circuit", U_::text, "circuit advice",
      MACHINE(power_of(r) ? cell_str(r.circuit) : cell_null())},
     {"power.heat_watts", U_::watts, "heat to remove",
-     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->wall_w)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(round_half_away(power_of(r)->wall_w)) : cell_null())},
     {"power.heat_btu_per_hour", U_::btu_per_hour, "heat to remove",
-     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->heat_btu_per_h)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(round_half_away(power_of(r)->heat_btu_per_h)) : cell_null())},
     {"power.energy_kwh_per_year", U_::kwh_per_year,
      "typical draw busy at the duty cycle, idle the rest",
-     MACHINE(power_of(r) ? cell_f64(std::round(power_of(r)->energy_kwh_per_year)) : cell_null())},
+     MACHINE(power_of(r) ? cell_f64(round_half_away(power_of(r)->energy_kwh_per_year))
+                         : cell_null())},
     {"power.basis", U_::text,
      "machine (the catalog machine's power model), generic (a generic platform row's: no sourced "
      "machine takes the GPUs; system.platform_basis says where its numbers come from); null "
@@ -704,11 +706,11 @@ const std::vector<Field> kFields = {
      "documents",
      GET(speed_of(r) && !generates(r) ? cell_f64(r3(speed_of(r)->batch_s)) : cell_null())},
     {"throughput.prefill_tokens_per_s", U_::tokens_per_s, "prompt processing",
-     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_tokens_per_s)) : cell_null())},
+     GET(speed_of(r) ? cell_f64(round_half_away(speed_of(r)->prefill_tokens_per_s)) : cell_null())},
     {"throughput.prefill_tokens_per_s_low", U_::tokens_per_s, "low end",
-     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_low)) : cell_null())},
+     GET(speed_of(r) ? cell_f64(round_half_away(speed_of(r)->prefill_low)) : cell_null())},
     {"throughput.prefill_tokens_per_s_high", U_::tokens_per_s, "high end",
-     GET(speed_of(r) ? cell_f64(std::round(speed_of(r)->prefill_high)) : cell_null())},
+     GET(speed_of(r) ? cell_f64(round_half_away(speed_of(r)->prefill_high)) : cell_null())},
     {"throughput.time_to_first_token_s", U_::seconds,
      "for the prompt (a serving plan: its ttft_s, queueing included; null when overloaded)",
      GET(speed_of(r) && !(serving_estimate_of(r) && serving_estimate_of(r)->overloaded)
@@ -1036,18 +1038,18 @@ const std::vector<Field> kFields = {
     // cost
     {"cost.hardware_usd", U_::usd,
      "v2: the BOM's priced lines (GPUs + platform + RAM, drives, NICs); v1: GPUs + a class price",
-     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(std::round(cost_of(r)->capex_usd))
+     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(round_half_away(cost_of(r)->capex_usd))
                                           : cell_null())},
     {"cost.gpus_usd", U_::usd, "GPUs",
-     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(std::round(cost_of(r)->gpus_usd))
+     GET(cost_of(r) && cost_of(r)->priced ? cell_f64(round_half_away(cost_of(r)->gpus_usd))
                                           : cell_null())},
     {"cost.hardware_complete", U_::boolean,
      "every BOM line has a price (false: hardware_usd is a floor)",
      GET(cost_of(r) && cost_of(r)->priced ? cell_bool(cost_of(r)->complete) : cell_null())},
     {"cost.host_usd", U_::usd, "the host around them",
-     GET(cost_of(r) ? cell_f64(std::round(cost_input_of(r).host_usd)) : cell_null())},
+     GET(cost_of(r) ? cell_f64(round_half_away(cost_input_of(r).host_usd)) : cell_null())},
     {"cost.energy_usd_per_year", U_::usd_per_year, "energy",
-     GET(cost_of(r) ? cell_f64(std::round(cost_of(r)->energy_usd_per_year)) : cell_null())},
+     GET(cost_of(r) ? cell_f64(round_half_away(cost_of(r)->energy_usd_per_year)) : cell_null())},
     {"cost.usd_per_million_tokens", U_::usd_per_mtok, "hardware amortised + energy per 1M tokens",
      GET(cost_of(r) && cost_of(r)->priced && cost_of(r)->usd_per_mtok > 0
              ? cell_f64(r4(cost_of(r)->usd_per_mtok))
