@@ -247,6 +247,33 @@ TEST_CASE("Energy and cost per token come from the typical draw", "[power_model]
   CHECK(energy_cost(1000, 0.5, 0, 0.15).usd_energy_per_mtok == 0);
 }
 
+TEST_CASE("Rack-scale NVL72: the model within 1% of NVIDIA's rack figures", "[power_model]") {
+  struct Case {
+    const char* platform;
+    const char* gpu;
+    double expected_wall_w;  // the model, derived below
+    double published_w;
+  };
+  const Case cases[] = {
+      // GB200 NVL72: 72 x 1200 x (1 + 0.11) (GPUs and the switch trays, boards and pumps) +
+      // 36 x 250 (Grace) + 2 x 25 (no drives published: the default two) + 72 x 25 (ConnectX-7)
+      // + 36 x 150 (BlueField-3) + 100 (board) = 112,254 W DC / 0.94 = 119,419 W; NVIDIA: 120 kW
+      // at full load (-0.5%).
+      {"nvidia-gb200-nvl72", "gb200", 112254 / 0.94, 120000},
+      // GB300 NVL72: 72 x 1400 x 1.11 + 36 x 500 + 90 x 25 (1 M.2 + 4 E1.S per tray) + 72 x 25
+      // (ConnectX-8) + 100 = 134,038 W DC / 0.94 = 142,594 W; NVIDIA: up to 142 kW (+0.4%).
+      {"nvidia-gb300-nvl72", "gb300", 134038 / 0.94, 142000},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.platform);
+    const PlatformModel* p = find_platform(builtin_platforms(), c.platform);
+    REQUIRE(p != nullptr);
+    const double w = max_system_wall_w(*p, gpu(c.gpu), 72);
+    CHECK(w == Approx(c.expected_wall_w).epsilon(1e-9));
+    CHECK(std::fabs(w / c.published_w - 1) <= 0.01);
+  }
+}
+
 TEST_CASE("Built-in platforms with a published maximum: the model within 15%", "[power_model]") {
   // Rows calibrated on: DGX H100 and DGX B200 (the baseboard fraction). Each row at its GPU
   // count with the GPUs it ships, its shipped NICs, 2 NVMe drives and its DIMM slots full.

@@ -303,7 +303,7 @@ void read_host_facts(const json& e, const std::string& path, const Reader& r, Pl
     const std::string sp = path + "/shipped";
     if (!s->is_object()) r.fail(sp, "expected an object");
     p.nvme_shipped = r.count(*s, sp, "nvme", false, 256);
-    p.nics_400g_shipped = r.count(*s, sp, "nics_400g", false, 64);
+    p.nics_400g_shipped = r.count(*s, sp, "nics_400g", false, 256);
     p.nics_other_shipped = r.count(*s, sp, "nics_other", false, 64);
     p.dpus_shipped = r.count(*s, sp, "dpus", false, 64);
   }

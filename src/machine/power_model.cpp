@@ -40,12 +40,14 @@ constexpr double kDpuW = 150;
 // published maxima: DGX H100 10.2 kW (8 x 700 W) and DGX B200 14.3 kW (8 x 1000 W) give 0.43 and
 // 0.45 once CPUs, DIMMs, drives and NICs are counted at the rates above and the PSUs at 94%.
 constexpr double kBaseboardFraction = 0.44;
-// Rack-scale NVLink domains (GB200 / GB300 NVL72): the switch trays, the compute trays' boards,
-// NICs and pumps as a fraction of the GPUs' TDP, fitted on NVIDIA's figures with the Grace CPUs
-// counted at their share of the node budget: GB200 NVL72 120 kW at full load (72 x 1.2 kW GPUs,
-// 36 x 250 W CPUs; Mission Control PRS FAQ 2.0.0) and GB300 NVL72 142 kW maximum (72 x 1.4 kW,
-// 36 x 500 W; the NVL72 AI factory reference architecture), PSUs at 94%: 0.18 and 0.15.
-constexpr double kRackScaleBaseboardFraction = 0.17;
+// Rack-scale NVLink domains (GB200 / GB300 NVL72): the switch trays, the compute trays' boards
+// and pumps as a fraction of the GPUs' TDP, fitted on NVIDIA's figures with the Grace CPUs
+// counted at their share of the node budget and the trays' NICs, DPUs and drives as shipped
+// (data/platforms.json): GB200 NVL72 120 kW at full load (72 x 1.2 kW GPUs, 36 x 250 W CPUs,
+// 72 ConnectX-7 and 36 BlueField-3; Mission Control PRS FAQ 2.0.0) and GB300 NVL72 142 kW maximum
+// (72 x 1.4 kW, 36 x 500 W, 72 ConnectX-8, 90 NVMe; the NVL72 AI factory reference architecture),
+// PSUs at 94%: 0.116 and 0.105 (0.18 and 0.15 before the NICs were counted as parts).
+constexpr double kRackScaleBaseboardFraction = 0.11;
 // Chassis fans at full speed as a fraction of the heat they move: air-cooled PCIe GPU servers 10%
 // of GPUs + CPUs (passive cards: the chassis fans cool them), desktops 2% of GPUs + CPUs
 // (open-air cards exhaust into the case), workstation towers 3% of the CPUs alone: a tower takes
