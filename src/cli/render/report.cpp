@@ -21,6 +21,16 @@ namespace llmsize::cli {
 
 namespace {
 
+// The counts a machine is sold with, as words: "8", "4 or 8", "2, 4 or 8".
+std::string or_list(const std::vector<uint32_t>& counts) {
+  std::string s;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (i) s += i + 1 == counts.size() ? " or " : ", ";
+    s += std::to_string(counts[i]);
+  }
+  return s;
+}
+
 using ojson = nlohmann::ordered_json;
 
 std::string group(uint64_t v) {
@@ -310,8 +320,9 @@ std::vector<BomLine> bom_lines(const Report& r) {
       : mp.gpu_mount == GpuMount::integrated
           ? std::string(nodes > 1 ? "separate whole computers, one GPU each"
                                   : "a whole computer: the GPU is its SoC")
-          : fmt::format("{} {} per machine on its baseboard (sold in 4 or 8)", ch.gpus_per_node,
-                        mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules");
+          : fmt::format("{} {} per machine on its baseboard (sold in {})", ch.gpus_per_node,
+                        mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules",
+                        or_list(mp.gpu_counts));
   b.push_back({"Platform", fmt::format("{} ({})", mp.name, to_string(mp.platform_class)),
                std::to_string(nodes), held});
   const HostSizing& h = machine->host;
