@@ -1066,17 +1066,28 @@ uint32_t widest_tp(const ServingModel& sm, uint32_t n, uint32_t gpn) {
 LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const Deployment& base,
                             const Workload& wl, uint32_t count, uint32_t gpn, uint32_t tp_pinned,
                             uint32_t pp_pinned, bool expert_parallel) {
+  // The layouts run on the machines `count` GPUs fill. Replicas that fit a machine stay inside
+  // one (machines_for, as the machine is chosen), so a replica size that strands GPUs in every
+  // machine needs more machines than the GPUs given: 9 replicas of 16 GPUs on 144 GPUs in 72-GPU
+  // racks fit 4 to a rack, 3 racks. Those are searched only when no layout fits the machines.
+  const uint32_t machines = machines_for(count, gpn, 0);
   LayoutSearch s;
-  for (uint32_t tp = tp_pinned ? tp_pinned : std::min(count, gpn); tp >= 1; --tp) {
-    if (tp_pinned && tp != tp_pinned) break;
-    if (count % tp || (!tp_pinned && !valid_tp(sm, tp))) continue;
-    for (uint32_t pp = 1; pp <= count / tp && pp <= std::max<uint32_t>(1, sm.n_layer); ++pp) {
-      if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
-      Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
-      d.replicas = count / (tp * pp);
-      if (expert_parallel) d.attention_dp = true;
-      consider(s, d, estimate_serving(sm, sg, d, wl), wl);
+  for (const bool any_placement : {false, true}) {
+    for (uint32_t tp = tp_pinned ? tp_pinned : std::min(count, gpn); tp >= 1; --tp) {
+      if (tp_pinned && tp != tp_pinned) break;
+      if (count % tp || (!tp_pinned && !valid_tp(sm, tp))) continue;
+      for (uint32_t pp = 1; pp <= count / tp && pp <= std::max<uint32_t>(1, sm.n_layer); ++pp) {
+        if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
+        const uint32_t replicas = count / (tp * pp);
+        if (!any_placement && replicas > 1 && machines_for(count, gpn, tp * pp) > machines)
+          continue;
+        Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
+        d.replicas = replicas;
+        if (expert_parallel) d.attention_dp = true;
+        consider(s, d, estimate_serving(sm, sg, d, wl), wl);
+      }
     }
+    if (s.layouts) break;
   }
   return s;
 }

@@ -1089,6 +1089,24 @@ TEST_CASE("A headroom on vLLM or SGLang is the engine's memory share", "[cli][se
             .out.find("--mem-fraction-static 0.800 ") != std::string::npos);
 }
 
+// #22: the layouts searched on the GPUs given run on the machines those GPUs fill. 144 GB200 are
+// two NVL72 racks of 72; replicas that fit a rack stay inside one, so 9 replicas of TP 16 (4 to a
+// rack, 8 GPUs idle in each) would need a third rack: such a layout is not a layout of the GPUs
+// the buyer has. Of the 42 layouts of 144 GPUs, 32 place their replicas in 2 racks.
+TEST_CASE("The serving layouts of --gpus N fit the machines N GPUs fill", "[cli][serving]") {
+  const json j = json::parse(
+      run("deepseek-r1 --engine sglang --gpu gb200 --gpus 144 --users 2048 --format json").out);
+  CHECK(j["system"]["nodes"] == 2);
+  CHECK(j["gpu"]["count"] == 144);
+  const json& t = j["throughput"];
+  const uint32_t span =
+      t["tensor_parallel"].get<uint32_t>() * t["pipeline_parallel"].get<uint32_t>();
+  const uint32_t replicas = t["replicas"].get<uint32_t>();
+  CHECK(span * replicas == 144);
+  CHECK((72 / span) * 2 >= replicas);
+  CHECK(t["layouts_searched"] == 32);
+}
+
 // #22: on the GPUs given, a tensor-parallel engine runs the layout (TP x PP x replicas) that
 // serves the workload best, names the runner-up, and --emit launches it; --tp / --pp pin it.
 TEST_CASE("On the GPUs given, the serving layout is searched, the runner-up named, --tp pins it",
