@@ -481,5 +481,47 @@ TEST_CASE("Machines for a deployment keep each replica inside one machine where 
       {8, 2, 8, 4},    // one replica of 8 (TP 2 x PP 4) on 2-GPU desktops: ceil(8 / 2)
       {6, 8, 2, 1},    // 3 replicas of 2 in one 8-GPU machine
   }));
-  CHECK(machines_for(gpus, per_node, unit) == machines);
+  CHECK(machines_for(gpus, per_node, GpuUnits{unit}) == machines);
+  // The same pieces placed one by one (place_units) take the same machines.
+  CHECK(place_units(gpus, per_node, GpuUnits{unit}).machines == machines);
+}
+
+TEST_CASE("Disaggregated workers fill what the replicas leave in the machines bought",
+          "[platform][serving]") {
+  struct Case {
+    uint32_t gpus, per_node, unit, prefill_tp, prefill_workers, machines;
+  };
+  const Case cases[] = {
+      // 144 GB200 in 72-GPU racks: 7 decode replicas of 16 go 4 + 3 (8 and 24 GPUs left), the
+      // four 8-GPU prefill workers fill 1 + 3 of those gaps: 2 racks (placed in order, prefill
+      // first, it took 3).
+      {144, 72, 16, 8, 4, 2},
+      // 16 H100 in DGX nodes of 8: 3 decode replicas of 4 and one 4-GPU prefill worker: 2 nodes.
+      {16, 8, 4, 4, 1, 2},
+      // One decode instance of 6 and two 1-GPU prefill workers: one 8-GPU node.
+      {8, 8, 0, 1, 2, 1},
+      // Decode replicas of 6 (3 of them) leave 2 GPUs in each of 3 nodes; 2-GPU prefill workers
+      // (3) take them: 3 nodes for 24 GPUs.
+      {24, 8, 6, 2, 3, 3},
+      // A decode replica of 16 on 8-GPU nodes takes two whole nodes; the 8 prefill GPUs a third.
+      {24, 8, 16, 8, 1, 3},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gpus, c.per_node, c.unit, c.prefill_tp, c.prefill_workers);
+    const GpuUnits u{c.unit, c.prefill_tp, c.prefill_workers};
+    const Placement p = place_units(c.gpus, c.per_node, u);
+    CHECK(p.machines == c.machines);
+    CHECK(machines_for(c.gpus, c.per_node, u) == c.machines);
+    // Every piece inside one machine, no two on the same GPU.
+    std::vector<std::vector<int>> taken(p.machines, std::vector<int>(c.per_node, 0));
+    const auto mark = [&](const UnitPlace& at, uint32_t size) {
+      if (size > c.per_node) return;  // whole machines of its own
+      REQUIRE(at.node < p.machines);
+      REQUIRE(at.first_gpu + size <= c.per_node);
+      for (uint32_t g = 0; g < size; ++g) CHECK(++taken[at.node][at.first_gpu + g] == 1);
+    };
+    for (const auto& at : p.prefill) mark(at, c.prefill_tp);
+    const uint32_t decode = c.gpus - c.prefill_tp * c.prefill_workers;
+    for (const auto& at : p.decode) mark(at, c.unit && c.unit < decode ? c.unit : decode);
+  }
 }

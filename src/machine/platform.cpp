@@ -287,20 +287,9 @@ std::vector<PlatformReason> platform_blockers(const PlatformModel& p, const GpuS
   return reasons_of(b);
 }
 
-uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, uint32_t unit) {
-  const uint32_t c = std::max<uint32_t>(1, per_node);
-  if (unit == 0 || unit >= n_gpus) return (n_gpus + c - 1) / c;
-  const uint32_t replicas = (n_gpus + unit - 1) / unit;
-  if (unit <= c) {
-    const uint32_t per = c / unit;
-    return (replicas + per - 1) / per;
-  }
-  return replicas * ((unit + c - 1) / c);
-}
-
 PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const GpuSpec& g,
                                uint32_t n_gpus, const std::string& override_id,
-                               MaxPowerFn max_power, uint32_t unit) {
+                               MaxPowerFn max_power, const GpuUnits& units) {
   if (!max_power) max_power = max_system_wall_w;
   PlatformChoice best;
   best.gpus_requested = std::max<uint32_t>(1, n_gpus);
@@ -363,7 +352,7 @@ PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const 
       cand.index = static_cast<int>(i);
       cand.gpus_requested = n;
       cand.gpus_per_node = c;
-      cand.nodes = machines_for(n, c, unit);
+      cand.nodes = machines_for(n, c, units);
       any = true;
       cand.lanes_per_gpu = p.gpu_mount == GpuMount::pcie ? lanes_each(p, c) : 0;
       cand.slot_widths_per_node = p.gpu_mount == GpuMount::pcie ? card_slot_width(g) * c : 0;

@@ -26,7 +26,7 @@ BomInput bom_input(const SystemPlan& s) {
 
 SystemPlan plan_system(const SystemRequest& r) {
   return plan_system(
-      r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.unit));
+      r, choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.units));
 }
 
 namespace {
@@ -115,7 +115,7 @@ SystemPlan plan_system(const SystemRequest& r, const PlatformChoice& choice) {
 
 MachinePrice price_machine(const SystemRequest& r) {
   MachinePrice m;
-  m.choice = choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.unit);
+  m.choice = choose_platform(*r.catalog, *r.gpu, r.n_gpus, r.platform_override, nullptr, r.units);
   if (m.choice.index < 0) return m;
   const PlatformModel& p = (*r.catalog)[static_cast<size_t>(m.choice.index)];
   m.platform = &p;
@@ -130,7 +130,10 @@ HostSizing system_host(const SystemRequest& r, const PlatformChoice& choice) {
   HostNeeds n = r.needs;
   n.gpus = choice.gpus_per_node;
   n.nodes = choice.nodes;
-  n.linked = r.unit == 0 || r.unit >= r.n_gpus || r.unit > choice.gpus_per_node;
+  // Replicas each inside their machine share nothing; a disaggregated deployment's workers hand
+  // each request's KV over the fabric.
+  n.linked = r.units.prefill_workers > 0 || r.units.unit == 0 || r.units.unit >= r.n_gpus ||
+             r.units.unit > choice.gpus_per_node;
   const PlatformModel& p = (*r.catalog)[static_cast<size_t>(choice.index)];
   n.gpu_slot_widths = choice.slot_widths_per_node;  // where a NIC could go
   return size_host(p, n);

@@ -217,10 +217,11 @@ void rank_by_objective(Objective objective, std::vector<GpuOption>& options) {
   });
 }
 
-// The machine request of `count` GPUs of `gpu` (unit: one serving replica's GPUs when they are
-// replicas; offload_ram_bytes: layers held in RAM; n_seq: the batch the power model decodes).
+// The machine request of `count` GPUs of `gpu` (units: a serving deployment's replicas and
+// prefill workers; offload_ram_bytes: layers held in RAM; n_seq: the batch the power model
+// decodes).
 SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const Estimate& e,
-                              const GpuSpec& gpu, uint32_t count, uint32_t unit,
+                              const GpuSpec& gpu, uint32_t count, const GpuUnits& units,
                               uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine);
 
 // What one GPU of a serving deployment holds under its engine's rule for the sequences each
@@ -378,9 +379,9 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       o.price_complete = false;
       return;
     }
-    const uint32_t unit = o.replicas > 1 ? o.tp * o.pp : 0;
+    const GpuUnits units{o.replicas > 1 ? o.tp * o.pp : 0};
     const MachinePrice s = price_machine(
-        machine_request(req, m, base, g, o.plan.count, unit, 0, c.kv.n_seq, c.engine));
+        machine_request(req, m, base, g, o.plan.count, units, 0, c.kv.n_seq, c.engine));
     const PlatformChoice& ch = s.choice;
     o.units_not_linked = std::find(ch.reasons.begin(), ch.reasons.end(),
                                    PlatformReason::units_not_linked) != ch.reasons.end();
@@ -468,7 +469,7 @@ void describe_serving_layout(const ServingPlan& s, GpuPlan& g) {
   g.tp_degree = d.tp;
   GpuPlan one = g;
   one.count = d.tp * d.pp;
-  one.nodes = machines_for(one.count, s.gpus_per_node, 0);
+  one.nodes = machines_for(one.count, s.gpus_per_node);
   one.gpus_per_node = s.gpus_per_node;
   describe_split(one);
   g.split = d.replicas > 1 ? GpuSplit::replicas : one.split;
@@ -717,13 +718,13 @@ void plan_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
 // The machine as vendors ship it around the GPU plan: platform_catalog's choice, host, power as
 // rated and as drawn, PSUs, circuits, racks, cold start and BOM lines (system_plan.hpp).
 SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const Estimate& e,
-                              const GpuSpec& gpu, uint32_t count, uint32_t unit,
+                              const GpuSpec& gpu, uint32_t count, const GpuUnits& units,
                               uint64_t offload_ram_bytes, uint32_t n_seq, Engine engine) {
   SystemRequest sr;
   sr.catalog = req.platforms;
   sr.gpu = &gpu;
   sr.n_gpus = count;
-  sr.unit = unit;
+  sr.units = units;
   sr.platform_override = req.platform_override;
   HostNeeds& n = sr.needs;
   n.weights_bytes = e.weights.bytes;
@@ -757,20 +758,18 @@ SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const 
 
 void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& p) {
   const GpuPlan& g = *p.gpu;
-  // A serving deployment's replicas: each stays inside one machine where it fits one.
-  const bool replicas =
-      p.serving && p.serving->deployment.gpus() == g.count && p.serving->deployment.replicas > 1;
+  // A serving deployment's replicas and prefill workers: each stays inside one machine where it
+  // fits one.
+  const bool deployed = p.serving && p.serving->deployment.gpus() == g.count;
+  const bool replicas = deployed && p.serving->deployment.replicas > 1;
   const SystemRequest sr = machine_request(
-      req, m, p.estimate, g.gpu, g.count,
-      replicas ? p.serving->deployment.tp * p.serving->deployment.pp : 0,
+      req, m, p.estimate, g.gpu, g.count, deployed ? p.serving->units() : GpuUnits{},
       // Layers in RAM, and experts unless the estimate holds them there already
       // (its own --n-cpu-moe, in the weights' host bytes).
       p.offload ? checked_add(p.offload->ram_bytes,
                               p.estimate.cpu_experts.bytes ? 0 : p.offload->expert_ram_bytes)
                 : 0,
-      replicas || (p.serving && p.serving->deployment.gpus() == g.count)
-          ? p.serving->estimate.concurrency
-          : p.speed_input.n_seq,
+      replicas || deployed ? p.serving->estimate.concurrency : p.speed_input.n_seq,
       p.config.engine);
   p.system = memo.system(sr);
   // Weights held in RAM (token_embd, experts or layers offloaded) must fit what the machine takes,
@@ -1070,7 +1069,8 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
   // one (machines_for, as the machine is chosen), so a replica size that strands GPUs in every
   // machine needs more machines than the GPUs given: 9 replicas of 16 GPUs on 144 GPUs in 72-GPU
   // racks fit 4 to a rack, 3 racks. Those are searched only when no layout fits the machines.
-  const uint32_t machines = machines_for(count, gpn, 0);
+  const uint32_t prefill = base.prefill_workers * base.prefill_tp;
+  const uint32_t machines = machines_for(count + prefill, gpn);
   LayoutSearch s;
   for (const bool any_placement : {false, true}) {
     for (uint32_t tp = tp_pinned ? tp_pinned : std::min(count, gpn); tp >= 1; --tp) {
@@ -1079,8 +1079,8 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
       for (uint32_t pp = 1; pp <= count / tp && pp <= std::max<uint32_t>(1, sm.n_layer); ++pp) {
         if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
         const uint32_t replicas = count / (tp * pp);
-        if (!any_placement && replicas > 1 && machines_for(count, gpn, tp * pp) > machines)
-          continue;
+        const GpuUnits units{replicas > 1 ? tp * pp : 0, base.prefill_tp, base.prefill_workers};
+        if (!any_placement && machines_for(count + prefill, gpn, units) > machines) continue;
         Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
         d.replicas = replicas;
         if (expert_parallel) d.attention_dp = true;
@@ -1489,7 +1489,7 @@ struct Planner::Impl final : Memo {
     add(r.gpu->memory_bytes);
     add(r.gpu->board_power_w);
     add(r.n_gpus);
-    add(r.unit);
+    add(r.units.unit), add(r.units.prefill_tp), add(r.units.prefill_workers);
     text(r.platform_override);
     const auto choice_part = static_cast<size_t>(o - k.data());
     const HostNeeds& n = r.needs;
@@ -1518,7 +1518,7 @@ struct Planner::Impl final : Memo {
     if (it != choices.end()) return it->second;
     return choices
         .emplace(std::move(choice_key), choose_platform(*in.catalog, *in.gpu, in.n_gpus,
-                                                        in.platform_override, nullptr, in.unit))
+                                                        in.platform_override, nullptr, in.units))
         .first->second;
   }
   std::shared_ptr<const SystemPlan> system(const SystemRequest& in) override {

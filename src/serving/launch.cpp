@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving/placement.hpp"
 #include "llmsize/serving/serving.hpp"
 
 namespace llmsize {
@@ -261,8 +262,8 @@ void sglang_limits(const LaunchPlan& p, std::ostringstream& o) {
 
 // SGLang's PD mode (docs/advanced_features/pd_disaggregation.md): prefill workers
 // (--disaggregation-mode prefill), then the decode replicas (--disaggregation-mode decode), each on
-// its own GPUs in order and its own port, and sglang_router's PD router in front of them.
-// REQUIRES: every worker within one node.
+// its own GPUs and port where the machines were bought for it (place_units), and sglang_router's
+// PD router in front of them. REQUIRES: every worker within one node.
 std::string sglang_pd(const LaunchPlan& p) {
   std::ostringstream o;
   template_comment(p.flags, "SGLang", o);
@@ -270,18 +271,19 @@ std::string sglang_pd(const LaunchPlan& p) {
   pre.tp = p.prefill_tp;
   pre.pp = 1;
   pre.attention_dp = false;
-  const uint32_t gpn = std::max<uint32_t>(1, p.gpus_per_node);
-  const bool one_node = p.prefill_workers * p.prefill_tp + p.tp * p.pp * p.replicas <= gpn;
-  uint32_t next = 0;  // the first GPU of the next worker
+  const GpuUnits units{p.replicas > 1 ? p.tp * p.pp : 0, p.prefill_tp, p.prefill_workers};
+  const Placement placed =
+      place_units(p.tp * p.pp * p.replicas + units.prefill_gpus(), p.gpus_per_node, units);
+  const bool one_node = placed.machines <= 1;
   std::string prefills, decodes;
-  auto worker = [&](const LaunchPlan& w, const char* mode, uint32_t i, uint32_t n, uint32_t port) {
+  auto worker = [&](const LaunchPlan& w, const char* mode, const UnitPlace& at, uint32_t i,
+                    uint32_t n, uint32_t port) {
     const uint32_t span = w.tp * w.pp;
-    if (next % gpn + span > gpn) next += gpn - next % gpn;  // a worker stays in one node
-    const uint32_t node = next / gpn;
+    const uint32_t node = at.node;
     o << "# " << mode << " worker " << i + 1 << " of " << n << ", node " << node << "\n";
     if (!p.devices_variable.empty()) {
       o << p.devices_variable << "=";
-      for (uint32_t g = 0; g < span; ++g) o << (g ? "," : "") << (next % gpn + g);
+      for (uint32_t g = 0; g < span; ++g) o << (g ? "," : "") << (at.first_gpu + g);
       o << " ";
     }
     o << "python3 -m sglang.launch_server --model-path " << shell_quote(p.model)
@@ -292,11 +294,11 @@ std::string sglang_pd(const LaunchPlan& p) {
     const std::string host = one_node ? "127.0.0.1" : "NODE" + u(node) + "_IP";
     (std::string(mode) == "prefill" ? prefills : decodes) +=
         std::string(" --") + mode + " " + shell_word("http://" + host + ":" + u(port));
-    next += span;
   };
   for (uint32_t i = 0; i < p.prefill_workers; ++i)
-    worker(pre, "prefill", i, p.prefill_workers, 30000 + i);
-  for (uint32_t i = 0; i < p.replicas; ++i) worker(p, "decode", i, p.replicas, 30100 + i);
+    worker(pre, "prefill", placed.prefill[i], i, p.prefill_workers, 30000 + i);
+  for (uint32_t i = 0; i < p.replicas; ++i)
+    worker(p, "decode", placed.decode[i], i, p.replicas, 30100 + i);
   o << "python3 -m sglang_router.launch_router --pd-disaggregation" << prefills << decodes
     << " --host " << shell_word(p.host) << " --port " << p.port << "\n";
   return o.str();

@@ -1105,6 +1105,20 @@ TEST_CASE("The serving layouts of --gpus N fit the machines N GPUs fill", "[cli]
   CHECK(span * replicas == 144);
   CHECK((72 / span) * 2 >= replicas);
   CHECK(t["layouts_searched"] == 32);
+  // Disaggregated: 7 decode replicas of TP 16 go 4 + 3 to the racks, leaving 8 and 24 GPUs that
+  // the four 8-GPU prefill workers fill; the launch script places them where they were bought.
+  const std::string pd =
+      "deepseek-r1 --engine sglang --gpu gb200 --gpus 144 --users 2048 --prefill-gpus auto";
+  const json d = json::parse(run(pd + " --format json").out);
+  CHECK(d["system"]["nodes"] == 2);
+  CHECK(d["throughput"]["prefill_workers"] == 4);
+  CHECK(d["throughput"]["prefill_tp"] == 8);
+  CHECK(d["throughput"]["replicas"] == 7);
+  const std::string script = run(pd + " --emit sglang").out;
+  CHECK(script.find("# prefill worker 1 of 4, node 0\n") != std::string::npos);
+  CHECK(script.find("# prefill worker 4 of 4, node 1\n") != std::string::npos);
+  CHECK(script.find("# decode worker 7 of 7, node 1\n") != std::string::npos);
+  CHECK(script.find("node 2") == std::string::npos);
 }
 
 // #22: on the GPUs given, a tensor-parallel engine runs the layout (TP x PP x replicas) that

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llmsize/gpu.hpp"
+#include "llmsize/serving/placement.hpp"
 
 namespace llmsize {
 
@@ -225,16 +226,11 @@ using MaxPowerFn = double (*)(const PlatformModel&, const GpuSpec&, uint32_t);
 // catalog's order.
 // override_id (--platform) picks by id and still checks the fit; an unknown id returns index -1
 // with no rejections. n_gpus = 0 is 1.
-// `unit` is the GPUs of one serving replica (tensor x pipeline parallel) of n_gpus: a replica no
-// wider than a machine stays inside one (machines take whole replicas, machines_for()); 0 = the
-// GPUs are one model instance spread over the machines.
+// `units` are the pieces a serving deployment places (serving/placement.hpp): a replica or prefill
+// worker no wider than a machine stays inside one (machines_for()); none = the GPUs are one
+// model instance spread over the machines.
 PlatformChoice choose_platform(const std::vector<PlatformModel>& catalog, const GpuSpec& g,
                                uint32_t n_gpus, const std::string& override_id = "",
-                               MaxPowerFn max_power = nullptr, uint32_t unit = 0);
-
-// Machines of `per_node` GPUs that hold n_gpus: ceil(n / per_node) for one instance (unit 0, or
-// one replica); replicas of `unit` GPUs each inside one machine, per_node / unit to a machine,
-// when unit <= per_node; else ceil(unit / per_node) machines per replica.
-uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, uint32_t unit);
+                               MaxPowerFn max_power = nullptr, const GpuUnits& units = {});
 
 }  // namespace llmsize

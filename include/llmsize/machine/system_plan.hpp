@@ -20,9 +20,10 @@ struct SystemRequest {
   const std::vector<PlatformModel>* catalog = nullptr;  // REQUIRES: non-null
   const GpuSpec* gpu = nullptr;  // REQUIRES: non-null (a request is made per plan: no copy)
   uint32_t n_gpus = 1;           // what the GPU plan needs or --gpus asked
-  // GPUs of one serving replica (tp x pp) when n_gpus are replicas of it; 0 = one instance
-  // (choose_platform's unit: a replica that fits a machine is not split between two).
-  uint32_t unit = 0;
+  // The pieces of a serving deployment: its replicas (tp x pp) when n_gpus are replicas of it,
+  // and its prefill workers; none = one instance (choose_platform's units: a replica or worker
+  // that fits a machine is not split between two).
+  GpuUnits units;
   std::string platform_override;  // --platform, "" = choose
   HostNeeds needs;                // weights, model set, datasets; gpus and nodes are filled in
   PowerWorkload workload;         // for the typical draw
