@@ -86,9 +86,9 @@ Offload expert_offload(const ModelSpec& m, const Estimate& e, Offload layers) {
   return o;
 }
 
-std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& c,
-                                           const Weights* exact, uint64_t usable_each,
-                                           uint32_t n_gpus) {
+std::optional<ExpertBlocks> fewest_expert_blocks(const ModelSpec& m, const RunConfig& c,
+                                                 const Weights* exact, uint64_t usable_each,
+                                                 uint32_t n_gpus, bool zero_tried) {
   if (!m.is_moe() || c.engine != Engine::llama_cpp || !c.quant->gguf) return std::nullopt;
   const uint32_t n = std::max<uint32_t>(1, n_gpus);
   // The weights once for every placement tried (estimate() would derive them each time).
@@ -104,23 +104,37 @@ std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& 
     out = estimate(m, rc, exact);
     return per_gpu_bytes(out, rc, n) <= usable_each;
   };
-  Estimate e;
+  ExpertBlocks best;
   const uint32_t blocks = m.n_layer + m.n_layer_nextn;
-  if (!holds(blocks, e) || !e.cpu_experts.bytes) return std::nullopt;
+  if (!holds(blocks, best.estimate)) return std::nullopt;
+  best.blocks = blocks;
+  if (!zero_tried) {
+    Estimate t;
+    if (holds(0, t)) return ExpertBlocks{0, std::move(t)};
+  }
   // Moving more blocks' experts only frees memory (the copy buffer is one tensor, the same
   // size in every block of a uniform model): the fewest that hold, by bisection.
-  uint32_t lo = 0, hi = blocks;  // lo does not hold (or is 0), hi holds
+  uint32_t lo = 0, hi = blocks;  // lo does not hold, hi holds
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
     Estimate t;
     if (holds(mid, t)) {
       hi = mid;
-      e = std::move(t);
+      best = {mid, std::move(t)};
     } else {
       lo = mid;
     }
   }
-  return expert_offload(m, e);
+  return best;
+}
+
+std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& c,
+                                           const Weights* exact, uint64_t usable_each,
+                                           uint32_t n_gpus) {
+  // Called when the GPUs do not hold the model as requested: no experts in RAM does not hold.
+  auto f = fewest_expert_blocks(m, c, exact, usable_each, n_gpus, true);
+  if (!f || !f->estimate.cpu_experts.bytes) return std::nullopt;
+  return expert_offload(m, f->estimate);
 }
 
 }  // namespace llmsize

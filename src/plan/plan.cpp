@@ -841,6 +841,20 @@ void note_usable_speed(const PlanRequest& req, const ModelSpec& m, Plan& p) {
 void plan_on_bought(const PlanRequest& req, const ModelSpec& m, const Weights* w, Memo& memo,
                     Plan& p);
 
+// A request that keeps more blocks' routed experts in RAM than its GPUs need (#23: --n-cpu-moe,
+// --cpu-experts): the fewest that hold the model with the headroom, and what a token then reads
+// from RAM.
+void note_fewer_experts_in_ram(const ModelSpec& m, const Weights* w, Plan& p) {
+  const Estimate& e = p.estimate;
+  if (!p.gpu || !p.gpu->fits || !e.cpu_experts.bytes || p.serving) return;
+  const auto fewest = fewest_expert_blocks(m, p.config, w, p.gpu->gpu.usable_bytes(), p.gpu->count);
+  if (fewest && fewest->blocks < e.cpu_experts.n_blocks)
+    note(p, NoteKind::fewer_experts_in_ram, fewest->blocks, m.n_layer + m.n_layer_nextn,
+         e.cpu_experts.n_blocks, fewest->estimate.cpu_experts.bytes,
+         gib_of(fewest->estimate.cpu_experts.read_bytes_per_token),
+         gib_of(e.cpu_experts.read_bytes_per_token));
+}
+
 void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, const GpuSpec* gpu,
                Memo& memo, Plan& p) {
   // Every field is assigned or reset below; the storage of a reused Plan is kept (a Planner's
@@ -912,6 +926,7 @@ void plan_into(const PlanRequest& req, const ModelSpec& m, const Weights* w, con
     note(p, NoteKind::experts_in_ram, p.offload->n_cpu_moe, m.n_layer + m.n_layer_nextn,
          p.offload->expert_ram_bytes, p.estimate.cpu_experts.bytes ? 1 : 0,
          p.ram_bandwidth_gb_per_s);
+  note_fewer_experts_in_ram(m, w, p);
   if (p.offload && p.offload->n_layer_cpu)
     note(p, NoteKind::offload, p.offload->n_layer_cpu, m.n_layer, p.offload->ram_bytes, 0,
          p.ram_bandwidth_gb_per_s);

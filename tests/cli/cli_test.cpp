@@ -367,6 +367,17 @@ TEST_CASE("n-cpu-moe: the experts in system RAM, the GPU's share, the speed and 
   const double tps = j["throughput"]["decode_tokens_per_s"];
   CHECK(tps > 5);
   CHECK(tps < 60);
+  // 36 blocks are more than the card needs: a warning names the fewest that hold it, the count
+  // the planner itself gives when the card cannot hold the model (the next test); with one block
+  // fewer the card does not hold it, and planned with the fewest there is no such warning.
+  const int fewest =
+      run_json("gpt-oss-120b --gpu rtx-4090 --gpus 1 --ctx 32768")["gpu"]["offload_cpu_moe"];
+  REQUIRE(fewest > 1);
+  CHECK(warns(j, "--n-cpu-moe " + std::to_string(fewest) +
+                     " is the fewest blocks the GPUs hold the model with"));
+  const std::string at = "gpt-oss-120b --gpu rtx-4090 --gpus 1 --ctx 32768 --n-cpu-moe ";
+  CHECK(run_json(at + std::to_string(fewest - 1))["gpu"]["fits"] == false);
+  CHECK_FALSE(warns(run_json(at + std::to_string(fewest)), "is the fewest blocks"));
 
   const auto e = run("gpt-oss-120b --gpu rtx-4090 --n-cpu-moe 36 --ctx 32768 --emit llama-server");
   REQUIRE(e.code == 0);

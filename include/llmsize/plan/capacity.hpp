@@ -68,6 +68,17 @@ std::optional<Offload> plan_expert_offload(const ModelSpec& m, const RunConfig& 
                                            const Weights* exact, uint64_t usable_each,
                                            uint32_t n_gpus);
 
+// The fewest first blocks (0 to all) whose routed experts in RAM let n_gpus of usable_each hold a
+// llama.cpp MoE GGUF with the headroom, and the estimate of that placement; nullopt when even every
+// block's do not, or the model is not one. `zero_tried`: the caller knows 0 does not hold.
+struct ExpertBlocks {
+  uint32_t blocks = 0;
+  Estimate estimate;
+};
+std::optional<ExpertBlocks> fewest_expert_blocks(const ModelSpec& m, const RunConfig& c,
+                                                 const Weights* exact, uint64_t usable_each,
+                                                 uint32_t n_gpus, bool zero_tried = false);
+
 // The Offload an estimate's own --n-cpu-moe placement describes (Estimate::cpu_experts), added to
 // `layers` (plan_offload's, when the GPUs do not hold even the rest; else none).
 Offload expert_offload(const ModelSpec& m, const Estimate& e, Offload layers = Offload());

@@ -237,6 +237,10 @@ enum class NoteKind : uint8_t {
   rate_missing,
   below_usable_speed,  // x tok/s per user (or sequence) < y, the usable speed (--min-tps);
                        // n[0] 1 when the plan was recommended (no catalog option reaches y)
+  // The request keeps the routed experts of n[2] of n[1] blocks in RAM where the GPUs hold the
+  // model with those of n[0] (the fewest; n[3] bytes in RAM): each token would read x GiB from
+  // RAM instead of y GiB.
+  fewer_experts_in_ram,
 };
 
 // True for the kinds worded after the estimate's warnings.

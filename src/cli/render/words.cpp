@@ -118,6 +118,30 @@ std::string experts_in_ram_words(const Note& n) {
       which, gib_of(n.n[2]), n.x, all ? n.n[1] : n.n[0]);
 }
 
+// NoteKind::none_at_usable_speed: no option reaches the usable speed, and what to do.
+std::string none_at_usable_speed_words(const Note& n) {
+  return fmt::format(
+      "no catalog system serves {} users at the usable speed of {:.0f} tok/s each under {} "
+      "(the fastest option gives {:.1f}): nothing is recommended; a batching engine "
+      "(--engine vllm or sglang), --gpu to plan one anyway, or --min-tps to accept slower",
+      n.n[0], n.y, engine_profile(static_cast<Engine>(n.n[1])).name, n.x);
+}
+
+// NoteKind::fewer_experts_in_ram: the fewest blocks' experts in RAM the GPUs hold the model with.
+std::string fewer_experts_words(const Note& n) {
+  const std::string now =
+      fmt::format("{:.2f} GiB with the experts of {} blocks there", n.y, n.n[2]);
+  if (n.n[0] == 0)
+    return fmt::format(
+        "the GPUs hold every routed expert with the headroom: without --n-cpu-moe no token reads "
+        "experts from RAM ({})",
+        now);
+  return fmt::format(
+      "--n-cpu-moe {} is the fewest blocks the GPUs hold the model with ({:.1f} GiB of experts in "
+      "RAM): each token would read {:.2f} GiB from RAM instead of {}",
+      n.n[0], gib_of(n.n[3]), n.x, now);
+}
+
 // NoteKind::unified_memory: the GPU's share of the memory, and how to raise the OS's limit when
 // the plan needs more (macOS: iogpu.wired_limit_mb in MiB; Linux amdgpu: GTT through
 // ttm.pages_limit in 4 KiB pages and amdgpu.gttsize in MiB, AMD's Strix Halo optimization guide).
@@ -159,11 +183,7 @@ std::string note_words(const Note& n, const Plan& p) {
     case NoteKind::no_catalog_gpu:
       return fmt::format("no catalog GPU holds this model in up to {} cards", kMaxRecommendedGpus);
     case NoteKind::none_at_usable_speed:
-      return fmt::format(
-          "no catalog system serves {} users at the usable speed of {:.0f} tok/s each under {} "
-          "(the fastest option gives {:.1f}): nothing is recommended; a batching engine "
-          "(--engine vllm or sglang), --gpu to plan one anyway, or --min-tps to accept slower",
-          n.n[0], n.y, engine_profile(static_cast<Engine>(n.n[1])).name, n.x);
+      return none_at_usable_speed_words(n);
     case NoteKind::capacity_unreachable:
       return "capacity: " + (p.capacity ? capacity_limit_words(*p.capacity) : std::string());
     case NoteKind::unified_memory:
@@ -214,6 +234,8 @@ std::string note_words(const Note& n, const Plan& p) {
           n.n[0], n.n[1], gib_of(n.n[2]), n.x);
     case NoteKind::experts_in_ram:
       return experts_in_ram_words(n);
+    case NoteKind::fewer_experts_in_ram:
+      return fewer_experts_words(n);
     case NoteKind::draft_speed:
       return "the draft model (--draft) is in the memory; the speed is the main model's alone: "
              "speculative decoding's gain depends on how many drafted tokens are accepted, which "
@@ -307,7 +329,8 @@ namespace {
 
 // Notes whose words come from their own numbers alone (WarningsMemo keeps them).
 bool self_worded(NoteKind k) {
-  return k == NoteKind::offload || k == NoteKind::experts_in_ram || k == NoteKind::ram_too_small ||
+  return k == NoteKind::offload || k == NoteKind::experts_in_ram ||
+         k == NoteKind::fewer_experts_in_ram || k == NoteKind::ram_too_small ||
          k == NoteKind::draft_speed || k == NoteKind::kernel_padding_otherwise ||
          k == NoteKind::tensor_split_indivisible || k == NoteKind::no_catalog_gpu ||
          k == NoteKind::none_at_usable_speed;
