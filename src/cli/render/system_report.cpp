@@ -346,7 +346,7 @@ std::string nic_text(const Report& r) {
                  "layer split passes only activations between the machines)"
                : "the board's onboard Ethernet: the GPUs leave no slot for a network card";
   if (t.empty() && (p.nics_400g_shipped || p.nics_other_shipped || p.dpus_shipped))
-    t = fmt::format("as shipped: {} × 400 Gb/s GPU fabric, {} storage/front-end, {} DPU",
+    t = fmt::format("as shipped: {} GPU fabric (400 Gb/s or faster), {} storage/front-end, {} DPU",
                     p.nics_400g_shipped, p.nics_other_shipped, p.dpus_shipped);
   if (!t.empty()) return t;
   if (apart)
