@@ -69,15 +69,6 @@ inline const char* to_string(GpuInterconnect i) {
 inline GpuVendor gpu_vendor_from_name(std::string_view name) {
   return gpu_word_value<GpuVendor>(kGpuVendorWords, name).value_or(GpuVendor::other);
 }
-inline std::optional<GpuClass> gpu_class_from_name(std::string_view name) {
-  return gpu_word_value<GpuClass>(kGpuClassWords, name);
-}
-inline std::optional<FormFactor> form_factor_from_name(std::string_view name) {
-  return gpu_word_value<FormFactor>(kFormFactorWords, name);
-}
-inline std::optional<GpuInterconnect> interconnect_from_name(std::string_view name) {
-  return gpu_word_value<GpuInterconnect>(kInterconnectWords, name);
-}
 
 struct GpuSpec {
   std::string id;  // stable catalog id, "rtx-4090"

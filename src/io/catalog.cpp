@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_map>
@@ -19,46 +20,18 @@
 namespace llmsize {
 namespace {
 
-// Edit distance of two short strings (insertions, deletions, substitutions).
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // The calibrated vendor `v` is a misspelling of (another case, or 1-2 edits away at 4+
-// letters), or null when v is one of them or unlike any.
+// letters), or null when v is one of them or unlike any. The calibrated vendors are gpu.hpp's
+// words after "other".
 const char* misspelt_vendor(const std::string& v) {
-  static const char* const kVendors[] = {"nvidia", "amd", "intel", "apple"};
   std::string low = v;
   for (auto& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (const char* k : kVendors) {
+  for (size_t i = 1; i < std::size(kGpuVendorWords); ++i) {
+    const char* k = kGpuVendorWords[i];
     if (v == k) return nullptr;
     if (low == k || (v.size() >= 4 && edit_distance(low, k) <= 2)) return k;
   }
   return nullptr;
-}
-
-// " (did you mean X?)" for the word of `words` nearest `got` (another case, or at most 2 edits;
-// the fewest edits first), else "".
-std::string nearest_word(const std::string& got, std::initializer_list<const char*> words) {
-  std::string low = got;
-  for (auto& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const char* best = nullptr;
-  size_t best_edits = 3;
-  for (const char* w : words)
-    if (const size_t edits = edit_distance(low, w); edits < best_edits)
-      best = w, best_edits = edits;
-  return best ? std::string(" (did you mean ") + best + "?)" : "";
 }
 
 using json = nlohmann::json;
@@ -160,13 +133,9 @@ void known_fields(const json& o, const std::string& path, const Ctx& c,
   if (!o.is_object()) c.fail(path, "expected an object");
   for (const auto& [key, value] : o.items()) {
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-    std::string list;
-    for (size_t i = 0; i < keys.size(); ++i)
-      list += std::string(i == 0                 ? ""
-                          : i + 1 == keys.size() ? " or "
-                                                 : ", ") +
-              std::string(keys.begin()[i]);
-    c.fail(path + "/" + sanitize(key, 64), "unknown field; expected " + list);
+    c.fail(
+        path + "/" + sanitize(key, 64),
+        "unknown field; expected " + or_list(std::vector<std::string>(keys.begin(), keys.end())));
   }
 }
 
@@ -280,6 +249,28 @@ CatalogModel read_model(const json& e, const std::string& path, const Ctx& c) {
   return cm;
 }
 
+// The GPU enum a catalog word of `table` (gpu.hpp) names; another word fails at `path` with the
+// table's words (its empty word, "not recorded", left out) and the nearest of them (another
+// case, or at most 2 edits; the fewest edits first).
+template <class E, size_t N>
+E gpu_word(const std::string& got, const char* const (&table)[N], const std::string& path,
+           const Ctx& c) {
+  if (const auto v = gpu_word_value<E>(table, got)) return *v;
+  std::string low = got;
+  for (auto& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::vector<std::string> words;
+  const char* best = nullptr;
+  size_t best_edits = 3;
+  for (const char* w : table) {
+    if (!*w) continue;
+    words.push_back(w);
+    if (const size_t edits = edit_distance(low, w); edits < best_edits)
+      best = w, best_edits = edits;
+  }
+  c.fail(path, "expected " + or_list(words) + ", got " + sanitize_quoted(got) +
+                   (best ? std::string(" (did you mean ") + best + "?)" : ""));
+}
+
 CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   if (!e.is_object()) c.fail(path, "expected an object");
   CatalogGpu g;
@@ -297,13 +288,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
            "expected nvidia, amd, intel or apple (or another maker's name), got " +
                sanitize_quoted(vendor) + " (did you mean " + known + "?)");
   s.vendor = gpu_vendor_from_name(vendor);
-  const std::string gpu_class = c.str(e, path, "class", false);
-  const auto cls = gpu_class_from_name(gpu_class);
-  if (!cls)
-    c.fail(path + "/class",
-           "expected consumer, workstation, datacenter or soc, got " + sanitize_quoted(gpu_class) +
-               nearest_word(gpu_class, {"consumer", "workstation", "datacenter", "soc"}));
-  s.gpu_class = *cls;
+  s.gpu_class =
+      gpu_word<GpuClass>(c.str(e, path, "class", false), kGpuClassWords, path + "/class", c);
   const double mem_gib = c.num(e, path, "memory_gib", true, 0.001, 1e6);
   s.memory_bytes = static_cast<uint64_t>(mem_gib * static_cast<double>(kGiB));
   s.memory_fraction = c.num(e, path, "gpu_memory_fraction", false, 0.01, 1.0);
@@ -333,14 +319,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
                sanitize_quoted(s.market));
   if (e.contains("interconnect") && e["interconnect"].is_object()) {
     const std::string kind = c.str(e["interconnect"], path + "/interconnect", "kind", false);
-    const auto link = interconnect_from_name(kind.empty() ? "none" : kind);
-    if (!link)
-      c.fail(path + "/interconnect/kind",
-             "expected none, nvlink, nvlink-bridge, infinity-fabric, xgmi or ethernet-roce, got " +
-                 sanitize_quoted(kind) +
-                 nearest_word(kind, {"none", "nvlink", "nvlink-bridge", "infinity-fabric", "xgmi",
-                                     "ethernet-roce"}));
-    s.interconnect = *link;
+    s.interconnect = gpu_word<GpuInterconnect>(kind.empty() ? "none" : kind, kInterconnectWords,
+                                               path + "/interconnect/kind", c);
     s.interconnect_gb_per_s =
         c.num(e["interconnect"], path + "/interconnect", "bandwidth_gb_per_s", false, 0, 1e6);
     // A rack-scale NVLink domain (NVL72): the GPUs its switches join.
@@ -352,13 +332,8 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.pcie_gen = static_cast<uint32_t>(c.num(e, path, "pcie_gen", false, 0, 10));
   s.pcie_lanes = static_cast<uint32_t>(c.num(e, path, "pcie_lanes", false, 0, 32));
   s.slot_width = c.num(e, path, "slot_width", false, 0, 8);
-  const std::string form_factor = c.str(e, path, "form_factor", false);
-  const auto ff = form_factor_from_name(form_factor);
-  if (!ff)
-    c.fail(path + "/form_factor",
-           "expected pcie, sxm, oam, superchip or soc, got " + sanitize_quoted(form_factor) +
-               nearest_word(form_factor, {"pcie", "sxm", "oam", "superchip", "soc"}));
-  s.form_factor = *ff;
+  s.form_factor = gpu_word<FormFactor>(c.str(e, path, "form_factor", false), kFormFactorWords,
+                                       path + "/form_factor", c);
   if (e.contains("unified_memory") && !e["unified_memory"].is_null()) {
     if (!e["unified_memory"].is_boolean())
       c.fail(path + "/unified_memory",

@@ -14,6 +14,8 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+}  // namespace
+
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -27,7 +29,12 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-}  // namespace
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
 
 std::vector<std::string> closest_names(std::string_view name,
                                        const std::vector<std::string>& candidates, size_t max) {

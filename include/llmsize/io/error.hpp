@@ -14,6 +14,12 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Edit distance of two short strings (insertions, deletions, substitutions).
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// "a, b or c": the choices a message names.
+std::string or_list(const std::vector<std::string>& words);
+
 // Up to `max` candidates closest to `name` by edit distance (case-insensitive), best first;
 // only those close enough to be a plausible typo, or containing `name`.
 std::vector<std::string> closest_names(std::string_view name,
