@@ -46,14 +46,6 @@ CLI::Option* add_ctx_option(CLI::App& app, const std::string& names, Options& o,
 
 namespace {
 
-// "a, b or c": the choices a help text names, from the table the parser checks against.
-std::string or_list(const std::vector<std::string>& words) {
-  std::string out;
-  for (size_t i = 0; i < words.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
-  return out;
-}
-
 // --engine's help: every engine of the profile table, and those that make a serving plan.
 std::string engine_help() {
   std::vector<std::string> all, serving;

@@ -503,10 +503,7 @@ void resolve_training(const Options& o, PlanRequest& q) {
 void check_choice(const std::string& flag, const std::string& v,
                   const std::vector<std::string>& choices) {
   if (std::find(choices.begin(), choices.end(), v) != choices.end()) return;
-  std::string list;
-  for (size_t i = 0; i < choices.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  throw InputError(flag + ": expected " + list + ", got '" + sanitize(v) + "'" +
+  throw InputError(flag + ": expected " + or_list(choices) + ", got '" + sanitize(v) + "'" +
                    did_you_mean(v, choices));
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "llmsize/io/error.hpp"
 #include "llmsize/model/layers.hpp"
 #include "llmsize/model/quant.hpp"
 #include "llmsize/sanitize.hpp"
@@ -22,13 +23,10 @@ namespace llmsize::cli {
 namespace {
 
 // The counts a machine is sold with, as words: "8", "4 or 8", "2, 4 or 8".
-std::string or_list(const std::vector<uint32_t>& counts) {
-  std::string s;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (i) s += i + 1 == counts.size() ? " or " : ", ";
-    s += std::to_string(counts[i]);
-  }
-  return s;
+std::string counts_words(const std::vector<uint32_t>& counts) {
+  std::vector<std::string> words;
+  for (const uint32_t n : counts) words.push_back(std::to_string(n));
+  return or_list(words);
 }
 
 using ojson = nlohmann::ordered_json;
@@ -322,7 +320,7 @@ std::vector<BomLine> bom_lines(const Report& r) {
                                   : "a whole computer: the GPU is its SoC")
           : fmt::format("{} {} per machine on its baseboard (sold in {})", ch.gpus_per_node,
                         mp.gpu_mount == GpuMount::sxm ? "SXM modules" : "modules",
-                        or_list(mp.gpu_counts));
+                        counts_words(mp.gpu_counts));
   b.push_back({"Platform", fmt::format("{} ({})", mp.name, to_string(mp.platform_class)),
                std::to_string(nodes), held});
   const HostSizing& h = machine->host;
