@@ -761,7 +761,6 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // A serving deployment's replicas and prefill workers: each stays inside one machine where it
   // fits one.
   const bool deployed = p.serving && p.serving->deployment.gpus() == g.count;
-  const bool replicas = deployed && p.serving->deployment.replicas > 1;
   const SystemRequest sr = machine_request(
       req, m, p.estimate, g.gpu, g.count, deployed ? p.serving->units() : GpuUnits{},
       // Layers in RAM, and experts unless the estimate holds them there already
@@ -769,8 +768,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
       p.offload ? checked_add(p.offload->ram_bytes,
                               p.estimate.cpu_experts.bytes ? 0 : p.offload->expert_ram_bytes)
                 : 0,
-      replicas || deployed ? p.serving->estimate.concurrency : p.speed_input.n_seq,
-      p.config.engine);
+      deployed ? p.serving->estimate.concurrency : p.speed_input.n_seq, p.config.engine);
   p.system = memo.system(sr);
   // Weights held in RAM (token_embd, experts or layers offloaded) must fit what the machine takes,
   // whatever the 2 x weights rule asked.
@@ -1094,7 +1092,7 @@ LayoutSearch search_layouts(const ServingModel& sm, const ServingGpu& sg, const 
       for (uint32_t pp = 1; pp <= count / tp && pp <= std::max<uint32_t>(1, sm.n_layer); ++pp) {
         if ((count / tp) % pp || (pp_pinned && pp != pp_pinned)) continue;
         const uint32_t replicas = count / (tp * pp);
-        const GpuUnits units{replicas > 1 ? tp * pp : 0, base.prefill_tp, base.prefill_workers};
+        const GpuUnits units{tp * pp, base.prefill_tp, base.prefill_workers};
         if (!any_placement && machines_for(count + prefill, gpn, units) > machines) continue;
         Deployment d = deployment_at(sm, sg, base, wl, tp, pp);
         d.replicas = replicas;

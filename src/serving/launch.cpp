@@ -271,7 +271,7 @@ std::string sglang_pd(const LaunchPlan& p) {
   pre.tp = p.prefill_tp;
   pre.pp = 1;
   pre.attention_dp = false;
-  const GpuUnits units{p.replicas > 1 ? p.tp * p.pp : 0, p.prefill_tp, p.prefill_workers};
+  const GpuUnits units{p.tp * p.pp, p.prefill_tp, p.prefill_workers};
   const Placement placed =
       place_units(p.tp * p.pp * p.replicas + units.prefill_gpus(), p.gpus_per_node, units);
   const bool one_node = placed.machines <= 1;

@@ -125,10 +125,9 @@ struct ServingPlan {
   // The fewest GPUs that serve it (0: the plan is on those): the machine is sold with more (a
   // DGX's 8 for 5 needed), so the deployment was searched again on all of them (#21).
   uint32_t gpus_needed_before_machine = 0;
-  // The pieces the deployment places: its replicas (when there are several) and prefill workers.
+  // The pieces the deployment places: its replicas and prefill workers.
   GpuUnits units() const {
-    return {deployment.replicas > 1 ? deployment.tp * deployment.pp : 0, deployment.prefill_tp,
-            deployment.prefill_workers};
+    return {deployment.tp * deployment.pp, deployment.prefill_tp, deployment.prefill_workers};
   }
   // Machines the deployment runs on at gpus_per_node: a replica or worker that fits one stays
   // inside it (machines_for; the capacity search counts them the same way).

@@ -7,9 +7,9 @@
 
 namespace llmsize {
 
-// The pieces a deployment places: replicas of `unit` GPUs (0: one instance of all the decode
-// GPUs) and, for disaggregated serving, `prefill_workers` prefill workers of `prefill_tp` GPUs
-// beside them.
+// The pieces a deployment places: replicas of `unit` GPUs (0, or all the decode GPUs: one
+// instance of them) and, for disaggregated serving, `prefill_workers` prefill workers of
+// `prefill_tp` GPUs beside them.
 struct GpuUnits {
   uint32_t unit = 0;
   uint32_t prefill_tp = 0, prefill_workers = 0;
