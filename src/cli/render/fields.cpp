@@ -190,7 +190,7 @@ Cell class_count(const Row& r, size_t i) {
 // Load time (read + deserialize + copy to the GPUs) from local drive class i, the engine's loader;
 // absent without a machine.
 Cell load_time(const Row& r, size_t i) {
-  const SystemPlan* s = r.plan->system && r.plan->system->platform ? &*r.plan->system : nullptr;
+  const SystemPlan* s = system_of(r);
   return s && i < s->cold_start_by_drive.size() ? cell_f64(r2(s->cold_start_by_drive[i].load_s))
                                                 : cell_absent();
 }
@@ -1318,6 +1318,14 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
   }
   const Plan& p = *r.plan;
   if (reuse == Reuse::fresh) w.forget_keyed();
+  // Segment `id` kept under `key` (0: not kept) with `pin` held, replayed for a later row with
+  // the same key.
+  const auto keyed = [&](size_t id, const Segment& s, uint64_t key, const auto& pin) {
+    if (key && w.replay_keyed(id, key, s.last - s.first)) return;
+    const size_t at = w.pos();
+    write_cells(r, w, cols, s.first, s.last);
+    if (key) w.keep_keyed(id, key, pin, at);
+  };
   for (size_t id = 0; id < sg.runs.size(); ++id) {
     const Segment& s = sg.runs[id];
     bool same = false;
@@ -1325,30 +1333,12 @@ void write_row(const Row& r, RowWriter& w, std::string& out, Reuse reuse) {
       case Scope::row:
         write_cells(r, w, cols, s.first, s.last);
         continue;
-      case Scope::machine: {
-        if (!p.system) {
-          write_cells(r, w, cols, s.first, s.last);
-          continue;
-        }
-        const auto key = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.system.get()));
-        if (w.replay_keyed(id, key, s.last - s.first)) continue;
-        const size_t at = w.pos();
-        write_cells(r, w, cols, s.first, s.last);
-        w.keep_keyed(id, key, p.system, at);
+      case Scope::machine:
+        keyed(id, s, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.system.get())), p.system);
         continue;
-      }
-      case Scope::estimate: {
-        const uint64_t key = p.estimate.memo_serial;
-        if (!key) {
-          write_cells(r, w, cols, s.first, s.last);
-          continue;
-        }
-        if (w.replay_keyed(id, key, s.last - s.first)) continue;
-        const size_t at = w.pos();
-        write_cells(r, w, cols, s.first, s.last);
-        w.keep_keyed(id, key, nullptr, at);
+      case Scope::estimate:
+        keyed(id, s, p.estimate.memo_serial, nullptr);
         continue;
-      }
       case Scope::run:
         same = reuse >= Reuse::same_run;
         break;
