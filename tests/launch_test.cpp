@@ -408,3 +408,23 @@ TEST_CASE("A Kubernetes manifest runs each replica as the plan lays it out", "[l
   CHECK(has(kubernetes_problem(a), "no SGLang image for ROCm"));
   CHECK(has(kubernetes_problem(plan(Engine::trt_llm, "x", 1)), "vLLM and SGLang"));
 }
+
+// #22: the kernels the plan's speed assumes are the ones the launch files start: vLLM's FlashInfer
+// MXFP4 x MXFP8 MoE on a B200 needs VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 in the engine's
+// environment (moe_kernel_environment), exported before the commands and set in each pod.
+TEST_CASE("The launch files set the environment the plan's kernels need", "[launch]") {
+  auto p = plan(Engine::vllm, "openai/gpt-oss-120b", 1);
+  p.environment = {"VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"};
+  const std::string s = launch_script(p);
+  CHECK(s.rfind("# on every machine that runs the engine, before it starts:\n"
+                "export VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1\n"
+                "vllm serve 'openai/gpt-oss-120b' --tensor-parallel-size 1",
+                0) == 0);
+  const std::string m = kubernetes_manifest(p);
+  CHECK(
+      has(m, "  env:\n            - {name: VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8, value: \"1\"}\n"));
+  // None needed: nothing written.
+  p.environment.clear();
+  CHECK(launch_script(p).rfind("vllm serve", 0) == 0);
+  CHECK_FALSE(has(kubernetes_manifest(p), "env:"));
+}

@@ -285,15 +285,16 @@ TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared
   // TTFT = the engine's request overhead (vLLM 20 ms) + the prompt + the wait for the budget.
   CHECK(steady.request_overhead_s == 0.020);
   CHECK(steady.ttft_s.value == Approx(0.020 + steady.prefill_service_s + steady.queue_wait_s));
-  // The wave: 64 prompts of 1,000 tokens, floor(8192 / 1000) = 8 to a step of 8,000 prompt
-  // tokens beside 64 / 2 = 32 decoding, so 8 steps; the i-th eight get their first token after i
-  // steps, (8 + 1) / 2 = 4.5 steps on average. Over 10 requests per user the mean TTFT carries
-  // a tenth of its wait beyond the steady one.
+  // The wave: 64 prompts of 1,000 tokens = 64,000 prompt tokens; vLLM fills each step's budget,
+  // 8192 less the 64 / 2 = 32 decoding, with 8,160 of them: 64,000 / 8,160 = 7.843 steps, the
+  // i-th prompt's first token after ceil(i x 1000 / 8160) of them, (7.843 + 1) / 2 = 4.422 steps
+  // on average. Over 10 requests per user the mean TTFT carries a tenth of its wait beyond the
+  // steady one.
   const double step =
-      serving_step(s.model, s.gpu, s.deployment, 32, steady.mean_context, 8000, 1000).step_s;
+      serving_step(s.model, s.gpu, s.deployment, 32, steady.mean_context, 8160, 1000).step_s;
   w.requests_per_user = 10;
   const auto run = estimate_serving(s.model, s.gpu, s.deployment, w);
-  const double wave = 4.5 * step;
+  const double wave = (64000.0 / 8160 + 1) / 2 * step;
   CHECK(run.first_wave_s ==
         Approx((wave - steady.prefill_service_s - steady.queue_wait_s) / 10).epsilon(1e-9));
   CHECK(run.ttft_s.value == Approx(steady.ttft_s.value + run.first_wave_s).epsilon(1e-9));
@@ -302,12 +303,12 @@ TEST_CASE("A closed loop's first wave: every user's first prompt at once, shared
   const auto burst = estimate_serving(s.model, s.gpu, s.deployment, w);
   CHECK(burst.first_wave_s ==
         Approx(wave - steady.prefill_service_s - steady.queue_wait_s).epsilon(1e-9));
-  // Its percentiles: every request is in the wave, an eighth to each step; the top 10% and the
-  // top 1% both fall in the 8th step's group: p90 = p99 = 20 ms + 8 steps.
+  // Its percentiles: every request is in the wave, 8,160 / 64,000 = 13% of them to each step;
+  // the top 10% and the top 1% both fall in the 8th step: p90 = p99 = 20 ms + 8 steps.
   CHECK(burst.ttft_p90_s == Approx(0.020 + 8 * step).epsilon(1e-6));
   CHECK(burst.ttft_p99_s == Approx(0.020 + 8 * step).epsilon(1e-6));
-  // Ten per user: the wave is 10% of the requests, the top 1% its last eighth and more: the
-  // p99 in the wave's 8th group, the p90 at the wave's first group or the steady tail.
+  // Ten per user: the wave is 10% of the requests, the top 1% its last 10% and more: the p99 in
+  // the wave's 8th step, the p90 at the wave's first step or the steady tail.
   CHECK(run.ttft_p99_s == Approx(0.020 + 8 * step).epsilon(1e-6));
   CHECK(run.ttft_p90_s <= 0.020 + step + 1e-9);
   CHECK(run.ttft_p90_s >= steady.ttft_p90_s);
@@ -469,6 +470,82 @@ TEST_CASE("Tensor rates come from the catalog, each with its fallback and whethe
   CHECK(r.tflops == kAssumedTflops);
   CHECK(r.assumed);
   CHECK(r.missing);
+}
+
+// #22: a tensor core multiplies FP4 weights by FP8 activations at the FP8 rate (PTX tcgen05.mma
+// kind::f8f6f4; only FP4 x FP4 doubles it), by BF16 ones at BF16's. Which one each engine's MXFP4
+// MoE kernel feeds it is the engine's (src/serving/serving.cpp kMxfp4MoeKernels, with sources).
+TEST_CASE("MXFP4 experts run at the rate of the activations the engine's kernel multiplies",
+          "[serving]") {
+  struct Case {
+    Engine engine;
+    const char* quant;
+    const char* arch;
+    ComputeDtype experts;
+    const char* environment;
+  };
+  for (const Case& c : std::vector<Case>{
+           // vLLM: FlashInfer MXFP4 x MXFP8 on SM100 with its environment variable, BF16 else.
+           {Engine::vllm, "mxfp4-experts", "blackwell", ComputeDtype::fp8,
+            "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"},
+           {Engine::vllm, "mxfp4-experts", "blackwell-ultra", ComputeDtype::fp8,
+            "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"},
+           {Engine::vllm, "mxfp4-experts", "hopper", ComputeDtype::bf16, ""},
+           {Engine::vllm, "mxfp4-experts", "rtx-blackwell", ComputeDtype::bf16, ""},
+           {Engine::vllm, "mxfp4-experts", "cdna4", ComputeDtype::bf16, ""},
+           // SGLang and TensorRT-LLM quantize to MXFP8 on their own on datacenter Blackwell.
+           {Engine::sglang, "mxfp4-experts", "blackwell", ComputeDtype::fp8, ""},
+           {Engine::sglang, "mxfp4-experts", "hopper", ComputeDtype::bf16, ""},
+           {Engine::trt_llm, "mxfp4-experts", "blackwell", ComputeDtype::fp8, ""},
+           {Engine::trt_llm, "mxfp4-experts", "hopper", ComputeDtype::bf16, ""},
+           // llama.cpp's MXFP4 GGUF and every other preset keep the checkpoint's type.
+           {Engine::llama_cpp, "mxfp4_moe", "blackwell", ComputeDtype::mxfp4, ""},
+           {Engine::vllm, "fp8", "blackwell", ComputeDtype::fp8, ""},
+           {Engine::vllm, "nvfp4", "blackwell", ComputeDtype::fp4, ""},
+       }) {
+    const QuantPreset& q = *find_quant_preset(c.quant);
+    INFO(engine_profile(c.engine).name << " " << c.quant << " " << c.arch);
+    CHECK(moe_compute_dtype(q, c.engine, c.arch) == c.experts);
+    CHECK(moe_kernel_environment(q, c.engine, c.arch) == c.environment);
+  }
+  // gpt-oss's other layers are BF16 in the checkpoint: the dense GEMMs stay at BF16's rate.
+  const ModelSpec& m = test::catalog().find_model("gpt-oss-120b")->spec;
+  const ServingSetup s =
+      serving_setup(m, *find_quant_preset("mxfp4-experts"), test::catalog().find_gpu("b200")->spec,
+                    Engine::trt_llm, KvDtype::fp8_e4m3, 1, 1, 1, 8);
+  CHECK(s.model.compute == ComputeDtype::bf16);
+  CHECK(s.model.expert_compute == ComputeDtype::fp8);
+}
+
+// #22: vLLM's scheduler gives the next waiting prompt what the one before left of a step's token
+// budget (vllm/v1/core/sched/scheduler.py schedule()), so its budget serves prompt tokens, not
+// whole prompts; TensorRT-LLM without chunked prefill packs whole prompts only. Against an
+// 8,192-token budget (less the few decode tokens beside them) prompts of 4,000 tokens go two to a
+// step (8,000), of 5,000 one (5,000) when whole; vLLM fills the budget with either.
+TEST_CASE("A chunking engine fills each step's token budget; a packing one fits whole prompts",
+          "[serving]") {
+  auto prompt_tokens_per_s = [](Engine e, uint32_t isl) {
+    const auto s =
+        serving_setup(test::model("llama-3.1-8b"), *find_quant_preset("fp8"),
+                      test::catalog().find_gpu("h100-sxm")->spec, e, KvDtype::fp8_e4m3, 1, 1, 1, 8);
+    REQUIRE(s.deployment.limits.max_num_batched_tokens == 8192);
+    Workload w;
+    w.isl = isl;
+    w.osl = 2;  // the prompts are the work
+    w.rate_per_s = 1e4;
+    const auto r = estimate_serving(s.model, s.gpu, s.deployment, w);
+    REQUIRE(r.overloaded);
+    return r.sustainable_requests_per_s * isl;
+  };
+  // vLLM: within 15% of each other (a longer prompt's attention costs a little more per token).
+  const double v4000 = prompt_tokens_per_s(Engine::vllm, 4000);
+  const double v5000 = prompt_tokens_per_s(Engine::vllm, 5000);
+  CHECK(v5000 > 0.85 * v4000);
+  // TensorRT-LLM: 5,000 prompt tokens a step against 8,000, about 0.625 of the 4,000's rate.
+  const double t4000 = prompt_tokens_per_s(Engine::trt_llm, 4000);
+  const double t5000 = prompt_tokens_per_s(Engine::trt_llm, 5000);
+  CHECK(t5000 < 0.75 * t4000);
+  CHECK(t5000 > 0.5 * t4000);
 }
 
 // #23: vLLM's MXFP4 MoE kernels pad the experts on the GPUs whose backend is known from the code

@@ -1316,6 +1316,9 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   out.launch = launch_plan(out.deployment, wl, m.n_layer, gpn, sr.launch_model);
   out.launch.devices_variable = device_selection_variable(gpu.backends);
   out.launch.flags = guide_flags(sr.guide, out.deployment.engine);
+  if (std::string env = moe_kernel_environment(*req.config.quant, sr.engine, gpu.architecture);
+      !env.empty())
+    out.launch.environment.push_back(std::move(env));
   out.launch.n_cpu_moe = req.config.n_cpu_moe;
   out.launch.kv_unified = req.config.kv_unified;
   out.launch.draft = sr.launch_draft;

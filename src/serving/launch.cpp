@@ -530,13 +530,20 @@ std::string k8s_escaped(const std::string& s) {
 // pods that serve HTTP have the engines' /health as their readiness probe.
 void k8s_container(std::ostringstream& o, const std::string& indent, const std::string& name,
                    const PodKind& kind, const std::string& command, uint32_t gpus, bool serves,
-                   uint32_t port) {
+                   const LaunchPlan& p) {
   o << indent << "- name: " << name << "\n"
     << indent << "  image: " << kind.image << "\n"
     << indent << "  command: [\"sh\", \"-c\"]\n"
     << indent << "  args:\n"
     << indent << "    - |\n"
     << indent << "      " << command << "\n";
+  if (!p.environment.empty()) o << indent << "  env:\n";
+  for (const std::string& e : p.environment) {
+    const size_t eq = e.find('=');
+    o << indent << "    - {name: " << e.substr(0, eq) << ", value: " << json_quote(e.substr(eq + 1))
+      << "}\n";
+  }
+  const uint32_t port = p.port;
   if (serves)
     o << indent << "  ports:\n"
       << indent << "    - containerPort: " << port << "\n"
@@ -627,11 +634,11 @@ std::string kubernetes_manifest(const LaunchPlan& plan) {
       << "      metadata:\n        labels:\n          role: leader\n      spec:\n"
       << "        containers:\n";
     k8s_container(o, "          ", std::string(engine) + "-leader", kind,
-                  k8s_command(p, "0", false), per_pod, true, p.port);
+                  k8s_command(p, "0", false), per_pod, true, p);
     k8s_dshm(o, "        ");
     o << "    workerTemplate:\n      spec:\n        containers:\n";
     k8s_container(o, "          ", std::string(engine) + "-worker", kind,
-                  k8s_command(p, "$(LWS_WORKER_INDEX)", true), per_pod, false, p.port);
+                  k8s_command(p, "$(LWS_WORKER_INDEX)", true), per_pod, false, p);
     k8s_dshm(o, "        ");
     o << "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: " << name
       << "\nspec:\n  selector:\n    leaderworkerset.sigs.k8s.io/name: " << name
@@ -642,8 +649,7 @@ std::string kubernetes_manifest(const LaunchPlan& plan) {
       << "      app: " << name
       << "\n  template:\n    metadata:\n      labels:\n        app: " << name
       << "\n    spec:\n      containers:\n";
-    k8s_container(o, "        ", engine, kind, k8s_command(p, "", false), p.tp * p.pp, true,
-                  p.port);
+    k8s_container(o, "        ", engine, kind, k8s_command(p, "", false), p.tp * p.pp, true, p);
     k8s_dshm(o, "      ");
     o << "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: " << name
       << "\nspec:\n  selector:\n    app: " << name << "\n";
@@ -705,7 +711,8 @@ LaunchPlan launch_plan(const Deployment& d, const Workload& w, uint32_t n_layer,
   return p;
 }
 
-std::string launch_script(const LaunchPlan& p) {
+namespace {
+std::string engine_script(const LaunchPlan& p) {
   switch (p.engine) {
     case Engine::vllm:
       return vllm(p);
@@ -725,6 +732,17 @@ std::string launch_script(const LaunchPlan& p) {
   LaunchPlan v = p;
   v.engine = Engine::vllm;
   return "# transformers has no serving command; the same checkpoint under vLLM:\n" + vllm(v);
+}
+}  // namespace
+
+std::string launch_script(const LaunchPlan& p) {
+  std::string env;
+  for (const std::string& e : p.environment) {
+    const size_t eq = e.find('=');
+    env += "export " + e.substr(0, eq) + "=" + shell_word(e.substr(eq + 1)) + "\n";
+  }
+  if (!env.empty()) env = "# on every machine that runs the engine, before it starts:\n" + env;
+  return env + engine_script(p);
 }
 
 std::vector<LaunchFlag> launch_flags(const std::string& script) {

@@ -155,6 +155,54 @@ ComputeDtype compute_dtype(const QuantPreset& q) {
   }
 }
 
+namespace {
+// What each serving engine's MXFP4 MoE kernel multiplies gpt-oss's FP4 experts with, on datacenter
+// Blackwell (SM100 / SM103) and on every other GPU. Engines not listed keep compute_dtype().
+// The environment a kernel needs is set by the launch files (LaunchPlan::environment).
+struct Mxfp4MoeKernel {
+  Engine engine;
+  ComputeDtype blackwell, other;
+  const char* blackwell_environment;  // "NAME=value", or ""
+  const char* source;
+};
+const Mxfp4MoeKernel kMxfp4MoeKernels[] = {
+    {Engine::vllm, ComputeDtype::fp8, ComputeDtype::bf16, "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1",
+     "vllm-project/vllm@afdb4a4 vllm/model_executor/layers/quantization/mxfp4.py "
+     "get_mxfp4_backend: FlashInfer MXFP4 x MXFP8 on SM100 with "
+     "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 (as InferenceMAX/InferenceMAX@cc9bed4 "
+     "benchmarks/gptoss_fp4_b200_docker.sh runs it; MXFP4 x BF16 without), Triton or Marlin "
+     "(BF16) on Hopper and ROCm"},
+    {Engine::sglang, ComputeDtype::fp8, ComputeDtype::bf16, "",
+     "sgl-project/sglang@0043c43 python/sglang/srt/layers/quantization/mxfp4.py "
+     "Mxfp4MoEMethod.apply: FlashInfer trtllm-gen MoE with mxfp8_quantize(x) unless the BF16 "
+     "precision is chosen; triton_kernels (BF16) otherwise"},
+    {Engine::trt_llm, ComputeDtype::fp8, ComputeDtype::bf16, "",
+     "NVIDIA/TensorRT-LLM@0ee4114 examples/models/core/gpt_oss/README.md MoE support matrix: "
+     "activations MXFP8 on Blackwell, BF16 on Hopper"},
+};
+
+const Mxfp4MoeKernel* mxfp4_moe_kernel(const QuantPreset& q, Engine engine) {
+  if (compute_dtype(q) != ComputeDtype::mxfp4) return nullptr;
+  for (const Mxfp4MoeKernel& k : kMxfp4MoeKernels)
+    if (k.engine == engine) return &k;
+  return nullptr;
+}
+
+bool datacenter_blackwell(const std::string& arch) {
+  return arch == "blackwell" || arch == "blackwell-ultra";
+}
+}  // namespace
+
+ComputeDtype moe_compute_dtype(const QuantPreset& q, Engine engine, const std::string& arch) {
+  const Mxfp4MoeKernel* k = mxfp4_moe_kernel(q, engine);
+  return !k ? compute_dtype(q) : datacenter_blackwell(arch) ? k->blackwell : k->other;
+}
+
+std::string moe_kernel_environment(const QuantPreset& q, Engine engine, const std::string& arch) {
+  const Mxfp4MoeKernel* k = mxfp4_moe_kernel(q, engine);
+  return k && datacenter_blackwell(arch) ? k->blackwell_environment : "";
+}
+
 const char* limit_name(Limit l) {
   switch (l) {
     case Limit::memory:
@@ -191,7 +239,9 @@ ServingModel serving_model(const ModelSpec& m, const QuantPreset& q, const Weigh
   s.head_dim = m.n_embd_head_k;
   s.n_expert = m.is_moe() ? m.n_expert : 0;
   s.n_expert_used = m.is_moe() ? m.n_expert_used : 0;
-  s.compute = compute_dtype(q);
+  // gpt-oss's checkpoint keeps all but the routed experts in BF16.
+  s.expert_compute = compute_dtype(q);
+  s.compute = q.ftype == Ftype::HF_MXFP4_EXPERTS ? ComputeDtype::bf16 : s.expert_compute;
   s.activation_bytes = activation_bytes;
   // Routed experts and the embedding table, tensor by tensor under q (the same assignment
   // compute_weights makes); scaled to w when the weights came from a file.
@@ -435,9 +485,10 @@ double step_compute(const ServingModel& m, const ServingGpu& g, const Deployment
   const double attn_prefill = 4.0 * m.n_head * m.head_dim * m.n_layer * pm * isl / 2.0;
   s.flops_per_gpu = (matmul + attn_decode + attn_prefill) * stage / tp;
   const double eff = cal.flops_efficiency * h.flops_scale;
-  const double per_token = 2.0 * static_cast<double>(m.matmul_params) *
-                           (1 - moe_share + moe_share * h.imbalance) * stage / tp /
-                           (peak_tflops(g, m.compute) * 1e12 * eff);
+  // The dense layers at their rate, the routed experts (the busiest rank's) at theirs.
+  const double per_token = 2.0 * static_cast<double>(m.matmul_params) * stage / tp / (1e12 * eff) *
+                           ((1 - moe_share) / peak_tflops(g, m.compute) +
+                            moe_share * h.imbalance / peak_tflops(g, m.expert_compute));
   // A share f of the steps carries a prompt chunk (rows = decode + chunk), the rest decode only:
   // each kind is its own roofline, averaged.
   const double chunk_tokens = chunk_rows - (matvec ? 0 : dm);
@@ -588,6 +639,7 @@ ServingSetup serving_setup(const ModelSpec& m, const QuantPreset& q, const GpuSp
     s.model.host_copy_gb_per_s = pcie_gb_per_s(gpu) * kOffloadCopyFraction;
     s.model.host_copy_tokens = c.kv.n_ubatch;
   }
+  s.model.expert_compute = moe_compute_dtype(q, engine, gpu.architecture);
   s.gpu = serving_gpu(gpu, gpus_per_node);
   s.gpu.memory_bytes = engine_memory_bytes(engine, gpu);
   s.deployment.engine = engine;
@@ -785,12 +837,16 @@ namespace {
 
 // One request's life on a slot: TTFT (waiting for the prefill budget + its prompt chunks at the
 // running batch's step time) then osl - 1 decode steps. Waiting: M/D/1 on the prefill budget,
-// which serves k = chunk / isl prompts at a time (at least 1) in S = ceil(isl / chunk) steps:
 // rho = lambda x S / k, Wq = rho S / (2 (1 - rho)), tail ~ exponential; lambda = the replica's
-// request rate.
+// request rate. An engine that chunks prompts fills every step's budget (vLLM V1's scheduler gives
+// the next waiting prompt what the one before left: vllm/v1/core/sched/scheduler.py schedule(),
+// num_new_tokens = min(num_new_tokens, token_budget)), so the budget is a server of prompt tokens:
+// k = 1, S = isl / chunk steps. One that does not (TensorRT-LLM's default) packs whole prompts:
+// k = floor(chunk / isl) of them (at least 1) in S = one step.
 struct Cycle {
   SteadyState s;
   double itl = 0, service = 0, wq = 0, rho = 0, cycle = 0, chunk = 0, chunk_step = 0;
+  double busy_per_request = 0;  // seconds of the prefill budget one request takes (S / k)
 };
 
 // The cycle of one of b slots at the replica's request rate lambda_fixed (0: a closed loop of b
@@ -815,14 +871,26 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
     return c;
   }
   const double decode_time = (w.osl - 1.0) * c.itl;
-  const double parallel = std::max(1.0, std::floor(c.chunk / w.isl));
+  const double parallel = prof.chunked_prefill ? 1.0 : std::max(1.0, std::floor(c.chunk / w.isl));
+  // Chunking fills the budget: a step of a whole chunk serves chunk / isl prompts.
+  double occupancy = c.service;
+  if (prof.chunked_prefill) {
+    const double full_step =
+        c.chunk > w.isl ? serving_step(m, g, d, static_cast<uint32_t>(std::ceil(c.s.decode)),
+                                       mean_context, static_cast<uint32_t>(c.chunk), w.isl)
+                                  .step_s /
+                              power_scale
+                        : c.chunk_step;
+    occupancy = w.isl / c.chunk * full_step;
+  }
+  c.busy_per_request = occupancy / parallel;
   // A closed loop of b users never queues behind itself: (1 - 1/b) of the arrivals wait.
   const double others = lambda_fixed > 0 || b > 1 ? 1.0 - 1.0 / b : 0.0;
-  auto wait = [&](double rho) { return rho * c.service / (2 * (1 - rho)); };
+  auto wait = [&](double rho) { return rho * occupancy / (2 * (1 - rho)); };
   auto rho_of = [&](double wq) {
     const double lambda =
         lambda_fixed > 0 ? lambda_fixed : std::max<uint32_t>(1, b) / (c.service + wq + decode_time);
-    return std::min(0.99, lambda * c.service / parallel * others);
+    return std::min(0.99, lambda * c.busy_per_request * others);
   };
   double rho = rho_of(0);
   if (lambda_fixed <= 0) {
@@ -842,9 +910,11 @@ Cycle request_cycle(const ServingModel& m, const ServingGpu& g, const Deployment
 
 // The mean wait of a wave of b requests arriving together at an idle replica (a closed loop's
 // first requests: fixed-concurrency benchmarks start every client at once), to their first token:
-// the scheduler prefills them in arrival order, k prompts to a step of the token budget (a prompt
-// longer than the budget takes ceil(isl / budget) steps), the prompts already done decoding beside
-// them (b / 2 on average); the i-th group's first tokens come after i such steps.
+// the scheduler prefills them in arrival order beside the prompts already done decoding (b / 2 on
+// average). An engine that chunks prompts fills each step's budget less those decode tokens, so
+// the i-th prompt's first token comes after ceil(i x isl / chunk) such steps: b x isl / chunk
+// "groups" of one step (at least the steps one prompt takes). One that does not packs
+// k = floor(budget / isl) whole prompts (at least 1) to a step: the i-th group of k after i.
 struct Wave {
   double unit_s = 0;  // the steps one group of prompts takes
   double groups = 0;  // the i-th group's first tokens after i units
@@ -855,16 +925,20 @@ Wave first_wave(const ServingModel& m, const ServingGpu& g, const Deployment& d,
   const EngineProfile& prof = engine_profile(d.engine);
   if (w.decode_only || b == 0) return {};
   double budget = d.limits.max_num_batched_tokens ? d.limits.max_num_batched_tokens : w.isl;
-  if (!prof.chunked_prefill) budget = std::max<double>(budget, w.isl);
-  const double steps_per_prompt = std::ceil(w.isl / budget);
-  const double k = steps_per_prompt > 1
-                       ? 1.0
-                       : std::clamp(std::floor(budget / w.isl), 1.0, static_cast<double>(b));
-  const double groups = std::ceil(b / k);
-  const auto prefill = static_cast<uint32_t>(std::min(budget, k * w.isl));
+  const uint32_t decoding = prof.continuous_batching ? b / 2 : 0;
+  if (prof.chunked_prefill) {
+    const double chunk = std::max(1.0, budget - decoding * d.spec.rows_per_seq());
+    const double tokens = std::min(chunk, static_cast<double>(b) * w.isl);
+    const StepTime step =
+        serving_step(m, g, d, decoding, mean_context, static_cast<uint32_t>(tokens), w.isl);
+    return {step.step_s / power_scale,
+            std::max(std::ceil(w.isl / chunk), static_cast<double>(b) * w.isl / chunk)};
+  }
+  budget = std::max<double>(budget, w.isl);
+  const double k = std::clamp(std::floor(budget / w.isl), 1.0, static_cast<double>(b));
   const StepTime step =
-      serving_step(m, g, d, prof.continuous_batching ? b / 2 : 0, mean_context, prefill, w.isl);
-  return {steps_per_prompt * step.step_s / power_scale, groups};
+      serving_step(m, g, d, decoding, mean_context, static_cast<uint32_t>(k * w.isl), w.isl);
+  return {step.step_s / power_scale, std::ceil(b / k)};
 }
 
 // The q-quantile of TTFT over a closed loop's requests: a share 1 / R of them (R requests per
@@ -912,7 +986,7 @@ RateLoad rate_load(const CycleAt& cycle_at, uint32_t cap, double lambda) {
   const uint32_t running = std::min(l.users, cap);
   const Cycle c = cycle_at(running, lambda);
   const double completions = std::min(running / c.cycle, lambda);
-  l.overloaded = lambda > completions * 1.001 || lambda * c.service >= 0.99;
+  l.overloaded = lambda > completions * 1.001 || lambda * c.busy_per_request >= 0.99;
   return l;
 }
 

@@ -195,7 +195,7 @@ ServingModel mtp_draft(const ModelSpec& m, const QuantPreset& q, KvDtype kv) {
   d.n_head = m.n_head;
   d.n_head_kv = m.is_mla() ? 1 : m.n_head_kv;
   d.head_dim = m.n_embd_head_k;
-  d.compute = compute_dtype(q);
+  d.compute = d.expert_compute = compute_dtype(q);
   if (m.is_moe() && experts) {
     d.n_expert = m.n_expert;
     d.n_expert_used = m.n_expert_used;
@@ -231,7 +231,7 @@ ServingModel eagle3_draft(const ModelSpec& m, const Eagle3Head& h, KvDtype kv) {
   d.n_head = m.n_head;
   d.n_head_kv = m.n_head_kv;
   d.head_dim = static_cast<uint32_t>(hd);
-  d.compute = ComputeDtype::bf16;
+  d.compute = d.expert_compute = ComputeDtype::bf16;
   ModelSpec dense = m;
   dense.n_layer_nextn = 0;
   d.kv_bytes_per_token = kv_bytes_per_layer_token(dense, kv);

@@ -74,6 +74,9 @@ struct LaunchPlan {
   // The variable that gives each replica its own devices (device_selection_variable).
   std::string devices_variable = "CUDA_VISIBLE_DEVICES";
   EngineFlags flags;  // the model's deployment guide for this engine
+  // "NAME=value" the engine's processes run with: the kernels the plan's speed assumes
+  // (moe_kernel_environment).
+  std::vector<std::string> environment;
   uint32_t nodes() const {
     const uint32_t span = tp * pp;
     return span > gpus_per_node ? (span + gpus_per_node - 1) / gpus_per_node : 1;

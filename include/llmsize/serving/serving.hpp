@@ -31,11 +31,18 @@ namespace llmsize {
 
 // The precision the matmuls run at: W8A8 FP8 and NVFP4 use the GPU's FP8/FP4 tensor cores where
 // it has them; weight-only formats (GGUF, GPTQ, AWQ) dequantize and multiply in 16 bits.
-// The type the weights' matrix products run in. mxfp4: MXFP4 weights (gpt-oss's experts), on FP4
-// tensor cores where the chip has them (Blackwell, CDNA 4), else dequantized to BF16 in the kernel
-// (Marlin / Triton on Hopper): never at an FP8 rate.
+// mxfp4: MXFP4 weights (gpt-oss's experts) at the FP4 rate where the chip has one (Blackwell,
+// CDNA 4), else BF16; the serving engines' own MoE kernels are in moe_compute_dtype().
 enum class ComputeDtype { bf16, fp8, fp4, int8, mxfp4 };
+// The checkpoint's low-precision type (what its largest matrices hold).
 ComputeDtype compute_dtype(const QuantPreset& q);
+// The routed experts' GEMMs under `engine` on a GPU of architecture `arch`: MXFP4 experts are
+// multiplied with the activations the engine's MoE kernel keeps (BF16) or quantizes to (MXFP8),
+// and tensor cores run a mixed FP4 x FP8 product at the FP8 rate (only FP4 x FP4 doubles it);
+// any other preset keeps compute_dtype(q).
+ComputeDtype moe_compute_dtype(const QuantPreset& q, Engine engine, const std::string& arch);
+// The environment ("NAME=value", or "") the engine needs to run that kernel.
+std::string moe_kernel_environment(const QuantPreset& q, Engine engine, const std::string& arch);
 const char* compute_dtype_name(ComputeDtype c);  // "BF16", "FP8", "FP4", "INT8"
 
 enum class LinkKind { none, nvlink, xgmi, pcie, network };
@@ -59,7 +66,8 @@ struct ServingModel {
   uint64_t sampler_bytes_per_row = 0;
   uint64_t hidden_bytes_per_token = 0;
   uint32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
-  ComputeDtype compute = ComputeDtype::bf16;
+  ComputeDtype compute = ComputeDtype::bf16;         // the dense layers' GEMMs
+  ComputeDtype expert_compute = ComputeDtype::bf16;  // the routed experts' (moe_compute_dtype)
   // llama.cpp --n-cpu-moe (RunConfig::n_cpu_moe): the routed experts of n_layer_moe_host of the
   // n_layer_moe blocks stay in system RAM (host_expert_bytes, not on the GPUs). A step's decode
   // tokens read the experts they route to there at host_read_gb_per_s; each prompt micro-batch
