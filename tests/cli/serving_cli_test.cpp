@@ -1502,3 +1502,25 @@ TEST_CASE("MXFP4 on a serving engine is the checkpoint's layout, not a GGUF mix"
                 "--quant mxfp4: MXFP4 serving checkpoints quantize a mixture of experts' routed "
                 "experts (gpt-oss); llama-3.3-70b is dense");
 }
+
+// #22: the plan's speed for gpt-oss on a B200 under vLLM is FlashInfer's MXFP4 x MXFP8 MoE, so
+// the launch files set the variable that selects it; on Hopper vLLM's BF16 kernels need none.
+TEST_CASE("The launch of a plan sets the environment its MoE kernels need", "[cli][serving]") {
+  const auto b = run("gpt-oss-120b --engine vllm --gpu b200 --emit vllm");
+  REQUIRE(b.code == 0);
+  CHECK(b.out.rfind("# on every machine that runs the engine, before it starts:\n"
+                    "export VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1\nvllm serve ",
+                    0) == 0);
+  const auto k = run("gpt-oss-120b --engine vllm --gpu b200 --emit k8s");
+  REQUIRE(k.code == 0);
+  CHECK(k.out.find("{name: VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8, value: \"1\"}") !=
+        std::string::npos);
+  for (const char* other : {"gpt-oss-120b --engine vllm --gpu h100-sxm --emit vllm",
+                            "gpt-oss-120b --engine sglang --gpu b200 --emit sglang",
+                            "llama-3.3-70b --engine vllm --quant fp8 --gpu b200 --emit vllm"}) {
+    const auto r = run(other);
+    INFO(other);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("export ") == std::string::npos);
+  }
+}
