@@ -525,3 +525,14 @@ TEST_CASE("Disaggregated workers fill what the replicas leave in the machines bo
     for (const auto& at : p.decode) mark(at, c.unit && c.unit < decode ? c.unit : decode);
   }
 }
+
+// #27: a deployment with spares runs on at least its machines (GpuUnits::min_machines): 8 GPUs
+// of TP 2 replicas on 4-GPU machines are 2 machines; asked for 3 (its spares on machines of their
+// own), 3; a floor below the packing changes nothing.
+TEST_CASE("A machine floor keeps spare replicas on machines of their own", "[platform]") {
+  CHECK(machines_for(8, 4, GpuUnits{2}) == 2);
+  CHECK(machines_for(8, 4, GpuUnits{2, 0, 0, 3}) == 3);
+  CHECK(machines_for(8, 4, GpuUnits{2, 0, 0, 1}) == 2);
+  CHECK(place_units(8, 4, GpuUnits{2, 0, 0, 3}).machines == 3);
+  CHECK(machines_for(8, 4, GpuUnits{0, 0, 0, 3}) == 3);
+}

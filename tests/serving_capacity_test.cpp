@@ -175,3 +175,53 @@ TEST_CASE("A found capacity meets every SLO given: per-user speed, TTFT and TPOT
   job.t.tpot_slo_s = 0.00001;
   CHECK_FALSE(job.plan("8b-tpot-unreachable").found);
 }
+
+// #27: a machine down takes every replica on it. Replicas of `span` GPUs on machines of
+// `per_node`: per_node / span of them to a machine when they fit one (first-fit fills machines),
+// one when a replica spans machines; k spare machines are k times that many replicas.
+TEST_CASE("Spare machines are the replicas a machine down takes, times the machines",
+          "[serving][capacity]") {
+  struct Case {
+    uint32_t k, span, per_node, spares;
+  };
+  for (const Case& c : std::vector<Case>{
+           {0, 2, 8, 0},   // no redundancy asked
+           {1, 2, 4, 2},   // TP 2 on a 4-GPU HGX: a machine holds 2 replicas
+           {1, 1, 8, 8},   // single-GPU replicas, 8 to a machine
+           {2, 4, 8, 4},   // two machines of 2 TP 4 replicas
+           {1, 8, 8, 1},   // one replica a machine
+           {1, 16, 8, 1},  // a replica over 2 machines: one machine down takes one replica
+           {2, 3, 8, 4},   // TP 3 (PP 3) on 8: 2 to a machine (2 GPUs idle), x 2 machines
+       }) {
+    INFO("k " << c.k << " span " << c.span << " per node " << c.per_node);
+    CHECK(spare_replicas_for(c.k, c.span, c.per_node) == c.spares);
+  }
+}
+
+TEST_CASE("A capacity with spare machines meets its targets with them down",
+          "[serving][capacity]") {
+  auto q = question("llama-3.3-70b", "fp8", "h100-sxm", Engine::vllm, KvDtype::fp8_e4m3, 1000, 1000,
+                    200, 20);
+  const auto plain = q.plan("70b-200-users");
+  REQUIRE(plain.found);
+  CHECK(plain.spare_replicas == 0);
+  q.t.spare_machines = 1;
+  const auto spared = q.plan("70b-200-users-n+1");
+  REQUIRE(spared.found);
+  // The same layout as without (the cheapest stays the cheapest here), the replicas the users
+  // need and a machine's worth more: 8 / span replicas of the 8-GPU node the search counts in.
+  CHECK(spared.deployment.tp == plain.deployment.tp);
+  CHECK(spared.replicas_needed == plain.deployment.replicas);
+  const uint32_t span = spared.deployment.tp * spared.deployment.pp;
+  CHECK(spared.spare_replicas == 8 / span);
+  CHECK(spared.deployment.replicas == spared.replicas_needed + spared.spare_replicas);
+  CHECK(spared.gpus == span * spared.deployment.replicas);
+  // Down to the needed replicas, the users still get the target; up, they get more.
+  CHECK(spared.degraded_meets);
+  CHECK(spared.degraded.per_user_tokens_per_s.value >= 20);
+  CHECK(spared.degraded.per_user_tokens_per_s.value ==
+        Approx(plain.estimate.per_user_tokens_per_s.value));
+  CHECK(spared.estimate.per_user_tokens_per_s.value >= spared.degraded.per_user_tokens_per_s.value);
+  // The headroom is the needed replicas' (the spares are not growth).
+  CHECK(spared.user_headroom == plain.user_headroom);
+}

@@ -110,6 +110,7 @@ std::vector<GpuOption> rank_gpus(const ModelSpec& m, const Estimate& e, const Ru
       o.pp = n.pp;
       o.replicas = n.replicas;
       o.attention_dp = n.attention_dp;
+      o.min_machines = n.min_machines;
     } else {
       o.plan = plan_gpus(m, e, c, g, 0);
     }

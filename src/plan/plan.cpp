@@ -264,6 +264,7 @@ EngineCount serving_count(const ServingPlan& sp, double headroom) {
   n.pp = d.pp;
   n.replicas = d.replicas;
   n.attention_dp = d.attention_dp && d.tp > 1;
+  n.min_machines = sp.min_machines;
   n.tokens_per_s = !se.fits ? 0
                    : se.queued
                        ? se.output_tokens_per_s.value / std::max<uint32_t>(1, sp.workload.users)
@@ -379,7 +380,7 @@ const GpuSpec* choose_gpu(const PlanRequest& req, const ModelSpec& m, const Weig
       o.price_complete = false;
       return;
     }
-    const GpuUnits units{o.replicas > 1 ? o.tp * o.pp : 0};
+    const GpuUnits units{o.replicas > 1 ? o.tp * o.pp : 0, 0, 0, o.min_machines};
     const MachinePrice s = price_machine(
         machine_request(req, m, base, g, o.plan.count, units, 0, c.kv.n_seq, c.engine));
     const PlatformChoice& ch = s.choice;
@@ -756,6 +757,32 @@ SystemRequest machine_request(const PlanRequest& req, const ModelSpec& m, const 
   return sr;
 }
 
+// --redundancy (ServingCapacity::spare_replicas): what the spares add to the bill, the machine
+// `sr` buys against the one it would buy for the needed replicas alone, and the replicas left with
+// the k fullest machines of the placement down.
+void price_spares(const SystemRequest& sr, const SystemPlan& sys, ServingPlan& sp) {
+  if (!sp.capacity || !sp.capacity->spare_replicas || !sys.platform) return;
+  const ServingCapacity& c = *sp.capacity;
+  const Deployment& d = sp.deployment;
+  const uint32_t span = d.tp * d.pp;
+  SystemRequest bare = sr;
+  bare.n_gpus = c.replicas_needed * span;
+  bare.units = GpuUnits{c.replicas_needed > 1 ? span : 0};
+  const MachinePrice without = price_machine(bare);
+  if (without.platform && without.cost.gpus_priced && sys.bom_cost.gpus_priced) {
+    sp.spare_usd = sys.bom_cost.total_usd() - without.cost.total_usd();
+    sp.spare_usd_complete = sys.bom_cost.complete && without.cost.complete;
+  }
+  const Placement at = place_units(d.gpus(), sys.choice.gpus_per_node, sp.units());
+  std::vector<uint32_t> per_machine(std::max<uint32_t>(at.machines, 1), 0);
+  for (const UnitPlace& u : at.decode)
+    ++per_machine[std::min<size_t>(u.node, per_machine.size() - 1)];
+  std::sort(per_machine.begin(), per_machine.end(), std::greater<>());
+  uint32_t lost = 0;
+  for (uint32_t i = 0; i < sp.spare_machines && i < per_machine.size(); ++i) lost += per_machine[i];
+  sp.replicas_surviving = d.replicas > lost ? d.replicas - lost : 0;
+}
+
 void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& p) {
   const GpuPlan& g = *p.gpu;
   // A serving deployment's replicas and prefill workers: each stays inside one machine where it
@@ -789,6 +816,7 @@ void plan_machine(const PlanRequest& req, const ModelSpec& m, Memo& memo, Plan& 
   // One count of machines (#20): what the BOM buys is what gpu.nodes, the link words and the
   // serving deployment count.
   p.gpu->nodes = p.system->choice.nodes;
+  if (deployed) price_spares(sr, *p.system, *p.serving);
   // The machine's own power (schema_version 2: the JSON's power fields): the rated model for
   // peak, wall, circuits and heat, the typical draw (busy at the duty cycle, idle the rest) for
   // energy. A unified-memory computer is a whole system here too; one whose maker publishes no
@@ -1232,6 +1260,45 @@ uint32_t fewest_serving_gpus(const PlanRequest& req, const ModelSpec& m, const W
   return estimate_serving(s.model, s.gpu, d, one).fits ? d.gpus() : 0;
 }
 
+// --redundancy n+k: the machines the users' replicas fill, as the catalog would buy them for
+// those replicas alone, and k more of them, each full of replicas (spare_replicas_for at that
+// machine's GPU count): any k machines down leave the replicas the users need. The capacity
+// search ranked its layouts with the spares of gpus_per_node machines; the plan holds the machine
+// count (GpuUnits::min_machines) so that the spares are not packed into the machines the others
+// fill.
+void add_spare_machines(const PlanRequest& req, const GpuSpec& gpu, const ServingSetup& s,
+                        const Workload& wl, const CapacityTarget& t, ServingPlan& out) {
+  const uint32_t k = req.serving->spare_machines;
+  ServingCapacity& c = *out.capacity;
+  Deployment& d = c.deployment;
+  const uint32_t span = d.tp * d.pp;
+  const GpuUnits needed_units{c.replicas_needed > 1 ? span : 0};
+  uint32_t per_node = out.gpus_per_node;
+  uint32_t machines = machines_for(c.replicas_needed * span, per_node, needed_units);
+  if (req.platforms && !gpu.unified_memory) {
+    const PlatformChoice ch = choose_platform(*req.platforms, gpu, c.replicas_needed * span,
+                                              req.platform_override, nullptr, needed_units);
+    if (ch.index >= 0 && ch.gpus_per_node) {
+      per_node = ch.gpus_per_node;
+      machines = ch.nodes;
+    }
+  }
+  c.spare_replicas = spare_replicas_for(k, span, per_node);
+  d.replicas = c.replicas_needed + c.spare_replicas;
+  c.gpus = d.gpus();
+  out.min_machines = machines + k * (span > per_node ? (span + per_node - 1) / per_node : 1);
+  out.spare_machines = k;
+  c.nodes = out.min_machines;
+  Workload x = wl;
+  x.rate_per_s = 0;
+  c.estimate = estimate_serving(s.model, s.gpu, d, x);
+  Deployment down = d;
+  down.replicas = c.replicas_needed;
+  c.degraded = estimate_serving(s.model, s.gpu, down, x);
+  c.degraded_meets = meets_target(c.degraded, t);
+  out.replicas_surviving = c.replicas_needed;  // price_spares() reads the machines bought
+}
+
 }  // namespace
 
 double serving_target(const PlanRequest& req, uint32_t count) {
@@ -1241,7 +1308,8 @@ double serving_target(const PlanRequest& req, uint32_t count) {
   // usable speed (any speed with --min-tps 0); a rate or --users max is not a head count. A slot
   // engine (llama.cpp, Ollama) too: a slot per user (-np N) holds them, and replicas make them
   // fast enough to use; a batching engine is suggested beside it for more than a handful (#21).
-  if (count || req.users < 2 || req.serving->users_max || req.serving->workload.rate_per_s > 0)
+  if (count || (req.users < 2 && !req.serving->spare_machines) || req.serving->users_max ||
+      req.serving->workload.rate_per_s > 0)
     return 0;
   return req.min_tokens_per_s > 0 ? req.min_tokens_per_s : kAnyUsableSpeed;
 }
@@ -1266,14 +1334,16 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
   // Experts in system RAM (--n-cpu-moe): one llama-server serves the users from its slots;
   // replicas would share the host's memory bandwidth, which the step model does not divide.
   const double target = s.model.host_expert_bytes ? 0 : serving_target(req, count);
+  CapacityTarget target_of;
   if (target > 0) {
-    CapacityTarget t;
+    CapacityTarget& t = target_of;
     t.users = req.users;
     t.per_user_tokens_per_s = target;
     out.capacity_target_tokens_per_s = target;
     t.ttft_slo_s = wl.ttft_slo_s;
     t.tpot_slo_s = wl.tpot_slo_s;
     t.slo_percentile = wl.slo_percentile;
+    t.spare_machines = sr.spare_machines;
     out.capacity = plan_serving_capacity(s.model, s.gpu, base, wl, t);
   }
   // Sized for its users when no target was given: a search that finds nothing leaves the
@@ -1284,6 +1354,7 @@ ServingPlan plan_serving(const PlanRequest& req, const ModelSpec& m, const Weigh
     out.users_sized = false;
   }
   if (out.capacity && out.capacity->found && !count) {
+    if (sr.spare_machines) add_spare_machines(req, gpu, s, wl, target_of, out);
     out.deployment = out.capacity->deployment;
     out.estimate = out.capacity->estimate;
     // A slot engine's replicas each reserve a slot per user they carry (llama-server -np).

@@ -51,13 +51,13 @@ Placement place_units(uint32_t n_gpus, uint32_t per_node, const GpuUnits& u) {
     *p.place = {static_cast<uint32_t>(m), used[m]};
     used[m] += p.size;
   }
-  out.machines = static_cast<uint32_t>(used.size());
+  out.machines = std::max(static_cast<uint32_t>(used.size()), u.min_machines);
   return out;
 }
 
-uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, const GpuUnits& u) {
-  if (u.prefill_workers) return place_units(n_gpus, per_node, u).machines;
-  // One size of piece: the closed form of the same placement.
+namespace {
+// The closed form of place_units for one size of piece.
+uint32_t packed_machines(uint32_t n_gpus, uint32_t per_node, const GpuUnits& u) {
   const uint32_t c = std::max<uint32_t>(1, per_node);
   if (u.unit == 0 || u.unit >= n_gpus) return (n_gpus + c - 1) / c;
   const uint32_t replicas = (n_gpus + u.unit - 1) / u.unit;
@@ -66,6 +66,12 @@ uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, const GpuUnits& u) {
     return (replicas + per - 1) / per;
   }
   return replicas * ((u.unit + c - 1) / c);
+}
+}  // namespace
+
+uint32_t machines_for(uint32_t n_gpus, uint32_t per_node, const GpuUnits& u) {
+  if (u.prefill_workers) return place_units(n_gpus, per_node, u).machines;
+  return std::max(packed_machines(n_gpus, per_node, u), u.min_machines);
 }
 
 }  // namespace llmsize

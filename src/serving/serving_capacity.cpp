@@ -11,12 +11,7 @@ struct ReplicaFit {
 };
 
 bool meets(const ServingEstimate& e, const CapacityTarget& t) {
-  if (!e.fits || e.queued) return false;
-  if (t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s)
-    return false;
-  if (t.ttft_slo_s > 0 && e.ttft_at(t.slo_percentile) > t.ttft_slo_s) return false;
-  if (t.tpot_slo_s > 0 && e.itl_at(t.slo_percentile) > t.tpot_slo_s) return false;
-  return true;
+  return meets_target(e, t);
 }
 
 // A TPOT target missed while the per-user speed target (if any) is met: the binding limit is tpot.
@@ -66,6 +61,20 @@ ReplicaFit replica_fit(const ServingModel& m, const ServingGpu& g, const Deploym
 }
 
 }  // namespace
+
+bool meets_target(const ServingEstimate& e, const CapacityTarget& t) {
+  if (!e.fits || e.queued) return false;
+  if (t.per_user_tokens_per_s > 0 && e.per_user_tokens_per_s.value < t.per_user_tokens_per_s)
+    return false;
+  if (t.ttft_slo_s > 0 && e.ttft_at(t.slo_percentile) > t.ttft_slo_s) return false;
+  if (t.tpot_slo_s > 0 && e.itl_at(t.slo_percentile) > t.tpot_slo_s) return false;
+  return true;
+}
+
+uint32_t spare_replicas_for(uint32_t spare_machines, uint32_t span, uint32_t per_node) {
+  const uint32_t per_machine = span < per_node ? per_node / std::max<uint32_t>(1, span) : 1;
+  return spare_machines * per_machine;
+}
 
 Deployment replica_deployment(const ServingModel& m, const ServingGpu& g, const Deployment& base,
                               uint32_t tp, uint32_t pp) {
@@ -126,14 +135,16 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       }
       if (!best.memory_min_gpus || tp * pp < best.memory_min_gpus) best.memory_min_gpus = tp * pp;
       any_fit = true;
-      const uint32_t replicas = (t.users + f.users - 1) / f.users;
+      const uint32_t span = tp * pp;
+      const uint32_t needed = (t.users + f.users - 1) / f.users;
+      const uint32_t spare = spare_replicas_for(t.spare_machines, span, per_node);
+      const uint32_t replicas = needed + spare;
       const uint64_t gpus = uint64_t{tp} * pp * replicas;
       if (gpus > t.max_gpus) continue;
-      const uint32_t span = tp * pp;
       const uint32_t nodes = span >= per_node
                                  ? replicas * ((span + per_node - 1) / per_node)
                                  : (replicas + per_node / span - 1) / (per_node / span);
-      const uint32_t headroom = replicas * f.users - t.users;
+      const uint32_t headroom = needed * f.users - t.users;
       const bool better =
           !best.found || gpus < best.gpus || (gpus == best.gpus && nodes < best.nodes) ||
           (gpus == best.gpus && nodes == best.nodes && headroom > best.user_headroom);
@@ -144,6 +155,8 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
       best.users_per_replica = f.users;
       best.user_headroom = headroom;
       best.binding = f.binding;
+      best.replicas_needed = needed;
+      best.spare_replicas = spare;
       d.replicas = replicas;
       best.deployment = d;
     }
@@ -153,6 +166,12 @@ ServingCapacity plan_serving_capacity(const ServingModel& m, const ServingGpu& g
     x.rate_per_s = 0;
     x.users = t.users;
     best.estimate = estimate_serving(m, g, best.deployment, x);
+    if (best.spare_replicas) {
+      Deployment down = best.deployment;
+      down.replicas = best.replicas_needed;
+      best.degraded = estimate_serving(m, g, down, x);
+      best.degraded_meets = meets_target(best.degraded, t);
+    }
   } else {
     best.binding = first_reason;
   }

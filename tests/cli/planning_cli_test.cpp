@@ -156,7 +156,7 @@ TEST_CASE("check: a broken plan file exits 2 naming the file and the JSON path",
       "headroom, gpu, gpus, gpu_memory_limit_gib, gpu_price_usd, prices, budget, "
       "target_tokens_per_s, isl, osl, rate, tp, pp, ep, prefill_gpus, prefill_tp, spec, "
       "spec_tokens, spec_acceptance, "
-      "slo_percentile, requests_per_user, "
+      "slo_percentile, redundancy, requests_per_user, "
       "gpu_memory_utilization, "
       "ttft_ms, "
       "tpot_ms, platform, "

@@ -1524,3 +1524,55 @@ TEST_CASE("The launch of a plan sets the environment its MoE kernels need", "[cl
     CHECK(r.out.find("export ") == std::string::npos);
   }
 }
+
+// #27: --redundancy n+1 buys one more machine of the kind the users' replicas fill and still meets
+// the target with any one machine down. Llama-3.3-70B FP8 for 200 users at 20 tok/s on H100:
+// 2 replicas of TP 2 fill one 4-GPU HGX machine; n+1 buys a second with 2 more replicas, n+2 a
+// third.
+TEST_CASE("Redundancy n+k buys k spare machines and holds the target with them down",
+          "[cli][serving]") {
+  const std::string base =
+      "llama-3.3-70b --quant fp8 --engine vllm --users 200 --target-tps 20 --gpu h100-sxm -f json";
+  const auto plain = run(base);
+  REQUIRE(plain.code == 0);
+  const json p = json::parse(plain.out);
+  const uint32_t machines = p["system"]["nodes"];
+  const uint32_t gpus = p["gpu"]["count"];
+  CHECK(p["throughput"]["redundancy"].is_null());
+  for (uint32_t k : {1u, 2u}) {
+    const auto r = run(base + " --redundancy n+" + std::to_string(k));
+    INFO(k);
+    REQUIRE(r.code == 0);
+    const json j = json::parse(r.out);
+    const json& t = j["throughput"];
+    CHECK(j["system"]["nodes"] == machines + k);
+    CHECK(t["redundancy"] == "n+" + std::to_string(k));
+    // A machine's worth of replicas each: the GPUs the plain plan's machine holds, k times.
+    CHECK(t["redundancy_spare_gpus"] == k * gpus / machines);
+    CHECK(j["gpu"]["count"] == gpus + k * gpus / machines);
+    CHECK(t["redundancy_replicas_surviving"].get<uint32_t>() ==
+          p["throughput"]["replicas"].get<uint32_t>());
+    CHECK(t["degraded_meets_target"] == true);
+    CHECK(t["degraded_per_user_tokens_per_s"].get<double>() >= 20);
+    // With everything up the users run faster than on the plain plan.
+    CHECK(t["per_user_tokens_per_s"].get<double>() >
+          p["throughput"]["per_user_tokens_per_s"].get<double>());
+    // The spares' cost is what the bill adds: k machines' worth of the plain plan's.
+    CHECK(t["redundancy_spare_usd"].get<double>() ==
+          Approx(k * p["system"]["bom_total_usd"].get<double>()).epsilon(0.01));
+  }
+  const auto table =
+      run("llama-3.3-70b --quant fp8 --engine vllm --users 200 --target-tps 20 "
+          "--gpu h100-sxm --redundancy n+1");
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("n+1: with 1 machine down ") != std::string::npos);
+  CHECK(table.out.find("  redundancy      n+1: 2 spare replicas (4 GPUs) on 1 machine of its "
+                       "own") != std::string::npos);
+  check_refused("llama-3.3-70b --engine vllm --users 200 --redundancy n+3",
+                "--redundancy: expected n, n+1 or n+2");
+  check_refused("llama-3.3-70b --engine vllm --users 200 --gpus 8 --redundancy n+1",
+                "--redundancy n+1: sizes the machines for --users N with 1 of them down; --gpus 8 "
+                "fixes the count instead: drop --gpus");
+  check_refused("llama-3.3-70b --engine vllm --rate 5 --redundancy n+1",
+                "--redundancy n+1: needs --users N");
+}

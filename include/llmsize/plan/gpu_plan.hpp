@@ -133,6 +133,7 @@ struct GpuOption {
   // (plan.split) describes it.
   uint32_t tp = 0, pp = 0, replicas = 0;
   bool attention_dp = false;  // experts over the tp GPUs with attention data parallel (EP = tp)
+  uint32_t min_machines = 0;  // --redundancy: machines bought at least (spares included)
   // Unified computers in more units than their maker links together (DGX Spark: two; a platform
   // catalog's units.linked_max): buyable, an unsupported setup.
   bool units_not_linked = false;
@@ -153,6 +154,7 @@ struct EngineCount {
   bool attention_dp = false;   // MoE experts split over the tp GPUs, attention data parallel
   bool data_parallel = false;  // fine-tuning: FSDP ranks, not a model split
   double tokens_per_s = 0;     // a serving deployment's per-user speed; 0: not known
+  uint32_t min_machines = 0;   // a serving deployment with spares: ServingPlan::min_machines
 };
 using EngineGpuCount = std::function<EngineCount(const GpuSpec&)>;
 // Plans the machine of an option (plan, tp/pp/replicas set) as the plan would buy it and fills its

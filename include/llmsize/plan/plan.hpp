@@ -87,6 +87,9 @@ struct ServingRequest {
   // on that many of the GPUs given; prefill_tp 0: the largest valid degree.
   uint32_t prefill_gpus = 0, prefill_tp = 0;
   bool prefill_auto = false;  // --prefill-gpus auto: the split searched with the layout
+  // --redundancy n+k: the capacity search's users still served at its targets with any k of the
+  // machines down; the BOM buys the spares.
+  uint32_t spare_machines = 0;
   // --spec (serving/speculative.hpp): the draft, its tokens per step (0: the method's documented
   // default), the per-token acceptance (0: the published one for the model), the draft model
   // (spec == draft) and the repository the launch names for the draft (an EAGLE-3 head or the
@@ -125,9 +128,23 @@ struct ServingPlan {
   // The fewest GPUs that serve it (0: the plan is on those): the machine is sold with more (a
   // DGX's 8 for 5 needed), so the deployment was searched again on all of them (#21).
   uint32_t gpus_needed_before_machine = 0;
+  // --redundancy n+k (capacity->spare_replicas): the machines the deployment runs on at least,
+  // those its needed replicas fill and k more (0: no floor); what the spares add to the bill
+  // (spare_usd_complete false: a floor, a line unpriced; 0 unpriced); the replicas left with the
+  // k fullest machines of the placement down (capacity->replicas_needed or more when it holds).
+  uint32_t spare_machines = 0;
+  uint32_t min_machines = 0;
+  double spare_usd = 0;
+  bool spare_usd_complete = true;
+  uint32_t replicas_surviving = 0;
+  // The targets still met with the k machines down: the replicas left hold the users at them.
+  bool degraded_meets() const {
+    return capacity && capacity->degraded_meets && replicas_surviving >= capacity->replicas_needed;
+  }
   // The pieces the deployment places: its replicas and prefill workers.
   GpuUnits units() const {
-    return {deployment.tp * deployment.pp, deployment.prefill_tp, deployment.prefill_workers};
+    return {deployment.tp * deployment.pp, deployment.prefill_tp, deployment.prefill_workers,
+            min_machines};
   }
   // Machines the deployment runs on at gpus_per_node: a replica or worker that fits one stays
   // inside it (machines_for; the capacity search counts them the same way).

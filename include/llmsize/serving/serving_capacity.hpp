@@ -18,6 +18,8 @@ struct CapacityTarget {
   uint32_t slo_percentile = 0;       // what both bound: the mean (0), p90 or p99
   uint32_t max_gpus = kMaxGpus;
   EngineLimits limits;  // the user's --max-num-seqs etc.; zero fields = the engine's defaults
+  // --redundancy n+k: every target still met with any k machines of gpus_per_node GPUs down.
+  uint32_t spare_machines = 0;
 };
 
 struct ServingCapacity {
@@ -30,7 +32,22 @@ struct ServingCapacity {
   uint32_t user_headroom = 0;      // replicas x users_per_replica - users
   Limit binding = Limit::memory;   // what stops a replica from taking one more user
   uint32_t memory_min_gpus = 0;    // the fewest GPUs that hold the weights and one sequence
+  // With spare machines (CapacityTarget::spare_machines): the replicas the users need, those
+  // bought on top so that they survive k machines down, and the users on the survivors.
+  uint32_t replicas_needed = 0;
+  uint32_t spare_replicas = 0;
+  ServingEstimate degraded;     // `users` over replicas_needed replicas (k machines down)
+  bool degraded_meets = false;  // meets_target(degraded)
 };
+
+// Whether an estimate meets every target of t (and holds its users without a queue).
+bool meets_target(const ServingEstimate& e, const CapacityTarget& t);
+
+// A machine down takes every replica on it: per_node / span of them when a replica is smaller
+// than a machine (first-fit placement fills machines), one when it spans machines. k spare
+// machines are k times that many replicas on top of those the users need, so that any k
+// machines lost leave them.
+uint32_t spare_replicas_for(uint32_t spare_machines, uint32_t span, uint32_t per_node);
 
 // REQUIRES: t.users > 0. base supplies the engine, KV type, max_model_len and power limit; each
 // degree gets engine_limits() for its GPUs, overridden by t.limits' non-zero fields. Degrees: tp

@@ -148,6 +148,8 @@ const Field kPlanFields[] = {
      }},
     {"slo_percentile", Kind::string, "--slo-percentile",
      [](Options& o, const json& v) { o.slo_percentile = str(v); }},
+    {"redundancy", Kind::string, "--redundancy",
+     [](Options& o, const json& v) { o.redundancy = str(v); }},
     {"requests_per_user", Kind::integer, "--requests-per-user",
      [](Options& o, const json& v) { o.requests_per_user = static_cast<int64_t>(u32(v)); }},
     {"gpu_memory_utilization", Kind::number, "--gpu-memory-utilization",
@@ -630,6 +632,19 @@ void check_speed(const PlanInput& in, const Report& r, PlanResult& res) {
     if (w.tpot_slo_s > 0 && !e.meets_tpot)
       res.failures.push_back({"tpot", slo_failure_words("TPOT", e.itl_s.value, w.tpot_slo_s), "",
                               e.itl_s.value, w.tpot_slo_s, "s"});
+    // --redundancy: the users' targets with the spare machines down, as the Serving section says.
+    if (const ServingPlan& sp = *r.serving;
+        sp.spare_machines && sp.capacity && sp.capacity->found) {
+      const double down = sp.capacity->degraded.per_user_tokens_per_s.value;
+      res.summary += fmt::format(", n+{}", sp.spare_machines);
+      if (!sp.degraded_meets())
+        res.failures.push_back(
+            {"redundancy",
+             fmt::format("with {} machine{} down: {:.1f} tok/s per user, under the target {:g}",
+                         sp.spare_machines, sp.spare_machines == 1 ? "" : "s", down,
+                         sp.capacity_target_tokens_per_s),
+             "", down, sp.capacity_target_tokens_per_s, "tokens/s"});
+    }
   }
   if (in.target_tps > 0 && !r.speed) {
     // A fine-tuning job (or GPUs that hold nothing) decodes no tokens: no speed to hold.

@@ -304,6 +304,11 @@ void setup_serving(CLI::App& app, Options& o) {
       ->check(number_from(0.01, 0.99))
       ->type_name("A")
       ->group(serve);
+  app.add_option("--redundancy", o.redundancy,
+                 "n+1 or n+2: the users still served at the targets with any 1 or 2 machines "
+                 "down; the plan buys the spare machines and says what they cost (default n)")
+      ->type_name("N+K")
+      ->group(serve);
   app.add_option("--slo-percentile", o.slo_percentile,
                  "what --ttft-ms and --tpot-ms bound: mean (default), 90 or 99 (MLPerf's limits "
                  "are the 99th percentile)")

@@ -98,6 +98,7 @@ struct Options {
   uint32_t spec_tokens = 0;    // --spec-tokens: draft tokens per step (0: the method's default)
   double spec_acceptance = 0;  // --spec-acceptance: per draft token (0: the published rate)
   std::string slo_percentile;  // --slo-percentile: mean, 90 or 99 (empty: mean)
+  std::string redundancy;      // --redundancy: n, n+1 or n+2 (empty: n)
   // --requests-per-user: each user's requests in a closed loop (first wave shared over them);
   // -1 = not given (Workload's default).
   int64_t requests_per_user = -1;

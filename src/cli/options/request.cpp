@@ -137,6 +137,24 @@ void resolve_prefill(const Options& o, const EngineProfile& p, ServingRequest& s
   }
 }
 
+// --redundancy n+k: k spare machines on top of what the users need, which a capacity search sizes
+// (--users N, no --gpus: the GPUs given are the deployment, a rate or --users max no head count).
+uint32_t spare_machines(const Options& o) {
+  if (o.redundancy.empty()) return 0;
+  check_choice("--redundancy", o.redundancy, {"n", "n+1", "n+2"});
+  const uint32_t k = o.redundancy == "n" ? 0 : o.redundancy == "n+1" ? 1 : 2;
+  if (!k) return 0;
+  if (o.gpus)
+    throw InputError("--redundancy " + o.redundancy + ": sizes the machines for --users N with " +
+                     std::to_string(k) + " of them down; --gpus " + std::to_string(o.gpus) +
+                     " fixes the count instead: drop --gpus");
+  if (o.rate > 0 || o.users_max || o.users == 0)
+    throw InputError("--redundancy " + o.redundancy +
+                     ": needs --users N, the people the deployment serves with " +
+                     std::to_string(k) + (k == 1 ? " machine" : " machines") + " down");
+  return k;
+}
+
 // A serving plan when the engine is a serving engine or any serving flag is given.
 void resolve_serving(const Options& o, PlanRequest& q) {
   const Engine e = chosen_engine(o);
@@ -150,7 +168,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                      o.requests_per_user >= 0 || o.tp || o.pp || o.ep || !o.spec.empty() ||
                      o.prefill_gpus || o.prefill_auto || o.prefill_tp ||
                      !o.slo_percentile.empty() || o.ttft_ms > 0 || o.tpot_ms > 0 || o.users_max ||
-                     !o.emit.empty() || o.memory_fraction > 0;
+                     !o.emit.empty() || o.memory_fraction > 0 || !o.redundancy.empty();
   if (!asked) return;
   if (o.rate > 0 && (o.users || o.users_max))
     throw InputError("--rate: give either --rate R or --users N|max, not both");
@@ -244,6 +262,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
                        ": bounds --ttft-ms or --tpot-ms; give one of them");
     w.slo_percentile = o.slo_percentile == "mean" ? 0 : o.slo_percentile == "90" ? 90 : 99;
   }
+  s.spare_machines = spare_machines(o);
   if (o.ctx_given && !o.ctx_max) {
     if (o.ctx < w.request_tokens())
       throw InputError("--ctx " + std::to_string(o.ctx) + ": shorter than --isl + --osl (" +

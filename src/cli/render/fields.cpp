@@ -146,6 +146,12 @@ const ServingPlan* serving_of(const Row& r) {
 const ServingEstimate* serving_estimate_of(const Row& r) {
   return r.plan->serving ? &r.plan->serving->estimate : nullptr;
 }
+// A serving plan bought with spare machines (--redundancy), or null.
+const ServingPlan* spares_of(const Row& r) {
+  const ServingPlan* s = serving_of(r);
+  return s && s->spare_machines && s->capacity && s->capacity->found ? s : nullptr;
+}
+
 const ServingCapacity* serving_capacity_of(const Row& r) {
   return r.plan->serving && r.plan->serving->capacity ? &*r.plan->serving->capacity : nullptr;
 }
@@ -966,6 +972,37 @@ const std::vector<Field> kFields = {
      "the fewest GPUs that hold the weights and one sequence",
      SERVING(serving_capacity_of(r) ? cell_u64(serving_capacity_of(r)->memory_min_gpus)
                                     : cell_null())},
+    // --redundancy n+k (#27): spares so that any k machines down leave the users served
+    {"throughput.redundancy", U_::text,
+     "n+1 or n+2: the machines that may be down with every target still met (null: none asked)",
+     SERVING(spares_of(r) ? cell_str(spares_of(r)->spare_machines == 1 ? "n+1" : "n+2")
+                          : cell_null())},
+    {"throughput.redundancy_spare_replicas", U_::count,
+     "replicas bought on top of those the users need",
+     SERVING(spares_of(r) ? cell_u64(spares_of(r)->capacity->spare_replicas) : cell_null())},
+    {"throughput.redundancy_spare_gpus", U_::count, "their GPUs",
+     SERVING(spares_of(r) ? cell_u64(uint64_t{spares_of(r)->capacity->spare_replicas} *
+                                     spares_of(r)->deployment.tp * spares_of(r)->deployment.pp)
+                          : cell_null())},
+    {"throughput.redundancy_spare_usd", U_::usd,
+     "what the spares add to the bill of materials (a floor when a line is unpriced; null: "
+     "unpriced)",
+     SERVING(spares_of(r) && spares_of(r)->spare_usd > 0 ? cell_f64(r2(spares_of(r)->spare_usd))
+                                                         : cell_null())},
+    {"throughput.redundancy_replicas_surviving", U_::count,
+     "replicas left with the machines that hold the most of them down",
+     SERVING(spares_of(r) ? cell_u64(spares_of(r)->replicas_surviving) : cell_null())},
+    {"throughput.degraded_per_user_tokens_per_s", U_::tokens_per_s,
+     "each user's decode speed on the replicas the users need (the spares down)",
+     SERVING(spares_of(r)
+                 ? cell_f64(r2(spares_of(r)->capacity->degraded.per_user_tokens_per_s.value))
+                 : cell_null())},
+    {"throughput.degraded_ttft_s", U_::seconds, "their mean time to first token",
+     SERVING(spares_of(r) ? cell_f64(r3(spares_of(r)->capacity->degraded.ttft_s.value))
+                          : cell_null())},
+    {"throughput.degraded_meets_target", U_::boolean,
+     "the users' targets still met with the machines down",
+     SERVING(spares_of(r) ? cell_bool(spares_of(r)->degraded_meets()) : cell_null())},
     {"throughput.layouts_searched", U_::count,
      "layouts (TP x PP x replicas) of the GPUs given that the serving plan estimated, the best "
      "taken (null: the GPUs were not given, or the engine splits layers)",

@@ -539,6 +539,7 @@ std::vector<Block> serving_blocks(const ServingPlan& sp) {
     else
       v.rows.emplace_back("capacity", fmt::format("not reachable within {} GPUs (binding limit {})",
                                                   kMaxGpus, limit_name(c.binding)));
+    if (c.found && sp.spare_machines) v.rows.emplace_back("redundancy", redundancy_words(sp));
   }
   return {b, v};
 }
@@ -697,6 +698,14 @@ std::vector<std::string> answer_lines(const Report& r) {
           e.queued ? fmt::format(" ({} at once: the KV pool holds no more, the others wait)",
                                  group(uint64_t{e.concurrency} * r.serving->deployment.replicas))
                    : std::string()));
+    if (const ServingPlan& sp = *r.serving;
+        e.fits && sp.spare_machines && sp.capacity && sp.capacity->found)
+      lines.push_back(fmt::format(
+          "n+{}: with {} machine{} down {:.1f} tok/s each, first token "
+          "{:.2f} s ({})",
+          sp.spare_machines, sp.spare_machines, sp.spare_machines == 1 ? "" : "s",
+          sp.capacity->degraded.per_user_tokens_per_s.value, sp.capacity->degraded.ttft_s.value,
+          sp.degraded_meets() ? "the targets hold" : "a target is missed"));
   } else if (r.speed && r.model.spec.task == Task::generation) {
     std::string ram;
     if (const Offload* o = r.offload ? &*r.offload : nullptr) {

@@ -685,4 +685,22 @@ std::string link_reason_words(LinkReason r) {
   return "";
 }
 
+std::string redundancy_words(const ServingPlan& sp) {
+  const ServingCapacity& c = *sp.capacity;
+  const uint32_t k = sp.spare_machines, span = sp.deployment.tp * sp.deployment.pp;
+  const std::string cost =
+      sp.spare_usd > 0 ? fmt::format(", {}{} more", sp.spare_usd_complete ? "" : "at least ",
+                                     usd_words(sp.spare_usd))
+                       : std::string(", unpriced");
+  return fmt::format(
+      "n+{}: {} spare replica{} ({} GPU{}) on {} machine{} of {}{}; with {} machine{} down, {} "
+      "replica{} serve all {} users at {:.1f} tok/s each, first token {:.2f} s: {}",
+      k, c.spare_replicas, c.spare_replicas == 1 ? "" : "s", c.spare_replicas * span,
+      c.spare_replicas * span == 1 ? "" : "s", k, k == 1 ? "" : "s",
+      k == 1 ? "its own" : "their own", cost, k, k == 1 ? "" : "s", sp.replicas_surviving,
+      sp.replicas_surviving == 1 ? "" : "s", sp.workload.users,
+      c.degraded.per_user_tokens_per_s.value, c.degraded.ttft_s.value,
+      sp.degraded_meets() ? "the targets hold" : "a target is missed");
+}
+
 }  // namespace llmsize::cli

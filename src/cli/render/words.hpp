@@ -104,6 +104,8 @@ std::string estimate_warning_words(const EstimateWarning& w);
 // continuous each): 1 of them".
 // Dollars and watts as the tables print them, rounded and grouped: "$12,345", "2,592 W".
 std::string usd_words(double usd);
+// --redundancy n+k: the spares, what they add, and the users' speed with k machines down.
+std::string redundancy_words(const ServingPlan& sp);
 // A catalog source as a reader of the report takes it: the catalog's own marker of a weak or
 // conflicting source (DOUBTFUL, data/platforms.json's note) said in words.
 std::string source_words(const std::string& source);
