@@ -103,6 +103,8 @@ def check_commands(build, problems):
     with tempfile.TemporaryDirectory() as scratch:
         os.mkdir(os.path.join(scratch, "plans"))
         shutil.copy(os.path.join(ROOT, "examples", "plan-pass.json"), os.path.join(scratch, "plans"))
+        for name in ("plan-accept.json", "vllm-result.json"):
+            shutil.copy(os.path.join(ROOT, "examples", name), scratch)
         env = dict(os.environ, PATH=os.path.abspath(build) + os.pathsep + os.environ.get("PATH", ""))
         for cmd in readme_commands():
             n += 1

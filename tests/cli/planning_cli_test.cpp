@@ -1426,3 +1426,104 @@ TEST_CASE("sweep and fit refuse the flags they cannot honour", "[planning][fit][
     CHECK(r.err.rfind("llmsize: error: " + f.substr(0, f.find(' ')) + ": fit ", 0) == 0);
   }
 }
+
+// #27: llmsize verify holds published benchmark runs to a plan file's plan. The fixtures are
+// real result files (tests/data/bench_results/SOURCES.md): vllm bench serve of Qwen3-32B on
+// 8 x H100 SXM and 8 x B200 (TP8, 100 users, 1,024 tokens in / 128 out, one request each), and
+// llama-bench of gpt-oss-20b on one RX 7900 XTX.
+TEST_CASE("verify: published benchmark runs against the plan they ran", "[planning][verify]") {
+  const std::string dir = temp_dir();
+  const std::string data = std::string(LLMSIZE_SOURCE_DIR) + "/tests/data/bench_results/";
+  const std::string h100 = data + "vllm_bench_serve_h100sxm8_qwen3-32b_tp8_in1024_out128_c100.json";
+  const std::string b200 = data + "vllm_bench_serve_b200x8_qwen3-32b_tp8_in1024_out128_c100.json";
+  const std::string serving =
+      R"("model": "qwen3-32b", "quant": "bf16", "engine": "vllm", "gpus": 8, "tp": 8, )"
+      R"("users": 100, "isl": 1024, "osl": 128, "requests_per_user": 1)";
+  write(dir + "/p.json", "{\"plans\": [{\"name\": \"h100\", \"gpu\": \"h100-sxm\", " + serving +
+                             "}, {\"name\": \"b200\", \"gpu\": \"b200\", " + serving + "}]}");
+  // Each delivery against its own plan: every figure within the plan's range, exit 0.
+  for (const auto& [name, file] : {std::pair{"h100", h100}, std::pair{"b200", b200}}) {
+    const Result r =
+        run("verify --plan " + dir + "/p.json --name " + name + " " + file + " -f json");
+    INFO(name << "\n" << r.err);
+    CHECK(r.code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["pass"] == true);
+    const json& f = j["runs"][0]["figures"];
+    REQUIRE(f.size() == 3);
+    CHECK(f[0]["figure"] == "output_tokens_per_s");
+    CHECK(f[2]["figure"] == "mean_ttft_s");
+    // The measured figures are the file's (output_throughput, mean_ttft_ms).
+    CHECK(f[0]["measured"].get<double>() ==
+          Approx(name == std::string("h100") ? 3710.63 : 5367.9).epsilon(0.001));
+    CHECK(f[0]["measured"].get<double>() >= f[0]["low"].get<double>());
+    CHECK(f[2]["measured"].get<double>() <= f[2]["high"].get<double>());
+  }
+  // The H100 delivery held to the B200 plan: its 3,711 output tok/s is below that plan's range.
+  const Result miss = run("verify --plan " + dir + "/p.json --name b200 " + h100);
+  CHECK(miss.code == 1);
+  CHECK(miss.out.find("FAIL ") != std::string::npos);
+  CHECK(miss.out.find("output 3,711 tok/s below the plan's lowest") != std::string::npos);
+  // JUnit as check writes it.
+  const Result ju =
+      run("verify --plan " + dir + "/p.json --name b200 " + h100 + " --junit " + dir + "/v.xml");
+  CHECK(ju.code == 1);
+  const std::string xml = read(dir + "/v.xml");
+  CHECK(xml.find("<testsuites name=\"llmsize verify\" tests=\"1\" failures=\"1\"") !=
+        std::string::npos);
+  // A run of another model is skipped, and nothing compared is a failure.
+  write(dir + "/o.json",
+        "{\"plans\": [{\"name\": \"l\", \"model\": \"llama-3.1-8b\", \"gpu\": "
+        "\"h100-sxm\", \"engine\": \"vllm\", \"users\": 100}]}");
+  const Result other = run("verify --plan " + dir + "/o.json " + h100);
+  CHECK(other.code == 1);
+  CHECK(other.out.find("SKIP ") != std::string::npos);
+  CHECK(other.out.find("a run of /workspace/qwen3-32b, not the plan's") != std::string::npos);
+  sh("rm -rf '" + dir + "'");
+}
+
+TEST_CASE("verify: llama-bench tests against a llama.cpp plan, and bad input",
+          "[planning][verify]") {
+  const std::string dir = temp_dir();
+  const std::string data = std::string(LLMSIZE_SOURCE_DIR) + "/tests/data/bench_results/";
+  const std::string h100 = data + "vllm_bench_serve_h100sxm8_qwen3-32b_tp8_in1024_out128_c100.json";
+  write(dir + "/p.json",
+        R"({"plans": [{"name": "h100", "gpu": "h100-sxm", "model": "qwen3-32b", "engine": "vllm", )"
+        R"("users": 100}, {"name": "b200", "gpu": "b200", "model": "qwen3-32b", "engine": "vllm", )"
+        R"("users": 100}]})");
+  // llama-bench on one RX 7900 XTX: its decode tests within the plan's range, its prompt tests at
+  // 128-8,192 tokens far below it (737-2,766 tok/s against the plan's ~9,000: a finding of the
+  // acceptance test), the prompt tests after a prefilled context skipped.
+  write(dir + "/l.json",
+        R"({"plans": [{"name": "x", "model": "gpt-oss-20b", "quant": "mxfp4_moe", )"
+        R"("gpu": "rx-7900-xtx", "context": 16384, "kv_quant": "q8_0"}]})");
+  const Result lb = run("verify --plan " + dir + "/l.json " + data +
+                        "llama_bench_rx7900xtx_rocm712_gpt-oss-20b.json -f json");
+  CHECK(lb.code == 1);
+  const json lj = json::parse(lb.out);
+  size_t decode_pass = 0, prompt_fail = 0, skipped = 0;
+  for (const auto& r : lj["runs"]) {
+    if (r["verdict"] == "skip") ++skipped;
+    if (r["figures"].empty()) continue;
+    if (r["figures"][0]["figure"] == "decode_tokens_per_s" && r["verdict"] == "pass") ++decode_pass;
+    if (r["figures"][0]["figure"] == "prefill_tokens_per_s" && r["verdict"] == "fail")
+      ++prompt_fail;
+  }
+  CHECK(decode_pass >= 7);
+  CHECK(prompt_fail == 7);
+  CHECK(skipped == 35);  // prompt tests at depths 512-8,192: 7 lengths x 5 depths
+  // Bad input: exit 2, nothing on stdout, the file and the reason.
+  write(dir + "/bad.json", "{\"output_throughput\": \"fast\"}");
+  const Result bad = run("verify --plan " + dir + "/p.json --name h100 " + dir + "/bad.json");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(
+      bad.err.find("bad.json: output_throughput: expected a number of at least 0, got \"fast\"") !=
+      std::string::npos);
+  const Result two = run("verify --plan " + dir + "/p.json " + h100);
+  CHECK(two.code == 2);
+  CHECK(two.out.empty());
+  CHECK(two.err.find("holds 2 plans: name the one the machine was bought on with --name (h100 or "
+                     "b200)") != std::string::npos);
+  sh("rm -rf '" + dir + "'");
+}

@@ -724,6 +724,13 @@ PlanResult check_plan(const PlanInput& in, bool with_report, bool strict, PlanCa
 
 }  // namespace
 
+void each_file_plan(const std::string& path, const Catalog& cat,
+                    const std::function<void(const std::string&, const std::string&,
+                                             const ResolvedRequest&)>& sink) {
+  read_plan_file(path, PlanReading{cat, priced_gpus({}, cat), nullptr},
+                 [&](const PlanInput& in) { sink(in.name, in.pointer, *in.rq); });
+}
+
 size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat) {
   size_t n = 0;
   read_plan_text(text, where, PlanReading{cat, priced_gpus({}, cat), nullptr},

@@ -6,11 +6,13 @@
 // budget or the target is missed, with the reason in numbers.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/options/options.hpp"
+#include "cli/options/request.hpp"
 #include "cli/render/check_report.hpp"
 
 namespace llmsize {
@@ -29,6 +31,12 @@ std::vector<PlanResult> check_plans(const Options& o, const Catalog& cat, bool c
 // Reads and validates the plans of a plan file's text (the fuzzer's entry point): their number,
 // or InputError "<where>: /plans/0/field: ..." (nothing is computed).
 size_t read_plans(std::string_view text, const std::string& where, const Catalog& cat);
+
+// Each plan of the file at `path`, read as check reads it (InputError as check gives it): its
+// name, JSON pointer and request.
+void each_file_plan(const std::string& path, const Catalog& cat,
+                    const std::function<void(const std::string&, const std::string&,
+                                             const ResolvedRequest&)>& sink);
 
 // `llmsize check`: returns 0 when every plan passes, 1 otherwise; writes --junit FILE.
 int run_check(const Options& o, std::string& out);

@@ -6,6 +6,7 @@
 #include "cli/commands/inspect.hpp"
 #include "cli/commands/listings.hpp"
 #include "cli/commands/sweep.hpp"
+#include "cli/commands/verify.hpp"
 #include "cli/options/completions.hpp"
 #include "cli/render/fields.hpp"
 #include "llmsize/io/error.hpp"
@@ -38,6 +39,7 @@ int run(const Options& o, std::string& out) {
         "--gpu-memory-limit: sets one unified-memory GPU's share (llmsize MODEL --gpu GPU "
         "--gpu-memory-limit GIB, or fit), not that of every GPU a sweep plans");
   if (c == "check") return run_check(o, out);
+  if (c == "verify") return run_verify(o, out);
   if (c == "fit") {
     out = run_fit(o);
   } else if (c == "sweep") {

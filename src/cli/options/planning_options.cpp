@@ -7,6 +7,37 @@
 
 namespace llmsize::cli {
 
+namespace {
+
+// verify RESULT... --plan PLAN.json [--name NAME] (#27: the delivery's benchmark against its plan).
+void add_verify(CLI::App& app, Options& o) {
+  PlanningOptions& p = o.planning;
+  auto* verify = app.add_subcommand(
+      "verify",
+      "hold the benchmark of a delivered machine to its plan: each run of vllm bench serve, "
+      "SGLang's bench_serving, trtllm-bench or llama-bench against the plan's figures at the "
+      "run's load, PASS or FAIL, exit 1 if any fails");
+  verify
+      ->add_option("RESULT", p.verify_results,
+                   "the tools' own result files (vllm bench serve --save-result, sglang "
+                   "bench_serving --output-file, trtllm-bench --report_json, llama-bench -o "
+                   "json|jsonl)")
+      ->required()
+      ->type_name("RESULT.json");
+  verify->add_option("--plan", p.verify_plan, "the plan file the machine was bought on (check's)")
+      ->required()
+      ->type_name("PLAN.json");
+  verify->add_option("--name", p.verify_name, "the plan's name, when the file holds several")
+      ->type_name("NAME");
+  verify->add_option("-f,--format", o.format, "output: table or json")->capture_default_str();
+  verify->add_option("--junit", p.junit, "also write a JUnit XML report (CI systems display it)")
+      ->type_name("FILE");
+  add_catalog_option(*verify, o);
+  verify->callback([&o] { o.command = "verify"; });
+}
+
+}  // namespace
+
 void setup_planning(CLI::App& app, Options& o) {
   PlanningOptions& p = o.planning;
   p.app = &app;
@@ -28,6 +59,8 @@ void setup_planning(CLI::App& app, Options& o) {
                   "fail plans that fit only tight (below the headroom rule, inside the engine's "
                   "margins); by default they pass with a note");
   check->callback([&o] { o.command = "check"; });
+
+  add_verify(app, o);
 
   auto* fit = app.add_subcommand("fit",
                                  "which catalog models and quantizations fit the GPUs, best "

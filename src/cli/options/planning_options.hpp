@@ -16,6 +16,9 @@ struct PlanningOptions {
   std::vector<std::string> plan_files;
   std::string junit;    // --junit FILE: a JUnit XML report
   bool strict = false;  // --strict: a tight fit fails
+  // verify --plan PLAN.json [--name NAME] RESULT...
+  std::string verify_plan, verify_name;
+  std::vector<std::string> verify_results;
   // sweep: comma-separated lists (or repeated flags)
   std::vector<std::string> models;
   std::vector<std::string> quants;

@@ -1,0 +1,157 @@
+#include "cli/render/verify_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "cli/render/words.hpp"
+#include "llmsize/sanitize.hpp"
+
+namespace llmsize::cli {
+
+size_t VerifyResult::compared() const {
+  return static_cast<size_t>(std::count_if(
+      runs.begin(), runs.end(), [](const AcceptanceVerdict& v) { return v.compared(); }));
+}
+
+size_t VerifyResult::failed() const {
+  return static_cast<size_t>(
+      std::count_if(runs.begin(), runs.end(),
+                    [](const AcceptanceVerdict& v) { return v.compared() && !v.pass(); }));
+}
+
+namespace {
+
+// "1.30 s" for a latency, "3,711 tok/s" for a rate.
+std::string value_words(const AcceptanceFigure& f, double v) {
+  if (!f.higher_is_better) return fmt::format("{:.2f} s", v);
+  return v >= 100 ? group_whole(v) + " tok/s" : fmt::format("{:.1f} tok/s", v);
+}
+
+std::string figure_words(const AcceptanceFigure& f) {
+  const std::string range =
+      f.higher_is_better
+          ? fmt::format("{}–{}", f.low >= 100 ? group_whole(f.low) : fmt::format("{:.1f}", f.low),
+                        value_words(f, f.high))
+          : fmt::format("{:.2f}–{}", f.low, value_words(f, f.high));
+  if (f.pass)
+    return fmt::format("{} {} (plan {}, {}: {:.2f}x)", f.name, value_words(f, f.measured),
+                       value_words(f, f.predicted), range, f.ratio());
+  return fmt::format(
+      "{} {} {} the plan's {} {} (plan {}: {:.2f}x)", f.name, value_words(f, f.measured),
+      f.higher_is_better ? "below" : "above", f.higher_is_better ? "lowest" : "highest",
+      value_words(f, f.higher_is_better ? f.low : f.high), value_words(f, f.predicted), f.ratio());
+}
+
+std::string run_line(const AcceptanceVerdict& v) {
+  std::string head = fmt::format("{} {} ({}",
+                                 !v.compared() ? "SKIP"
+                                 : v.pass()    ? "PASS"
+                                               : "FAIL",
+                                 v.where, bench_tool_name(v.tool));
+  if (!v.load.empty()) head += "; " + v.load;
+  head += "): ";
+  if (!v.compared())
+    return head + "not compared with the plan: " +
+           (v.not_comparable.empty() ? std::string("no figure in common") : v.not_comparable);
+  std::vector<std::string> parts;
+  // A failure names the figures that missed first.
+  for (bool missed : {true, false})
+    for (const auto& f : v.figures)
+      if (f.pass != missed) parts.push_back(figure_words(f));
+  return head + fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_verify_table(const VerifyResult& r) {
+  std::string s = "plan " + r.plan + "\n";
+  for (const auto& v : r.runs) s += run_line(v) + "\n";
+  s += fmt::format("{} of {} run{} compared: {} passed, {} failed{}\n", r.compared(), r.runs.size(),
+                   r.runs.size() == 1 ? "" : "s", r.compared() - r.failed(), r.failed(),
+                   r.compared() ? "" : " (nothing to hold the plan to: FAIL)");
+  return s;
+}
+
+std::string render_verify_json(const VerifyResult& r) {
+  using ojson = nlohmann::ordered_json;
+  ojson doc;
+  doc["plan"] = r.plan;
+  doc["pass"] = r.pass();
+  doc["compared"] = r.compared();
+  doc["passed"] = r.compared() - r.failed();
+  doc["failed"] = r.failed();
+  doc["skipped"] = r.runs.size() - r.compared();
+  doc["runs"] = ojson::array();
+  for (const auto& v : r.runs) {
+    ojson run;
+    run["where"] = v.where;
+    run["tool"] = bench_tool_name(v.tool);
+    run["verdict"] = !v.compared() ? "skip" : v.pass() ? "pass" : "fail";
+    run["load"] = v.load.empty() ? ojson() : ojson(v.load);
+    run["not_comparable"] = v.not_comparable.empty() ? ojson() : ojson(v.not_comparable);
+    run["figures"] = ojson::array();
+    for (const auto& f : v.figures)
+      run["figures"].push_back({{"figure", f.key},
+                                {"predicted", f.predicted},
+                                {"low", f.low},
+                                {"high", f.high},
+                                {"measured", f.measured},
+                                {"ratio", f.ratio()},
+                                {"higher_is_better", f.higher_is_better},
+                                {"pass", f.pass}});
+    doc["runs"].push_back(std::move(run));
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string render_verify_junit(const VerifyResult& r) {
+  const size_t failed = r.failed(), skipped = r.runs.size() - r.compared();
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += fmt::format(
+      "<testsuites name=\"llmsize verify\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+      r.runs.size(), failed);
+  s += fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+      xml_escape(r.plan), r.runs.size(), failed, skipped);
+  for (const auto& v : r.runs) {
+    s += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", xml_escape(r.plan),
+                     xml_escape(v.where));
+    if (!v.compared())
+      s += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(run_line(v)));
+    else if (v.pass())
+      s += fmt::format("      <system-out>{}</system-out>\n", xml_escape(run_line(v)));
+    else
+      s +=
+          fmt::format("      <failure type=\"figure\" message=\"{}\"/>\n", xml_escape(run_line(v)));
+    s += "    </testcase>\n";
+  }
+  s += "  </testsuite>\n</testsuites>\n";
+  return s;
+}
+
+}  // namespace llmsize::cli
