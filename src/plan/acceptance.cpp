@@ -197,6 +197,51 @@ void verify_llama_bench(const PlanRequest& req, const Plan& p, const BenchRun& r
 
 }  // namespace
 
+PlanRequest one_replica_request(const PlanRequest& req, const Plan& p) {
+  if (!p.serving || !p.gpu || p.serving->deployment.replicas <= 1) return req;
+  const Deployment& d = p.serving->deployment;
+  PlanRequest q = req;
+  q.users = (std::max<uint32_t>(1, p.serving->workload.users) + d.replicas - 1) / d.replicas;
+  q.target_tokens_per_s = 0;
+  q.gpus_requested = d.tp * d.pp;
+  q.gpu = p.gpu->gpu;
+  ServingRequest& s = *q.serving;
+  s.spare_machines = 0;
+  if (engine_profile(s.engine).default_split == SplitMode::tensor) {
+    s.tp = d.attention_dp ? 0 : d.tp;
+    s.pp = d.pp;
+  }
+  return q;
+}
+
+std::vector<BenchRun> planned_runs(const Plan& p, BenchTool tool, uint32_t prompt, uint32_t gen,
+                                   uint32_t depth) {
+  std::vector<BenchRun> runs;
+  BenchRun r;
+  r.tool = tool;
+  if (tool == BenchTool::llama_bench) {
+    r.n_prompt = prompt;
+    r.tokens_per_s = 1;
+    runs.push_back(r);
+    r.n_prompt = 0;
+    r.n_gen = gen;
+    r.n_depth = depth;
+    runs.push_back(r);
+    return runs;
+  }
+  if (!p.serving) return runs;
+  const Workload& w = p.serving->workload;
+  r.concurrency = std::max<uint32_t>(1, w.users);
+  r.requests = r.concurrency * std::max<uint32_t>(1, w.requests_per_user);
+  r.mean_input_tokens = w.isl;
+  r.mean_output_tokens = w.osl;
+  r.output_tokens_per_s = 1;
+  r.mean_tpot_s = 1;
+  r.mean_ttft_s = 1;
+  runs.push_back(r);
+  return runs;
+}
+
 AcceptanceVerdict verify_run(const PlanRequest& req, const Plan& p, const BenchRun& run) {
   AcceptanceVerdict v;
   v.where = run.where;

@@ -996,7 +996,7 @@ TEST_CASE("completions are generated from the command line for bash zsh and fish
     CHECK(r.out == want + "\n");
   };
   offers("--engine", "llama.cpp ollama vllm sglang trt-llm transformers");
-  offers("--emit", "vllm sglang llama-server trt-llm ollama k8s");
+  offers("--emit", "vllm sglang llama-server trt-llm ollama k8s acceptance");
   offers("--format", "table json csv markdown bom-csv html");
   const auto z = run("completions zsh");
   CHECK(z.out.rfind("#compdef llmsize\n", 0) == 0);
@@ -1525,5 +1525,133 @@ TEST_CASE("verify: llama-bench tests against a llama.cpp plan, and bad input",
   CHECK(two.out.empty());
   CHECK(two.err.find("holds 2 plans: name the one the machine was bought on with --name (h100 or "
                      "b200)") != std::string::npos);
+  sh("rm -rf '" + dir + "'");
+}
+
+namespace {
+
+// The flags of a command line (words starting with -), and whether each is one its tool
+// documents. The lists are the tools' own, at the commits read:
+//   vllm bench serve: vllm-project/vllm@009e6d4 vllm/benchmarks/serve.py add_cli_args and
+//     @0056b87 vllm/benchmarks/datasets.py add_dataset_parser;
+//   python3 -m sglang.bench_serving: sgl-project/sglang@0033168 python/sglang/bench_serving.py;
+//   trtllm-bench: NVIDIA/TensorRT-LLM@0c9a37d tensorrt_llm/commands/bench.py, @000a01d
+//     tensorrt_llm/bench/benchmark/throughput.py, @0c8de69 tensorrt_llm/bench/dataset/
+//     prepare_dataset.py;
+//   llama-bench: ggml-org/llama.cpp@0104b15 tools/llama-bench/llama-bench.cpp print_usage.
+void check_tool_flags(const std::string& line, const std::vector<std::string>& documented) {
+  std::istringstream in(line);
+  for (std::string w; in >> w;) {
+    if (w.size() < 2 || w[0] != '-' || (w[1] >= '0' && w[1] <= '9')) continue;
+    INFO(line << "\n" << w);
+    CHECK(std::find(documented.begin(), documented.end(), w) != documented.end());
+  }
+}
+
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(start, 0) == 0) return l;
+  return "";
+}
+
+// The plan file the script writes between its heredoc markers.
+std::string heredoc_plan(const std::string& script) {
+  const std::string open = "<<'LLMSIZE_PLAN'\n";
+  const size_t a = script.find(open);
+  const size_t b = script.find("LLMSIZE_PLAN\n", a + open.size());
+  return a == std::string::npos || b == std::string::npos
+             ? std::string()
+             : script.substr(a + open.size(), b - a - open.size());
+}
+
+}  // namespace
+
+TEST_CASE("emit acceptance: each engine's benchmark with the flags its tool documents",
+          "[planning][verify]") {
+  const std::string base = "llama-3.3-70b --quant fp8 --gpu h100-sxm --users 64 --emit acceptance";
+  const Result v = run(base + " --engine vllm");
+  REQUIRE(v.code == 0);
+  check_tool_flags(
+      line_starting(v.out, "vllm bench serve "),
+      {"--backend", "--model", "--host", "--port", "--dataset-name", "--random-input-len",
+       "--random-output-len", "--num-prompts", "--max-concurrency", "--request-rate",
+       "--ignore-eos", "--percentile-metrics", "--save-result", "--result-filename"});
+  const Result s = run(base + " --engine sglang");
+  REQUIRE(s.code == 0);
+  check_tool_flags(line_starting(s.out, "python3 -m sglang.bench_serving "),
+                   {"-m", "--backend", "--host", "--port", "--model", "--dataset-name",
+                    "--random-input-len", "--random-output-len", "--random-range-ratio",
+                    "--num-prompts", "--max-concurrency", "--request-rate", "--output-file"});
+  const Result t = run(base + " --engine trt-llm");
+  REQUIRE(t.code == 0);
+  check_tool_flags(line_starting(t.out, "trtllm-bench --model ") +
+                       line_starting(t.out.substr(t.out.find("throughput")), "trtllm-bench"),
+                   {"--model", "--output", "--num-requests", "--input-mean", "--input-stdev",
+                    "--output-mean", "--output-stdev", "--dataset", "--backend", "--tp", "--pp",
+                    "--concurrency", "--streaming", "--report_json"});
+  CHECK(t.out.find(" throughput --dataset llmsize-dataset.jsonl ") != std::string::npos);
+  const Result l = run("llama-3.1-8b --gpu rtx-4090 --ctx 8192 --kv-quant q8_0 --emit acceptance");
+  REQUIRE(l.code == 0);
+  check_tool_flags(line_starting(l.out, "llama-bench "),
+                   {"-m", "-ngl", "-p", "-n", "-d", "-r", "-o", "-ctk", "-ctv"});
+  CHECK(l.out.find("-p 0 -n 128 -d 8128 -r 5 -o jsonl >> llmsize-acceptance.json") !=
+        std::string::npos);
+  // Nothing to benchmark: refused, nothing on stdout.
+  const Result none = run("llama-3.3-70b --engine vllm --gpu rtx-4090 --gpus 1 --emit acceptance");
+  CHECK(none.code == 2);
+  CHECK(none.out.empty());
+  CHECK(none.err.find("--emit acceptance: the plan's GPUs do not hold the model") !=
+        std::string::npos);
+}
+
+// The script's plan file is the replica it benchmarks: check passes it, and verify holds a result
+// at the plan's predictions to it (PASS) and one at half its output (FAIL).
+TEST_CASE("emit acceptance: its plan file and verify close the loop", "[planning][verify]") {
+  const std::string dir = temp_dir();
+  const Result e =
+      run("llama-3.3-70b --quant fp8 --engine vllm --gpu h100-sxm --users 200 --target-tps 20 "
+          "--emit acceptance");
+  REQUIRE(e.code == 0);
+  const std::string plan = heredoc_plan(e.out);
+  REQUIRE_FALSE(plan.empty());
+  write(dir + "/plan.json", plan);
+  const Result c = run("check " + dir + "/plan.json");
+  INFO(c.err);
+  CHECK(c.code == 0);
+  // The replica benchmarked: TP 2 of the 2 replicas, 100 of the 200 users each.
+  const json pj = json::parse(plan)["plans"][0];
+  CHECK(pj["gpus"] == 2);
+  CHECK(pj["tp"] == 2);
+  CHECK(pj["users"] == 100);
+  // A result at the plan's own figures, then at half its output.
+  const Result f = run("verify --plan " + dir + "/plan.json " + dir + "/none.json -f json");
+  CHECK(f.code == 2);  // no result file yet
+  auto result = [&](double scale) {
+    const Result j =
+        run("llama-3.3-70b --quant fp8 --engine vllm --gpu h100-sxm --gpus 2 --tp 2 --users 100 "
+            "--requests-per-user 10 -f json");
+    REQUIRE(j.code == 0);
+    const json t = json::parse(j.out)["throughput"];
+    json r;
+    r["model_id"] = "meta-llama/Llama-3.3-70B-Instruct";
+    r["request_rate"] = "inf";
+    r["max_concurrency"] = 100;
+    r["completed"] = 1000;
+    r["total_input_tokens"] = 1000000;
+    r["total_output_tokens"] = 1000000;
+    r["output_throughput"] = t["output_tokens_per_s"].get<double>() * scale;
+    r["mean_ttft_ms"] = t["ttft_s"].get<double>() * 1000;
+    r["mean_tpot_ms"] = 1000 / t["per_user_tokens_per_s"].get<double>();
+    return r.dump();
+  };
+  write(dir + "/ok.json", result(1.0));
+  const Result ok = run("verify --plan " + dir + "/plan.json " + dir + "/ok.json");
+  INFO(ok.out << ok.err);
+  CHECK(ok.code == 0);
+  write(dir + "/slow.json", result(0.5));
+  const Result slow = run("verify --plan " + dir + "/plan.json " + dir + "/slow.json");
+  CHECK(slow.code == 1);
+  CHECK(slow.out.find("below the plan's lowest") != std::string::npos);
   sh("rm -rf '" + dir + "'");
 }

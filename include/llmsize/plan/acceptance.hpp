@@ -66,4 +66,17 @@ struct AcceptanceVerdict {
 // run's load where the run's differs.
 AcceptanceVerdict verify_run(const PlanRequest& req, const Plan& p, const BenchRun& run);
 
+// What a benchmark of one replica's endpoint measures (the acceptance test's load, --emit
+// acceptance): the request of one replica of p's serving deployment (its tp x pp GPUs, pinned)
+// at its share of the users, ceil(users / replicas); req itself when p has one replica or no
+// serving deployment. REQUIRES: p = plan(req).
+PlanRequest one_replica_request(const PlanRequest& req, const Plan& p);
+
+// The run a benchmark tool would record at the plan's own load, its figures unknown: a serving
+// run of `users` x requests_per_user requests of isl / osl tokens (verify_run then gives the
+// plan's predictions with their ranges), or llama-bench's prompt test of `prompt` tokens and
+// generation test of `gen` tokens after `depth`.
+std::vector<BenchRun> planned_runs(const Plan& p, BenchTool tool, uint32_t prompt, uint32_t gen,
+                                   uint32_t depth);
+
 }  // namespace llmsize

@@ -1,4 +1,5 @@
 #include "cli/commands/estimate.hpp"
+#include "cli/commands/verify.hpp"
 
 #include <fmt/format.h>
 
@@ -132,6 +133,7 @@ std::string run_estimate(const Options& o) {
   }
   const Catalog cat = load_catalog(o.catalogs);
   if (o.compare_given) return run_compare(o, cat);
+  if (o.emit == "acceptance") return emit_acceptance(o, cat);
   const Report r = o.ctx_max ? build_report_max_context(o, cat) : build_report(o, cat);
   if (!o.planning.plot.empty()) write_memory_plot(o.planning.plot, r);
   if (!o.emit.empty()) {

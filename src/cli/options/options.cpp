@@ -63,10 +63,11 @@ std::string engine_help() {
 std::string emit_help() {
   std::vector<std::string> engines;
   for (const auto& e : emit_engines())
-    if (e != "k8s") engines.push_back(e);
+    if (e != "k8s" && e != "acceptance") engines.push_back(e);
   return "print the launch command of the plan: " + or_list(engines) +
          "; k8s: a Kubernetes manifest of the --engine vllm or sglang plan (LeaderWorkerSet past "
-         "one machine)";
+         "one machine); acceptance: the benchmark to run on the delivered machine and the "
+         "llmsize verify that holds it to the plan";
 }
 
 // Model and memory: quantization, context, sequences, KV cache, engine rules.

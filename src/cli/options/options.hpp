@@ -127,8 +127,8 @@ inline const std::vector<std::string>& machine_formats() {
 }
 // Each engine's launch commands, and "k8s": a Kubernetes manifest of the --engine's plan.
 inline const std::vector<std::string>& emit_engines() {
-  static const std::vector<std::string> k = {"vllm",    "sglang", "llama-server",
-                                             "trt-llm", "ollama", "k8s"};
+  static const std::vector<std::string> k = {"vllm",   "sglang", "llama-server", "trt-llm",
+                                             "ollama", "k8s",    "acceptance"};
   return k;
 }
 

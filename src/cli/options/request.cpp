@@ -55,7 +55,7 @@ bool is_serving_engine(Engine e) {
 
 // The engine of --engine, else of --emit (llama-server = llama.cpp), else llama.cpp.
 Engine chosen_engine(const Options& o) {
-  if (o.engine_given || o.emit.empty() || o.emit == "k8s")
+  if (o.engine_given || o.emit.empty() || o.emit == "k8s" || o.emit == "acceptance")
     return serving_engine_of("--engine", o.engine);
   check_choice("--emit", o.emit, emit_engines());
   return *engine_from_name(o.emit);
@@ -160,7 +160,7 @@ void resolve_serving(const Options& o, PlanRequest& q) {
   const Engine e = chosen_engine(o);
   if (!o.emit.empty()) {
     check_choice("--emit", o.emit, emit_engines());
-    if (o.emit != "k8s" && *engine_from_name(o.emit) != e)
+    if (o.emit != "k8s" && o.emit != "acceptance" && *engine_from_name(o.emit) != e)
       throw InputError("--emit " + o.emit + ": the plan is for --engine " + o.engine +
                        "; emit that engine's command, or drop --engine");
   }

@@ -155,3 +155,90 @@ std::string render_verify_junit(const VerifyResult& r) {
 }
 
 }  // namespace llmsize::cli
+
+namespace llmsize::cli {
+namespace {
+
+// A single-quoted POSIX shell word.
+std::string quoted(const std::string& s) {
+  std::string o = "'";
+  for (const char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
+std::string prediction_words(const std::vector<AcceptanceFigure>& figures) {
+  std::vector<std::string> parts;
+  for (const auto& f : figures) {
+    const bool rate = f.higher_is_better;
+    parts.push_back(
+        rate ? fmt::format("{} {} tok/s ({}–{})", f.name,
+                           f.predicted >= 100 ? group_whole(f.predicted)
+                                              : fmt::format("{:.1f}", f.predicted),
+                           f.low >= 100 ? group_whole(f.low) : fmt::format("{:.1f}", f.low),
+                           f.high >= 100 ? group_whole(f.high) : fmt::format("{:.1f}", f.high))
+             : fmt::format("{} {:.2f} s ({:.2f}–{:.2f} s)", f.name, f.predicted, f.low, f.high));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
+std::string render_acceptance_script(const AcceptanceScript& s) {
+  std::string o = "# llmsize acceptance test: " + s.what + "\n";
+  const std::string result =
+      s.tool == BenchTool::sglang_serving ? "llmsize-acceptance.jsonl" : "llmsize-acceptance.json";
+  switch (s.tool) {
+    case BenchTool::vllm_serve:
+      o += "# 1. Start the engine as --emit vllm prints it; then benchmark one replica's "
+           "endpoint:\n";
+      o += fmt::format(
+          "vllm bench serve --backend vllm --model {} --host 127.0.0.1 --port {} --dataset-name "
+          "random --random-input-len {} --random-output-len {} --num-prompts {} "
+          "--max-concurrency {} --request-rate inf --ignore-eos --percentile-metrics "
+          "ttft,tpot,itl,e2el --save-result --result-filename {}\n",
+          quoted(s.model), s.port, s.isl, s.osl, s.requests, s.users, result);
+      break;
+    case BenchTool::sglang_serving:
+      o += "# 1. Start the engine as --emit sglang prints it; then benchmark one replica's "
+           "endpoint\n#    (--random-range-ratio 1.0: every prompt and answer of the plan's "
+           "length):\n";
+      o += fmt::format(
+          "python3 -m sglang.bench_serving --backend sglang --host 127.0.0.1 --port {} --model {} "
+          "--dataset-name random --random-input-len {} --random-output-len {} "
+          "--random-range-ratio 1.0 --num-prompts {} --max-concurrency {} --request-rate inf "
+          "--output-file {}\n",
+          s.port, quoted(s.model), s.isl, s.osl, s.requests, s.users, result);
+      break;
+    case BenchTool::trtllm_bench:
+      o += "# 1. With the server stopped (trtllm-bench loads the model on the replica's GPUs "
+           "itself):\n";
+      o += fmt::format(
+          "trtllm-bench --model {} prepare-dataset --output llmsize-dataset.jsonl token-norm-dist "
+          "--num-requests {} --input-mean {} --input-stdev 0 --output-mean {} --output-stdev 0\n",
+          quoted(s.model), s.requests, s.isl, s.osl);
+      o += fmt::format(
+          "trtllm-bench --model {} throughput --dataset llmsize-dataset.jsonl --backend pytorch "
+          "--tp {} --pp {} --concurrency {} --streaming --report_json {}\n",
+          quoted(s.model), s.tp, s.pp, s.users, result);
+      break;
+    case BenchTool::llama_bench: {
+      const std::string kv =
+          s.cache_type.empty() ? "" : " -ctk " + s.cache_type + " -ctv " + s.cache_type;
+      o += "# 1. With the server stopped, the prompt speed and the decode speed at the plan's "
+           "context:\n";
+      o += fmt::format("llama-bench -m {} -ngl 99{} -p {} -n 0 -r 5 -o jsonl > {}\n",
+                       quoted(s.model), kv, s.prompt, result);
+      o += fmt::format("llama-bench -m {} -ngl 99{} -p 0 -n {} -d {} -r 5 -o jsonl >> {}\n",
+                       quoted(s.model), kv, s.gen, s.depth, result);
+      break;
+    }
+  }
+  o += "# 2. Hold the result to the plan (exit 0 when it meets it, 1 when not):\n";
+  o += "cat > llmsize-plan.json <<'LLMSIZE_PLAN'\n" + s.plan_json + "LLMSIZE_PLAN\n";
+  o += "llmsize verify --plan llmsize-plan.json " + result + "\n";
+  if (!s.predicted.empty())
+    o += "# The plan predicts at this load: " + prediction_words(s.predicted) + "\n";
+  return o;
+}
+
+}  // namespace llmsize::cli
