@@ -31,6 +31,34 @@ TEST_CASE("cost per million tokens and break-even", "[cost]") {
   CHECK(c.breakeven_months == Approx(6198 / (5 * 1576.8 / 12 - 50)));
 }
 
+// #27: the same 8 GPUs rented around the clock at $2.00 per GPU-hour: 8 x 2 x 8760 / 12 =
+// $11,680 a month. Owning $100,000 of hardware runs 12,000 kWh a year at $0.15 ($150 a month) and
+// colocation of $150 per kW of 10 kW ($1,500 a month): the difference, $10,030 a month, repays it
+// in 100,000 / 10,030 = 9.97 months. At $0.20 per GPU-hour renting ($1,168) costs less than
+// running the machine ($1,650): owning never catches up.
+TEST_CASE("buy against rent: the months after which owning costs less", "[cost]") {
+  CostInput in;
+  in.gpu_price_usd = 10000;
+  in.n_gpus = 8;
+  in.host_usd = 20000;
+  in.kwh_per_year = 12000;
+  in.kwh_price_usd = 0.15;
+  in.rent_usd_per_gpu_hour = 2;
+  in.rent_gpus = 8;
+  in.colo_usd_per_kw_month = 150;
+  in.max_wall_kw = 10;
+  const auto c = plan_cost(in);
+  CHECK(c.capex_usd == Approx(100000));
+  CHECK(c.rent_usd_per_month == Approx(11680));
+  CHECK(c.colo_usd_per_month == Approx(1500));
+  CHECK(c.rent_breakeven_months == Approx(100000.0 / (11680 - 150 - 1500)));
+  CHECK(c.rent_breakeven_months == Approx(9.97).margin(0.005));
+  in.rent_usd_per_gpu_hour = 0.2;
+  CHECK(plan_cost(in).rent_breakeven_months == 0);
+  in.rent_usd_per_gpu_hour = 0;
+  CHECK(plan_cost(in).rent_usd_per_month == 0);
+}
+
 TEST_CASE("tensor-parallel degree divides the heads, nodes follow the chassis", "[gpu_plan]") {
   const auto& m = test::model("llama-3.1-70b");  // 64 heads, 8 KV heads
   CHECK(tensor_parallel_degree(m, 3) == 4);

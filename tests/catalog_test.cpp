@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 
 #include <set>
 
@@ -563,4 +565,50 @@ TEST_CASE("a part made for one market is marked so, and only a known market is a
       InputError,
       Catch::Message("user.json: /gpus/0/market: expected china (a part made for one market) or "
                      "no field (sold worldwide), got \"mars\""));
+}
+
+// #27: a GPU's rental price is the median over providers of each provider's lowest published
+// on-demand price at its latest date (data/rental_offers.json, each offer with its source and
+// quote), with their range and count: recomputed here from the offers, held to the catalog's.
+TEST_CASE("rental prices are the median of the published offers, each with its source",
+          "[catalog]") {
+  const nlohmann::json offers = test::data_file("../../data/rental_offers.json");
+  std::map<std::string, std::map<std::string, std::pair<std::string, double>>> best;
+  for (const auto& o : offers.at("offers")) {
+    INFO(o.dump());
+    for (const char* k : {"source", "quote", "date", "provider"})
+      CHECK(!o.value(k, std::string()).empty());
+    CHECK(o.at("kind") == "on_demand");
+    const double v = o.at("usd_per_gpu_hour").get<double>();
+    auto& slot = best[o.at("gpu").get<std::string>()][o.at("provider").get<std::string>()];
+    const std::string date = o.at("date").get<std::string>();
+    if (slot.first.empty() || date > slot.first)
+      slot = {date, v};
+    else if (date == slot.first)
+      slot.second = std::min(slot.second, v);
+  }
+  const nlohmann::json gpus = test::data_file("../../data/gpus.json");
+  size_t priced = 0;
+  for (const auto& row : gpus.at("gpus")) {
+    const std::string id = row.at("id");
+    if (!row.contains("rent_usd_per_gpu_hour")) continue;
+    ++priced;
+    INFO(id);
+    REQUIRE(best.count(id));
+    std::vector<double> v;
+    for (const auto& [provider, p] : best[id]) v.push_back(p.second);
+    std::sort(v.begin(), v.end());
+    REQUIRE(v.size() >= 3);  // a median of three providers at least
+    const double median =
+        v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    CHECK(row.at("rent_usd_per_gpu_hour").get<double>() == Approx(median).margin(0.0001));
+    CHECK(row.at("rent_low_usd_per_gpu_hour").get<double>() == Approx(v.front()));
+    CHECK(row.at("rent_high_usd_per_gpu_hour").get<double>() == Approx(v.back()));
+    CHECK(row.at("rent_providers") == v.size());
+    CHECK(!row.at("sources").value("rent", std::string()).empty());
+    // The compiled catalog carries it.
+    CHECK(test::catalog().find_gpu(id)->spec.rent_usd_per_gpu_hour ==
+          Approx(row.at("rent_usd_per_gpu_hour").get<double>()));
+  }
+  CHECK(priced >= 9);
 }

@@ -110,6 +110,14 @@ struct GpuSpec {
   double price_usd = 0;  // 0 = unknown
   std::string price_date;
   std::string price_kind;
+  // The same GPU rented in the cloud (#27): the median of published on-demand prices per
+  // GPU-hour over rent_providers providers (each one's lowest at its latest date), their range
+  // and the latest date; 0 = none published in the catalog (data/rental_offers.json has each
+  // offer).
+  double rent_usd_per_gpu_hour = 0;
+  double rent_low_usd_per_gpu_hour = 0, rent_high_usd_per_gpu_hour = 0;
+  uint32_t rent_providers = 0;
+  std::string rent_date;
   // The one market the part is made for ("china": NVIDIA's export-control parts, H20 and L20);
   // empty = sold worldwide. The recommender does not offer a restricted part; --gpu plans one.
   std::string market;

@@ -348,6 +348,15 @@ CatalogGpu read_gpu(const json& e, const std::string& path, const Ctx& c) {
   s.price_usd = c.num(e, path, "price_usd", false, 0, 1e8);
   s.price_date = c.str(e, path, "price_date", false);
   s.price_kind = c.str(e, path, "price_kind", false);
+  s.rent_usd_per_gpu_hour = c.num(e, path, "rent_usd_per_gpu_hour", false, 0, 1e4);
+  s.rent_low_usd_per_gpu_hour = c.num(e, path, "rent_low_usd_per_gpu_hour", false, 0, 1e4);
+  s.rent_high_usd_per_gpu_hour = c.num(e, path, "rent_high_usd_per_gpu_hour", false, 0, 1e4);
+  s.rent_providers = static_cast<uint32_t>(c.num(e, path, "rent_providers", false, 0, 1000));
+  s.rent_date = c.str(e, path, "rent_date", false);
+  if (s.rent_usd_per_gpu_hour > 0 && !(s.rent_low_usd_per_gpu_hour <= s.rent_usd_per_gpu_hour &&
+                                       s.rent_usd_per_gpu_hour <= s.rent_high_usd_per_gpu_hour))
+    c.fail(path + "/rent_usd_per_gpu_hour",
+           "expected a price within rent_low_usd_per_gpu_hour and rent_high_usd_per_gpu_hour");
   g.aliases = c.strs(e, path, "aliases");
   if (e.contains("sources") && e["sources"].is_object()) {
     for (const char* k : {"memory", "bandwidth"})

@@ -841,6 +841,11 @@ void plan_cost(const PlanRequest& req, Plan& p) {
     co.gpus_included = bc.gpus_usd == 0 && bc.gpus_priced;
     co.host_usd = bc.rest_usd;
     co.complete = bc.complete;
+    // Rent: the GPUs the plan runs, at the catalog's (or --rent-price's) price per GPU-hour.
+    co.rent_usd_per_gpu_hour =
+        req.rent_usd_per_gpu_hour > 0 ? req.rent_usd_per_gpu_hour : g.gpu.rent_usd_per_gpu_hour;
+    co.rent_gpus = g.count;
+    co.max_wall_kw = p.system->max_wall_w_total / 1000;
     p.cost = llmsize::plan_cost(co);
   }
   if (g.gpu.price_usd <= 0 && !(p.cost && p.cost->priced)) note(p, NoteKind::no_price);

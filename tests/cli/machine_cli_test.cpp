@@ -1021,3 +1021,45 @@ TEST_CASE("A shared service is offered no consumer card unless asked", "[cli][ma
     any = any || consumer.count(o["id"].get<std::string>()) == 1;
   CHECK(any);
 }
+
+// #27: buy against rent. 4 x H100 SXM serve Llama-3.3-70B FP8 for 200 users at 20 tok/s in one
+// $127,500 machine drawing $3,556 of energy a year; the same 4 GPUs rented around the clock at
+// the catalog's median on-demand $3.945 per GPU-hour cost 4 x 3.945 x 8760 / 12 = $11,519 a
+// month, so owning costs less after 127,500 / (11,519.4 - 296.3) = 11.36 months.
+TEST_CASE("Buy against rent: the same GPUs rented, and the months owning takes to pay",
+          "[cli][cost]") {
+  const std::string base =
+      "llama-3.3-70b --quant fp8 --engine vllm --users 200 --target-tps 20 --gpu h100-sxm";
+  const auto r = run(base + " -f json");
+  REQUIRE(r.code == 0);
+  const json c = json::parse(r.out)["cost"];
+  CHECK(c["rent_gpus"] == 4);
+  CHECK(c["rent_usd_per_gpu_hour"] == Approx(3.945));
+  CHECK(c["rent_usd_per_month"] == Approx(11519));
+  CHECK(c["rent_breakeven_months"].get<double>() ==
+        Approx(c["hardware_usd"].get<double>() /
+               (4 * 3.945 * 8760 / 12 - c["energy_usd_per_year"].get<double>() / 12))
+            .epsilon(0.001));
+  CHECK(c["colo_usd_per_month"].is_null());
+  // Your own rate, and colocation at $150 per kW of the machine's maximum draw.
+  const auto o = run(base + " --rent-price 1 --colo-usd-per-kw-month 150 -f json");
+  REQUIRE(o.code == 0);
+  const json oj = json::parse(o.out);
+  const json& oc = oj["cost"];
+  CHECK(oc["rent_usd_per_month"] == Approx(2920));  // 4 x 1 x 730
+  const double kw = oj["power"]["max_wall_watts"].get<double>() / 1000;
+  CHECK(oc["colo_usd_per_month"] == Approx(150 * kw).margin(0.6));
+  CHECK(oc["rent_breakeven_months"].get<double>() ==
+        Approx(oc["hardware_usd"].get<double>() /
+               (2920 - oc["energy_usd_per_year"].get<double>() / 12 - 150 * kw))
+            .epsilon(0.01));
+  const auto t = run(base + " --colo-usd-per-kw-month 150");
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("  rent instead    4 x h100-sxm at $3.94 per GPU-hour (the median on-demand "
+                   "price of 12 providers") != std::string::npos);
+  CHECK(t.out.find("  colocation      ") != std::string::npos);
+  // A GPU no provider rents in the catalog: no rental line, null fields.
+  const auto g = run("llama-3.1-8b --gpu rtx-4090 -f json");
+  REQUIRE(g.code == 0);
+  CHECK(json::parse(g.out)["cost"]["rent_usd_per_month"].is_null());
+}

@@ -187,6 +187,11 @@ void fields(V& v, GpuSpec& g) {
   v("price_usd", g.price_usd);
   v("price_date", g.price_date);
   v("price_kind", g.price_kind);
+  v("rent_usd_per_gpu_hour", g.rent_usd_per_gpu_hour);
+  v("rent_low_usd_per_gpu_hour", g.rent_low_usd_per_gpu_hour);
+  v("rent_high_usd_per_gpu_hour", g.rent_high_usd_per_gpu_hour);
+  v("rent_providers", g.rent_providers);
+  v("rent_date", g.rent_date);
   v("market", g.market);
 }
 
@@ -278,8 +283,8 @@ static_assert(sizeof(EngineFlags) == 128, "EngineFlags changed: update its field
 static_assert(sizeof(ModelServingGuide) == 296,
               "ModelServingGuide changed: update its fields() above");
 static_assert(sizeof(CatalogModel) == 912, "CatalogModel changed: update its fields() above");
-static_assert(sizeof(GpuSpec) == 392, "GpuSpec changed: update its fields() above");
-static_assert(sizeof(CatalogGpu) == 480, "CatalogGpu changed: update its fields() above");
+static_assert(sizeof(GpuSpec) == 456, "GpuSpec changed: update its fields() above");
+static_assert(sizeof(CatalogGpu) == 544, "CatalogGpu changed: update its fields() above");
 static_assert(sizeof(Redundancy) == 8, "Redundancy changed: update its fields() above");
 static_assert(sizeof(PsuSpec) == 48, "PsuSpec changed: update its fields() above");
 static_assert(sizeof(PlatformModel) == 600, "PlatformModel changed: update its fields() above");

@@ -20,6 +20,13 @@ struct CostInput {
   // with gpu_price_usd 0.
   bool gpus_included = false;
   bool complete = true;  // every line of the bill has a price (else capex is a floor)
+  // Buy against rent (#27): the same GPUs rented around the clock at a published on-demand price
+  // per GPU-hour (0: no price), and the site's colocation price per kW of the machines' maximum
+  // draw per month (--colo-usd-per-kw-month; 0: none, the buyer's own building).
+  double rent_usd_per_gpu_hour = 0;
+  uint32_t rent_gpus = 0;
+  double colo_usd_per_kw_month = 0;
+  double max_wall_kw = 0;
 };
 
 struct CostPlan {
@@ -31,6 +38,12 @@ struct CostPlan {
   double breakeven_months = 0;  // 0 = never or no comparison
   bool priced = false;
   bool complete = true;  // CostInput::complete: false when capex is a floor
+  // Owning runs energy (and colocation) a month; renting rent_gpus around the clock
+  // (kHoursPerYear / 12 hours a month) costs rent_usd_per_month. The capex is repaid by the
+  // difference after rent_breakeven_months (0: never, or no rental price).
+  double colo_usd_per_month = 0;
+  double rent_usd_per_month = 0;
+  double rent_breakeven_months = 0;
 };
 
 // Street prices the BOM prices RAM and drives at where the machine's catalog row ships none.

@@ -168,7 +168,9 @@ struct PlanRequest {
   bool experts_placed = false;
   // --gpu-memory-limit given: gpu->memory_fraction is the OS limit the buyer sets, not the default.
   bool gpu_memory_limited = false;
-  uint32_t users = 0;              // people served at once; 0: not given
+  uint32_t users = 0;  // people served at once; 0: not given
+  // --rent-price: USD per GPU-hour of the same GPU rented (0: the catalog's published median).
+  double rent_usd_per_gpu_hour = 0;
   double target_tokens_per_s = 0;  // > 0 plans capacity. REQUIRES: users > 0 then
   // The usable speed (#21): each user's decode tokens/s below which a recommendation is not
   // made while a faster option exists, and a plan says it is below; 0: no floor.

@@ -431,6 +431,18 @@ void setup_host(CLI::App& app, Options& o) {
       ->check(number_from(0.0001, 10000))
       ->type_name("USD")
       ->group(host);
+  app.add_option("--rent-price", o.rent_price,
+                 "the same GPU rented, USD per GPU-hour: break-even against renting (default: the "
+                 "median of the providers' published on-demand prices in the catalog)")
+      ->check(number_from(0.01, 1000))
+      ->type_name("USD")
+      ->group(host);
+  app.add_option("--colo-usd-per-kw-month", o.colo_price,
+                 "colocation, USD per kW of the machines' maximum draw a month, added to owning's "
+                 "running cost (default 0: your own building)")
+      ->check(number_from(0, 100000))
+      ->type_name("USD")
+      ->group(host);
 }
 
 // Fine-tuning.

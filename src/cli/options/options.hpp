@@ -66,6 +66,8 @@ struct Options {
   double years = 3;
   double utilization = 0.5;
   double cloud_price = 0;  // 0: no comparison
+  double rent_price = 0;   // --rent-price: USD per GPU-hour rented (0: the catalog's)
+  double colo_price = 0;   // --colo-usd-per-kw-month: colocation, USD per kW a month (0: none)
   // the machine (platform catalog)
   std::string platform;                     // --platform ID; empty: llmsize chooses
   std::string storage = "local-nvme-gen4";  // --storage: where the weights are read from

@@ -459,6 +459,9 @@ void resolve_hardware(const Options& o, const Catalog& cat, PlanRequest& q) {
   q.cost.utilization = real("--utilization", o.utilization, 0.01, 1);
   q.cost.cloud_price_per_mtok =
       o.cloud_price > 0 ? real("--cloud-price", o.cloud_price, 0.0001, 10000) : 0;
+  q.rent_usd_per_gpu_hour = o.rent_price > 0 ? real("--rent-price", o.rent_price, 0.01, 1000) : 0;
+  q.cost.colo_usd_per_kw_month =
+      o.colo_price > 0 ? real("--colo-usd-per-kw-month", o.colo_price, 0, 100000) : 0;
   resolve_machine(o, cat, q);
 }
 

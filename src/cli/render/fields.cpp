@@ -1096,6 +1096,30 @@ const std::vector<Field> kFields = {
     {"cost.breakeven_months", U_::months, "against the cloud price",
      GET(cost_of(r) && cost_of(r)->breakeven_months > 0 ? cell_f64(r2(cost_of(r)->breakeven_months))
                                                         : cell_null())},
+    // buy against rent (#27)
+    {"cost.rent_usd_per_gpu_hour", U_::usd,
+     "the same GPU rented, USD per GPU-hour: --rent-price, else the median of the providers' "
+     "published on-demand prices (null: none in the catalog)",
+     GET(cost_of(r) && cost_of(r)->rent_usd_per_month > 0
+             ? cell_f64(cost_input_of(r).rent_usd_per_gpu_hour)
+             : cell_null())},
+    {"cost.rent_gpus", U_::count, "the GPUs rented: the plan's",
+     GET(cost_of(r) && cost_of(r)->rent_usd_per_month > 0 ? cell_u64(cost_input_of(r).rent_gpus)
+                                                          : cell_null())},
+    {"cost.rent_usd_per_month", U_::usd, "renting them around the clock, a month",
+     GET(cost_of(r) && cost_of(r)->rent_usd_per_month > 0
+             ? cell_f64(round_half_away(cost_of(r)->rent_usd_per_month))
+             : cell_null())},
+    {"cost.rent_breakeven_months", U_::months,
+     "months after which owning (hardware, energy, colocation) costs less than renting (null: "
+     "never, or no rental price)",
+     GET(cost_of(r) && cost_of(r)->rent_breakeven_months > 0
+             ? cell_f64(r2(cost_of(r)->rent_breakeven_months))
+             : cell_null())},
+    {"cost.colo_usd_per_month", U_::usd, "--colo-usd-per-kw-month x the machines' maximum kW",
+     GET(cost_of(r) && cost_of(r)->colo_usd_per_month > 0
+             ? cell_f64(round_half_away(cost_of(r)->colo_usd_per_month))
+             : cell_null())},
     {"cost.years", U_::years, "amortisation", RUN(cell_f64(plan_of(r).cost_input.years))},
     {"cost.utilization", U_::fraction, "share of the year generating",
      RUN(cell_f64(plan_of(r).cost_input.utilization))},

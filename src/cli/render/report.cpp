@@ -1049,6 +1049,30 @@ std::vector<Block> speed_blocks(const Report& r) {
   return {b};
 }
 
+// Buy against rent: the same GPUs rented around the clock, at what price and from what source,
+// and the months after which owning costs less.
+std::string rent_words(const Report& r) {
+  const CostPlan& c = *r.cost;
+  const CostInput& in = r.cost_input;
+  const GpuSpec& g = r.gpu->gpu;
+  const bool own_price = in.rent_usd_per_gpu_hour != g.rent_usd_per_gpu_hour;
+  const std::string basis =
+      own_price ? std::string("--rent-price")
+                : fmt::format(
+                      "the median on-demand price of {} providers, {}, ${:.2f}-{:.2f}: "
+                      "data/rental_offers.json",
+                      g.rent_providers, g.rent_date, g.rent_low_usd_per_gpu_hour,
+                      g.rent_high_usd_per_gpu_hour);
+  const std::string when =
+      c.rent_breakeven_months > 0
+          ? fmt::format("owning costs less after {:.1f} months{}", c.rent_breakeven_months,
+                        c.complete ? "" : " (or more: the bill is a floor)")
+          : std::string("owning never costs less: energy and colocation cost more a month");
+  return fmt::format("{} x {} at ${:.2f} per GPU-hour ({}), around the clock: {} a month; {}",
+                     in.rent_gpus, g.id, in.rent_usd_per_gpu_hour, basis, usd(c.rent_usd_per_month),
+                     when);
+}
+
 // The machine's cost (its BOM) where a catalog machine is planned, as the JSON's cost.* fields.
 std::optional<Block> cost_block(const Report& r) {
   if (!r.cost) return std::nullopt;
@@ -1073,6 +1097,11 @@ std::optional<Block> cost_block(const Report& r) {
                           ? fmt::format("${:.3f} over {:.0f} years at {:.0f}% utilization",
                                         c.usd_per_mtok, in.years, percent_of(in.utilization))
                           : std::string("none: the plan generates no tokens"));
+  if (c.colo_usd_per_month > 0)
+    b.rows.emplace_back("colocation", fmt::format("{} a month at ${:g} per kW of {:.1f} kW",
+                                                  usd(c.colo_usd_per_month),
+                                                  in.colo_usd_per_kw_month, in.max_wall_kw));
+  if (c.rent_usd_per_month > 0) b.rows.emplace_back("rent instead", rent_words(r));
   if (in.cloud_price_per_mtok > 0)
     b.rows.emplace_back("break-even",
                         c.breakeven_months > 0
