@@ -13,7 +13,7 @@ build=${1:?usage: scripts/fuzz-campaign.sh BUILD_DIR OUT_DIR [RUNS] [CARRY]}
 out=${2:?usage: scripts/fuzz-campaign.sh BUILD_DIR OUT_DIR [RUNS] [CARRY]}
 runs=${3:-10000000}
 carry=${4:-}
-targets=${TARGETS:-"gguf safetensors hf_config plan_catalog"}
+targets=${TARGETS:-"gguf safetensors hf_config plan_catalog bench_result"}
 mkdir -p "$out"
 status=0
 for name in $targets; do

@@ -35,7 +35,7 @@ esac
 rm -rf "$BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" "${flags[@]}" -DLLMSIZE_WERROR=ON -DLLMSIZE_BUILD_TESTS=ON
 if [ "$mode" = "--fuzz-smoke" ]; then
-  targets=(fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_plan_catalog)
+  targets=(fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_plan_catalog fuzz_bench_result)
   cmake --build "$BUILD_DIR" -j"$jobs" --target "${targets[@]}"
   for t in "${targets[@]}"; do
     name=${t#fuzz_}

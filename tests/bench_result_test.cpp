@@ -53,6 +53,13 @@ TEST_CASE("SGLang's bench_serving line, with its Infinity request rate", "[verif
       "x.json");
   REQUIRE(s.size() == 1);
   CHECK(s[0].model == "Infinity");
+  // NaN (three bytes, shorter than null: a fuzzer's find) and -Infinity read as absent.
+  const auto n = io::parse_bench_results(
+      R"({"output_throughput": 7, "p99_ttft_ms": NaN, "mean_tpot_ms": -Infinity})", "n.json");
+  REQUIRE(n.size() == 1);
+  CHECK(n[0].output_tokens_per_s == 7);
+  CHECK(n[0].p99_ttft_s == 0);
+  CHECK(n[0].mean_tpot_s == 0);
 }
 
 TEST_CASE("llama-bench's tests: prompt and generation at each depth", "[verify]") {

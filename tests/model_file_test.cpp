@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llmsize/io/bench_result.hpp"
 #include "llmsize/io/catalog.hpp"
 #include "llmsize/io/error.hpp"
 #include "llmsize/io/gguf.hpp"
@@ -282,6 +283,14 @@ TEST_CASE("every fuzzing corpus input parses or fails with InputError", "[fuzz]"
     INFO(path);
     try {
       (void)parse_hf_config(slurp(path), path);
+    } catch (const InputError&) {
+    }
+    ++n;
+  }
+  for (const auto& path : files_in(corpus + "/bench_result")) {
+    INFO(path);
+    try {
+      (void)io::parse_bench_results(slurp(path), path);
     } catch (const InputError&) {
     }
     ++n;

@@ -14,8 +14,8 @@ using json = nlohmann::json;
 
 // SGLang writes an infinite request rate as Python's json.dumps does, the bare token Infinity
 // (sgl-project/sglang python/sglang/benchmark/serving.py, `request_rate` a float): not JSON.
-// Outside strings Infinity, -Infinity and NaN become null, byte for byte in length (padded with
-// spaces), so the parser's byte offsets stay the file's.
+// Outside strings Infinity and -Infinity become null padded with spaces to their length (the
+// parser's byte offsets stay the file's), NaN null (one byte longer).
 std::string without_python_floats(std::string_view text) {
   std::string out(text);
   bool in_string = false;
@@ -34,8 +34,9 @@ std::string without_python_floats(std::string_view text) {
     }
     for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
       if (out.compare(i, token.size(), token) != 0) continue;
-      out.replace(i, token.size(), std::string("null") + std::string(token.size() - 4, ' '));
-      i += token.size() - 1;
+      const std::string null = "null" + std::string(token.size() > 4 ? token.size() - 4 : 0, ' ');
+      out.replace(i, token.size(), null);
+      i += null.size() - 1;
       break;
     }
   }
