@@ -1459,6 +1459,10 @@ TEST_CASE("verify: published benchmark runs against the plan they ran", "[planni
     CHECK(f[0]["measured"].get<double>() >= f[0]["low"].get<double>());
     CHECK(f[2]["measured"].get<double>() <= f[2]["high"].get<double>());
   }
+  // A plan with its own prices (the request points into what the reader resolved for it).
+  write(dir + "/priced.json", "{\"plans\": [{\"name\": \"h100\", \"gpu\": \"h100-sxm\", " +
+                                  serving + ", \"prices\": {\"h100-sxm\": 20000}}]}");
+  CHECK(run("verify --plan " + dir + "/priced.json " + h100).code == 0);
   // The H100 delivery held to the B200 plan: its 3,711 output tok/s is below that plan's range.
   const Result miss = run("verify --plan " + dir + "/p.json --name b200 " + h100);
   CHECK(miss.code == 1);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "cli/commands/check.hpp"
 #include "cli/options/request.hpp"
@@ -22,23 +21,20 @@ int run_verify(const Options& o, std::string& out) {
   if (o.format != "table" && o.format != "json")
     throw InputError("--format: expected table or json, got '" + o.format + "'");
   const Catalog cat = load_catalog(o.catalogs);
-  // The plan: the one of the file, or the one named.
-  std::optional<PlanRequest> request;
-  std::string chosen;
+  // The plan: the one of the file, or the one named (a first reading checks the choice).
   std::vector<std::string> names;
+  size_t matches = 0;
   each_file_plan(p.verify_plan, cat,
-                 [&](const std::string& name, const std::string& ptr, const ResolvedRequest& rq) {
+                 [&](const std::string& name, const std::string&, const ResolvedRequest&) {
                    names.push_back(name);
-                   if (!p.verify_name.empty() && name != p.verify_name) return;
-                   if (request && !p.verify_name.empty())
-                     throw InputError(p.verify_plan + ": two plans are named \"" + name +
-                                      "\"; name them apart to verify one");
-                   request = rq.request;
-                   chosen = name + " (" + p.verify_plan + "#" + ptr + ")";
+                   matches += p.verify_name.empty() || name == p.verify_name;
                  });
-  if (!p.verify_name.empty() && !request)
+  if (!p.verify_name.empty() && matches == 0)
     throw InputError("--name " + p.verify_name + ": no plan of " + p.verify_plan +
                      " has that name (" + or_list(names) + ")");
+  if (!p.verify_name.empty() && matches > 1)
+    throw InputError(p.verify_plan + ": " + std::to_string(matches) + " plans are named \"" +
+                     p.verify_name + "\"; name them apart to verify one");
   if (p.verify_name.empty() && names.size() > 1)
     throw InputError(p.verify_plan + ": holds " + std::to_string(names.size()) +
                      " plans: name the one the machine was bought on with --name (" +
@@ -47,10 +43,17 @@ int run_verify(const Options& o, std::string& out) {
   std::vector<BenchRun> runs;
   for (const auto& f : p.verify_results)
     for (auto& r : io::read_bench_results(f)) runs.push_back(std::move(r));
-  const Plan planned = plan(*request);
+  // Planned and held to the runs while the plan's request is alive (it points into what the
+  // reader resolved: its GPUs, priced platforms and draft).
   VerifyResult result;
-  result.plan = chosen;
-  for (const auto& r : runs) result.runs.push_back(verify_run(*request, planned, r));
+  each_file_plan(p.verify_plan, cat,
+                 [&](const std::string& name, const std::string& ptr, const ResolvedRequest& rq) {
+                   if (!p.verify_name.empty() && name != p.verify_name) return;
+                   result.plan = name + " (" + p.verify_plan + "#" + ptr + ")";
+                   const Plan planned = plan(rq.request);
+                   for (const auto& r : runs)
+                     result.runs.push_back(verify_run(rq.request, planned, r));
+                 });
   if (!p.junit.empty()) write_text_file("--junit", p.junit, render_verify_junit(result));
   out = o.format == "json" ? render_verify_json(result) : render_verify_table(result);
   return result.pass() ? 0 : 1;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "cli/render/plot.hpp"
 #include "cli/render/words.hpp"
 #include "llmsize/sanitize.hpp"
+#include "llmsize/serving/launch.hpp"
 
 namespace llmsize::cli {
 
@@ -61,29 +63,6 @@ std::string run_line(const AcceptanceVerdict& v) {
     for (const auto& f : v.figures)
       if (f.pass != missed) parts.push_back(figure_words(f));
   return head + fmt::format("{}", fmt::join(parts, "; "));
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
 }
 
 }  // namespace
@@ -159,13 +138,6 @@ std::string render_verify_junit(const VerifyResult& r) {
 namespace llmsize::cli {
 namespace {
 
-// A single-quoted POSIX shell word.
-std::string quoted(const std::string& s) {
-  std::string o = "'";
-  for (const char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
 std::string prediction_words(const std::vector<AcceptanceFigure>& figures) {
   std::vector<std::string> parts;
   for (const auto& f : figures) {
@@ -196,7 +168,7 @@ std::string render_acceptance_script(const AcceptanceScript& s) {
           "random --random-input-len {} --random-output-len {} --num-prompts {} "
           "--max-concurrency {} --request-rate inf --ignore-eos --percentile-metrics "
           "ttft,tpot,itl,e2el --save-result --result-filename {}\n",
-          quoted(s.model), s.port, s.isl, s.osl, s.requests, s.users, result);
+          shell_quote(s.model), s.port, s.isl, s.osl, s.requests, s.users, result);
       break;
     case BenchTool::sglang_serving:
       o += "# 1. Start the engine as --emit sglang prints it; then benchmark one replica's "
@@ -207,7 +179,7 @@ std::string render_acceptance_script(const AcceptanceScript& s) {
           "--dataset-name random --random-input-len {} --random-output-len {} "
           "--random-range-ratio 1.0 --num-prompts {} --max-concurrency {} --request-rate inf "
           "--output-file {}\n",
-          s.port, quoted(s.model), s.isl, s.osl, s.requests, s.users, result);
+          s.port, shell_quote(s.model), s.isl, s.osl, s.requests, s.users, result);
       break;
     case BenchTool::trtllm_bench:
       o += "# 1. With the server stopped (trtllm-bench loads the model on the replica's GPUs "
@@ -215,11 +187,11 @@ std::string render_acceptance_script(const AcceptanceScript& s) {
       o += fmt::format(
           "trtllm-bench --model {} prepare-dataset --output llmsize-dataset.jsonl token-norm-dist "
           "--num-requests {} --input-mean {} --input-stdev 0 --output-mean {} --output-stdev 0\n",
-          quoted(s.model), s.requests, s.isl, s.osl);
+          shell_quote(s.model), s.requests, s.isl, s.osl);
       o += fmt::format(
           "trtllm-bench --model {} throughput --dataset llmsize-dataset.jsonl --backend pytorch "
           "--tp {} --pp {} --concurrency {} --streaming --report_json {}\n",
-          quoted(s.model), s.tp, s.pp, s.users, result);
+          shell_quote(s.model), s.tp, s.pp, s.users, result);
       break;
     case BenchTool::llama_bench: {
       const std::string kv =
@@ -227,9 +199,9 @@ std::string render_acceptance_script(const AcceptanceScript& s) {
       o += "# 1. With the server stopped, the prompt speed and the decode speed at the plan's "
            "context:\n";
       o += fmt::format("llama-bench -m {} -ngl 99{} -p {} -n 0 -r 5 -o jsonl > {}\n",
-                       quoted(s.model), kv, s.prompt, result);
+                       shell_quote(s.model), kv, s.prompt, result);
       o += fmt::format("llama-bench -m {} -ngl 99{} -p 0 -n {} -d {} -r 5 -o jsonl >> {}\n",
-                       quoted(s.model), kv, s.gen, s.depth, result);
+                       shell_quote(s.model), kv, s.gen, s.depth, result);
       break;
     }
   }
