@@ -844,6 +844,7 @@ void plan_cost(const PlanRequest& req, Plan& p) {
     // Rent: the GPUs the plan runs, at the catalog's (or --rent-price's) price per GPU-hour.
     co.rent_usd_per_gpu_hour =
         req.rent_usd_per_gpu_hour > 0 ? req.rent_usd_per_gpu_hour : g.gpu.rent_usd_per_gpu_hour;
+    co.rent_price_given = req.rent_usd_per_gpu_hour > 0;
     co.rent_gpus = g.count;
     co.max_wall_kw = p.system->max_wall_w_total / 1000;
     p.cost = llmsize::plan_cost(co);

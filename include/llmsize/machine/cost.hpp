@@ -24,6 +24,7 @@ struct CostInput {
   // per GPU-hour (0: no price), and the site's colocation price per kW of the machines' maximum
   // draw per month (--colo-usd-per-kw-month; 0: none, the buyer's own building).
   double rent_usd_per_gpu_hour = 0;
+  bool rent_price_given = false;  // --rent-price, not the catalog's median
   uint32_t rent_gpus = 0;
   double colo_usd_per_kw_month = 0;
   double max_wall_kw = 0;

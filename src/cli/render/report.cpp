@@ -1055,9 +1055,8 @@ std::string rent_words(const Report& r) {
   const CostPlan& c = *r.cost;
   const CostInput& in = r.cost_input;
   const GpuSpec& g = r.gpu->gpu;
-  const bool own_price = in.rent_usd_per_gpu_hour != g.rent_usd_per_gpu_hour;
   const std::string basis =
-      own_price ? std::string("--rent-price")
+      in.rent_price_given ? std::string("--rent-price")
                 : fmt::format(
                       "the median on-demand price of {} providers, {}, ${:.2f}-{:.2f}: "
                       "data/rental_offers.json",
