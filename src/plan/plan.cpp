@@ -1583,6 +1583,7 @@ struct Planner::Impl final : Memo {
     add(r.gpu->board_power_w);
     add(r.n_gpus);
     add(r.units.unit), add(r.units.prefill_tp), add(r.units.prefill_workers);
+    add(r.units.min_machines);
     text(r.platform_override);
     const auto choice_part = static_cast<size_t>(o - k.data());
     const HostNeeds& n = r.needs;

@@ -1659,3 +1659,32 @@ TEST_CASE("emit acceptance: its plan file and verify close the loop", "[planning
   CHECK(slow.out.find("below the plan's lowest") != std::string::npos);
   sh("rm -rf '" + dir + "'");
 }
+
+// #27: a plan file's redundancy is the flag's: without "gpus" check sizes the GPUs and the spares
+// (its machines are the main command's, one more than the 4 GPUs the users need alone) and says
+// n+1 in the PASS line.
+TEST_CASE("check: a plan with redundancy buys the spares the main command buys",
+          "[planning][check]") {
+  const std::string dir = temp_dir();
+  write(dir + "/r.json",
+        R"({"plans": [{"name": "n1", "model": "llama-3.3-70b", "quant": "fp8", "engine": "vllm", )"
+        R"("gpu": "h100-sxm", "users": 200, "target_tokens_per_s": 20, "redundancy": "n+1"}, )"
+        R"({"name": "n0", "model": "llama-3.3-70b", "quant": "fp8", "engine": "vllm", )"
+        R"("gpu": "h100-sxm", "gpus": 4, "users": 200, "target_tokens_per_s": 20}]})");
+  const Result c = run("check -f json " + dir + "/r.json");
+  INFO(c.err);
+  CHECK(c.code == 0);
+  const json j = json::parse(c.out);
+  const Result m =
+      run("llama-3.3-70b --quant fp8 --engine vllm --gpu h100-sxm --users 200 --target-tps 20 "
+          "--redundancy n+1 -f json");
+  REQUIRE(m.code == 0);
+  const json mj = json::parse(m.out);
+  CHECK(j["plans"][0]["report"]["system"]["nodes"] == mj["system"]["nodes"]);
+  CHECK(j["plans"][0]["report"]["system"]["nodes"].get<int>() ==
+        j["plans"][1]["report"]["system"]["nodes"].get<int>() + 1);
+  CHECK(j["plans"][0]["report"]["throughput"]["degraded_meets_target"] == true);
+  const Result t = run("check " + dir + "/r.json");
+  CHECK(t.out.find(", n+1") != std::string::npos);
+  sh("rm -rf '" + dir + "'");
+}

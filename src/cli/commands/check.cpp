@@ -305,13 +305,16 @@ std::string plan_words(const std::string& message, const std::string& file,
 
 // The plan's request: its fields set the options they stand for, over the main command's
 // defaults, and the main command's request builder reads them (flags and plans are one set of
-// rules). A plan names a deployment: "gpus" defaults to 1, not to the count the model needs.
+// rules). A plan names a deployment: "gpus" defaults to 1, not to the count the model needs
+// (a plan with "redundancy" and no "gpus" is sized, as --redundancy sizes it).
 // `gpus`: the catalog's, priced once for the whole read. Each error names the file and the
 // field's JSON pointer.
 void plan_request(const std::string& file, const std::string& ptr, const json& p,
                   const Catalog& cat, const std::vector<GpuSpec>& gpus, ResolvedRequest& rq) {
   Options o;
-  o.gpus = 1;
+  // With spare machines the plan is a capacity: the GPUs its users need and the spares, as the
+  // main command's --redundancy sizes them (a count given is refused there too).
+  o.gpus = p.contains("redundancy") && !p.contains("gpus") ? 0 : 1;
   for (const auto& f : kPlanFields) {
     if (!f.set || !p.contains(f.name)) continue;
     const json& v = p.at(f.name);
