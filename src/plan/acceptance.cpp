@@ -79,6 +79,24 @@ std::string other_model(const PlanRequest& req, const Plan& p, const BenchRun& r
   return "a run of " + run.model + ", not the plan's " + req.model.name;
 }
 
+// req with p's serving layout pinned on `gpus` of its GPU, at `users`, with no capacity target
+// and no spare machines.
+PlanRequest pinned_request(const PlanRequest& req, const Plan& p, uint32_t gpus, uint32_t users) {
+  const Deployment& d = p.serving->deployment;
+  PlanRequest q = req;
+  q.users = users;
+  q.target_tokens_per_s = 0;
+  q.gpus_requested = gpus;
+  q.gpu = p.gpu->gpu;
+  ServingRequest& s = *q.serving;
+  s.spare_machines = 0;
+  if (engine_profile(s.engine).default_split == SplitMode::tensor) {
+    s.tp = d.attention_dp ? 0 : d.tp;
+    s.pp = d.pp;
+  }
+  return q;
+}
+
 uint32_t tokens(double mean) {
   return static_cast<uint32_t>(std::clamp(std::lround(mean), 1L, 16L * 1024 * 1024));
 }
@@ -104,22 +122,11 @@ void verify_serving(const PlanRequest& req, const Plan& p, const BenchRun& run,
     v.not_comparable = "the run completed no request";
     return;
   }
-  PlanRequest q = req;
-  const Deployment& d = p.serving->deployment;
   const uint32_t users = run.concurrency ? run.concurrency : run.requests;
-  q.users = users;
-  q.target_tokens_per_s = 0;
-  q.gpus_requested = p.gpu->count;
-  q.gpu = p.gpu->gpu;
-  ServingRequest& s = *q.serving;
-  s.users_max = false;
-  s.spare_machines = 0;
-  s.prefill_auto = false;
-  if (engine_profile(s.engine).default_split == SplitMode::tensor) {
-    s.tp = d.attention_dp ? 0 : d.tp;
-    s.pp = d.pp;
-  }
-  Workload& w = s.workload;
+  PlanRequest q = pinned_request(req, p, p.gpu->count, users);
+  q.serving->users_max = false;
+  q.serving->prefill_auto = false;
+  Workload& w = q.serving->workload;
   w.isl = tokens(run.mean_input_tokens > 0 ? run.mean_input_tokens : w.isl);
   w.osl = tokens(run.mean_output_tokens > 0 ? run.mean_output_tokens : w.osl);
   w.rate_per_s = 0;
@@ -200,18 +207,9 @@ void verify_llama_bench(const PlanRequest& req, const Plan& p, const BenchRun& r
 PlanRequest one_replica_request(const PlanRequest& req, const Plan& p) {
   if (!p.serving || !p.gpu || p.serving->deployment.replicas <= 1) return req;
   const Deployment& d = p.serving->deployment;
-  PlanRequest q = req;
-  q.users = (std::max<uint32_t>(1, p.serving->workload.users) + d.replicas - 1) / d.replicas;
-  q.target_tokens_per_s = 0;
-  q.gpus_requested = d.tp * d.pp;
-  q.gpu = p.gpu->gpu;
-  ServingRequest& s = *q.serving;
-  s.spare_machines = 0;
-  if (engine_profile(s.engine).default_split == SplitMode::tensor) {
-    s.tp = d.attention_dp ? 0 : d.tp;
-    s.pp = d.pp;
-  }
-  return q;
+  return pinned_request(
+      req, p, d.tp * d.pp,
+      (std::max<uint32_t>(1, p.serving->workload.users) + d.replicas - 1) / d.replicas);
 }
 
 std::vector<BenchRun> planned_runs(const Plan& p, BenchTool tool, uint32_t prompt, uint32_t gen,

@@ -343,7 +343,7 @@ ServingGpu serving_gpu(const GpuSpec& g, uint32_t gpus_per_node) {
 const FamilyFactor& family_factor(const ServingGpu& g) {
   const std::string& a = g.architecture;
   if (a == "hopper") return kFamilies[0];
-  if (a == "blackwell" || a == "blackwell-ultra") return kFamilies[1];
+  if (datacenter_blackwell(a)) return kFamilies[1];
   if (a == "rtx-blackwell") return kFamilies[2];
   if (a == "cdna3") return kFamilies[3];
   return kFamilies[4];
